@@ -1,0 +1,165 @@
+// Package engine defines the contract between the controller and the things
+// that generate load (fio, md, s3), and the registry that finds them by name.
+//
+// An engine is given a phase, prepares what it needs under its own namespace,
+// waits for a common start time, runs until its duration, op count or stop
+// signal, records every operation, and cleans up only what it created.
+// Engines never print: they report through live snapshots and their result.
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/storbench/storbench/internal/record"
+)
+
+// Phase is one unit of work sent to every agent. Params are engine-specific
+// and travel as JSON so a remote agent decodes them exactly as a local one.
+type Phase struct {
+	// Name is the phase's name in results ("011-bandwidthR", "md", "s3-get").
+	Name string `json:"name"`
+	// Engine names the engine: "fio", "md" or "s3".
+	Engine string `json:"engine"`
+	// Params are the engine's own settings.
+	Params json.RawMessage `json:"params"`
+}
+
+// Env is what an agent tells an engine about where it runs.
+type Env struct {
+	// Host is this agent's name in results and in per-host paths.
+	Host string
+	// RunID names the run; every file or object an engine creates lives under
+	// a path or prefix that contains it.
+	RunID string
+	// Keep leaves created files and objects in place after the phase.
+	Keep bool
+	// AllowExec lets fio job files use options that run commands.
+	AllowExec bool
+	// FioBin is this agent's fio binary; it never comes from the network.
+	FioBin string
+}
+
+// Snapshot is the live state of a phase on one host, sent about once a second.
+type Snapshot struct {
+	Host  string `json:"host"`
+	Phase string `json:"phase"`
+	// Stage is what the engine is doing now: "prepare", "run", "create", ...
+	Stage string `json:"stage"`
+	// Elapsed and Planned are the time run so far and the planned total
+	// (0 when the engine cannot tell).
+	Elapsed time.Duration `json:"elapsed"`
+	Planned time.Duration `json:"planned"`
+	// Ops are cumulative counts per operation since the phase started.
+	Ops []record.Count `json:"ops"`
+}
+
+// LiveFunc receives snapshots. It must not block for long.
+type LiveFunc func(Snapshot)
+
+// HostResult is everything one host measured in one phase.
+type HostResult struct {
+	Host string `json:"host"`
+	// Ops are per-operation statistics with their windows set.
+	Ops []record.OpStats `json:"ops"`
+	// Series is the per-second throughput series.
+	Series []record.Second `json:"series,omitempty"`
+	// Meta carries engine facts worth keeping (fio's version, the job's
+	// report kind, the files' directory).
+	Meta map[string]string `json:"meta,omitempty"`
+	// Raw holds files to keep verbatim in the results folder, by file name
+	// (fio's JSON output). Never secrets.
+	Raw map[string][]byte `json:"raw,omitempty"`
+	// Err is set when the phase failed on this host after producing something;
+	// what was measured up to then is still in Ops.
+	Err string `json:"error,omitempty"`
+}
+
+// Engine creates prepared phases.
+type Engine interface {
+	// Prepare checks the phase's parameters and lays out what it needs
+	// (directories, files, objects). A prepared phase must be cleaned up.
+	Prepare(ctx context.Context, env Env, p Phase) (Prepared, error)
+}
+
+// Prepared is a phase ready to start.
+type Prepared interface {
+	// Run waits until startAt, runs the phase, and returns what was measured.
+	// Cancelling ctx stops the load; Run then returns what it has.
+	Run(ctx context.Context, startAt time.Time, live LiveFunc) (*HostResult, error)
+	// Cleanup removes what Prepare and Run created, unless the env said Keep.
+	Cleanup(ctx context.Context) error
+}
+
+// Validator is implemented by engines that can check parameters without
+// touching anything, so a controller can refuse bad input before any agent
+// starts work.
+type Validator interface {
+	Validate(p Phase) error
+}
+
+// Planner is implemented by engines that can tell how long a phase will run,
+// for dry runs and progress lines.
+type Planner interface {
+	Planned(p Phase) (time.Duration, error)
+}
+
+var registry = map[string]Engine{}
+
+// Register makes an engine available by name. It is called from init.
+func Register(name string, e Engine) {
+	if _, dup := registry[name]; dup {
+		panic("engine: duplicate registration of " + name)
+	}
+	registry[name] = e
+}
+
+// Lookup returns the engine registered under name.
+func Lookup(name string) (Engine, error) {
+	e, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown engine %q (known: %v)", name, Names())
+	}
+	return e, nil
+}
+
+// Names lists the registered engines, sorted.
+func Names() []string {
+	var out []string
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Validate checks a phase with its engine's Validator, if it has one.
+func Validate(p Phase) error {
+	e, err := Lookup(p.Engine)
+	if err != nil {
+		return err
+	}
+	if v, ok := e.(Validator); ok {
+		return v.Validate(p)
+	}
+	return nil
+}
+
+// WaitUntil sleeps until t or until ctx ends, whichever is first.
+func WaitUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// Workspace is the directory a file engine works in for one phase:
+// <dir>/storbench/<run id>/<host>/<phase>. It remembers which of those levels
+// it created, so Remove deletes exactly what storbench made and nothing that
+// was there before.
+type Workspace struct {
+	// Path is the phase directory; everything the engine creates goes below it.
+	Path    string
+	created []string // directories this workspace created, outermost first
+}
+
+// CheckDir returns a one-line error when dir cannot hold a benchmark: missing,
+// not a directory, or not writable.
+func CheckDir(dir string) error {
+	if dir == "" {
+		return errors.New("no target directory given (use -d DIR)")
+	}
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("target directory %s does not exist", dir)
+	case err != nil:
+		return fmt.Errorf("target directory %s: %v", dir, unwrapPath(err))
+	case !st.IsDir():
+		return fmt.Errorf("target %s is not a directory", dir)
+	}
+	if err := syscall.Access(dir, 0x2|0x1); err != nil { // W_OK|X_OK
+		return fmt.Errorf("target directory %s is not writable: %v", dir, err)
+	}
+	return nil
+}
+
+// NewWorkspace creates the phase directory under dir. It fails if the phase
+// directory already exists, since then it would not be storbench's alone.
+func NewWorkspace(dir, runID, host, phase string) (*Workspace, error) {
+	if err := CheckDir(dir); err != nil {
+		return nil, err
+	}
+	w := &Workspace{}
+	p := dir
+	for i, part := range []string{"storbench", runID, host, phase} {
+		if part == "" || part == "." || part == ".." || filepath.Base(part) != part {
+			return nil, fmt.Errorf("invalid path element %q", part)
+		}
+		p = filepath.Join(p, part)
+		err := os.Mkdir(p, 0o755)
+		switch {
+		case err == nil:
+			w.created = append(w.created, p)
+		case errors.Is(err, os.ErrExist) && i < 3:
+			// A shared parent: another run, host or phase made it.
+		case errors.Is(err, os.ErrExist):
+			w.Remove()
+			return nil, fmt.Errorf("%s already exists; refusing to work in a directory storbench did not create", p)
+		default:
+			w.Remove()
+			if errors.Is(err, syscall.EROFS) || errors.Is(err, os.ErrPermission) {
+				return nil, fmt.Errorf("target directory %s is not writable: %v", dir, unwrapPath(err))
+			}
+			return nil, fmt.Errorf("create %s: %v", p, unwrapPath(err))
+		}
+	}
+	w.Path = p
+	return w, nil
+}
+
+// Remove deletes the phase directory with everything in it, then each parent
+// this workspace created, if it is empty (another host or phase may still use
+// it). Parents that existed before are never removed.
+func (w *Workspace) Remove() error {
+	var first error
+	for i := len(w.created) - 1; i >= 0; i-- {
+		p := w.created[i]
+		var err error
+		if p == w.Path {
+			err = os.RemoveAll(p)
+		} else {
+			err = os.Remove(p)
+			if isNotEmpty(err) {
+				err = nil
+			}
+		}
+		if err != nil && !errors.Is(err, os.ErrNotExist) && first == nil {
+			first = err
+		}
+	}
+	w.created = nil
+	return first
+}
+
+func isNotEmpty(err error) bool {
+	return errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST)
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

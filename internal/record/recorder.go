@@ -1,0 +1,270 @@
+package record
+
+import (
+	"sort"
+	"sync/atomic"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram bounds for native engines: 1 ns to 1 hour at 2 significant
+// digits (1% bucket width, close to fio's 1.6%), about 37 KB per histogram.
+const (
+	histLowest  = 1
+	histHighest = 3_600_000_000_000
+	histSigFigs = 2
+)
+
+// OpStats is everything recorded about one kind of operation (read, write,
+// create, get, ...) on one host, or merged across hosts.
+type OpStats struct {
+	Op     string `json:"op"`
+	Ops    uint64 `json:"ops"`
+	Bytes  uint64 `json:"bytes"`
+	Errors uint64 `json:"errors"`
+	// ErrorKinds counts errors by a short kind ("ENOSPC", "timeout", "403").
+	ErrorKinds map[string]uint64 `json:"error_kinds,omitempty"`
+	// StartNs and EndNs (Unix ns) bound the window in which the operation ran.
+	StartNs int64 `json:"start_ns"`
+	EndNs   int64 `json:"end_ns"`
+	// Lat is the request latency; TTFB the time to first byte where it applies.
+	Lat  Hist  `json:"lat"`
+	TTFB *Hist `json:"ttfb,omitempty"`
+	// Iterations holds one entry per iteration for engines that repeat a phase
+	// (md), each with its own window, so rates can be computed mdtest's way.
+	Iterations []Iteration `json:"iterations,omitempty"`
+}
+
+// Iteration is one repetition of an operation: Items done between StartNs and
+// EndNs (Unix ns; EndNs is when the slowest worker reached the barrier).
+type Iteration struct {
+	Items   uint64 `json:"items"`
+	StartNs int64  `json:"start_ns"`
+	EndNs   int64  `json:"end_ns"`
+}
+
+// Seconds returns the window length in seconds.
+func (o OpStats) Seconds() float64 { return float64(o.EndNs-o.StartNs) / 1e9 }
+
+// Combine merges the statistics of the same operation from two workers or two
+// hosts: counts add, histograms add, the window spans both, and iterations with
+// the same index combine (items add, window spans both).
+func (o OpStats) Combine(x OpStats) OpStats {
+	out := o
+	out.Ops += x.Ops
+	out.Bytes += x.Bytes
+	out.Errors += x.Errors
+	if len(x.ErrorKinds) > 0 {
+		out.ErrorKinds = make(map[string]uint64, len(o.ErrorKinds)+len(x.ErrorKinds))
+		for k, v := range o.ErrorKinds {
+			out.ErrorKinds[k] += v
+		}
+		for k, v := range x.ErrorKinds {
+			out.ErrorKinds[k] += v
+		}
+	}
+	switch {
+	case o.StartNs == 0 && o.EndNs == 0:
+		out.StartNs, out.EndNs = x.StartNs, x.EndNs
+	case x.StartNs != 0 || x.EndNs != 0:
+		out.StartNs, out.EndNs = min(o.StartNs, x.StartNs), max(o.EndNs, x.EndNs)
+	}
+	out.Lat = o.Lat.Combine(x.Lat)
+	if x.TTFB != nil {
+		t := *x.TTFB
+		if o.TTFB != nil {
+			t = o.TTFB.Combine(t)
+		}
+		out.TTFB = &t
+	}
+	if len(x.Iterations) > 0 {
+		n := max(len(o.Iterations), len(x.Iterations))
+		its := make([]Iteration, n)
+		copy(its, o.Iterations)
+		for i, it := range x.Iterations {
+			if its[i].Items == 0 && its[i].StartNs == 0 {
+				its[i] = it
+				continue
+			}
+			its[i] = Iteration{
+				Items:   its[i].Items + it.Items,
+				StartNs: min(its[i].StartNs, it.StartNs),
+				EndNs:   max(its[i].EndNs, it.EndNs),
+			}
+		}
+		out.Iterations = its
+	}
+	return out
+}
+
+// CombineAll merges lists of OpStats by operation name, keeping the order in
+// which names first appear.
+func CombineAll(lists ...[]OpStats) []OpStats {
+	var out []OpStats
+	idx := map[string]int{}
+	for _, l := range lists {
+		for _, o := range l {
+			if i, ok := idx[o.Op]; ok {
+				out[i] = out[i].Combine(o)
+				continue
+			}
+			idx[o.Op] = len(out)
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// Recorder records the operations of one worker. Only that worker writes to
+// it, so recording takes no lock and allocates nothing; counts are atomics so a
+// sampler may read them live, and histograms are read only after the worker
+// has stopped.
+type Recorder struct {
+	ops []OpRecorder
+}
+
+// OpRecorder records one kind of operation for one worker.
+type OpRecorder struct {
+	ops    atomic.Uint64
+	bytes  atomic.Uint64
+	errors atomic.Uint64
+
+	lat   *hdr.Histogram
+	ttfb  *hdr.Histogram
+	stats LatStats
+	tstat LatStats
+	kinds map[string]uint64
+}
+
+// NewRecorder returns a recorder for the operations named in ops, indexed in
+// the same order. With ttfb, each operation also keeps a time-to-first-byte
+// histogram.
+func NewRecorder(ops []string, ttfb bool) *Recorder {
+	r := &Recorder{ops: make([]OpRecorder, len(ops))}
+	for i := range r.ops {
+		r.ops[i].lat = hdr.New(histLowest, histHighest, histSigFigs)
+		if ttfb {
+			r.ops[i].ttfb = hdr.New(histLowest, histHighest, histSigFigs)
+		}
+	}
+	return r
+}
+
+// Op returns the recorder of operation i (its index in NewRecorder's list).
+func (r *Recorder) Op(i int) *OpRecorder { return &r.ops[i] }
+
+// Record records one successful operation that took latNs and moved bytes.
+func (o *OpRecorder) Record(latNs, bytes int64) {
+	o.ops.Add(1)
+	if bytes > 0 {
+		o.bytes.Add(uint64(bytes))
+	}
+	o.observe(latNs)
+}
+
+// RecordTTFB records the time to first byte of an operation also passed to
+// Record. It does nothing when the recorder keeps no TTFB histogram.
+func (o *OpRecorder) RecordTTFB(ns int64) {
+	if o.ttfb == nil {
+		return
+	}
+	_ = o.ttfb.RecordValue(clamp(ns))
+	welford(&o.tstat, ns)
+}
+
+// RecordError counts one failed operation of the given kind. It is the slow
+// path: the first error of a kind allocates a map entry.
+func (o *OpRecorder) RecordError(kind string) {
+	o.errors.Add(1)
+	if o.kinds == nil {
+		o.kinds = map[string]uint64{}
+	}
+	o.kinds[kind]++
+}
+
+// Counts returns the live cumulative operation, byte and error counts; safe to
+// call while the worker records.
+func (o *OpRecorder) Counts() (ops, bytes, errors uint64) {
+	return o.ops.Load(), o.bytes.Load(), o.errors.Load()
+}
+
+func (o *OpRecorder) observe(ns int64) {
+	_ = o.lat.RecordValue(clamp(ns))
+	welford(&o.stats, ns)
+}
+
+func welford(s *LatStats, ns int64) {
+	if s.N == 0 || ns < s.Min {
+		s.Min = ns
+	}
+	if ns > s.Max {
+		s.Max = ns
+	}
+	s.N++
+	x := float64(ns)
+	d := x - s.Mean
+	s.Mean += d / float64(s.N)
+	s.M2 += d * (x - s.Mean)
+}
+
+func clamp(ns int64) int64 {
+	if ns < histLowest {
+		return histLowest
+	}
+	if ns > histHighest {
+		return histHighest
+	}
+	return ns
+}
+
+// Stats returns what was recorded for operation i, with no window set. Call
+// it only after the worker has stopped.
+func (r *Recorder) Stats(i int, name string) OpStats {
+	o := &r.ops[i]
+	s := OpStats{
+		Op:     name,
+		Ops:    o.ops.Load(),
+		Bytes:  o.bytes.Load(),
+		Errors: o.errors.Load(),
+		Lat:    Hist{Stats: o.stats, Bins: binsOf(o.lat)},
+	}
+	if len(o.kinds) > 0 {
+		s.ErrorKinds = make(map[string]uint64, len(o.kinds))
+		for k, v := range o.kinds {
+			s.ErrorKinds[k] = v
+		}
+	}
+	if o.ttfb != nil && o.tstat.N > 0 {
+		s.TTFB = &Hist{Stats: o.tstat, Bins: binsOf(o.ttfb)}
+	}
+	return s
+}
+
+// Reset clears operation i so the recorder can serve another iteration.
+func (r *Recorder) Reset(i int) {
+	o := &r.ops[i]
+	o.ops.Store(0)
+	o.bytes.Store(0)
+	o.errors.Store(0)
+	o.lat.Reset()
+	if o.ttfb != nil {
+		o.ttfb.Reset()
+	}
+	o.stats, o.tstat, o.kinds = LatStats{}, LatStats{}, nil
+}
+
+// binsOf converts an HdrHistogram to Bins; each bucket reports its highest
+// equivalent value, as HdrHistogram's own ValueAtQuantile does.
+func binsOf(h *hdr.Histogram) Bins {
+	if h.TotalCount() == 0 {
+		return nil
+	}
+	var out Bins
+	for _, b := range h.Distribution() {
+		if b.Count > 0 {
+			out = append(out, Bin{V: b.To, N: uint64(b.Count)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].V < out[j].V })
+	return out
+}
