@@ -30,6 +30,11 @@ type OpStats struct {
 	// Lat is the request latency; TTFB the time to first byte where it applies.
 	Lat  Hist  `json:"lat"`
 	TTFB *Hist `json:"ttfb,omitempty"`
+	// ReportedBwBytesPerS and ReportedOpsPerS, when set, are the engine's own
+	// throughput figures (fio's bw_bytes and iops), used instead of counts over
+	// the window so summaries equal the engine's output exactly.
+	ReportedBwBytesPerS float64 `json:"reported_bw_bytes_per_s,omitempty"`
+	ReportedOpsPerS     float64 `json:"reported_ops_per_s,omitempty"`
 	// Iterations holds one entry per iteration for engines that repeat a phase
 	// (md), each with its own window, so rates can be computed mdtest's way.
 	Iterations []Iteration `json:"iterations,omitempty"`
@@ -51,6 +56,8 @@ func (o OpStats) Seconds() float64 { return float64(o.EndNs-o.StartNs) / 1e9 }
 // the same index combine (items add, window spans both).
 func (o OpStats) Combine(x OpStats) OpStats {
 	out := o
+	out.ReportedBwBytesPerS += x.ReportedBwBytesPerS
+	out.ReportedOpsPerS += x.ReportedOpsPerS
 	out.Ops += x.Ops
 	out.Bytes += x.Bytes
 	out.Errors += x.Errors
