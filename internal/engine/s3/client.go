@@ -1,0 +1,184 @@
+package s3
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+)
+
+// newTransport returns the one transport every client of a phase shares. Its
+// idle pool holds a connection per request in flight, so no request waits
+// for a dial once the run is warm; HTTP/2 is off because S3 servers and the
+// seeds' figures are HTTP/1.1.
+func newTransport(c *config, inFlight int) *http.Transport {
+	t := &http.Transport{
+		Proxy: http.ProxyFromEnvironment,
+		DialContext: (&net.Dialer{
+			Timeout:   10 * time.Second,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		MaxIdleConns:          inFlight * len(c.endpoints),
+		MaxIdleConnsPerHost:   inFlight,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: 0,
+		DisableCompression:    true,
+		ForceAttemptHTTP2:     false,
+		TLSNextProto:          map[string]func(string, *tls.Conn) http.RoundTripper{},
+		WriteBufferSize:       64 << 10,
+		ReadBufferSize:        64 << 10,
+	}
+	if c.tls {
+		t.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.Insecure} //nolint:gosec // --insecure is the user's explicit choice
+	}
+	return t
+}
+
+// newClient makes a minio-go client for one endpoint. Retries are off: a
+// benchmark counts a failed request, it does not hide it behind a retry.
+func newClient(c *config, endpoint string, tr http.RoundTripper) (*minio.Client, error) {
+	lookup := minio.BucketLookupPath
+	if c.Lookup == "dns" {
+		lookup = minio.BucketLookupDNS
+	}
+	cl, err := minio.New(endpoint, &minio.Options{
+		Creds:        credentials.NewStaticV4(c.AccessKey, c.SecretKey, ""),
+		Secure:       c.tls,
+		Transport:    tr,
+		Region:       c.Region,
+		BucketLookup: lookup,
+		MaxRetries:   1,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("s3: endpoint %s: %v", endpoint, err)
+	}
+	return cl, nil
+}
+
+// hostPicker chooses the endpoint of each request.
+type hostPicker struct {
+	roundRobin bool
+	next       atomic.Uint64
+	inFlight   []atomic.Int64
+	lastDone   []atomic.Int64 // monotonic ns of the last completion
+}
+
+func newHostPicker(n int, roundRobin bool) *hostPicker {
+	return &hostPicker{roundRobin: roundRobin, inFlight: make([]atomic.Int64, n), lastDone: make([]atomic.Int64, n)}
+}
+
+// pick returns the endpoint index for the next request. "weighed" takes the
+// host with the fewest requests in flight and, among those, the one idle the
+// longest, so faster hosts get more requests.
+func (h *hostPicker) pick() int {
+	n := len(h.inFlight)
+	if n == 1 {
+		return 0
+	}
+	if h.roundRobin {
+		return int(h.next.Add(1) % uint64(n))
+	}
+	best := 0
+	bestIn, bestDone := h.inFlight[0].Load(), h.lastDone[0].Load()
+	for i := 1; i < n; i++ {
+		in, done := h.inFlight[i].Load(), h.lastDone[i].Load()
+		if in < bestIn || (in == bestIn && done < bestDone) {
+			best, bestIn, bestDone = i, in, done
+		}
+	}
+	h.inFlight[best].Add(1)
+	return best
+}
+
+// done marks a request to endpoint i finished at monotonic ns now.
+func (h *hostPicker) done(i int, now int64) {
+	if len(h.inFlight) == 1 || h.roundRobin {
+		return
+	}
+	h.inFlight[i].Add(-1)
+	h.lastDone[i].Store(now)
+}
+
+// errorKind reduces an error to a short, bounded kind for error counts:
+// the S3 error code, or the network failure's nature.
+func errorKind(err error) string {
+	var er minio.ErrorResponse
+	if errors.As(err, &er) && er.Code != "" {
+		return er.Code
+	}
+	if resp := minio.ToErrorResponse(err); resp.Code != "" {
+		return resp.Code
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "connection reset"
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "connection closed"
+	case errors.Is(err, errShortRead):
+		return "short read"
+	case errors.Is(err, errPoolEmpty):
+		return "pool empty"
+	case errors.Is(err, errPartFailed):
+		return "part failed"
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		msg := ue.Err.Error()
+		switch {
+		case strings.Contains(msg, "server gave HTTP response to HTTPS client"),
+			strings.Contains(msg, "first record does not look like a TLS handshake"):
+			return "tls"
+		case strings.Contains(msg, "certificate"):
+			return "tls certificate"
+		case strings.Contains(msg, "no such host"):
+			return "no such host"
+		}
+	}
+	return "other"
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+var errShortRead = errors.New("object shorter than expected")
+
+// explain turns a first-contact error into one line that says what to do.
+func explain(endpoint string, c *config, err error) error {
+	kind := errorKind(err)
+	switch kind {
+	case "connection refused", "no such host", "timeout":
+		return fmt.Errorf("s3: cannot reach %s (%s): check --host and that the server runs", endpoint, kind)
+	case "tls":
+		if c.tls {
+			return fmt.Errorf("s3: %s does not speak TLS: drop --tls or use the server's HTTPS port", endpoint)
+		}
+		return fmt.Errorf("s3: %s expects TLS: add --tls", endpoint)
+	case "tls certificate":
+		return fmt.Errorf("s3: %s: TLS certificate not trusted (%v); add --insecure only if you trust this server", endpoint, err)
+	case "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidSignature":
+		return fmt.Errorf("s3: %s refused the credentials (%s): check --access-key/--secret-key", endpoint, kind)
+	case "AccessDenied":
+		return fmt.Errorf("s3: %s: access denied (%v): the credentials need rights to create, list, read, write and delete objects in the bucket", endpoint, err)
+	}
+	return fmt.Errorf("s3: %s: %v", endpoint, err)
+}

@@ -1,0 +1,643 @@
+// Package s3 is storbench's native S3 benchmark engine, on minio-go v7. It
+// runs warp's benchmarks (get, put, delete, list, stat, mixed, multipart,
+// versioned) with per-worker clients over one shared transport, a reused
+// buffer per worker and no per-request allocation of its own, records every
+// request into per-worker histograms, and touches only objects under
+// storbench/<run id>/ in the bucket.
+package s3
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/encrypt"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
+)
+
+func init() { engine.Register("s3", Engine{}) }
+
+// Engine is the s3 engine. It is stateless; each phase gets its own clients.
+type Engine struct{}
+
+var (
+	_ engine.Engine    = Engine{}
+	_ engine.Validator = Engine{}
+	_ engine.Planner   = Engine{}
+	_ engine.Prepared  = (*phase)(nil)
+)
+
+// Validate checks a phase without touching the network. Credentials are not
+// required here: an agent may hold them in its own environment.
+func (Engine) Validate(p engine.Phase) error {
+	ps, err := DecodeParams(p.Params)
+	if err != nil {
+		return err
+	}
+	if ps.AccessKey == "" {
+		ps.AccessKey = "-"
+	}
+	if ps.SecretKey == "" {
+		ps.SecretKey = "-"
+	}
+	_, err = resolve(ps, os.Getenv)
+	return err
+}
+
+// Planned returns the measured stage's length (prepare and cleanup excluded).
+func (Engine) Planned(p engine.Phase) (time.Duration, error) {
+	ps, err := DecodeParams(p.Params)
+	if err != nil {
+		return 0, err
+	}
+	if ps.Duration == 0 {
+		return 5 * time.Minute, nil
+	}
+	return time.Duration(ps.Duration), nil
+}
+
+// Redact returns the phase with its secrets removed, for anything that is
+// written down (run.json, logs). Results writers must call it.
+func (Engine) Redact(p engine.Phase) engine.Phase {
+	return RedactPhase(p)
+}
+
+// RedactPhase blanks access_key and secret_key in an s3 phase's params.
+func RedactPhase(p engine.Phase) engine.Phase {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(p.Params, &m) != nil {
+		// Not an object: keep nothing of it rather than risk a secret.
+		p.Params = json.RawMessage(`{}`)
+		return p
+	}
+	changed := false
+	for _, k := range []string{"access_key", "secret_key"} {
+		if _, ok := m[k]; ok {
+			m[k] = json.RawMessage(`"REDACTED"`)
+			changed = true
+		}
+	}
+	if changed {
+		b, _ := json.Marshal(m)
+		p.Params = b
+	}
+	return p
+}
+
+// opNames returns the recorded operations of a benchmark kind.
+func opNames(op string) []string {
+	switch op {
+	case "get":
+		return []string{"GET"}
+	case "put":
+		return []string{"PUT"}
+	case "delete":
+		return []string{"DELETE"}
+	case "list":
+		return []string{"LIST"}
+	case "stat":
+		return []string{"STAT"}
+	case "multipart":
+		return []string{"UPLOAD", "PART"}
+	default: // mixed, versioned
+		return []string{"GET", "STAT", "PUT", "DELETE"}
+	}
+}
+
+// markerName is the object that says storbench created the bucket for a
+// run; the bucket is removed only when it holds nothing else.
+const markerName = ".storbench-created-bucket"
+
+// phase is a prepared s3 phase.
+type phase struct {
+	c      *config
+	env    engine.Env
+	name   string
+	ops    []string
+	tr     *http.Transport
+	admin  *minio.Client
+	cls    [][]*minio.Client // [worker][endpoint]
+	runPfx string            // storbench/<run>/
+	prefix string            // storbench/<run>/<host>/<phase>/
+	data   *dataBlock
+	sse    encrypt.ServerSide
+
+	createdBucket bool
+
+	// Prepared objects and their sizes (and versions for versioned).
+	keys  []string
+	sizes []int64
+	vers  []string
+
+	stop     atomic.Bool
+	ticket   atomic.Int64 // open-loop schedule position
+	picker   *hostPicker
+	pool     *objectPool
+	delNext  atomic.Int64
+	listPfx  []string
+	monoBase time.Time
+	unixBase int64
+}
+
+// Prepare checks the endpoints, creates the bucket if it is missing, and
+// uploads the objects the benchmark reads.
+func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engine.Prepared, error) {
+	ps, err := DecodeParams(p.Params)
+	if err != nil {
+		return nil, err
+	}
+	c, err := resolve(ps, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if env.RunID == "" || strings.ContainsAny(env.RunID, "/\\") {
+		return nil, fmt.Errorf("s3: invalid run id %q", env.RunID)
+	}
+	host := sanitize(env.Host)
+	ph := &phase{c: c, env: env, name: p.Name, ops: opNames(c.Op)}
+	ph.runPfx = "storbench/" + env.RunID + "/"
+	ph.prefix = ph.runPfx + host + "/" + sanitize(p.Name) + "/"
+	inFlight := c.Concurrent
+	if c.Op == "multipart" {
+		inFlight *= c.PartConcurrency
+	}
+	ph.tr = newTransport(c, inFlight)
+	ph.cls = make([][]*minio.Client, inFlight)
+	for w := range ph.cls {
+		ph.cls[w] = make([]*minio.Client, len(c.endpoints))
+		for e, ep := range c.endpoints {
+			if ph.cls[w][e], err = newClient(c, ep, ph.tr); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ph.admin = ph.cls[0][0]
+	ph.picker = newHostPicker(len(c.endpoints), c.HostSelect == "roundrobin")
+	if c.Encrypt {
+		key := make([]byte, 32)
+		_, _ = rand.Read(key)
+		if ph.sse, err = encrypt.NewSSEC(key); err != nil {
+			return nil, err
+		}
+	}
+	var seed [8]byte
+	_, _ = rand.Read(seed[:])
+	ph.data = newDataBlock(int64(c.ObjSize), uint64(seed[0])|uint64(seed[1])<<8|uint64(seed[2])<<16|uint64(seed[3])<<24)
+
+	if err := ph.checkEndpoints(ctx); err != nil {
+		ph.tr.CloseIdleConnections()
+		return nil, err
+	}
+	if err := ph.ensureBucket(ctx); err != nil {
+		ph.tr.CloseIdleConnections()
+		return nil, err
+	}
+	if err := ph.prepareObjects(ctx); err != nil {
+		_ = ph.Cleanup(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return ph, nil
+}
+
+// sanitize makes a name safe as one element of an object key.
+func sanitize(s string) string {
+	if s == "" {
+		return "local"
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r < ' ' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// checkEndpoints makes one request to every endpoint, so an unreachable
+// host, TLS mismatch or bad key is one clear line before anything is written.
+func (ph *phase) checkEndpoints(ctx context.Context) error {
+	for e, ep := range ph.c.endpoints {
+		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		_, err := ph.cls[0][e].BucketExists(cctx, ph.c.Bucket)
+		cancel()
+		if err != nil {
+			return explain(ep, ph.c, err)
+		}
+	}
+	return nil
+}
+
+// ensureBucket creates the bucket when it is missing and leaves a marker so
+// that cleanup knows the bucket is storbench's to remove once empty.
+func (ph *phase) ensureBucket(ctx context.Context) error {
+	c, ep := ph.c, ph.c.endpoints[0]
+	ok, err := ph.admin.BucketExists(ctx, c.Bucket)
+	if err != nil {
+		return explain(ep, c, err)
+	}
+	if !ok {
+		err := ph.admin.MakeBucket(ctx, c.Bucket, minio.MakeBucketOptions{Region: c.Region})
+		if err != nil {
+			code := minio.ToErrorResponse(err).Code
+			switch code {
+			case "BucketAlreadyOwnedByYou", "BucketAlreadyExists":
+				// Another host of this run made it a moment ago.
+			case "AccessDenied":
+				return fmt.Errorf("s3: bucket %q does not exist and these credentials may not create it: create it or use --bucket with an existing one", c.Bucket)
+			default:
+				return fmt.Errorf("s3: create bucket %q: %v", c.Bucket, explain(ep, c, err))
+			}
+		} else {
+			ph.createdBucket = true
+			if _, err := ph.admin.PutObject(ctx, c.Bucket, ph.runPfx+markerName, strings.NewReader(""), 0,
+				minio.PutObjectOptions{DisableContentSha256: true}); err != nil {
+				return fmt.Errorf("s3: write marker in new bucket %q: %v", c.Bucket, err)
+			}
+		}
+	}
+	if c.Op == "versioned" {
+		v, err := ph.admin.GetBucketVersioning(ctx, c.Bucket)
+		if err != nil {
+			return fmt.Errorf("s3: versioned: cannot read versioning of bucket %q: %v", c.Bucket, err)
+		}
+		if !v.Enabled() {
+			if !ph.createdBucket {
+				return fmt.Errorf("s3: versioned: bucket %q has versioning off; storbench does not change a bucket it did not create: use a new --bucket", c.Bucket)
+			}
+			if err := ph.admin.EnableVersioning(ctx, c.Bucket); err != nil {
+				return fmt.Errorf("s3: versioned: enable versioning on %q: %v (the server may not support versioning)", c.Bucket, err)
+			}
+		}
+	}
+	return nil
+}
+
+// workerPrefix is worker w's key prefix.
+func (ph *phase) workerPrefix(w int) string {
+	if ph.c.NoPrefix && ph.c.Op != "list" {
+		return ph.prefix
+	}
+	return ph.prefix + "w" + strconv.Itoa(w) + "/"
+}
+
+func (ph *phase) putOpts() minio.PutObjectOptions {
+	o := minio.PutObjectOptions{
+		DisableContentSha256: !ph.c.SignPayload,
+		DisableMultipart:     true,
+		ServerSideEncryption: ph.sse,
+	}
+	if ph.c.Checksum != "" {
+		o.Checksum = checksumTypes[ph.c.Checksum]
+	}
+	return o
+}
+
+// prepareObjects uploads the objects get, stat, delete, list, mixed and
+// versioned work on, with all workers.
+func (ph *phase) prepareObjects(ctx context.Context) error {
+	c := ph.c
+	switch c.Op {
+	case "put", "multipart":
+		return nil
+	}
+	n := c.Objects
+	ph.keys = make([]string, n)
+	ph.sizes = make([]int64, n)
+	ph.vers = make([]string, n)
+	for i := range ph.keys {
+		w := i % c.Concurrent
+		ph.keys[i] = ph.workerPrefix(w) + "p" + strconv.Itoa(i)
+	}
+	if c.Op == "list" {
+		for w := 0; w < c.Concurrent; w++ {
+			ph.listPfx = append(ph.listPfx, ph.workerPrefix(w))
+		}
+	}
+	var next atomic.Int64
+	var firstErr error
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < c.Concurrent; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			wk := ph.newWorker(w, nil, nil)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				size := objectSize(c, wk.rng)
+				ep := i % len(c.endpoints)
+				info, err := wk.put(ctx, ep, ph.keys[i], size)
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("s3: prepare: upload %s: %v", ph.keys[i], explain(c.endpoints[ep], c, err))
+					}
+					mu.Unlock()
+					next.Store(int64(n))
+					return
+				}
+				ph.sizes[i] = size
+				ph.vers[i] = info.VersionID
+			}
+		}(w)
+	}
+	wg.Wait()
+	if firstErr == nil && ctx.Err() != nil {
+		firstErr = ctx.Err()
+	}
+	if firstErr != nil {
+		return firstErr
+	}
+	if c.Op == "mixed" || c.Op == "versioned" {
+		ph.pool = newObjectPool(ph.keys, ph.sizes, ph.vers)
+	}
+	return nil
+}
+
+// Run waits for startAt, runs the benchmark until its duration, autoterm or
+// ctx, and returns what was measured. ctx cancelled mid-run still returns
+// the results so far.
+func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
+	if err := engine.WaitUntil(ctx, startAt); err != nil {
+		return nil, err
+	}
+	c := ph.c
+	var olog *opLog
+	if c.BenchData != "" {
+		var err error
+		if olog, err = newOpLog(c.BenchData, c.Concurrent); err != nil {
+			return nil, err
+		}
+	}
+	nw := c.Concurrent
+	if c.Op == "multipart" {
+		nw = c.Concurrent * c.PartConcurrency
+	}
+	recs := make([]*record.Recorder, nw)
+	var epRecs [][]*record.Recorder // [endpoint][worker]
+	if len(c.endpoints) > 1 {
+		epRecs = make([][]*record.Recorder, len(c.endpoints))
+	}
+	for w := range recs {
+		recs[w] = record.NewRecorder(ph.ops, true)
+	}
+	for e := range epRecs {
+		epRecs[e] = make([]*record.Recorder, nw)
+		for w := range epRecs[e] {
+			epRecs[e][w] = record.NewRecorder(ph.ops, true)
+		}
+	}
+	ph.monoBase = time.Now()
+	ph.unixBase = ph.monoBase.UnixNano()
+	startNs := ph.unixBase
+	sampler := record.NewSampler(ph.ops, recs, startNs)
+
+	var wg sync.WaitGroup
+	workers := make([]*worker, c.Concurrent)
+	for w := range workers {
+		var er []*record.Recorder
+		for e := range epRecs {
+			er = append(er, epRecs[e][w])
+		}
+		workers[w] = ph.newWorker(w, recs[w], er)
+		workers[w].log.l = olog
+		if c.Op == "multipart" {
+			for k := 1; k < c.PartConcurrency; k++ {
+				pw := c.Concurrent + (w*(c.PartConcurrency-1) + k - 1)
+				var per []*record.Recorder
+				for e := range epRecs {
+					per = append(per, epRecs[e][pw])
+				}
+				sub := ph.newWorker(pw, recs[pw], per)
+				sub.log.l = olog
+				workers[w].parts = append(workers[w].parts, sub)
+			}
+		}
+	}
+	// A hard stop (ctx) aborts requests in flight; the duration's stop is a
+	// flag checked between requests, so the last requests end normally.
+	stopAt := ph.monoBase.Add(c.duration)
+	for _, wk := range workers {
+		wg.Add(1)
+		go func(wk *worker) {
+			defer wg.Done()
+			wk.run(ctx)
+			wk.log.flush()
+			for _, s := range wk.parts {
+				s.log.flush()
+			}
+		}(wk)
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	stopTimer := time.NewTimer(time.Until(stopAt))
+	defer stopTimer.Stop()
+	term := autoTerm{pct: c.AutoTermPct, minDur: time.Duration(c.AutoTermDur), bytes: c.Op == "get" || c.Op == "put" || c.Op == "multipart"}
+	planned := c.duration
+	stoppedBy := "duration"
+loop:
+	for {
+		select {
+		case <-finished:
+			stoppedBy = "done"
+			break loop
+		case <-ctx.Done():
+			ph.stop.Store(true)
+			stoppedBy = "interrupted"
+			<-finished
+			break loop
+		case <-stopTimer.C:
+			ph.stop.Store(true)
+			<-finished
+			break loop
+		case now := <-tick.C:
+			cum := sampler.Sample(now.UnixNano())
+			if live != nil {
+				live(engine.Snapshot{Host: ph.env.Host, Phase: ph.name, Stage: "run", Elapsed: now.Sub(ph.monoBase), Planned: planned, Ops: cum})
+			}
+			if c.AutoTerm && term.stable(sampler.Series) {
+				stoppedBy = "autoterm"
+				ph.stop.Store(true)
+				<-finished
+				break loop
+			}
+		}
+	}
+	end := time.Now()
+	endNs := ph.unixBase + int64(end.Sub(ph.monoBase))
+	sampler.Sample(endNs)
+
+	res := &engine.HostResult{Host: ph.env.Host, Series: sampler.Series, Meta: map[string]string{
+		"endpoints":  strings.Join(c.endpoints, ","),
+		"concurrent": strconv.Itoa(c.Concurrent),
+		"obj_size":   strconv.FormatInt(int64(c.ObjSize), 10),
+		"prefix":     ph.prefix,
+		"stopped_by": stoppedBy,
+	}}
+	for i, name := range ph.ops {
+		var s record.OpStats
+		for w := range recs {
+			s = s.Combine(recs[w].Stats(i, name))
+		}
+		s.Op = name
+		s.StartNs, s.EndNs = startNs, endNs
+		if s.Ops > 0 || s.Errors > 0 {
+			res.Ops = append(res.Ops, s)
+		}
+	}
+	if c.Rate > 0 {
+		scheduled := int64(end.Sub(ph.monoBase).Seconds() * c.Rate)
+		dropped := max(0, scheduled-ph.ticket.Load())
+		res.Meta["rate_ops_per_s"] = strconv.FormatFloat(c.Rate, 'f', -1, 64)
+		res.Meta["dropped_starts"] = strconv.FormatInt(dropped, 10)
+	}
+	if c.Op == "list" {
+		res.Meta["objects_per_list"] = strconv.Itoa((c.Objects + c.Concurrent - 1) / c.Concurrent)
+	}
+	if epRecs != nil {
+		per := map[string][]record.OpStats{}
+		for e, ep := range c.endpoints {
+			for i, name := range ph.ops {
+				var s record.OpStats
+				for w := range epRecs[e] {
+					s = s.Combine(epRecs[e][w].Stats(i, name))
+				}
+				s.Op = name
+				s.StartNs, s.EndNs = startNs, endNs
+				if s.Ops > 0 || s.Errors > 0 {
+					per[ep] = append(per[ep], s)
+				}
+			}
+		}
+		b, err := json.Marshal(per)
+		if err == nil {
+			res.Raw = map[string][]byte{EndpointsFile: b}
+		}
+	}
+	if olog != nil {
+		if err := olog.close(); err != nil {
+			res.Err = fmt.Sprintf("benchdata %s: %v", c.BenchData, err)
+		}
+	}
+	if stoppedBy == "interrupted" {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+// EndpointsFile is the Raw file with per-endpoint statistics
+// (map endpoint -> []record.OpStats), present when there are several.
+const EndpointsFile = "s3-endpoints.json"
+
+// Cleanup deletes every object (and version, and unfinished upload) under
+// this phase's prefix, then the bucket if storbench created it and nothing
+// else is in it. Objects outside the prefix are never listed for deletion.
+func (ph *phase) Cleanup(ctx context.Context) error {
+	defer ph.tr.CloseIdleConnections()
+	if ph.env.Keep || ph.c.NoClear {
+		return nil
+	}
+	c := ph.c
+	var first error
+	keep := func(err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	keep(ph.removePrefix(ctx, ph.prefix))
+	for u := range ph.admin.ListIncompleteUploads(ctx, c.Bucket, ph.prefix, true) {
+		if u.Err != nil {
+			break // not every server lists uploads; nothing to abort then
+		}
+		if strings.HasPrefix(u.Key, ph.prefix) {
+			keep(ph.admin.RemoveIncompleteUpload(ctx, c.Bucket, u.Key))
+		}
+	}
+	keep(ph.removeBucketIfOurs(ctx))
+	if first != nil {
+		return fmt.Errorf("s3: cleanup of %s/%s: %v", c.Bucket, ph.prefix, first)
+	}
+	return nil
+}
+
+// removePrefix deletes all objects and versions whose key starts with pfx.
+func (ph *phase) removePrefix(ctx context.Context, pfx string) error {
+	if !strings.HasPrefix(pfx, "storbench/") || len(pfx) <= len("storbench/") {
+		return fmt.Errorf("refusing to delete outside storbench's prefix: %q", pfx)
+	}
+	c := ph.c
+	objs := make(chan minio.ObjectInfo, 1000)
+	var listErr error
+	go func() {
+		defer close(objs)
+		for o := range ph.admin.ListObjects(ctx, c.Bucket, minio.ListObjectsOptions{Prefix: pfx, Recursive: true, WithVersions: c.Op == "versioned"}) {
+			if o.Err != nil {
+				listErr = o.Err
+				return
+			}
+			if !strings.HasPrefix(o.Key, pfx) {
+				continue
+			}
+			objs <- o
+		}
+	}()
+	var rmErr error
+	for e := range ph.admin.RemoveObjects(ctx, c.Bucket, objs, minio.RemoveObjectsOptions{}) {
+		if e.Err != nil && rmErr == nil && minio.ToErrorResponse(e.Err).Code != "NoSuchKey" {
+			rmErr = fmt.Errorf("%s: %v", e.ObjectName, e.Err)
+		}
+	}
+	if listErr != nil {
+		return listErr
+	}
+	return rmErr
+}
+
+// removeBucketIfOurs removes the bucket when this run's marker is in it and
+// nothing else is; other phases or hosts of the run may still have objects
+// there, in which case the last one to clean up removes it.
+func (ph *phase) removeBucketIfOurs(ctx context.Context) error {
+	c := ph.c
+	marker := ph.runPfx + markerName
+	if _, err := ph.admin.StatObject(ctx, c.Bucket, marker, minio.StatObjectOptions{}); err != nil {
+		return nil // not created by this run
+	}
+	opts := minio.ListObjectsOptions{Recursive: true, MaxKeys: 2, WithVersions: c.Op == "versioned"}
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for o := range ph.admin.ListObjects(lctx, c.Bucket, opts) {
+		if o.Err != nil {
+			return o.Err
+		}
+		if o.Key != marker {
+			return nil // something else is there: leave the bucket
+		}
+	}
+	if err := ph.admin.RemoveObject(ctx, c.Bucket, marker, minio.RemoveObjectOptions{}); err != nil {
+		return err
+	}
+	if c.Op == "versioned" {
+		_ = ph.removePrefix(ctx, ph.runPfx) // delete markers of the marker
+	}
+	err := ph.admin.RemoveBucket(ctx, c.Bucket)
+	if code := minio.ToErrorResponse(err).Code; code == "BucketNotEmpty" || code == "NoSuchBucket" {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,388 @@
+package s3
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/s3test"
+)
+
+func phaseOf(t testing.TB, name string, params map[string]any) engine.Phase {
+	t.Helper()
+	b, err := json.Marshal(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return engine.Phase{Name: name, Engine: "s3", Params: b}
+}
+
+func baseParams(srv *s3test.Server, op string) map[string]any {
+	return map[string]any{
+		"op": op, "hosts": []string{srv.Endpoint},
+		"access_key": s3test.AccessKey, "secret_key": s3test.SecretKey,
+		"bucket": "bench", "concurrent": 4, "obj_size": "4KiB", "objects": 40,
+		"duration": "700ms",
+	}
+}
+
+func adminClient(t testing.TB, srv *s3test.Server) *minio.Client {
+	t.Helper()
+	cl, err := minio.New(srv.Endpoint, &minio.Options{Creds: credentials.NewStaticV4(s3test.AccessKey, s3test.SecretKey, ""), Region: "us-east-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl
+}
+
+// foreign fills bucket with objects storbench did not write, some with
+// names close to storbench's own prefix, and returns their contents.
+func foreign(t testing.TB, cl *minio.Client, bucket, runID string) map[string][]byte {
+	t.Helper()
+	ctx := context.Background()
+	if ok, _ := cl.BucketExists(ctx, bucket); !ok {
+		if err := cl.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := map[string][]byte{}
+	for _, k := range []string{"data/a.bin", "top.bin", "storbench/other-run/x", "storbench/" + runID + "0/near-miss", "storbench/" + runID + ".txt"} {
+		b := make([]byte, 3000)
+		_, _ = rand.Read(b)
+		if _, err := cl.PutObject(ctx, bucket, k, bytes.NewReader(b), int64(len(b)), minio.PutObjectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		out[k] = b
+	}
+	return out
+}
+
+func checkForeign(t testing.TB, cl *minio.Client, bucket string, want map[string][]byte) {
+	t.Helper()
+	for k, b := range want {
+		o, err := cl.GetObject(context.Background(), bucket, k, minio.GetObjectOptions{})
+		if err != nil {
+			t.Fatalf("foreign object %s: %v", k, err)
+		}
+		got, err := io.ReadAll(o)
+		o.Close()
+		if err != nil || !bytes.Equal(got, b) {
+			t.Errorf("foreign object %s changed or lost (err %v, %d bytes)", k, err, len(got))
+		}
+	}
+}
+
+// keysUnder lists the keys under prefix.
+func keysUnder(t testing.TB, cl *minio.Client, bucket, prefix string) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	for o := range cl.ListObjects(context.Background(), bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
+		if o.Err != nil {
+			if minio.ToErrorResponse(o.Err).Code == "NoSuchBucket" {
+				return out
+			}
+			t.Fatal(o.Err)
+		}
+		out[o.Key] = o.Size
+	}
+	return out
+}
+
+// verify reads up to n objects under the phase's prefix and compares them
+// with what the engine meant to write.
+func verify(t testing.TB, ph *phase, cl *minio.Client, n int, expect func(key string, size int64) []byte) int {
+	t.Helper()
+	checked := 0
+	for k, size := range keysUnder(t, cl, ph.c.Bucket, ph.prefix) {
+		if checked == n {
+			break
+		}
+		o, err := cl.GetObject(context.Background(), ph.c.Bucket, k, minio.GetObjectOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(o)
+		o.Close()
+		if err != nil {
+			t.Fatalf("read back %s: %v", k, err)
+		}
+		if !bytes.Equal(got, expect(k, size)) {
+			t.Fatalf("object %s (%d bytes) does not hold what was written", k, size)
+		}
+		checked++
+	}
+	return checked
+}
+
+func TestEveryOpAgainstVersityGW(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	cl := adminClient(t, srv)
+	const runID = "r1"
+	want := foreign(t, cl, "bench", runID)
+
+	cases := []struct {
+		op     string
+		extra  map[string]any
+		ops    []string
+		verify bool
+	}{
+		{op: "put", ops: []string{"PUT"}, verify: true},
+		{op: "put", extra: map[string]any{"obj_randsize": true, "md5": true, "noprefix": true}, ops: []string{"PUT"}, verify: true},
+		{op: "put", extra: map[string]any{"checksum": "crc32c", "host_select": "roundrobin"}, ops: []string{"PUT"}, verify: true},
+		{op: "get", ops: []string{"GET"}, verify: true},
+		{op: "get", extra: map[string]any{"range": true, "obj_randsize": true}, ops: []string{"GET"}},
+		{op: "stat", ops: []string{"STAT"}},
+		{op: "list", extra: map[string]any{"objects": 80}, ops: []string{"LIST"}},
+		{op: "delete", extra: map[string]any{"batch": 10, "duration": "10s"}, ops: []string{"DELETE"}},
+		{op: "mixed", extra: map[string]any{"objects": 100}, ops: []string{"GET", "STAT", "PUT", "DELETE"}, verify: true},
+		{op: "multipart", extra: map[string]any{"parts": 3, "part_size": "5MiB", "part_concurrency": 2, "concurrent": 2}, ops: []string{"UPLOAD", "PART"}, verify: true},
+	}
+	for i, tc := range cases {
+		t.Run(tc.op, func(t *testing.T) {
+			p := baseParams(srv, tc.op)
+			for k, v := range tc.extra {
+				p[k] = v
+			}
+			name := tc.op + "-" + string(rune('a'+i))
+			env := engine.Env{Host: "h1", RunID: runID}
+			pr, err := Engine{}.Prepare(context.Background(), env, phaseOf(t, name, p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ph := pr.(*phase)
+			res, err := pr.Run(context.Background(), time.Now(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Ops) != len(tc.ops) {
+				t.Fatalf("ops recorded %v, want %v", res.Ops, tc.ops)
+			}
+			for k, o := range res.Ops {
+				if o.Op != tc.ops[k] || o.Ops == 0 || o.Errors != 0 {
+					t.Errorf("%s: %d ops, %d errors %v; want ops and no errors", o.Op, o.Ops, o.Errors, o.ErrorKinds)
+				}
+				if o.Op == "GET" && (o.TTFB == nil || o.TTFB.Stats.N != o.Ops || o.Bytes == 0) {
+					t.Errorf("GET: TTFB or bytes missing: %+v", o)
+				}
+				if (o.Op == "PUT" || o.Op == "UPLOAD") && tc.op != "mixed" && o.Bytes == 0 {
+					t.Errorf("%s moved no bytes", o.Op)
+				}
+			}
+			if tc.op == "delete" {
+				if n := len(keysUnder(t, cl, "bench", ph.prefix)); n != 0 {
+					t.Errorf("delete left %d of its objects", n)
+				}
+				if res.Ops[0].Ops != 4 { // 40 objects in batches of 10
+					t.Errorf("delete made %d requests, want 4", res.Ops[0].Ops)
+				}
+			}
+			if len(res.Series) == 0 {
+				t.Error("no per-second series")
+			}
+			if tc.verify {
+				expect := func(k string, size int64) []byte { return ph.data.content(k, size) }
+				if tc.op == "multipart" {
+					expect = func(k string, size int64) []byte {
+						var out []byte
+						ps := int64(ph.c.PartSize)
+						for p := 0; int64(p)*ps < size; p++ {
+							r := &dataReader{}
+							r.reset(ph.data, (ph.data.offset(k)+p*7919)%len(ph.data.b), ps)
+							b, _ := io.ReadAll(r)
+							out = append(out, b...)
+						}
+						return out
+					}
+				}
+				if n := verify(t, ph, cl, 20, expect); n == 0 {
+					t.Error("nothing to verify under the phase prefix")
+				}
+			}
+			if err := pr.Cleanup(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if left := keysUnder(t, cl, "bench", ph.prefix); len(left) != 0 {
+				t.Errorf("cleanup left %d objects under %s", len(left), ph.prefix)
+			}
+		})
+	}
+	checkForeign(t, cl, "bench", want)
+	if ok, _ := cl.BucketExists(context.Background(), "bench"); !ok {
+		t.Fatal("the pre-existing bucket was removed")
+	}
+}
+
+func TestBucketCreatedAndRemovedOnlyWhenEmpty(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	cl := adminClient(t, srv)
+	ctx := context.Background()
+	run := func(bucket string, keepForeign bool) {
+		p := baseParams(srv, "put")
+		p["bucket"] = bucket
+		p["duration"] = "300ms"
+		pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "rb"}, phaseOf(t, "put", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pr.Run(ctx, time.Now(), nil); err != nil {
+			t.Fatal(err)
+		}
+		if keepForeign {
+			// Someone else writes into the bucket while storbench runs.
+			if _, err := cl.PutObject(ctx, bucket, "theirs", strings.NewReader("x"), 1, minio.PutObjectOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := pr.Cleanup(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("fresh", false)
+	if ok, _ := cl.BucketExists(ctx, "fresh"); ok {
+		t.Error("bucket storbench created was left behind")
+	}
+	run("shared", true)
+	if ok, _ := cl.BucketExists(ctx, "shared"); !ok {
+		t.Fatal("bucket with someone else's object was removed")
+	}
+	if keys := keysUnder(t, cl, "shared", ""); len(keys) != 2 {
+		// "theirs" and the run's marker stay; the marker is what a later
+		// cleanup of the same run uses to remove the bucket.
+		t.Errorf("bucket holds %v, want theirs and the marker", keys)
+	}
+}
+
+func TestVersioned(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{Versioning: true})
+	cl := adminClient(t, srv)
+	ctx := context.Background()
+	p := baseParams(srv, "versioned")
+	p["bucket"] = "vers"
+	pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "rv"}, phaseOf(t, "v", p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pr.Run(ctx, time.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range res.Ops {
+		// versitygw's posix backend moves versions between directories
+		// without atomicity, so a read racing a new version now and then
+		// sees NoSuchKey/NoSuchVersion. Those are counted, as they should
+		// be; more than a few percent would be storbench's fault.
+		if o.Ops == 0 || float64(o.Errors) > 0.05*float64(o.Ops) {
+			t.Errorf("%s: %d ops %d errors %v", o.Op, o.Ops, o.Errors, o.ErrorKinds)
+		}
+	}
+	if err := pr.Cleanup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := cl.BucketExists(ctx, "vers"); ok {
+		t.Error("versioned bucket storbench created was left behind")
+	}
+	// A pre-existing unversioned bucket is refused, not changed.
+	if err := cl.MakeBucket(ctx, "plain", minio.MakeBucketOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p["bucket"] = "plain"
+	_, err = Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "rv2"}, phaseOf(t, "v", p))
+	if err == nil || !strings.Contains(err.Error(), "versioning off") {
+		t.Fatalf("want a refusal to change versioning, got %v", err)
+	}
+}
+
+func TestBenchDataStreamsEveryRequest(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	p := baseParams(srv, "get")
+	file := filepath.Join(t.TempDir(), "ops.tsv.zst")
+	p["benchdata"] = file
+	pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "rd"}, phaseOf(t, "g", p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Cleanup(context.Background())
+	res, err := pr.Run(context.Background(), time.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, ttfb := readBenchData(t, file)
+	if uint64(len(lines)) != res.Ops[0].Ops {
+		t.Fatalf("benchdata has %d lines, the run recorded %d GETs", len(lines), res.Ops[0].Ops)
+	}
+	if ttfb == 0 {
+		t.Error("no TTFB in the benchdata lines")
+	}
+}
+
+func TestRateIsOpenLoop(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	p := baseParams(srv, "stat")
+	p["rate"] = 200
+	p["duration"] = "1s"
+	pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "rr"}, phaseOf(t, "s", p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Cleanup(context.Background())
+	res, err := pr.Run(context.Background(), time.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := res.Ops[0].Ops
+	if n < 180 || n > 201 {
+		t.Errorf("rate 200/s for 1s made %d requests", n)
+	}
+	if res.Meta["dropped_starts"] != "0" {
+		t.Errorf("dropped starts %s on an idle server", res.Meta["dropped_starts"])
+	}
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(m.Run())
+}
+
+func readBenchData(t testing.TB, file string) (lines []string, ttfbSum int64) {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := zstd.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if all[0] != BenchDataHeader {
+		t.Fatalf("header %q", all[0])
+	}
+	for _, l := range all[1:] {
+		f := strings.Split(l, "\t")
+		if len(f) != 8 || f[0] != "GET" || f[7] != "" {
+			t.Fatalf("bad line %q", l)
+		}
+		v, _ := strconv.ParseInt(f[4], 10, 64)
+		ttfbSum += v
+	}
+	return all[1:], ttfbSum
+}

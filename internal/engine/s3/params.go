@@ -1,0 +1,411 @@
+package s3
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/hosts"
+	"github.com/storbench/storbench/internal/units"
+)
+
+// Ops are the benchmark kinds, as the commands name them.
+var Ops = []string{"get", "put", "delete", "list", "stat", "mixed", "multipart", "versioned"}
+
+// Environment variables read when a setting is not given in the phase.
+const (
+	EnvHost      = "STORBENCH_HOST"
+	EnvAccessKey = "STORBENCH_ACCESS_KEY"
+	EnvSecretKey = "STORBENCH_SECRET_KEY"
+	EnvRegion    = "STORBENCH_REGION"
+	EnvTLS       = "STORBENCH_TLS"
+)
+
+// Limits that protect against typos and against what S3 refuses.
+const (
+	// MaxPutSize is S3's limit for one PUT request (5 GiB).
+	MaxPutSize = 5 << 30
+	// MaxPartSize is S3's limit for one multipart part (5 GiB).
+	MaxPartSize = 5 << 30
+	// MinPartSize is S3's minimum for every part but the last (5 MiB).
+	MinPartSize = 5 << 20
+	// MaxParts is S3's limit on parts per upload.
+	MaxParts = 10000
+	// MaxConcurrent caps --concurrent unless host_limit-like overrides exist;
+	// beyond it a client measures its own scheduler, not the server.
+	MaxConcurrent = 10000
+)
+
+// Size is a byte count that JSON may give as a number (4096) or as a string
+// a person writes ("4KiB", "64k").
+type Size int64
+
+// UnmarshalJSON accepts a number or a size string.
+func (s *Size) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var str string
+		if err := json.Unmarshal(b, &str); err != nil {
+			return err
+		}
+		n, err := units.ParseSize(str)
+		if err != nil {
+			return err
+		}
+		*s = Size(n)
+		return nil
+	}
+	var n int64
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("size %s: want a number of bytes or a string such as \"4KiB\"", b)
+	}
+	*s = Size(n)
+	return nil
+}
+
+// Duration is a time.Duration that JSON gives as a string ("30s", "5m") or a
+// number of seconds.
+type Duration time.Duration
+
+// UnmarshalJSON accepts "30s", "5m", or a number of seconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	var str string
+	if len(b) > 0 && b[0] == '"' {
+		if err := json.Unmarshal(b, &str); err != nil {
+			return err
+		}
+	} else {
+		str = string(b)
+	}
+	v, err := units.ParseDuration(str)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes the duration as a string ("30s").
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// Params are an s3 phase's settings. JSON keys are what suites write; the
+// CLI flags map onto them one to one (--obj.size -> obj_size).
+//
+// Credentials: AccessKey and SecretKey travel inside the phase so that the
+// controller can hand them to an agent over its authenticated channel, but
+// they must never be stored. Results writers pass every phase through
+// Engine.Redact (engine.Redactor) before writing it; HostResult never holds
+// params. When they are empty the agent takes STORBENCH_ACCESS_KEY and
+// STORBENCH_SECRET_KEY from its own environment, which is the way to keep
+// keys off the network entirely.
+type Params struct {
+	// Op is the benchmark: get, put, delete, list, stat, mixed, multipart, versioned.
+	Op string `json:"op"`
+	// Hosts are S3 endpoints (host:port), with comma lists and {1...N} ranges.
+	Hosts []string `json:"hosts,omitempty"`
+	// HostLimit caps how many endpoints a range may expand to (0: hosts.DefaultLimit).
+	HostLimit int `json:"host_limit,omitempty"`
+
+	AccessKey string `json:"access_key,omitempty"`
+	SecretKey string `json:"secret_key,omitempty"`
+
+	TLS      *bool  `json:"tls,omitempty"`
+	Insecure bool   `json:"insecure,omitempty"`
+	Region   string `json:"region,omitempty"`
+	Bucket   string `json:"bucket,omitempty"`
+	// Lookup is the bucket addressing: "path" (default) or "dns".
+	Lookup string `json:"lookup,omitempty"`
+
+	// Concurrent is the number of requests in flight (workers), default 20.
+	Concurrent int `json:"concurrent,omitempty"`
+	// ObjSize is the object size (the maximum with ObjRandSize).
+	ObjSize Size `json:"obj_size,omitempty"`
+	// ObjRandSize draws each object's size log2-uniformly up to ObjSize.
+	ObjRandSize bool `json:"obj_randsize,omitempty"`
+	// Objects is how many objects prepare uploads (get, stat, delete, list, mixed).
+	Objects int `json:"objects,omitempty"`
+	// Range makes GETs read a random byte range of each object.
+	Range bool `json:"range,omitempty"`
+	// NoPrefix puts every worker's objects under one prefix.
+	NoPrefix bool `json:"noprefix,omitempty"`
+	// NoClear leaves the objects in place after the phase (the bucket is
+	// never emptied whatever this says: only storbench's own prefix is).
+	NoClear bool `json:"noclear,omitempty"`
+	// HostSelect is "weighed" (default: fewest in flight, then longest idle)
+	// or "roundrobin".
+	HostSelect string `json:"host_select,omitempty"`
+	// MD5 sends Content-MD5 with every upload.
+	MD5 bool `json:"md5,omitempty"`
+	// Checksum asks for an S3 checksum on uploads: CRC32, CRC32C, CRC64NVME, SHA1, SHA256.
+	Checksum string `json:"checksum,omitempty"`
+	// Encrypt uses SSE-C with a random key (TLS only).
+	Encrypt bool `json:"encrypt,omitempty"`
+	// SignPayload signs the body (streaming SigV4) on plain HTTP instead of
+	// sending UNSIGNED-PAYLOAD, as TLS clients do.
+	SignPayload bool `json:"sign_payload,omitempty"`
+
+	// Duration is how long the measured stage runs (default 5m, as warp).
+	Duration Duration `json:"duration,omitempty"`
+	// AutoTerm ends the run early once throughput is stable.
+	AutoTerm    bool     `json:"autoterm,omitempty"`
+	AutoTermPct float64  `json:"autoterm_pct,omitempty"`
+	AutoTermDur Duration `json:"autoterm_dur,omitempty"`
+	// Rate, when > 0, is an open-loop request rate in requests per second
+	// for the whole host: requests start on a fixed schedule and latency is
+	// measured from the scheduled start.
+	Rate float64 `json:"rate,omitempty"`
+
+	// Mixed and versioned distributions (relative weights).
+	GetDistrib    *float64 `json:"get_distrib,omitempty"`
+	StatDistrib   *float64 `json:"stat_distrib,omitempty"`
+	PutDistrib    *float64 `json:"put_distrib,omitempty"`
+	DeleteDistrib *float64 `json:"delete_distrib,omitempty"`
+
+	// Batch is how many objects one DELETE request removes (delete).
+	Batch int `json:"batch,omitempty"`
+
+	// Multipart: parts per upload, part size, parts in flight per upload.
+	Parts           int  `json:"parts,omitempty"`
+	PartSize        Size `json:"part_size,omitempty"`
+	PartConcurrency int  `json:"part_concurrency,omitempty"`
+
+	// BenchData, when set, is a file that receives every request as a line
+	// of zstd-compressed TSV, written as the run goes.
+	BenchData string `json:"benchdata,omitempty"`
+}
+
+// config is Params resolved: defaults applied, env read, hosts expanded.
+type config struct {
+	Params
+	endpoints []string
+	tls       bool
+	duration  time.Duration
+	dist      [4]float64 // get, stat, put, delete
+}
+
+// distribution indexes.
+const (
+	dGet = iota
+	dStat
+	dPut
+	dDelete
+)
+
+// DecodeParams reads params strictly: unknown keys are errors, so a typo in
+// a suite is caught before anything runs.
+func DecodeParams(raw json.RawMessage) (Params, error) {
+	var p Params
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return p, errors.New("s3 phase has no params (at least op and hosts)")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return p, fmt.Errorf("s3 params: %v", err)
+	}
+	return p, nil
+}
+
+func ptr(f float64) *float64 { return &f }
+
+// resolve applies defaults and the environment, and checks every setting,
+// so a bad phase fails with one clear line before anything connects.
+func resolve(p Params, getenv func(string) string) (*config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	c := &config{Params: p}
+	c.Op = strings.ToLower(strings.TrimSpace(c.Op))
+	known := false
+	for _, o := range Ops {
+		known = known || o == c.Op
+	}
+	if !known {
+		return nil, fmt.Errorf("s3: unknown op %q (want one of %s)", p.Op, strings.Join(Ops, ", "))
+	}
+	if len(c.Hosts) == 0 {
+		if h := getenv(EnvHost); h != "" {
+			c.Hosts = []string{h}
+		}
+	}
+	if len(c.Hosts) == 0 {
+		return nil, fmt.Errorf("s3: no host given (use --host or %s)", EnvHost)
+	}
+	eps, err := hosts.Expand(c.Hosts, c.HostLimit)
+	if err != nil {
+		return nil, fmt.Errorf("s3: --host: %v", err)
+	}
+	for _, e := range eps {
+		if strings.Contains(e, "://") || strings.Contains(e, "/") {
+			return nil, fmt.Errorf("s3: host %q: give host:port without a scheme or path (use --tls for https)", e)
+		}
+	}
+	c.endpoints = eps
+	if c.AccessKey == "" {
+		c.AccessKey = getenv(EnvAccessKey)
+	}
+	if c.SecretKey == "" {
+		c.SecretKey = getenv(EnvSecretKey)
+	}
+	if c.AccessKey == "" || c.SecretKey == "" {
+		return nil, fmt.Errorf("s3: no credentials (use --access-key/--secret-key or %s/%s)", EnvAccessKey, EnvSecretKey)
+	}
+	if c.Region == "" {
+		c.Region = getenv(EnvRegion)
+	}
+	if c.Region == "" {
+		c.Region = "us-east-1"
+	}
+	if c.TLS != nil {
+		c.tls = *c.TLS
+	} else if v := getenv(EnvTLS); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("s3: %s=%q is not a boolean", EnvTLS, v)
+		}
+		c.tls = b
+	}
+	if c.Bucket == "" {
+		c.Bucket = "storbench"
+	}
+	switch c.Lookup {
+	case "":
+		c.Lookup = "path"
+	case "path", "dns":
+	default:
+		return nil, fmt.Errorf("s3: --lookup %q: want path or dns", c.Lookup)
+	}
+	switch c.HostSelect {
+	case "":
+		c.HostSelect = "weighed"
+	case "weighed", "roundrobin":
+	default:
+		return nil, fmt.Errorf("s3: --host-select %q: want weighed or roundrobin", c.HostSelect)
+	}
+	if c.Concurrent == 0 {
+		c.Concurrent = 20
+	}
+	if c.Concurrent < 1 || c.Concurrent > MaxConcurrent {
+		return nil, fmt.Errorf("s3: --concurrent %d: want 1 to %d", c.Concurrent, MaxConcurrent)
+	}
+	if c.ObjSize == 0 {
+		c.ObjSize = defaultSize(c.Op)
+	}
+	if c.ObjSize < 1 {
+		return nil, fmt.Errorf("s3: --obj.size %d: objects must be at least 1 byte", c.ObjSize)
+	}
+	if c.Op != "multipart" && c.ObjSize > MaxPutSize {
+		return nil, fmt.Errorf("s3: --obj.size %s is over S3's 5 GiB limit for one PUT (use `s3 multipart` for bigger objects)", units.Bytes(float64(c.ObjSize)))
+	}
+	if c.Objects == 0 {
+		c.Objects = defaultObjects(c.Op)
+	}
+	if c.Objects < 1 {
+		return nil, fmt.Errorf("s3: --objects %d: want at least 1", c.Objects)
+	}
+	if c.Duration == 0 {
+		c.Duration = Duration(5 * time.Minute)
+	}
+	c.duration = time.Duration(c.Duration)
+	if c.AutoTermPct == 0 {
+		c.AutoTermPct = 7.5
+	}
+	if c.AutoTermDur == 0 {
+		c.AutoTermDur = Duration(10 * time.Second)
+	}
+	if c.AutoTermPct < 0 || c.AutoTermPct > 100 {
+		return nil, fmt.Errorf("s3: --autoterm.pct %g: want 0 to 100", c.AutoTermPct)
+	}
+	if c.Rate < 0 {
+		return nil, fmt.Errorf("s3: --rate %g: want a positive rate", c.Rate)
+	}
+	if c.Encrypt && !c.tls {
+		return nil, errors.New("s3: --encrypt (SSE-C) needs --tls: S3 refuses customer keys over plain HTTP")
+	}
+	if c.Checksum != "" {
+		if _, ok := checksumTypes[strings.ToUpper(c.Checksum)]; !ok {
+			return nil, fmt.Errorf("s3: --checksum %q: want CRC32, CRC32C, CRC64NVME, SHA1 or SHA256", c.Checksum)
+		}
+		c.Checksum = strings.ToUpper(c.Checksum)
+	}
+	if c.MD5 && c.Checksum != "" {
+		return nil, errors.New("s3: use either --md5 or --checksum, not both")
+	}
+	if c.Batch == 0 {
+		c.Batch = 100
+	}
+	if c.Batch < 1 || c.Batch > 1000 {
+		return nil, fmt.Errorf("s3: --batch %d: want 1 to 1000 (S3's limit per DELETE)", c.Batch)
+	}
+	if c.Op == "multipart" {
+		if c.Parts == 0 {
+			c.Parts = 20
+		}
+		if c.PartSize == 0 {
+			c.PartSize = MinPartSize
+		}
+		if c.PartConcurrency == 0 {
+			c.PartConcurrency = 4
+		}
+		if c.Parts < 1 || c.Parts > MaxParts {
+			return nil, fmt.Errorf("s3: --parts %d: want 1 to %d", c.Parts, MaxParts)
+		}
+		if c.PartSize < 1 || c.PartSize > MaxPartSize {
+			return nil, fmt.Errorf("s3: --part.size %d: want 1 byte to 5 GiB", c.PartSize)
+		}
+		if c.PartConcurrency < 1 || c.PartConcurrency > c.Parts {
+			return nil, fmt.Errorf("s3: --part.concurrent %d: want 1 to --parts (%d)", c.PartConcurrency, c.Parts)
+		}
+		c.ObjSize = c.PartSize * Size(c.Parts)
+	}
+	def := [4]float64{45, 30, 15, 10}
+	for i, v := range []*float64{c.GetDistrib, c.StatDistrib, c.PutDistrib, c.DeleteDistrib} {
+		c.dist[i] = def[i]
+		if v != nil {
+			c.dist[i] = *v
+		}
+		if c.dist[i] < 0 {
+			return nil, errors.New("s3: distributions must not be negative")
+		}
+	}
+	if c.Op == "mixed" || c.Op == "versioned" {
+		sum := c.dist[0] + c.dist[1] + c.dist[2] + c.dist[3]
+		if sum <= 0 {
+			return nil, errors.New("s3: every distribution is 0: nothing to do")
+		}
+		if c.dist[dPut] < c.dist[dDelete] {
+			return nil, errors.New("s3: --put-distrib must be at least --delete-distrib, or the object pool runs dry")
+		}
+	}
+	return c, nil
+}
+
+func defaultSize(op string) Size {
+	switch op {
+	case "put", "get", "mixed", "versioned":
+		return 10 << 20
+	default:
+		return 1 << 10
+	}
+}
+
+func defaultObjects(op string) int {
+	switch op {
+	case "delete":
+		return 25000
+	case "list":
+		return 10000
+	case "stat":
+		return 10000
+	default:
+		return 2500
+	}
+}

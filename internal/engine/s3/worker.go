@@ -1,0 +1,484 @@
+package s3
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/base64"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+
+	"github.com/storbench/storbench/internal/record"
+)
+
+var checksumTypes = map[string]minio.ChecksumType{
+	"CRC32":     minio.ChecksumCRC32,
+	"CRC32C":    minio.ChecksumCRC32C,
+	"CRC64NVME": minio.ChecksumCRC64NVME,
+	"SHA1":      minio.ChecksumSHA1,
+	"SHA256":    minio.ChecksumSHA256,
+}
+
+// readBufSize is each worker's GET buffer: bodies stream through it.
+const readBufSize = 64 << 10
+
+// worker is one request loop. Everything it touches per request is its own:
+// clients, buffer, body reader, random source, recorders and log chunk.
+type worker struct {
+	id    int
+	ph    *phase
+	core  []minio.Core // one per endpoint
+	rec   *record.Recorder
+	epRec []*record.Recorder
+	buf   []byte
+	body  dataReader
+	rng   *rand.Rand
+	log   opLine
+	put0  minio.PutObjectOptions
+	get0  minio.GetObjectOptions
+	stat0 minio.StatObjectOptions
+	seq   int
+	pfx   string
+	parts []*worker // multipart: helpers uploading parts of this worker's uploads
+}
+
+func (ph *phase) newWorker(w int, rec *record.Recorder, epRec []*record.Recorder) *worker {
+	wk := &worker{id: w, ph: ph, rec: rec, epRec: epRec,
+		buf:  make([]byte, readBufSize),
+		rng:  rand.New(rand.NewPCG(uint64(w)+1, uint64(time.Now().UnixNano()))),
+		put0: ph.putOpts(),
+		pfx:  ph.workerPrefix(w % ph.c.Concurrent),
+	}
+	for _, cl := range ph.cls[w%len(ph.cls)] {
+		wk.core = append(wk.core, minio.Core{Client: cl})
+	}
+	if ph.sse != nil {
+		wk.get0.ServerSideEncryption = ph.sse
+		wk.stat0.ServerSideEncryption = ph.sse
+	}
+	return wk
+}
+
+// begin returns the request's start: now, or with --rate its scheduled time
+// after waiting for it. ok is false when the run is over.
+func (wk *worker) begin() (time.Time, bool) {
+	ph := wk.ph
+	if ph.stop.Load() {
+		return time.Time{}, false
+	}
+	if ph.c.Rate <= 0 {
+		return time.Now(), true
+	}
+	k := ph.ticket.Add(1) - 1
+	at := ph.monoBase.Add(time.Duration(float64(k) / ph.c.Rate * 1e9))
+	if at.After(ph.monoBase.Add(ph.c.duration)) {
+		ph.ticket.Add(-1)
+		return time.Time{}, false
+	}
+	if d := time.Until(at); d > 0 {
+		time.Sleep(d)
+	}
+	if ph.stop.Load() {
+		return time.Time{}, false
+	}
+	return at, true
+}
+
+// finish records one request that started at t0 on endpoint ep.
+func (wk *worker) finish(op, ep int, t0, first time.Time, n int64, err error) {
+	end := time.Now()
+	lat := int64(end.Sub(t0))
+	ph := wk.ph
+	ph.picker.done(ep, int64(end.Sub(ph.monoBase)))
+	var ttfb int64
+	if !first.IsZero() {
+		ttfb = int64(first.Sub(t0))
+	}
+	kind := ""
+	if err != nil {
+		kind = errorKind(err)
+		if kind == "canceled" && ph.stop.Load() {
+			return // the run was stopped under this request
+		}
+		wk.rec.Op(op).RecordError(kind)
+		if wk.epRec != nil {
+			wk.epRec[ep].Op(op).RecordError(kind)
+		}
+	} else {
+		o := wk.rec.Op(op)
+		o.Record(lat, n)
+		if ttfb > 0 {
+			o.RecordTTFB(ttfb)
+		}
+		if wk.epRec != nil {
+			e := wk.epRec[ep].Op(op)
+			e.Record(lat, n)
+			if ttfb > 0 {
+				e.RecordTTFB(ttfb)
+			}
+		}
+	}
+	if wk.log.l != nil {
+		wk.log.add(ph.ops[op], wk.id, ph.c.endpoints[ep], ph.unixBase+int64(t0.Sub(ph.monoBase)), ttfb, lat, n, kind)
+	}
+}
+
+// run is the worker's loop for the phase's benchmark.
+func (wk *worker) run(ctx context.Context) {
+	switch wk.ph.c.Op {
+	case "get":
+		wk.loopGet(ctx)
+	case "put":
+		wk.loopPut(ctx)
+	case "stat":
+		wk.loopStat(ctx)
+	case "delete":
+		wk.loopDelete(ctx)
+	case "list":
+		wk.loopList(ctx)
+	case "multipart":
+		wk.loopMultipart(ctx)
+	default:
+		wk.loopMixed(ctx)
+	}
+}
+
+// put uploads one object of size bytes to key through endpoint ep.
+func (wk *worker) put(ctx context.Context, ep int, key string, size int64) (minio.UploadInfo, error) {
+	d := wk.ph.data
+	wk.body.reset(d, d.offset(key), size)
+	var md5b64 string
+	if wk.ph.c.MD5 {
+		h := md5.New()
+		_, _ = io.Copy(h, &wk.body)
+		var sum [md5.Size]byte
+		md5b64 = base64.StdEncoding.EncodeToString(h.Sum(sum[:0]))
+		wk.body.reset(d, d.offset(key), size)
+	}
+	return wk.core[ep].PutObject(ctx, wk.ph.c.Bucket, key, &wk.body, size, md5b64, "", wk.put0)
+}
+
+// get reads key (or a range of it) through ep into the worker's buffer and
+// returns the bytes read and when the first byte arrived.
+func (wk *worker) get(ctx context.Context, ep int, key string, size int64, opts *minio.GetObjectOptions) (int64, time.Time, error) {
+	rc, _, _, err := wk.core[ep].GetObject(ctx, wk.ph.c.Bucket, key, *opts)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	var n int64
+	var first time.Time
+	for {
+		m, rerr := rc.Read(wk.buf)
+		if m > 0 {
+			if n == 0 {
+				first = time.Now()
+			}
+			n += int64(m)
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			rc.Close()
+			return n, first, rerr
+		}
+	}
+	rc.Close()
+	if size >= 0 && n != size {
+		return n, first, errShortRead
+	}
+	return n, first, nil
+}
+
+func (wk *worker) loopGet(ctx context.Context) {
+	ph := wk.ph
+	keys, sizes := ph.keys, ph.sizes
+	for {
+		t0, ok := wk.begin()
+		if !ok {
+			return
+		}
+		i := wk.rng.IntN(len(keys))
+		ep := ph.picker.pick()
+		opts, want := &wk.get0, sizes[i]
+		var ro minio.GetObjectOptions
+		if ph.c.Range && sizes[i] > 1 {
+			off := wk.rng.Int64N(sizes[i])
+			ln := 1 + wk.rng.Int64N(sizes[i]-off)
+			ro.ServerSideEncryption = wk.get0.ServerSideEncryption
+			_ = ro.SetRange(off, off+ln-1)
+			opts, want = &ro, ln
+		}
+		n, first, err := wk.get(ctx, ep, keys[i], want, opts)
+		wk.finish(0, ep, t0, first, n, err)
+	}
+}
+
+func (wk *worker) loopPut(ctx context.Context) {
+	ph := wk.ph
+	for {
+		t0, ok := wk.begin()
+		if !ok {
+			return
+		}
+		wk.seq++
+		key := wk.pfx + strconv.Itoa(wk.id) + "-" + strconv.Itoa(wk.seq)
+		size := objectSize(ph.c, wk.rng)
+		ep := ph.picker.pick()
+		_, err := wk.put(ctx, ep, key, size)
+		if err != nil {
+			size = 0
+		}
+		wk.finish(0, ep, t0, time.Time{}, size, err)
+	}
+}
+
+func (wk *worker) loopStat(ctx context.Context) {
+	ph := wk.ph
+	for {
+		t0, ok := wk.begin()
+		if !ok {
+			return
+		}
+		i := wk.rng.IntN(len(ph.keys))
+		ep := ph.picker.pick()
+		_, err := wk.core[ep].StatObject(ctx, ph.c.Bucket, ph.keys[i], wk.stat0)
+		wk.finish(0, ep, t0, time.Time{}, 0, err)
+	}
+}
+
+// loopDelete removes the prepared objects in batches until none are left.
+func (wk *worker) loopDelete(ctx context.Context) {
+	ph := wk.ph
+	batch := ph.c.Batch
+	objs := make([]minio.ObjectInfo, 0, batch)
+	for {
+		t0, ok := wk.begin()
+		if !ok {
+			return
+		}
+		from := int(ph.delNext.Add(int64(batch))) - batch
+		if from >= len(ph.keys) {
+			return
+		}
+		to := min(from+batch, len(ph.keys))
+		objs = objs[:0]
+		for _, k := range ph.keys[from:to] {
+			objs = append(objs, minio.ObjectInfo{Key: k})
+		}
+		ep := ph.picker.pick()
+		var err error
+		if len(objs) == 1 {
+			err = wk.core[ep].RemoveObject(ctx, ph.c.Bucket, objs[0].Key, minio.RemoveObjectOptions{})
+		} else {
+			for r := range wk.core[ep].RemoveObjectsWithResult(ctx, ph.c.Bucket, sliceChan(objs), minio.RemoveObjectsOptions{}) {
+				if r.Err != nil && err == nil {
+					err = r.Err
+				}
+			}
+		}
+		wk.finish(0, ep, t0, time.Time{}, 0, err)
+	}
+}
+
+func sliceChan(objs []minio.ObjectInfo) <-chan minio.ObjectInfo {
+	ch := make(chan minio.ObjectInfo, len(objs))
+	for _, o := range objs {
+		ch <- o
+	}
+	close(ch)
+	return ch
+}
+
+// loopList lists the worker's own prefix in full, page by page; the time to
+// the first page is its TTFB.
+func (wk *worker) loopList(ctx context.Context) {
+	ph := wk.ph
+	pfx := ph.listPfx[wk.id%len(ph.listPfx)]
+	for {
+		t0, ok := wk.begin()
+		if !ok {
+			return
+		}
+		ep := ph.picker.pick()
+		var first time.Time
+		var err error
+		token := ""
+		for {
+			res, lerr := wk.core[ep].ListObjectsV2(ph.c.Bucket, pfx, "", token, "", 1000)
+			if first.IsZero() {
+				first = time.Now()
+			}
+			if lerr != nil {
+				err = lerr
+				break
+			}
+			if !res.IsTruncated || res.NextContinuationToken == "" {
+				break
+			}
+			token = res.NextContinuationToken
+		}
+		wk.finish(0, ep, t0, first, 0, err)
+	}
+}
+
+// loopMultipart uploads objects of --parts parts, --part.concurrent at a
+// time; each part is a PART request, each whole upload an UPLOAD.
+func (wk *worker) loopMultipart(ctx context.Context) {
+	ph := wk.ph
+	c := ph.c
+	size := int64(c.PartSize)
+	helpers := append([]*worker{wk}, wk.parts...)
+	parts := make([]minio.CompletePart, c.Parts)
+	for {
+		t0, ok := wk.begin()
+		if !ok {
+			return
+		}
+		wk.seq++
+		key := wk.pfx + strconv.Itoa(wk.id) + "-" + strconv.Itoa(wk.seq)
+		ep := ph.picker.pick()
+		id, err := wk.core[ep].NewMultipartUpload(ctx, c.Bucket, key, wk.put0)
+		if err != nil {
+			wk.finish(0, ep, t0, time.Time{}, 0, err)
+			continue
+		}
+		var next, failed int64
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, h := range helpers {
+			wg.Add(1)
+			go func(h *worker) {
+				defer wg.Done()
+				for {
+					mu.Lock()
+					p := int(next)
+					next++
+					stop := failed > 0
+					mu.Unlock()
+					if p >= c.Parts || stop {
+						return
+					}
+					pt0 := time.Now()
+					d := ph.data
+					h.body.reset(d, (d.offset(key)+p*7919)%len(d.b), size)
+					info, perr := h.core[ep].PutObjectPart(ctx, c.Bucket, key, id, p+1, &h.body, size,
+						minio.PutObjectPartOptions{SSE: ph.sse})
+					n := size
+					if perr != nil {
+						n = 0
+						mu.Lock()
+						failed++
+						mu.Unlock()
+					}
+					parts[p] = minio.CompletePart{PartNumber: p + 1, ETag: info.ETag}
+					h.finish(1, ep, pt0, time.Time{}, n, perr)
+				}
+			}(h)
+		}
+		wg.Wait()
+		if failed > 0 {
+			_ = wk.core[ep].AbortMultipartUpload(context.WithoutCancel(ctx), c.Bucket, key, id)
+			wk.finish(0, ep, t0, time.Time{}, 0, errPartFailed)
+			continue
+		}
+		_, err = wk.core[ep].CompleteMultipartUpload(ctx, c.Bucket, key, id, parts, wk.put0)
+		n := size * int64(c.Parts)
+		if err != nil {
+			n = 0
+		}
+		wk.finish(0, ep, t0, time.Time{}, n, err)
+	}
+}
+
+var errPartFailed = &partError{}
+
+type partError struct{}
+
+func (*partError) Error() string { return "a part failed" }
+
+// loopMixed draws each request's operation from the distribution and works
+// on the shared object pool (versioned: on specific versions).
+func (wk *worker) loopMixed(ctx context.Context) {
+	ph := wk.ph
+	c := ph.c
+	total := c.dist[0] + c.dist[1] + c.dist[2] + c.dist[3]
+	versioned := c.Op == "versioned"
+	for {
+		t0, ok := wk.begin()
+		if !ok {
+			return
+		}
+		x := wk.rng.Float64() * total
+		op := 0
+		for op < 3 && x >= c.dist[op] {
+			x -= c.dist[op]
+			op++
+		}
+		ep := ph.picker.pick()
+		switch op {
+		case dGet, dStat:
+			obj, ok := ph.pool.lease(wk.rng)
+			if !ok {
+				wk.finish(op, ep, t0, time.Time{}, 0, errPoolEmpty)
+				continue
+			}
+			var err error
+			var n int64
+			var first time.Time
+			if op == dGet {
+				opts := wk.get0
+				if versioned {
+					opts.VersionID = obj.ver
+				}
+				n, first, err = wk.get(ctx, ep, obj.key, obj.size, &opts)
+			} else {
+				opts := wk.stat0
+				if versioned {
+					opts.VersionID = obj.ver
+				}
+				_, err = wk.core[ep].StatObject(ctx, c.Bucket, obj.key, opts)
+			}
+			ph.pool.release(obj)
+			wk.finish(op, ep, t0, first, n, err)
+		case dPut:
+			size := objectSize(c, wk.rng)
+			var key string
+			if versioned {
+				// A new version of an existing key, so keys carry history.
+				obj, ok := ph.pool.peek(wk.rng)
+				if !ok {
+					wk.finish(op, ep, t0, time.Time{}, 0, errPoolEmpty)
+					continue
+				}
+				key = obj.key
+			} else {
+				wk.seq++
+				key = wk.pfx + strconv.Itoa(wk.id) + "-m" + strconv.Itoa(wk.seq)
+			}
+			info, err := wk.put(ctx, ep, key, size)
+			if err == nil {
+				ph.pool.add(poolObj{key: key, size: size, ver: info.VersionID})
+			} else {
+				size = 0
+			}
+			wk.finish(op, ep, t0, time.Time{}, size, err)
+		case dDelete:
+			obj, ok := ph.pool.take(wk.rng)
+			if !ok {
+				wk.finish(op, ep, t0, time.Time{}, 0, errPoolEmpty)
+				continue
+			}
+			opts := minio.RemoveObjectOptions{}
+			if versioned {
+				opts.VersionID = obj.ver
+			}
+			err := wk.core[ep].RemoveObject(ctx, c.Bucket, obj.key, opts)
+			wk.finish(op, ep, t0, time.Time{}, 0, err)
+		}
+	}
+}

@@ -1,0 +1,191 @@
+// Package s3test runs a real S3 server (versitygw with its posix backend) on a
+// loopback port for tests, benchmarks and the demo. The binary is installed
+// into <repo>/.tools when missing, with the pinned version the design names.
+package s3test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Version is the versitygw release tests run against.
+const Version = "v1.8.0"
+
+// Module is the package go install builds.
+const Module = "github.com/versity/versitygw/cmd/versitygw"
+
+// Fixed credentials of the test server. They open a throwaway server on
+// loopback only and are never real secrets.
+const (
+	AccessKey = "storbenchtest"
+	SecretKey = "storbenchtestsecret"
+)
+
+// Server is a running versitygw.
+type Server struct {
+	// Endpoint is host:port on loopback.
+	Endpoint string
+	// Root is the posix backend's directory: buckets are its subdirectories.
+	Root string
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+// Options tune the server.
+type Options struct {
+	// Versioning enables bucket versioning (a versioning directory is made).
+	Versioning bool
+	// Port, when not zero, is the loopback port to listen on.
+	Port int
+}
+
+var installMu sync.Mutex
+
+// RepoRoot finds the module root by walking up from the working directory.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("go.mod not found above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Binary returns the path of versitygw, installing it into <repo>/.tools
+// when it is not there yet. $STORBENCH_VERSITYGW overrides the path.
+func Binary() (string, error) {
+	if p := os.Getenv("STORBENCH_VERSITYGW"); p != "" {
+		return p, nil
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	tools := filepath.Join(root, ".tools")
+	bin := filepath.Join(tools, "versitygw")
+	installMu.Lock()
+	defer installMu.Unlock()
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+	cmd := exec.Command("go", "install", Module+"@"+Version)
+	cmd.Env = append(os.Environ(), "GOBIN="+tools)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("installing versitygw %s: %v: %s", Version, err, out.Bytes())
+	}
+	return bin, nil
+}
+
+// Start launches versitygw on a free loopback port with a fresh posix root
+// under dir, and waits until it answers.
+func Start(dir string, o Options) (*Server, error) {
+	bin, err := Binary()
+	if err != nil {
+		return nil, err
+	}
+	root := filepath.Join(dir, "gwroot")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, err
+	}
+	port := o.Port
+	if port == 0 {
+		if port, err = freePort(); err != nil {
+			return nil, err
+		}
+	}
+	endpoint := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	args := []string{"--port", endpoint, "--quiet", "--keep-alive", "posix"}
+	if o.Versioning {
+		vdir := filepath.Join(dir, "versions")
+		if err := os.MkdirAll(vdir, 0o755); err != nil {
+			return nil, err
+		}
+		args = append(args, "--versioning-dir", vdir)
+	}
+	args = append(args, root)
+	cmd := exec.Command(bin, args...)
+	// Credentials through the environment keep them out of the process title.
+	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY="+AccessKey, "ROOT_SECRET_KEY="+SecretKey)
+	var logBuf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logBuf, &logBuf
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &Server{Endpoint: endpoint, Root: root, cmd: cmd, done: make(chan struct{})}
+	go func() { s.err = cmd.Wait(); close(s.done) }()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-s.done:
+			return nil, fmt.Errorf("versitygw exited at start: %v: %s", s.err, logBuf.Bytes())
+		default:
+		}
+		resp, err := http.Get("http://" + endpoint + "/")
+		if err == nil {
+			resp.Body.Close()
+			return s, nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.Stop()
+	return nil, fmt.Errorf("versitygw did not answer on %s within 15s", endpoint)
+}
+
+// Stop ends the server and waits for it to exit.
+func (s *Server) Stop() {
+	if s == nil || s.cmd.Process == nil {
+		return
+	}
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	_ = s.cmd.Process.Kill()
+	<-s.done
+}
+
+// StartT is the testing helper: it starts a server for t, skipping the test
+// with a clear message only when versitygw cannot be built here.
+func StartT(t testing.TB, o Options) *Server {
+	t.Helper()
+	if _, err := Binary(); err != nil {
+		t.Skipf("versitygw %s cannot be built, S3 tests need it: %v", Version, err)
+	}
+	s, err := Start(t.TempDir(), o)
+	if err != nil {
+		t.Fatalf("start versitygw: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
