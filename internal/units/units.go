@@ -77,10 +77,14 @@ func Bytes(b float64) string {
 
 // Rate prints an operation rate: "164595 ops/s" below a million, else "1.55M ops/s".
 func Rate(opsPerSec float64, unit string) string {
+	s := strconv.FormatFloat(math.Round(opsPerSec), 'f', 0, 64)
 	if opsPerSec >= 1e6 {
-		return sig3(opsPerSec/1e6) + "M " + unit
+		s = sig3(opsPerSec/1e6) + "M"
 	}
-	return strconv.FormatFloat(math.Round(opsPerSec), 'f', 0, 64) + " " + unit
+	if unit == "" {
+		return s
+	}
+	return s + " " + unit
 }
 
 // Latency prints nanoseconds in the unit a person reads: "850 ns",

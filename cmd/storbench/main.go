@@ -1,0 +1,25 @@
+// Command storbench measures storage: file bandwidth, IOPS and latency through
+// fio, metadata rates, and S3 object rates, from one client or many.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/storbench/storbench/internal/cli"
+	_ "github.com/storbench/storbench/internal/engine/fio"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	st := cli.NewState()
+	err := cli.Execute(ctx, st, os.Args[1:])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "storbench: %v\n", err)
+	}
+	os.Exit(cli.ExitCode(err))
+}

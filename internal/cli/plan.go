@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/storbench/storbench/internal/cluster"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/results"
+)
+
+// Plan is a run ready to go: its phases and where results go. Every command
+// that measures (run, fio, md, s3) builds a Plan and calls runPlan.
+type Plan struct {
+	Name   string
+	Phases []engine.Phase
+	// Dirs are target directories checked before anything runs.
+	Dirs []string
+	// Hosts are the HOST arguments; only the local host is served until
+	// storbench agent exists.
+	Hosts []string
+	// ResultsRoot is where the results folder is made (default "results").
+	ResultsRoot string
+	Keep        bool
+	AllowExec   bool
+	FioBin      string
+	// Settings are recorded in run.json (never secrets).
+	Settings map[string]any
+	// Notes are printed before the run (skipped phases).
+	Notes []string
+	// PhaseText, if set, prints a phase's result instead of the default
+	// text; engines with their own output (s3) set it.
+	PhaseText func(st *State, ps *results.PhaseSummary, hosts []*engine.HostResult)
+}
+
+// Result is what runPlan did.
+type Result struct {
+	Folder  *results.Folder
+	Summary results.Summary
+}
+
+// localHosts are the HOST arguments that mean this machine.
+func checkHosts(hosts []string) error {
+	for _, h := range hosts {
+		switch strings.ToLower(h) {
+		case "localhost", "127.0.0.1", "::1", "local":
+		default:
+			hn, _ := os.Hostname()
+			if h == hn {
+				continue
+			}
+			return usageErr("host %s: remote hosts need `storbench agent` running there; this version runs on the local host only", h)
+		}
+	}
+	return nil
+}
+
+// runPlan runs every phase of the plan through a controller and one
+// in-process agent, writing the results folder as it goes. It stops at the
+// first phase that fails; what finished stays in the folder, and run.json
+// says what happened.
+func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
+	if len(p.Phases) == 0 {
+		return nil, usageErr("nothing to run")
+	}
+	if err := checkHosts(p.Hosts); err != nil {
+		return nil, err
+	}
+	for _, d := range p.Dirs {
+		if err := engine.CheckDir(d); err != nil {
+			return nil, asUsage(err)
+		}
+	}
+	usesFio := false
+	for _, ph := range p.Phases {
+		if err := engine.Validate(ph); err != nil {
+			return nil, asUsage(fmt.Errorf("phase %s: %v", ph.Name, err))
+		}
+		usesFio = usesFio || ph.Engine == "fio"
+	}
+	if usesFio {
+		if _, err := fio.FindFio(p.FioBin); err != nil {
+			return nil, asUsage(err)
+		}
+	}
+
+	hostname, _ := os.Hostname()
+	if hostname == "" {
+		hostname = "localhost"
+	}
+	agent := &cluster.LocalAgent{Host: hostname, Version: version(), FioBin: p.FioBin, AllowExec: p.AllowExec}
+	info, _ := agent.Info(ctx)
+
+	root := p.ResultsRoot
+	if root == "" {
+		root = "results"
+	}
+	runID := results.NewRunID(st.Now())
+	var targets []results.Target
+	for _, d := range p.Dirs {
+		targets = append(targets, results.TargetOf(d))
+	}
+	folder, err := results.Create(root, results.RunInfo{
+		RunID: runID, Name: p.Name, StartedAt: st.Now().UTC(), CommandLine: st.Args,
+		Versions: results.Versions{Storbench: version(), Go: runtime.Version(), Fio: info.FioVersion, Kernel: info.Kernel},
+		Agents:   []cluster.Info{info}, Targets: targets, Plan: p.Phases, Settings: p.Settings,
+	})
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	folder.Markdown = report.Markdown
+	fmt.Fprintf(st.Stdout, "storbench %s: run %s, results in %s\n", version(), runID, folder.Path)
+	for _, n := range p.Notes {
+		fmt.Fprintf(st.Stdout, "note: %s\n", n)
+	}
+
+	prog := newProgress(st)
+	ctrl := &cluster.Controller{Agents: []cluster.Agent{agent}, Progress: prog.update}
+	var runErr error
+	for _, ph := range p.Phases {
+		fmt.Fprintf(st.Stdout, "\nstarting %s phase %s on %s:\n", ph.Engine, ph.Name, hostname)
+		prog.start(ph)
+		out, err := ctrl.RunPhase(ctx, runID, p.Keep, ph)
+		prog.done()
+		if out == nil {
+			// Nothing ran: preparation failed or the run was interrupted first.
+			ps := results.PhaseSummary{Name: ph.Name, Engine: ph.Engine, Status: statusOf(ctx, err), Error: errText(err), Hosts: []string{hostname}}
+			_ = folder.AddPhase(ps, nil)
+			runErr = err
+			break
+		}
+		ps := results.BuildPhase(ph.Name, ph.Engine, out.Results)
+		ps.LostHosts = out.Lost
+		for _, h := range out.Results {
+			if r := h.Meta["report"]; r != "" {
+				ps.Report = r
+			}
+		}
+		if err != nil {
+			ps.Status, ps.Error = statusOf(ctx, err), errText(err)
+		}
+		if werr := folder.AddPhase(ps, out.Results); werr != nil && err == nil {
+			err = werr
+		}
+		if p.PhaseText != nil {
+			p.PhaseText(st, &ps, out.Results)
+		} else {
+			report.PhaseText(st.Stdout, &ps)
+		}
+		if err != nil {
+			runErr = err
+			break
+		}
+	}
+
+	status := results.StatusCompleted
+	switch {
+	case ctx.Err() != nil:
+		status = results.StatusInterrupted
+	case runErr != nil:
+		status = results.StatusFailed
+	}
+	if err := folder.Finish(status, runErr); err != nil && runErr == nil {
+		runErr = err
+	}
+	fmt.Fprintf(st.Stdout, "\nrun %s %s; results in %s\n", runID, status, folder.Path)
+	res := &Result{Folder: folder, Summary: folder.Summary()}
+	switch {
+	case status == results.StatusInterrupted:
+		return res, &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted; results so far are kept")}
+	case runErr != nil:
+		return res, &ExitError{Code: ExitFailed, Err: runErr}
+	}
+	return res, nil
+}
+
+func statusOf(ctx context.Context, err error) string {
+	switch {
+	case ctx.Err() != nil:
+		return results.StatusInterrupted
+	case err != nil:
+		return results.StatusFailed
+	}
+	return results.StatusCompleted
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

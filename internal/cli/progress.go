@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/storbench/storbench/internal/cluster"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/units"
+)
+
+// progress prints the live line of a running phase: its name, elapsed of
+// planned time, and the live rate of each operation across hosts. On a
+// terminal it redraws one line; otherwise it prints a plain line every
+// plainEvery.
+type progress struct {
+	st      *State
+	mu      sync.Mutex
+	phase   engine.Phase
+	planned time.Duration
+	prev    map[string]record.Count
+	prevAt  time.Time
+	lastOut time.Time
+	drawn   bool
+}
+
+const plainEvery = 5 * time.Second
+
+func newProgress(st *State) *progress { return &progress{st: st} }
+
+func (p *progress) start(ph engine.Phase) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.phase, p.prev, p.prevAt, p.lastOut = ph, nil, time.Now(), time.Now()
+	p.planned = 0
+	if e, err := engine.Lookup(ph.Engine); err == nil {
+		if pl, ok := e.(engine.Planner); ok {
+			p.planned, _ = pl.Planned(ph)
+		}
+	}
+}
+
+func (p *progress) update(pr cluster.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	total := map[string]record.Count{}
+	var order []string
+	stage := ""
+	planned := p.planned
+	var elapsed time.Duration
+	for _, h := range pr.Hosts {
+		if h.Stage != "" {
+			stage = h.Stage
+		}
+		if h.Planned > planned {
+			planned = h.Planned
+		}
+		elapsed = max(elapsed, h.Elapsed)
+		for _, c := range h.Ops {
+			t, seen := total[c.Op]
+			if !seen {
+				order = append(order, c.Op)
+			}
+			t.Ops += c.Ops
+			t.Bytes += c.Bytes
+			t.Errors += c.Errors
+			total[c.Op] = t
+		}
+	}
+	dt := now.Sub(p.prevAt).Seconds()
+	var parts []string
+	for _, op := range order {
+		c, prev := total[op], p.prev[op]
+		if dt <= 0 || c.Ops < prev.Ops {
+			continue
+		}
+		ops := float64(c.Ops-prev.Ops) / dt
+		bw := float64(c.Bytes-prev.Bytes) / dt
+		s := fmt.Sprintf("%s %s", op, units.Rate(ops, "op/s"))
+		if bw > 0 {
+			s += " " + units.Bandwidth(bw)
+		}
+		if c.Errors > 0 {
+			s += fmt.Sprintf(" (%d errors)", c.Errors)
+		}
+		parts = append(parts, s)
+	}
+	p.prev, p.prevAt = total, now
+	if elapsed == 0 {
+		elapsed = pr.Elapsed
+	}
+	line := fmt.Sprintf("[%s] %s", p.phase.Name, round(elapsed))
+	if planned > 0 {
+		line += "/" + round(planned).String()
+	}
+	if stage != "" && stage != "run" {
+		line += " " + stage
+	}
+	if len(parts) > 0 {
+		line += "  " + strings.Join(parts, ", ")
+	}
+	if p.st.TTY {
+		fmt.Fprintf(p.st.Stdout, "\r\033[K%s", line)
+		p.drawn = true
+		return
+	}
+	if now.Sub(p.lastOut) >= plainEvery || p.st.Verbosity > 0 {
+		fmt.Fprintln(p.st.Stdout, line)
+		p.lastOut = now
+	}
+}
+
+// done ends the live line so the phase's results start on a fresh line.
+func (p *progress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprint(p.st.Stdout, "\r\033[K")
+		p.drawn = false
+	}
+}
+
+func round(d time.Duration) time.Duration { return d.Round(time.Second) }

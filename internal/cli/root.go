@@ -1,0 +1,177 @@
+// Package cli is storbench's command line: one file per command, each turning
+// flags into options and calling the engine, cluster, results and report
+// packages. Nothing here measures anything.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// Version is storbench's version, set at build time with
+// -ldflags "-X github.com/storbench/storbench/internal/cli.Version=v1.2.3".
+var Version = ""
+
+// version returns Version, or the module version, or "dev".
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// Exit codes, decided in one place (ExitCode).
+const (
+	ExitOK          = 0
+	ExitFailed      = 1 // the run ran and a phase failed
+	ExitUsage       = 2 // bad input: nothing was run
+	ExitInterrupted = 130
+)
+
+// ExitError carries the exit code an error should end the program with.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// usageErr marks bad input: exit code 2, nothing run.
+func usageErr(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// asUsage marks an existing error as bad input.
+func asUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &ExitError{Code: ExitUsage, Err: err}
+}
+
+// ExitCode maps an error returned by Execute to the process exit code.
+func ExitCode(err error) int {
+	var ee *ExitError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ee):
+		return ee.Code
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	default:
+		return ExitFailed
+	}
+}
+
+// State is what commands get from the outside world, injected so tests run
+// commands end to end in-process.
+type State struct {
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	Now    func() time.Time
+	// TTY says stdout is a terminal: progress redraws one line in place.
+	TTY bool
+	// Args is the full command line, recorded in run.json.
+	Args []string
+	// Verbosity is the -v count.
+	Verbosity int
+}
+
+// NewState returns the State of the real process.
+func NewState() *State {
+	return &State{
+		Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now,
+		TTY: term.IsTerminal(int(os.Stdout.Fd())), Args: os.Args,
+	}
+}
+
+// logf prints a diagnostic line at verbosity level and above.
+func (st *State) logf(level int, format string, args ...any) {
+	if st.Verbosity >= level {
+		fmt.Fprintf(st.Stderr, format+"\n", args...)
+	}
+}
+
+// NewRoot builds the storbench command tree.
+func NewRoot(st *State) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "storbench",
+		Short: "Measure storage: file bandwidth, IOPS and latency (fio), metadata rates, and S3 object rates",
+		Long: `storbench measures storage the way the field does: the "four corners" of file
+I/O through fio, mdtest-style metadata rates, and warp-style S3 object rates,
+from one client or many. Every run writes a results folder with the raw data,
+summary.json and summary.md.`,
+		Example: `  storbench run                         # the built-in quick suite on ./storbench-data
+  storbench run suite.yaml              # a suite of fio, md and s3 phases
+  storbench fio -d /mnt/weka            # the four corners through fio
+  storbench fio -d /mnt/weka -w mixed --runtime 60s --size 10G`,
+		Version:       version(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, args []string) {
+			st.Verbosity, _ = cmd.Flags().GetCount("verbosity")
+		},
+	}
+	root.SetOut(st.Stdout)
+	root.SetErr(st.Stderr)
+	root.SetVersionTemplate("storbench {{.Version}}\n")
+	root.PersistentFlags().CountP("verbosity", "v", "more output: -v, -vv, -vvv")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErr("%v (see '%s --help')", err, c.CommandPath())
+	})
+	root.AddCommand(newFioCommand(st), newRunCommand(st))
+	for _, add := range extraCommands {
+		root.AddCommand(add(st))
+	}
+	return root
+}
+
+// extraCommands lets command files register themselves from init, so each
+// command stays in its own file.
+var extraCommands []func(*State) *cobra.Command
+
+// Execute runs the command line args (without the program name).
+func Execute(ctx context.Context, st *State, args []string) error {
+	root := NewRoot(st)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err != nil && cmd != nil && isCobraUsage(err) {
+		return usageErr("%v (see '%s --help')", err, cmd.CommandPath())
+	}
+	return err
+}
+
+// isCobraUsage recognises cobra's own argument errors, which it returns as
+// plain errors.
+func isCobraUsage(err error) bool {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return false
+	}
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "invalid argument", "unknown flag", "unknown shorthand"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}

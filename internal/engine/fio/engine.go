@@ -1,0 +1,323 @@
+// Package fio is storbench's file engine: it runs fio job files (the embedded
+// four-corners workloads or the user's own), keeps fio's raw json+ output,
+// and turns it into per-direction statistics whose latency bins merge exactly
+// across hosts.
+package fio
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
+)
+
+// Params are a fio phase's settings: one job file, the target directory and
+// the overrides.
+type Params struct {
+	// Dir is the target directory; files go under Dir/storbench/<run id>/.
+	Dir string `json:"dir"`
+	// Job is the job file's name and text, read on the controller.
+	Job Job `json:"job"`
+	Overrides
+}
+
+func init() { engine.Register("fio", Engine{}) }
+
+// Engine runs fio.
+type Engine struct{}
+
+var (
+	_ engine.Engine    = Engine{}
+	_ engine.Validator = Engine{}
+	_ engine.Planner   = Engine{}
+	_ engine.Prepared  = (*prepared)(nil)
+)
+
+func decode(p engine.Phase) (*Params, *JobFile, error) {
+	var ps Params
+	dec := json.NewDecoder(bytes.NewReader(p.Params))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ps); err != nil {
+		return nil, nil, fmt.Errorf("fio phase %s: %v", p.Name, err)
+	}
+	jf, err := ParseJobFile(ps.Job.Name, ps.Job.Text)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &ps, jf, nil
+}
+
+// Validate checks the job file parses and runs nothing it should not. It does
+// not check exec options: that is the agent's decision, from its own flags.
+func (Engine) Validate(p engine.Phase) error {
+	_, _, err := decode(p)
+	return err
+}
+
+// Planned estimates the phase's duration from the job file with overrides.
+func (Engine) Planned(p engine.Phase) (time.Duration, error) {
+	ps, jf, err := decode(p)
+	if err != nil {
+		return 0, err
+	}
+	jf.Apply(ps.Overrides, "/")
+	return time.Duration(jf.Duration()) * time.Second, nil
+}
+
+// FindFio resolves the fio binary, with a one-line error saying what to do.
+func FindFio(bin string) (string, error) {
+	if bin == "" {
+		bin = "fio"
+	}
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		if bin == "fio" {
+			return "", errors.New("fio is not installed: install it (apt-get install fio, dnf install fio) or pass --fio-bin PATH")
+		}
+		return "", fmt.Errorf("fio binary %s not found or not executable (--fio-bin)", bin)
+	}
+	return path, nil
+}
+
+// Version returns "fio-3.33" for the given binary.
+func Version(bin string) (string, error) {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %v", bin, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+type prepared struct {
+	env     engine.Env
+	phase   engine.Phase
+	params  *Params
+	job     *JobFile
+	bin     string
+	ws      *engine.Workspace
+	jobPath string
+	planned time.Duration
+}
+
+// Prepare resolves fio, checks the job file (fio's own --parse-only included,
+// so fio's message reaches the user before anything runs), creates the
+// phase's directory and writes the resolved job file into it.
+func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engine.Prepared, error) {
+	ps, jf, err := decode(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := jf.CheckSafe(ps.Job.Name, env.AllowExec); err != nil {
+		return nil, err
+	}
+	bin, err := FindFio(env.FioBin)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := engine.NewWorkspace(ps.Dir, env.RunID, env.Host, ps.Job.Name)
+	if err != nil {
+		return nil, err
+	}
+	dataDir := filepath.Join(ws.Path, "data")
+	if err := os.Mkdir(dataDir, 0o755); err != nil {
+		ws.Remove()
+		return nil, err
+	}
+	jf.Apply(ps.Overrides, dataDir)
+	jobPath := filepath.Join(ws.Path, ps.Job.Name+".fio")
+	if err := os.WriteFile(jobPath, []byte(jf.Render()), 0o644); err != nil {
+		ws.Remove()
+		return nil, err
+	}
+	out, err := exec.CommandContext(ctx, bin, "--parse-only", jobPath).CombinedOutput()
+	if err != nil {
+		ws.Remove()
+		return nil, fmt.Errorf("fio rejects job file %s: %s", ps.Job.Name, fioMessage(string(out), err))
+	}
+	return &prepared{env: env, phase: p, params: ps, job: jf, bin: bin, ws: ws, jobPath: jobPath,
+		planned: time.Duration(jf.Duration()) * time.Second}, nil
+}
+
+// ResolvedText is the job file as fio runs it.
+func (r *prepared) ResolvedText() string { return r.job.Render() }
+
+// Run starts fio at startAt and follows its per-second status output.
+func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
+	if err := engine.WaitUntil(ctx, startAt); err != nil {
+		return nil, err
+	}
+	res := &engine.HostResult{
+		Host: r.env.Host,
+		Meta: map[string]string{"job": r.params.Job.Name, "report": r.job.Report, "fio_bin": r.bin},
+		Raw:  map[string][]byte{r.params.Job.Name + ".fio": []byte(r.job.Render())},
+	}
+	if v, err := Version(r.bin); err == nil {
+		res.Meta["fio_version"] = v
+	}
+	cmd := exec.Command(r.bin, "--output-format=json+", "--status-interval=1", r.jobPath)
+	cmd.Dir = r.ws.Path
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitWriter{w: &stderr, n: 1 << 20}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start fio: %v", err)
+	}
+	// Ctrl-C or a lost controller: SIGINT makes fio stop and still print what
+	// it measured; a second, harder stop follows if it lingers.
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = cmd.Process.Signal(syscall.SIGINT)
+			select {
+			case <-stopped:
+			case <-time.After(10 * time.Second):
+				_ = cmd.Process.Kill()
+			}
+		case <-stopped:
+		}
+	}()
+
+	var last []byte
+	var prev []record.Count
+	prevNs := start.UnixNano()
+	var warnings []string
+	splitErr := SplitObjects(stdout, func(obj []byte) {
+		last = append(last[:0], obj...)
+		o, err := ParseOutput(obj)
+		if err != nil {
+			return
+		}
+		now := time.Now().UnixNano()
+		cur := o.Counts()
+		res.Series = append(res.Series, deltas(prev, cur, prevNs, now)...)
+		prev, prevNs = cur, now
+		if live != nil {
+			live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
+				Elapsed: time.Since(start), Planned: r.planned, Ops: cur})
+		}
+	}, func(line string) {
+		if len(warnings) < 20 {
+			warnings = append(warnings, line)
+		}
+	})
+	waitErr := cmd.Wait()
+	close(stopped)
+	if splitErr != nil && waitErr == nil {
+		waitErr = splitErr
+	}
+	if stderr.Len() > 0 {
+		res.Raw["fio.stderr"] = stderr.Bytes()
+	}
+	if len(warnings) > 0 {
+		res.Raw["fio.stdout-other"] = []byte(strings.Join(warnings, "\n") + "\n")
+	}
+	if len(last) > 0 {
+		res.Raw["fio.json"] = append([]byte(nil), last...)
+		if o, err := ParseOutput(last); err == nil {
+			res.Meta["fio_version"] = o.Version
+			if ops, err := o.OpStats(); err == nil {
+				res.Ops = ops
+			}
+			if job, errno := o.FirstError(); errno != 0 && waitErr == nil {
+				waitErr = fmt.Errorf("job %s failed with %s", job, syscall.Errno(errno))
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		res.Err = "interrupted"
+		return res, ctx.Err()
+	}
+	if waitErr != nil {
+		msg := fioMessage(stderr.String(), waitErr)
+		res.Err = msg
+		return res, fmt.Errorf("fio job %s failed: %s", r.params.Job.Name, msg)
+	}
+	if len(last) == 0 {
+		res.Err = "fio printed no results"
+		return res, fmt.Errorf("fio job %s printed no results", r.params.Job.Name)
+	}
+	return res, nil
+}
+
+// deltas turns two cumulative samples into one interval per direction.
+func deltas(prev, cur []record.Count, fromNs, toNs int64) []record.Second {
+	var out []record.Second
+	for _, c := range cur {
+		var p record.Count
+		for _, x := range prev {
+			if x.Op == c.Op {
+				p = x
+			}
+		}
+		if c.Ops > p.Ops {
+			out = append(out, record.Second{StartNs: fromNs, EndNs: toNs, Op: c.Op,
+				Ops: c.Ops - p.Ops, Bytes: c.Bytes - p.Bytes})
+		}
+	}
+	return out
+}
+
+// Cleanup removes the phase directory with fio's files, unless Keep.
+func (r *prepared) Cleanup(ctx context.Context) error {
+	if r.env.Keep {
+		return nil
+	}
+	return r.ws.Remove()
+}
+
+// fioMessage picks fio's own words out of its stderr: the lines that say what
+// went wrong, joined on one line.
+func fioMessage(stderr string, err error) string {
+	var picked []string
+	for _, l := range strings.Split(stderr, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "fio: pid=") && len(picked) > 0 {
+			continue
+		}
+		if strings.Contains(l, "fio:") || strings.Contains(strings.ToLower(l), "error") || strings.Contains(l, "bad option") {
+			picked = append(picked, strings.TrimPrefix(l, "fio: "))
+		}
+		if len(picked) == 3 {
+			break
+		}
+	}
+	if len(picked) == 0 {
+		if s := strings.TrimSpace(stderr); s != "" {
+			return firstLine(s)
+		}
+		return err.Error()
+	}
+	return strings.Join(picked, "; ")
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+type limitWriter struct {
+	w *bytes.Buffer
+	n int
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if room := l.n - l.w.Len(); room > 0 {
+		l.w.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}

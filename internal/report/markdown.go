@@ -1,0 +1,102 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/units"
+)
+
+// Markdown renders summary.md: a header, then one table per kind of phase
+// (file I/O, metadata, object), each row an operation of a phase, totals
+// across hosts.
+func Markdown(s *results.Summary) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# storbench run %s\n\n", s.Name)
+	fmt.Fprintf(&b, "Run `%s`, status **%s**, started %s.\n", s.RunID, s.Status, s.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
+
+	var fio, md, other []results.PhaseSummary
+	for _, p := range s.Phases {
+		switch {
+		case p.Engine == "fio":
+			fio = append(fio, p)
+		case p.Engine == "md":
+			md = append(md, p)
+		default:
+			other = append(other, p)
+		}
+	}
+	if len(fio) > 0 {
+		b.WriteString("\n## File I/O (fio)\n\n")
+		b.WriteString("| Job | Hosts | Op | Bandwidth | IOPS | Lat mean | p50 | p99 | p99.5 | p99.9 | Errors | Status |\n")
+		b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+		for _, p := range fio {
+			rows(&b, p, func(o results.OpSummary) string {
+				return fmt.Sprintf("%s | %s | %s | %s | %s | %s | %s | %s | %d",
+					o.Op, units.Bandwidth(o.BwBytesPerS), units.Rate(o.OpsPerS, ""), lat(o.LatNsMean),
+					lat(float64(o.LatNsP50)), lat(float64(o.LatNsP99)), lat(float64(o.LatNsP995)), lat(float64(o.LatNsP999)), o.Errors)
+			}, 9)
+		}
+	}
+	if len(md) > 0 {
+		b.WriteString("\n## Metadata (ops/s across iterations)\n\n")
+		b.WriteString("| Phase | Hosts | Operation | Max | Min | Mean | Std Dev | p50 | p99 | p99.9 | Errors | Status |\n")
+		b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+		for _, p := range md {
+			rows(&b, p, func(o results.OpSummary) string {
+				r := o.Rate
+				if r == nil {
+					r = &results.RateStats{Max: o.OpsPerS, Min: o.OpsPerS, Mean: o.OpsPerS}
+				}
+				return fmt.Sprintf("%s | %.3f | %.3f | %.3f | %.3f | %s | %s | %s | %d",
+					o.Op, r.Max, r.Min, r.Mean, r.Stddev, lat(float64(o.LatNsP50)), lat(float64(o.LatNsP99)), lat(float64(o.LatNsP999)), o.Errors)
+			}, 9)
+		}
+	}
+	if len(other) > 0 {
+		b.WriteString("\n## Objects and other phases\n\n")
+		b.WriteString("| Phase | Hosts | Op | Throughput | Ops/s | Lat mean | p50 | p90 | p99 | p99.9 | Errors | Status |\n")
+		b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+		for _, p := range other {
+			rows(&b, p, func(o results.OpSummary) string {
+				return fmt.Sprintf("%s | %s | %s | %s | %s | %s | %s | %s | %d",
+					o.Op, units.Bandwidth(o.BwBytesPerS), units.Rate(o.OpsPerS, ""), lat(o.LatNsMean),
+					lat(float64(o.LatNsP50)), lat(float64(o.LatNsP90)), lat(float64(o.LatNsP99)), lat(float64(o.LatNsP999)), o.Errors)
+			}, 9)
+		}
+	}
+	b.WriteString("\nLatency is per operation (fio: completion latency, clat). Percentiles come from histograms merged across workers and hosts; throughput totals add each host's figure.\n")
+	return b.Bytes()
+}
+
+// rows writes one table row per operation of a phase; a phase with no
+// operations gets one row that shows its status.
+func rows(b *bytes.Buffer, p results.PhaseSummary, cells func(results.OpSummary) string, ncells int) {
+	status := p.Status
+	if p.Error != "" {
+		status += ": " + strings.ReplaceAll(p.Error, "|", "/")
+	}
+	hosts := fmt.Sprint(len(p.Hosts))
+	if len(p.Ops) == 0 {
+		fmt.Fprintf(b, "| %s | %s |%s %s |\n", p.Name, hosts, strings.Repeat(" - |", ncells), status)
+		return
+	}
+	for _, o := range p.Ops {
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", p.Name, hosts, cells(o), status)
+	}
+}
+
+func lat(ns float64) string {
+	if ns == 0 {
+		return "-"
+	}
+	return units.Latency(ns)
+}
+
+func sorted(s []string) []string {
+	sort.Strings(s)
+	return s
+}

@@ -1,0 +1,103 @@
+// Package report renders results for people: the text printed after each
+// phase, summary.md, and (later) the HTML report. Renderers read summaries;
+// they never compute figures of their own beyond formatting.
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/units"
+)
+
+// PhaseText writes a phase's result the way wekatester prints it ("read
+// bandwidth: 9.37 GiB/s"), adding IOPS and bandwidth together and the latency
+// percentiles wekatester lacks. With several hosts it adds the total and the
+// per-host average.
+func PhaseText(w io.Writer, ps *results.PhaseSummary) {
+	if ps.Status != results.StatusCompleted && ps.Error != "" {
+		fmt.Fprintf(w, "    %s: %s\n", ps.Status, ps.Error)
+	}
+	if len(ps.LostHosts) > 0 {
+		fmt.Fprintf(w, "    lost hosts: %s\n", strings.Join(ps.LostHosts, ", "))
+	}
+	if ps.Engine == "md" || hasRates(ps) {
+		RateTable(w, "    ", ps.Ops)
+		return
+	}
+	for _, o := range ps.Ops {
+		opText(w, ps.Report, o)
+	}
+	if n := len(ps.PerHost); n > 1 {
+		var bw, iops float64
+		for _, o := range ps.Ops {
+			bw += o.BwBytesPerS
+			iops += o.OpsPerS
+		}
+		if ps.Report == "iops" {
+			fmt.Fprintf(w, "    total iops: %s\n", units.Rate(iops, "IOPS"))
+			fmt.Fprintf(w, "    average iops: %s per host\n", units.Rate(iops/float64(n), "IOPS"))
+		} else if ps.Report != "latency" {
+			fmt.Fprintf(w, "    total bandwidth: %s\n", units.Bandwidth(bw))
+			fmt.Fprintf(w, "    average bandwidth: %s per host\n", units.Bandwidth(bw/float64(n)))
+		}
+	}
+}
+
+func hasRates(ps *results.PhaseSummary) bool {
+	for _, o := range ps.Ops {
+		if o.Rate != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func opText(w io.Writer, report string, o results.OpSummary) {
+	bw := units.Bandwidth(o.BwBytesPerS)
+	iops := units.Rate(o.OpsPerS, "IOPS")
+	switch report {
+	case "iops":
+		fmt.Fprintf(w, "    %s iops: %s (%s)\n", o.Op, iops, bw)
+	case "latency":
+		fmt.Fprintf(w, "    %s latency: %s (%s, %s)\n", o.Op, units.Latency(o.LatNsMean), iops, bw)
+	default:
+		fmt.Fprintf(w, "    %s bandwidth: %s (%s)\n", o.Op, bw, iops)
+	}
+	fmt.Fprintf(w, "    %s clat: mean %s, p50 %s, p99 %s, p99.5 %s, p99.9 %s\n", o.Op,
+		units.Latency(o.LatNsMean), units.Latency(float64(o.LatNsP50)), units.Latency(float64(o.LatNsP99)),
+		units.Latency(float64(o.LatNsP995)), units.Latency(float64(o.LatNsP999)))
+	if o.Errors > 0 {
+		fmt.Fprintf(w, "    %s errors: %d%s\n", o.Op, o.Errors, kinds(o.ErrorKinds))
+	}
+}
+
+// RateTable writes mdtest's summary table (rates across iterations) with the
+// latency percentiles mdtest lacks.
+func RateTable(w io.Writer, indent string, ops []results.OpSummary) {
+	fmt.Fprintf(w, "%s%-16s %14s %14s %14s %12s %10s %10s %10s\n", indent, "Operation", "Max", "Min", "Mean", "Std Dev", "p50", "p99", "p99.9")
+	for _, o := range ops {
+		r := o.Rate
+		if r == nil {
+			r = &results.RateStats{Max: o.OpsPerS, Min: o.OpsPerS, Mean: o.OpsPerS}
+		}
+		fmt.Fprintf(w, "%s%-16s %14.3f %14.3f %14.3f %12.3f %10s %10s %10s\n", indent, o.Op, r.Max, r.Min, r.Mean, r.Stddev,
+			units.Latency(float64(o.LatNsP50)), units.Latency(float64(o.LatNsP99)), units.Latency(float64(o.LatNsP999)))
+		if o.Errors > 0 {
+			fmt.Fprintf(w, "%s  %s errors: %d%s\n", indent, o.Op, o.Errors, kinds(o.ErrorKinds))
+		}
+	}
+}
+
+func kinds(m map[string]uint64) string {
+	if len(m) == 0 {
+		return ""
+	}
+	var parts []string
+	for k, v := range m {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, v))
+	}
+	return " (" + strings.Join(sorted(parts), ", ") + ")"
+}
