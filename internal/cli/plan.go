@@ -82,7 +82,12 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		if err := engine.Validate(ph); err != nil {
 			return nil, asUsage(fmt.Errorf("phase %s: %v", ph.Name, err))
 		}
-		usesFio = usesFio || ph.Engine == "fio"
+		if ph.Engine == "fio" {
+			usesFio = true
+			if err := fio.CheckPhase(ph, p.AllowExec); err != nil {
+				return nil, asUsage(err)
+			}
+		}
 	}
 	if usesFio {
 		if _, err := fio.FindFio(p.FioBin); err != nil {

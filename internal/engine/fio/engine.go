@@ -321,3 +321,13 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// CheckPhase runs the safety check a controller can make before any agent
+// starts work; each agent checks again with its own --allow-exec.
+func CheckPhase(p engine.Phase, allowExec bool) error {
+	ps, jf, err := decode(p)
+	if err != nil {
+		return err
+	}
+	return jf.CheckSafe(ps.Job.Name, allowExec)
+}

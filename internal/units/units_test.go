@@ -1,0 +1,48 @@
+package units
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"4k": 4096, "256M": 256 << 20, "1Mi": 1 << 20, "2GiB": 2 << 30, "4096": 4096, "1.5k": 1536} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("%s = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "k", "12Q", "-4k", "1e400"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30": 30 * time.Second, "5s": 5 * time.Second, "1m30s": 90 * time.Second} {
+		if got, err := ParseDuration(in); err != nil || got != want {
+			t.Errorf("%s = %v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "ten", "-5s"} {
+		if _, err := ParseDuration(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	cases := map[string]string{
+		Bandwidth(9.37 * (1 << 30)): "9.37 GiB/s",
+		Latency(237_000):            "237 us",
+		Latency(850):                "850 ns",
+		Latency(4_554_752):          "4.55 ms",
+		Rate(164595.4, "IOPS"):      "164595 IOPS",
+		Rate(1_550_000, "ops/s"):    "1.55M ops/s",
+	}
+	for got, want := range cases {
+		if got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+}
