@@ -22,7 +22,15 @@ import (
 // idle pool holds a connection per request in flight, so no request waits
 // for a dial once the run is warm; HTTP/2 is off because S3 servers and the
 // seeds' figures are HTTP/1.1.
+//
+// The write buffer holds a whole request when the object is small enough:
+// net/http then sends headers and body in one write, and does not fall back
+// to net's generic ReadFrom, which allocates 32 KiB per request.
 func newTransport(c *config, inFlight int) *http.Transport {
+	wbuf := int(min(max(int64(c.ObjSize)+16<<10, 64<<10), 1<<20))
+	if c.Op == "multipart" {
+		wbuf = 1 << 20
+	}
 	t := &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
 		DialContext: (&net.Dialer{
@@ -37,7 +45,7 @@ func newTransport(c *config, inFlight int) *http.Transport {
 		DisableCompression:    true,
 		ForceAttemptHTTP2:     false,
 		TLSNextProto:          map[string]func(string, *tls.Conn) http.RoundTripper{},
-		WriteBufferSize:       64 << 10,
+		WriteBufferSize:       wbuf,
 		ReadBufferSize:        64 << 10,
 	}
 	if c.tls {
