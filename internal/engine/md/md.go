@@ -1,0 +1,184 @@
+// Package md is storbench's native metadata benchmark, modelled on mdtest:
+// workers each create, stat, read, rename and remove directories and files in
+// a directory tree, phase by phase, with a barrier between operations so that
+// each operation's rate is the items of all workers over the time of the
+// slowest, as mdtest computes it.
+//
+// It calls the *at system calls directly, relative to an open directory, with
+// names built in a buffer each worker reuses, so that it measures the file
+// system and not itself: on tmpfs it runs at the rate of a C loop doing the
+// same calls (bench/md-vs-limit.sh).
+package md
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
+)
+
+// Engine is the md engine, registered as "md".
+type Engine struct{}
+
+var (
+	_ engine.Engine    = Engine{}
+	_ engine.Validator = Engine{}
+	_ engine.Prepared  = (*prepared)(nil)
+)
+
+func init() { engine.Register("md", Engine{}) }
+
+// opKind is one of the operations, in the order mdtest runs them.
+type opKind int
+
+const (
+	opTreeCreate opKind = iota
+	opDirCreate
+	opDirStat
+	opFileCreate
+	opFileStat
+	opFileRead
+	opFileRename
+	opFileRemove
+	opDirRemove
+	opTreeRemove
+	numOps
+)
+
+// OpNames are the operations' names in results, in the order they run.
+var OpNames = [numOps]string{
+	"tree-create", "dir-create", "dir-stat", "file-create", "file-stat",
+	"file-read", "file-rename", "file-remove", "dir-remove", "tree-remove",
+}
+
+func (k opKind) String() string { return OpNames[k] }
+
+// ops returns the operations p runs, in order.
+func (p Params) ops() []opKind {
+	var out []opKind
+	for k := opTreeCreate; k < numOps; k++ {
+		switch {
+		case p.FilesOnly && (k == opDirCreate || k == opDirStat || k == opDirRemove):
+		case p.DirsOnly && k >= opFileCreate && k <= opFileRemove:
+		case !p.Rename && k == opFileRename:
+		default:
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// prepared is a phase whose workspace exists.
+type prepared struct {
+	p       Params
+	env     engine.Env
+	phase   string
+	ws      *engine.Workspace
+	ops     []opKind
+	workers int
+	nodes   int64 // directories in one tree
+}
+
+// Prepare checks the parameters and creates the phase's workspace,
+// <dir>/storbench/<run id>/<host>/<phase>.
+func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (engine.Prepared, error) {
+	p, err := DecodeParams(ph.Params)
+	if err != nil {
+		return nil, err
+	}
+	if !supported {
+		return nil, errors.New("md: the metadata engine runs on Linux (amd64, arm64) only")
+	}
+	pr := &prepared{p: p, env: env, phase: ph.Name, ops: p.ops(), workers: p.workers(),
+		nodes: treeNodes(p.Depth, p.Branch, 1<<40)}
+	// Every tree directory stays open while items are worked on.
+	need := uint64(pr.nodes)*uint64(p.trees()) + uint64(pr.workers) + 64
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && need > lim.Cur {
+		return nil, fmt.Errorf("md: the trees need %d open directories, more than the open-file limit of %d (raise ulimit -n or use a smaller tree)", need, lim.Cur)
+	}
+	ws, err := engine.NewWorkspace(p.Dir, env.RunID, env.Host, ph.Name)
+	if err != nil {
+		return nil, fmt.Errorf("md: %w", err)
+	}
+	pr.ws = ws
+	return pr, nil
+}
+
+// Cleanup removes the workspace and everything left in it, unless the run
+// keeps its files. Entries that were in Dir before the run are never touched.
+func (pr *prepared) Cleanup(ctx context.Context) error {
+	if pr.env.Keep || pr.ws == nil {
+		return nil
+	}
+	return pr.ws.Remove()
+}
+
+// Run waits for startAt, runs every iteration and returns what was measured.
+// An operation that fails (a full file system, say) ends early on the worker
+// that hit it, later operations work on what exists, and the result carries
+// the error counts and Err. Cancelling ctx stops the workers between
+// operations; Run then returns what was measured with ctx's error.
+func (pr *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
+	r, err := newRun(pr)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	r.start(ctx, startAt, live)
+	res := r.result()
+	if err := ctx.Err(); err != nil && r.aborted {
+		if res.Err == "" {
+			res.Err = "interrupted: " + err.Error()
+		}
+		return res, err
+	}
+	return res, nil
+}
+
+// result builds the host result from the workers' recorders and the
+// iterations' windows.
+func (r *run) result() *engine.HostResult {
+	pr := r.pr
+	res := &engine.HostResult{Host: pr.env.Host, Series: r.series, Meta: map[string]string{
+		"dir":        pr.ws.Path,
+		"workers":    strconv.Itoa(pr.workers),
+		"items":      strconv.FormatInt(pr.p.Items, 10),
+		"iterations": strconv.Itoa(pr.p.Iterations),
+		"depth":      strconv.Itoa(pr.p.Depth),
+		"branch":     strconv.Itoa(pr.p.Branch),
+		"tree_dirs":  strconv.FormatInt(pr.nodes*int64(pr.p.trees()), 10),
+		"unique_dir": strconv.FormatBool(pr.p.UniqueDir),
+	}}
+	for j, k := range pr.ops {
+		its := r.its[j]
+		if len(its) == 0 {
+			continue
+		}
+		lists := make([][]record.OpStats, len(r.workers))
+		for i, w := range r.workers {
+			lists[i] = []record.OpStats{w.rec.Stats(j, k.String())}
+		}
+		o := record.CombineAll(lists...)[0]
+		o.Iterations = its
+		o.StartNs, o.EndNs = its[0].StartNs, its[len(its)-1].EndNs
+		res.Ops = append(res.Ops, o)
+	}
+	if len(r.errs) > 0 {
+		res.Err = joinErrs(r.errs)
+	}
+	return res
+}
+
+func joinErrs(errs []string) string {
+	s := errs[0]
+	for _, e := range errs[1:] {
+		s += "; " + e
+	}
+	return s
+}

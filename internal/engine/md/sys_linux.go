@@ -1,0 +1,103 @@
+//go:build linux && (amd64 || arm64)
+
+package md
+
+import (
+	"syscall"
+	"unsafe"
+)
+
+// The hot loop calls the *at system calls directly with a NUL-terminated name
+// in a buffer the worker reuses: the os and x/sys/unix wrappers copy every
+// path into a new string, which costs an allocation per operation.
+//
+// With raw set, a call skips the Go scheduler's bookkeeping around system
+// calls (syscall.RawSyscall): about 100 ns less per call on this kind of VM,
+// which is 7% of a tmpfs stat. The goroutine then keeps its P while in the
+// kernel, so a worker uses it only while there are no more workers than Ps and
+// calls return quickly (see worker.slow).
+
+const (
+	atRemoveDir = 0x200 // AT_REMOVEDIR
+	atFdcwd     = -100  // AT_FDCWD
+	supported   = true
+)
+
+func mkdirat(raw bool, dfd int, path *byte, mode uint32) syscall.Errno {
+	var e syscall.Errno
+	if raw {
+		_, _, e = syscall.RawSyscall(syscall.SYS_MKDIRAT, uintptr(dfd), uintptr(unsafe.Pointer(path)), uintptr(mode))
+	} else {
+		_, _, e = syscall.Syscall(syscall.SYS_MKDIRAT, uintptr(dfd), uintptr(unsafe.Pointer(path)), uintptr(mode))
+	}
+	return e
+}
+
+func openat(raw bool, dfd int, path *byte, flags int, mode uint32) (int, syscall.Errno) {
+	var fd uintptr
+	var e syscall.Errno
+	if raw {
+		fd, _, e = syscall.RawSyscall6(syscall.SYS_OPENAT, uintptr(dfd), uintptr(unsafe.Pointer(path)), uintptr(flags), uintptr(mode), 0, 0)
+	} else {
+		fd, _, e = syscall.Syscall6(syscall.SYS_OPENAT, uintptr(dfd), uintptr(unsafe.Pointer(path)), uintptr(flags), uintptr(mode), 0, 0)
+	}
+	return int(fd), e
+}
+
+func closeFd(raw bool, fd int) syscall.Errno {
+	var e syscall.Errno
+	if raw {
+		_, _, e = syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0)
+	} else {
+		_, _, e = syscall.Syscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0)
+	}
+	return e
+}
+
+func fstatat(raw bool, dfd int, path *byte, st *syscall.Stat_t) syscall.Errno {
+	var e syscall.Errno
+	if raw {
+		_, _, e = syscall.RawSyscall6(sysFstatat, uintptr(dfd), uintptr(unsafe.Pointer(path)), uintptr(unsafe.Pointer(st)), 0, 0, 0)
+	} else {
+		_, _, e = syscall.Syscall6(sysFstatat, uintptr(dfd), uintptr(unsafe.Pointer(path)), uintptr(unsafe.Pointer(st)), 0, 0, 0)
+	}
+	return e
+}
+
+func unlinkat(raw bool, dfd int, path *byte, flags int) syscall.Errno {
+	var e syscall.Errno
+	if raw {
+		_, _, e = syscall.RawSyscall(syscall.SYS_UNLINKAT, uintptr(dfd), uintptr(unsafe.Pointer(path)), uintptr(flags))
+	} else {
+		_, _, e = syscall.Syscall(syscall.SYS_UNLINKAT, uintptr(dfd), uintptr(unsafe.Pointer(path)), uintptr(flags))
+	}
+	return e
+}
+
+func renameat(raw bool, olddfd int, oldpath *byte, newdfd int, newpath *byte) syscall.Errno {
+	var e syscall.Errno
+	if raw {
+		_, _, e = syscall.RawSyscall6(syscall.SYS_RENAMEAT, uintptr(olddfd), uintptr(unsafe.Pointer(oldpath)), uintptr(newdfd), uintptr(unsafe.Pointer(newpath)), 0, 0)
+	} else {
+		_, _, e = syscall.Syscall6(syscall.SYS_RENAMEAT, uintptr(olddfd), uintptr(unsafe.Pointer(oldpath)), uintptr(newdfd), uintptr(unsafe.Pointer(newpath)), 0, 0)
+	}
+	return e
+}
+
+// writeFd and readFd move file data, which may take long: always scheduled.
+func writeFd(fd int, b []byte) (int, syscall.Errno) {
+	n, _, e := syscall.Syscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+	return int(n), e
+}
+
+func readFd(fd int, b []byte) (int, syscall.Errno) {
+	n, _, e := syscall.Syscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+	return int(n), e
+}
+
+// syncFS flushes the file system that holds fd (syncfs(2)), not every file
+// system on the host as sync(2) would.
+func syncFS(fd int) syscall.Errno {
+	_, _, e := syscall.Syscall(sysSyncfs, uintptr(fd), 0, 0)
+	return e
+}

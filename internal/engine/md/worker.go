@@ -1,0 +1,342 @@
+package md
+
+import (
+	"fmt"
+	"math/bits"
+	"runtime"
+	"syscall"
+
+	"github.com/storbench/storbench/internal/record"
+)
+
+// slowCall is the latency (ns) of a metadata call above which a worker stops
+// using raw system calls: a file system this slow gains nothing from them,
+// and a raw call that blocks holds a P the other workers may need.
+const slowCall = 1_000_000
+
+// nameLen holds the longest item name: "r.1023." plus 10 digits and a NUL.
+const nameLen = 48
+
+// worker runs one share of every stage. Everything the hot loop touches is
+// allocated once, here.
+type worker struct {
+	r      *run
+	id     int
+	rec    *record.Recorder
+	recIdx [numOps]int // recorder index of each operation, -1 if not run
+	seed   uint64
+	// raw makes metadata calls skip the scheduler (see sys_linux.go); it is
+	// turned off for good after one call as slow as slowCall.
+	raw bool
+
+	tree            int    // index into run.treeFds
+	root            string // tree root below the iteration directory
+	dirPfx          []byte // item name prefixes: "d.", or "d.<id>." in a shared tree
+	filePfx, renPfx []byte
+
+	name, name2 [nameLen]byte
+	st          syscall.Stat_t
+	buf         []byte // write_bytes / read_bytes data
+
+	// Per iteration: how many directories and files exist (those created
+	// before a stonewall or an error), and how many files were renamed.
+	dirs, files, renamed int64
+
+	// Per stage, read by the barrier action: items done, when this worker
+	// finished (mono), and its first error.
+	items int64
+	endM  int64
+	err   string
+}
+
+// main runs every stage of every iteration. The goroutine keeps its OS thread
+// so the scheduler does not move it between system calls.
+func (w *worker) main(gate <-chan struct{}) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	<-gate
+	r := w.r
+	for iter := 0; iter < r.pr.p.Iterations; iter++ {
+		for op := range r.pr.ops {
+			r.bar.wait(func() { r.begin(iter, op) })
+			if r.aborted {
+				return
+			}
+			w.stage(r.pr.ops[op])
+			w.endM = mono()
+			r.bar.wait(r.end)
+			if r.aborted {
+				return
+			}
+		}
+	}
+}
+
+// stage runs this worker's share of one operation.
+func (w *worker) stage(k opKind) {
+	r := w.r
+	n := r.pr.p.Items
+	switch k {
+	case opTreeCreate:
+		w.dirs, w.files, w.renamed = 0, 0, 0
+		if r.pr.p.UniqueDir || w.id == 0 {
+			w.treeOp(opTreeCreate)
+		}
+	case opTreeRemove:
+		if r.pr.p.UniqueDir || w.id == 0 {
+			w.treeOp(opTreeRemove)
+		}
+	case opDirCreate:
+		w.dirs = w.items_(k, n, false)
+	case opFileCreate:
+		w.files = w.items_(k, n, false)
+	case opDirStat, opDirRemove:
+		w.items_(k, w.dirs, k == opDirStat && r.pr.p.Random)
+	case opFileStat, opFileRead:
+		w.items_(k, w.files, r.pr.p.Random)
+	case opFileRename:
+		w.renamed = w.items_(k, w.files, false)
+	case opFileRemove:
+		w.items_(k, w.files, false)
+	}
+}
+
+// treeOp creates (breadth first) or removes (deepest first) this worker's
+// tree.
+func (w *worker) treeOp(k opKind) {
+	r := w.r
+	o := w.rec.Op(w.recIdx[k])
+	create := k == opTreeCreate
+	var path []byte
+	nodes := r.pr.nodes
+	for i := int64(0); i < nodes; i++ {
+		k := i
+		if !create {
+			k = nodes - 1 - i
+		}
+		path = nodePath(path[:0], w.root, k, r.pr.p.Branch)
+		path = append(path, 0)
+		t0 := mono()
+		var e syscall.Errno
+		if create {
+			e = mkdirat(w.raw, r.iterFd, &path[0], 0o755)
+		} else {
+			e = unlinkat(w.raw, r.iterFd, &path[0], atRemoveDir)
+		}
+		t1 := mono()
+		if t1-t0 > slowCall {
+			w.raw = false
+		}
+		if e != 0 {
+			w.fail(o, e, i, string(path[:len(path)-1]))
+			return
+		}
+		o.Record(t1-t0, 0)
+		w.items++
+		if r.stop.Load() {
+			return
+		}
+	}
+}
+
+// items_ runs operation k on this worker's first count items, in order or
+// in a random order, and returns how many succeeded before it stopped: at the
+// end, at the stonewall, when the run is stopped, or at the first error.
+func (w *worker) items_(k opKind, count int64, random bool) int64 {
+	r := w.r
+	o := w.rec.Op(w.recIdx[k])
+	fds := r.treeFds[w.tree]
+	nodes := int64(len(fds))
+	per, extra := r.pr.p.Items/nodes, r.pr.p.Items%nodes
+	big := extra * (per + 1) // items in the nodes that hold one more
+	deadline := r.deadline
+	var perm permutation
+	if random {
+		perm = newPermutation(count, w.seed+uint64(r.iter)*31+uint64(k))
+	}
+	var pfx []byte
+	switch k {
+	case opDirCreate, opDirStat, opDirRemove:
+		pfx = w.dirPfx
+	default:
+		pfx = w.filePfx
+	}
+	wb, rb := int64(r.pr.p.WriteBytes), int64(r.pr.p.ReadBytes)
+	done := int64(0)
+	for ; done < count; done++ {
+		i := done
+		if random {
+			i = perm.next()
+		}
+		fd := fds[0]
+		if nodes > 1 {
+			if i < big {
+				fd = fds[i/(per+1)]
+			} else {
+				fd = fds[extra+(i-big)/per]
+			}
+		}
+		p := &w.name[0]
+		if k == opFileRemove && i < w.renamed {
+			setName(&w.name, w.renPfx, i)
+		} else {
+			setName(&w.name, pfx, i)
+		}
+		var e syscall.Errno
+		var moved int64
+		t0 := mono()
+		switch k {
+		case opDirCreate:
+			e = mkdirat(w.raw, fd, p, 0o755)
+		case opDirStat, opFileStat:
+			e = fstatat(w.raw, fd, p, &w.st)
+		case opDirRemove:
+			e = unlinkat(w.raw, fd, p, atRemoveDir)
+		case opFileRemove:
+			e = unlinkat(w.raw, fd, p, 0)
+		case opFileRename:
+			setName(&w.name2, w.renPfx, i)
+			e = renameat(w.raw, fd, p, fd, &w.name2[0])
+		case opFileCreate:
+			var f int
+			f, e = openat(w.raw, fd, p, syscall.O_CREAT|syscall.O_EXCL|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o644)
+			if e == 0 {
+				if wb > 0 {
+					moved, e = w.write(f, wb)
+				}
+				if ce := closeFd(w.raw, f); e == 0 {
+					e = ce
+				}
+				if e != 0 {
+					// The file exists: later stages must see it.
+					done++
+				}
+			}
+		case opFileRead:
+			var f int
+			f, e = openat(w.raw, fd, p, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+			if e == 0 {
+				if rb > 0 {
+					moved, e = w.read(f, rb)
+				}
+				if ce := closeFd(w.raw, f); e == 0 {
+					e = ce
+				}
+			}
+		}
+		t1 := mono()
+		if t1-t0 > slowCall {
+			w.raw = false
+		}
+		if e != 0 {
+			w.fail(o, e, i, string(w.name[:nameEnd(&w.name)]))
+			return done
+		}
+		o.Record(t1-t0, moved)
+		w.items++
+		if r.stop.Load() || (deadline != 0 && t1 >= deadline) {
+			return done + 1
+		}
+	}
+	return done
+}
+
+func (w *worker) write(fd int, n int64) (int64, syscall.Errno) {
+	var total int64
+	for total < n {
+		b := w.buf[:min(int64(len(w.buf)), n-total)]
+		m, e := writeFd(fd, b)
+		if e != 0 {
+			return total, e
+		}
+		total += int64(m)
+	}
+	return total, 0
+}
+
+func (w *worker) read(fd int, n int64) (int64, syscall.Errno) {
+	var total int64
+	for total < n {
+		b := w.buf[:min(int64(len(w.buf)), n-total)]
+		m, e := readFd(fd, b)
+		if e != 0 {
+			return total, e
+		}
+		if m == 0 {
+			break // the file is shorter than read_bytes
+		}
+		total += int64(m)
+	}
+	return total, 0
+}
+
+// fail counts an error of operation o by its errno name and keeps the first
+// message of this stage for the result.
+func (w *worker) fail(o *record.OpRecorder, e syscall.Errno, item int64, name string) {
+	o.RecordError(errnoName(e))
+	if w.err == "" {
+		w.err = fmt.Sprintf("%s: worker %d stopped after %d items: %s: %s",
+			w.r.pr.ops[w.r.op], w.id, w.items, name, errnoName(e))
+	}
+}
+
+// setName writes prefix, the decimal i and a NUL into buf.
+func setName(buf *[nameLen]byte, prefix []byte, i int64) {
+	n := copy(buf[:], prefix)
+	var tmp [20]byte
+	j := len(tmp)
+	for {
+		j--
+		tmp[j] = byte('0' + i%10)
+		i /= 10
+		if i == 0 {
+			break
+		}
+	}
+	n += copy(buf[n:], tmp[j:])
+	buf[n] = 0
+}
+
+func nameEnd(buf *[nameLen]byte) int {
+	for i, c := range buf {
+		if c == 0 {
+			return i
+		}
+	}
+	return nameLen
+}
+
+// permutation visits 0..n-1 once each in a scrambled order without a table:
+// an invertible mix of a counter over the next power of two, skipping values
+// at or above n (at most half of them).
+type permutation struct {
+	n, c, mask uint64
+	shift      uint
+	a, b, add  uint64
+}
+
+func newPermutation(n int64, seed uint64) permutation {
+	bitsN := uint(bits.Len64(uint64(max(n-1, 0))))
+	p := permutation{n: uint64(n), mask: 1<<bitsN - 1, shift: max(bitsN/2, 1)}
+	s := seed*0x9e3779b97f4a7c15 + 1
+	p.a = s | 1
+	p.b = (s>>17)*0xbf58476d1ce4e5b9 | 1
+	p.add = s >> 7
+	return p
+}
+
+func (p *permutation) next() int64 {
+	for {
+		x := p.c
+		p.c++
+		// Each step is a bijection on [0, mask]: multiply by an odd number,
+		// add, xor with a right shift.
+		x = (x*p.a + p.add) & p.mask
+		x ^= x >> p.shift
+		x = (x * p.b) & p.mask
+		x ^= x >> p.shift
+		if x < p.n {
+			return int64(x)
+		}
+	}
+}
