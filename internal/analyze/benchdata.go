@@ -1,0 +1,234 @@
+package analyze
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/storbench/storbench/internal/record"
+)
+
+// BenchData is what a benchdata file says about a run, recomputed from
+// every request: the same figures a live run records, so the same reports
+// render from either.
+type BenchData struct {
+	// Requests is the number of request lines read.
+	Requests uint64
+	// Ops are per-operation statistics; each window runs from the first
+	// request's start to the last one's end.
+	Ops []record.OpStats
+	// PerEndpoint holds the same per endpoint.
+	PerEndpoint map[string][]record.OpStats
+	// Series counts requests by the second (Unix) in which they ended.
+	Series []record.Second
+}
+
+// the columns analyze needs, by header name.
+var benchCols = []string{"op", "endpoint", "start_unix_ns", "ttfb_ns", "latency_ns", "bytes", "error"}
+
+type opAcc struct {
+	name       string
+	rec        *record.Recorder
+	start, end int64
+	sawRequest bool
+	perEP      map[string]*record.Recorder
+	epStart    map[string][2]int64 // endpoint -> window
+	epOrder    []string
+	secs       map[int64]*record.Second
+}
+
+// ReadBenchData streams a zstd-compressed benchdata TSV (as the s3 engine
+// writes it) and computes its statistics. Memory is bounded by the number of
+// operations, endpoints, error kinds and seconds, never by the number of
+// requests: each line is parsed in place and recorded into histograms.
+func ReadBenchData(r io.Reader) (*BenchData, error) {
+	zr, err := zstd.NewReader(r, zstd.WithDecoderLowmem(true), zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	return readTSV(zr)
+}
+
+func readTSV(r io.Reader) (*BenchData, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	if !sc.Scan() {
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("benchdata: %v", err)
+		}
+		return nil, errors.New("benchdata: empty file")
+	}
+	idx, ncol, err := headerIndex(sc.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	ops := map[string]*opAcc{}
+	var order []string
+	intern := map[string]string{}
+	str := func(b []byte) string {
+		if s, ok := intern[string(b)]; ok {
+			return s
+		}
+		s := string(b)
+		intern[s] = s
+		return s
+	}
+	out := &BenchData{}
+	fields := make([][]byte, ncol)
+	line := uint64(1)
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		if n := splitTabs(b, fields); n != ncol {
+			return nil, fmt.Errorf("benchdata line %d: %d fields, the header has %d", line, n, ncol)
+		}
+		var nums [4]int64
+		for k, col := range []int{idx[2], idx[3], idx[4], idx[5]} {
+			v, ok := atoi(fields[col])
+			if !ok {
+				return nil, fmt.Errorf("benchdata line %d: %q is not a number", line, fields[col])
+			}
+			nums[k] = v
+		}
+		start, ttfb, lat, nbytes := nums[0], nums[1], nums[2], nums[3]
+		opName := fields[idx[0]]
+		a := ops[string(opName)]
+		if a == nil {
+			name := str(opName)
+			a = &opAcc{name: name, rec: record.NewRecorder([]string{name}, true), perEP: map[string]*record.Recorder{},
+				epStart: map[string][2]int64{}, secs: map[int64]*record.Second{}}
+			ops[name] = a
+			order = append(order, name)
+		}
+		ep := str(fields[idx[1]])
+		er := a.perEP[ep]
+		if er == nil {
+			er = record.NewRecorder([]string{a.name}, true)
+			a.perEP[ep] = er
+			a.epOrder = append(a.epOrder, ep)
+			a.epStart[ep] = [2]int64{start, start + lat}
+		}
+		w := a.epStart[ep]
+		if start < w[0] || start+lat > w[1] {
+			a.epStart[ep] = [2]int64{min(w[0], start), max(w[1], start+lat)}
+		}
+		if !a.sawRequest || start < a.start {
+			a.start = start
+		}
+		if !a.sawRequest || start+lat > a.end {
+			a.end = start + lat
+		}
+		a.sawRequest = true
+		sec := (start + lat) / 1e9
+		s := a.secs[sec]
+		if s == nil {
+			s = &record.Second{StartNs: sec * 1e9, EndNs: (sec + 1) * 1e9, Op: a.name}
+			a.secs[sec] = s
+		}
+		if kind := fields[idx[6]]; len(kind) > 0 {
+			k := str(kind)
+			a.rec.Op(0).RecordError(k)
+			er.Op(0).RecordError(k)
+			s.Errors++
+		} else {
+			for _, rr := range [2]*record.Recorder{a.rec, er} {
+				o := rr.Op(0)
+				o.Record(lat, nbytes)
+				if ttfb > 0 {
+					o.RecordTTFB(ttfb)
+				}
+			}
+			s.Ops++
+			s.Bytes += uint64(max(nbytes, 0))
+		}
+		out.Requests++
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("benchdata line %d: %v", line+1, err)
+	}
+	out.PerEndpoint = map[string][]record.OpStats{}
+	for _, name := range order {
+		a := ops[name]
+		st := a.rec.Stats(0, name)
+		st.StartNs, st.EndNs = a.start, a.end
+		out.Ops = append(out.Ops, st)
+		for _, ep := range a.epOrder {
+			es := a.perEP[ep].Stats(0, name)
+			w := a.epStart[ep]
+			es.StartNs, es.EndNs = w[0], w[1]
+			out.PerEndpoint[ep] = append(out.PerEndpoint[ep], es)
+		}
+		for _, s := range a.secs {
+			out.Series = append(out.Series, *s)
+		}
+	}
+	sort.SliceStable(out.Series, func(i, j int) bool { return out.Series[i].StartNs < out.Series[j].StartNs })
+	return out, nil
+}
+
+func headerIndex(h []byte) ([]int, int, error) {
+	names := bytes.Split(h, []byte{'\t'})
+	idx := make([]int, len(benchCols))
+	for k, want := range benchCols {
+		idx[k] = -1
+		for i, n := range names {
+			if string(n) == want {
+				idx[k] = i
+			}
+		}
+		if idx[k] < 0 {
+			return nil, 0, fmt.Errorf("benchdata: header has no %q column (is this a storbench benchdata file?)", want)
+		}
+	}
+	return idx, len(names), nil
+}
+
+// splitTabs splits b at tabs into fields without allocating and returns the
+// number of fields (which may exceed len(fields); extra ones are dropped).
+func splitTabs(b []byte, fields [][]byte) int {
+	n := 0
+	for {
+		i := bytes.IndexByte(b, '\t')
+		if i < 0 {
+			if n < len(fields) {
+				fields[n] = b
+			}
+			return n + 1
+		}
+		if n < len(fields) {
+			fields[n] = b[:i]
+		}
+		n++
+		b = b[i+1:]
+	}
+}
+
+func atoi(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
