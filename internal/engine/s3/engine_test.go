@@ -19,6 +19,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/s3test"
 )
 
@@ -385,4 +386,10 @@ func readBenchData(t testing.TB, file string) (lines []string, ttfbSum int64) {
 		ttfbSum += v
 	}
 	return all[1:], ttfbSum
+}
+
+func TestEndpointsFileNameMatchesReport(t *testing.T) {
+	if EndpointsFile != report.S3EndpointsFile {
+		t.Fatalf("engine writes %q, report reads %q", EndpointsFile, report.S3EndpointsFile)
+	}
 }

@@ -1,0 +1,166 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/units"
+)
+
+// S3EndpointsFile is the raw file in which the s3 engine leaves per-endpoint
+// statistics (endpoint -> []record.OpStats) when it used several endpoints.
+// It equals s3.EndpointsFile; a test keeps them equal.
+const S3EndpointsFile = "s3-endpoints.json"
+
+// S3Text writes an s3 phase the way warp prints a benchmark: per operation
+// the average MiB/s and obj/s over the measured window, the fastest, median
+// and slowest 1-second segments, request time and time to first byte from
+// the merged histograms, per endpoint figures when there were several, and
+// errors by kind. Timestamps are printed in loc (nil: UTC).
+func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*engine.HostResult, loc *time.Location) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	if ps.Status != results.StatusCompleted && ps.Error != "" {
+		fmt.Fprintf(w, "%s: %s\n", ps.Status, ps.Error)
+	}
+	if len(ps.LostHosts) > 0 {
+		fmt.Fprintf(w, "lost hosts: %s\n", strings.Join(ps.LostHosts, ", "))
+	}
+	var series []record.Second
+	endpoints := map[string][]record.OpStats{}
+	meta := map[string]string{}
+	for _, h := range hosts {
+		if h == nil {
+			continue
+		}
+		series = append(series, h.Series...)
+		if b := h.Raw[S3EndpointsFile]; len(b) > 0 {
+			var per map[string][]record.OpStats
+			if json.Unmarshal(b, &per) == nil {
+				for ep, ops := range per {
+					endpoints[ep] = record.CombineAll(endpoints[ep], ops)
+				}
+			}
+		}
+		for k, v := range h.Meta {
+			meta[k] = v
+		}
+	}
+	var total uint64
+	for _, o := range ps.Ops {
+		total += o.Ops
+	}
+	for _, o := range ps.Ops {
+		fmt.Fprintln(w, "----------------------------------------")
+		head := fmt.Sprintf("Operation: %s (%d requests", o.Op, o.Ops)
+		if len(ps.Ops) > 1 && total > 0 {
+			head += fmt.Sprintf(", %.1f%% of operations", 100*float64(o.Ops)/float64(total))
+		}
+		head += ")."
+		if c := meta["concurrent"]; c != "" {
+			head += " Concurrency: " + c + "."
+		}
+		if len(ps.Hosts) > 1 {
+			head += fmt.Sprintf(" Clients: %d.", len(ps.Hosts))
+		}
+		fmt.Fprintln(w, head)
+		fmt.Fprintf(w, "* Average: %s (%s)\n", rates(o.BwBytesPerS, o.OpsPerS), seconds(o.DurationS))
+		if seg, ok := analyze.Segments(series, o.Op, time.Second); ok {
+			fmt.Fprintf(w, "\nThroughput, split into %d x 1s:\n", seg.N)
+			for _, s := range []struct {
+				name string
+				seg  analyze.Segment
+			}{{"Fastest", seg.Fastest}, {"50% Median", seg.Median}, {"Slowest", seg.Slowest}} {
+				fmt.Fprintf(w, " * %s: %s (starting %s)\n", s.name, rates(s.seg.BytesPerS(), s.seg.OpsPerS()),
+					time.Unix(0, s.seg.StartNs).In(loc).Format("15:04:05 MST"))
+			}
+		}
+		if o.Ops > 0 {
+			fmt.Fprintf(w, "\nRequests considered: %d:\n", o.Ops)
+			fmt.Fprintf(w, " * %s\n", latLine(results.LatencySummary{MeanNs: o.LatNsMean, StddevNs: o.LatNsStddev,
+				MinNs: o.LatNsMin, MaxNs: o.LatNsMax, P50Ns: o.LatNsP50, P90Ns: o.LatNsP90, P99Ns: o.LatNsP99, P999Ns: o.LatNsP999}))
+			if o.TTFB != nil {
+				fmt.Fprintf(w, " * First byte: %s\n", latLine(*o.TTFB))
+			}
+		}
+		if len(endpoints) > 1 {
+			fmt.Fprintln(w, "\nThroughput by endpoint:")
+			eps := make([]string, 0, len(endpoints))
+			for ep := range endpoints {
+				eps = append(eps, ep)
+			}
+			sort.Strings(eps)
+			for _, ep := range eps {
+				for _, eo := range endpoints[ep] {
+					if eo.Op != o.Op {
+						continue
+					}
+					s := results.Op(eo)
+					fmt.Fprintf(w, " * %s: %s, %d requests", ep, rates(s.BwBytesPerS, s.OpsPerS), s.Ops)
+					if s.Errors > 0 {
+						fmt.Fprintf(w, ", %d errors", s.Errors)
+					}
+					fmt.Fprintln(w)
+					if s.Ops > 0 {
+						fmt.Fprintf(w, "     - %s\n", latLine(results.Latency(eo.Lat)))
+					}
+				}
+			}
+		}
+		if o.Errors > 0 {
+			fmt.Fprintf(w, "\nErrors: %d (%s)\n", o.Errors, s3kinds(o.ErrorKinds))
+		}
+	}
+	if d := meta["dropped_starts"]; d != "" && d != "0" {
+		fmt.Fprintf(w, "\nOpen loop at %s requests/s: %s scheduled starts were dropped (the client could not keep up; latency counts from the scheduled start)\n", meta["rate_ops_per_s"], d)
+	}
+	if by := meta["stopped_by"]; by == "autoterm" {
+		fmt.Fprintln(w, "\nStopped by --autoterm: throughput was stable. Compare medians, not averages, across autoterminated runs.")
+	}
+}
+
+// rates prints "94.10 MiB/s, 9866.97 obj/s" (obj/s alone when no data moved).
+func rates(bytesPerS, opsPerS float64) string {
+	if bytesPerS <= 0 {
+		return fmt.Sprintf("%.2f obj/s", opsPerS)
+	}
+	return fmt.Sprintf("%.2f MiB/s, %.2f obj/s", bytesPerS/(1<<20), opsPerS)
+}
+
+func seconds(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
+}
+
+func latLine(l results.LatencySummary) string {
+	return fmt.Sprintf("Avg: %s, 50%%: %s, 90%%: %s, 99%%: %s, 99.9%%: %s, Fastest: %s, Slowest: %s, StdDev: %s",
+		units.Latency(l.MeanNs), s3lat(l.P50Ns), s3lat(l.P90Ns), s3lat(l.P99Ns), s3lat(l.P999Ns), s3lat(l.MinNs), s3lat(l.MaxNs), units.Latency(l.StddevNs))
+}
+
+func s3lat(ns int64) string { return units.Latency(float64(ns)) }
+
+func s3kinds(m map[string]uint64) string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		if m[ks[i]] != m[ks[j]] {
+			return m[ks[i]] > m[ks[j]]
+		}
+		return ks[i] < ks[j]
+	})
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		parts[i] = fmt.Sprintf("%s: %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
