@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/storbench/storbench/internal/hosts"
@@ -111,6 +112,8 @@ type Params struct {
 	Op string `json:"op"`
 	// Hosts are S3 endpoints (host:port), with comma lists and {1...N} ranges.
 	Hosts []string `json:"hosts,omitempty"`
+	// Host is the same as a string (what --host and suites' "host:" give).
+	Host string `json:"host,omitempty"`
 	// HostLimit caps how many endpoints a range may expand to (0: hosts.DefaultLimit).
 	HostLimit int `json:"host_limit,omitempty"`
 
@@ -182,6 +185,27 @@ type Params struct {
 	BenchData string `json:"benchdata,omitempty"`
 }
 
+var (
+	credMu                 sync.Mutex
+	credAccess, credSecret string
+)
+
+// SetLocalCredentials gives this process's s3 phases keys to use when a
+// phase carries none. The CLI sets them from --access-key/--secret-key, and
+// an agent from its own flags or environment, so keys never travel inside
+// a phase and never reach run.json or any result.
+func SetLocalCredentials(accessKey, secretKey string) {
+	credMu.Lock()
+	credAccess, credSecret = accessKey, secretKey
+	credMu.Unlock()
+}
+
+func localCredentials() (string, string) {
+	credMu.Lock()
+	defer credMu.Unlock()
+	return credAccess, credSecret
+}
+
 // config is Params resolved: defaults applied, env read, hosts expanded.
 type config struct {
 	Params
@@ -231,6 +255,9 @@ func resolve(p Params, getenv func(string) string) (*config, error) {
 	if !known {
 		return nil, fmt.Errorf("s3: unknown op %q (want one of %s)", p.Op, strings.Join(Ops, ", "))
 	}
+	if c.Host != "" {
+		c.Hosts = append(c.Hosts, c.Host)
+	}
 	if len(c.Hosts) == 0 {
 		if h := getenv(EnvHost); h != "" {
 			c.Hosts = []string{h}
@@ -249,6 +276,9 @@ func resolve(p Params, getenv func(string) string) (*config, error) {
 		}
 	}
 	c.endpoints = eps
+	if c.AccessKey == "" && c.SecretKey == "" {
+		c.AccessKey, c.SecretKey = localCredentials()
+	}
 	if c.AccessKey == "" {
 		c.AccessKey = getenv(EnvAccessKey)
 	}

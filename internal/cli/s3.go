@@ -1,0 +1,271 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/storbench/storbench/internal/engine"
+	s3e "github.com/storbench/storbench/internal/engine/s3"
+	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/results"
+)
+
+func init() { extraCommands = append(extraCommands, newS3Command) }
+
+// S3Options are the flags of `storbench s3 OP`, named as warp names them.
+type S3Options struct {
+	Host, AccessKey, SecretKey, Region, Bucket, Lookup string
+	TLS, Insecure                                      bool
+	Concurrent                                         int
+	ObjSize                                            string
+	ObjRandSize                                        bool
+	Objects                                            int
+	Range, NoPrefix, NoClear                           bool
+	HostSelect                                         string
+	HostLimit                                          int
+	MD5                                                bool
+	Checksum                                           string
+	Encrypt, SignPayload                               bool
+	BenchData                                          string
+	SyncStart                                          string
+	Duration                                           string
+	AutoTerm                                           bool
+	AutoTermPct                                        float64
+	AutoTermDur                                        string
+	Rate                                               float64
+	GetDistrib, StatDistrib, PutDistrib, DelDistrib    float64
+	Batch                                              int
+	Parts, PartConcurrency                             int
+	PartSize                                           string
+	Results                                            string
+	Keep                                               bool
+}
+
+// AddFlags registers the flags for op (mixed and versioned get the
+// distributions, multipart the part settings, delete the batch).
+func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
+	f.StringVar(&o.Host, "host", "", "S3 endpoints host:port; comma lists and {1...N} ranges anywhere in the name [$STORBENCH_HOST]")
+	f.StringVar(&o.AccessKey, "access-key", "", "access key [$STORBENCH_ACCESS_KEY]")
+	f.StringVar(&o.SecretKey, "secret-key", "", "secret key [$STORBENCH_SECRET_KEY]")
+	f.BoolVar(&o.TLS, "tls", false, "use HTTPS [$STORBENCH_TLS]")
+	f.BoolVar(&o.Insecure, "insecure", false, "do not verify the server's TLS certificate")
+	f.StringVar(&o.Region, "region", "", "region (default us-east-1) [$STORBENCH_REGION]")
+	f.StringVar(&o.Bucket, "bucket", "storbench", "bucket; created if missing, and removed afterwards only if storbench created it and it is empty")
+	f.StringVar(&o.Lookup, "lookup", "path", "bucket addressing: path or dns")
+	f.IntVar(&o.Concurrent, "concurrent", 20, "requests in flight")
+	f.StringVar(&o.ObjSize, "obj.size", "", "object size (e.g. 4KiB, 10MiB; default per benchmark, as warp)")
+	f.BoolVar(&o.ObjRandSize, "obj.randsize", false, "random sizes up to --obj.size, log2-distributed (as many objects per doubling of size)")
+	f.IntVar(&o.Objects, "objects", 0, "objects to prepare (default per benchmark)")
+	f.BoolVar(&o.NoPrefix, "noprefix", false, "one prefix for all workers instead of one each")
+	f.BoolVar(&o.NoClear, "noclear", false, "leave this run's objects in place afterwards (nothing else is ever deleted)")
+	f.StringVar(&o.HostSelect, "host-select", "weighed", "endpoint choice: weighed (fewest in flight, longest idle) or roundrobin")
+	f.IntVar(&o.HostLimit, "host-limit", 0, "most endpoints a --host range may expand to (default 1024)")
+	f.StringVar(&o.BenchData, "benchdata", "", "write every request to this zstd TSV file as the run goes")
+	f.StringVar(&o.SyncStart, "syncstart", "", "start at this local time, hh:mm (for runs started by hand on several clients)")
+	f.StringVar(&o.Duration, "duration", "5m", "how long to measure")
+	f.BoolVar(&o.AutoTerm, "autoterm", false, "stop early once throughput is stable (last 7 of 25 samples within --autoterm.pct for --autoterm.dur)")
+	f.Float64Var(&o.AutoTermPct, "autoterm.pct", 7.5, "stability threshold in percent")
+	f.StringVar(&o.AutoTermDur, "autoterm.dur", "10s", "how long throughput must be stable")
+	f.Float64Var(&o.Rate, "rate", 0, "open loop: start this many requests per second on a fixed schedule; latency counts from the scheduled start")
+	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
+	f.BoolVar(&o.Keep, "keep", false, "keep created objects (same as --noclear)")
+	switch op {
+	case "get", "mixed", "versioned":
+		f.BoolVar(&o.Range, "range", false, "GET a random byte range of each object")
+	}
+	switch op {
+	case "put", "get", "mixed", "versioned", "multipart", "delete", "list", "stat":
+		f.BoolVar(&o.MD5, "md5", false, "send Content-MD5 with uploads")
+		f.StringVar(&o.Checksum, "checksum", "", "S3 checksum on uploads: CRC32, CRC32C, CRC64NVME, SHA1, SHA256")
+		f.BoolVar(&o.Encrypt, "encrypt", false, "SSE-C with a random key (needs --tls)")
+		f.BoolVar(&o.SignPayload, "sign-payload", false, "sign request bodies on plain HTTP (streaming SigV4) instead of UNSIGNED-PAYLOAD")
+	}
+	switch op {
+	case "mixed", "versioned":
+		f.Float64Var(&o.GetDistrib, "get-distrib", 45, "relative weight of GET")
+		f.Float64Var(&o.StatDistrib, "stat-distrib", 30, "relative weight of STAT")
+		f.Float64Var(&o.PutDistrib, "put-distrib", 15, "relative weight of PUT")
+		f.Float64Var(&o.DelDistrib, "delete-distrib", 10, "relative weight of DELETE (at most --put-distrib)")
+	case "multipart":
+		f.IntVar(&o.Parts, "parts", 20, "parts per upload")
+		f.StringVar(&o.PartSize, "part.size", "5MiB", "part size")
+		f.IntVar(&o.PartConcurrency, "part.concurrent", 4, "parts in flight per upload")
+	case "delete":
+		f.IntVar(&o.Batch, "batch", 100, "objects per DELETE request")
+	}
+}
+
+var s3Short = map[string]string{
+	"get":       "Upload --objects objects, then GET random ones for --duration",
+	"put":       "PUT objects of --obj.size for --duration",
+	"delete":    "Upload --objects objects, then DELETE them in batches of --batch",
+	"list":      "Upload --objects objects under one prefix per worker, then LIST them",
+	"stat":      "Upload --objects objects, then HEAD random ones",
+	"mixed":     "GET, STAT, PUT and DELETE on a pool of objects, by --*-distrib weights",
+	"multipart": "Multipart uploads of --parts parts of --part.size, --part.concurrent at a time",
+	"versioned": "Like mixed, on object versions (the bucket must have versioning)",
+}
+
+func newS3Command(st *State) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "s3 get|put|delete|list|stat|mixed|multipart|versioned",
+		Short: "Native S3 benchmark (warp's benchmarks, on minio-go)",
+		Long: `Runs one of warp's S3 benchmarks: prepare objects, run for --duration (or
+until --autoterm), clean up. Objects live under storbench/<run id>/ in the
+bucket; only those are deleted, and the bucket only if storbench created it and
+it is empty. Prints average MiB/s and obj/s, the fastest, median and slowest
+second, and request and first-byte latency percentiles from merged histograms.`,
+		Example: `  storbench s3 get --host 10.0.0.{1...4}:9000 --obj.size 4KiB --concurrent 16 --duration 30s
+  STORBENCH_ACCESS_KEY=... STORBENCH_SECRET_KEY=... storbench s3 mixed --host s3:9000 --autoterm
+  storbench s3 put --host s3:9000 --obj.size 64KiB --rate 500 --benchdata put.tsv.zst`,
+	}
+	for _, op := range s3e.Ops {
+		var o S3Options
+		sub := &cobra.Command{
+			Use:   op,
+			Short: s3Short[op],
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				_, err := runS3(cmd.Context(), st, op, o, cmd.Flags())
+				return err
+			},
+		}
+		o.AddFlags(sub.Flags(), op)
+		cmd.AddCommand(sub)
+	}
+	return cmd
+}
+
+// runS3 runs `storbench s3 OP`. Keys go to the engine through
+// SetLocalCredentials, never into the phase, so run.json cannot hold them.
+func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.FlagSet) (*Result, error) {
+	getenv := st.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	if o.Host == "" {
+		o.Host = getenv(s3e.EnvHost)
+	}
+	if o.Host == "" {
+		return nil, usageErr("no S3 endpoint: give --host or set %s", s3e.EnvHost)
+	}
+	ak, sk := o.AccessKey, o.SecretKey
+	if ak == "" {
+		ak = getenv(s3e.EnvAccessKey)
+	}
+	if sk == "" {
+		sk = getenv(s3e.EnvSecretKey)
+	}
+	if ak == "" || sk == "" {
+		return nil, usageErr("no credentials: give --access-key and --secret-key or set %s and %s", s3e.EnvAccessKey, s3e.EnvSecretKey)
+	}
+	s3e.SetLocalCredentials(ak, sk)
+	defer s3e.SetLocalCredentials("", "")
+
+	p := map[string]any{
+		"op": op, "host": o.Host, "bucket": o.Bucket, "lookup": o.Lookup, "concurrent": o.Concurrent,
+		"host_select": o.HostSelect, "duration": o.Duration,
+	}
+	tlsOn := o.TLS
+	if !fs.Changed("tls") {
+		if v := getenv(s3e.EnvTLS); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, usageErr("%s=%q is not a boolean", s3e.EnvTLS, v)
+			}
+			tlsOn = b
+		}
+	}
+	p["tls"] = tlsOn
+	region := o.Region
+	if region == "" {
+		region = getenv(s3e.EnvRegion)
+	}
+	set := func(key string, v any, flag string) {
+		if fs.Lookup(flag) != nil && fs.Changed(flag) {
+			p[key] = v
+		}
+	}
+	if region != "" {
+		p["region"] = region
+	}
+	set("insecure", o.Insecure, "insecure")
+	set("obj_size", o.ObjSize, "obj.size")
+	set("obj_randsize", o.ObjRandSize, "obj.randsize")
+	set("objects", o.Objects, "objects")
+	set("range", o.Range, "range")
+	set("noprefix", o.NoPrefix, "noprefix")
+	set("noclear", o.NoClear, "noclear")
+	set("host_limit", o.HostLimit, "host-limit")
+	set("md5", o.MD5, "md5")
+	set("checksum", o.Checksum, "checksum")
+	set("encrypt", o.Encrypt, "encrypt")
+	set("sign_payload", o.SignPayload, "sign-payload")
+	set("benchdata", o.BenchData, "benchdata")
+	set("autoterm", o.AutoTerm, "autoterm")
+	set("autoterm_pct", o.AutoTermPct, "autoterm.pct")
+	set("autoterm_dur", o.AutoTermDur, "autoterm.dur")
+	set("rate", o.Rate, "rate")
+	set("get_distrib", o.GetDistrib, "get-distrib")
+	set("stat_distrib", o.StatDistrib, "stat-distrib")
+	set("put_distrib", o.PutDistrib, "put-distrib")
+	set("delete_distrib", o.DelDistrib, "delete-distrib")
+	set("batch", o.Batch, "batch")
+	set("parts", o.Parts, "parts")
+	set("part_size", o.PartSize, "part.size")
+	set("part_concurrency", o.PartConcurrency, "part.concurrent")
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	ph := engine.Phase{Name: "s3-" + op, Engine: "s3", Params: raw}
+	if err := engine.Validate(ph); err != nil {
+		return nil, asUsage(err)
+	}
+	if o.SyncStart != "" {
+		at, err := syncStart(o.SyncStart, st.Now())
+		if err != nil {
+			return nil, usageErr("--syncstart: %v", err)
+		}
+		fmt.Fprintf(st.Stdout, "waiting until %s to start\n", at.Format("15:04:05"))
+		if err := engine.WaitUntil(ctx, at); err != nil {
+			return nil, &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted while waiting for --syncstart")}
+		}
+	}
+	settings := map[string]any{}
+	for k, v := range p {
+		settings[k] = v
+	}
+	return runPlan(ctx, st, Plan{
+		Name: "s3-" + op, Phases: []engine.Phase{ph}, ResultsRoot: o.Results, Keep: o.Keep || o.NoClear,
+		Settings: settings,
+		PhaseText: func(st *State, ps *results.PhaseSummary, hosts []*engine.HostResult) {
+			report.S3Text(st.Stdout, ps, hosts, time.Local)
+		},
+	})
+}
+
+// syncStart reads hh:mm as the next such local time from now.
+func syncStart(s string, now time.Time) (time.Time, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) != 2 {
+		return time.Time{}, fmt.Errorf("%q: want hh:mm", s)
+	}
+	h, err1 := strconv.Atoi(parts[0])
+	m, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil || h < 0 || h > 23 || m < 0 || m > 59 {
+		return time.Time{}, fmt.Errorf("%q: want hh:mm in 24h local time", s)
+	}
+	at := time.Date(now.Year(), now.Month(), now.Day(), h, m, 0, 0, now.Location())
+	if !at.After(now) {
+		at = at.Add(24 * time.Hour)
+	}
+	return at, nil
+}
