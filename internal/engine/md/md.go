@@ -92,7 +92,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (eng
 		return nil, err
 	}
 	if !supported {
-		return nil, errors.New("md: the metadata engine runs on Linux (amd64, arm64) only")
+		return nil, errors.New("the metadata engine runs on Linux (amd64, arm64) only")
 	}
 	pr := &prepared{p: p, env: env, phase: ph.Name, ops: p.ops(), workers: p.workers(),
 		nodes: treeNodes(p.Depth, p.Branch, 1<<40)}
@@ -100,11 +100,11 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (eng
 	need := uint64(pr.nodes)*uint64(p.trees()) + uint64(pr.workers) + 64
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && need > lim.Cur {
-		return nil, fmt.Errorf("md: the trees need %d open directories, more than the open-file limit of %d (raise ulimit -n or use a smaller tree)", need, lim.Cur)
+		return nil, fmt.Errorf("the trees need %d open directories, more than the open-file limit of %d (raise ulimit -n or use a smaller tree)", need, lim.Cur)
 	}
 	ws, err := engine.NewWorkspace(p.Dir, env.RunID, env.Host, ph.Name)
 	if err != nil {
-		return nil, fmt.Errorf("md: %w", err)
+		return nil, err
 	}
 	pr.ws = ws
 	return pr, nil

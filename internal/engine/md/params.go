@@ -211,40 +211,40 @@ func (p Params) trees() int {
 func (p Params) check() error {
 	switch {
 	case p.Dir == "":
-		return errors.New("md: no target directory given (use -d DIR)")
+		return errors.New("no target directory given (use -d DIR)")
 	case p.Items < 1:
-		return fmt.Errorf("md: items (-n) must be at least 1, got %d", p.Items)
+		return fmt.Errorf("items (-n) must be at least 1, got %d", p.Items)
 	case p.Items > MaxItems:
-		return fmt.Errorf("md: items (-n) %d is more than the limit of %d per worker", p.Items, MaxItems)
+		return fmt.Errorf("items (-n) %d is more than the limit of %d per worker", p.Items, MaxItems)
 	case p.Iterations < 1 || p.Iterations > MaxIterations:
-		return fmt.Errorf("md: iterations (-i) must be 1 to %d, got %d", MaxIterations, p.Iterations)
+		return fmt.Errorf("iterations (-i) must be 1 to %d, got %d", MaxIterations, p.Iterations)
 	case p.Workers < 0 || p.Workers > MaxWorkers:
-		return fmt.Errorf("md: workers (-t) must be 1 to %d (0 for one per CPU), got %d", MaxWorkers, p.Workers)
+		return fmt.Errorf("workers (-t) must be 1 to %d (0 for one per CPU), got %d", MaxWorkers, p.Workers)
 	case p.Depth < 0 || p.Depth > MaxDepth:
-		return fmt.Errorf("md: depth (-z) must be 0 to %d, got %d", MaxDepth, p.Depth)
+		return fmt.Errorf("depth (-z) must be 0 to %d, got %d", MaxDepth, p.Depth)
 	case p.Branch < 1:
-		return fmt.Errorf("md: branch (-b) must be at least 1, got %d", p.Branch)
+		return fmt.Errorf("branch (-b) must be at least 1, got %d", p.Branch)
 	case p.FilesOnly && p.DirsOnly:
-		return errors.New("md: files-only (-F) and dirs-only (-D) exclude each other")
+		return errors.New("files-only (-F) and dirs-only (-D) exclude each other")
 	case p.Stonewall < 0:
-		return fmt.Errorf("md: stonewall (-W) must not be negative, got %v", time.Duration(p.Stonewall))
+		return fmt.Errorf("stonewall (-W) must not be negative, got %v", time.Duration(p.Stonewall))
 	case p.WriteBytes < 0 || p.WriteBytes > MaxIOBytes:
-		return fmt.Errorf("md: write-bytes must be 0 to %d, got %d", int64(MaxIOBytes), p.WriteBytes)
+		return fmt.Errorf("write-bytes must be 0 to %d, got %d", int64(MaxIOBytes), p.WriteBytes)
 	case p.ReadBytes < 0 || p.ReadBytes > MaxIOBytes:
-		return fmt.Errorf("md: read-bytes must be 0 to %d, got %d", int64(MaxIOBytes), p.ReadBytes)
+		return fmt.Errorf("read-bytes must be 0 to %d, got %d", int64(MaxIOBytes), p.ReadBytes)
 	case p.DirsOnly && (p.WriteBytes > 0 || p.ReadBytes > 0 || p.Rename):
-		return errors.New("md: write-bytes, read-bytes and rename act on files; they make no sense with dirs-only (-D)")
+		return errors.New("write-bytes, read-bytes and rename act on files; they make no sense with dirs-only (-D)")
 	}
 	nodes := treeNodes(p.Depth, p.Branch, MaxTreeDirs)
 	total := nodes * int64(p.trees())
 	if !p.Force && (nodes > MaxTreeDirs || total > MaxTreeDirs) {
-		return fmt.Errorf("md: depth %d and branch %d make %s tree directories per iteration, more than the limit of %d; use --force if you mean it",
-			p.Depth, p.Branch, atLeast(nodes, MaxTreeDirs), MaxTreeDirs)
+		return fmt.Errorf("depth %d and branch %d make %s tree directories per iteration, over the limit of %d; use --force if you mean it",
+			p.Depth, p.Branch, atLeast(total, MaxTreeDirs), MaxTreeDirs)
 	}
 	if p.Force {
 		// Each tree directory is held open while items are worked on.
 		if nodes := treeNodes(p.Depth, p.Branch, 1<<40); nodes*int64(p.trees()) > 1<<26 {
-			return fmt.Errorf("md: depth %d and branch %d make too many tree directories to hold open even with --force", p.Depth, p.Branch)
+			return fmt.Errorf("depth %d and branch %d make too many tree directories to hold open even with --force", p.Depth, p.Branch)
 		}
 	}
 	return nil
@@ -252,7 +252,7 @@ func (p Params) check() error {
 
 func atLeast(n, limit int64) string {
 	if n > limit {
-		return fmt.Sprintf("more than %d", limit)
+		return "more than " + strconv.FormatInt(limit, 10)
 	}
 	return strconv.FormatInt(n, 10)
 }

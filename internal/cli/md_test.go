@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMdCommand runs `storbench md` end to end: the mdtest table on stdout,
+// summary.json with per-iteration rates for every operation, and an empty
+// target afterwards.
+func TestMdCommand(t *testing.T) {
+	st, out := testState()
+	dir, resDir := t.TempDir(), t.TempDir()
+	err := Execute(context.Background(), st, []string{"md", "-d", dir, "-n", "50", "-i", "2", "-t", "2", "-u",
+		"-z", "1", "-b", "2", "--write-bytes", "1k", "--read-bytes", "1k", "--rename", "--results", resDir})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"Max", "Min", "Mean", "Std Dev", "p99.9", "file-create", "tree-remove", "completed"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	folders, _ := filepath.Glob(filepath.Join(resDir, "*_md", "summary.json"))
+	if len(folders) != 1 {
+		t.Fatalf("summary.json: %v", folders)
+	}
+	b, _ := os.ReadFile(folders[0])
+	for _, want := range []string{`"engine": "md"`, `"op": "file-rename"`, `"per_iteration_ops_per_s"`, `"stddev_ops_per_s"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("summary.json lacks %s", want)
+		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("target not empty afterwards: %v", left)
+	}
+}
+
+// TestMdBadInput refuses bad flags with one line and the usage exit code,
+// before creating anything.
+func TestMdBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-d", filepath.Join(dir, "missing")}, "does not exist"},
+		{[]string{"-d", dir, "-n", "0"}, "items (-n) must be at least 1"},
+		{[]string{"-d", dir, "-n", "-3"}, "items (-n) must be at least 1"},
+		{[]string{"-d", dir, "-z", "8", "-b", "10"}, "--force"},
+		{[]string{"-d", dir, "-F", "-D"}, "exclude each other"},
+		{[]string{"-d", dir, "--write-bytes", "lots"}, "--write-bytes"},
+		{[]string{"-d", dir, "-W", "soon"}, "--stonewall"},
+	} {
+		st, out := testState()
+		err := Execute(context.Background(), st, append([]string{"md", "--results", t.TempDir()}, tc.args...))
+		var ee *ExitError
+		if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err %v, want usage error mentioning %q\n%s", tc.args, err, tc.want, out)
+		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("bad input created %v", left)
+	}
+}
