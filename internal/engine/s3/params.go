@@ -210,7 +210,7 @@ func localCredentials() (string, string) {
 type config struct {
 	Params
 	// ObjSize is the resolved object size (Params.ObjSize or the default).
-	ObjSize Size
+	ObjSize   Size
 	endpoints []string
 	tls       bool
 	duration  time.Duration
