@@ -165,10 +165,24 @@ func (r *run) result() *engine.HostResult {
 			lists[i] = []record.OpStats{w.rec.Stats(j, k.String())}
 		}
 		o := record.CombineAll(lists...)[0]
+		var cpu int64
+		for _, w := range r.workers {
+			cpu += w.cpu[j]
+		}
+		if o.Ops > 0 && cpu > 0 {
+			res.Meta["cpu_ns_per_op_"+k.String()] = strconv.FormatInt(cpu/int64(o.Ops), 10)
+		}
 		o.Iterations = its
 		o.StartNs, o.EndNs = its[0].StartNs, its[len(its)-1].EndNs
 		res.Ops = append(res.Ops, o)
 	}
+	raw := 0
+	for _, w := range r.workers {
+		if w.raw {
+			raw++
+		}
+	}
+	res.Meta["raw_syscall_workers"] = strconv.Itoa(raw)
 	if len(r.errs) > 0 {
 		res.Err = joinErrs(r.errs)
 	}

@@ -24,6 +24,6 @@ func TestPerf(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("create %.0f stat %.0f remove %.0f", rate(op(t, res, "file-create").Iterations[0]), rate(op(t, res, "file-stat").Iterations[0]), rate(op(t, res, "file-remove").Iterations[0]))
+		t.Logf("create %.0f stat %.0f remove %.0f; cpu ns/op create %s stat %s remove %s", rate(op(t, res, "file-create").Iterations[0]), rate(op(t, res, "file-stat").Iterations[0]), rate(op(t, res, "file-remove").Iterations[0]), res.Meta["cpu_ns_per_op_file-create"], res.Meta["cpu_ns_per_op_file-stat"], res.Meta["cpu_ns_per_op_file-remove"])
 	}
 }

@@ -227,7 +227,7 @@ func (r *run) begin(iter, op int) {
 		r.deadline = mono() + int64(r.pr.p.Stonewall)
 	}
 	for _, w := range r.workers {
-		w.items, w.endM, w.err = 0, 0, ""
+		w.items, w.endM, w.err, w.slow = 0, 0, "", 0
 	}
 	r.startM = mono()
 }

@@ -101,3 +101,14 @@ func syncFS(fd int) syscall.Errno {
 	_, _, e := syscall.Syscall(sysSyncfs, uintptr(fd), 0, 0)
 	return e
 }
+
+// threadCPU returns the CPU time (ns) the calling thread has used; a worker is
+// locked to its thread, so this is the worker's own.
+func threadCPU() int64 {
+	var ts syscall.Timespec
+	const clockThreadCPUTimeID = 3
+	if _, _, e := syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTimeID, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		return 0
+	}
+	return ts.Nano()
+}

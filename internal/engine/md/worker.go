@@ -9,10 +9,20 @@ import (
 	"github.com/storbench/storbench/internal/record"
 )
 
-// slowCall is the latency (ns) of a metadata call above which a worker stops
-// using raw system calls: a file system this slow gains nothing from them,
-// and a raw call that blocks holds a P the other workers may need.
+// slowCall is the latency (ns) above which a metadata call counts as slow. A
+// worker whose calls are often slow stops using raw system calls: such a file
+// system gains nothing from them, and a raw call that blocks holds a P. A few
+// slow calls are the scheduler's doing (a busy CPU), not the file system's.
 const slowCall = 1_000_000
+
+// slowCall counts a slow call and leaves raw mode when more than 1% of this
+// stage's calls (and at least 16) were slow.
+func (w *worker) slowCall() {
+	w.slow++
+	if w.slow >= 16 && w.slow*100 > w.items {
+		w.raw = false
+	}
+}
 
 // nameLen holds the longest item name: "r.1023." plus 10 digits and a NUL.
 const nameLen = 48
@@ -26,8 +36,9 @@ type worker struct {
 	recIdx [numOps]int // recorder index of each operation, -1 if not run
 	seed   uint64
 	// raw makes metadata calls skip the scheduler (see sys_linux.go); it is
-	// turned off for good after one call as slow as slowCall.
-	raw bool
+	// turned off for good when calls are often slow (see slowCall).
+	raw  bool
+	slow int64 // slow calls in this stage
 
 	tree            int    // index into run.treeFds
 	root            string // tree root below the iteration directory
@@ -47,6 +58,10 @@ type worker struct {
 	items int64
 	endM  int64
 	err   string
+
+	// cpu is this worker's thread CPU time (ns) in each operation, all
+	// iterations together: the client's cost per operation.
+	cpu [numOps]int64
 }
 
 // main runs every stage of every iteration. The goroutine keeps its OS thread
@@ -62,8 +77,10 @@ func (w *worker) main(gate <-chan struct{}) {
 			if r.aborted {
 				return
 			}
+			c0 := threadCPU()
 			w.stage(r.pr.ops[op])
 			w.endM = mono()
+			w.cpu[op] += threadCPU() - c0
 			r.bar.wait(r.end)
 			if r.aborted {
 				return
@@ -125,7 +142,7 @@ func (w *worker) treeOp(k opKind) {
 		}
 		t1 := mono()
 		if t1-t0 > slowCall {
-			w.raw = false
+			w.slowCall()
 		}
 		if e != 0 {
 			w.fail(o, e, i, string(path[:len(path)-1]))
@@ -199,7 +216,7 @@ func (w *worker) items_(k opKind, count int64, random bool) int64 {
 			e = renameat(w.raw, fd, p, fd, &w.name2[0])
 		case opFileCreate:
 			var f int
-			f, e = openat(w.raw, fd, p, syscall.O_CREAT|syscall.O_EXCL|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o644)
+			f, e = openat(w.raw, fd, p, syscall.O_CREAT|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o644)
 			if e == 0 {
 				if wb > 0 {
 					moved, e = w.write(f, wb)
@@ -226,7 +243,7 @@ func (w *worker) items_(k opKind, count int64, random bool) int64 {
 		}
 		t1 := mono()
 		if t1-t0 > slowCall {
-			w.raw = false
+			w.slowCall()
 		}
 		if e != 0 {
 			w.fail(o, e, i, string(w.name[:nameEnd(&w.name)]))

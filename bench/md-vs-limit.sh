@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# storbench md against the physical limit: mdloop.c, a C loop of
+# openat(O_CREAT)+close, fstatat and unlinkat relative to a directory fd, with
+# T threads each in its own directory, timed per phase to the slowest thread.
+# Both run alternately ROUNDS times with the same shape (2 workers x 20,000
+# files, a directory each) on tmpfs and on the local disk. Prints each round's
+# create, stat and remove rates, storbench's ratio to the loop, and the
+# median ratio per file system. Issue 3's goal: each ratio >= 0.9 on tmpfs.
+#
+# usage: bench/md-vs-limit.sh [STORBENCH_BIN]
+#   env: ROUNDS (3), WORKERS (2), ITEMS (20000),
+#        TMPFS_DIR (/dev/shm), DISK_DIR (a directory in the repo),
+#        MDLOOP_SRC (../shared/limits/mdloop.c beside the repo),
+#        FS ("tmpfs disk": which file systems to run),
+#        STRICT=1 to exit 1 when a tmpfs median ratio is below 0.9
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+rounds=${ROUNDS:-3}
+workers=${WORKERS:-2}
+items=${ITEMS:-20000}
+src=${MDLOOP_SRC:-$here/../shared/limits/mdloop.c}
+work=$(mktemp -d)
+tmpfs_dir=$(mktemp -d "${TMPFS_DIR:-/dev/shm}/storbench-md-bench.XXXXXX")
+disk_dir=$(mktemp -d "${DISK_DIR:-$here}/.storbench-md-bench.XXXXXX")
+trap 'rm -rf "$work" "$tmpfs_dir" "$disk_dir"' EXIT
+
+gcc -O2 -pthread -o "$work/mdloop" "$src"
+bin=${1:-}
+if [ -z "$bin" ]; then
+  bin=$work/storbench
+  (cd "$here" && go build -o "$bin" ./cmd/storbench)
+fi
+
+rates_sb() {
+  python3 - "$1" <<'PY'
+import json, sys
+ops = {o["op"]: o["ops_per_s"] for o in json.load(open(sys.argv[1]))["phases"][0]["ops"]}
+print(round(ops["file-create"]), round(ops["file-stat"]), round(ops["file-remove"]))
+PY
+}
+
+rows=$work/rows.txt
+printf '%-6s %-5s %-10s %10s %10s %10s\n' fs round who create stat remove
+for fs in ${FS:-tmpfs disk}; do
+  dir=$tmpfs_dir
+  [ "$fs" = disk ] && dir=$disk_dir
+  for r in $(seq "$rounds"); do
+    mkdir -p "$dir/loop"
+    read -r _ c _ s _ d < <("$work/mdloop" "$dir/loop" "$workers" "$items")
+    rm -rf "$dir/loop"
+    "$bin" md -d "$dir" -t "$workers" -n "$items" -u -F --results "$work/res" >"$work/sb.out" 2>&1 ||
+      { cat "$work/sb.out"; exit 1; }
+    read -r sc ss sd < <(rates_sb "$(ls -d "$work"/res/*/ | tail -1)summary.json")
+    printf '%-6s %-5s %-10s %10d %10d %10d\n' "$fs" "$r" mdloop "$c" "$s" "$d"
+    printf '%-6s %-5s %-10s %10d %10d %10d\n' "$fs" "$r" storbench "$sc" "$ss" "$sd"
+    python3 -c 'import sys; a=list(map(float,sys.argv[3:6])); b=list(map(float,sys.argv[6:9])); print("%-6s %-5s %-10s %10.3f %10.3f %10.3f" % (sys.argv[1], sys.argv[2], "ratio", *(y/x for x, y in zip(a, b))))' \
+      "$fs" "$r" "$c" "$s" "$d" "$sc" "$ss" "$sd" | tee -a "$rows"
+  done
+done
+
+python3 - "$rows" "${STRICT:-0}" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+short = False
+print()
+for fs in ("tmpfs", "disk"):
+    rs = [r for r in rows if r[0] == fs]
+    if not rs:
+        continue
+    med = [statistics.median(float(r[i]) for r in rs) for i in (3, 4, 5)]
+    print("%s median ratio storbench/mdloop: create %.3f, stat %.3f, remove %.3f" % (fs, *med))
+    if fs == "tmpfs" and min(med) < 0.9:
+        short = True
+print("goal (tmpfs, each >= 0.9):", "met" if not short else "NOT met")
+sys.exit(1 if short and sys.argv[2] == "1" else 0)
+PY
