@@ -142,6 +142,8 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		}
 		ps := results.BuildPhase(ph.Name, ph.Engine, out.Results)
 		ps.LostHosts = out.Lost
+		ps.Timing = &results.Timing{PrepareS: out.Prepare.Seconds(), RunS: out.End.Sub(out.Start).Seconds(), CleanupS: out.Cleanup.Seconds()}
+		st.logf(1, "    stages: prepare %.2fs, run %.2fs, cleanup %.2fs", ps.Timing.PrepareS, ps.Timing.RunS, ps.Timing.CleanupS)
 		for _, h := range out.Results {
 			if r := h.Meta["report"]; r != "" {
 				ps.Report = r

@@ -39,8 +39,10 @@ type Outcome struct {
 	Lost []string
 	// Errors holds each failing host's error, by host.
 	Errors map[string]error
-	// Start and End bound the phase as the controller saw it.
+	// Start and End bound the run stage as the controller saw it.
 	Start, End time.Time
+	// Prepare and Cleanup are how long those stages took on the slowest host.
+	Prepare, Cleanup time.Duration
 }
 
 // RunPhase runs one phase on every agent. It returns an error when the phase
@@ -53,14 +55,16 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 		return nil, errors.New("no agents")
 	}
 
+	prepStart := time.Now()
 	prepErrs := make([]error, n)
 	c.each(func(i int, a Agent) { prepErrs[i] = a.Prepare(ctx, req) })
+	prepared := time.Now()
 	if err := firstErr(c.Agents, prepErrs); err != nil {
 		c.cleanup(prepErrs)
 		return nil, err
 	}
 
-	out := &Outcome{Errors: map[string]error{}, Start: time.Now().Add(c.Lead)}
+	out := &Outcome{Errors: map[string]error{}, Start: prepared.Add(c.Lead), Prepare: prepared.Sub(prepStart)}
 	var mu sync.Mutex
 	latest := make([]engine.Snapshot, n)
 	for i, a := range c.Agents {
@@ -115,7 +119,9 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 			out.Errors[a.Name()] = runErrs[i]
 		}
 	}
+	cleanStart := time.Now()
 	c.cleanup(make([]error, n))
+	out.Cleanup = time.Since(cleanStart)
 	if ctx.Err() != nil {
 		return out, ctx.Err()
 	}

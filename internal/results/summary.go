@@ -39,9 +39,19 @@ type PhaseSummary struct {
 	Hosts []string `json:"hosts"`
 	// LostHosts are hosts that stopped answering during the phase.
 	LostHosts []string `json:"lost_hosts,omitempty"`
+	// Timing is how long each stage of the phase took, as the controller saw
+	// it: what storbench adds around the engine's own run.
+	Timing *Timing `json:"timing,omitempty"`
 	// Ops are the cluster totals: counts and bytes added, histograms merged.
 	Ops     []OpSummary `json:"ops"`
 	PerHost []HostOps   `json:"per_host"`
+}
+
+// Timing is a phase's stages in seconds.
+type Timing struct {
+	PrepareS float64 `json:"prepare_s"`
+	RunS     float64 `json:"run_s"`
+	CleanupS float64 `json:"cleanup_s"`
 }
 
 // HostOps is one host's figures for a phase.

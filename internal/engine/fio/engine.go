@@ -216,6 +216,7 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		}
 	})
 	waitErr := cmd.Wait()
+	res.Meta["fio_wall_s"] = fmt.Sprintf("%.3f", time.Since(start).Seconds())
 	close(stopped)
 	if splitErr != nil && waitErr == nil {
 		waitErr = splitErr
