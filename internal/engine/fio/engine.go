@@ -117,6 +117,8 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	if err != nil {
 		return nil, err
 	}
+	// Options may add settings: check the file as fio will run it.
+	jf.Apply(ps.Overrides, "/")
 	if err := jf.CheckSafe(ps.Job.Name, env.AllowExec); err != nil {
 		return nil, err
 	}
@@ -330,5 +332,6 @@ func CheckPhase(p engine.Phase, allowExec bool) error {
 	if err != nil {
 		return err
 	}
+	jf.Apply(ps.Overrides, "/")
 	return jf.CheckSafe(ps.Job.Name, allowExec)
 }

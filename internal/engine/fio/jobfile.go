@@ -3,6 +3,7 @@ package fio
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -170,6 +171,18 @@ type Overrides struct {
 	// single-job section (the latency jobs) keeps numjobs=1, since one job at
 	// a time is what it measures.
 	Numjobs int `json:"numjobs,omitempty"`
+	// Options set fio options (bs, rw, iodepth, ...) in every section that
+	// does I/O, replacing the option and its aliases; the create_only
+	// sections keep theirs.
+	Options map[string]string `json:"options,omitempty"`
+}
+
+// aliases lists fio option names that mean the same thing.
+var aliases = map[string][]string{
+	"bs": {"bs", "blocksize"}, "blocksize": {"bs", "blocksize"},
+	"rw": {"rw", "readwrite"}, "readwrite": {"rw", "readwrite"},
+	"size": {"size", "filesize"}, "filesize": {"size", "filesize"},
+	"iodepth": {"iodepth"}, "ioengine": {"ioengine"},
 }
 
 // Apply rewrites the job file for one run: overrides, and the directory every
@@ -193,6 +206,40 @@ func (jf *JobFile) Apply(o Overrides, dir string) {
 		if o.Numjobs > 0 {
 			if v, ok := s.Get("numjobs"); ok && v != "1" {
 				s.Set("numjobs", strconv.Itoa(o.Numjobs))
+			}
+		}
+	}
+	if len(o.Options) > 0 {
+		keys := make([]string, 0, len(o.Options))
+		for k := range o.Options {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, s := range jf.Sections {
+			if v, _ := jf.Lookup(s, "create_only"); v == "1" && s != g {
+				continue
+			}
+			for _, k := range keys {
+				names := aliases[k]
+				if names == nil {
+					names = []string{k}
+				}
+				if s != g {
+					had := false
+					for _, n := range names {
+						if _, ok := s.Get(n); ok {
+							had = true
+						}
+						s.Delete(n)
+					}
+					if !had {
+						continue
+					}
+				}
+				for _, n := range names {
+					g.Delete(n)
+				}
+				s.Set(k, o.Options[k])
 			}
 		}
 	}

@@ -118,3 +118,24 @@ func TestBuiltinWorkloads(t *testing.T) {
 		t.Error("unknown workload accepted")
 	}
 }
+
+func TestOptionsReplaceAliases(t *testing.T) {
+	jf, err := ParseJobFile("seed", seedJob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jf.Apply(Overrides{Options: map[string]string{"bs": "256k", "rw": "read", "exec_prerun": "x"}}, "/d")
+	create, iops := jf.Sections[1], jf.Sections[2]
+	if v, _ := create.Get("blocksize"); v != "1Mi" {
+		t.Errorf("create_only section lost its blocksize: %q", v)
+	}
+	if v, _ := iops.Get("bs"); v != "256k" {
+		t.Errorf("bs not replaced: %q", v)
+	}
+	if v, _ := iops.Get("rw"); v != "read" {
+		t.Errorf("rw not replaced: %q", v)
+	}
+	if err := jf.CheckSafe("seed", false); err == nil {
+		t.Error("an exec option added through options passed the safety check")
+	}
+}
