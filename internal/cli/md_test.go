@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -65,5 +66,40 @@ func TestMdBadInput(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("bad input created %v", left)
+	}
+}
+
+// TestMdDiskFull runs out of inodes mid-phase: the table still shows what
+// finished, summary.json counts ENOSPC, the run exits as failed, and the
+// target is left empty.
+func TestMdDiskFull(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a small tmpfs (CI runs as root)")
+	}
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=1m,nr_inodes=200"); err != nil {
+		t.Skipf("cannot mount tmpfs: %v", err)
+	}
+	defer syscall.Unmount(dir, syscall.MNT_DETACH)
+	st, out := testState()
+	resDir := t.TempDir()
+	err := Execute(context.Background(), st, []string{"md", "-d", dir, "-n", "500", "-t", "2", "-u", "--results", resDir})
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitFailed || !strings.Contains(err.Error(), "ENOSPC") {
+		t.Fatalf("err %v, want a failed run naming ENOSPC\n%s", err, out)
+	}
+	if !strings.Contains(out.String(), "dir-create") || !strings.Contains(out.String(), "tree-remove") {
+		t.Errorf("output lacks the operations that finished:\n%s", out)
+	}
+	sums, _ := filepath.Glob(filepath.Join(resDir, "*_md", "summary.json"))
+	if len(sums) != 1 {
+		t.Fatalf("summary.json: %v", sums)
+	}
+	b, _ := os.ReadFile(sums[0])
+	if !strings.Contains(string(b), `"ENOSPC"`) || !strings.Contains(string(b), `"status": "failed"`) {
+		t.Errorf("summary.json lacks the ENOSPC count or failed status:\n%.2000s", b)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("target not empty afterwards: %v", left)
 	}
 }

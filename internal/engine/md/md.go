@@ -121,9 +121,10 @@ func (pr *prepared) Cleanup(ctx context.Context) error {
 
 // Run waits for startAt, runs every iteration and returns what was measured.
 // An operation that fails (a full file system, say) ends early on the worker
-// that hit it, later operations work on what exists, and the result carries
-// the error counts and Err. Cancelling ctx stops the workers between
-// operations; Run then returns what was measured with ctx's error.
+// that hit it, later operations work on what exists, and Run returns the
+// result, with the error counts and Err, and an error. Cancelling ctx stops
+// the workers between operations; Run then returns what was measured with
+// ctx's error.
 func (pr *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
 	r, err := newRun(pr)
 	if err != nil {
@@ -134,9 +135,14 @@ func (pr *prepared) Run(ctx context.Context, startAt time.Time, live engine.Live
 	res := r.result()
 	if err := ctx.Err(); err != nil && r.aborted {
 		if res.Err == "" {
-			res.Err = "interrupted: " + err.Error()
+			res.Err = "interrupted"
 		}
 		return res, err
+	}
+	if res.Err != "" {
+		// As the fio engine does: the phase failed, and what it measured is
+		// in res.
+		return res, errors.New(res.Err)
 	}
 	return res, nil
 }

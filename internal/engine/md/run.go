@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -241,16 +242,23 @@ func (r *run) end() {
 	k := r.pr.ops[r.op]
 	endM := int64(0)
 	var items uint64
+	failed, kind := 0, ""
 	for _, w := range r.workers {
 		endM = max(endM, w.endM)
 		items += uint64(w.items)
 		if w.err != "" {
-			r.errs = append(r.errs, w.err)
+			failed++
+			if kind == "" {
+				kind = w.err
+			}
 		}
+	}
+	if failed > 0 {
+		r.addErr(k, fmt.Sprintf("%s: %s; %d of %d workers stopped early, %d items done", k, kind, failed, len(r.workers), items))
 	}
 	if r.pr.p.Sync {
 		if e := syncFS(r.iterFd); e != 0 {
-			r.errs = append(r.errs, fmt.Sprintf("%s: syncfs: %s", k, errnoName(e)))
+			r.addErr(k, fmt.Sprintf("%s: syncfs: %s", k, errnoName(e)))
 		}
 		endM = mono()
 	}
@@ -264,6 +272,17 @@ func (r *run) end() {
 	if r.stop.Load() {
 		r.aborted = true
 	}
+}
+
+// addErr keeps the first error message of each operation; later iterations
+// usually repeat it.
+func (r *run) addErr(k opKind, msg string) {
+	for _, e := range r.errs {
+		if strings.HasPrefix(e, k.String()+":") {
+			return
+		}
+	}
+	r.errs = append(r.errs, msg)
 }
 
 // openIteration creates and opens the iteration's directory, "it<N>".

@@ -1,7 +1,6 @@
 package md
 
 import (
-	"fmt"
 	"math/bits"
 	"runtime"
 	"syscall"
@@ -54,7 +53,7 @@ type worker struct {
 	dirs, files, renamed int64
 
 	// Per stage, read by the barrier action: items done, when this worker
-	// finished (mono), and its first error.
+	// finished (mono), and the kind of its first error ("ENOSPC").
 	items int64
 	endM  int64
 	err   string
@@ -145,7 +144,7 @@ func (w *worker) treeOp(k opKind) {
 			w.slowCall()
 		}
 		if e != 0 {
-			w.fail(o, e, i, string(path[:len(path)-1]))
+			w.fail(o, e)
 			return
 		}
 		o.Record(t1-t0, 0)
@@ -246,7 +245,7 @@ func (w *worker) items_(k opKind, count int64, random bool) int64 {
 			w.slowCall()
 		}
 		if e != 0 {
-			w.fail(o, e, i, string(w.name[:nameEnd(&w.name)]))
+			w.fail(o, e)
 			return done
 		}
 		o.Record(t1-t0, moved)
@@ -288,12 +287,11 @@ func (w *worker) read(fd int, n int64) (int64, syscall.Errno) {
 }
 
 // fail counts an error of operation o by its errno name and keeps the first
-// message of this stage for the result.
-func (w *worker) fail(o *record.OpRecorder, e syscall.Errno, item int64, name string) {
+// kind of this stage for the result's message.
+func (w *worker) fail(o *record.OpRecorder, e syscall.Errno) {
 	o.RecordError(errnoName(e))
 	if w.err == "" {
-		w.err = fmt.Sprintf("%s: worker %d stopped after %d items: %s: %s",
-			w.r.pr.ops[w.r.op], w.id, w.items, name, errnoName(e))
+		w.err = errnoName(e)
 	}
 }
 
@@ -312,15 +310,6 @@ func setName(buf *[nameLen]byte, prefix []byte, i int64) {
 	}
 	n += copy(buf[n:], tmp[j:])
 	buf[n] = 0
-}
-
-func nameEnd(buf *[nameLen]byte) int {
-	for i, c := range buf {
-		if c == 0 {
-			return i
-		}
-	}
-	return nameLen
 }
 
 // permutation visits 0..n-1 once each in a scrambled order without a table:
