@@ -459,3 +459,20 @@ func TestNodePath(t *testing.T) {
 		}
 	}
 }
+
+// TestMoreDirectoriesThanItems spreads 10 items over a 40-directory tree:
+// some directories stay empty, and every item is still created and removed.
+func TestMoreDirectoriesThanItems(t *testing.T) {
+	res, err := runPhase(t, map[string]any{"dir": shmDir(t), "items": 10, "workers": 1, "depth": 3, "branch": 3}, engine.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := op(t, res, "tree-create").Ops; got != 40 {
+		t.Errorf("tree-create: %d directories, want 40", got)
+	}
+	for _, name := range []string{"file-create", "file-remove", "dir-create", "dir-remove"} {
+		if got := op(t, res, name).Ops; got != 10 {
+			t.Errorf("%s: %d items, want 10", name, got)
+		}
+	}
+}

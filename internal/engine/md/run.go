@@ -54,26 +54,49 @@ type run struct {
 
 // barrier makes n workers wait for each other; the last to arrive runs an
 // action before releasing the others.
+//
+// When every worker has a P of its own (spin), a waiting worker first polls
+// for the release, yielding its CPU between polls, for up to spinFor: waking
+// a goroutine locked to its thread from a channel goes through the scheduler
+// and several futex wake-ups, which on a busy machine can add milliseconds to
+// a stage that lasts a few tens of them. mdloop's pthread barrier is one
+// futex wake.
 type barrier struct {
 	mu      sync.Mutex
 	n       int
 	arrived int
+	gen     atomic.Uint64 // incremented at each release
 	release chan struct{}
+	spin    bool
 }
+
+// spinFor bounds how long (ns) a worker polls a barrier before blocking.
+const spinFor = 10_000_000
 
 func (b *barrier) wait(action func()) {
 	b.mu.Lock()
+	g := b.gen.Load()
 	b.arrived++
 	if b.arrived == b.n {
 		action()
 		b.arrived = 0
-		close(b.release)
+		ch := b.release
 		b.release = make(chan struct{})
+		b.gen.Add(1)
 		b.mu.Unlock()
+		close(ch)
 		return
 	}
 	ch := b.release
 	b.mu.Unlock()
+	if b.spin {
+		for deadline := mono() + spinFor; mono() < deadline; {
+			if b.gen.Load() != g {
+				return
+			}
+			schedYield()
+		}
+	}
 	<-ch
 }
 
@@ -87,6 +110,7 @@ func newRun(pr *prepared) (*run, error) {
 	// Raw system calls keep a P each; only use them when every worker can
 	// have one.
 	raw := pr.workers <= runtime.GOMAXPROCS(0)
+	r.bar.spin = raw
 	seed := pr.p.Seed
 	if seed == 0 {
 		seed = time.Now().UnixNano()

@@ -112,3 +112,6 @@ func threadCPU() int64 {
 	}
 	return ts.Nano()
 }
+
+// schedYield gives the CPU to another runnable thread, if there is one.
+func schedYield() { syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0) }
