@@ -162,9 +162,10 @@ func TestReadBenchDataStreamsInBoundedMemory(t *testing.T) {
 	runtime.GC()
 	f, _ = os.Open(path)
 	defer f.Close()
-	done := make(chan struct{})
+	done, sampled := make(chan struct{}), make(chan struct{})
 	var peak uint64
 	go func() {
+		defer close(sampled)
 		var ms runtime.MemStats
 		for {
 			select {
@@ -178,6 +179,7 @@ func TestReadBenchDataStreamsInBoundedMemory(t *testing.T) {
 	}()
 	bd, err := ReadBenchData(f)
 	close(done)
+	<-sampled
 	if err != nil {
 		t.Fatal(err)
 	}
