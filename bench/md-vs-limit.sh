@@ -5,7 +5,9 @@
 # Both run alternately ROUNDS times with the same shape (2 workers x 20,000
 # files, a directory each) on tmpfs and on the local disk. Prints each round's
 # create, stat and remove rates, storbench's ratio to the loop, and the
-# median ratio per file system. Issue 3's goal: each ratio >= 0.9 on tmpfs.
+# median ratio per file system, and the ratio of the best rounds. Issue 3's
+# goal: each median ratio >= 0.9 on tmpfs. On a host where other work runs,
+# single rounds swing both ways; raise ROUNDS.
 #
 # usage: bench/md-vs-limit.sh [STORBENCH_BIN]
 #   env: ROUNDS (3), WORKERS (2), ITEMS (20000),
@@ -51,16 +53,17 @@ for fs in ${FS:-tmpfs disk}; do
     "$bin" md -d "$dir" -t "$workers" -n "$items" -u -F --results "$work/res" >"$work/sb.out" 2>&1 ||
       { cat "$work/sb.out"; exit 1; }
     read -r sc ss sd < <(rates_sb "$(ls -d "$work"/res/*/ | tail -1)summary.json")
-    printf '%-6s %-5s %-10s %10d %10d %10d\n' "$fs" "$r" mdloop "$c" "$s" "$d"
-    printf '%-6s %-5s %-10s %10d %10d %10d\n' "$fs" "$r" storbench "$sc" "$ss" "$sd"
+    printf '%-6s %-5s %-10s %10d %10d %10d\n' "$fs" "$r" mdloop "$c" "$s" "$d" | tee -a "$work/rates.txt"
+    printf '%-6s %-5s %-10s %10d %10d %10d\n' "$fs" "$r" storbench "$sc" "$ss" "$sd" | tee -a "$work/rates.txt"
     python3 -c 'import sys; a=list(map(float,sys.argv[3:6])); b=list(map(float,sys.argv[6:9])); print("%-6s %-5s %-10s %10.3f %10.3f %10.3f" % (sys.argv[1], sys.argv[2], "ratio", *(y/x for x, y in zip(a, b))))' \
       "$fs" "$r" "$c" "$s" "$d" "$sc" "$ss" "$sd" | tee -a "$rows"
   done
 done
 
-python3 - "$rows" "${STRICT:-0}" <<'PY'
+python3 - "$rows" "${STRICT:-0}" "$work/rates.txt" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
+rates = [l.split() for l in open(sys.argv[3])]
 short = False
 print()
 for fs in ("tmpfs", "disk"):
@@ -69,6 +72,10 @@ for fs in ("tmpfs", "disk"):
         continue
     med = [statistics.median(float(r[i]) for r in rs) for i in (3, 4, 5)]
     print("%s median ratio storbench/mdloop: create %.3f, stat %.3f, remove %.3f" % (fs, *med))
+    # Best round against best round: what each reaches when least disturbed
+    # by whatever else runs on the host.
+    best = {who: [max(float(r[i]) for r in rates if r[0] == fs and r[2] == who) for i in (3, 4, 5)] for who in ("mdloop", "storbench")}
+    print("%s best-of-%d ratio: create %.3f, stat %.3f, remove %.3f" % (fs, len(rs), *(b / a for a, b in zip(best["mdloop"], best["storbench"]))))
     if fs == "tmpfs" and min(med) < 0.9:
         short = True
 print("goal (tmpfs, each >= 0.9):", "met" if not short else "NOT met")
