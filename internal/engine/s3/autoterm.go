@@ -32,16 +32,25 @@ func (a autoTerm) stable(series []record.Second) bool {
 	if span <= 0 || time.Duration(span)*termLast/termPoints < a.minDur {
 		return false
 	}
+	// Each interval's count is spread over the points it overlaps, in
+	// proportion, so points of equal width hold comparable amounts.
 	var pts [termPoints]float64
+	width := float64(span) / termPoints
 	for _, s := range series {
 		v := float64(s.Ops)
 		if a.bytes {
 			v = float64(s.Bytes)
 		}
-		mid := (s.StartNs+s.EndNs)/2 - first
-		i := int(mid * termPoints / span)
-		i = min(max(i, 0), termPoints-1)
-		pts[i] += v
+		lo, hi := float64(s.StartNs-first), float64(s.EndNs-first)
+		if hi <= lo {
+			continue
+		}
+		for i := int(lo / width); i < termPoints && float64(i)*width < hi; i++ {
+			a0, a1 := max(lo, float64(i)*width), min(hi, float64(i+1)*width)
+			if a1 > a0 {
+				pts[i] += v * (a1 - a0) / (hi - lo)
+			}
+		}
 	}
 	return withinPct(pts[termPoints-termLast:], a.pct)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/s3test"
 )
@@ -391,5 +392,50 @@ func readBenchData(t testing.TB, file string) (lines []string, ttfbSum int64) {
 func TestEndpointsFileNameMatchesReport(t *testing.T) {
 	if EndpointsFile != report.S3EndpointsFile {
 		t.Fatalf("engine writes %q, report reads %q", EndpointsFile, report.S3EndpointsFile)
+	}
+}
+
+// Two gateways on one posix root are one object store with two endpoints.
+func TestSeveralEndpointsAreReportedEach(t *testing.T) {
+	if _, err := s3test.Binary(); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	var eps []string
+	for i := 0; i < 2; i++ {
+		s, err := s3test.Start(dir, s3test.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Stop)
+		eps = append(eps, s.Endpoint)
+	}
+	for _, sel := range []string{"weighed", "roundrobin"} {
+		p := map[string]any{"op": "get", "host": strings.Join(eps, ","), "host_select": sel,
+			"access_key": s3test.AccessKey, "secret_key": s3test.SecretKey, "bucket": "multi",
+			"concurrent": 4, "obj_size": "4KiB", "objects": 20, "duration": "600ms"}
+		pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "m"}, phaseOf(t, "g-"+sel, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := pr.Run(context.Background(), time.Now(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr.Cleanup(context.Background())
+		var per map[string][]record.OpStats
+		if err := json.Unmarshal(res.Raw[EndpointsFile], &per); err != nil {
+			t.Fatalf("%s: per-endpoint file: %v", sel, err)
+		}
+		var sum uint64
+		for _, ep := range eps {
+			if len(per[ep]) != 1 || per[ep][0].Ops == 0 {
+				t.Fatalf("%s: endpoint %s got no requests: %+v", sel, ep, per)
+			}
+			sum += per[ep][0].Ops
+		}
+		if sum != res.Ops[0].Ops {
+			t.Errorf("%s: endpoints add up to %d, the total is %d", sel, sum, res.Ops[0].Ops)
+		}
 	}
 }
