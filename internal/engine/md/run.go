@@ -180,11 +180,12 @@ func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc
 		defer bg.Done()
 		tick := time.NewTicker(liveEvery)
 		defer tick.Stop()
+		cancelled := ctx.Done()
 		for {
 			select {
-			case <-ctx.Done():
+			case <-cancelled:
 				r.stop.Store(true)
-				ctx = context.Background() // seen; keep sampling until done
+				cancelled = nil // seen; keep sampling until the workers stop
 			case <-done:
 				return
 			case <-tick.C:
