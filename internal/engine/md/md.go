@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -107,6 +108,10 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (eng
 		return nil, err
 	}
 	pr.ws = ws
+	// The hot loop allocates nothing; collect now what setting up the run
+	// left, so that no collection (which takes a P from a worker for its
+	// marking) starts during the first operations.
+	runtime.GC()
 	return pr, nil
 }
 
