@@ -61,8 +61,3 @@ func opNames(res *engine.HostResult) []string {
 	}
 	return out
 }
-
-// rate is mdtest's rate of one iteration: items over its window.
-func rate(it record.Iteration) float64 {
-	return float64(it.Items) / (float64(it.EndNs-it.StartNs) / 1e9)
-}
