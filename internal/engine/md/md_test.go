@@ -373,16 +373,18 @@ func TestReadOnlyDir(t *testing.T) {
 	}
 }
 
-// TestFileSystemFull runs out of inodes, then of space, mid-phase: the
+// TestFileSystemFull runs out of inodes, of space, and of inodes while
+// making the trees, mid-phase: the
 // failing operation ends with its error counted by kind, the later
 // operations work on what was created, and everything is cleaned up.
 func TestFileSystemFull(t *testing.T) {
 	for _, tc := range []struct {
-		name, opts string
-		params     map[string]any
+		name, opts, first string
+		params            map[string]any
 	}{
-		{"inodes", "size=1m,nr_inodes=200", map[string]any{"items": 500}},
-		{"space", "size=256k,nr_inodes=10000", map[string]any{"items": 500, "write_bytes": "16k", "files_only": true}},
+		{"inodes", "size=1m,nr_inodes=200", "dir-create", map[string]any{"items": 500}},
+		{"space", "size=256k,nr_inodes=10000", "file-create", map[string]any{"items": 500, "write_bytes": "16k", "files_only": true}},
+		{"tree", "size=1m,nr_inodes=200", "tree-create", map[string]any{"items": 10, "depth": 2, "branch": 10}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := mountTmpfs(t, tc.opts)
@@ -404,8 +406,8 @@ func TestFileSystemFull(t *testing.T) {
 					break
 				}
 			}
-			if failed == "" {
-				t.Fatalf("no operation counted ENOSPC: %v", res.Ops)
+			if failed != tc.first {
+				t.Fatalf("first operation to count ENOSPC: %q, want %s", failed, tc.first)
 			}
 			fc := op(t, res, "file-create")
 			created := fc.Iterations[0].Items
@@ -422,8 +424,10 @@ func TestFileSystemFull(t *testing.T) {
 			if st := op(t, res, "file-stat"); st.Errors != 0 {
 				t.Errorf("file-stat: %d errors on existing files", st.Errors)
 			}
-			if tr := op(t, res, "tree-remove"); tr.Errors != 0 || tr.Ops != 2 {
-				t.Errorf("tree-remove: %d ops %d errors", tr.Ops, tr.Errors)
+			// The trees' directories that were made are removed, and only
+			// those.
+			if tc, tr := op(t, res, "tree-create"), op(t, res, "tree-remove"); tr.Errors != 0 || tr.Ops != tc.Ops {
+				t.Errorf("tree-remove: %d ops %d errors after %d tree directories made", tr.Ops, tr.Errors, tc.Ops)
 			}
 		})
 	}

@@ -48,9 +48,10 @@ type worker struct {
 	st          syscall.Stat_t
 	buf         []byte // write_bytes / read_bytes data
 
-	// Per iteration: how many directories and files exist (those created
-	// before a stonewall or an error), and how many files were renamed.
-	dirs, files, renamed int64
+	// Per iteration: how many tree directories, directories and files exist
+	// (those created before a stonewall or an error), and how many files
+	// were renamed.
+	treeMade, dirs, files, renamed int64
 
 	// Per stage, read by the barrier action: items done, when this worker
 	// finished (mono), and the kind of its first error ("ENOSPC").
@@ -94,7 +95,7 @@ func (w *worker) stage(k opKind) {
 	n := r.pr.p.Items
 	switch k {
 	case opTreeCreate:
-		w.dirs, w.files, w.renamed = 0, 0, 0
+		w.dirs, w.files, w.renamed, w.treeMade = 0, 0, 0, 0
 		if r.pr.p.UniqueDir || w.id == 0 {
 			w.treeOp(opTreeCreate)
 		}
@@ -103,34 +104,37 @@ func (w *worker) stage(k opKind) {
 			w.treeOp(opTreeRemove)
 		}
 	case opDirCreate:
-		w.dirs = w.items_(k, n, false)
+		w.dirs = w.eachItem(k, n, false)
 	case opFileCreate:
-		w.files = w.items_(k, n, false)
+		w.files = w.eachItem(k, n, false)
 	case opDirStat, opDirRemove:
-		w.items_(k, w.dirs, k == opDirStat && r.pr.p.Random)
+		w.eachItem(k, w.dirs, k == opDirStat && r.pr.p.Random)
 	case opFileStat, opFileRead:
-		w.items_(k, w.files, r.pr.p.Random)
+		w.eachItem(k, w.files, r.pr.p.Random)
 	case opFileRename:
-		w.renamed = w.items_(k, w.files, false)
+		w.renamed = w.eachItem(k, w.files, false)
 	case opFileRemove:
-		w.items_(k, w.files, false)
+		w.eachItem(k, w.files, false)
 	}
 }
 
-// treeOp creates (breadth first) or removes (deepest first) this worker's
-// tree.
+// treeOp creates this worker's tree breadth first, or removes what of it was
+// created, deepest first.
 func (w *worker) treeOp(k opKind) {
 	r := w.r
 	o := w.rec.Op(w.recIdx[k])
 	create := k == opTreeCreate
 	var path []byte
 	nodes := r.pr.nodes
+	if !create {
+		nodes = w.treeMade
+	}
 	for i := int64(0); i < nodes; i++ {
-		k := i
+		node := i
 		if !create {
-			k = nodes - 1 - i
+			node = nodes - 1 - i
 		}
-		path = nodePath(path[:0], w.root, k, r.pr.p.Branch)
+		path = nodePath(path[:0], w.root, node, r.pr.p.Branch)
 		path = append(path, 0)
 		t0 := mono()
 		var e syscall.Errno
@@ -149,16 +153,19 @@ func (w *worker) treeOp(k opKind) {
 		}
 		o.Record(t1-t0, 0)
 		w.items++
+		if create {
+			w.treeMade++
+		}
 		if r.stop.Load() {
 			return
 		}
 	}
 }
 
-// items_ runs operation k on this worker's first count items, in order or
+// eachItem runs operation k on this worker's first count items, in order or
 // in a random order, and returns how many succeeded before it stopped: at the
 // end, at the stonewall, when the run is stopped, or at the first error.
-func (w *worker) items_(k opKind, count int64, random bool) int64 {
+func (w *worker) eachItem(k opKind, count int64, random bool) int64 {
 	r := w.r
 	o := w.rec.Op(w.recIdx[k])
 	fds := r.treeFds[w.tree]
