@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/report"
+)
+
+func init() { extraCommands = append(extraCommands, newAnalyzeCommand) }
+
+// AnalyzeOptions are the flags of `storbench analyze`.
+type AnalyzeOptions struct {
+	Op, Host      string
+	Skip, Segment string
+	JSON, CSV, MD bool
+	Out           string
+}
+
+// AddFlags registers analyze's flags.
+func (o *AnalyzeOptions) AddFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.Op, "op", "", "only this operation (read, write, GET, file-create, ...)")
+	f.StringVar(&o.Host, "host", "", "only this host (a client in a results folder, an endpoint in a benchdata file)")
+	f.StringVar(&o.Skip, "skip", "0s", "drop this much time at the start of each operation")
+	f.StringVar(&o.Segment, "segment", "1s", "length of the time segments")
+	f.BoolVar(&o.JSON, "json", false, "print the analysis as JSON")
+	f.BoolVar(&o.CSV, "csv", false, "print the time series CSV (one line per segment and operation)")
+	f.BoolVar(&o.MD, "md", false, "print Markdown tables")
+	f.StringVarP(&o.Out, "output", "o", "", "write to this file instead of stdout")
+}
+
+func newAnalyzeCommand(st *State) *cobra.Command {
+	var o AnalyzeOptions
+	cmd := &cobra.Command{
+		Use:   "analyze RESULT",
+		Short: "Re-analyse a results folder or an s3 benchdata file",
+		Long: `Reads a results folder (fio, md or s3) or an s3 benchdata file (.tsv.zst) and
+prints, per phase, operation and host: throughput over the window in which
+every worker (host) was running, the fastest, median and slowest time
+segment, latency percentiles from merged histograms, and errors. --csv prints
+the time series with warp's columns. Benchdata files are streamed: memory
+stays bounded whatever their size.`,
+		Example: `  storbench analyze results/20261121T051502Z-3fa9_quick
+  storbench analyze --op GET --skip 10s --segment 5s get.tsv.zst
+  storbench analyze --csv results/20261121T051502Z-3fa9_quick > series.csv`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runAnalyze(cmd.Context(), st, o, args[0])
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+func runAnalyze(_ context.Context, st *State, o AnalyzeOptions, path string) error {
+	skip, err := parseDur("--skip", o.Skip)
+	if err != nil {
+		return err
+	}
+	seg, err := parseDur("--segment", o.Segment)
+	if err != nil {
+		return err
+	}
+	if seg <= 0 {
+		return usageErr("--segment must be positive")
+	}
+	n := 0
+	for _, b := range []bool{o.JSON, o.CSV, o.MD} {
+		if b {
+			n++
+		}
+	}
+	if n > 1 {
+		return usageErr("choose one of --json, --csv, --md")
+	}
+	if _, err := os.Stat(path); err != nil {
+		return usageErr("%v", err)
+	}
+	a, err := analyze.Analyze(path, analyze.Options{Op: o.Op, Host: o.Host, Skip: skip, Segment: seg})
+	if err != nil {
+		if errors.Is(err, analyze.ErrNoData) {
+			return usageErr("%v", err)
+		}
+		return asUsage(err)
+	}
+	w := st.Stdout
+	if o.Out != "" {
+		f, err := os.Create(o.Out)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		defer f.Close()
+		w = f
+	}
+	switch {
+	case o.JSON:
+		return report.AnalysisJSON(w, a)
+	case o.CSV:
+		return report.AnalysisCSV(w, a)
+	case o.MD:
+		report.AnalysisMarkdown(w, a)
+	default:
+		report.AnalysisText(w, a)
+	}
+	return nil
+}
+
+// parseDur reads a duration flag ("10s", "1m30s"; a bare number is seconds).
+func parseDur(flag, s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		return time.Duration(v * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, usageErr("%s %q: want a duration such as 10s", flag, s)
+	}
+	return d, nil
+}
