@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -478,5 +479,27 @@ func TestMoreDirectoriesThanItems(t *testing.T) {
 		if got := op(t, res, name).Ops; got != 10 {
 			t.Errorf("%s: %d items, want 10", name, got)
 		}
+	}
+}
+
+// TestNoAllocationPerItem checks the engine's hot loop allocates nothing: a
+// run with 20 times the items allocates about as often as a small one.
+func TestNoAllocationPerItem(t *testing.T) {
+	mallocs := func(items int) uint64 {
+		dir := shmDir(t)
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		if _, err := runPhase(t, map[string]any{"dir": dir, "items": items, "workers": 1, "files_only": true}, engine.Env{}); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&b)
+		return b.Mallocs - a.Mallocs
+	}
+	mallocs(100) // warm up
+	small, big := mallocs(1000), mallocs(20_000)
+	// 19,000 more items of four operations each; allow a few hundred for
+	// histogram buckets that only the longer run fills.
+	if big > small+500 {
+		t.Errorf("20000 items took %d allocations, 1000 items %d: the hot loop allocates", big, small)
 	}
 }
