@@ -74,3 +74,22 @@ func TestMarkdownGolden(t *testing.T) {
 		})
 	}
 }
+
+func TestCompareGolden(t *testing.T) {
+	for _, eng := range []string{"fio", "md", "s3"} {
+		t.Run(eng, func(t *testing.T) {
+			c, err := analyze.CompareFolders(filepath.Join(resultsDir, eng+"-a"), filepath.Join(resultsDir, eng+"-b"), analyze.CompareOptions{ThresholdPct: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Phases) == 0 {
+				t.Fatal("no phase compared")
+			}
+			var text, md bytes.Buffer
+			CompareText(&text, c)
+			CompareMarkdown(&md, c)
+			golden(t, "compare-"+eng+".txt", text.Bytes())
+			golden(t, "compare-"+eng+".md", md.Bytes())
+		})
+	}
+}

@@ -1,0 +1,505 @@
+package analyze
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/results"
+)
+
+// Verdicts of a compared figure.
+const (
+	Faster      = "faster"
+	Slower      = "slower"
+	WithinNoise = "within noise"
+	Untested    = "untested"
+)
+
+// CompareOptions tune Compare.
+type CompareOptions struct {
+	// ThresholdPct is the smallest relative change (percent) called faster
+	// or slower; smaller significant changes are within noise.
+	ThresholdPct float64
+	// Alpha is the significance level of the tests (default 0.05: 95%
+	// confidence).
+	Alpha float64
+}
+
+func (o CompareOptions) alpha() float64 {
+	if o.Alpha <= 0 || o.Alpha >= 1 {
+		return 0.05
+	}
+	return o.Alpha
+}
+
+// Comparison is the difference between two results, before -> after.
+type Comparison struct {
+	Before       string            `json:"before"`
+	After        string            `json:"after"`
+	ThresholdPct float64           `json:"threshold_pct"`
+	Confidence   float64           `json:"confidence"`
+	Settings     []SettingChange   `json:"settings_changed,omitempty"`
+	Phases       []PhaseComparison `json:"phases"`
+	// OnlyBefore and OnlyAfter are phases present in one result only.
+	OnlyBefore []string `json:"only_before,omitempty"`
+	OnlyAfter  []string `json:"only_after,omitempty"`
+}
+
+// Slower reports whether any figure got slower.
+func (c *Comparison) Slower() bool {
+	for _, p := range c.Phases {
+		for _, o := range p.Ops {
+			for _, f := range o.Figures {
+				if f.Verdict == Slower {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// SettingChange is a setting that differs between the two runs.
+type SettingChange struct {
+	Key    string `json:"key"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+// PhaseComparison compares one phase (or one group of iterations).
+type PhaseComparison struct {
+	Name   string `json:"name"`
+	Engine string `json:"engine"`
+	// Iterations are the number of phases compared on each side.
+	Iterations [2]int         `json:"iterations"`
+	Ops        []OpComparison `json:"ops"`
+}
+
+// OpComparison compares one operation.
+type OpComparison struct {
+	Op      string   `json:"op"`
+	Figures []Figure `json:"figures"`
+}
+
+// Figure is one compared figure with its verdict.
+type Figure struct {
+	Name string `json:"name"`
+	// Unit is "B/s", "ops/s" or "ns".
+	Unit   string  `json:"unit"`
+	Before float64 `json:"before"`
+	After  float64 `json:"after"`
+	Delta  float64 `json:"delta"`
+	// RelPct is the relative change in percent (0 when before is 0).
+	RelPct  float64 `json:"rel_pct"`
+	Verdict string  `json:"verdict"`
+	// Method names the test and its samples; P is its p-value where it
+	// has one.
+	Method string  `json:"method"`
+	P      float64 `json:"p,omitempty"`
+}
+
+// PhaseData is one phase of a result: its summary and its hosts' results.
+type PhaseData struct {
+	Summary results.PhaseSummary
+	Hosts   []*engine.HostResult
+}
+
+// ReadPhases reads every phase of a results folder with its hosts.
+func ReadPhases(dir string) (*results.Summary, []PhaseData, error) {
+	sum, err := results.ReadSummary(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]PhaseData, len(sum.Phases))
+	for i := range sum.Phases {
+		out[i] = PhaseData{Summary: sum.Phases[i], Hosts: ReadPhaseHosts(dir, &sum.Phases[i])}
+	}
+	return sum, out, nil
+}
+
+// phaseKey groups iterations of one suite entry and matrix point; a phase
+// outside a suite is its own group.
+func phaseKey(p results.PhaseSummary) string {
+	if p.Group == "" {
+		return p.Name
+	}
+	var kv []string
+	for _, x := range p.Point {
+		kv = append(kv, x.Key+"="+x.Value)
+	}
+	if len(kv) == 0 {
+		return p.Group
+	}
+	return p.Group + " [" + strings.Join(kv, " ") + "]"
+}
+
+func groupPhases(ps []PhaseData) ([]string, map[string][]PhaseData) {
+	var order []string
+	m := map[string][]PhaseData{}
+	for _, p := range ps {
+		if p.Summary.Status != results.StatusCompleted || len(p.Summary.Ops) == 0 {
+			continue
+		}
+		k := phaseKey(p.Summary)
+		if _, ok := m[k]; !ok {
+			order = append(order, k)
+		}
+		m[k] = append(m[k], p)
+	}
+	return order, m
+}
+
+// CompareFolders compares two results folders.
+func CompareFolders(before, after string, o CompareOptions) (*Comparison, error) {
+	_, a, err := ReadPhases(before)
+	if err != nil {
+		return nil, err
+	}
+	_, b, err := ReadPhases(after)
+	if err != nil {
+		return nil, err
+	}
+	c := Compare(a, b, o)
+	c.Before, c.After = baseName(before), baseName(after)
+	ra, errA := results.ReadRunInfo(before)
+	rb, errB := results.ReadRunInfo(after)
+	if errA == nil && errB == nil {
+		c.Settings = SettingsDiff(ra, rb)
+	}
+	return c, nil
+}
+
+// Compare compares every phase and operation present in both results.
+func Compare(before, after []PhaseData, o CompareOptions) *Comparison {
+	c := &Comparison{ThresholdPct: o.ThresholdPct, Confidence: 1 - o.alpha()}
+	ka, ma := groupPhases(before)
+	kb, mb := groupPhases(after)
+	for _, k := range ka {
+		pb, ok := mb[k]
+		if !ok {
+			c.OnlyBefore = append(c.OnlyBefore, k)
+			continue
+		}
+		c.Phases = append(c.Phases, comparePhase(k, ma[k], pb, o))
+	}
+	for _, k := range kb {
+		if _, ok := ma[k]; !ok {
+			c.OnlyAfter = append(c.OnlyAfter, k)
+		}
+	}
+	return c
+}
+
+func comparePhase(name string, a, b []PhaseData, o CompareOptions) PhaseComparison {
+	pc := PhaseComparison{Name: name, Engine: a[0].Summary.Engine, Iterations: [2]int{len(a), len(b)}}
+	for _, oa := range a[0].Summary.Ops {
+		if _, ok := findOp(b[0].Summary.Ops, oa.Op); !ok {
+			continue
+		}
+		pc.Ops = append(pc.Ops, compareOp(oa.Op, a, b, o))
+	}
+	return pc
+}
+
+func findOp(ops []results.OpSummary, op string) (results.OpSummary, bool) {
+	for _, o := range ops {
+		if o.Op == op {
+			return o, true
+		}
+	}
+	return results.OpSummary{}, false
+}
+
+// figure specs: name, unit, whether a higher value is better, and how to
+// read it from an OpSummary.
+var figureSpecs = []struct {
+	name, unit string
+	higher     bool
+	get        func(results.OpSummary) float64
+	pct        float64 // latency percentile, 0 for throughput and mean
+}{
+	{"throughput", "B/s", true, func(s results.OpSummary) float64 { return s.BwBytesPerS }, 0},
+	{"ops/s", "ops/s", true, func(s results.OpSummary) float64 { return s.OpsPerS }, 0},
+	{"lat mean", "ns", false, func(s results.OpSummary) float64 { return s.LatNsMean }, 0},
+	{"lat p50", "ns", false, func(s results.OpSummary) float64 { return float64(s.LatNsP50) }, 50},
+	{"lat p99", "ns", false, func(s results.OpSummary) float64 { return float64(s.LatNsP99) }, 99},
+	{"lat p99.9", "ns", false, func(s results.OpSummary) float64 { return float64(s.LatNsP999) }, 99.9},
+}
+
+func compareOp(op string, a, b []PhaseData, o CompareOptions) OpComparison {
+	oc := OpComparison{Op: op}
+	sa, sb := opSummaries(a, op), opSummaries(b, op)
+	iterated := len(sa) > 1 && len(sb) > 1
+	for _, spec := range figureSpecs {
+		va, vb := values(sa, spec.get), values(sb, spec.get)
+		_, _, ma, _ := results.Describe(va)
+		_, _, mb, _ := results.Describe(vb)
+		f := Figure{Name: spec.name, Unit: spec.unit, Before: ma, After: mb, Delta: mb - ma}
+		if ma != 0 {
+			f.RelPct = 100 * (mb - ma) / ma
+		}
+		if spec.unit == "B/s" && ma == 0 && mb == 0 {
+			continue // operations that move no data
+		}
+		var sig bool
+		var tested bool
+		switch {
+		case iterated:
+			w := WelchTest(va, vb)
+			f.Method = fmt.Sprintf("Welch t-test across iterations (%d vs %d)", len(va), len(vb))
+			f.P, sig, tested = w.P, w.P < o.alpha(), w.OK
+		case spec.unit != "ns":
+			sig, tested, f.Method, f.P = throughputTest(a[0], b[0], op, spec.unit == "B/s", o)
+		case spec.pct == 0:
+			la, lb := sa[0], sb[0]
+			if la.Ops < 2 || lb.Ops < 2 {
+				f.Method = "too few requests"
+				break
+			}
+			w := WelchMoments(float64(la.Ops), la.LatNsMean, la.LatNsStddev, float64(lb.Ops), lb.LatNsMean, lb.LatNsStddev)
+			f.Method = fmt.Sprintf("Welch t-test on %d vs %d request latencies (assumes independent requests)", la.Ops, lb.Ops)
+			f.P, sig, tested = w.P, w.P < o.alpha(), w.OK
+		default:
+			ba, bb := mergedBins(a[0], op), mergedBins(b[0], op)
+			// The interval needs requests on both sides of the percentile.
+			if need := uint64(math.Ceil(10 / (1 - spec.pct/100))); ba.Total() < need || bb.Total() < need {
+				f.Method = fmt.Sprintf("too few requests (%d vs %d; %d needed for this percentile)", ba.Total(), bb.Total(), need)
+				break
+			}
+			// Two intervals at 1-alpha/2 each that do not overlap bound the
+			// error at alpha (Bonferroni).
+			z := normalQuantile(1 - o.alpha()/4)
+			loA, hiA := QuantileCI(ba, spec.pct, z)
+			loB, hiB := QuantileCI(bb, spec.pct, z)
+			sig, tested = loB > hiA || hiB < loA, true
+			f.Method = fmt.Sprintf("distribution-free intervals of the percentile from %d vs %d requests do not overlap (assumes independent requests)", ba.Total(), bb.Total())
+			if !sig {
+				f.Method = fmt.Sprintf("distribution-free intervals of the percentile from %d vs %d requests overlap (assumes independent requests)", ba.Total(), bb.Total())
+			}
+		}
+		f.Verdict = verdict(tested, sig, f.RelPct, spec.higher, o.ThresholdPct)
+		oc.Figures = append(oc.Figures, f)
+	}
+	return oc
+}
+
+func verdict(tested, sig bool, relPct float64, higherBetter bool, threshold float64) string {
+	if !tested {
+		return Untested
+	}
+	if !sig || math.Abs(relPct) < threshold || relPct == 0 {
+		return WithinNoise
+	}
+	if (relPct > 0) == higherBetter {
+		return Faster
+	}
+	return Slower
+}
+
+func opSummaries(ps []PhaseData, op string) []results.OpSummary {
+	var out []results.OpSummary
+	for _, p := range ps {
+		if s, ok := findOp(p.Summary.Ops, op); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func values(ss []results.OpSummary, get func(results.OpSummary) float64) []float64 {
+	out := make([]float64, len(ss))
+	for i, s := range ss {
+		out[i] = get(s)
+	}
+	return out
+}
+
+func mergedBins(p PhaseData, op string) record.Bins {
+	var b record.Bins
+	for _, h := range p.Hosts {
+		for _, o := range h.Ops {
+			if o.Op == op {
+				b = record.Merge(b, o.Lat.Bins)
+			}
+		}
+	}
+	return b
+}
+
+// throughputTest tests a phase's throughput: across the iterations an md
+// phase runs internally, else on the per-second series cut into 1 s
+// segments of the common window, in batch means.
+func throughputTest(a, b PhaseData, op string, bytes bool, o CompareOptions) (sig, tested bool, method string, p float64) {
+	ra, rb := iterRates(a, op, bytes), iterRates(b, op, bytes)
+	if len(ra) > 1 && len(rb) > 1 {
+		w := WelchTest(ra, rb)
+		return w.P < o.alpha(), w.OK, fmt.Sprintf("Welch t-test across the phase's iterations (%d vs %d)", len(ra), len(rb)), w.P
+	}
+	xa, xb := perSecond(a, op, bytes), perSecond(b, op, bytes)
+	size := min(BatchSize(len(xa)), BatchSize(len(xb)))
+	if size == 0 {
+		return false, false, fmt.Sprintf("too few seconds to test (%d vs %d; 8 needed)", len(xa), len(xb)), 0
+	}
+	ma, mb := BatchMeans(xa, size), BatchMeans(xb, size)
+	w := WelchTest(ma, mb)
+	return w.P < o.alpha(), w.OK, fmt.Sprintf("Welch t-test on batch means of %d s (%d vs %d batches)", size, len(ma), len(mb)), w.P
+}
+
+func iterRates(p PhaseData, op string, bytes bool) []float64 {
+	s, ok := findOp(p.Summary.Ops, op)
+	if !ok || s.Rate == nil {
+		return nil
+	}
+	out := append([]float64(nil), s.Rate.PerIter...)
+	if bytes && s.Ops > 0 {
+		for i := range out {
+			out[i] *= float64(s.Bytes) / float64(s.Ops)
+		}
+	}
+	return out
+}
+
+// perSecond is op's throughput in each complete second of the window in
+// which every host ran, summed over hosts.
+func perSecond(p PhaseData, op string, bytes bool) []float64 {
+	pa := AnalyzeHosts(p.Summary.Name, p.Summary.Engine, p.Summary.Status, p.Hosts, Options{Op: op, Segment: time.Second})
+	var out []float64
+	for _, r := range pa.Rows {
+		if r.Op != op {
+			continue
+		}
+		if bytes {
+			out = append(out, r.Bytes/r.DurationS)
+		} else {
+			out = append(out, r.ObjsPerS())
+		}
+	}
+	return out
+}
+
+// normalQuantile is the standard normal quantile (Acklam's rational
+// approximation, relative error below 1.2e-9).
+func normalQuantile(p float64) float64 {
+	a := [6]float64{-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02, 1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00}
+	b := [5]float64{-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01, -1.328068155288572e+01}
+	c := [6]float64{-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00, -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00}
+	d := [4]float64{7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00}
+	const lo = 0.02425
+	switch {
+	case p < lo:
+		q := math.Sqrt(-2 * math.Log(p))
+		return (((((c[0]*q+c[1])*q+c[2])*q+c[3])*q+c[4])*q + c[5]) / ((((d[0]*q+d[1])*q+d[2])*q+d[3])*q + 1)
+	case p > 1-lo:
+		return -normalQuantile(1 - p)
+	}
+	q := p - 0.5
+	r := q * q
+	return (((((a[0]*r+a[1])*r+a[2])*r+a[3])*r+a[4])*r + a[5]) * q / (((((b[0]*r+b[1])*r+b[2])*r+b[3])*r+b[4])*r + 1)
+}
+
+// SettingsDiff lists settings that differ between two runs: versions, host
+// count, run settings, and every phase's parameters. Values naming the run
+// (its id in paths and prefixes) are compared with the id taken out.
+func SettingsDiff(a, b *results.RunInfo) []SettingChange {
+	fa, fb := flatSettings(a), flatSettings(b)
+	keys := map[string]bool{}
+	for k := range fa {
+		keys[k] = true
+	}
+	for k := range fb {
+		keys[k] = true
+	}
+	var out []SettingChange
+	for k := range keys {
+		if fa[k] != fb[k] {
+			out = append(out, SettingChange{Key: k, Before: orDash(fa[k]), After: orDash(fb[k])})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func flatSettings(r *results.RunInfo) map[string]string {
+	m := map[string]string{
+		"version.storbench": r.Versions.Storbench, "version.go": r.Versions.Go,
+		"version.fio": r.Versions.Fio, "version.kernel": r.Versions.Kernel,
+	}
+	if r.Agents != nil {
+		if list, ok := r.Agents.([]any); ok {
+			m["hosts"] = fmt.Sprint(len(list))
+		}
+	}
+	for k, v := range r.Settings {
+		flatten(m, "settings."+k, v, r.RunID)
+	}
+	for _, p := range r.Plan {
+		var v any
+		if json.Unmarshal(p.Params, &v) == nil {
+			flatten(m, "phase "+p.Name+"."+p.Engine, v, r.RunID)
+		}
+	}
+	for k, v := range m {
+		if v == "" {
+			delete(m, k)
+		}
+	}
+	return m
+}
+
+func flatten(m map[string]string, prefix string, v any, runID string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			flatten(m, prefix+"."+k, e, runID)
+		}
+	case []any:
+		b, _ := json.Marshal(x)
+		m[prefix] = strings.ReplaceAll(string(b), runID, "<run>")
+	case nil:
+	case string:
+		if !strings.Contains(x, "\n") {
+			m[prefix] = strings.ReplaceAll(x, runID, "<run>")
+			return
+		}
+		// A job file: one setting per option, named by its section.
+		section := ""
+		for _, line := range strings.Split(x, "\n") {
+			line = strings.TrimSpace(line)
+			switch {
+			case line == "" || line[0] == '#' || line[0] == ';':
+			case line[0] == '[':
+				section = strings.Trim(line, "[]")
+			default:
+				k, v, _ := strings.Cut(line, "=")
+				m[prefix+"["+section+"]."+strings.TrimSpace(k)] = strings.ReplaceAll(strings.TrimSpace(v), runID, "<run>")
+			}
+		}
+	default:
+		s := fmt.Sprint(x)
+		if len(s) > 200 {
+			s = s[:200] + "..."
+		}
+		m[prefix] = strings.ReplaceAll(s, runID, "<run>")
+	}
+}
+
+func baseName(p string) string {
+	p = strings.TrimRight(p, "/")
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/report"
+)
+
+func init() { extraCommands = append(extraCommands, newCompareCommand) }
+
+// CompareOptions are the flags of `storbench compare`.
+type CompareOptions struct {
+	Threshold  float64
+	Confidence float64
+	FailCode   int
+	JSON, MD   bool
+}
+
+// AddFlags registers compare's flags.
+func (o *CompareOptions) AddFlags(f *pflag.FlagSet) {
+	f.Float64Var(&o.Threshold, "threshold", 5, "smallest change (percent) called faster or slower")
+	f.Float64Var(&o.Confidence, "confidence", 95, "confidence of the tests, in percent")
+	f.IntVar(&o.FailCode, "fail-code", 0, "exit with this code when a figure got slower (0: never)")
+	f.BoolVar(&o.JSON, "json", false, "print the comparison as JSON")
+	f.BoolVar(&o.MD, "md", false, "print Markdown tables")
+}
+
+func newCompareCommand(st *State) *cobra.Command {
+	var o CompareOptions
+	cmd := &cobra.Command{
+		Use:   "compare BEFORE AFTER",
+		Short: "Differences between two results, with a verdict on whether each is beyond noise",
+		Long: `For every phase and operation present in both results folders: throughput,
+ops/s, and latency mean, p50, p99 and p99.9 before -> after, with the absolute
+and relative change and a verdict: faster, slower, within noise, or untested
+(too few samples). Throughput is tested with Welch's t-test on batch means of
+the per-second series (or across iterations where a phase has several);
+latency mean with Welch's t-test on the requests, percentiles with
+distribution-free confidence intervals from the merged histograms. A change is
+called faster or slower only if the test says so and it exceeds --threshold.
+Settings that differ between the runs are listed.`,
+		Example: `  storbench compare results/before results/after
+  storbench compare --threshold 3 --fail-code 3 results/nightly-1 results/nightly-2`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCompare(cmd.Context(), st, o, args[0], args[1])
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+func runCompare(_ context.Context, st *State, o CompareOptions, before, after string) error {
+	if o.Confidence <= 50 || o.Confidence >= 100 {
+		return usageErr("--confidence %.4g: want a percentage between 50 and 100", o.Confidence)
+	}
+	if o.Threshold < 0 {
+		return usageErr("--threshold must not be negative")
+	}
+	if o.JSON && o.MD {
+		return usageErr("choose one of --json, --md")
+	}
+	c, err := analyze.CompareFolders(before, after, analyze.CompareOptions{ThresholdPct: o.Threshold, Alpha: 1 - o.Confidence/100})
+	if err != nil {
+		return asUsage(err)
+	}
+	switch {
+	case o.JSON:
+		b, err := json.MarshalIndent(c, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(st.Stdout, "%s\n", b)
+	case o.MD:
+		report.CompareMarkdown(st.Stdout, c)
+	default:
+		report.CompareText(st.Stdout, c)
+	}
+	if len(c.Phases) == 0 {
+		return usageErr("%s and %s have no phase in common", before, after)
+	}
+	if o.FailCode != 0 && c.Slower() {
+		return &ExitError{Code: o.FailCode, Err: fmt.Errorf("slower beyond %.1f%%: see the figures marked slower", o.Threshold)}
+	}
+	return nil
+}

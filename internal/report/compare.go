@@ -1,0 +1,94 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/units"
+)
+
+// figureValue formats a compared figure's value in its unit.
+func figureValue(unit string, v float64) string {
+	switch unit {
+	case "B/s":
+		return units.Bandwidth(v)
+	case "ns":
+		return units.Latency(v)
+	}
+	return units.Rate(v, "ops/s")
+}
+
+func figureDelta(f analyze.Figure) string {
+	sign := "+"
+	d := f.Delta
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	return fmt.Sprintf("%s%s (%+.2f%%)", sign, figureValue(f.Unit, d), f.RelPct)
+}
+
+func figureTest(f analyze.Figure) string {
+	if f.P > 0 || strings.HasPrefix(f.Method, "Welch") {
+		return fmt.Sprintf("%s, p=%.3g", f.Method, f.P)
+	}
+	return f.Method
+}
+
+// CompareText writes a comparison: settings that changed, then per phase
+// and operation every figure before -> after with its change and verdict.
+func CompareText(w io.Writer, c *analyze.Comparison) {
+	fmt.Fprintf(w, "Compare %s -> %s\n", c.Before, c.After)
+	fmt.Fprintf(w, "Verdicts at %.0f%% confidence; a change is called faster or slower only if the test says so and it exceeds %.1f%%.\n", 100*c.Confidence, c.ThresholdPct)
+	if len(c.Settings) > 0 {
+		fmt.Fprintln(w, "\nSettings changed:")
+		for _, s := range c.Settings {
+			fmt.Fprintf(w, "  %s: %s -> %s\n", s.Key, s.Before, s.After)
+		}
+	}
+	for _, p := range c.Phases {
+		fmt.Fprintf(w, "\n== %s (%s", p.Name, p.Engine)
+		if p.Iterations[0] > 1 || p.Iterations[1] > 1 {
+			fmt.Fprintf(w, ", %d -> %d iterations", p.Iterations[0], p.Iterations[1])
+		}
+		fmt.Fprintln(w, ") ==")
+		for _, o := range p.Ops {
+			fmt.Fprintf(w, "Operation %s:\n", o.Op)
+			for _, f := range o.Figures {
+				fmt.Fprintf(w, "  %-11s %12s -> %-12s %-26s %-12s %s\n", f.Name, figureValue(f.Unit, f.Before), figureValue(f.Unit, f.After),
+					figureDelta(f), f.Verdict, figureTest(f))
+			}
+		}
+	}
+	for _, n := range c.OnlyBefore {
+		fmt.Fprintf(w, "\nonly in %s: %s\n", c.Before, n)
+	}
+	for _, n := range c.OnlyAfter {
+		fmt.Fprintf(w, "\nonly in %s: %s\n", c.After, n)
+	}
+}
+
+// CompareMarkdown writes a comparison as Markdown tables.
+func CompareMarkdown(w io.Writer, c *analyze.Comparison) {
+	fmt.Fprintf(w, "# Compare %s -> %s\n\n", c.Before, c.After)
+	fmt.Fprintf(w, "Verdicts at %.0f%% confidence, threshold %.1f%%.\n", 100*c.Confidence, c.ThresholdPct)
+	if len(c.Settings) > 0 {
+		fmt.Fprintln(w, "\n| Setting | Before | After |\n|---|---|---|")
+		for _, s := range c.Settings {
+			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCell(s.Key), mdCell(s.Before), mdCell(s.After))
+		}
+	}
+	for _, p := range c.Phases {
+		fmt.Fprintf(w, "\n## %s (%s)\n\n", p.Name, p.Engine)
+		fmt.Fprintln(w, "| Op | Figure | Before | After | Change | Verdict | Test |\n|---|---|---:|---:|---:|---|---|")
+		for _, o := range p.Ops {
+			for _, f := range o.Figures {
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", o.Op, f.Name, figureValue(f.Unit, f.Before), figureValue(f.Unit, f.After),
+					figureDelta(f), f.Verdict, mdCell(figureTest(f)))
+			}
+		}
+	}
+}
+
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", "/") }
