@@ -21,6 +21,7 @@ type FioOptions struct {
 	Keep      bool
 	AllowExec bool
 	Results   string
+	Agents    AgentsOptions
 }
 
 // AddFlags registers the options' flags, named as wekatester names them.
@@ -56,6 +57,7 @@ fio's raw json+ output of every job is kept in the results folder.`,
 		},
 	}
 	o.AddFlags(cmd.Flags())
+	o.Agents.AddFlags(cmd.Flags())
 	return cmd
 }
 
@@ -71,7 +73,7 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*Resu
 	}
 	return runPlan(ctx, st, Plan{
 		Name: "fio-" + filepath.Base(o.Workload), Phases: phases, Dirs: []string{dir}, Hosts: hosts,
-		ResultsRoot: o.Results, Keep: o.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin,
+		ResultsRoot: o.Results, Keep: o.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Agents: o.Agents,
 		Settings: map[string]any{"workload": o.Workload, "runtime": o.Runtime, "size": o.Size, "numjobs": o.Numjobs, "dir": dir},
 	})
 }

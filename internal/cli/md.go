@@ -36,6 +36,7 @@ type MdOptions struct {
 	Seed       int64
 	Keep       bool
 	Results    string
+	Agents     AgentsOptions
 }
 
 // AddFlags registers the options' flags: mdtest's letters where they do not
@@ -84,6 +85,7 @@ iterations, and latency percentiles from merged histograms.`,
 		},
 	}
 	o.AddFlags(cmd.Flags())
+	o.Agents.AddFlags(cmd.Flags())
 	return cmd
 }
 
@@ -130,7 +132,7 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*Result
 	}
 	return runPlan(ctx, st, Plan{
 		Name: "md", Phases: []engine.Phase{{Name: "md", Engine: "md", Params: raw}}, Dirs: []string{dir}, Hosts: hosts,
-		ResultsRoot: o.Results, Keep: o.Keep,
+		ResultsRoot: o.Results, Keep: o.Keep, Agents: o.Agents,
 		Settings: map[string]any{"dir": dir, "items": o.Items, "iterations": o.Iterations, "depth": o.Depth,
 			"branch": o.Branch, "files_only": o.FilesOnly, "dirs_only": o.DirsOnly, "unique_dir": o.UniqueDir,
 			"workers": o.Workers, "stonewall": o.Stonewall, "random": o.Random, "sync": o.Sync,

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strings"
+	"time"
 
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
@@ -22,9 +22,11 @@ type Plan struct {
 	Phases []engine.Phase
 	// Dirs are target directories checked before anything runs.
 	Dirs []string
-	// Hosts are the HOST arguments; only the local host is served until
-	// storbench agent exists.
+	// Hosts are the HOST arguments; with Agents they name the machines the
+	// phases run on (none: this machine alone).
 	Hosts []string
+	// Agents are the --agents, --token-file, --ssh, ... flags.
+	Agents AgentsOptions
 	// ResultsRoot is where the results folder is made (default "results").
 	ResultsRoot string
 	Keep        bool
@@ -45,34 +47,26 @@ type Result struct {
 	Summary results.Summary
 }
 
-// localHosts are the HOST arguments that mean this machine.
-func checkHosts(hosts []string) error {
-	for _, h := range hosts {
-		switch strings.ToLower(h) {
-		case "localhost", "127.0.0.1", "::1", "local":
-		default:
-			hn, _ := os.Hostname()
-			if h == hn {
-				continue
-			}
-			return usageErr("host %s: remote hosts need `storbench agent` running there; this version runs on the local host only", h)
-		}
-	}
-	return nil
-}
-
-// runPlan runs every phase of the plan through a controller and one
-// in-process agent, writing the results folder as it goes. It stops at the
+// runPlan runs every phase of the plan through a controller and its agents
+// (this machine in-process, or the hosts given), writing the results folder
+// as it goes. It stops at the
 // first phase that fails; what finished stays in the folder, and run.json
 // says what happened.
 func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 	if len(p.Phases) == 0 {
 		return nil, usageErr("nothing to run")
 	}
-	if err := checkHosts(p.Hosts); err != nil {
+	set, err := p.Agents.buildAgents(ctx, st, p.Hosts, p)
+	if err != nil {
 		return nil, err
 	}
+	defer set.close()
+	// Directories and fio are checked here only for this machine; remote
+	// agents check their own when preparing.
 	for _, d := range p.Dirs {
+		if set.local == nil {
+			break
+		}
 		if err := engine.CheckDir(d); err != nil {
 			return nil, asUsage(err)
 		}
@@ -89,18 +83,29 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 			}
 		}
 	}
-	if usesFio {
+	if usesFio && set.local != nil {
 		if _, err := fio.FindFio(p.FioBin); err != nil {
 			return nil, asUsage(err)
 		}
 	}
 
 	hostname, _ := os.Hostname()
-	if hostname == "" {
-		hostname = "localhost"
+	ctrl := &cluster.Controller{
+		Agents: set.agents, Name: hostname, DropCaches: p.Agents.DropCaches,
+		MaxClockOffset: p.Agents.MaxClockOffset,
 	}
-	agent := &cluster.LocalAgent{Host: hostname, Version: version(), FioBin: p.FioBin, AllowExec: p.AllowExec}
-	info, _ := agent.Info(ctx)
+	if set.remote {
+		ctrl.Lead = 2 * time.Second
+	}
+	infos, err := ctrl.Connect(ctx)
+	if err != nil {
+		return nil, usageErr("agents: %v", err)
+	}
+	info := infos[0]
+	var hostNames []string
+	for _, a := range set.agents {
+		hostNames = append(hostNames, a.Name())
+	}
 
 	root := p.ResultsRoot
 	if root == "" {
@@ -114,7 +119,7 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 	folder, err := results.Create(root, results.RunInfo{
 		RunID: runID, Name: p.Name, StartedAt: st.Now().UTC(), CommandLine: st.Args,
 		Versions: results.Versions{Storbench: version(), Go: runtime.Version(), Fio: info.FioVersion, Kernel: info.Kernel},
-		Agents:   []cluster.Info{info}, Targets: targets, Plan: p.Phases, Settings: p.Settings,
+		Agents:   infos, Targets: targets, Plan: p.Phases, Settings: p.Settings,
 	})
 	if err != nil {
 		return nil, asUsage(err)
@@ -126,22 +131,25 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 	}
 
 	prog := newProgress(st)
-	ctrl := &cluster.Controller{Agents: []cluster.Agent{agent}, Progress: prog.update}
+	ctrl.Progress = prog.update
 	var runErr error
 	for _, ph := range p.Phases {
-		fmt.Fprintf(st.Stdout, "\nstarting %s phase %s on %s:\n", ph.Engine, ph.Name, hostname)
+		fmt.Fprintf(st.Stdout, "\nstarting %s phase %s on %s:\n", ph.Engine, ph.Name, describeHosts(ctrl.Agents))
 		prog.start(ph)
 		out, err := ctrl.RunPhase(ctx, runID, p.Keep, ph)
 		prog.done()
 		if out == nil {
 			// Nothing ran: preparation failed or the run was interrupted first.
-			ps := results.PhaseSummary{Name: ph.Name, Engine: ph.Engine, Status: statusOf(ctx, err), Error: errText(err), Hosts: []string{hostname}}
+			ps := results.PhaseSummary{Name: ph.Name, Engine: ph.Engine, Status: statusOf(ctx, err), Error: errText(err), Hosts: hostNames}
 			_ = folder.AddPhase(ps, nil)
 			runErr = err
 			break
 		}
 		ps := results.BuildPhase(ph.Name, ph.Engine, out.Results)
 		ps.LostHosts = out.Lost
+		for _, h := range out.Lost {
+			ps.PerHost = append(ps.PerHost, results.HostOps{Host: h, Error: "lost: " + errText(out.Errors[h])})
+		}
 		ps.Timing = &results.Timing{PrepareS: out.Prepare.Seconds(), RunS: out.End.Sub(out.Start).Seconds(), CleanupS: out.Cleanup.Seconds()}
 		st.logf(1, "    stages: prepare %.2fs, run %.2fs, cleanup %.2fs", ps.Timing.PrepareS, ps.Timing.RunS, ps.Timing.CleanupS)
 		for _, h := range out.Results {
@@ -160,6 +168,7 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		} else {
 			report.PhaseText(st.Stdout, &ps)
 		}
+		hostLines(st, &ps)
 		if err != nil {
 			runErr = err
 			break

@@ -46,6 +46,7 @@ type S3Options struct {
 	PartSize                                           string
 	Results                                            string
 	Keep                                               bool
+	Agents                                             AgentsOptions
 }
 
 // AddFlags registers the flags for op (mixed and versioned get the
@@ -138,6 +139,7 @@ second, and request and first-byte latency percentiles from merged histograms.`,
 			},
 		}
 		o.AddFlags(sub.Flags(), op)
+		o.Agents.AddFlags(sub.Flags())
 		cmd.AddCommand(sub)
 	}
 	return cmd
@@ -163,7 +165,8 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	if sk == "" {
 		sk = getenv(s3e.EnvSecretKey)
 	}
-	if ak == "" || sk == "" {
+	// Agents on other machines use their own keys (storbench agent --help).
+	if (ak == "" || sk == "") && !o.Agents.remote() {
 		return nil, usageErr("no credentials: give --access-key and --secret-key or set %s and %s", s3e.EnvAccessKey, s3e.EnvSecretKey)
 	}
 	s3e.SetLocalCredentials(ak, sk)
@@ -244,7 +247,7 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 		settings[k] = v
 	}
 	return runPlan(ctx, st, Plan{
-		Name: "s3-" + op, Phases: []engine.Phase{ph}, ResultsRoot: o.Results, Keep: o.Keep || o.NoClear,
+		Name: "s3-" + op, Phases: []engine.Phase{ph}, ResultsRoot: o.Results, Keep: o.Keep || o.NoClear, Agents: o.Agents,
 		Settings: settings,
 		PhaseText: func(st *State, ps *results.PhaseSummary, hosts []*engine.HostResult) {
 			report.S3Text(st.Stdout, ps, hosts, time.Local)

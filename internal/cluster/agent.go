@@ -28,6 +28,17 @@ type Info struct {
 	Kernel     string    `json:"kernel"`
 	FioVersion string    `json:"fio_version,omitempty"`
 	Time       time.Time `json:"time"`
+	// Root says the agent runs as root (needed to drop caches).
+	Root bool `json:"root,omitempty"`
+	// Busy, when set, says which run and controller hold the agent now.
+	Busy string `json:"busy,omitempty"`
+	// Addr is where the controller reached the agent ("" in-process).
+	Addr string `json:"addr,omitempty"`
+	// ClockOffsetNs is the agent's clock minus the controller's, and RTTNs the
+	// round trip of the sample it was taken from, as measured before the
+	// first phase (0 in-process).
+	ClockOffsetNs int64 `json:"clock_offset_ns,omitempty"`
+	RTTNs         int64 `json:"rtt_ns,omitempty"`
 }
 
 // Request asks an agent to prepare a phase of a run.
@@ -35,10 +46,19 @@ type Request struct {
 	RunID string       `json:"run_id"`
 	Keep  bool         `json:"keep"`
 	Phase engine.Phase `json:"phase"`
+	// Host is the agent's name in this run, chosen by the controller so that
+	// every host's files and objects live under a path of their own.
+	Host string `json:"host,omitempty"`
+	// Controller names the controller, for a second controller's "busy" error.
+	Controller string `json:"controller,omitempty"`
+	// DropCaches asks the agent to sync and drop the page cache after
+	// preparing, so the phase starts cold (root only).
+	DropCaches bool `json:"drop_caches,omitempty"`
 }
 
 // Agent is one host that runs phases for a controller. Calls come in the
-// order Info, then per phase Prepare, Run, Cleanup.
+// order Info, then per phase Prepare, Run, Cleanup. Agents may also be a
+// Stopper (end a running phase early) and a clockAgent (remote clocks).
 type Agent interface {
 	// Name is the host's name in results.
 	Name() string
@@ -50,8 +70,16 @@ type Agent interface {
 	Cleanup(ctx context.Context) error
 }
 
+// Stopper is an agent whose running phase can be ended early and gracefully:
+// the engine stops between operations and Run returns what it measured.
+type Stopper interface {
+	Stop()
+}
+
 // Protocol is the version of the controller-agent protocol.
 const Protocol = 1
+
+var _ Stopper = (*LocalAgent)(nil)
 
 // LocalAgent runs phases in this process.
 type LocalAgent struct {
@@ -68,6 +96,7 @@ type LocalAgent struct {
 	cur  engine.Prepared
 	req  Request
 	busy bool
+	stop context.CancelFunc // ends the running phase early (Stop)
 }
 
 var _ Agent = (*LocalAgent)(nil)
@@ -78,7 +107,7 @@ func (a *LocalAgent) Name() string { return a.Host }
 // Info reports the agent's versions.
 func (a *LocalAgent) Info(ctx context.Context) (Info, error) {
 	hn, _ := os.Hostname()
-	in := Info{Host: a.Host, Hostname: hn, Version: a.Version, Protocol: Protocol, Kernel: Kernel(), Time: time.Now()}
+	in := Info{Host: a.Host, Hostname: hn, Version: a.Version, Protocol: Protocol, Kernel: Kernel(), Time: time.Now(), Root: os.Geteuid() == 0}
 	if bin, err := fio.FindFio(a.FioBin); err == nil {
 		in.FioVersion, _ = fio.Version(bin)
 	}
@@ -89,16 +118,32 @@ func (a *LocalAgent) Info(ctx context.Context) (Info, error) {
 func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	a.mu.Lock()
 	if a.busy {
-		a.mu.Unlock()
-		return fmt.Errorf("agent %s is busy with run %s", a.Host, a.req.RunID)
+		defer a.mu.Unlock()
+		return a.busyErr()
 	}
 	a.busy = true
 	a.mu.Unlock()
+	if req.DropCaches && os.Geteuid() != 0 {
+		a.mu.Lock()
+		a.busy = false
+		a.mu.Unlock()
+		return errors.New("--drop-caches needs the agent to run as root")
+	}
+	host := req.Host
+	if host == "" {
+		host = a.Host
+	}
 	e, err := engine.Lookup(req.Phase.Engine)
 	if err == nil {
-		env := engine.Env{Host: a.Host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, FioBin: a.FioBin}
+		env := engine.Env{Host: host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, FioBin: a.FioBin}
 		var p engine.Prepared
 		p, err = e.Prepare(ctx, env, req.Phase)
+		if err == nil && req.DropCaches {
+			// After preparing: laying out files fills the page cache.
+			if err = DropCaches(); err != nil {
+				_ = p.Cleanup(context.WithoutCancel(ctx))
+			}
+		}
 		if err == nil {
 			a.mu.Lock()
 			a.cur, a.req = p, req
@@ -112,27 +157,55 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	return err
 }
 
+// busyErr says who holds the agent; a.mu is held.
+func (a *LocalAgent) busyErr() error {
+	from := ""
+	if a.req.Controller != "" {
+		from = " from " + a.req.Controller
+	}
+	return fmt.Errorf("agent %s is busy with run %s%s", a.Host, a.req.RunID, from)
+}
+
 // Run runs the prepared phase.
 func (a *LocalAgent) Run(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
 	a.mu.Lock()
 	p := a.cur
+	ctx, stop := context.WithCancel(ctx)
+	a.stop = stop
 	a.mu.Unlock()
+	defer stop()
 	if p == nil {
 		return nil, errors.New("no phase prepared")
 	}
 	return p.Run(ctx, startAt, live)
 }
 
+// Stop ends the running phase early, as Ctrl-C does: engines stop between
+// operations and Run returns what was measured.
+func (a *LocalAgent) Stop() {
+	a.mu.Lock()
+	if a.stop != nil {
+		a.stop()
+	}
+	a.mu.Unlock()
+}
+
 // Cleanup cleans up the prepared phase and frees the agent.
 func (a *LocalAgent) Cleanup(ctx context.Context) error {
 	a.mu.Lock()
 	p := a.cur
-	a.cur, a.busy = nil, false
+	a.cur, a.stop = nil, nil
 	a.mu.Unlock()
-	if p == nil {
-		return nil
+	var err error
+	if p != nil {
+		err = p.Cleanup(ctx)
 	}
-	return p.Cleanup(ctx)
+	// Free the agent only once the phase's files are gone, so the next
+	// phase never races this one's cleanup.
+	a.mu.Lock()
+	a.busy = false
+	a.mu.Unlock()
+	return err
 }
 
 // Kernel returns the running kernel's release ("6.1.0-18-amd64").

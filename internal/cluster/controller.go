@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,6 +21,102 @@ type Controller struct {
 	// Progress, if set, is called about once a second while a phase runs,
 	// from one goroutine.
 	Progress func(Progress)
+	// MaxClockOffset is the largest clock offset accepted from a remote
+	// agent before each phase; zero means one second, negative means any.
+	MaxClockOffset time.Duration
+	// ClockSamples is how many clock samples are taken per agent (best
+	// round trip kept); zero means 5.
+	ClockSamples int
+	// DropCaches asks every agent to sync and drop the page cache after
+	// preparing each phase.
+	DropCaches bool
+	// Name names this controller in agents' "busy" errors.
+	Name string
+
+	mu   sync.Mutex
+	lost map[string]error // agents lost in earlier phases, by name
+}
+
+// clockAgent is an agent with a clock of its own (a remote one).
+type clockAgent interface {
+	MeasureClock(ctx context.Context, n int) (offset, rtt time.Duration, err error)
+}
+
+// Connect asks every agent for its Info, checks that all speak this
+// protocol and are free, and measures remote clocks. It fails with one
+// error naming every agent that cannot take part.
+func (c *Controller) Connect(ctx context.Context) ([]Info, error) {
+	n := len(c.Agents)
+	if n == 0 {
+		return nil, errors.New("no agents")
+	}
+	infos := make([]Info, n)
+	errs := make([]error, n)
+	c.each(func(i int, a Agent) {
+		in, err := a.Info(ctx)
+		switch {
+		case err != nil:
+		case in.Protocol != Protocol:
+			err = protocolErr(in.Protocol, in.Version, protoString)
+		case in.Busy != "":
+			err = fmt.Errorf("busy with %s", in.Busy)
+		case c.DropCaches && !in.Root:
+			err = errors.New("--drop-caches needs the agent to run as root")
+		}
+		if err == nil {
+			if ca, ok := a.(clockAgent); ok {
+				var off, rtt time.Duration
+				off, rtt, err = ca.MeasureClock(ctx, c.clockSamples())
+				in.ClockOffsetNs, in.RTTNs = int64(off), int64(rtt)
+				if err == nil {
+					err = c.checkOffset(off)
+				}
+			}
+		}
+		in.Host = a.Name()
+		infos[i], errs[i] = in, err
+	})
+	var msgs []string
+	for i, err := range errs {
+		if err != nil {
+			msgs = append(msgs, fmt.Sprintf("%s: %v", c.Agents[i].Name(), err))
+		}
+	}
+	if len(msgs) > 0 {
+		return infos, errors.New(strings.Join(msgs, "; "))
+	}
+	return infos, nil
+}
+
+func (c *Controller) clockSamples() int {
+	if c.ClockSamples > 0 {
+		return c.ClockSamples
+	}
+	return 5
+}
+
+// checkOffset refuses a clock offset over MaxClockOffset: the common start
+// and the window in which all hosts ran would be off by as much.
+func (c *Controller) checkOffset(off time.Duration) error {
+	limit := c.MaxClockOffset
+	if limit == 0 {
+		limit = time.Second
+	}
+	if limit > 0 && (off > limit || off < -limit) {
+		return fmt.Errorf("clock is off by %s, over the limit of %s: synchronise the clocks (chrony, ntpd) or raise --max-clock-offset", off.Round(time.Millisecond), limit)
+	}
+	return nil
+}
+
+// Lost returns the agents lost so far in this run, with why.
+func (c *Controller) Lost() map[string]error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]error, len(c.lost))
+	for k, v := range c.lost {
+		out[k] = v
+	}
+	return out
 }
 
 // Progress is the live state of a phase across hosts.
@@ -29,13 +126,16 @@ type Progress struct {
 	// Hosts holds each host's latest snapshot, in agent order; a host that
 	// has sent none yet has a zero Snapshot with only Host set.
 	Hosts []engine.Snapshot
+	// Lost names the hosts lost so far in this phase.
+	Lost []string
 }
 
 // Outcome is what a phase produced on every host.
 type Outcome struct {
 	// Results holds one result per host that returned one, in agent order.
 	Results []*engine.HostResult
-	// Lost names hosts that failed without a result.
+	// Lost names hosts that stopped answering (this phase or before); the
+	// phase finished on the others.
 	Lost []string
 	// Errors holds each failing host's error, by host.
 	Errors map[string]error
@@ -45,31 +145,66 @@ type Outcome struct {
 	Prepare, Cleanup time.Duration
 }
 
-// RunPhase runs one phase on every agent. It returns an error when the phase
-// could not start (preparation failed) or was interrupted; a host that fails
-// while others finish is reported in the Outcome, and the error names it.
+// RunPhase runs one phase on every agent still answering. It returns an
+// error when the phase could not start (preparation failed), was
+// interrupted, failed on a host, or lost every host; a host lost while
+// others finish is reported in the Outcome only, and later phases run
+// without it.
 func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p engine.Phase) (*Outcome, error) {
-	req := Request{RunID: runID, Keep: keep, Phase: p}
-	n := len(c.Agents)
-	if n == 0 {
+	req := Request{RunID: runID, Keep: keep, Phase: p, Controller: c.Name, DropCaches: c.DropCaches}
+	if len(c.Agents) == 0 {
 		return nil, errors.New("no agents")
 	}
+	out := &Outcome{Errors: map[string]error{}}
+	c.mu.Lock()
+	var agents []Agent
+	for _, a := range c.Agents {
+		if err, gone := c.lost[a.Name()]; gone {
+			out.Lost = append(out.Lost, a.Name())
+			out.Errors[a.Name()] = err
+			continue
+		}
+		agents = append(agents, a)
+	}
+	c.mu.Unlock()
+	if len(agents) == 0 {
+		return nil, errors.New("every host was lost")
+	}
+	n := len(agents)
 
 	prepStart := time.Now()
 	prepErrs := make([]error, n)
-	c.each(func(i int, a Agent) { prepErrs[i] = a.Prepare(ctx, req) })
+	each(agents, func(i int, a Agent) {
+		if ca, ok := a.(clockAgent); ok {
+			// Clocks drift: measure again before every phase.
+			off, _, err := ca.MeasureClock(ctx, c.clockSamples())
+			if err == nil {
+				err = c.checkOffset(off)
+			}
+			if err != nil {
+				prepErrs[i] = err
+				return
+			}
+		}
+		prepErrs[i] = a.Prepare(ctx, req)
+	})
 	prepared := time.Now()
-	if err := firstErr(c.Agents, prepErrs); err != nil {
-		c.cleanup(prepErrs)
+	if err := firstErr(agents, prepErrs); err != nil {
+		c.cleanup(agents, prepErrs)
 		return nil, err
 	}
+	if ctx.Err() != nil {
+		c.cleanup(agents, prepErrs)
+		return nil, ctx.Err()
+	}
 
-	out := &Outcome{Errors: map[string]error{}, Start: prepared.Add(c.Lead), Prepare: prepared.Sub(prepStart)}
+	out.Start, out.Prepare = prepared.Add(c.Lead), prepared.Sub(prepStart)
 	var mu sync.Mutex
 	latest := make([]engine.Snapshot, n)
-	for i, a := range c.Agents {
+	for i, a := range agents {
 		latest[i].Host = a.Name()
 	}
+	lostNow := append([]string(nil), out.Lost...)
 	stopTick := make(chan struct{})
 	tickDone := make(chan struct{})
 	go func() {
@@ -86,63 +221,91 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 				return
 			case now := <-t.C:
 				mu.Lock()
-				snap := append([]engine.Snapshot(nil), latest...)
+				pr := Progress{Phase: p.Name, Elapsed: now.Sub(out.Start), Hosts: append([]engine.Snapshot(nil), latest...), Lost: append([]string(nil), lostNow...)}
 				mu.Unlock()
-				c.Progress(Progress{Phase: p.Name, Elapsed: now.Sub(out.Start), Hosts: snap})
+				c.Progress(pr)
 			}
 		}
 	}()
 
 	results := make([]*engine.HostResult, n)
 	runErrs := make([]error, n)
-	c.each(func(i int, a Agent) {
+	each(agents, func(i int, a Agent) {
 		results[i], runErrs[i] = a.Run(ctx, out.Start, func(s engine.Snapshot) {
 			mu.Lock()
 			latest[i] = s
 			mu.Unlock()
 		})
+		if errors.Is(runErrs[i], ErrLost) {
+			mu.Lock()
+			lostNow = append(lostNow, a.Name())
+			mu.Unlock()
+		}
 	})
 	close(stopTick)
 	<-tickDone
 	out.End = time.Now()
 
-	for i, a := range c.Agents {
+	var failed []error
+	gotResult := false
+	for i, a := range agents {
 		if results[i] != nil {
 			if results[i].Host == "" {
 				results[i].Host = a.Name()
 			}
 			out.Results = append(out.Results, results[i])
-		} else if runErrs[i] != nil {
+			gotResult = true
+		}
+		if runErrs[i] == nil {
+			continue
+		}
+		out.Errors[a.Name()] = runErrs[i]
+		if errors.Is(runErrs[i], ErrLost) {
 			out.Lost = append(out.Lost, a.Name())
+			c.mu.Lock()
+			if c.lost == nil {
+				c.lost = map[string]error{}
+			}
+			c.lost[a.Name()] = runErrs[i]
+			c.mu.Unlock()
+			// A lost agent cleans up on its own when it notices.
+			prepErrs[i] = runErrs[i]
+			continue
 		}
-		if runErrs[i] != nil {
-			out.Errors[a.Name()] = runErrs[i]
-		}
+		failed = append(failed, nameErr(agents, i, runErrs[i]))
 	}
 	cleanStart := time.Now()
-	c.cleanup(make([]error, n))
+	c.cleanup(agents, prepErrs)
 	out.Cleanup = time.Since(cleanStart)
-	if ctx.Err() != nil {
+	switch {
+	case ctx.Err() != nil:
 		return out, ctx.Err()
+	case len(failed) > 0:
+		return out, failed[0]
+	case !gotResult:
+		return out, errors.New("every host was lost")
 	}
-	return out, firstErr(c.Agents, runErrs)
+	return out, nil
 }
 
 // cleanup cleans up every agent whose preparation did not fail. It uses its
 // own context: cleanup must happen even after an interrupt.
-func (c *Controller) cleanup(prepErrs []error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+func (c *Controller) cleanup(agents []Agent, prepErrs []error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	c.each(func(i int, a Agent) {
+	each(agents, func(i int, a Agent) {
 		if prepErrs[i] == nil {
 			_ = a.Cleanup(ctx)
 		}
 	})
 }
 
-func (c *Controller) each(fn func(i int, a Agent)) {
+func (c *Controller) each(fn func(i int, a Agent)) { each(c.Agents, fn) }
+
+// each calls fn for every agent at once and waits for all.
+func each(agents []Agent, fn func(i int, a Agent)) {
 	var wg sync.WaitGroup
-	for i, a := range c.Agents {
+	for i, a := range agents {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -156,11 +319,15 @@ func (c *Controller) each(fn func(i int, a Agent)) {
 func firstErr(agents []Agent, errs []error) error {
 	for i, err := range errs {
 		if err != nil {
-			if len(agents) > 1 {
-				return fmt.Errorf("%s: %w", agents[i].Name(), err)
-			}
-			return err
+			return nameErr(agents, i, err)
 		}
 	}
 	return nil
+}
+
+func nameErr(agents []Agent, i int, err error) error {
+	if len(agents) > 1 {
+		return fmt.Errorf("%s: %w", agents[i].Name(), err)
+	}
+	return err
 }

@@ -42,6 +42,11 @@ type PhaseSummary struct {
 	// Timing is how long each stage of the phase took, as the controller saw
 	// it: what storbench adds around the engine's own run.
 	Timing *Timing `json:"timing,omitempty"`
+	// Window, when set, is the time in which every host was running; the
+	// totals' throughput of engines with per-second series (md, s3) is
+	// taken over it when several hosts ran. fio phases add the hosts' own
+	// figures instead.
+	Window *Window `json:"window,omitempty"`
 	// Ops are the cluster totals: counts and bytes added, histograms merged.
 	Ops     []OpSummary `json:"ops"`
 	PerHost []HostOps   `json:"per_host"`
@@ -69,10 +74,12 @@ type OpSummary struct {
 	Errors     uint64            `json:"errors"`
 	ErrorKinds map[string]uint64 `json:"error_kinds,omitempty"`
 	// DurationS is the measured window in seconds (per host: that host's; in
-	// the totals: the longest host window).
+	// the totals: the common window when the phase has one, else the
+	// longest host window).
 	DurationS float64 `json:"duration_s"`
 	// BwBytesPerS and OpsPerS are throughput; totals add the hosts' figures,
-	// each over its own window, as the seeds' "total bandwidth" does.
+	// each over its own window, as the seeds' "total bandwidth" does, or
+	// for phases with a common Window, everything done inside it over it.
 	BwBytesPerS float64 `json:"bw_bytes_per_s"`
 	OpsPerS     float64 `json:"ops_per_s"`
 
@@ -141,11 +148,20 @@ func BuildPhase(name, eng string, hosts []*engine.HostResult) PhaseSummary {
 		ps.PerHost = append(ps.PerHost, ho)
 		lists = append(lists, h.Ops)
 	}
+	var inWin map[string][2]float64
+	if eng != "fio" && len(ps.Hosts) > 1 {
+		ps.Window, inWin = commonWindow(hosts)
+	}
 	for _, o := range record.CombineAll(lists...) {
 		s := Op(o)
 		s.DurationS = longest[o.Op]
 		if s.Rate == nil {
 			s.BwBytesPerS, s.OpsPerS = rates[o.Op][0], rates[o.Op][1]
+			if ps.Window != nil {
+				w := inWin[o.Op]
+				s.DurationS = ps.Window.DurationS
+				s.BwBytesPerS, s.OpsPerS = w[0]/s.DurationS, w[1]/s.DurationS
+			}
 		}
 		ps.Ops = append(ps.Ops, s)
 	}

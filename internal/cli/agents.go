@@ -1,0 +1,271 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/storbench/storbench/internal/cluster"
+	"github.com/storbench/storbench/internal/hosts"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/units"
+)
+
+// AgentsOptions are the controller's flags shared by run, fio, md and s3:
+// which agents run the phases and how to reach them.
+type AgentsOptions struct {
+	Agents     []string
+	AgentsFile string
+	TokenFile  string
+	TLSCert    string
+	TLSKey     string
+	TLSCA      string
+	SSH        bool
+	SSHUser    string
+	SSHOpts    string
+	DropCaches bool
+	// MaxClockOffset is the largest agent clock offset accepted; negative
+	// accepts any.
+	MaxClockOffset time.Duration
+}
+
+// AddFlags registers the options' flags.
+func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
+	f.StringSliceVar(&o.Agents, "agents", nil, "agents to run on, host[:port] (default port 7761); comma lists and ranges: client{1...8}:7761")
+	f.StringVar(&o.AgentsFile, "agents-file", "", "file listing agents, one host[:port] or range per line (# comments)")
+	f.StringVar(&o.TokenFile, "token-file", "", "file holding the agents' shared token")
+	f.StringVar(&o.TLSCert, "tls-cert", "", "client certificate (PEM) for agents that require one")
+	f.StringVar(&o.TLSKey, "tls-key", "", "the client certificate's key (PEM)")
+	f.StringVar(&o.TLSCA, "tls-ca", "", "connect to agents over HTTPS, trusting this CA (PEM)")
+	f.BoolVar(&o.SSH, "ssh", false, "start the agent on every host with ssh (copying this binary when the host lacks it) and stop it at the end")
+	f.StringVar(&o.SSHUser, "ssh-user", "", "user for --ssh (default: ssh's own choice)")
+	f.StringVar(&o.SSHOpts, "ssh-opts", "", "extra ssh options for --ssh, e.g. \"-J jump -i key\"")
+	f.BoolVar(&o.DropCaches, "drop-caches", false, "sync and drop the page cache on every host before each phase (agents must run as root)")
+	f.DurationVar(&o.MaxClockOffset, "max-clock-offset", time.Second, "refuse agents whose clock is off by more than this (negative: accept any)")
+}
+
+// agentSet is the agents of a run and how to let them go.
+type agentSet struct {
+	agents []cluster.Agent
+	// local is the in-process agent, if the run uses this machine.
+	local *cluster.LocalAgent
+	// remote says some agent is on another process.
+	remote bool
+	close  func()
+}
+
+// hostEntries gathers the hosts from arguments, --agents and --agents-file,
+// expanded and without duplicates.
+func (o AgentsOptions) hostEntries(args []string) ([]string, error) {
+	list := append(append([]string(nil), args...), o.Agents...)
+	if o.AgentsFile != "" {
+		b, err := os.ReadFile(o.AgentsFile)
+		if err != nil {
+			return nil, fmt.Errorf("--agents-file: %v", err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			l, _, _ = strings.Cut(l, "#")
+			list = append(list, strings.Fields(l)...)
+		}
+		if len(list) == len(args)+len(o.Agents) {
+			return nil, fmt.Errorf("--agents-file %s names no host", o.AgentsFile)
+		}
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	return hosts.Expand(list, 0)
+}
+
+// isLocal reports a host entry that means this machine without a port: it
+// runs in-process, with no agent to start.
+func isLocal(h string) bool {
+	switch strings.ToLower(h) {
+	case "localhost", "127.0.0.1", "::1", "local":
+		return true
+	}
+	hn, _ := os.Hostname()
+	return h == hn
+}
+
+// splitHostPort splits host[:port], with the default port when none.
+func splitHostPort(h string) (host string, port int, err error) {
+	if hh, p, e := net.SplitHostPort(h); e == nil {
+		n, err := strconv.Atoi(p)
+		if err != nil || n <= 0 || n > 65535 {
+			return "", 0, fmt.Errorf("host %s: bad port %q", h, p)
+		}
+		return hh, n, nil
+	}
+	if strings.Count(h, ":") > 1 { // a bare IPv6 address
+		return h, cluster.DefaultPort, nil
+	}
+	if strings.Contains(h, ":") {
+		return "", 0, fmt.Errorf("host %s: want host or host:port", h)
+	}
+	return h, cluster.DefaultPort, nil
+}
+
+// hostNames gives every entry a unique name for results and per-host
+// paths: the host alone when hosts differ, host-port when two share a host.
+func hostNames(entries []string) []string {
+	count := map[string]int{}
+	hs := make([]string, len(entries))
+	for i, e := range entries {
+		h, _, err := splitHostPort(e)
+		if err != nil {
+			h = e
+		}
+		hs[i] = h
+		count[h]++
+	}
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		n := hs[i]
+		if count[n] > 1 {
+			n = e
+		}
+		out[i] = results.SafeName(strings.ReplaceAll(n, ":", "-"))
+	}
+	return out
+}
+
+// buildAgents turns the hosts into agents: none means this machine alone.
+func (o AgentsOptions) buildAgents(ctx context.Context, st *State, args []string, p Plan) (*agentSet, error) {
+	entries, err := o.hostEntries(args)
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	hn, _ := os.Hostname()
+	if hn == "" {
+		hn = "localhost"
+	}
+	newLocal := func(name string) *cluster.LocalAgent {
+		return &cluster.LocalAgent{Host: name, Version: version(), FioBin: p.FioBin, AllowExec: p.AllowExec}
+	}
+	if len(entries) == 0 || (len(entries) == 1 && isLocal(entries[0]) && !o.SSH) {
+		l := newLocal(hn)
+		return &agentSet{agents: []cluster.Agent{l}, local: l, close: func() {}}, nil
+	}
+	if o.SSH {
+		return o.sshAgents(ctx, st, entries)
+	}
+	set := &agentSet{}
+	names := hostNames(entries)
+	var remotes []*cluster.RemoteAgent
+	for i, e := range entries {
+		if isLocal(e) {
+			if set.local != nil {
+				return nil, usageErr("host %s: this machine is already in the list", e)
+			}
+			set.local = newLocal(names[i])
+			set.agents = append(set.agents, set.local)
+			continue
+		}
+		h, port, err := splitHostPort(e)
+		if err != nil {
+			return nil, asUsage(err)
+		}
+		remotes = append(remotes, &cluster.RemoteAgent{Addr: net.JoinHostPort(h, strconv.Itoa(port)), Host: names[i], Controller: hn})
+		set.agents = append(set.agents, remotes[len(remotes)-1])
+	}
+	token, tlsConf, err := o.credentials()
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range remotes {
+		r.Token, r.TLS = token, tlsConf
+	}
+	set.remote = len(remotes) > 0
+	set.close = func() {
+		for _, r := range remotes {
+			r.Close()
+		}
+	}
+	return set, nil
+}
+
+// credentials reads the token and the client TLS configuration.
+func (o AgentsOptions) credentials() (string, *tls.Config, error) {
+	token := ""
+	if o.TokenFile != "" {
+		t, err := readToken(o.TokenFile)
+		if err != nil {
+			return "", nil, asUsage(err)
+		}
+		token = t
+	}
+	var tc *tls.Config
+	if o.TLSCA != "" || o.TLSCert != "" {
+		tc = &tls.Config{MinVersion: tls.VersionTLS12}
+		if o.TLSCA != "" {
+			pool, err := loadPool(o.TLSCA)
+			if err != nil {
+				return "", nil, asUsage(err)
+			}
+			tc.RootCAs = pool
+		}
+		if o.TLSCert != "" || o.TLSKey != "" {
+			cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
+			if err != nil {
+				return "", nil, usageErr("--tls-cert/--tls-key: %v", err)
+			}
+			tc.Certificates = []tls.Certificate{cert}
+		}
+	}
+	if token == "" && (tc == nil || len(tc.Certificates) == 0) {
+		return "", nil, usageErr("remote agents need --token-file F (the file the agents were started with) or a client certificate (--tls-cert/--tls-key)")
+	}
+	return token, tc, nil
+}
+
+// hostLines prints each host's headline figures under a phase's totals, as
+// wekatester does, when more than one host ran.
+func hostLines(st *State, ps *results.PhaseSummary) {
+	if len(ps.PerHost) < 2 {
+		return
+	}
+	for _, h := range ps.PerHost {
+		if h.Error != "" && len(h.Ops) == 0 {
+			fmt.Fprintf(st.Stdout, "    host %s: %s\n", h.Host, h.Error)
+			continue
+		}
+		var parts []string
+		for _, o := range h.Ops {
+			s := fmt.Sprintf("%s %s", o.Op, units.Rate(o.OpsPerS, "op/s"))
+			if o.BwBytesPerS > 0 {
+				s += " " + units.Bandwidth(o.BwBytesPerS)
+			}
+			parts = append(parts, s)
+		}
+		fmt.Fprintf(st.Stdout, "    host %s: %s\n", h.Host, strings.Join(parts, ", "))
+	}
+	if ps.Window != nil {
+		fmt.Fprintf(st.Stdout, "    totals over the %.1fs in which all %d hosts ran\n", ps.Window.DurationS, len(ps.PerHost))
+	}
+}
+
+// describeHosts names the hosts of a phase in its "starting" line.
+func describeHosts(agents []cluster.Agent) string {
+	if len(agents) > 4 {
+		return fmt.Sprintf("%d hosts", len(agents))
+	}
+	var names []string
+	for _, a := range agents {
+		names = append(names, a.Name())
+	}
+	return strings.Join(names, ", ")
+}
+
+// remote reports that the options name agents, so the phases may run on
+// other machines (which hold their own S3 keys).
+func (o AgentsOptions) remote() bool {
+	return len(o.Agents) > 0 || o.AgentsFile != "" || o.SSH
+}

@@ -1,0 +1,167 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
+)
+
+// tickEngine is a test engine: it "does" OpsPerTick operations of 1 ms
+// (bins at 1 ms and 2 ms) each Tick until Duration, sending a snapshot per
+// tick. It records when its load stopped, so tests can time a stop.
+type tickEngine struct{}
+
+type tickParams struct {
+	DurationMs int `json:"duration_ms"`
+	TickMs     int `json:"tick_ms"`
+	OpsPerTick int `json:"ops_per_tick"`
+}
+
+// loadStops receives, per host, when a tick phase's load stopped and why.
+var loadStops sync.Map // host -> chan stopEvent
+
+type stopEvent struct {
+	at       time.Time
+	canceled bool
+}
+
+func init() { engine.Register("sbtest-tick", tickEngine{}) }
+
+func (tickEngine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engine.Prepared, error) {
+	var tp tickParams
+	if err := json.Unmarshal(p.Params, &tp); err != nil {
+		return nil, err
+	}
+	if tp.TickMs == 0 {
+		tp.TickMs = 1000
+	}
+	return &tickPhase{env: env, p: tp, name: p.Name}, nil
+}
+
+type tickPhase struct {
+	env     engine.Env
+	p       tickParams
+	name    string
+	cleaned atomic.Bool
+}
+
+func (t *tickPhase) Run(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
+	if err := engine.WaitUntil(ctx, startAt); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	var ops uint64
+	var series []record.Second
+	tick := time.NewTicker(time.Duration(t.p.TickMs) * time.Millisecond)
+	defer tick.Stop()
+	end := start.Add(time.Duration(t.p.DurationMs) * time.Millisecond)
+	last := start
+	canceled := false
+loop:
+	for time.Now().Before(end) {
+		select {
+		case <-ctx.Done():
+			canceled = true
+			break loop
+		case now := <-tick.C:
+			n := uint64(t.p.OpsPerTick)
+			ops += n
+			series = append(series, record.Second{StartNs: last.UnixNano(), EndNs: now.UnixNano(), Op: "tick", Ops: n, Bytes: n * 4096})
+			last = now
+			if live != nil {
+				live(engine.Snapshot{Host: t.env.Host, Phase: t.name, Stage: "run", Elapsed: now.Sub(start), Ops: []record.Count{{Op: "tick", Ops: ops, Bytes: ops * 4096}}})
+			}
+		}
+	}
+	stop := time.Now()
+	if ch, ok := loadStops.Load(t.env.Host); ok {
+		select {
+		case ch.(chan stopEvent) <- stopEvent{at: stop, canceled: canceled}:
+		default:
+		}
+	}
+	// Half the ops at 1 ms, half at 2 ms, so percentiles are easy to check.
+	bins := record.Bins{{V: 1_000_000, N: ops - ops/2}, {V: 2_000_000, N: ops / 2}}
+	if ops == 0 {
+		bins = nil
+	}
+	res := &engine.HostResult{Host: t.env.Host, Series: series, Ops: []record.OpStats{{
+		Op: "tick", Ops: ops, Bytes: ops * 4096, StartNs: start.UnixNano(), EndNs: stop.UnixNano(),
+		Lat: record.Hist{Bins: bins, Stats: record.StatsFromMoments(ops, 1_000_000, 2_000_000, 1_500_000, 500_000)},
+	}}}
+	if canceled {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+func (t *tickPhase) Cleanup(ctx context.Context) error {
+	t.cleaned.Store(true)
+	return nil
+}
+
+func tickPhaseOf(t testing.TB, durMs, tickMs, ops int) engine.Phase {
+	t.Helper()
+	b, err := json.Marshal(tickParams{DurationMs: durMs, TickMs: tickMs, OpsPerTick: ops})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return engine.Phase{Name: "tick", Engine: "sbtest-tick", Params: b}
+}
+
+// testAgent is an agent server on a loopback port.
+type testAgent struct {
+	srv  *Server
+	hs   *http.Server
+	ln   net.Listener
+	addr string
+	logs chan string
+}
+
+const testToken = "test-token-not-secret"
+
+func startAgent(t testing.TB, name string, mod func(*Server)) *testAgent {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta := &testAgent{ln: ln, addr: ln.Addr().String(), logs: make(chan string, 100)}
+	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test"}, Token: testToken}
+	ta.srv.Logf = func(format string, args ...any) {
+		select {
+		case ta.logs <- time.Now().Format("15:04:05.000 ") + format:
+		default:
+		}
+	}
+	if mod != nil {
+		mod(ta.srv)
+	}
+	ta.hs = &http.Server{Handler: ta.srv}
+	go func() { _ = ta.hs.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = ta.srv.Close(ctx)
+		_ = ta.hs.Close()
+	})
+	return ta
+}
+
+// kill ends the agent as SIGKILL would: the listener and every connection
+// close at once and nothing is cleaned up.
+func (ta *testAgent) kill() {
+	_ = ta.hs.Close()
+}
+
+func remoteFor(ta *testAgent, name string) *RemoteAgent {
+	return &RemoteAgent{Addr: ta.addr, Host: name, Token: testToken, Controller: "test-controller"}
+}

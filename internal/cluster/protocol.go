@@ -1,0 +1,116 @@
+package cluster
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+// The controller-agent protocol is HTTP/1.1 with JSON bodies under a
+// versioned prefix. Every request and response carries the protocol number
+// in HeaderProtocol, and both sides refuse a different one with an error
+// that says what to do.
+//
+//	GET  /v1/info       Info (versions, the agent's clock, who holds it)
+//	GET  /v1/time       the agent's clock, for offset samples
+//	POST /v1/prepare    Request; NDJSON stream of ticks, then the outcome
+//	POST /v1/run        runBody; NDJSON stream of snapshots, then the result
+//	POST /v1/cleanup    NDJSON stream of ticks, then the outcome
+//	POST /v1/heartbeat  the controller is alive (at least every second)
+//	POST /v1/stop       end the running phase early, keeping what it measured
+//
+// A phase is a session: the controller names it (HeaderSession) in
+// prepare and in every later call. The agent serves one session at a time
+// and ends it on its own, stopping the load and cleaning up, when the
+// controller's heartbeats stop for HeartbeatTimeout or the stream of a
+// prepare or run breaks.
+const (
+	// PathPrefix is the versioned path prefix of every endpoint.
+	PathPrefix = "/v1"
+	// HeaderProtocol carries Protocol on every request and response.
+	HeaderProtocol = "Storbench-Protocol"
+	// HeaderSession names the controller's phase session.
+	HeaderSession = "Storbench-Session"
+	// HeaderVersion carries the agent's storbench version on responses.
+	HeaderVersion = "Storbench-Version"
+
+	// DefaultPort is where an agent listens unless told otherwise.
+	DefaultPort = 7761
+	// HeartbeatEvery is how often the controller says it is alive.
+	HeartbeatEvery = time.Second
+	// HeartbeatTimeout is how long an agent waits without a heartbeat
+	// before it stops the phase and cleans up: a lost controller stops the
+	// load well within 5 seconds.
+	HeartbeatTimeout = 3 * time.Second
+	// tickEvery is how often an agent writes to a stream when it has
+	// nothing else to say, so the controller can tell a slow stage from a
+	// lost agent.
+	tickEvery = time.Second
+	// DefaultSilence is how long the controller waits for any line on a
+	// stream before it marks the agent lost.
+	DefaultSilence = 5 * time.Second
+)
+
+// runBody is the body of POST /v1/run.
+type runBody struct {
+	// StartNs is the common start in the agent's clock (Unix ns).
+	StartNs int64 `json:"start_ns"`
+}
+
+// line is one NDJSON line of a stream. Exactly one of the fields is set on
+// a line, except Done, which comes with Error and Result on the last line.
+type line struct {
+	Tick     bool               `json:"tick,omitempty"`
+	Snapshot *engine.Snapshot   `json:"snapshot,omitempty"`
+	Done     bool               `json:"done,omitempty"`
+	Error    string             `json:"error,omitempty"`
+	Result   *engine.HostResult `json:"result,omitempty"`
+}
+
+// timeBody is the body of GET /v1/time.
+type timeBody struct {
+	TimeNs int64 `json:"time_ns"`
+}
+
+// errorBody is the body of every non-2xx response.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+// ErrLost marks an agent that stopped answering: its process died, its
+// network went away, or it said nothing for DefaultSilence.
+var ErrLost = errors.New("agent lost")
+
+// tokenOK compares a request's bearer token with want in constant time.
+func tokenOK(r *http.Request, want string) bool {
+	got := r.Header.Get("Authorization")
+	const prefix = "Bearer "
+	if len(got) < len(prefix) || got[:len(prefix)] != prefix {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(got[len(prefix):]), []byte(want)) == 1
+}
+
+// protocolErr says what to do when the two sides speak different versions.
+func protocolErr(agentProto int, agentVersion string, controllerProto string) error {
+	return fmt.Errorf("protocol mismatch: the agent (storbench %s) speaks protocol %d, the controller protocol %s; run the same storbench version on both",
+		agentVersion, agentProto, controllerProto)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeErr(w http.ResponseWriter, code int, format string, args ...any) {
+	writeJSON(w, code, errorBody{Error: fmt.Sprintf(format, args...)})
+}
+
+var protoString = strconv.Itoa(Protocol)

@@ -1,0 +1,409 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+// RemoteAgent is the controller's side of an agent on another host (or
+// another process): it implements Agent over the protocol, so the
+// controller drives local and remote agents through the same calls.
+type RemoteAgent struct {
+	// Addr is the agent's host:port.
+	Addr string
+	// Host is the agent's name in results and in per-host paths.
+	Host string
+	// Token is the shared secret sent as a bearer token.
+	Token string
+	// TLS, if set, makes the connection HTTPS with this configuration
+	// (server verification and, for mTLS, the client certificate).
+	TLS *tls.Config
+	// Controller names this controller in the agent's "busy" errors.
+	Controller string
+	// DropCaches asks the agent to drop the page cache before each phase.
+	DropCaches bool
+	// Silence is how long a stream may say nothing before the agent is
+	// marked lost (DefaultSilence when zero).
+	Silence time.Duration
+
+	once   sync.Once
+	client *http.Client // streams and calls
+	beats  *http.Client // heartbeats, on their own connection
+
+	mu      sync.Mutex
+	offset  time.Duration // agent clock - controller clock
+	session string
+	stopHB  context.CancelFunc
+	hbDone  chan struct{}
+}
+
+var (
+	_ Agent   = (*RemoteAgent)(nil)
+	_ Stopper = (*RemoteAgent)(nil)
+)
+
+// Name returns the agent's name in results.
+func (a *RemoteAgent) Name() string { return a.Host }
+
+func (a *RemoteAgent) init() {
+	a.once.Do(func() {
+		dial := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 5 * time.Second}
+		mk := func() *http.Client {
+			return &http.Client{Transport: &http.Transport{
+				DialContext:           dial.DialContext,
+				TLSClientConfig:       a.TLS,
+				TLSHandshakeTimeout:   5 * time.Second,
+				ResponseHeaderTimeout: 10 * time.Second,
+				MaxIdleConnsPerHost:   2,
+				IdleConnTimeout:       30 * time.Second,
+				DisableCompression:    true,
+			}}
+		}
+		a.client, a.beats = mk(), mk()
+		if a.Silence <= 0 {
+			a.Silence = DefaultSilence
+		}
+	})
+}
+
+func (a *RemoteAgent) url(path string) string {
+	scheme := "http"
+	if a.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + a.Addr + PathPrefix + "/" + path
+}
+
+// request builds a request with the token, protocol and session headers.
+func (a *RemoteAgent) request(ctx context.Context, method, path string, body any) (*http.Request, error) {
+	a.init()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, a.url(path), rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set(HeaderProtocol, protoString)
+	if a.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+a.Token)
+	}
+	a.mu.Lock()
+	if a.session != "" {
+		req.Header.Set(HeaderSession, a.session)
+	}
+	a.mu.Unlock()
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+// do sends a request and checks the answer's status and protocol. The
+// caller closes the body of a non-nil response.
+func (a *RemoteAgent) do(c *http.Client, req *http.Request) (*http.Response, error) {
+	a.init()
+	resp, err := c.Do(req)
+	if err != nil {
+		if ctxErr := req.Context().Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		return nil, fmt.Errorf("%w: %s: %v", ErrLost, a.Addr, plainNetErr(err))
+	}
+	if p := resp.Header.Get(HeaderProtocol); p != protoString {
+		resp.Body.Close()
+		if p == "" {
+			return nil, fmt.Errorf("%s does not answer as a storbench agent (HTTP %s)", a.Addr, resp.Status)
+		}
+		var n int
+		fmt.Sscan(p, &n)
+		return nil, protocolErr(n, resp.Header.Get(HeaderVersion), protoString)
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		var eb errorBody
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		if json.Unmarshal(b, &eb) != nil || eb.Error == "" {
+			eb.Error = resp.Status
+		}
+		return nil, errors.New(eb.Error)
+	}
+	return resp, nil
+}
+
+// plainNetErr strips Go's `Post "http://...": ` wrapping from a transport
+// error, keeping what a user can act on ("connection refused").
+func plainNetErr(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// Info asks the agent for its versions and clock.
+func (a *RemoteAgent) Info(ctx context.Context) (Info, error) {
+	var in Info
+	req, err := a.request(ctx, http.MethodGet, "info", nil)
+	if err != nil {
+		return in, err
+	}
+	resp, err := a.do(a.client, req)
+	if err != nil {
+		return in, err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&in); err != nil {
+		return in, fmt.Errorf("%s: bad info: %v", a.Addr, err)
+	}
+	in.Host, in.Addr = a.Host, a.Addr
+	a.mu.Lock()
+	in.ClockOffsetNs = int64(a.offset)
+	a.mu.Unlock()
+	return in, nil
+}
+
+// MeasureClock takes n samples of the agent's clock and keeps the one with
+// the shortest round trip: offset = agent time - the controller's time
+// halfway through the round trip. Later start times sent to the agent, and
+// the times in its results, are translated by it.
+func (a *RemoteAgent) MeasureClock(ctx context.Context, n int) (offset, rtt time.Duration, err error) {
+	best := time.Duration(-1)
+	for range max(n, 1) {
+		req, err := a.request(ctx, http.MethodGet, "time", nil)
+		if err != nil {
+			return 0, 0, err
+		}
+		t0 := time.Now()
+		resp, err := a.do(a.client, req)
+		if err != nil {
+			return 0, 0, err
+		}
+		var tb timeBody
+		err = json.NewDecoder(resp.Body).Decode(&tb)
+		resp.Body.Close()
+		t2 := time.Now()
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: bad time: %v", a.Addr, err)
+		}
+		d := t2.Sub(t0)
+		if best < 0 || d < best {
+			best = d
+			mid := t0.Add(d / 2)
+			offset = time.Unix(0, tb.TimeNs).Sub(mid)
+		}
+	}
+	a.mu.Lock()
+	a.offset = offset
+	a.mu.Unlock()
+	return offset, best, nil
+}
+
+// Prepare opens a phase session on the agent, starts heartbeats and
+// prepares the phase there.
+func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
+	a.init()
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	a.mu.Lock()
+	a.session = hex.EncodeToString(b[:])
+	a.mu.Unlock()
+	req.Host = a.Host
+	req.DropCaches = req.DropCaches || a.DropCaches
+	if req.Controller == "" {
+		req.Controller = a.Controller
+	}
+	a.startHeartbeats()
+	l, err := a.stream(ctx, "prepare", req, nil)
+	if err == nil && l.Error != "" {
+		err = errors.New(l.Error)
+	}
+	if err != nil {
+		a.stopHeartbeats()
+	}
+	return err
+}
+
+// Run starts the prepared phase at startAt (the controller's clock) and
+// relays the agent's snapshots to live. If ctx ends, it asks the agent to
+// stop and still waits a while for what the agent measured.
+func (a *RemoteAgent) Run(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
+	a.mu.Lock()
+	off := a.offset
+	a.mu.Unlock()
+	l, err := a.stream(ctx, "run", runBody{StartNs: startAt.Add(off).UnixNano()}, live)
+	if l == nil {
+		return nil, err
+	}
+	shiftResult(l.Result, -off)
+	if err == nil && l.Error != "" {
+		err = errors.New(l.Error)
+	}
+	return l.Result, err
+}
+
+// Stop asks the agent to end the running phase early.
+func (a *RemoteAgent) Stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if req, err := a.request(ctx, http.MethodPost, "stop", nil); err == nil {
+		if resp, err := a.do(a.beats, req); err == nil {
+			resp.Body.Close()
+		}
+	}
+}
+
+// Cleanup cleans up the phase on the agent and ends the session.
+func (a *RemoteAgent) Cleanup(ctx context.Context) error {
+	defer a.stopHeartbeats()
+	l, err := a.stream(ctx, "cleanup", struct{}{}, nil)
+	if err == nil && l.Error != "" {
+		err = errors.New(l.Error)
+	}
+	return err
+}
+
+// stream posts body to path and reads the NDJSON answer until its last
+// line, which it returns. A stream silent for Silence, or broken, marks the
+// agent lost. When ctx ends during a run, the agent is asked to stop and the
+// stream is read on for up to stopGrace, so what was measured arrives.
+func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live engine.LiveFunc) (*line, error) {
+	// The request's own context is not ctx: ending ctx must not cut the
+	// stream before the agent's last line.
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	req, err := a.request(sctx, http.MethodPost, path, body)
+	if err != nil {
+		return nil, err
+	}
+	type got struct {
+		l   *line
+		err error
+	}
+	resc := make(chan got, 1)
+	go func() {
+		resp, err := a.do(a.client, req)
+		if err != nil {
+			// The agent's own answer (busy, refused, mismatch) or lost.
+			resc <- got{nil, err}
+			return
+		}
+		defer resp.Body.Close()
+		dec := json.NewDecoder(resp.Body)
+		for {
+			var l line
+			if err := dec.Decode(&l); err != nil {
+				if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+					err = errors.New("the connection closed")
+				}
+				resc <- got{nil, fmt.Errorf("%w: %s: %s stream broke: %v", ErrLost, a.Addr, path, plainNetErr(err))}
+				return
+			}
+			resc <- got{&l, nil}
+			if l.Done {
+				return
+			}
+		}
+	}()
+	// The first answer may wait for a TLS handshake.
+	silence := time.NewTimer(a.Silence + 5*time.Second)
+	defer silence.Stop()
+	ctxDone := ctx.Done()
+	stopped := false
+	for {
+		select {
+		case g := <-resc:
+			if g.err != nil {
+				return nil, g.err
+			}
+			if g.l.Done {
+				if stopped {
+					return g.l, ctx.Err()
+				}
+				return g.l, nil
+			}
+			if g.l.Snapshot != nil && live != nil {
+				live(*g.l.Snapshot)
+			}
+			silence.Reset(a.Silence)
+		case <-silence.C:
+			cancel()
+			return nil, fmt.Errorf("%w: %s said nothing for %s", ErrLost, a.Addr, a.Silence)
+		case <-ctxDone:
+			ctxDone = nil
+			if path != "run" {
+				// Prepare and cleanup finish on their own; a prepared
+				// phase is cleaned up by the controller.
+				continue
+			}
+			stopped = true
+			go a.Stop()
+		}
+	}
+}
+
+func (a *RemoteAgent) startHeartbeats() {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	a.mu.Lock()
+	a.stopHB, a.hbDone = cancel, done
+	a.mu.Unlock()
+	go func() {
+		defer close(done)
+		t := time.NewTicker(HeartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				hctx, hcancel := context.WithTimeout(ctx, 2*time.Second)
+				if req, err := a.request(hctx, http.MethodPost, "heartbeat", nil); err == nil {
+					if resp, err := a.do(a.beats, req); err == nil {
+						resp.Body.Close()
+					}
+				}
+				hcancel()
+			}
+		}
+	}()
+}
+
+func (a *RemoteAgent) stopHeartbeats() {
+	a.mu.Lock()
+	stop, done := a.stopHB, a.hbDone
+	a.stopHB, a.hbDone = nil, nil
+	a.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
+}
+
+// Close drops idle connections.
+func (a *RemoteAgent) Close() {
+	a.stopHeartbeats()
+	if a.client != nil {
+		a.client.CloseIdleConnections()
+		a.beats.CloseIdleConnections()
+	}
+}

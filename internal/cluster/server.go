@@ -1,0 +1,495 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+// Server serves an agent to one controller at a time over HTTP: the
+// protocol in protocol.go around an in-process LocalAgent, so a remote phase
+// runs exactly the code a local one runs.
+//
+// The server obeys only requests that carry Token (unless Token is empty,
+// which the agent command allows only with TLS client certificates). It
+// never takes a program path from the network: fio's binary and the
+// exec-option refusal are the LocalAgent's own settings.
+type Server struct {
+	// Agent runs the phases.
+	Agent *LocalAgent
+	// Token is the shared secret every request must carry as a bearer
+	// token. It is never logged.
+	Token string
+	// Logf, if set, receives one line per event (never a secret).
+	Logf func(format string, args ...any)
+	// ClockSkew is added to every time the agent reports and subtracted
+	// from every time it is given: a test hook that makes this agent's clock
+	// look off by that much.
+	ClockSkew time.Duration
+	// HeartbeatTimeout overrides HeartbeatTimeout (tests).
+	HeartbeatTimeout time.Duration
+
+	infoOnce sync.Once
+	info     Info
+
+	mu   sync.Mutex
+	sess *session
+}
+
+// session is one phase for one controller, from prepare to cleanup.
+type session struct {
+	id, runID, from string
+	ctx             context.Context
+	cancel          context.CancelCauseFunc
+	// op is held by whichever of prepare, run and cleanup is working, so an
+	// abort cleans up only after the engine has returned.
+	op       sync.Mutex
+	prepared bool
+	ending   bool
+	ended    chan struct{}
+
+	beatMu   sync.Mutex
+	lastBeat time.Time
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.Logf != nil {
+		s.Logf(format, args...)
+	}
+}
+
+func (s *Server) now() time.Time { return time.Now().Add(s.ClockSkew) }
+
+// ServeHTTP checks the token and the protocol, then routes the request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set(HeaderProtocol, protoString)
+	w.Header().Set(HeaderVersion, s.Agent.Version)
+	if s.Token != "" && !tokenOK(r, s.Token) {
+		s.logf("refused a request from %s: wrong or missing token", r.RemoteAddr)
+		writeErr(w, http.StatusUnauthorized, "the agent refused the token (give the controller the agent's --token-file)")
+		return
+	}
+	if p := r.Header.Get(HeaderProtocol); p != protoString {
+		if p == "" {
+			p = "(none)"
+		}
+		writeErr(w, http.StatusBadRequest, "%v", protocolErr(Protocol, s.Agent.Version, p))
+		return
+	}
+	path, ok := strings.CutPrefix(r.URL.Path, PathPrefix+"/")
+	if !ok {
+		writeErr(w, http.StatusNotFound, "unknown path %s: this agent speaks protocol %d under %s/", r.URL.Path, Protocol, PathPrefix)
+		return
+	}
+	want := http.MethodPost
+	if path == "info" || path == "time" {
+		want = http.MethodGet
+	}
+	if r.Method != want {
+		writeErr(w, http.StatusMethodNotAllowed, "%s %s: use %s", r.Method, r.URL.Path, want)
+		return
+	}
+	switch path {
+	case "info":
+		writeJSON(w, http.StatusOK, s.infoNow())
+	case "time":
+		writeJSON(w, http.StatusOK, timeBody{TimeNs: s.now().UnixNano()})
+	case "prepare":
+		s.prepare(w, r)
+	case "run":
+		s.run(w, r)
+	case "cleanup":
+		s.cleanup(w, r)
+	case "heartbeat":
+		if sess := s.session(w, r); sess != nil {
+			sess.beat()
+			w.WriteHeader(http.StatusNoContent)
+		}
+	case "stop":
+		if sess := s.session(w, r); sess != nil {
+			s.logf("run %s: the controller asked to stop", sess.runID)
+			s.Agent.Stop()
+			w.WriteHeader(http.StatusNoContent)
+		}
+	default:
+		writeErr(w, http.StatusNotFound, "unknown path %s", r.URL.Path)
+	}
+}
+
+// infoNow returns the agent's Info with the current clock and holder. The
+// versions are read once: fio --version is a process start.
+func (s *Server) infoNow() Info {
+	s.infoOnce.Do(func() { s.info, _ = s.Agent.Info(context.Background()) })
+	in := s.info
+	in.Time = s.now()
+	s.mu.Lock()
+	if s.sess != nil {
+		in.Busy = s.sess.busyText()
+	}
+	s.mu.Unlock()
+	return in
+}
+
+func (sess *session) busyText() string {
+	t := "run " + sess.runID
+	if sess.from != "" {
+		t += " from " + sess.from
+	}
+	if sess.ending {
+		t += " (stopping)"
+	}
+	return t
+}
+
+func (sess *session) beat() {
+	sess.beatMu.Lock()
+	sess.lastBeat = time.Now()
+	sess.beatMu.Unlock()
+}
+
+func (sess *session) sinceBeat() time.Duration {
+	sess.beatMu.Lock()
+	defer sess.beatMu.Unlock()
+	return time.Since(sess.lastBeat)
+}
+
+// session returns the current session when the request names it, or writes
+// the error and returns nil.
+func (s *Server) session(w http.ResponseWriter, r *http.Request) *session {
+	id := r.Header.Get(HeaderSession)
+	s.mu.Lock()
+	sess := s.sess
+	var busy string
+	ending := false
+	if sess != nil {
+		busy, ending = sess.busyText(), sess.ending
+	}
+	s.mu.Unlock()
+	switch {
+	case sess == nil:
+		writeErr(w, http.StatusConflict, "no phase is prepared on this agent (it may have stopped the phase after losing the controller)")
+		return nil
+	case id == "" || id != sess.id:
+		writeErr(w, http.StatusConflict, "busy with %s", busy)
+		return nil
+	case ending:
+		writeErr(w, http.StatusConflict, "the phase was stopped: %v", context.Cause(sess.ctx))
+		return nil
+	}
+	return sess
+}
+
+// prepare starts a session and prepares the phase, streaming ticks.
+func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get(HeaderSession)
+	if id == "" {
+		writeErr(w, http.StatusBadRequest, "prepare needs a %s header", HeaderSession)
+		return
+	}
+	var req Request
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeErr(w, http.StatusBadRequest, "bad prepare request: %v", err)
+		return
+	}
+	if req.Controller == "" {
+		req.Controller = r.RemoteAddr
+	}
+	s.mu.Lock()
+	if s.sess != nil {
+		busy := s.sess.busyText()
+		s.mu.Unlock()
+		writeErr(w, http.StatusConflict, "busy with %s", busy)
+		return
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sess := &session{id: id, runID: req.RunID, from: req.Controller, ctx: ctx, cancel: cancel, ended: make(chan struct{})}
+	sess.beat()
+	s.sess = sess
+	s.mu.Unlock()
+	s.logf("run %s: phase %s (%s) for %s", req.RunID, req.Phase.Name, req.Phase.Engine, req.Controller)
+	go s.watchdog(sess)
+
+	done := make(chan error, 1)
+	sess.op.Lock()
+	go func() {
+		defer sess.op.Unlock()
+		err := s.Agent.Prepare(ctx, req)
+		sess.prepared = err == nil
+		done <- err
+	}()
+	err, ok := s.stream(w, r, sess, streamSpec{done: done})
+	if !ok {
+		return
+	}
+	if err != nil {
+		// A failed prepare leaves nothing to clean up: the session ends here.
+		s.logf("run %s: prepare failed: %v", req.RunID, err)
+		s.end(sess, err)
+	}
+}
+
+// run runs the prepared phase, streaming its snapshots and then its result.
+func (s *Server) run(w http.ResponseWriter, r *http.Request) {
+	sess := s.session(w, r)
+	if sess == nil {
+		return
+	}
+	var body runBody
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		writeErr(w, http.StatusBadRequest, "bad run request: %v", err)
+		return
+	}
+	startAt := time.Unix(0, body.StartNs).Add(-s.ClockSkew)
+	type outcome struct {
+		res *engine.HostResult
+		err error
+	}
+	var latestMu sync.Mutex
+	var latest *engine.Snapshot
+	notify := make(chan struct{}, 1)
+	live := func(snap engine.Snapshot) {
+		latestMu.Lock()
+		latest = &snap
+		latestMu.Unlock()
+		select {
+		case notify <- struct{}{}:
+		default:
+		}
+	}
+	done := make(chan outcome, 1)
+	sess.op.Lock()
+	go func() {
+		defer sess.op.Unlock()
+		res, err := s.Agent.Run(sess.ctx, startAt, live)
+		shiftResult(res, s.ClockSkew)
+		done <- outcome{res, err}
+	}()
+	errc := make(chan error, 1)
+	var final *engine.HostResult
+	go func() {
+		o := <-done
+		final = o.res
+		errc <- o.err
+	}()
+	_, _ = s.stream(w, r, sess, streamSpec{
+		done:   errc,
+		notify: notify,
+		snapshot: func() *engine.Snapshot {
+			latestMu.Lock()
+			defer latestMu.Unlock()
+			sn := latest
+			latest = nil
+			return sn
+		},
+		result: func() *engine.HostResult { return final },
+	})
+}
+
+// cleanup cleans up the phase and ends the session.
+func (s *Server) cleanup(w http.ResponseWriter, r *http.Request) {
+	sess := s.session(w, r)
+	if sess == nil {
+		return
+	}
+	done := make(chan error, 1)
+	go func() {
+		sess.op.Lock()
+		// Cleanup runs to the end even if the controller goes away now:
+		// leaving files behind is worse than finishing.
+		err := s.Agent.Cleanup(context.WithoutCancel(sess.ctx))
+		sess.prepared = false
+		sess.op.Unlock()
+		done <- err
+	}()
+	_, _ = s.stream(w, r, sess, streamSpec{done: done, cleanup: true})
+}
+
+// streamSpec says what a stream carries.
+type streamSpec struct {
+	// done gives the stage's outcome; it ends the stream.
+	done <-chan error
+	// notify says a snapshot is waiting in snapshot (run only).
+	notify   <-chan struct{}
+	snapshot func() *engine.Snapshot
+	// result gives the final result after done (run only).
+	result func() *engine.HostResult
+	// cleanup streams never abort: they end the session when done.
+	cleanup bool
+}
+
+// stream writes an NDJSON stream: a tick every tickEvery while nothing else
+// is said, snapshots as they come, and a last line with the stage's error
+// (and the result, for run). It returns the stage's error and whether the
+// stream ended normally. If the controller goes away or a write fails, the
+// session is aborted: the load stops and the agent cleans up.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, sess *session, sp streamSpec) (error, bool) {
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	enc := json.NewEncoder(w)
+	last := time.Now()
+	next := func(l line) error {
+		// A controller that is cut off stops reading; the deadline turns a
+		// stuck write into an error instead of a hung agent.
+		_ = rc.SetWriteDeadline(time.Now().Add(DefaultSilence))
+		if err := enc.Encode(l); err != nil {
+			return err
+		}
+		last = time.Now()
+		return rc.Flush()
+	}
+	tick := time.NewTicker(tickEvery / 2)
+	defer tick.Stop()
+	cleaned := errors.New("phase cleaned up")
+	for {
+		var err error
+		select {
+		case derr := <-sp.done:
+			l := line{Done: true}
+			if derr != nil {
+				l.Error = derr.Error()
+			}
+			if sp.result != nil {
+				l.Result = sp.result()
+			}
+			if sp.cleanup {
+				// Free the agent before saying so: a controller that reads
+				// the last line may start the next phase at once.
+				s.end(sess, cleaned)
+			}
+			werr := next(l)
+			if werr != nil && !sp.cleanup {
+				s.abort(sess, fmt.Errorf("could not send the outcome to the controller: %v", werr))
+			}
+			return derr, werr == nil
+		case <-sp.notify:
+			if sn := sp.snapshot(); sn != nil {
+				err = next(line{Snapshot: sn})
+			}
+		case <-tick.C:
+			if time.Since(last) >= tickEvery {
+				err = next(line{Tick: true})
+			}
+		case <-r.Context().Done():
+			err = errors.New("the controller closed the connection")
+		}
+		if err != nil {
+			if sp.cleanup {
+				// Keep cleaning; the session ends when cleanup returns.
+				go func() { <-sp.done; s.end(sess, cleaned) }()
+				return nil, false
+			}
+			s.abort(sess, err)
+			return nil, false
+		}
+	}
+}
+
+// watchdog aborts the session when the controller's heartbeats stop.
+func (s *Server) watchdog(sess *session) {
+	timeout := s.HeartbeatTimeout
+	if timeout <= 0 {
+		timeout = HeartbeatTimeout
+	}
+	t := time.NewTicker(timeout / 10)
+	defer t.Stop()
+	for {
+		select {
+		case <-sess.ended:
+			return
+		case <-t.C:
+			if d := sess.sinceBeat(); d > timeout {
+				s.abort(sess, fmt.Errorf("no word from the controller for %s", d.Round(100*time.Millisecond)))
+				return
+			}
+		}
+	}
+}
+
+// abort stops the session's phase and cleans up in the background: the load
+// stops as soon as the engine sees its context end, and the files go after.
+func (s *Server) abort(sess *session, cause error) {
+	s.mu.Lock()
+	if s.sess != sess || sess.ending {
+		s.mu.Unlock()
+		return
+	}
+	sess.ending = true
+	s.mu.Unlock()
+	s.logf("run %s: stopping the phase: %v", sess.runID, cause)
+	sess.cancel(cause)
+	go func() {
+		sess.op.Lock()
+		if sess.prepared {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			if err := s.Agent.Cleanup(ctx); err != nil {
+				s.logf("run %s: cleanup: %v", sess.runID, err)
+			}
+			cancel()
+			sess.prepared = false
+		}
+		sess.op.Unlock()
+		s.end(sess, cause)
+	}()
+}
+
+// end frees the agent for the next session.
+func (s *Server) end(sess *session, cause error) {
+	s.mu.Lock()
+	if s.sess == sess {
+		s.sess = nil
+		sess.ending = true
+		close(sess.ended)
+	}
+	s.mu.Unlock()
+	sess.cancel(cause)
+}
+
+// Close stops any phase in progress, cleans up, and waits until the agent is
+// free (or ctx ends).
+func (s *Server) Close(ctx context.Context) error {
+	s.mu.Lock()
+	sess := s.sess
+	s.mu.Unlock()
+	if sess == nil {
+		return nil
+	}
+	s.abort(sess, errors.New("the agent is shutting down"))
+	select {
+	case <-sess.ended:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// shiftResult moves every time in a result by d (the agent's clock to the
+// controller's and back).
+func shiftResult(res *engine.HostResult, d time.Duration) {
+	if res == nil || d == 0 {
+		return
+	}
+	ns := int64(d)
+	for i := range res.Ops {
+		o := &res.Ops[i]
+		if o.StartNs != 0 || o.EndNs != 0 {
+			o.StartNs += ns
+			o.EndNs += ns
+		}
+		for j := range o.Iterations {
+			o.Iterations[j].StartNs += ns
+			o.Iterations[j].EndNs += ns
+		}
+	}
+	for i := range res.Series {
+		res.Series[i].StartNs += ns
+		res.Series[i].EndNs += ns
+	}
+}
