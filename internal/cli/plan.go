@@ -185,6 +185,11 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 	if err := folder.Finish(status, runErr); err != nil && runErr == nil {
 		runErr = err
 	}
+	// report.html, from the folder as it now stands (a failed report never
+	// fails the run).
+	if err := report.WriteFolderHTML(folder.Path); err != nil {
+		st.logf(0, "report.html: %v", err)
+	}
 	fmt.Fprintf(st.Stdout, "\nrun %s %s; results in %s\n", runID, status, folder.Path)
 	res := &Result{Folder: folder, Summary: folder.Summary()}
 	switch {

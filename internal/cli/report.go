@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/results"
+)
+
+func init() { extraCommands = append(extraCommands, newReportCommand) }
+
+// ReportOptions are the flags of `storbench report`.
+type ReportOptions struct {
+	Out     string
+	MD      string
+	Compare string
+}
+
+// AddFlags registers report's flags.
+func (o *ReportOptions) AddFlags(f *pflag.FlagSet) {
+	f.StringVarP(&o.Out, "output", "o", "", "HTML file to write (default RESULT/report.html)")
+	f.StringVar(&o.MD, "md", "", "Markdown summary to write (default RESULT/summary.md; - for stdout)")
+	f.StringVar(&o.Compare, "compare", "", "another results folder to compare with (the 'before' run)")
+}
+
+func newReportCommand(st *State) *cobra.Command {
+	var o ReportOptions
+	cmd := &cobra.Command{
+		Use:   "report RESULT [BEFORE]",
+		Short: "Self-contained HTML report (works offline) and Markdown summary",
+		Long: `Writes one HTML file that opens offline - no script, font, image or any other
+request; charts are inline SVG - with the run's settings and environment, the
+summary table, throughput over time per host, latency by percentile (from
+merged histograms, log scale), errors over time and, given a second results
+folder (BEFORE, or --compare), the comparison. Also writes summary.md for
+pasting. Every run writes report.html at its end.`,
+		Example: `  storbench report results/20261121T051502Z-3fa9_quick
+  storbench report results/after results/before -o cmp.html`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 2 {
+				if o.Compare != "" {
+					return usageErr("give BEFORE or --compare, not both")
+				}
+				o.Compare = args[1]
+			}
+			return runReport(cmd.Context(), st, o, args[0])
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+func runReport(_ context.Context, st *State, o ReportOptions, dir string) error {
+	sum, err := results.ReadSummary(dir)
+	if err != nil {
+		return asUsage(err)
+	}
+	b, err := report.HTMLFolder(dir, o.Compare)
+	if err != nil {
+		return asUsage(err)
+	}
+	out := o.Out
+	if out == "" {
+		out = filepath.Join(dir, "report.html")
+	}
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		return usageErr("%v", err)
+	}
+	md := report.Markdown(sum)
+	switch o.MD {
+	case "-":
+		_, _ = st.Stdout.Write(md)
+	default:
+		path := o.MD
+		if path == "" {
+			path = filepath.Join(dir, "summary.md")
+		}
+		if err := os.WriteFile(path, md, 0o644); err != nil {
+			return usageErr("%v", err)
+		}
+		fmt.Fprintf(st.Stdout, "wrote %s and %s\n", out, path)
+		return nil
+	}
+	fmt.Fprintf(st.Stderr, "wrote %s\n", out)
+	return nil
+}

@@ -1,0 +1,340 @@
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/units"
+)
+
+//go:embed report.html.tmpl
+var htmlTemplate string
+
+var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"mulf": func(x float64) float64 { return 100 * x },
+}).Parse(htmlTemplate))
+
+// HTMLInput is what the HTML report shows: a run, its phases with their
+// hosts' results, and optionally a comparison with another run.
+type HTMLInput struct {
+	Run     *results.RunInfo
+	Summary *results.Summary
+	Phases  []analyze.PhaseData
+	Compare *analyze.Comparison
+}
+
+// HTMLFolder reads a results folder (and, when other is not empty, compares
+// it with other, other being before) and renders its report.
+func HTMLFolder(dir, other string) ([]byte, error) {
+	sum, phases, err := analyze.ReadPhases(dir)
+	if err != nil {
+		return nil, err
+	}
+	in := HTMLInput{Summary: sum, Phases: phases}
+	if r, err := results.ReadRunInfo(dir); err == nil {
+		in.Run = r
+	}
+	if other != "" {
+		c, err := analyze.CompareFolders(other, dir, analyze.CompareOptions{ThresholdPct: 5})
+		if err != nil {
+			return nil, err
+		}
+		in.Compare = c
+	}
+	var b bytes.Buffer
+	if err := HTML(&b, in); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+type kv struct{ K, V string }
+
+type htmlRow struct {
+	Phase, Engine, Op, Hosts, Headline, Throughput, OpsPerS, Mean, P50, P99, P999, Errors, Status string
+	Bad                                                                                          bool
+}
+
+type htmlPhase struct {
+	Name, Engine, Status, Error, Window string
+	Charts                              []template.HTML
+}
+
+type htmlCmpRow struct {
+	Phase, Op, Figure, Before, After, Change, Verdict, Test string
+}
+
+type htmlData struct {
+	Title, RunID, Status, Started, Ended string
+	Env                                  []kv
+	Plan                                 string
+	Headlines                            []kv
+	Rows                                 []htmlRow
+	Phases                               []htmlPhase
+	Compare                              *analyze.Comparison
+	CmpRows                              []htmlCmpRow
+	Generated                            string
+}
+
+// HTML writes a self-contained report: inline CSS, charts as inline SVG,
+// no script, font, image or any other request.
+func HTML(w io.Writer, in HTMLInput) error {
+	s := in.Summary
+	d := htmlData{Title: "storbench run " + s.Name, RunID: s.RunID, Status: s.Status, Started: fmtTime(s.StartedAt), Ended: fmtTime(s.EndedAt)}
+	if r := in.Run; r != nil {
+		d.Env = append(d.Env, kv{"Command line", strings.Join(r.CommandLine, " ")},
+			kv{"storbench", r.Versions.Storbench}, kv{"Go", r.Versions.Go}, kv{"fio", r.Versions.Fio}, kv{"Kernel", r.Versions.Kernel})
+		for _, t := range r.Targets {
+			d.Env = append(d.Env, kv{"Target " + t.Dir, fmt.Sprintf("%s on %s (%s)", t.FSType, t.Mount, t.Source)})
+		}
+		if list, ok := r.Agents.([]any); ok {
+			var names []string
+			for _, a := range list {
+				if m, ok := a.(map[string]any); ok {
+					names = append(names, fmt.Sprint(m["host"]))
+				}
+			}
+			d.Env = append(d.Env, kv{"Hosts", fmt.Sprintf("%d: %s", len(list), strings.Join(names, ", "))})
+		}
+		keys := make([]string, 0, len(r.Settings))
+		for k := range r.Settings {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			d.Env = append(d.Env, kv{"Setting " + k, fmt.Sprint(r.Settings[k])})
+		}
+		var plan strings.Builder
+		for _, p := range r.Plan {
+			var v any
+			_ = json.Unmarshal(p.Params, &v)
+			b, _ := json.MarshalIndent(v, "  ", "  ")
+			fmt.Fprintf(&plan, "%s (%s):\n  %s\n", p.Name, p.Engine, b)
+		}
+		d.Plan = plan.String()
+	}
+	var kept []kv
+	for _, e := range d.Env {
+		if e.V != "" {
+			kept = append(kept, e)
+		}
+	}
+	d.Env = kept
+	for _, p := range s.Phases {
+		status := p.Status
+		if p.Error != "" {
+			status += ": " + p.Error
+		}
+		for _, o := range p.Ops {
+			r := htmlRow{Phase: p.Name, Engine: p.Engine, Op: o.Op, Hosts: fmt.Sprint(len(p.Hosts)), Headline: p.Report,
+				Throughput: units.Bandwidth(o.BwBytesPerS), OpsPerS: units.Rate(o.OpsPerS, ""), Mean: lat(o.LatNsMean),
+				P50: lat(float64(o.LatNsP50)), P99: lat(float64(o.LatNsP99)), P999: lat(float64(o.LatNsP999)),
+				Errors: fmt.Sprint(o.Errors), Status: status, Bad: o.Errors > 0 || p.Status != results.StatusCompleted}
+			d.Rows = append(d.Rows, r)
+			switch {
+			case p.Engine == "fio" && p.Report == "iops":
+				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " IOPS", units.Rate(o.OpsPerS, "IOPS")})
+			case p.Engine == "fio" && p.Report == "latency":
+				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " latency", units.Latency(o.LatNsMean)})
+			case p.Engine == "fio":
+				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " bandwidth", units.Bandwidth(o.BwBytesPerS)})
+			case p.Engine == "md":
+				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op, units.Rate(o.OpsPerS, "ops/s")})
+			default:
+				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op, rates(o.BwBytesPerS, o.OpsPerS)})
+			}
+		}
+		if len(p.Ops) == 0 {
+			d.Rows = append(d.Rows, htmlRow{Phase: p.Name, Engine: p.Engine, Op: "-", Hosts: fmt.Sprint(len(p.Hosts)), Status: status, Bad: true})
+		}
+	}
+	if s.Score != nil {
+		d.Headlines = append(d.Headlines, kv{s.Score.Label, fmt.Sprintf("%.3f", s.Score.Score)})
+	}
+	for _, pd := range in.Phases {
+		d.Phases = append(d.Phases, phaseCharts(pd))
+	}
+	if c := in.Compare; c != nil {
+		d.Compare = c
+		for _, p := range c.Phases {
+			for _, o := range p.Ops {
+				for _, f := range o.Figures {
+					d.CmpRows = append(d.CmpRows, htmlCmpRow{p.Name, o.Op, f.Name, figureValue(f.Unit, f.Before), figureValue(f.Unit, f.After),
+						figureDelta(f), f.Verdict, figureTest(f)})
+				}
+			}
+		}
+	}
+	return htmlTmpl.Execute(w, d)
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// phaseCharts draws a phase's throughput per host over time, its latency
+// percentile curves and its errors over time.
+func phaseCharts(pd analyze.PhaseData) htmlPhase {
+	p := pd.Summary
+	hp := htmlPhase{Name: p.Name, Engine: p.Engine, Status: p.Status, Error: p.Error}
+	if p.Window != nil {
+		hp.Window = fmt.Sprintf("common window of all hosts: %.1f s", p.Window.DurationS)
+	}
+	var t0 int64 = math.MaxInt64
+	for _, h := range pd.Hosts {
+		for _, s := range h.Series {
+			t0 = min(t0, s.StartNs)
+		}
+	}
+	// Throughput: one line per host and operation, in operations per
+	// second, and in MiB/s for operations that move data.
+	var opsLines, mibLines, errs []chartLine
+	totalErrs := map[int64]float64{}
+	for _, o := range p.Ops {
+		for _, h := range pd.Hosts {
+			ol, ml := chartLine{Name: o.Op + " " + h.Host}, chartLine{Name: o.Op + " " + h.Host}
+			moved := false
+			for _, s := range h.Series {
+				if s.Op != o.Op || s.EndNs <= s.StartNs {
+					continue
+				}
+				d := float64(s.EndNs-s.StartNs) / 1e9
+				x := float64(s.EndNs-t0) / 1e9
+				ol.X, ol.Y = append(ol.X, x), append(ol.Y, float64(s.Ops)/d)
+				ml.X, ml.Y = append(ml.X, x), append(ml.Y, float64(s.Bytes)/d/(1<<20))
+				moved = moved || s.Bytes > 0
+				totalErrs[int64(math.Round(x))] += float64(s.Errors)
+			}
+			if len(ol.X) > 0 {
+				opsLines = append(opsLines, ol)
+			}
+			if moved {
+				mibLines = append(mibLines, ml)
+			}
+		}
+	}
+	secs := func(v float64) string { return fmt.Sprintf("%gs", v) }
+	if len(mibLines) > 0 {
+		hp.Charts = append(hp.Charts, svgChart(chartSpec{Title: "Throughput per host (MiB/s)", XLabel: "seconds into the phase", YLabel: "MiB/s",
+			Lines: mibLines, XTick: secs, YTick: compact}))
+	}
+	hp.Charts = append(hp.Charts, svgChart(chartSpec{Title: "Operations per second per host", XLabel: "seconds into the phase", YLabel: "ops/s",
+		Lines: opsLines, XTick: secs, YTick: compact}))
+	// Latency percentiles from merged histograms, x on a log scale of 1/(1-p).
+	var curves []chartLine
+	for _, o := range p.Ops {
+		var bins record.Bins
+		for _, h := range pd.Hosts {
+			for _, x := range h.Ops {
+				if x.Op == o.Op {
+					bins = record.Merge(bins, x.Lat.Bins)
+				}
+			}
+		}
+		if l := percentileCurve(o.Op, bins); len(l.X) > 0 {
+			curves = append(curves, l)
+		}
+	}
+	hp.Charts = append(hp.Charts, svgChart(chartSpec{Title: "Latency by percentile (merged histograms)", XLabel: "percentile", YLabel: "latency",
+		Lines: curves, LogY: true, XTicks: []float64{0, 1, 2, 3, 4, 5}, XTick: pctTick, YTick: func(v float64) string { return units.Latency(v) }}))
+	// Errors per second across hosts and operations (zero is a data point).
+	keys := make([]int64, 0, len(totalErrs))
+	for k := range totalErrs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	el := chartLine{Name: "errors"}
+	for _, k := range keys {
+		el.X, el.Y = append(el.X, float64(k)), append(el.Y, totalErrs[k])
+	}
+	if len(el.X) > 0 {
+		errs = append(errs, el)
+	}
+	hp.Charts = append(hp.Charts, svgChart(chartSpec{Title: "Errors per second (all hosts)", XLabel: "seconds into the phase", YLabel: "errors",
+		Lines: errs, Bars: true, XTick: secs, YTick: compact}))
+	return hp
+}
+
+// percentileCurve is latency against -log10(1 - p), at most ~200 points.
+func percentileCurve(name string, b record.Bins) chartLine {
+	l := chartLine{Name: name}
+	total := float64(b.Total())
+	if total == 0 {
+		return l
+	}
+	var cum float64
+	lastX := -1.0
+	for i, x := range b {
+		cum += float64(x.N)
+		q := cum / total
+		pos := 5.0
+		if q < 1 {
+			pos = math.Min(-math.Log10(1-q), 5)
+		}
+		if pos-lastX < 0.02 && i != len(b)-1 {
+			continue
+		}
+		lastX = pos
+		l.X, l.Y = append(l.X, pos), append(l.Y, float64(x.V))
+	}
+	return l
+}
+
+func pctTick(v float64) string {
+	switch int(math.Round(v)) {
+	case 0:
+		return "p0"
+	case 1:
+		return "p90"
+	case 2:
+		return "p99"
+	case 3:
+		return "p99.9"
+	case 4:
+		return "p99.99"
+	}
+	return "max"
+}
+
+func compact(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e9:
+		return fmt.Sprintf("%.3gG", v/1e9)
+	case a >= 1e6:
+		return fmt.Sprintf("%.3gM", v/1e6)
+	case a >= 1e4:
+		return fmt.Sprintf("%.3gk", v/1e3)
+	}
+	return fmt.Sprintf("%.4g", v)
+}
+
+// WriteFolderHTML writes report.html into a results folder, as every run
+// does at its end.
+func WriteFolderHTML(dir string) error {
+	b, err := HTMLFolder(dir, "")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, "report.html.tmp")
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, "report.html"))
+}

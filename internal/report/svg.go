@@ -1,0 +1,165 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"strings"
+)
+
+// chartLine is one line of a chart.
+type chartLine struct {
+	Name string
+	X, Y []float64
+}
+
+// chartSpec describes a chart rendered to inline SVG.
+type chartSpec struct {
+	Title, XLabel, YLabel string
+	Lines                 []chartLine
+	LogY                  bool
+	// Bars draws each point as a bar from zero instead of a line.
+	Bars bool
+	// XTick and YTick format axis values.
+	XTick, YTick func(float64) string
+	// XTicks, when set, are the x positions of the ticks.
+	XTicks []float64
+}
+
+var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"}
+
+const (
+	chartW, chartH                 = 640, 260
+	padL, padR, padT, padB float64 = 70, 150, 28, 40
+)
+
+// svgChart renders a chart with axes, ticks, a legend and one marker
+// (class "pt") per data point, so the page can be checked for data.
+func svgChart(c chartSpec) template.HTML {
+	var b strings.Builder
+	n := 0
+	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, l := range c.Lines {
+		for i := range l.X {
+			y := l.Y[i]
+			if c.LogY && y <= 0 {
+				continue
+			}
+			xmin, xmax = math.Min(xmin, l.X[i]), math.Max(xmax, l.X[i])
+			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
+			n++
+		}
+	}
+	fmt.Fprintf(&b, `<svg class="chart" data-points="%d" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s">`,
+		n, chartW, chartH, chartW, chartH, template.HTMLEscapeString(c.Title))
+	fmt.Fprintf(&b, `<text x="%g" y="16" class="ct">%s</text>`, padL, template.HTMLEscapeString(c.Title))
+	if n == 0 {
+		fmt.Fprintf(&b, `<text x="%g" y="%g" class="nd">no data</text></svg>`, padL+20, float64(chartH)/2)
+		return template.HTML(b.String())
+	}
+	if !c.LogY && !c.Bars {
+		ymin = math.Min(ymin, 0)
+	}
+	if c.Bars {
+		ymin = 0
+	}
+	if c.LogY {
+		ymin, ymax = math.Pow(10, math.Floor(math.Log10(ymin))), math.Pow(10, math.Ceil(math.Log10(ymax)))
+	}
+	if ymax <= ymin {
+		ymax = ymin + 1
+	}
+	if xmax <= xmin {
+		xmax = xmin + 1
+	}
+	pw, ph := float64(chartW)-padL-padR, float64(chartH)-padT-padB
+	px := func(x float64) float64 { return padL + (x-xmin)/(xmax-xmin)*pw }
+	py := func(y float64) float64 {
+		if c.LogY {
+			return padT + ph - (math.Log10(y)-math.Log10(ymin))/(math.Log10(ymax)-math.Log10(ymin))*ph
+		}
+		return padT + ph - (y-ymin)/(ymax-ymin)*ph
+	}
+	// Axes and ticks.
+	fmt.Fprintf(&b, `<path class="ax" d="M%g %gV%gH%g"/>`, padL, padT, padT+ph, padL+pw)
+	var yt []float64
+	if c.LogY {
+		for v := ymin; v <= ymax*1.0001; v *= 10 {
+			yt = append(yt, v)
+		}
+	} else {
+		yt = niceTicks(ymin, ymax, 5)
+	}
+	for _, v := range yt {
+		y := py(v)
+		fmt.Fprintf(&b, `<path class="gr" d="M%g %.1fH%g"/><text class="tk" x="%g" y="%.1f" text-anchor="end">%s</text>`,
+			padL, y, padL+pw, padL-4, y+4, template.HTMLEscapeString(c.YTick(v)))
+	}
+	xt := c.XTicks
+	if xt == nil {
+		xt = niceTicks(xmin, xmax, 6)
+	}
+	for _, v := range xt {
+		if v < xmin-1e-9 || v > xmax+1e-9 {
+			continue
+		}
+		x := px(v)
+		fmt.Fprintf(&b, `<path class="ax" d="M%.1f %gv4"/><text class="tk" x="%.1f" y="%g" text-anchor="middle">%s</text>`,
+			x, padT+ph, x, padT+ph+16, template.HTMLEscapeString(c.XTick(v)))
+	}
+	fmt.Fprintf(&b, `<text class="al" x="%g" y="%d" text-anchor="middle">%s</text>`, padL+pw/2, chartH-4, template.HTMLEscapeString(c.XLabel))
+	fmt.Fprintf(&b, `<text class="al" transform="translate(12 %g) rotate(-90)" text-anchor="middle">%s</text>`, padT+ph/2, template.HTMLEscapeString(c.YLabel))
+	// Lines, markers and legend.
+	bw := math.Max(1, pw/float64(n+1)*0.8)
+	for i, l := range c.Lines {
+		col := palette[i%len(palette)]
+		var pts []string
+		for k := range l.X {
+			if c.LogY && l.Y[k] <= 0 {
+				continue
+			}
+			x, y := px(l.X[k]), py(l.Y[k])
+			if c.Bars {
+				fmt.Fprintf(&b, `<rect class="pt" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, x-bw/2, y, bw, math.Max(padT+ph-y, 0.5), col)
+				continue
+			}
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, y))
+			fmt.Fprintf(&b, `<circle class="pt" cx="%.1f" cy="%.1f" r="1.6" fill="%s"/>`, x, y, col)
+		}
+		if len(pts) > 1 {
+			fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>`, col, strings.Join(pts, " "))
+		}
+		ly := padT + 8 + float64(i)*16
+		fmt.Fprintf(&b, `<rect x="%g" y="%g" width="10" height="10" fill="%s"/><text class="lg" x="%g" y="%g">%s</text>`,
+			padL+pw+10, ly-8, col, padL+pw+24, ly+1, template.HTMLEscapeString(truncate(l.Name, 20)))
+	}
+	b.WriteString("</svg>")
+	return template.HTML(b.String())
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+// niceTicks returns about n round tick values covering [lo, hi].
+func niceTicks(lo, hi float64, n int) []float64 {
+	span := hi - lo
+	if span <= 0 {
+		return []float64{lo}
+	}
+	step := math.Pow(10, math.Floor(math.Log10(span/float64(n))))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if span/(step*m) <= float64(n) {
+			step *= m
+			break
+		}
+	}
+	var out []float64
+	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
+		out = append(out, v)
+	}
+	return out
+}
