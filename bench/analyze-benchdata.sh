@@ -1,0 +1,26 @@
+#!/bin/sh
+# Analyse a 10-million-request s3 benchdata file with `storbench analyze` and
+# report peak RSS (target: under 300 MB) and analysis throughput (target: at
+# least 1 million requests per second on 2 cores).
+# Usage: bench/analyze-benchdata.sh [bin/storbench] [requests]
+set -eu
+BIN=${1:-bin/storbench}
+N=${2:-10000000}
+DIR=${TMPDIR:-/tmp}/storbench-analyze-bench
+mkdir -p "$DIR"
+FILE=$DIR/bench-$N.tsv.zst
+[ -x "$BIN" ] || go build -o "$BIN" ./cmd/storbench
+if [ ! -s "$FILE" ]; then
+	echo "generating $FILE ($N requests)"
+	go run ./bench/gen-benchdata -n "$N" -o "$FILE"
+fi
+ls -l "$FILE"
+/usr/bin/time -v "$BIN" analyze "$FILE" >"$DIR/analysis.txt" 2>"$DIR/time.txt"
+head -20 "$DIR/analysis.txt"
+rss_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$DIR/time.txt")
+wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$DIR/time.txt")
+secs=$(echo "$wall" | awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
+echo "requests: $N"
+echo "wall: ${secs}s"
+echo "peak RSS: $((rss_kb / 1024)) MB"
+awk -v n="$N" -v s="$secs" 'BEGIN { printf "analysis throughput: %.0f requests/s\n", n / s }'
