@@ -1,0 +1,170 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/results"
+)
+
+// MergeOptions say where a merge goes.
+type MergeOptions struct {
+	// Root receives the merged results folder.
+	Root string
+	// Now and CommandLine are recorded in the merged run.json.
+	Now         time.Time
+	CommandLine []string
+	// Setup is called on the new folder before any phase is added (to set
+	// its Markdown renderer).
+	Setup func(*results.Folder)
+}
+
+// Merge combines results folders recorded separately on several clients
+// (storbench runs started by hand at the same time) into one, as if one run
+// had used every client. Phases are matched by name. Each phase keeps only
+// the time in which every client was running: the per-second series are
+// cut to that window and the totals' throughput is what was done inside
+// it. Histograms are added, so percentiles stay exact (they cover each
+// client's whole phase); every host's own result is kept.
+func Merge(inputs []string, o MergeOptions) (*results.Folder, error) {
+	if len(inputs) < 2 {
+		return nil, fmt.Errorf("merge needs at least two results folders")
+	}
+	type input struct {
+		run    *results.RunInfo
+		phases []PhaseData
+	}
+	var ins []input
+	for _, dir := range inputs {
+		run, err := results.ReadRunInfo(dir)
+		if err != nil {
+			return nil, err
+		}
+		_, ph, err := ReadPhases(dir)
+		if err != nil {
+			return nil, err
+		}
+		ins = append(ins, input{run, ph})
+	}
+	// Phases by name, in the order they first appear.
+	var order []string
+	byName := map[string][]PhaseData{}
+	used := map[string]bool{}
+	for i, in := range ins {
+		renamed := map[string]string{}
+		for _, p := range in.phases {
+			if _, ok := byName[p.Summary.Name]; !ok {
+				order = append(order, p.Summary.Name)
+			}
+			for _, h := range p.Hosts {
+				if n, ok := renamed[h.Host]; ok {
+					h.Host = n
+					continue
+				}
+				name := h.Host
+				for k := 2; used[name]; k++ {
+					name = fmt.Sprintf("%s#%d", h.Host, i+k-1)
+				}
+				used[name], renamed[h.Host] = true, name
+				h.Host = name
+			}
+			byName[p.Summary.Name] = append(byName[p.Summary.Name], p)
+		}
+	}
+	var agents []any
+	for _, in := range ins {
+		if list, ok := in.run.Agents.([]any); ok {
+			agents = append(agents, list...)
+		}
+	}
+	first := ins[0].run
+	f, err := results.Create(o.Root, results.RunInfo{
+		RunID: results.NewRunID(o.Now), Name: "merged-" + first.Name, StartedAt: first.StartedAt,
+		CommandLine: o.CommandLine, Versions: first.Versions, Agents: agents, Targets: first.Targets, Plan: first.Plan,
+		Settings: map[string]any{"merged_from": inputs},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if o.Setup != nil {
+		o.Setup(f)
+	}
+	status := results.StatusCompleted
+	for _, name := range order {
+		group := byName[name]
+		var hosts []*engine.HostResult
+		for _, p := range group {
+			hosts = append(hosts, p.Hosts...)
+			if p.Summary.Status != results.StatusCompleted {
+				status = p.Summary.Status
+			}
+		}
+		ps, err := mergePhase(name, group[0].Summary.Engine, hosts)
+		if err != nil {
+			_ = f.Finish(results.StatusFailed, err)
+			return f, err
+		}
+		ps.Report, ps.Group, ps.Point, ps.Iteration = group[0].Summary.Report, group[0].Summary.Group, group[0].Summary.Point, group[0].Summary.Iteration
+		if err := f.AddPhase(ps, hosts); err != nil {
+			return f, err
+		}
+	}
+	return f, f.Finish(status, nil)
+}
+
+// mergePhase cuts every host's series to the common window and builds the
+// phase's summary with totals over that window.
+func mergePhase(name, eng string, hosts []*engine.HostResult) (results.PhaseSummary, error) {
+	var ws, we int64
+	for i, h := range hosts {
+		if len(h.Series) == 0 {
+			return results.PhaseSummary{}, fmt.Errorf("phase %s: host %s has no per-second series to find the common time", name, h.Host)
+		}
+		lo, hi := h.Series[0].StartNs, h.Series[0].EndNs
+		for _, s := range h.Series {
+			lo, hi = min(lo, s.StartNs), max(hi, s.EndNs)
+		}
+		if i == 0 {
+			ws, we = lo, hi
+		} else {
+			ws, we = max(ws, lo), min(we, hi)
+		}
+	}
+	if we <= ws {
+		return results.PhaseSummary{}, fmt.Errorf("phase %s: the results do not overlap in time (start them together, e.g. s3 --syncstart)", name)
+	}
+	sums := map[string][2]float64{}
+	for _, h := range hosts {
+		var kept = h.Series[:0:0]
+		for _, s := range h.Series {
+			ov := min(s.EndNs, we) - max(s.StartNs, ws)
+			if ov <= 0 || s.EndNs <= s.StartNs {
+				continue
+			}
+			fr := float64(ov) / float64(s.EndNs-s.StartNs)
+			c := s
+			c.StartNs, c.EndNs = max(s.StartNs, ws), min(s.EndNs, we)
+			c.Ops = uint64(math.Round(fr * float64(s.Ops)))
+			c.Bytes = uint64(math.Round(fr * float64(s.Bytes)))
+			c.Errors = uint64(math.Round(fr * float64(s.Errors)))
+			kept = append(kept, c)
+			v := sums[s.Op]
+			sums[s.Op] = [2]float64{v[0] + fr*float64(s.Bytes), v[1] + fr*float64(s.Ops)}
+		}
+		h.Series = kept
+	}
+	ps := results.BuildPhase(name, eng, hosts)
+	d := float64(we-ws) / 1e9
+	ps.Window = &results.Window{StartNs: ws, EndNs: we, DurationS: d}
+	for i := range ps.Ops {
+		o := &ps.Ops[i]
+		if o.Rate != nil {
+			continue // md: rates per iteration, mdtest's way
+		}
+		v := sums[o.Op]
+		o.DurationS, o.BwBytesPerS, o.OpsPerS = d, v[0]/d, v[1]/d
+	}
+	return ps, nil
+}

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/units"
+)
+
+func init() { extraCommands = append(extraCommands, newMergeCommand) }
+
+func newMergeCommand(st *State) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "merge A B ... -o OUT",
+		Short: "Combine results recorded separately on several clients into one",
+		Long: `Combines results folders of runs started by hand on several clients at the
+same time into one results folder, as if one run had used every client.
+Phases are matched by name; each keeps only the time in which every client was
+running (throughput totals are what was done inside it), histograms are added
+so percentiles stay exact, and every host's own result is kept.`,
+		Example: `  storbench merge client1/results/RUN client2/results/RUN -o merged`,
+		Args:    cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runMerge(cmd.Context(), st, out, args)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the merged results folder to create (must not exist)")
+	return cmd
+}
+
+func runMerge(_ context.Context, st *State, out string, inputs []string) error {
+	if out == "" {
+		return usageErr("merge: -o OUT is required")
+	}
+	if _, err := os.Stat(out); err == nil {
+		return usageErr("merge: %s already exists", out)
+	}
+	parent := filepath.Dir(filepath.Clean(out))
+	f, err := analyze.Merge(inputs, analyze.MergeOptions{Root: parent, Now: st.Now(), CommandLine: st.Args,
+		Setup: func(f *results.Folder) { f.Markdown = report.Markdown }})
+	if err != nil {
+		if f != nil {
+			os.RemoveAll(f.Path)
+		}
+		return asUsage(err)
+	}
+	if err := report.WriteFolderHTML(f.Path); err != nil {
+		st.logf(0, "report.html: %v", err)
+	}
+	if err := os.Rename(f.Path, out); err != nil {
+		return err
+	}
+	sum := f.Summary()
+	for i := range sum.Phases {
+		ps := &sum.Phases[i]
+		fmt.Fprintf(st.Stdout, "%s (%d hosts", ps.Name, len(ps.Hosts))
+		if ps.Window != nil {
+			fmt.Fprintf(st.Stdout, ", %.1f s in common", ps.Window.DurationS)
+		}
+		fmt.Fprintln(st.Stdout, "):")
+		for _, o := range ps.Ops {
+			fmt.Fprintf(st.Stdout, "    %s: %s, %s, p99 %s\n", o.Op, units.Bandwidth(o.BwBytesPerS), units.Rate(o.OpsPerS, "ops/s"), units.Latency(float64(o.LatNsP99)))
+		}
+	}
+	fmt.Fprintf(st.Stdout, "merged %d results into %s\n", len(inputs), out)
+	return nil
+}
