@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
-	"math"
 	"sort"
 	"strings"
 	"time"
@@ -65,7 +65,7 @@ type kv struct{ K, V string }
 
 type htmlRow struct {
 	Phase, Engine, Op, Hosts, Headline, Throughput, OpsPerS, Mean, P50, P99, P999, Errors, Status string
-	Bad                                                                                          bool
+	Bad                                                                                           bool
 }
 
 type htmlPhase struct {
