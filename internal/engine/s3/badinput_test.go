@@ -130,9 +130,16 @@ func TestNetworkBadInput(t *testing.T) {
 // TestServerDiesMidRun: every failed request is counted by kind, the run
 // ends at its duration, and what was measured before is kept.
 func TestServerDiesMidRun(t *testing.T) {
+	for _, sdk := range []bool{false, true} {
+		t.Run(map[bool]string{false: "lean", true: "minio-go"}[sdk], func(t *testing.T) { serverDiesMidRun(t, sdk) })
+	}
+}
+
+func serverDiesMidRun(t *testing.T, sdk bool) {
 	srv := s3test.StartT(t, s3test.Options{})
 	p := baseParams(srv, "get")
 	p["duration"] = "1500ms"
+	p["sdk"] = sdk
 	pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "die"}, phaseOf(t, "g", p))
 	if err != nil {
 		t.Fatal(err)

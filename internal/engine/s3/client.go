@@ -122,6 +122,10 @@ func (h *hostPicker) done(i int, now int64) {
 // errorKind reduces an error to a short, bounded kind for error counts:
 // the S3 error code, or the network failure's nature.
 func errorKind(err error) string {
+	var se *s3Error
+	if errors.As(err, &se) {
+		return se.Code
+	}
 	var er minio.ErrorResponse
 	if errors.As(err, &er) && er.Code != "" {
 		return er.Code
@@ -146,6 +150,8 @@ func errorKind(err error) string {
 		return "pool empty"
 	case errors.Is(err, errPartFailed):
 		return "part failed"
+	case errors.Is(err, errBadResponse):
+		return "bad response"
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {

@@ -1,9 +1,14 @@
-// Package s3 is storbench's native S3 benchmark engine, on minio-go v7. It
-// runs warp's benchmarks (get, put, delete, list, stat, mixed, multipart,
-// versioned) with per-worker clients over one shared transport, a reused
-// buffer per worker and no per-request allocation of its own, records every
-// request into per-worker histograms, and touches only objects under
-// storbench/<run id>/ in the bucket.
+// Package s3 is storbench's native S3 benchmark engine. It runs warp's
+// benchmarks (get, put, delete, list, stat, mixed, multipart, versioned),
+// records every request into per-worker histograms, and touches only
+// objects under storbench/<run id>/ in the bucket.
+//
+// Two request paths: the hot loop's GET, PUT, HEAD and DELETE of one object
+// go by default over the lean path (lean.go: one hand-written HTTP/1.1
+// keep-alive connection per worker and endpoint, no allocation per
+// request); everything else, and every request with Params.SDK, TLS, SSE-C,
+// checksums or versions, goes through minio-go v7 with per-worker clients
+// over one shared transport.
 package s3
 
 import (
@@ -133,6 +138,7 @@ type phase struct {
 	prefix string            // storbench/<run>/<host>/<phase>/
 	data   *dataBlock
 	sse    encrypt.ServerSide
+	lean   bool // GET, PUT, HEAD and DELETE of one object bypass minio-go
 
 	createdBucket bool
 
@@ -184,6 +190,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		}
 	}
 	ph.admin = ph.cls[0][0]
+	ph.lean = leanUsable(c)
 	ph.picker = newHostPicker(len(c.endpoints), c.HostSelect == "roundrobin")
 	if c.Encrypt {
 		key := make([]byte, 32)
@@ -339,6 +346,9 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 		go func(w int) {
 			defer wg.Done()
 			wk := ph.newWorker(w, nil, nil)
+			if wk.lean != nil {
+				defer wk.lean.bind(ctx)()
+			}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= n || ctx.Err() != nil {
@@ -500,7 +510,16 @@ loop:
 		"obj_size":   strconv.FormatInt(int64(c.ObjSize), 10),
 		"prefix":     ph.prefix,
 		"stopped_by": stoppedBy,
+		"s3_client":  "minio-go",
 	}}
+	if ph.lean {
+		res.Meta["s3_client"] = "lean"
+		redials := 0
+		for _, wk := range workers {
+			redials += wk.lean.Redials
+		}
+		res.Meta["reconnects"] = strconv.Itoa(redials)
+	}
 	for i, name := range ph.ops {
 		var s record.OpStats
 		for w := range recs {

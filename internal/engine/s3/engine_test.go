@@ -153,74 +153,86 @@ func TestEveryOpAgainstVersityGW(t *testing.T) {
 		{op: "mixed", extra: map[string]any{"objects": 100}, ops: []string{"GET", "STAT", "PUT", "DELETE"}, verify: true},
 		{op: "multipart", extra: map[string]any{"parts": 3, "part_size": "5MiB", "part_concurrency": 2, "concurrent": 2}, ops: []string{"UPLOAD", "PART"}, verify: true},
 	}
-	for i, tc := range cases {
-		t.Run(tc.op, func(t *testing.T) {
-			p := baseParams(srv, tc.op)
-			for k, v := range tc.extra {
-				p[k] = v
-			}
-			name := tc.op + "-" + string(rune('a'+i))
-			env := engine.Env{Host: "h1", RunID: runID}
-			pr, err := Engine{}.Prepare(context.Background(), env, phaseOf(t, name, p))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ph := pr.(*phase)
-			res, err := pr.Run(context.Background(), time.Now(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(res.Ops) != len(tc.ops) {
-				t.Fatalf("ops recorded %v, want %v", res.Ops, tc.ops)
-			}
-			for k, o := range res.Ops {
-				if o.Op != tc.ops[k] || o.Ops == 0 || o.Errors != 0 {
-					t.Errorf("%s: %d ops, %d errors %v; want ops and no errors", o.Op, o.Ops, o.Errors, o.ErrorKinds)
+	// Both request paths pass the same checks: the lean one (the default)
+	// and minio-go (sdk).
+	for j, client := range []string{"lean", "minio-go"} {
+		for i, tc := range cases {
+			t.Run(client+"/"+tc.op, func(t *testing.T) {
+				p := baseParams(srv, tc.op)
+				for k, v := range tc.extra {
+					p[k] = v
 				}
-				if o.Op == "GET" && (o.TTFB == nil || o.TTFB.Stats.N != o.Ops || o.Bytes == 0) {
-					t.Errorf("GET: TTFB or bytes missing: %+v", o)
+				p["sdk"] = client == "minio-go"
+				name := tc.op + "-" + string(rune('a'+i)) + strconv.Itoa(j)
+				env := engine.Env{Host: "h1", RunID: runID}
+				pr, err := Engine{}.Prepare(context.Background(), env, phaseOf(t, name, p))
+				if err != nil {
+					t.Fatal(err)
 				}
-				if (o.Op == "PUT" || o.Op == "UPLOAD") && tc.op != "mixed" && o.Bytes == 0 {
-					t.Errorf("%s moved no bytes", o.Op)
+				ph := pr.(*phase)
+				res, err := pr.Run(context.Background(), time.Now(), nil)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			if tc.op == "delete" {
-				if n := len(keysUnder(t, cl, "bench", ph.prefix)); n != 0 {
-					t.Errorf("delete left %d of its objects", n)
+				if len(res.Ops) != len(tc.ops) {
+					t.Fatalf("ops recorded %v, want %v", res.Ops, tc.ops)
 				}
-				if res.Ops[0].Ops != 4 { // 40 objects in batches of 10
-					t.Errorf("delete made %d requests, want 4", res.Ops[0].Ops)
+				want := client
+				if tc.op == "multipart" || tc.extra["checksum"] != nil {
+					want = "minio-go" // the lean path sends no checksum header
 				}
-			}
-			if len(res.Series) == 0 {
-				t.Error("no per-second series")
-			}
-			if tc.verify {
-				expect := func(k string, size int64) []byte { return ph.data.content(k, size) }
-				if tc.op == "multipart" {
-					expect = func(k string, size int64) []byte {
-						var out []byte
-						ps := int64(ph.c.PartSize)
-						for p := 0; int64(p)*ps < size; p++ {
-							r := &dataReader{}
-							r.reset(ph.data, (ph.data.offset(k)+p*7919)%len(ph.data.b), ps)
-							b, _ := io.ReadAll(r)
-							out = append(out, b...)
-						}
-						return out
+				if res.Meta["s3_client"] != want {
+					t.Errorf("ran on %q, want %q", res.Meta["s3_client"], want)
+				}
+				for k, o := range res.Ops {
+					if o.Op != tc.ops[k] || o.Ops == 0 || o.Errors != 0 {
+						t.Errorf("%s: %d ops, %d errors %v; want ops and no errors", o.Op, o.Ops, o.Errors, o.ErrorKinds)
+					}
+					if o.Op == "GET" && (o.TTFB == nil || o.TTFB.Stats.N != o.Ops || o.Bytes == 0) {
+						t.Errorf("GET: TTFB or bytes missing: %+v", o)
+					}
+					if (o.Op == "PUT" || o.Op == "UPLOAD") && tc.op != "mixed" && o.Bytes == 0 {
+						t.Errorf("%s moved no bytes", o.Op)
 					}
 				}
-				if n := verify(t, ph, cl, 20, expect); n == 0 {
-					t.Error("nothing to verify under the phase prefix")
+				if tc.op == "delete" {
+					if n := len(keysUnder(t, cl, "bench", ph.prefix)); n != 0 {
+						t.Errorf("delete left %d of its objects", n)
+					}
+					if res.Ops[0].Ops != 4 { // 40 objects in batches of 10
+						t.Errorf("delete made %d requests, want 4", res.Ops[0].Ops)
+					}
 				}
-			}
-			if err := pr.Cleanup(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			if left := keysUnder(t, cl, "bench", ph.prefix); len(left) != 0 {
-				t.Errorf("cleanup left %d objects under %s", len(left), ph.prefix)
-			}
-		})
+				if len(res.Series) == 0 {
+					t.Error("no per-second series")
+				}
+				if tc.verify {
+					expect := func(k string, size int64) []byte { return ph.data.content(k, size) }
+					if tc.op == "multipart" {
+						expect = func(k string, size int64) []byte {
+							var out []byte
+							ps := int64(ph.c.PartSize)
+							for p := 0; int64(p)*ps < size; p++ {
+								r := &dataReader{}
+								r.reset(ph.data, (ph.data.offset(k)+p*7919)%len(ph.data.b), ps)
+								b, _ := io.ReadAll(r)
+								out = append(out, b...)
+							}
+							return out
+						}
+					}
+					if n := verify(t, ph, cl, 20, expect); n == 0 {
+						t.Error("nothing to verify under the phase prefix")
+					}
+				}
+				if err := pr.Cleanup(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				if left := keysUnder(t, cl, "bench", ph.prefix); len(left) != 0 {
+					t.Errorf("cleanup left %d objects under %s", len(left), ph.prefix)
+				}
+			})
+		}
 	}
 	checkForeign(t, cl, "bench", want)
 	if ok, _ := cl.BucketExists(context.Background(), "bench"); !ok {

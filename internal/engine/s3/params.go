@@ -25,6 +25,8 @@ const (
 	EnvSecretKey = "STORBENCH_SECRET_KEY"
 	EnvRegion    = "STORBENCH_REGION"
 	EnvTLS       = "STORBENCH_TLS"
+	// EnvSDK=1 sends every request through minio-go (as Params.SDK).
+	EnvSDK = "STORBENCH_S3_SDK"
 )
 
 // Limits that protect against typos and against what S3 refuses.
@@ -154,6 +156,11 @@ type Params struct {
 	// SignPayload signs the body (streaming SigV4) on plain HTTP instead of
 	// sending UNSIGNED-PAYLOAD, as TLS clients do.
 	SignPayload bool `json:"sign_payload,omitempty"`
+
+	// SDK sends every request through minio-go, as before the lean data
+	// path existed: to compare the two, or if a server dislikes the lean
+	// path's requests.
+	SDK bool `json:"sdk,omitempty"`
 
 	// Duration is how long the measured stage runs (default 5m, as warp).
 	Duration Duration `json:"duration,omitempty"`
@@ -304,6 +311,15 @@ func resolve(p Params, getenv func(string) string) (*config, error) {
 			return nil, fmt.Errorf("s3: %s=%q is not a boolean", EnvTLS, v)
 		}
 		c.tls = b
+	}
+	if !c.SDK {
+		if v := getenv(EnvSDK); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, fmt.Errorf("s3: %s=%q is not a boolean", EnvSDK, v)
+			}
+			c.SDK = b
+		}
 	}
 	if c.Bucket == "" {
 		c.Bucket = "storbench"

@@ -43,7 +43,9 @@ type worker struct {
 	stat0 minio.StatObjectOptions
 	seq   int
 	pfx   string
-	parts []*worker // multipart: helpers uploading parts of this worker's uploads
+	parts []*worker   // multipart: helpers uploading parts of this worker's uploads
+	lean  *leanClient // GET, PUT, HEAD, DELETE of one object, when usable
+	iov   [][]byte    // body chunks of a lean PUT
 }
 
 func (ph *phase) newWorker(w int, rec *record.Recorder, epRec []*record.Recorder) *worker {
@@ -55,6 +57,9 @@ func (ph *phase) newWorker(w int, rec *record.Recorder, epRec []*record.Recorder
 	}
 	for _, cl := range ph.cls[w%len(ph.cls)] {
 		wk.core = append(wk.core, minio.Core{Client: cl})
+	}
+	if ph.lean {
+		wk.lean = newLeanClient(ph.c)
 	}
 	if ph.sse != nil {
 		wk.get0.ServerSideEncryption = ph.sse
@@ -129,6 +134,9 @@ func (wk *worker) finish(op, ep int, t0, first time.Time, n int64, err error) {
 
 // run is the worker's loop for the phase's benchmark.
 func (wk *worker) run(ctx context.Context) {
+	if wk.lean != nil {
+		defer wk.lean.bind(ctx)()
+	}
 	switch wk.ph.c.Op {
 	case "get":
 		wk.loopGet(ctx)
@@ -150,6 +158,10 @@ func (wk *worker) run(ctx context.Context) {
 // put uploads one object of size bytes to key through endpoint ep.
 func (wk *worker) put(ctx context.Context, ep int, key string, size int64) (minio.UploadInfo, error) {
 	d := wk.ph.data
+	if wk.lean != nil {
+		wk.iov = d.bodyChunks(wk.iov[:0], d.offset(key), size)
+		return minio.UploadInfo{}, wk.lean.put(ep, key, size, wk.iov, wk.buf)
+	}
 	wk.body.reset(d, d.offset(key), size)
 	var md5b64 string
 	if wk.ph.c.MD5 {
@@ -165,6 +177,9 @@ func (wk *worker) put(ctx context.Context, ep int, key string, size int64) (mini
 // get reads key (or a range of it) through ep into the worker's buffer and
 // returns the bytes read and when the first byte arrived.
 func (wk *worker) get(ctx context.Context, ep int, key string, size int64, opts *minio.GetObjectOptions) (int64, time.Time, error) {
+	if wk.lean != nil {
+		return wk.getLean(ep, key, size, 0, 0)
+	}
 	rc, _, _, err := wk.core[ep].GetObject(ctx, wk.ph.c.Bucket, key, *opts)
 	if err != nil {
 		return 0, time.Time{}, err
@@ -205,15 +220,26 @@ func (wk *worker) loopGet(ctx context.Context) {
 		i := wk.rng.IntN(len(keys))
 		ep := ph.picker.pick()
 		opts, want := &wk.get0, sizes[i]
-		var ro minio.GetObjectOptions
+		var ro rangedOpts
 		if ph.c.Range && sizes[i] > 1 {
 			off := wk.rng.Int64N(sizes[i])
 			ln := 1 + wk.rng.Int64N(sizes[i]-off)
-			ro.ServerSideEncryption = wk.get0.ServerSideEncryption
-			_ = ro.SetRange(off, off+ln-1)
-			opts, want = &ro, ln
+			ro.rangeOff, ro.rangeLen = off, ln
+			if wk.lean == nil {
+				ro.ServerSideEncryption = wk.get0.ServerSideEncryption
+				_ = ro.SetRange(off, off+ln-1)
+				opts = &ro.GetObjectOptions
+			}
+			want = ln
 		}
-		n, first, err := wk.get(ctx, ep, keys[i], want, opts)
+		var n int64
+		var first time.Time
+		var err error
+		if wk.lean != nil {
+			n, first, err = wk.getLean(ep, keys[i], want, ro.rangeOff, ro.rangeLen)
+		} else {
+			n, first, err = wk.get(ctx, ep, keys[i], want, opts)
+		}
 		wk.finish(0, ep, t0, first, n, err)
 	}
 }
@@ -246,7 +272,12 @@ func (wk *worker) loopStat(ctx context.Context) {
 		}
 		i := wk.rng.IntN(len(ph.keys))
 		ep := ph.picker.pick()
-		_, err := wk.core[ep].StatObject(ctx, ph.c.Bucket, ph.keys[i], wk.stat0)
+		var err error
+		if wk.lean != nil {
+			err = wk.lean.stat(ep, ph.keys[i], wk.buf)
+		} else {
+			_, err = wk.core[ep].StatObject(ctx, ph.c.Bucket, ph.keys[i], wk.stat0)
+		}
 		wk.finish(0, ep, t0, time.Time{}, 0, err)
 	}
 }
@@ -272,7 +303,9 @@ func (wk *worker) loopDelete(ctx context.Context) {
 		}
 		ep := ph.picker.pick()
 		var err error
-		if len(objs) == 1 {
+		if len(objs) == 1 && wk.lean != nil {
+			err = wk.lean.remove(ep, objs[0].Key, wk.buf)
+		} else if len(objs) == 1 {
 			err = wk.core[ep].RemoveObject(ctx, ph.c.Bucket, objs[0].Key, minio.RemoveObjectOptions{})
 		} else {
 			for r := range wk.core[ep].RemoveObjectsWithResult(ctx, ph.c.Bucket, sliceChan(objs), minio.RemoveObjectsOptions{}) {
@@ -441,7 +474,11 @@ func (wk *worker) loopMixed(ctx context.Context) {
 				if versioned {
 					opts.VersionID = obj.ver
 				}
-				_, err = wk.core[ep].StatObject(ctx, c.Bucket, obj.key, opts)
+				if wk.lean != nil {
+					err = wk.lean.stat(ep, obj.key, wk.buf)
+				} else {
+					_, err = wk.core[ep].StatObject(ctx, c.Bucket, obj.key, opts)
+				}
 			}
 			ph.pool.release(obj)
 			wk.finish(op, ep, t0, first, n, err)
@@ -477,8 +514,30 @@ func (wk *worker) loopMixed(ctx context.Context) {
 			if versioned {
 				opts.VersionID = obj.ver
 			}
-			err := wk.core[ep].RemoveObject(ctx, c.Bucket, obj.key, opts)
+			var err error
+			if wk.lean != nil {
+				err = wk.lean.remove(ep, obj.key, wk.buf)
+			} else {
+				err = wk.core[ep].RemoveObject(ctx, c.Bucket, obj.key, opts)
+			}
 			wk.finish(op, ep, t0, time.Time{}, 0, err)
 		}
 	}
+}
+
+// rangedOpts is a GET's options with the range it asks for (rangeLen 0:
+// the whole object), which the lean path takes as numbers.
+type rangedOpts struct {
+	minio.GetObjectOptions
+	rangeOff, rangeLen int64
+}
+
+// getLean reads key (or rangeLen bytes of it from rangeOff) on the lean
+// path; want is the length the body must have.
+func (wk *worker) getLean(ep int, key string, want, rangeOff, rangeLen int64) (int64, time.Time, error) {
+	n, first, err := wk.lean.get(ep, key, rangeOff, rangeLen, wk.buf)
+	if err == nil && want >= 0 && n != want {
+		err = errShortRead
+	}
+	return n, first, err
 }

@@ -1,0 +1,357 @@
+package s3
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/s3test"
+)
+
+// leanFor makes a lean client for a test server.
+func leanFor(t testing.TB, endpoint, secret string) *leanClient {
+	t.Helper()
+	c, err := resolve(Params{Op: "get", Hosts: []string{endpoint}, AccessKey: s3test.AccessKey, SecretKey: secret, Bucket: "lean"}, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := newLeanClient(c)
+	t.Cleanup(lc.bind(context.Background()))
+	return lc
+}
+
+// GET and PUT on the lean path against versitygw: what one path writes the
+// other reads back byte for byte, keys that need encoding included, with
+// ranges, MD5, signed payloads, and the S3 errors a missing key gives.
+func TestLeanPathAgainstVersityGW(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	cl := adminClient(t, srv)
+	ctx := context.Background()
+	if err := cl.MakeBucket(ctx, "lean", minio.MakeBucketOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	lc := leanFor(t, srv.Endpoint, s3test.SecretKey)
+	d := newDataBlock(64<<10, 7)
+	buf := make([]byte, readBufSize)
+	for _, tc := range []struct {
+		key         string
+		size        int64
+		md5, signed bool
+	}{
+		{"plain/obj1", 4096, false, false},
+		{"with space+plus/ünï", 100 << 10, true, false}, // body wraps the 64 KiB block
+		{"sig/(1)~x", 64 << 10, false, true},            // sign_payload
+		{"big/obj", 3<<20 + 17, false, false},           // several reads of the buffer
+		{"one", 1, true, true},
+	} {
+		t.Run(tc.key, func(t *testing.T) {
+			lc.c.MD5, lc.c.SignPayload = tc.md5, tc.signed
+			defer func() { lc.c.MD5, lc.c.SignPayload = false, false }()
+			want := d.content(tc.key, tc.size)
+			if err := lc.put(0, tc.key, tc.size, d.bodyChunks(nil, d.offset(tc.key), tc.size), buf); err != nil {
+				t.Fatalf("lean PUT: %v", err)
+			}
+			sum := md5.Sum(want)
+			if got := string(lc.ETag()); got != hex.EncodeToString(sum[:]) {
+				t.Errorf("ETag %q, want the content's MD5", got)
+			}
+			o, err := cl.GetObject(ctx, "lean", tc.key, minio.GetObjectOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(o)
+			o.Close()
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("minio-go reads %d bytes (%v), not what the lean PUT wrote", len(got), err)
+			}
+			// Now the other way: minio-go writes, the lean GET reads.
+			other := tc.key + ".sdk"
+			if _, err := cl.PutObject(ctx, "lean", other, bytes.NewReader(want), tc.size, minio.PutObjectOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			big := make([]byte, tc.size)
+			n, first, err := lc.get(0, other, 0, 0, big)
+			if err != nil || n != tc.size || !bytes.Equal(big, want) {
+				t.Fatalf("lean GET: %d bytes, %v; content equal %v", n, err, bytes.Equal(big, want))
+			}
+			if first.IsZero() {
+				t.Error("no time of first byte")
+			}
+			if tc.size > 10 {
+				n, _, err := lc.get(0, other, 3, 7, big)
+				if err != nil || n != 7 || !bytes.Equal(big[:7], want[3:10]) {
+					t.Fatalf("lean ranged GET: %d bytes %v: %q want %q", n, err, big[:n], want[3:10])
+				}
+			}
+			if err := lc.stat(0, other, buf); err != nil {
+				t.Fatalf("lean HEAD: %v", err)
+			}
+			if err := lc.remove(0, other, buf); err != nil {
+				t.Fatalf("lean DELETE: %v", err)
+			}
+			if err := lc.stat(0, other, buf); errorKind(err) != "NoSuchKey" {
+				t.Fatalf("HEAD after DELETE: %v (kind %q), want NoSuchKey", err, errorKind(err))
+			}
+			if _, _, err := lc.get(0, other, 0, 0, buf); errorKind(err) != "NoSuchKey" {
+				t.Fatalf("GET after DELETE: %v (kind %q), want NoSuchKey", err, errorKind(err))
+			}
+		})
+	}
+	if lc.Redials != 0 {
+		t.Errorf("%d reconnections on a keep-alive server", lc.Redials)
+	}
+}
+
+// A wrong secret key on the lean path is counted under the kind minio-go
+// gives it, and explained as refused credentials.
+func TestLeanWrongKeys(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	cl := adminClient(t, srv)
+	ctx := context.Background()
+	if err := cl.MakeBucket(ctx, "lean", minio.MakeBucketOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.PutObject(ctx, "lean", "k", strings.NewReader("data"), 4, minio.PutObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wrong := leanFor(t, srv.Endpoint, "wrong")
+	buf := make([]byte, readBufSize)
+	_, _, leanErr := wrong.get(0, "k", 0, 0, buf)
+	sdk, err := newClient(wrong.c, srv.Endpoint, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, sdkErr := (&minio.Core{Client: sdk}).GetObject(ctx, "lean", "k", minio.GetObjectOptions{})
+	if leanErr == nil || errorKind(leanErr) != errorKind(sdkErr) {
+		t.Fatalf("lean GET with a wrong key: %v (kind %q); minio-go: %v (kind %q)", leanErr, errorKind(leanErr), sdkErr, errorKind(sdkErr))
+	}
+	if e := explain(srv.Endpoint, wrong.c, leanErr); !strings.Contains(e.Error(), "refused the credentials") {
+		t.Fatalf("explained as %q", e)
+	}
+	putErr := wrong.put(0, "k2", 4, [][]byte{[]byte("abcd")}, buf)
+	if errorKind(putErr) != errorKind(sdkErr) {
+		t.Fatalf("lean PUT with a wrong key: %v", putErr)
+	}
+	// The connection survives error responses: the right key works on it.
+	right := leanFor(t, srv.Endpoint, s3test.SecretKey)
+	right.conns[0], wrong.conns[0] = wrong.conns[0], leanConn{}
+	if n, _, err := right.get(0, "k", 0, 0, buf); err != nil || n != 4 {
+		t.Fatalf("GET after errors on the same connection: %d %v", n, err)
+	}
+	if right.Redials != 0 {
+		t.Errorf("error responses cost %d reconnections", right.Redials)
+	}
+}
+
+// A server that closes connections, politely (Connection: close) or not,
+// costs reconnections, counted, and no failed request.
+func TestLeanSurvivesClosedConnections(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    *fakeS3
+	}{
+		{"connection close header", &fakeS3{size: 4096, closeEvery: 3}},
+		{"silent close", &fakeS3{size: 4096, dropEvery: 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := startFake(t, tc.f)
+			lc := leanFor(t, f.Addr, "s")
+			buf := make([]byte, readBufSize)
+			const n = 30
+			for i := 0; i < n; i++ {
+				var err error
+				if i%2 == 0 {
+					var got int64
+					got, _, err = lc.get(0, "k", 0, 0, buf)
+					if err == nil && got != 4096 {
+						t.Fatalf("GET %d: %d bytes", i, got)
+					}
+				} else {
+					err = lc.put(0, "k", 5, [][]byte{[]byte("hello")}, buf)
+				}
+				if err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+			}
+			if lc.Redials != n/3-1 && lc.Redials != n/3 {
+				t.Errorf("%d reconnections for a close every 3 requests over %d", lc.Redials, n)
+			}
+			if got := f.Conns.Load(); got != int64(lc.Redials)+1 {
+				t.Errorf("server saw %d connections, client counted %d reconnections", got, lc.Redials)
+			}
+		})
+	}
+}
+
+// A chunked error body is read to its end (the connection stays usable)
+// and its S3 code is the error's kind; dns lookup puts the bucket in Host.
+func TestLeanChunkedErrorAndDNSLookup(t *testing.T) {
+	f := startFake(t, &fakeS3{size: 10})
+	c, err := resolve(Params{Op: "get", Hosts: []string{f.Addr}, AccessKey: "a", SecretKey: "s", Bucket: "bkt", Lookup: "dns"}, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.wantHost = []byte("bkt." + f.Addr)
+	lc := newLeanClient(c)
+	defer lc.bind(context.Background())()
+	buf := make([]byte, 1024)
+	for i := 0; i < 3; i++ {
+		_, _, err := lc.get(0, "missing", 0, 0, buf)
+		var se *s3Error
+		if !errors.As(err, &se) || se.Code != "NoSuchKey" || se.Status != 404 || !strings.Contains(se.Message, "does not exist") {
+			t.Fatalf("chunked 404: %v", err)
+		}
+		if n, _, err := lc.get(0, "there", 0, 0, buf); err != nil || n != 10 {
+			t.Fatalf("GET after a chunked error: %d %v", n, err)
+		}
+	}
+	if lc.Redials != 0 || f.Conns.Load() != 1 {
+		t.Errorf("%d reconnections, %d connections: the chunked body was not read to its end", lc.Redials, f.Conns.Load())
+	}
+}
+
+// Cancelling the run's context aborts a request the server never answers.
+func TestLeanCancelAbortsRequestInFlight(t *testing.T) {
+	f := startFake(t, &fakeS3{mute: true})
+	c, err := resolve(Params{Op: "get", Hosts: []string{f.Addr}, AccessKey: "a", SecretKey: "s"}, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := newLeanClient(c)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer lc.bind(ctx)()
+	time.AfterFunc(100*time.Millisecond, cancel)
+	t0 := time.Now()
+	_, _, err = lc.get(0, "k", 0, 0, make([]byte, 1024))
+	if !errors.Is(err, context.Canceled) || errorKind(err) != "canceled" {
+		t.Fatalf("got %v, want the context's cancellation", err)
+	}
+	if el := time.Since(t0); el > 2*time.Second {
+		t.Fatalf("cancel took %v", el)
+	}
+}
+
+// The lean path allocates nothing per request, against the fake (which
+// allocates nothing either, so the count is the client's) and against
+// versitygw (another process).
+func TestLeanRequestsAllocateNothing(t *testing.T) {
+	check := func(t *testing.T, lc *leanClient, key string) {
+		buf := make([]byte, readBufSize)
+		d := newDataBlock(64<<10, 3)
+		var iov [][]byte
+		if err := lc.put(0, key, 64<<10, d.bodyChunks(nil, d.offset(key), 64<<10), buf); err != nil {
+			t.Fatal(err)
+		}
+		for name, fn := range map[string]func() error{
+			"GET": func() error { _, _, err := lc.get(0, key, 0, 0, buf); return err },
+			"ranged GET": func() error {
+				_, _, err := lc.get(0, key, 100, 1000, buf)
+				return err
+			},
+			"PUT": func() error {
+				iov = d.bodyChunks(iov[:0], d.offset(key), 64<<10)
+				return lc.put(0, key, 64<<10, iov, buf)
+			},
+			"HEAD": func() error { return lc.stat(0, key, buf) },
+		} {
+			var err error
+			a := testing.AllocsPerRun(300, func() {
+				if e := fn(); e != nil {
+					err = e
+				}
+			})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if a != 0 {
+				t.Errorf("%s: %.2f allocations per request", name, a)
+			}
+		}
+	}
+	t.Run("fake", func(t *testing.T) {
+		f := startFake(t, &fakeS3{size: 64 << 10})
+		check(t, leanFor(t, f.Addr, "s"), "k")
+	})
+	t.Run("versitygw", func(t *testing.T) {
+		srv := s3test.StartT(t, s3test.Options{})
+		if err := adminClient(t, srv).MakeBucket(context.Background(), "lean", minio.MakeBucketOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		check(t, leanFor(t, srv.Endpoint, s3test.SecretKey), "alloc/k")
+	})
+}
+
+// BenchmarkLeanGet4KiBFake and BenchmarkLeanPut64KiBFake time one lean
+// request against the in-process FAKE server (client and fake share the
+// CPU); -benchmem shows 0 allocs/op.
+func BenchmarkLeanGet4KiBFake(b *testing.B) {
+	f := startFake(b, &fakeS3{size: 4096})
+	lc := leanFor(b, f.Addr, "s")
+	buf := make([]byte, readBufSize)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := lc.get(0, "storbench/r/h/p/w0/p17", 0, 0, buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLeanPut64KiBFake(b *testing.B) {
+	f := startFake(b, &fakeS3{size: 0})
+	lc := leanFor(b, f.Addr, "s")
+	buf := make([]byte, readBufSize)
+	d := newDataBlock(64<<10, 3)
+	var iov [][]byte
+	const key = "storbench/r/h/p/w0/0-17"
+	b.ReportAllocs()
+	b.SetBytes(64 << 10)
+	for b.Loop() {
+		iov = d.bodyChunks(iov[:0], d.offset(key), 64<<10)
+		if err := lc.put(0, key, 64<<10, iov, buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Both paths run the engine's benchmarks; the result says which one ran.
+func TestClientChoiceIsRecorded(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	for _, tc := range []struct {
+		extra map[string]any
+		want  string
+	}{
+		{nil, "lean"},
+		{map[string]any{"sdk": true}, "minio-go"},
+		{map[string]any{"checksum": "crc32"}, "minio-go"},
+	} {
+		p := baseParams(srv, "get")
+		p["duration"] = "300ms"
+		for k, v := range tc.extra {
+			p[k] = v
+		}
+		pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "cc"}, phaseOf(t, "g", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := pr.Run(context.Background(), time.Now(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = pr.Cleanup(context.Background())
+		if got := res.Meta["s3_client"]; got != tc.want {
+			t.Errorf("%v: client %q, want %q", tc.extra, got, tc.want)
+		}
+		if res.Ops[0].Ops == 0 || res.Ops[0].Errors != 0 {
+			t.Errorf("%v: %d GETs, %d errors %v", tc.extra, res.Ops[0].Ops, res.Ops[0].Errors, res.Ops[0].ErrorKinds)
+		}
+	}
+}
