@@ -46,6 +46,7 @@ type S3Options struct {
 	PartSize                                           string
 	Results                                            string
 	Keep                                               bool
+	SDK                                                bool
 	Agents                                             AgentsOptions
 }
 
@@ -77,6 +78,7 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
 	f.Float64Var(&o.Rate, "rate", 0, "open loop: start this many requests per second on a fixed schedule; latency counts from the scheduled start")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
 	f.BoolVar(&o.Keep, "keep", false, "keep created objects (same as --noclear)")
+	f.BoolVar(&o.SDK, "sdk", false, "send GET, PUT, HEAD and DELETE through minio-go instead of the lean HTTP/1.1 path [$STORBENCH_S3_SDK]")
 	switch op {
 	case "get", "mixed", "versioned":
 		f.BoolVar(&o.Range, "range", false, "GET a random byte range of each object")
@@ -212,6 +214,7 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	set("encrypt", o.Encrypt, "encrypt")
 	set("sign_payload", o.SignPayload, "sign-payload")
 	set("benchdata", o.BenchData, "benchdata")
+	set("sdk", o.SDK, "sdk")
 	set("autoterm", o.AutoTerm, "autoterm")
 	set("autoterm_pct", o.AutoTermPct, "autoterm.pct")
 	set("autoterm_dur", o.AutoTermDur, "autoterm.dur")
