@@ -13,6 +13,8 @@ import (
 	"github.com/storbench/storbench/internal/engine/fio"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/suite"
+	"github.com/storbench/storbench/internal/units"
 )
 
 // Plan is a run ready to go: its phases and where results go. Every command
@@ -20,6 +22,12 @@ import (
 type Plan struct {
 	Name   string
 	Phases []engine.Phase
+	// Labels, when set, hold one entry per phase placing it in its suite
+	// (group, matrix point, iteration, host count).
+	Labels []suite.Labels
+	// CoVWarn flags sweep points whose iterations vary more than this
+	// coefficient of variation (0: the default 5%).
+	CoVWarn float64
 	// Dirs are target directories checked before anything runs.
 	Dirs []string
 	// Hosts are the HOST arguments; with Agents they name the machines the
@@ -119,12 +127,14 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 	folder, err := results.Create(root, results.RunInfo{
 		RunID: runID, Name: p.Name, StartedAt: st.Now().UTC(), CommandLine: st.Args,
 		Versions: results.Versions{Storbench: version(), Go: runtime.Version(), Fio: info.FioVersion, Kernel: info.Kernel},
-		Agents:   infos, Targets: targets, Plan: p.Phases, Settings: p.Settings,
+		Agents:   infos, Targets: targets, Plan: redacted(p.Phases), Settings: p.Settings,
 	})
 	if err != nil {
 		return nil, asUsage(err)
 	}
 	folder.Markdown = report.Markdown
+	folder.Extra = map[string]func(*results.Summary) []byte{"sweep.tsv": report.SweepTSV}
+	folder.CoVWarn = p.CoVWarn
 	fmt.Fprintf(st.Stdout, "storbench %s: run %s, results in %s\n", version(), runID, folder.Path)
 	for _, n := range p.Notes {
 		fmt.Fprintf(st.Stdout, "note: %s\n", n)
@@ -133,7 +143,20 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 	prog := newProgress(st)
 	ctrl.Progress = prog.update
 	var runErr error
-	for _, ph := range p.Phases {
+	agents := ctrl.Agents
+	for i, ph := range p.Phases {
+		var label suite.Labels
+		if i < len(p.Labels) {
+			label = p.Labels[i]
+		}
+		ctrl.Agents = agents
+		if label.Hosts > 0 {
+			if label.Hosts > len(agents) {
+				runErr = usageErr("phase %s wants %d hosts, but the run has %d", ph.Name, label.Hosts, len(agents))
+				break
+			}
+			ctrl.Agents = agents[:label.Hosts]
+		}
 		fmt.Fprintf(st.Stdout, "\nstarting %s phase %s on %s:\n", ph.Engine, ph.Name, describeHosts(ctrl.Agents))
 		prog.start(ph)
 		out, err := ctrl.RunPhase(ctx, runID, p.Keep, ph)
@@ -141,6 +164,7 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		if out == nil {
 			// Nothing ran: preparation failed or the run was interrupted first.
 			ps := results.PhaseSummary{Name: ph.Name, Engine: ph.Engine, Status: statusOf(ctx, err), Error: errText(err), Hosts: hostNames}
+			applyLabel(&ps, label)
 			_ = folder.AddPhase(ps, nil)
 			runErr = err
 			break
@@ -157,6 +181,7 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 				ps.Report = r
 			}
 		}
+		applyLabel(&ps, label)
 		if err != nil {
 			ps.Status, ps.Error = statusOf(ctx, err), errText(err)
 		}
@@ -166,7 +191,7 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		if p.PhaseText != nil {
 			p.PhaseText(st, &ps, out.Results)
 		} else {
-			report.PhaseText(st.Stdout, &ps)
+			report.PhaseText(st.Stdout, &ps, out.Results)
 		}
 		hostLines(st, &ps)
 		if err != nil {
@@ -190,6 +215,8 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 	if err := report.WriteFolderHTML(folder.Path); err != nil {
 		st.logf(0, "report.html: %v", err)
 	}
+	sum := folder.Summary()
+	report.SweepText(st.Stdout, &sum)
 	fmt.Fprintf(st.Stdout, "\nrun %s %s; results in %s\n", runID, status, folder.Path)
 	res := &Result{Folder: folder, Summary: folder.Summary()}
 	switch {
@@ -199,6 +226,36 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		return res, &ExitError{Code: ExitFailed, Err: runErr}
 	}
 	return res, nil
+}
+
+// applyLabel copies a phase's place in its suite into its summary, and the
+// suite's choice of headline. A fio phase whose job file names no headline
+// is judged by bandwidth at block sizes of 64 KiB and more, by IOPS below.
+func applyLabel(ps *results.PhaseSummary, l suite.Labels) {
+	ps.Group, ps.Iteration = l.Group, l.Iteration
+	for _, kv := range l.Point {
+		ps.Point = append(ps.Point, results.KV{Key: kv.Key, Value: kv.Value})
+	}
+	if l.Report != "" {
+		ps.Report = l.Report
+	}
+	if ps.Report == "" && ps.Engine == "fio" {
+		ps.Report = "bandwidth"
+		if bs := results.PointValue(ps.Point, "bs"); bs != "" {
+			if n, err := units.ParseSize(bs); err == nil && n < 64<<10 {
+				ps.Report = "iops"
+			}
+		}
+	}
+}
+
+// redacted returns the phases without secrets, for run.json.
+func redacted(phases []engine.Phase) []engine.Phase {
+	out := make([]engine.Phase, len(phases))
+	for i, ph := range phases {
+		out[i] = engine.Redacted(ph)
+	}
+	return out
 }
 
 func statusOf(ctx context.Context, err error) string {

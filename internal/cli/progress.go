@@ -80,6 +80,9 @@ func (p *progress) update(pr cluster.Progress) {
 		}
 		ops := float64(c.Ops-prev.Ops) / dt
 		bw := float64(c.Bytes-prev.Bytes) / dt
+		if ops == 0 && c.Errors == prev.Errors {
+			continue // idle now: engines with many operations run one at a time
+		}
 		s := fmt.Sprintf("%s %s", op, units.Rate(ops, "op/s"))
 		if bw > 0 {
 			s += " " + units.Bandwidth(bw)

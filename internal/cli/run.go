@@ -4,13 +4,15 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
+	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/storbench/storbench/internal/engine"
+	s3e "github.com/storbench/storbench/internal/engine/s3"
+	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/suite"
+	"github.com/storbench/storbench/internal/units"
 )
 
 // RunOptions are the flags of `storbench run`.
@@ -21,6 +23,12 @@ type RunOptions struct {
 	Keep      bool
 	AllowExec bool
 	DryRun    bool
+	// MaxDuration refuses a suite whose estimated duration is longer.
+	MaxDuration string
+	// CoVWarn is the CoV (percent) above which a sweep point is unstable.
+	CoVWarn float64
+	// GitCommit is a git repository the summary files are committed to.
+	GitCommit string
 }
 
 // AddFlags registers the options' flags.
@@ -31,6 +39,9 @@ func (o *RunOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.Keep, "keep", false, "keep created files and objects")
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow fio job files that run commands")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print the expanded plan and its estimated duration, run nothing")
+	f.StringVar(&o.MaxDuration, "max-duration", "", "refuse a suite whose estimated duration exceeds this (e.g. 2h)")
+	f.Float64Var(&o.CoVWarn, "cov-warn", 100*results.DefaultCoVWarn, "flag a sweep point unstable when its iterations' coefficient of variation exceeds this percentage")
+	f.StringVar(&o.GitCommit, "git-commit", "", "after the run, copy the summary files into this git repository and commit them")
 }
 
 func newRunCommand(st *State) *cobra.Command {
@@ -84,35 +95,81 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Resul
 			delete(s.Phases[i].Params, "dir")
 		}
 	}
-	x, err := s.Expand(st.Getenv("STORBENCH_HOST") != "")
+	// S3 phases take the endpoint from the environment, as `storbench s3`
+	// does, and the keys only through the engine's local credentials, so
+	// they never enter a phase or run.json.
+	if s.S3 == nil {
+		s.S3 = map[string]any{}
+	}
+	for key, env := range map[string]string{"host": s3e.EnvHost, "region": s3e.EnvRegion} {
+		if _, set := s.S3[key]; !set && st.Getenv(env) != "" {
+			s.S3[key] = st.Getenv(env)
+		}
+	}
+	if v := st.Getenv(s3e.EnvTLS); v != "" {
+		if _, set := s.S3["tls"]; !set {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, usageErr("%s=%q is not a boolean", s3e.EnvTLS, v)
+			}
+			s.S3["tls"] = b
+		}
+	}
+	if ak, sk := st.Getenv(s3e.EnvAccessKey), st.Getenv(s3e.EnvSecretKey); ak != "" && sk != "" {
+		s3e.SetLocalCredentials(ak, sk)
+		defer s3e.SetLocalCredentials("", "")
+	}
+	x, err := s.Expand(st.Getenv(s3e.EnvHost) != "")
 	if err != nil {
 		return nil, asUsage(err)
 	}
 	if o.DryRun {
 		return nil, dryRun(st, s, x)
 	}
-	results := s.Results
-	if o.Results != "" {
-		results = o.Results
+	if o.MaxDuration != "" {
+		limit, err := units.ParseDuration(o.MaxDuration)
+		if err != nil {
+			return nil, usageErr("--max-duration: %v", err)
+		}
+		if est := x.Estimate(); est > limit {
+			return nil, usageErr("suite %s is estimated to run %s, over --max-duration %s (see --dry-run)", s.Name, est, limit)
+		}
 	}
-	return runPlan(ctx, st, Plan{
-		Name: s.Name, Phases: x.Phases, Dirs: x.Dirs, ResultsRoot: results,
-		Keep: o.Keep || s.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Notes: x.Skipped,
-		Settings: map[string]any{"suite": s.Source},
+	if o.CoVWarn <= 0 {
+		return nil, usageErr("--cov-warn %v: want a percentage above 0", o.CoVWarn)
+	}
+	if o.GitCommit != "" {
+		if err := checkGitRepo(o.GitCommit); err != nil {
+			return nil, asUsage(err)
+		}
+	}
+	root := s.Results
+	if o.Results != "" {
+		root = o.Results
+	}
+	res, err := runPlan(ctx, st, Plan{
+		Name: s.Name, Phases: x.Phases, Labels: x.Labels, Dirs: x.Dirs, ResultsRoot: root,
+		Hosts: s.Agents, Keep: o.Keep || s.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Notes: x.Skipped,
+		CoVWarn: o.CoVWarn / 100, Settings: map[string]any{"suite": s.Source},
 	})
+	if o.GitCommit != "" && res != nil {
+		msg, gerr := gitCommit(o.GitCommit, res)
+		if gerr != nil {
+			fmt.Fprintf(st.Stderr, "storbench: --git-commit: %v\n", gerr)
+			if err == nil {
+				err = &ExitError{Code: ExitFailed, Err: fmt.Errorf("--git-commit: %w", gerr)}
+			}
+		} else {
+			fmt.Fprintf(st.Stdout, "committed to %s: %s\n", o.GitCommit, msg)
+		}
+	}
+	return res, err
 }
 
 func dryRun(st *State, s *suite.Suite, x *suite.Expanded) error {
 	fmt.Fprintf(st.Stdout, "suite %s (%s): %d phases\n", s.Name, s.Source, len(x.Phases))
-	var total time.Duration
 	for i, p := range x.Phases {
-		d := time.Duration(0)
-		if e, err := engine.Lookup(p.Engine); err == nil {
-			if pl, ok := e.(engine.Planner); ok {
-				d, _ = pl.Planned(p)
-			}
-		}
-		total += d
+		d := suite.Planned(p)
 		fmt.Fprintf(st.Stdout, "%3d. %-4s %-28s ~%s\n", i+1, p.Engine, p.Name, d)
 		if st.Verbosity > 0 {
 			fmt.Fprintln(st.Stdout, suite.Pretty(p))
@@ -121,6 +178,6 @@ func dryRun(st *State, s *suite.Suite, x *suite.Expanded) error {
 	for _, n := range x.Skipped {
 		fmt.Fprintf(st.Stdout, "note: %s\n", n)
 	}
-	fmt.Fprintf(st.Stdout, "estimated duration: %s (plus file layout and preparation)\n", total)
+	fmt.Fprintf(st.Stdout, "estimated duration: %s (plus file layout and preparation)\n", x.Estimate())
 	return nil
 }

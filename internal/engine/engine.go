@@ -11,7 +11,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/storbench/storbench/internal/record"
@@ -107,6 +109,29 @@ type Planner interface {
 	Planned(p Phase) (time.Duration, error)
 }
 
+// Redactor is implemented by engines whose phases can carry secrets (s3
+// keys written into a suite): Redact returns the phase without them, for
+// anything that is written down (run.json).
+type Redactor interface {
+	Redact(Phase) Phase
+}
+
+// Redacted returns p without secrets, through its engine's Redactor.
+func Redacted(p Phase) Phase {
+	if e, err := Lookup(p.Engine); err == nil {
+		if r, ok := e.(Redactor); ok {
+			return r.Redact(p)
+		}
+	}
+	return p
+}
+
+// KeyLister is implemented by engines that can list their parameter names,
+// so a suite can refuse a misspelt key with a suggestion.
+type KeyLister interface {
+	ParamKeys() []string
+}
+
 var registry = map[string]Engine{}
 
 // Register makes an engine available by name. It is called from init.
@@ -162,4 +187,35 @@ func WaitUntil(ctx context.Context, t time.Time) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// JSONKeys lists the JSON names of a struct's fields (and of its embedded
+// structs' fields), for engines implementing KeyLister from their Params.
+func JSONKeys(v any) []string {
+	var out []string
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			name, _, _ := strings.Cut(tag, ",")
+			if f.Anonymous && name == "" {
+				walk(f.Type)
+				continue
+			}
+			if name == "-" || !f.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			out = append(out, name)
+		}
+	}
+	walk(reflect.TypeOf(v))
+	sort.Strings(out)
+	return out
 }

@@ -68,6 +68,11 @@ func Markdown(s *results.Summary) []byte {
 			}, 9)
 		}
 	}
+	sweepMarkdown(&b, s)
+	if s.Score != nil {
+		fmt.Fprintf(&b, "\n## Score\n\n%s: **%.3f** (bandwidth %.3f GiB/s over %d figures, metadata %.3f kIOPS over %d figures)\n",
+			s.Score.Label, s.Score.Score, s.Score.BandwidthGiB, s.Score.BandwidthFigures, s.Score.MetadataKOps, s.Score.MetadataFigures)
+	}
 	b.WriteString("\nLatency is per operation (fio: completion latency, clat). Percentiles come from histograms merged across workers and hosts; throughput totals add each host's figure.\n")
 	return b.Bytes()
 }

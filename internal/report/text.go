@@ -7,16 +7,28 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/units"
 )
 
-// PhaseText writes a phase's result the way wekatester prints it ("read
+// PhaseText writes a phase's result in its engine's way: s3 phases as warp
+// prints them, md phases as mdtest's table, file phases as wekatester.
+func PhaseText(w io.Writer, ps *results.PhaseSummary, hosts []*engine.HostResult) {
+	if ps.Engine == "s3" {
+		S3Text(w, ps, hosts, time.Local)
+		return
+	}
+	FileText(w, ps)
+}
+
+// FileText writes a phase's result the way wekatester prints it ("read
 // bandwidth: 9.37 GiB/s"), adding IOPS and bandwidth together and the latency
 // percentiles wekatester lacks. With several hosts it adds the total and the
 // per-host average.
-func PhaseText(w io.Writer, ps *results.PhaseSummary) {
+func FileText(w io.Writer, ps *results.PhaseSummary) {
 	if ps.Status != results.StatusCompleted && ps.Error != "" {
 		fmt.Fprintf(w, "    %s: %s\n", ps.Status, ps.Error)
 	}

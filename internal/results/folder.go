@@ -72,6 +72,12 @@ type Folder struct {
 	Path string
 	// Markdown renders summary.md; nil writes no summary.md.
 	Markdown func(*Summary) []byte
+	// Extra renders further files from the summary after every phase
+	// (sweep.tsv), by file name.
+	Extra map[string]func(*Summary) []byte
+	// CoVWarn is the coefficient of variation above which a sweep point is
+	// flagged unstable (0: DefaultCoVWarn).
+	CoVWarn float64
 
 	mu  sync.Mutex
 	run RunInfo
@@ -164,6 +170,8 @@ func (f *Folder) AddPhase(ps PhaseSummary, hosts []*engine.HostResult) error {
 	}
 	f.mu.Lock()
 	f.sum.Phases = append(f.sum.Phases, ps)
+	f.sum.Sweeps = Sweeps(f.sum.Phases, f.covWarn())
+	f.sum.Score = ComputeScore(f.sum.Phases)
 	f.mu.Unlock()
 	return f.flush()
 }
@@ -210,9 +218,25 @@ func (f *Folder) flush() error {
 		return err
 	}
 	if f.Markdown != nil {
-		return writeFile(filepath.Join(f.Path, "summary.md"), f.Markdown(&sum))
+		if err := writeFile(filepath.Join(f.Path, "summary.md"), f.Markdown(&sum)); err != nil {
+			return err
+		}
+	}
+	for name, render := range f.Extra {
+		if b := render(&sum); len(b) > 0 {
+			if err := writeFile(filepath.Join(f.Path, name), b); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+func (f *Folder) covWarn() float64 {
+	if f.CoVWarn > 0 {
+		return f.CoVWarn
+	}
+	return DefaultCoVWarn
 }
 
 // writeFile replaces a file atomically: a reader sees the old or the new

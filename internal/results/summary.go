@@ -22,6 +22,12 @@ type Summary struct {
 	StartedAt     time.Time      `json:"started_at"`
 	EndedAt       time.Time      `json:"ended_at,omitzero"`
 	Phases        []PhaseSummary `json:"phases"`
+	// Sweeps are statistics across iterations per matrix point, for suite
+	// phases that repeat or sweep parameters.
+	Sweeps []Sweep `json:"sweeps,omitempty"`
+	// Score is storbench's IO500-style headline, when the run has bandwidth
+	// and metadata phases.
+	Score *Score `json:"score,omitempty"`
 }
 
 // PhaseSummary is one phase's figures.
@@ -34,6 +40,11 @@ type PhaseSummary struct {
 	// Status is completed, failed or interrupted.
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// Group, Point and Iteration place the phase in its suite: the suite
+	// entry (and fio job) it belongs to, its matrix point, its iteration.
+	Group     string `json:"group,omitempty"`
+	Point     []KV   `json:"point,omitempty"`
+	Iteration int    `json:"iteration,omitempty"`
 	// Dir is the phase's folder in the results folder, relative to it.
 	Dir   string   `json:"dir"`
 	Hosts []string `json:"hosts"`

@@ -10,14 +10,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/engine/fio"
-	"github.com/storbench/storbench/internal/units"
 )
 
 //go:embed quick.yaml
@@ -35,6 +32,10 @@ type Suite struct {
 	Keep bool
 	// S3 holds settings shared by every s3 phase (endpoint, bucket, ...).
 	S3 map[string]any
+	// Agents are the hosts the suite runs on (host{1...8}:7761 ranges).
+	Agents []string
+	// DropCaches asks every agent to drop the page cache before each phase.
+	DropCaches bool
 	// Phases in order.
 	Phases []PhaseSpec
 	// Source is the file the suite came from ("built-in quick suite").
@@ -51,13 +52,26 @@ type PhaseSpec struct {
 	// Optional phases are skipped, with a note, when what they need is not
 	// configured (the quick suite's S3 phase without an endpoint).
 	Optional bool
-	Line     int
+	// Iterations runs every matrix point this many times (default 1).
+	Iterations int
+	// Matrix sweeps parameters: every combination of the values runs.
+	Matrix []Dim
+	// Report chooses the headline metric of fio phases: bandwidth, iops or
+	// latency (default: the job file's "# report" comment, else by block size).
+	Report string
+	Line   int
+}
+
+// Dim is one swept parameter and its values, in file order.
+type Dim struct {
+	Key    string
+	Values []any
 }
 
 var engines = []string{"fio", "md", "s3"}
 
-var globalKeys = []string{"name", "dir", "results", "keep", "s3", "phases"}
-var phaseKeys = []string{"name", "optional", "fio", "md", "s3"}
+var globalKeys = []string{"name", "dir", "results", "keep", "s3", "agents", "drop_caches", "phases"}
+var phaseKeys = []string{"name", "optional", "iterations", "matrix", "report", "fio", "md", "s3"}
 
 // Quick returns the built-in quick suite: the four corners scaled to a small
 // machine, plus metadata and S3 phases, on ./storbench-data.
@@ -112,6 +126,16 @@ func Parse(name string, b []byte) (*Suite, error) {
 			err = v.Decode(&s.Keep)
 		case "s3":
 			err = v.Decode(&s.S3)
+		case "agents":
+			if v.Kind == yaml.ScalarNode {
+				var one string
+				err = v.Decode(&one)
+				s.Agents = []string{one}
+			} else {
+				err = v.Decode(&s.Agents)
+			}
+		case "drop_caches":
+			err = v.Decode(&s.DropCaches)
 		case "phases":
 			s.Phases, err = parsePhases(name, v)
 		default:
@@ -151,6 +175,23 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 				if err := v.Decode(&ps.Optional); err != nil {
 					return nil, fmt.Errorf("line %d: optional: %v", k.Line, cleanYAMLErr(err))
 				}
+			case "iterations":
+				if err := v.Decode(&ps.Iterations); err != nil {
+					return nil, fmt.Errorf("line %d: iterations: %v", k.Line, cleanYAMLErr(err))
+				}
+				if ps.Iterations < 1 {
+					return nil, fmt.Errorf("line %d: iterations: %d; want 1 or more", k.Line, ps.Iterations)
+				}
+			case "report":
+				if err := v.Decode(&ps.Report); err != nil || (ps.Report != "bandwidth" && ps.Report != "iops" && ps.Report != "latency") {
+					return nil, fmt.Errorf("line %d: report: want bandwidth, iops or latency", k.Line)
+				}
+			case "matrix":
+				m, err := parseMatrix(v)
+				if err != nil {
+					return nil, err
+				}
+				ps.Matrix = m
 			case "fio", "md", "s3":
 				if ps.Engine != "" {
 					return nil, fmt.Errorf("line %d: a phase has one engine, found %s and %s", k.Line, ps.Engine, k.Value)
@@ -170,6 +211,41 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 			return nil, fmt.Errorf("line %d: phase names no engine (one of %s)", item.Line, strings.Join(engines, ", "))
 		}
 		out = append(out, ps)
+	}
+	return out, nil
+}
+
+func parseMatrix(v *yaml.Node) ([]Dim, error) {
+	if v.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("line %d: matrix: want a mapping of parameter: [values]", v.Line)
+	}
+	if len(v.Content) == 0 {
+		return nil, fmt.Errorf("line %d: matrix is empty", v.Line)
+	}
+	var out []Dim
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, vals := v.Content[i], v.Content[i+1]
+		d := Dim{Key: k.Value}
+		if vals.Kind == yaml.SequenceNode {
+			if err := vals.Decode(&d.Values); err != nil {
+				return nil, fmt.Errorf("line %d: matrix %s: %v", vals.Line, k.Value, cleanYAMLErr(err))
+			}
+		} else {
+			var one any
+			if err := vals.Decode(&one); err != nil {
+				return nil, fmt.Errorf("line %d: matrix %s: %v", vals.Line, k.Value, cleanYAMLErr(err))
+			}
+			d.Values = []any{one}
+		}
+		if len(d.Values) == 0 {
+			return nil, fmt.Errorf("line %d: matrix %s has no values", vals.Line, k.Value)
+		}
+		for _, x := range d.Values {
+			if _, isMap := x.(map[string]any); isMap {
+				return nil, fmt.Errorf("line %d: matrix %s: values must be plain (numbers, sizes, words)", vals.Line, k.Value)
+			}
+		}
+		out = append(out, d)
 	}
 	return out, nil
 }
@@ -218,150 +294,6 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// Expanded is a suite turned into engine phases.
-type Expanded struct {
-	Phases []engine.Phase
-	// Dirs are the target directories the phases use.
-	Dirs []string
-	// Skipped notes optional phases left out and why.
-	Skipped []string
-}
-
-// Expand turns the suite's phases into engine phases: a fio phase becomes one
-// phase per job file of its workload, with overrides; other engines get their
-// parameters as given, plus the suite's defaults (dir for md, the s3 block
-// for s3). Every phase is validated by its engine. s3Configured tells whether
-// an S3 endpoint is available from the environment.
-func (s *Suite) Expand(s3Configured bool) (*Expanded, error) {
-	out := &Expanded{}
-	dirs := map[string]bool{}
-	names := map[string]int{}
-	add := func(p engine.Phase) {
-		names[p.Name]++
-		if n := names[p.Name]; n > 1 {
-			p.Name = fmt.Sprintf("%s-%d", p.Name, n)
-		}
-		out.Phases = append(out.Phases, p)
-	}
-	for _, ps := range s.Phases {
-		where := fmt.Sprintf("%s:%d", s.Source, ps.Line)
-		params := map[string]any{}
-		for k, v := range ps.Params {
-			params[k] = v
-		}
-		switch ps.Engine {
-		case "fio", "md":
-			if _, ok := params["dir"]; !ok {
-				if s.Dir == "" {
-					return nil, fmt.Errorf("%s: %s phase has no dir and the suite sets none", where, ps.Engine)
-				}
-				params["dir"] = s.Dir
-			}
-			d, _ := params["dir"].(string)
-			params["dir"] = s.abs(d)
-			dirs[params["dir"].(string)] = true
-		case "s3":
-			for k, v := range s.S3 {
-				if _, ok := params[k]; !ok {
-					params[k] = v
-				}
-			}
-			if _, ok := params["host"]; !ok && !s3Configured {
-				if ps.Optional {
-					out.Skipped = append(out.Skipped, fmt.Sprintf("%s: s3 phase skipped: no S3 endpoint (set STORBENCH_HOST, or s3: host: in the suite)", where))
-					continue
-				}
-			}
-		}
-		if ps.Engine == "fio" {
-			phases, err := expandFio(where, ps, params, s.base)
-			if err != nil {
-				return nil, err
-			}
-			for _, p := range phases {
-				add(p)
-			}
-			continue
-		}
-		b, err := json.Marshal(params)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", where, err)
-		}
-		name := ps.Name
-		if name == "" {
-			name = ps.Engine
-			if op, ok := params["op"].(string); ok {
-				name += "-" + op
-			}
-		}
-		p := engine.Phase{Name: name, Engine: ps.Engine, Params: b}
-		if err := engine.Validate(p); err != nil {
-			return nil, fmt.Errorf("%s: %v", where, err)
-		}
-		add(p)
-	}
-	for d := range dirs {
-		out.Dirs = append(out.Dirs, d)
-	}
-	sort.Strings(out.Dirs)
-	return out, nil
-}
-
-func (s *Suite) abs(p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(s.base, p)
-}
-
-// fioKeys are the settings of a fio phase in a suite.
-var fioKeys = []string{"dir", "workload", "runtime", "size", "numjobs"}
-
-func expandFio(where string, ps PhaseSpec, params map[string]any, base string) ([]engine.Phase, error) {
-	var o FioSettings
-	for k, v := range params {
-		str := fmt.Sprint(v)
-		var err error
-		switch k {
-		case "dir":
-			o.Dir = str
-		case "workload":
-			o.Workload = str
-			if strings.ContainsAny(str, "/.") && !filepath.IsAbs(str) {
-				o.Workload = filepath.Join(base, str)
-			}
-		case "runtime":
-			o.Runtime = str
-		case "size":
-			o.Size = str
-		case "numjobs":
-			var n int
-			if n, err = toInt(v); err == nil {
-				o.Numjobs = n
-			}
-		default:
-			msg := fmt.Sprintf("%s: fio: unknown setting %q", where, k)
-			if s := Suggest(k, fioKeys); s != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", s)
-			}
-			return nil, fmt.Errorf("%s", msg)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: fio: %s: %v", where, k, err)
-		}
-	}
-	phases, err := FioPhases(o)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", where, err)
-	}
-	if ps.Name != "" {
-		for i := range phases {
-			phases[i].Name = ps.Name + "-" + phases[i].Name
-		}
-	}
-	return phases, nil
-}
-
 func toInt(v any) (int, error) {
 	switch x := v.(type) {
 	case int:
@@ -377,62 +309,6 @@ func toInt(v any) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("want a whole number, got %v", v)
-}
-
-// FioSettings are a fio phase's settings as a user writes them, on the
-// command line or in a suite.
-type FioSettings struct {
-	Dir      string
-	Workload string
-	Runtime  string
-	Size     string
-	Numjobs  int
-}
-
-// FioPhases turns fio settings into one engine phase per job file.
-func FioPhases(o FioSettings) ([]engine.Phase, error) {
-	var ov fio.Overrides
-	if o.Runtime != "" {
-		d, err := units.ParseDuration(o.Runtime)
-		if err != nil {
-			return nil, fmt.Errorf("--runtime: %v", err)
-		}
-		if d < 1e9 {
-			return nil, fmt.Errorf("--runtime %s: fio runs in whole seconds; give at least 1s", o.Runtime)
-		}
-		ov.RuntimeS = int64(d.Seconds())
-	}
-	if o.Size != "" {
-		n, err := units.ParseSize(o.Size)
-		if err != nil {
-			return nil, fmt.Errorf("--size: %v", err)
-		}
-		if n < 4096 {
-			return nil, fmt.Errorf("--size %s: files must hold at least one 4 KiB block", o.Size)
-		}
-		ov.SizeBytes = n
-	}
-	if o.Numjobs < 0 || o.Numjobs > 4096 {
-		return nil, fmt.Errorf("--numjobs %d: want 1 to 4096", o.Numjobs)
-	}
-	ov.Numjobs = o.Numjobs
-	jobs, err := fio.LoadWorkload(o.Workload)
-	if err != nil {
-		return nil, err
-	}
-	var out []engine.Phase
-	for _, j := range jobs {
-		b, err := json.Marshal(fio.Params{Dir: o.Dir, Job: j, Overrides: ov})
-		if err != nil {
-			return nil, err
-		}
-		p := engine.Phase{Name: j.Name, Engine: "fio", Params: b}
-		if err := engine.Validate(p); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, nil
 }
 
 // Pretty renders phase parameters for a dry run.

@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/s3test"
+)
+
+func writeSuite(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "suite.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestSuiteBadInput(t *testing.T) {
+	cases := []struct {
+		name, suite, want string
+		o                 RunOptions
+	}{
+		{"unknown global key", "name: x\ndirr: /tmp\nphases:\n  - fio: {}\n", `suite.yaml:2: unknown key "dirr" (did you mean "dir"?)`, RunOptions{}},
+		{"unknown phase key", "dir: /tmp\nphases:\n  - fio: {}\n    iteration: 3\n", `unknown key "iteration" (did you mean "iterations"?)`, RunOptions{}},
+		{"unknown fio setting", "dir: /tmp\nphases:\n  - fio: {runtme: 5s}\n", `unknown setting "runtme" (did you mean "runtime"?)`, RunOptions{}},
+		{"unknown md setting", "dir: /tmp\nphases:\n  - md: {itmes: 5}\n", `unknown setting "itmes" (did you mean "items"?)`, RunOptions{}},
+		{"wrong type", "dir: /tmp\nphases:\n  - fio: {}\n    iterations: three\n", "iterations", RunOptions{}},
+		{"empty matrix", "dir: /tmp\nphases:\n  - fio: {}\n    matrix: {}\n", "matrix is empty", RunOptions{}},
+		{"empty matrix values", "dir: /tmp\nphases:\n  - fio: {}\n    matrix: {bs: []}\n", "matrix bs has no values", RunOptions{}},
+		{"zero iterations", "dir: /tmp\nphases:\n  - fio: {}\n    iterations: 0\n", "iterations: 0; want 1 or more", RunOptions{}},
+		{"no engine", "dir: /tmp\nphases:\n  - name: x\n", "names no engine", RunOptions{}},
+		{"too long", "dir: /tmp\nphases:\n  - fio: {runtime: 60s}\n    iterations: 10\n", "over --max-duration 1m0s", RunOptions{MaxDuration: "1m"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, _ := testState()
+			o := c.o
+			o.CoVWarn = 5
+			o.Results = t.TempDir()
+			_, err := runSuite(context.Background(), st, o, writeSuite(t, c.suite))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("want error containing %q, got %v", c.want, err)
+			}
+			if ExitCode(err) != ExitUsage {
+				t.Errorf("exit code %d, want %d", ExitCode(err), ExitUsage)
+			}
+			if ents, _ := os.ReadDir(o.Results); len(ents) != 0 {
+				t.Error("bad input made a results folder")
+			}
+		})
+	}
+}
+
+func TestDryRunPrintsPlanAndEstimate(t *testing.T) {
+	st, out := testState()
+	s := writeSuite(t, "dir: /tmp\nphases:\n  - fio: {workload: default, runtime: 10s}\n    iterations: 2\n    matrix: {numjobs: [1, 4]}\n")
+	if _, err := runSuite(context.Background(), st, RunOptions{DryRun: true, CoVWarn: 5}, s); err != nil {
+		t.Fatal(err)
+	}
+	// 6 jobs x 2 points x 2 iterations, each 10 s + 5 s start delay.
+	if !strings.Contains(out.String(), "24 phases") || !strings.Contains(out.String(), "estimated duration: 6m0s") {
+		t.Errorf("dry run output:\n%s", out)
+	}
+}
+
+// Every example runs at its smallest scale; the Alluxio sweep produces the
+// seed's table shape and the Gluster one its spreadsheet line.
+func TestExamplesRun(t *testing.T) {
+	needFio(t)
+	if testing.Short() {
+		t.Skip("runs every example suite")
+	}
+	files, _ := filepath.Glob("../../examples/*.yaml")
+	if len(files) < 6 {
+		t.Fatalf("want the six seed examples, found %v", files)
+	}
+	var srv *s3test.Server
+	for _, f := range files {
+		f := f
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			st, out := testState()
+			if strings.Contains(f, "warp") {
+				if srv == nil {
+					srv = s3test.StartT(t, s3test.Options{})
+				}
+				env := map[string]string{"STORBENCH_HOST": srv.Endpoint, "STORBENCH_ACCESS_KEY": s3test.AccessKey, "STORBENCH_SECRET_KEY": s3test.SecretKey}
+				st.Getenv = func(k string) string { return env[k] }
+			}
+			res, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, FioBin: "fio"}, f)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if res.Summary.Status != results.StatusCompleted || len(res.Summary.Phases) == 0 {
+				t.Fatalf("status %s, %d phases", res.Summary.Status, len(res.Summary.Phases))
+			}
+			for _, p := range res.Summary.Phases {
+				if len(p.Ops) == 0 || p.Ops[0].Ops == 0 {
+					t.Errorf("phase %s measured nothing", p.Name)
+				}
+			}
+			md, _ := os.ReadFile(filepath.Join(res.Folder.Path, "summary.md"))
+			switch {
+			case strings.Contains(f, "alluxio"):
+				for _, want := range []string{
+					"### alluxio-read read (bs=256k): bandwidth",
+					"### alluxio-read read (bs=4k): IOPS",
+					"| bandwidth / numjobs | numjobs=1 | numjobs=2 | numjobs=4 |",
+					"| Sequential Read |", "| Random Read |",
+				} {
+					if !strings.Contains(string(md), want) {
+						t.Errorf("summary.md lacks %q:\n%s", want, md)
+					}
+				}
+			case strings.Contains(f, "gluster"):
+				if len(res.Summary.Sweeps) != 12 {
+					t.Errorf("want 12 sweep points (2 sizes x 3 workers x write/read), got %d", len(res.Summary.Sweeps))
+				}
+				for _, sw := range res.Summary.Sweeps {
+					if sw.Metrics[sw.Headline].N != 3 {
+						t.Errorf("%v: %d iterations, want 3", sw.Point, sw.Metrics[sw.Headline].N)
+					}
+				}
+				tsv, err := os.ReadFile(filepath.Join(res.Folder.Path, "sweep.tsv"))
+				if err != nil || !strings.HasPrefix(string(tsv), "group\tpoint\top\tmetric\tunit\tn\tcov\ttot\tmin_host\tmax_host\tavg_host") {
+					t.Errorf("sweep.tsv: %v\n%s", err, tsv)
+				}
+			case strings.Contains(f, "mdtest"):
+				if p := res.Summary.Phases[0]; p.Ops[0].Rate == nil || p.Ops[0].Rate.Iterations != 3 {
+					t.Errorf("mdtest example lacks 3 iterations of rates: %+v", p.Ops[0].Rate)
+				}
+			}
+		})
+	}
+}
+
+func TestGitCommit(t *testing.T) {
+	needFio(t)
+	repo := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Skipf("git init: %v %s", err, out)
+	}
+	w := workloadDir(t, map[string]string{"a": quickJob("read", "")})
+	s := writeSuite(t, "name: gittest\nphases:\n  - fio: {workload: "+w+"}\n")
+	st, out := testState()
+	res, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, FioBin: "fio", GitCommit: repo}, s)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	log, err := exec.Command("git", "-C", repo, "log", "--format=%B", "-1").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(log), "storbench gittest: completed ("+res.Summary.RunID+")") || !strings.Contains(string(log), "phase: a (fio) completed") {
+		t.Errorf("commit message:\n%s", log)
+	}
+	for _, f := range []string{"summary.json", "summary.md", "run.json"} {
+		if _, err := os.Stat(filepath.Join(repo, filepath.Base(res.Folder.Path), f)); err != nil {
+			t.Errorf("%s not committed: %v", f, err)
+		}
+	}
+	st, _ = testState()
+	if _, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), CoVWarn: 5, GitCommit: t.TempDir()}, s); err == nil || !strings.Contains(err.Error(), "not a git work tree") {
+		t.Errorf("a non-repository was accepted: %v", err)
+	}
+}

@@ -1,0 +1,216 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/units"
+)
+
+// metricText formats a headline metric for people.
+func metricText(metric string, v float64) string {
+	switch metric {
+	case "bw_bytes_per_s":
+		return units.Bandwidth(v)
+	case "lat_ns_mean", "lat_ns_p99":
+		return units.Latency(v)
+	default:
+		return units.Rate(v, "ops/s")
+	}
+}
+
+// metricName is the headline metric's name in tables.
+func metricName(eng, metric string) string {
+	switch metric {
+	case "bw_bytes_per_s":
+		return "bandwidth"
+	case "ops_per_s":
+		if eng == "fio" {
+			return "IOPS"
+		}
+		return "ops/s"
+	case "lat_ns_mean":
+		return "latency mean"
+	}
+	return metric
+}
+
+func pointText(p []results.KV) string {
+	if len(p) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(p))
+	for i, kv := range p {
+		parts[i] = kv.Key + "=" + kv.Value
+	}
+	return strings.Join(parts, " ")
+}
+
+// SweepText prints each sweep point's statistics across iterations, and the
+// score, after a run.
+func SweepText(w io.Writer, s *results.Summary) {
+	if len(s.Sweeps) > 0 {
+		fmt.Fprintf(w, "\nacross iterations (mean, sample stddev, CoV, 95%% confidence interval):\n")
+		for _, sw := range s.Sweeps {
+			st := sw.Metrics[sw.Headline]
+			fmt.Fprintf(w, "    %s %s %s %s: %s", sw.Group, pointText(sw.Point), sw.Op, metricName(sw.Engine, sw.Headline), metricText(sw.Headline, st.Mean))
+			if st.N > 1 {
+				fmt.Fprintf(w, " (δ %s, CoV %.2f%%, 95%% CI %s .. %s, n=%d)", metricText(sw.Headline, st.Stddev), 100*st.CoV,
+					metricText(sw.Headline, st.CI95Low), metricText(sw.Headline, st.CI95High), st.N)
+			}
+			if sw.Unstable {
+				fmt.Fprint(w, "  UNSTABLE: iterations disagree")
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if s.Score != nil {
+		fmt.Fprintf(w, "\n%s: %.3f (bandwidth %.3f GiB/s over %d figures, metadata %.3f kIOPS over %d figures)\n",
+			s.Score.Label, s.Score.Score, s.Score.BandwidthGiB, s.Score.BandwidthFigures, s.Score.MetadataKOps, s.Score.MetadataFigures)
+	}
+}
+
+// SweepTSV renders sweep.tsv, the spreadsheet line of the Gluster procedure
+// for every sweep point: CoV, then the total across hosts and the lowest,
+// highest and average host, each a mean over iterations, then the mean's
+// stddev and 95% interval. Bandwidth is in MiB/s, rates in ops/s, latency in
+// microseconds. Nothing is written for a run without sweeps.
+func SweepTSV(s *results.Summary) []byte {
+	if len(s.Sweeps) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	b.WriteString("group\tpoint\top\tmetric\tunit\tn\tcov\ttot\tmin_host\tmax_host\tavg_host\tstddev\tci95_low\tci95_high\tunstable\n")
+	for _, sw := range s.Sweeps {
+		st := sw.Metrics[sw.Headline]
+		unit, scale := tsvUnit(sw.Headline)
+		h := results.Stat3{Min: st.Mean, Max: st.Mean, Avg: st.Mean}
+		if sw.Hosts != nil {
+			h = *sw.Hosts
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\t%d\t%.2f%%\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%t\n",
+			sw.Group, pointText(sw.Point), sw.Op, sw.Headline, unit, st.N, 100*st.CoV,
+			st.Mean/scale, h.Min/scale, h.Max/scale, h.Avg/scale, st.Stddev/scale, st.CI95Low/scale, st.CI95High/scale, sw.Unstable)
+	}
+	return b.Bytes()
+}
+
+func tsvUnit(metric string) (string, float64) {
+	switch metric {
+	case "bw_bytes_per_s":
+		return "MiB/s", 1 << 20
+	case "lat_ns_mean", "lat_ns_p99":
+		return "us", 1e3
+	}
+	return "ops/s", 1
+}
+
+// sweepMarkdown writes the sweep statistics table and, for every group
+// whose matrix has two or more keys, pivot tables shaped like the seeds'
+// (rows: the first key, columns: the last, one table per value of the keys
+// between).
+func sweepMarkdown(b *bytes.Buffer, s *results.Summary) {
+	if len(s.Sweeps) == 0 {
+		return
+	}
+	b.WriteString("\n## Sweeps and iterations\n\n")
+	b.WriteString("| Group | Point | Op | Metric | n | Mean | Std dev | CoV | 95% CI | Min | Max |\n")
+	b.WriteString("|---|---|---|---|---:|---:|---:|---:|---|---:|---:|\n")
+	for _, sw := range s.Sweeps {
+		st := sw.Metrics[sw.Headline]
+		f := func(v float64) string { return metricText(sw.Headline, v) }
+		sd, cov, ci := "-", "-", "-"
+		if st.N > 1 {
+			sd, cov, ci = f(st.Stddev), fmt.Sprintf("%.2f%%", 100*st.CoV), f(st.CI95Low)+" .. "+f(st.CI95High)
+		}
+		if sw.Unstable {
+			cov += " ⚠ unstable"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n",
+			sw.Group, pointText(sw.Point), sw.Op, metricName(sw.Engine, sw.Headline), st.N, f(st.Mean), sd, cov, ci, f(st.Min), f(st.Max))
+	}
+	pivots(b, s.Sweeps)
+}
+
+// rwNames reads fio's rw values the way the seeds' tables do.
+var rwNames = map[string]string{
+	"read": "Sequential Read", "write": "Sequential Write", "randread": "Random Read",
+	"randwrite": "Random Write", "rw": "Sequential Mixed", "readwrite": "Sequential Mixed", "randrw": "Random Mixed",
+}
+
+func rowName(key, v string) string {
+	if key == "rw" {
+		if n, ok := rwNames[v]; ok {
+			return n
+		}
+	}
+	return key + "=" + v
+}
+
+func pivots(b *bytes.Buffer, sws []results.Sweep) {
+	type gk struct{ group, op string }
+	var order []gk
+	byGroup := map[gk][]results.Sweep{}
+	for _, sw := range sws {
+		k := gk{sw.Group, sw.Op}
+		if len(sw.Point) < 2 {
+			continue
+		}
+		if _, ok := byGroup[k]; !ok {
+			order = append(order, k)
+		}
+		byGroup[k] = append(byGroup[k], sw)
+	}
+	for _, k := range order {
+		group := byGroup[k]
+		first := group[0].Point
+		rowKey, colKey := first[0].Key, first[len(first)-1].Key
+		// One table per combination of the keys between rows and columns.
+		var tables []string
+		byTable := map[string][]results.Sweep{}
+		for _, sw := range group {
+			t := pointText(sw.Point[1 : len(sw.Point)-1])
+			if _, ok := byTable[t]; !ok {
+				tables = append(tables, t)
+			}
+			byTable[t] = append(byTable[t], sw)
+		}
+		for _, t := range tables {
+			cells := byTable[t]
+			rows := results.SortedPointValues(cells, rowKey)
+			cols := results.SortedPointValues(cells, colKey)
+			title := k.group + " " + k.op
+			if t != "-" && t != "" {
+				title += " (" + t + ")"
+			}
+			name := metricName(cells[0].Engine, cells[0].Headline)
+			fmt.Fprintf(b, "\n### %s: %s\n\n", title, name)
+			fmt.Fprintf(b, "| %s / %s |", name, colKey)
+			for _, c := range cols {
+				fmt.Fprintf(b, " %s=%s |", colKey, c)
+			}
+			b.WriteString("\n|---|" + strings.Repeat("---:|", len(cols)) + "\n")
+			for _, r := range rows {
+				fmt.Fprintf(b, "| %s |", rowName(rowKey, r))
+				for _, c := range cols {
+					cell := " - |"
+					for _, sw := range cells {
+						if results.PointValue(sw.Point, rowKey) == r && results.PointValue(sw.Point, colKey) == c {
+							st := sw.Metrics[sw.Headline]
+							cell = " " + metricText(sw.Headline, st.Mean)
+							if sw.Unstable {
+								cell += " ⚠"
+							}
+							cell += " |"
+						}
+					}
+					b.WriteString(cell)
+				}
+				b.WriteString("\n")
+			}
+		}
+	}
+}

@@ -1,0 +1,280 @@
+package results
+
+import (
+	"math"
+	"strings"
+)
+
+// KV is one matrix coordinate of a phase ("numjobs" = "32").
+type KV struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// DefaultCoVWarn is the coefficient of variation above which a sweep point is
+// flagged unstable: its iterations disagree by more than run-to-run noise
+// should allow.
+const DefaultCoVWarn = 0.05
+
+// Sweep is one operation at one matrix point, across its iterations.
+type Sweep struct {
+	Group  string `json:"group"`
+	Engine string `json:"engine"`
+	Point  []KV   `json:"point,omitempty"`
+	Op     string `json:"op"`
+	// Headline names the metric the point is judged by (bw_bytes_per_s,
+	// ops_per_s or lat_ns_mean); Metrics holds all of them.
+	Headline string          `json:"headline"`
+	Metrics  map[string]Stat `json:"metrics"`
+	// Hosts spreads the headline across hosts: the lowest, highest and mean
+	// host figure of each iteration, averaged over iterations (the Gluster
+	// procedure's min/max/avg per client).
+	Hosts *Stat3 `json:"hosts,omitempty"`
+	// Unstable is set when the headline's CoV exceeds the warning threshold.
+	Unstable bool `json:"unstable,omitempty"`
+	// Phases are the phases (by name) that make up the point.
+	Phases []string `json:"phases"`
+}
+
+// Stat3 is the per-host spread of a metric.
+type Stat3 struct {
+	Min float64 `json:"min"`
+	Max float64 `json:"max"`
+	Avg float64 `json:"avg"`
+}
+
+// Stat describes a metric's values across iterations.
+type Stat struct {
+	N      int       `json:"n"`
+	Values []float64 `json:"values"`
+	Mean   float64   `json:"mean"`
+	Min    float64   `json:"min"`
+	Max    float64   `json:"max"`
+	// Stddev is the sample standard deviation (n-1); CoV is Stddev/Mean.
+	Stddev float64 `json:"stddev"`
+	CoV    float64 `json:"cov"`
+	// CI95Low and CI95High bound the 95% confidence interval of the mean
+	// (Student's t with n-1 degrees of freedom); equal to Mean for n < 2.
+	CI95Low  float64 `json:"ci95_low"`
+	CI95High float64 `json:"ci95_high"`
+}
+
+// DescribeStat computes a Stat of xs.
+func DescribeStat(xs []float64) Stat {
+	s := Stat{N: len(xs), Values: append([]float64(nil), xs...)}
+	s.Max, s.Min, s.Mean, s.Stddev = Describe(xs)
+	if s.Mean != 0 {
+		s.CoV = s.Stddev / math.Abs(s.Mean)
+	}
+	s.CI95Low, s.CI95High = s.Mean, s.Mean
+	if s.N > 1 {
+		h := TQuantile975(s.N-1) * s.Stddev / math.Sqrt(float64(s.N))
+		s.CI95Low, s.CI95High = s.Mean-h, s.Mean+h
+	}
+	return s
+}
+
+// t975 are Student's t 0.975 quantiles for 1..30 degrees of freedom.
+var t975 = [...]float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
+
+// TQuantile975 returns the two-sided 95% Student's t critical value.
+func TQuantile975(df int) float64 {
+	switch {
+	case df < 1:
+		return math.NaN()
+	case df <= len(t975):
+		return t975[df-1]
+	case df <= 40:
+		return 2.021
+	case df <= 60:
+		return 2.000
+	case df <= 120:
+		return 1.980
+	}
+	return 1.960
+}
+
+// headline picks the metric a phase is judged by.
+func headline(p PhaseSummary) string {
+	switch {
+	case p.Report == "latency":
+		return "lat_ns_mean"
+	case p.Report == "bandwidth":
+		return "bw_bytes_per_s"
+	case p.Report == "iops", p.Engine == "md":
+		return "ops_per_s"
+	case p.Engine == "s3":
+		return "ops_per_s"
+	}
+	return "bw_bytes_per_s"
+}
+
+func metric(o OpSummary, name string) float64 {
+	switch name {
+	case "bw_bytes_per_s":
+		return o.BwBytesPerS
+	case "ops_per_s":
+		return o.OpsPerS
+	case "lat_ns_mean":
+		return o.LatNsMean
+	case "lat_ns_p99":
+		return float64(o.LatNsP99)
+	}
+	return 0
+}
+
+var sweepMetrics = []string{"bw_bytes_per_s", "ops_per_s", "lat_ns_mean", "lat_ns_p99"}
+
+// Sweeps groups completed phases by suite entry, matrix point and operation
+// and describes each group across its iterations. Phases with no group, and
+// groups of a single phase with no matrix point, are left out.
+func Sweeps(phases []PhaseSummary, covWarn float64) []Sweep {
+	type key struct{ group, point, op string }
+	idx := map[key]int{}
+	var out []Sweep
+	values := map[key]map[string][]float64{}
+	spread := map[key][][3]float64{}
+	for _, p := range phases {
+		if p.Group == "" || p.Status != StatusCompleted {
+			continue
+		}
+		pk := pointKey(p.Point)
+		for _, o := range p.Ops {
+			k := key{p.Group, pk, o.Op}
+			i, ok := idx[k]
+			if !ok {
+				i = len(out)
+				idx[k] = i
+				out = append(out, Sweep{Group: p.Group, Engine: p.Engine, Point: p.Point, Op: o.Op, Headline: headline(p)})
+				values[k] = map[string][]float64{}
+			}
+			out[i].Phases = append(out[i].Phases, p.Name)
+			for _, m := range sweepMetrics {
+				values[k][m] = append(values[k][m], metric(o, m))
+			}
+			if len(p.PerHost) > 1 {
+				var hv []float64
+				for _, h := range p.PerHost {
+					for _, ho := range h.Ops {
+						if ho.Op == o.Op {
+							hv = append(hv, metric(ho, out[i].Headline))
+						}
+					}
+				}
+				if len(hv) > 0 {
+					mx, mn, mean, _ := Describe(hv)
+					spread[k] = append(spread[k], [3]float64{mn, mx, mean})
+				}
+			}
+		}
+	}
+	kept := out[:0]
+	for _, sw := range out {
+		k := key{sw.Group, pointKey(sw.Point), sw.Op}
+		if len(sw.Phases) < 2 && len(sw.Point) == 0 {
+			continue
+		}
+		sw.Metrics = map[string]Stat{}
+		for _, m := range sweepMetrics {
+			sw.Metrics[m] = DescribeStat(values[k][m])
+		}
+		if sp := spread[k]; len(sp) > 0 {
+			var s3 Stat3
+			for _, x := range sp {
+				s3.Min += x[0] / float64(len(sp))
+				s3.Max += x[1] / float64(len(sp))
+				s3.Avg += x[2] / float64(len(sp))
+			}
+			sw.Hosts = &s3
+		}
+		sw.Unstable = sw.Metrics[sw.Headline].N > 1 && sw.Metrics[sw.Headline].CoV > covWarn
+		kept = append(kept, sw)
+	}
+	return kept
+}
+
+func pointKey(p []KV) string {
+	parts := make([]string, len(p))
+	for i, kv := range p {
+		parts[i] = kv.Key + "=" + kv.Value
+	}
+	return strings.Join(parts, ",")
+}
+
+// PointValue returns the value of key in a point, or "".
+func PointValue(p []KV, key string) string {
+	for _, kv := range p {
+		if kv.Key == key {
+			return kv.Value
+		}
+	}
+	return ""
+}
+
+// Score is storbench's IO500-style headline: the geometric mean of the
+// bandwidth figures (GiB/s) of fio bandwidth phases, that of the rates
+// (kIOPS) of metadata phases, and the geometric mean of the two. It is
+// storbench's own score, not an IO500 submission.
+type Score struct {
+	Label        string  `json:"label"`
+	BandwidthGiB float64 `json:"bandwidth_gib_per_s"`
+	MetadataKOps float64 `json:"metadata_kiops"`
+	Score        float64 `json:"score"`
+	// BandwidthFigures and MetadataFigures count what went into each mean.
+	BandwidthFigures int `json:"bandwidth_figures"`
+	MetadataFigures  int `json:"metadata_figures"`
+}
+
+// ScoreLabel says what the score is and is not.
+const ScoreLabel = "storbench score: IO500-style geometric means (not an IO500 submission)"
+
+// ComputeScore returns the score of a run's completed phases, or nil when it
+// lacks bandwidth or metadata figures.
+func ComputeScore(phases []PhaseSummary) *Score {
+	var bw, md []float64
+	for _, p := range phases {
+		if p.Status != StatusCompleted {
+			continue
+		}
+		for _, o := range p.Ops {
+			switch {
+			case p.Engine == "fio" && p.Report == "bandwidth" && o.BwBytesPerS > 0:
+				bw = append(bw, o.BwBytesPerS/(1<<30))
+			case p.Engine == "md" && o.OpsPerS > 0:
+				md = append(md, o.OpsPerS/1000)
+			}
+		}
+	}
+	if len(bw) == 0 || len(md) == 0 {
+		return nil
+	}
+	s := &Score{Label: ScoreLabel, BandwidthGiB: geomean(bw), MetadataKOps: geomean(md),
+		BandwidthFigures: len(bw), MetadataFigures: len(md)}
+	s.Score = math.Sqrt(s.BandwidthGiB * s.MetadataKOps)
+	return s
+}
+
+func geomean(xs []float64) float64 {
+	var sum float64
+	for _, x := range xs {
+		sum += math.Log(x)
+	}
+	return math.Exp(sum / float64(len(xs)))
+}
+
+// SortedPointValues lists the distinct values of key across sweeps, in the
+// order they first appear.
+func SortedPointValues(sws []Sweep, key string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, sw := range sws {
+		v := PointValue(sw.Point, key)
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}

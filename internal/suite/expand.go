@@ -1,0 +1,471 @@
+package suite
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/units"
+)
+
+// Labels place an engine phase in its suite: which entry (Group), which
+// matrix point, which iteration, and on how many hosts.
+type Labels struct {
+	// Group names the suite entry (and fio job) the phase belongs to; the
+	// iterations of one matrix point share Group and Point.
+	Group string
+	// Point is the matrix point, in matrix order ("numjobs"="32").
+	Point []KV
+	// Iteration counts from 1; Iterations is the total.
+	Iteration  int
+	Iterations int
+	// Hosts runs the phase on the first Hosts agents (0: all).
+	Hosts int
+	// Report is the headline metric chosen in the suite, if any.
+	Report string
+}
+
+// KV is one matrix coordinate.
+type KV struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Expanded is a suite turned into engine phases.
+type Expanded struct {
+	Phases []engine.Phase
+	// Labels holds one entry per phase.
+	Labels []Labels
+	// Dirs are the target directories the phases use.
+	Dirs []string
+	// Skipped notes optional phases left out and why.
+	Skipped []string
+}
+
+// Estimate sums the engines' planned durations of every phase.
+func (x *Expanded) Estimate() time.Duration {
+	var total time.Duration
+	for _, p := range x.Phases {
+		total += Planned(p)
+	}
+	return total
+}
+
+// Planned is one phase's planned duration, or 0 when its engine cannot tell.
+func Planned(p engine.Phase) time.Duration {
+	if e, err := engine.Lookup(p.Engine); err == nil {
+		if pl, ok := e.(engine.Planner); ok {
+			d, _ := pl.Planned(p)
+			return d
+		}
+	}
+	return 0
+}
+
+// Expand turns the suite's phases into engine phases: every matrix point,
+// every iteration, and for fio every job file of the workload. Other engines
+// get their parameters as given plus the suite's defaults (dir for md, the s3
+// block for s3). Every phase is validated by its engine. s3Configured tells
+// whether an S3 endpoint is available from the environment.
+func (s *Suite) Expand(s3Configured bool) (*Expanded, error) {
+	out := &Expanded{}
+	dirs := map[string]bool{}
+	names := map[string]int{}
+	add := func(p engine.Phase, l Labels) {
+		names[p.Name]++
+		if n := names[p.Name]; n > 1 {
+			p.Name = fmt.Sprintf("%s-%d", p.Name, n)
+		}
+		out.Phases = append(out.Phases, p)
+		out.Labels = append(out.Labels, l)
+	}
+	for _, ps := range s.Phases {
+		where := fmt.Sprintf("%s:%d", s.Source, ps.Line)
+		base := map[string]any{}
+		for k, v := range ps.Params {
+			base[k] = v
+		}
+		switch ps.Engine {
+		case "fio", "md":
+			if _, ok := base["dir"]; !ok {
+				if s.Dir == "" {
+					return nil, fmt.Errorf("%s: %s phase has no dir and the suite sets none", where, ps.Engine)
+				}
+				base["dir"] = s.Dir
+			}
+		case "s3":
+			for k, v := range s.S3 {
+				if _, ok := base[k]; !ok {
+					base[k] = v
+				}
+			}
+			if _, ok := base["host"]; !ok && !s3Configured && ps.Optional {
+				out.Skipped = append(out.Skipped, fmt.Sprintf("%s: s3 phase skipped: no S3 endpoint (set STORBENCH_HOST and keys, or s3: host: in the suite)", where))
+				continue
+			}
+		}
+		iters := max(ps.Iterations, 1)
+		for _, point := range points(ps.Matrix) {
+			params := map[string]any{}
+			for k, v := range base {
+				params[k] = v
+			}
+			l := Labels{Iterations: iters, Report: ps.Report}
+			for _, kv := range point {
+				l.Point = append(l.Point, KV{Key: kv.Key, Value: fmt.Sprint(kv.Value)})
+				if kv.Key == "hosts" {
+					n, err := toInt(kv.Value)
+					if err != nil || n < 1 {
+						return nil, fmt.Errorf("%s: matrix hosts: %v is not a host count", where, kv.Value)
+					}
+					l.Hosts = n
+					continue
+				}
+				params[paramKey(ps.Engine, kv.Key)] = kv.Value
+			}
+			if d, ok := params["dir"].(string); ok {
+				params["dir"] = s.abs(d)
+				dirs[params["dir"].(string)] = true
+			}
+			for it := 1; it <= iters; it++ {
+				l.Iteration = it
+				phases, groups, err := s.expandOne(where, ps, params)
+				if err != nil {
+					return nil, err
+				}
+				for i, p := range phases {
+					pl := l
+					pl.Group = groups[i]
+					p.Name = phaseName(groups[i], pl)
+					add(p, pl)
+				}
+			}
+		}
+	}
+	for d := range dirs {
+		out.Dirs = append(out.Dirs, d)
+	}
+	sort.Strings(out.Dirs)
+	return out, nil
+}
+
+// phaseName is a phase's name in results: the group, the matrix point and
+// the iteration ("read-sweep numjobs=32 bs=4k #2").
+func phaseName(group string, l Labels) string {
+	parts := []string{group}
+	for _, kv := range l.Point {
+		parts = append(parts, kv.Key+"="+kv.Value)
+	}
+	if l.Iterations > 1 {
+		parts = append(parts, fmt.Sprintf("#%d", l.Iteration))
+	}
+	return strings.Join(parts, " ")
+}
+
+// paramKey maps a matrix key to the engine's parameter name: flag-style
+// names ("obj.size") become parameter names ("obj_size").
+func paramKey(eng, k string) string {
+	if eng == "fio" {
+		return k
+	}
+	return strings.ReplaceAll(k, ".", "_")
+}
+
+// points returns every combination of the matrix values, the first key
+// varying slowest; one empty point for no matrix.
+func points(m []Dim) [][]struct {
+	Key   string
+	Value any
+} {
+	type kv = struct {
+		Key   string
+		Value any
+	}
+	out := [][]kv{{}}
+	for _, d := range m {
+		var next [][]kv
+		for _, p := range out {
+			for _, v := range d.Values {
+				q := append(append([]kv(nil), p...), kv{d.Key, v})
+				next = append(next, q)
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// expandOne makes the engine phases of one point and iteration, with the
+// group each belongs to.
+func (s *Suite) expandOne(where string, ps PhaseSpec, params map[string]any) ([]engine.Phase, []string, error) {
+	if ps.Engine == "fio" {
+		phases, err := expandFio(where, ps, params, s.base)
+		if err != nil {
+			return nil, nil, err
+		}
+		groups := make([]string, len(phases))
+		for i, p := range phases {
+			groups[i] = p.Name
+		}
+		return phases, groups, nil
+	}
+	if err := checkKeys(where, ps.Engine, params); err != nil {
+		return nil, nil, err
+	}
+	b, err := json.Marshal(params)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", where, err)
+	}
+	name := ps.Name
+	if name == "" {
+		name = ps.Engine
+		if op, ok := params["op"].(string); ok {
+			name += "-" + op
+		}
+	}
+	p := engine.Phase{Name: name, Engine: ps.Engine, Params: b}
+	if err := engine.Validate(p); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", where, err)
+	}
+	return []engine.Phase{p}, []string{name}, nil
+}
+
+// checkKeys refuses parameters the engine does not know, with a suggestion,
+// when the engine lists its keys.
+func checkKeys(where, eng string, params map[string]any) error {
+	e, err := engine.Lookup(eng)
+	if err != nil {
+		return fmt.Errorf("%s: %v", where, err)
+	}
+	kl, ok := e.(engine.KeyLister)
+	if !ok {
+		return nil
+	}
+	known := kl.ParamKeys()
+	for k := range params {
+		if !contains(known, k) {
+			msg := fmt.Sprintf("%s: %s: unknown setting %q", where, eng, k)
+			if s := Suggest(k, known); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return fmt.Errorf("%s", msg)
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// fioKeys are the settings of a fio phase in a suite; any other key in a
+// matrix is a fio option set in every job section (bs, rw, iodepth, ...).
+var fioKeys = []string{"dir", "workload", "job", "runtime", "size", "numjobs", "options"}
+
+func expandFio(where string, ps PhaseSpec, params map[string]any, base string) ([]engine.Phase, error) {
+	o := FioSettings{Options: map[string]string{}}
+	matrixKeys := map[string]bool{}
+	for _, d := range ps.Matrix {
+		matrixKeys[d.Key] = true
+	}
+	for k, v := range params {
+		str := fmt.Sprint(v)
+		var err error
+		switch k {
+		case "dir":
+			o.Dir = str
+		case "workload":
+			o.Workload = str
+			if strings.ContainsAny(str, "/.") && !filepath.IsAbs(str) {
+				o.Workload = filepath.Join(base, str)
+			}
+		case "job":
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s: fio: job: want a mapping of fio options (rw: read, bs: 4k, ...)", where)
+			}
+			o.Job = stringMap(m)
+		case "options":
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s: fio: options: want a mapping of fio options", where)
+			}
+			for ok, ov := range stringMap(m) {
+				o.Options[ok] = ov
+			}
+		case "runtime":
+			o.Runtime = str
+		case "size":
+			o.Size = str
+		case "numjobs":
+			var n int
+			if n, err = toInt(v); err == nil {
+				o.Numjobs = n
+			}
+		default:
+			if !matrixKeys[k] {
+				msg := fmt.Sprintf("%s: fio: unknown setting %q", where, k)
+				if s := Suggest(k, fioKeys); s != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", s)
+				} else {
+					msg += " (fio job options go under options: or job:)"
+				}
+				return nil, fmt.Errorf("%s", msg)
+			}
+			o.Options[k] = str
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: fio: %s: %v", where, k, err)
+		}
+	}
+	// A swept numjobs, or one for an inline job, is set in every section;
+	// a plain numjobs on a workload keeps the latency sections at one job.
+	if o.Numjobs > 0 && (matrixKeys["numjobs"] || o.Job != nil) {
+		o.Options["numjobs"] = strconv.Itoa(o.Numjobs)
+		o.Numjobs = 0
+	}
+	if o.Job != nil {
+		if o.Workload != "" {
+			return nil, fmt.Errorf("%s: fio: give workload or job, not both", where)
+		}
+		o.JobName = ps.Name
+		if o.JobName == "" {
+			o.JobName = "job"
+		}
+	}
+	phases, err := FioPhases(o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", where, err)
+	}
+	if ps.Name != "" && o.Job == nil {
+		for i := range phases {
+			phases[i].Name = ps.Name + "-" + phases[i].Name
+		}
+	}
+	return phases, nil
+}
+
+func stringMap(m map[string]any) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = fmt.Sprint(v)
+	}
+	return out
+}
+
+// FioSettings are a fio phase's settings as a user writes them, on the
+// command line or in a suite.
+type FioSettings struct {
+	Dir      string
+	Workload string
+	// Job, instead of Workload, is one job's fio options, as the seeds write
+	// a fio command line (rw: read, bs: 256k, iodepth: 1, ...); JobName names it.
+	Job     map[string]string
+	JobName string
+	Runtime string
+	Size    string
+	Numjobs int
+	// Options are set in every job section (see fio.Overrides.Options).
+	Options map[string]string
+}
+
+// FioPhases turns fio settings into one engine phase per job file.
+func FioPhases(o FioSettings) ([]engine.Phase, error) {
+	var ov fio.Overrides
+	if o.Runtime != "" {
+		d, err := units.ParseDuration(o.Runtime)
+		if err != nil {
+			return nil, fmt.Errorf("--runtime: %v", err)
+		}
+		if d < time.Second {
+			return nil, fmt.Errorf("--runtime %s: fio runs in whole seconds; give at least 1s", o.Runtime)
+		}
+		ov.RuntimeS = int64(d.Seconds())
+	}
+	if o.Size != "" {
+		n, err := units.ParseSize(o.Size)
+		if err != nil {
+			return nil, fmt.Errorf("--size: %v", err)
+		}
+		if n < 4096 {
+			return nil, fmt.Errorf("--size %s: files must hold at least one 4 KiB block", o.Size)
+		}
+		ov.SizeBytes = n
+	}
+	if o.Numjobs < 0 || o.Numjobs > 4096 {
+		return nil, fmt.Errorf("--numjobs %d: want 1 to 4096", o.Numjobs)
+	}
+	ov.Numjobs = o.Numjobs
+	if len(o.Options) > 0 {
+		ov.Options = o.Options
+	}
+	var jobs []fio.Job
+	if o.Job != nil {
+		jobs = []fio.Job{inlineJob(o.JobName, o.Job)}
+	} else {
+		var err error
+		if jobs, err = fio.LoadWorkload(o.Workload); err != nil {
+			return nil, err
+		}
+	}
+	var out []engine.Phase
+	for _, j := range jobs {
+		b, err := json.Marshal(fio.Params{Dir: o.Dir, Job: j, Overrides: ov})
+		if err != nil {
+			return nil, err
+		}
+		p := engine.Phase{Name: j.Name, Engine: "fio", Params: b}
+		if err := engine.Validate(p); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// inlineJob writes a job file of one section from a suite's job: mapping,
+// options sorted for a stable text.
+func inlineJob(name string, opts map[string]string) fio.Job {
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s]\n", name)
+	for _, k := range keys {
+		if opts[k] == "" || opts[k] == "true" && isFlag(k) {
+			fmt.Fprintf(&b, "%s\n", k)
+			continue
+		}
+		fmt.Fprintf(&b, "%s=%s\n", k, opts[k])
+	}
+	return fio.Job{Name: name, Text: b.String()}
+}
+
+// isFlag lists fio options written without a value.
+func isFlag(k string) bool {
+	switch k {
+	case "group_reporting", "readonly", "stonewall", "time_based", "thread":
+		return true
+	}
+	return false
+}
+
+func (s *Suite) abs(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(s.base, p)
+}
