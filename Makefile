@@ -9,24 +9,28 @@ BIN       := bin/storbench
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/storbench/storbench/internal/cli.Version=$(VERSION)
 
-.PHONY: build demo test fio vet bench-fio tools
+.PHONY: build demo test fio chromium vet bench-fio tools
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/storbench
 
 # fio from the distribution, when it is missing.
 fio:
-	@command -v fio >/dev/null 2>&1 || scripts/install-fio.sh
+	@command -v fio >/dev/null 2>&1 || scripts/install-pkg.sh fio
 
 $(VERSITYGW):
 	mkdir -p $(TOOLS)
 	GOBIN=$(TOOLS) $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
 
-tools: fio $(VERSITYGW)
+# Debian's Chromium, for the test that opens report.html headless.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || scripts/install-pkg.sh chromium
+
+tools: fio $(VERSITYGW) chromium
 
 # The README's first command: the built-in quick suite on ./storbench-data
 # and a local S3 server.
-demo: build tools
+demo: build fio $(VERSITYGW)
 	scripts/demo.sh $(BIN)
 
 vet:
