@@ -110,6 +110,11 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		return nil, usageErr("agents: %v", err)
 	}
 	info := infos[0]
+	for i, l := range p.Labels {
+		if l.Hosts > len(set.agents) {
+			return nil, usageErr("phase %s wants %d hosts, but the run has %d agents", p.Phases[i].Name, l.Hosts, len(set.agents))
+		}
+	}
 	var hostNames []string
 	for _, a := range set.agents {
 		hostNames = append(hostNames, a.Name())
@@ -151,10 +156,6 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		}
 		ctrl.Agents = agents
 		if label.Hosts > 0 {
-			if label.Hosts > len(agents) {
-				runErr = usageErr("phase %s wants %d hosts, but the run has %d", ph.Name, label.Hosts, len(agents))
-				break
-			}
 			ctrl.Agents = agents[:label.Hosts]
 		}
 		fmt.Fprintf(st.Stdout, "\nstarting %s phase %s on %s:\n", ph.Engine, ph.Name, describeHosts(ctrl.Agents))

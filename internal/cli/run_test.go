@@ -169,3 +169,19 @@ func TestGitCommit(t *testing.T) {
 		t.Errorf("a non-repository was accepted: %v", err)
 	}
 }
+
+// A hosts sweep wider than the run's agents is refused before anything runs.
+func TestHostsSweepNeedsAgents(t *testing.T) {
+	needFio(t)
+	w := workloadDir(t, map[string]string{"a": quickJob("read", "")})
+	s := writeSuite(t, "phases:\n  - fio: {workload: "+w+"}\n    matrix: {hosts: [1, 2]}\n")
+	st, _ := testState()
+	res := t.TempDir()
+	_, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: res, CoVWarn: 5, FioBin: "fio"}, s)
+	if err == nil || !strings.Contains(err.Error(), "wants 2 hosts, but the run has 1 agents") || ExitCode(err) != ExitUsage {
+		t.Fatalf("got %v", err)
+	}
+	if ents, _ := os.ReadDir(res); len(ents) != 0 {
+		t.Error("a results folder was made")
+	}
+}
