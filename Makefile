@@ -9,7 +9,7 @@ BIN       := bin/storbench
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/storbench/storbench/internal/cli.Version=$(VERSION)
 
-.PHONY: build demo test fio chromium vet bench-fio tools
+.PHONY: build demo test fio chromium vet bench-fio bench-md tools
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/storbench
@@ -39,6 +39,10 @@ vet:
 # The README's second command.
 test: tools vet
 	STORBENCH_VERSITYGW=$(VERSITYGW) $(GO) test -race -timeout 20m ./...
+
+# storbench md against the raw syscall loop (issue 3's figures).
+bench-md: build
+	bench/md-vs-limit.sh $(BIN)
 
 # storbench against plain fio on the seed's read-IOPS job (issue 2's figures).
 bench-fio: build fio
