@@ -122,6 +122,16 @@ func (h *hostPicker) done(i int, now int64) {
 // errorKind reduces an error to a short, bounded kind for error counts:
 // the S3 error code, or the network failure's nature.
 func errorKind(err error) string {
+	// The lean path's errors first, without errors.As, which allocates.
+	switch e := err.(type) {
+	case *s3Error:
+		return e.Code
+	case nil:
+		return ""
+	}
+	if err == errShortRead {
+		return "short read"
+	}
 	var se *s3Error
 	if errors.As(err, &se) {
 		return se.Code

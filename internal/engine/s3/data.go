@@ -32,7 +32,10 @@ func newDataBlock(objSize int64, seed uint64) *dataBlock {
 }
 
 // offset is where key's content starts in the block.
-func (d *dataBlock) offset(key string) int {
+func (d *dataBlock) offset(key string) int { return offsetOf(d, key) }
+
+// offsetOf is offset for a key given as a string or as bytes.
+func offsetOf[K string | []byte](d *dataBlock, key K) int {
 	// FNV-1a, inline: hash/fnv through its interface allocates per call.
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(key); i++ {

@@ -483,7 +483,7 @@ func xmlField(b []byte, name string) string {
 // startRequest writes the request line, Host and signature headers for
 // method on key into lc.req; the caller appends its own headers and the
 // final CRLF.
-func (lc *leanClient) startRequest(ep int, method, key string, payload []byte, rng []byte) {
+func (lc *leanClient) startRequest(ep int, method string, key []byte, payload []byte, rng []byte) {
 	c, cn := lc.c, &lc.conns[ep]
 	u := append(lc.uri[:0], '/')
 	if c.Lookup != "dns" {
@@ -510,7 +510,7 @@ func (lc *leanClient) startRequest(ep int, method, key string, payload []byte, r
 
 // get reads key (the bytes [off, off+n) of it when n > 0) into buf and
 // returns the body's length and the time of the first response byte.
-func (lc *leanClient) get(ep int, key string, off, n int64, buf []byte) (int64, time.Time, error) {
+func (lc *leanClient) get(ep int, key []byte, off, n int64, buf []byte) (int64, time.Time, error) {
 	var rng []byte
 	if n > 0 {
 		rng = append(lc.rng[:0], "bytes="...)
@@ -539,7 +539,7 @@ func (lc *leanClient) get(ep int, key string, off, n int64, buf []byte) (int64, 
 
 // put uploads size bytes of body chunks to key. ETag holds the server's
 // ETag afterwards.
-func (lc *leanClient) put(ep int, key string, size int64, body [][]byte, buf []byte) error {
+func (lc *leanClient) put(ep int, key []byte, size int64, body [][]byte, buf []byte) error {
 	c := lc.c
 	payload := unsignedPayloadB
 	if c.SignPayload {
@@ -592,7 +592,7 @@ func (lc *leanClient) put(ep int, key string, size int64, body [][]byte, buf []b
 func (lc *leanClient) ETag() []byte { return lc.etag[:lc.etagN] }
 
 // simple sends a body-less request whose success is okStatus (HEAD, DELETE).
-func (lc *leanClient) simple(ep int, method, key string, okStatus int, buf []byte) error {
+func (lc *leanClient) simple(ep int, method string, key []byte, okStatus int, buf []byte) error {
 	lc.startRequest(ep, method, key, unsignedPayloadB, nil)
 	lc.req = append(lc.req, "\r\n"...)
 	head := method == "HEAD"
@@ -611,11 +611,11 @@ func (lc *leanClient) simple(ep int, method, key string, okStatus int, buf []byt
 	return nil
 }
 
-func (lc *leanClient) stat(ep int, key string, buf []byte) error {
+func (lc *leanClient) stat(ep int, key []byte, buf []byte) error {
 	return lc.simple(ep, "HEAD", key, http.StatusOK, buf)
 }
 
-func (lc *leanClient) remove(ep int, key string, buf []byte) error {
+func (lc *leanClient) remove(ep int, key []byte, buf []byte) error {
 	return lc.simple(ep, "DELETE", key, http.StatusNoContent, buf)
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/s3test"
 )
 
@@ -57,7 +59,7 @@ func TestLeanPathAgainstVersityGW(t *testing.T) {
 			lc.c.MD5, lc.c.SignPayload = tc.md5, tc.signed
 			defer func() { lc.c.MD5, lc.c.SignPayload = false, false }()
 			want := d.content(tc.key, tc.size)
-			if err := lc.put(0, tc.key, tc.size, d.bodyChunks(nil, d.offset(tc.key), tc.size), buf); err != nil {
+			if err := lc.put(0, []byte(tc.key), tc.size, d.bodyChunks(nil, d.offset(tc.key), tc.size), buf); err != nil {
 				t.Fatalf("lean PUT: %v", err)
 			}
 			sum := md5.Sum(want)
@@ -79,7 +81,7 @@ func TestLeanPathAgainstVersityGW(t *testing.T) {
 				t.Fatal(err)
 			}
 			big := make([]byte, tc.size)
-			n, first, err := lc.get(0, other, 0, 0, big)
+			n, first, err := lc.get(0, []byte(other), 0, 0, big)
 			if err != nil || n != tc.size || !bytes.Equal(big, want) {
 				t.Fatalf("lean GET: %d bytes, %v; content equal %v", n, err, bytes.Equal(big, want))
 			}
@@ -87,21 +89,21 @@ func TestLeanPathAgainstVersityGW(t *testing.T) {
 				t.Error("no time of first byte")
 			}
 			if tc.size > 10 {
-				n, _, err := lc.get(0, other, 3, 7, big)
+				n, _, err := lc.get(0, []byte(other), 3, 7, big)
 				if err != nil || n != 7 || !bytes.Equal(big[:7], want[3:10]) {
 					t.Fatalf("lean ranged GET: %d bytes %v: %q want %q", n, err, big[:n], want[3:10])
 				}
 			}
-			if err := lc.stat(0, other, buf); err != nil {
+			if err := lc.stat(0, []byte(other), buf); err != nil {
 				t.Fatalf("lean HEAD: %v", err)
 			}
-			if err := lc.remove(0, other, buf); err != nil {
+			if err := lc.remove(0, []byte(other), buf); err != nil {
 				t.Fatalf("lean DELETE: %v", err)
 			}
-			if err := lc.stat(0, other, buf); errorKind(err) != "NoSuchKey" {
+			if err := lc.stat(0, []byte(other), buf); errorKind(err) != "NoSuchKey" {
 				t.Fatalf("HEAD after DELETE: %v (kind %q), want NoSuchKey", err, errorKind(err))
 			}
-			if _, _, err := lc.get(0, other, 0, 0, buf); errorKind(err) != "NoSuchKey" {
+			if _, _, err := lc.get(0, []byte(other), 0, 0, buf); errorKind(err) != "NoSuchKey" {
 				t.Fatalf("GET after DELETE: %v (kind %q), want NoSuchKey", err, errorKind(err))
 			}
 		})
@@ -125,7 +127,7 @@ func TestLeanWrongKeys(t *testing.T) {
 	}
 	wrong := leanFor(t, srv.Endpoint, "wrong")
 	buf := make([]byte, readBufSize)
-	_, _, leanErr := wrong.get(0, "k", 0, 0, buf)
+	_, _, leanErr := wrong.get(0, []byte("k"), 0, 0, buf)
 	sdk, err := newClient(wrong.c, srv.Endpoint, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -137,14 +139,14 @@ func TestLeanWrongKeys(t *testing.T) {
 	if e := explain(srv.Endpoint, wrong.c, leanErr); !strings.Contains(e.Error(), "refused the credentials") {
 		t.Fatalf("explained as %q", e)
 	}
-	putErr := wrong.put(0, "k2", 4, [][]byte{[]byte("abcd")}, buf)
+	putErr := wrong.put(0, []byte("k2"), 4, [][]byte{[]byte("abcd")}, buf)
 	if errorKind(putErr) != errorKind(sdkErr) {
 		t.Fatalf("lean PUT with a wrong key: %v", putErr)
 	}
 	// The connection survives error responses: the right key works on it.
 	right := leanFor(t, srv.Endpoint, s3test.SecretKey)
 	right.conns[0], wrong.conns[0] = wrong.conns[0], leanConn{}
-	if n, _, err := right.get(0, "k", 0, 0, buf); err != nil || n != 4 {
+	if n, _, err := right.get(0, []byte("k"), 0, 0, buf); err != nil || n != 4 {
 		t.Fatalf("GET after errors on the same connection: %d %v", n, err)
 	}
 	if right.Redials != 0 {
@@ -171,12 +173,12 @@ func TestLeanSurvivesClosedConnections(t *testing.T) {
 				var err error
 				if i%2 == 0 {
 					var got int64
-					got, _, err = lc.get(0, "k", 0, 0, buf)
+					got, _, err = lc.get(0, []byte("k"), 0, 0, buf)
 					if err == nil && got != 4096 {
 						t.Fatalf("GET %d: %d bytes", i, got)
 					}
 				} else {
-					err = lc.put(0, "k", 5, [][]byte{[]byte("hello")}, buf)
+					err = lc.put(0, []byte("k"), 5, [][]byte{[]byte("hello")}, buf)
 				}
 				if err != nil {
 					t.Fatalf("request %d: %v", i, err)
@@ -205,12 +207,12 @@ func TestLeanChunkedErrorAndDNSLookup(t *testing.T) {
 	defer lc.bind(context.Background())()
 	buf := make([]byte, 1024)
 	for i := 0; i < 3; i++ {
-		_, _, err := lc.get(0, "missing", 0, 0, buf)
+		_, _, err := lc.get(0, []byte("missing"), 0, 0, buf)
 		var se *s3Error
 		if !errors.As(err, &se) || se.Code != "NoSuchKey" || se.Status != 404 || !strings.Contains(se.Message, "does not exist") {
 			t.Fatalf("chunked 404: %v", err)
 		}
-		if n, _, err := lc.get(0, "there", 0, 0, buf); err != nil || n != 10 {
+		if n, _, err := lc.get(0, []byte("there"), 0, 0, buf); err != nil || n != 10 {
 			t.Fatalf("GET after a chunked error: %d %v", n, err)
 		}
 	}
@@ -231,7 +233,7 @@ func TestLeanCancelAbortsRequestInFlight(t *testing.T) {
 	defer lc.bind(ctx)()
 	time.AfterFunc(100*time.Millisecond, cancel)
 	t0 := time.Now()
-	_, _, err = lc.get(0, "k", 0, 0, make([]byte, 1024))
+	_, _, err = lc.get(0, []byte("k"), 0, 0, make([]byte, 1024))
 	if !errors.Is(err, context.Canceled) || errorKind(err) != "canceled" {
 		t.Fatalf("got %v, want the context's cancellation", err)
 	}
@@ -248,20 +250,21 @@ func TestLeanRequestsAllocateNothing(t *testing.T) {
 		buf := make([]byte, readBufSize)
 		d := newDataBlock(64<<10, 3)
 		var iov [][]byte
-		if err := lc.put(0, key, 64<<10, d.bodyChunks(nil, d.offset(key), 64<<10), buf); err != nil {
+		kb := []byte(key)
+		if err := lc.put(0, kb, 64<<10, d.bodyChunks(nil, d.offset(key), 64<<10), buf); err != nil {
 			t.Fatal(err)
 		}
 		for name, fn := range map[string]func() error{
-			"GET": func() error { _, _, err := lc.get(0, key, 0, 0, buf); return err },
+			"GET": func() error { _, _, err := lc.get(0, kb, 0, 0, buf); return err },
 			"ranged GET": func() error {
-				_, _, err := lc.get(0, key, 100, 1000, buf)
+				_, _, err := lc.get(0, kb, 100, 1000, buf)
 				return err
 			},
 			"PUT": func() error {
 				iov = d.bodyChunks(iov[:0], d.offset(key), 64<<10)
-				return lc.put(0, key, 64<<10, iov, buf)
+				return lc.put(0, kb, 64<<10, iov, buf)
 			},
-			"HEAD": func() error { return lc.stat(0, key, buf) },
+			"HEAD": func() error { return lc.stat(0, kb, buf) },
 		} {
 			var err error
 			a := testing.AllocsPerRun(300, func() {
@@ -290,6 +293,45 @@ func TestLeanRequestsAllocateNothing(t *testing.T) {
 	})
 }
 
+// A whole GET and PUT of the benchmark loops on the lean path - object and
+// endpoint choice, key, body, request, recording - allocates nothing.
+func TestLeanLoopsAllocateNothing(t *testing.T) {
+	f := startFake(t, &fakeS3{size: 4096})
+	c, err := resolve(Params{Op: "get", Hosts: []string{f.Addr}, AccessKey: "a", SecretKey: "s", Range: true}, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := &phase{c: c, ops: []string{"GET"}, picker: newHostPicker(1, false), monoBase: time.Now(),
+		keys: []string{"storbench/r/h/p/w0/p0", "storbench/r/h/p/w0/p1"}, sizes: []int64{4096, 4096},
+		data: newDataBlock(64<<10, 5)}
+	wk := &worker{ph: ph, rec: record.NewRecorder(ph.ops, true), buf: make([]byte, readBufSize),
+		rng: rand.New(rand.NewPCG(1, 2)), pfx: "storbench/r/h/p/w0/", lean: newLeanClient(c)}
+	defer wk.lean.bind(context.Background())()
+	for _, tc := range []struct {
+		name  string
+		rng   bool
+		fn    func()
+		errOK bool
+	}{
+		{"GET", false, func() { wk.getOnceLean(time.Now()) }, false},
+		// The fake serves whole objects, so ranged GETs are counted short.
+		{"ranged GET", true, func() { wk.getOnceLean(time.Now()) }, true},
+		{"PUT", false, func() { wk.putOnce(context.Background(), time.Now()) }, false},
+	} {
+		c.Range = tc.rng
+		wk.rec = record.NewRecorder(ph.ops, true)
+		tc.fn() // warm: connection, buffers
+		a := testing.AllocsPerRun(300, tc.fn)
+		ops, _, errs := wk.rec.Op(0).Counts()
+		if ops+errs != 302 || (!tc.errOK && errs != 0) {
+			t.Fatalf("%s: %d ok, %d errors recorded for 302 requests (a warm-up, AllocsPerRun's own, 300)", tc.name, ops, errs)
+		}
+		if a != 0 {
+			t.Errorf("%s: %.2f allocations per request", tc.name, a)
+		}
+	}
+}
+
 // BenchmarkLeanGet4KiBFake and BenchmarkLeanPut64KiBFake time one lean
 // request against the in-process FAKE server (client and fake share the
 // CPU); -benchmem shows 0 allocs/op.
@@ -297,9 +339,10 @@ func BenchmarkLeanGet4KiBFake(b *testing.B) {
 	f := startFake(b, &fakeS3{size: 4096})
 	lc := leanFor(b, f.Addr, "s")
 	buf := make([]byte, readBufSize)
+	key := []byte("storbench/r/h/p/w0/p17")
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := lc.get(0, "storbench/r/h/p/w0/p17", 0, 0, buf); err != nil {
+		if _, _, err := lc.get(0, key, 0, 0, buf); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -311,11 +354,11 @@ func BenchmarkLeanPut64KiBFake(b *testing.B) {
 	buf := make([]byte, readBufSize)
 	d := newDataBlock(64<<10, 3)
 	var iov [][]byte
-	const key = "storbench/r/h/p/w0/0-17"
+	key := []byte("storbench/r/h/p/w0/0-17")
 	b.ReportAllocs()
 	b.SetBytes(64 << 10)
 	for b.Loop() {
-		iov = d.bodyChunks(iov[:0], d.offset(key), 64<<10)
+		iov = d.bodyChunks(iov[:0], offsetOf(d, key), 64<<10)
 		if err := lc.put(0, key, 64<<10, iov, buf); err != nil {
 			b.Fatal(err)
 		}

@@ -164,7 +164,7 @@ func (s *signer) appendAuth(b []byte, payload []byte, rng bool) []byte {
 // byte but the unreserved ones (A-Z a-z 0-9 - _ . ~) and '/' as %XX with
 // upper-case hex. S3 does not encode twice, so this is both the request
 // line's path and the canonical URI.
-func appendURIPath(b []byte, s string) []byte {
+func appendURIPath[S string | []byte](b []byte, s S) []byte {
 	const hexUp = "0123456789ABCDEF"
 	for i := 0; i < len(s); i++ {
 		c := s[i]

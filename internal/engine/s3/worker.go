@@ -46,6 +46,7 @@ type worker struct {
 	parts []*worker   // multipart: helpers uploading parts of this worker's uploads
 	lean  *leanClient // GET, PUT, HEAD, DELETE of one object, when usable
 	iov   [][]byte    // body chunks of a lean PUT
+	kb    []byte      // the key of a lean request
 }
 
 func (ph *phase) newWorker(w int, rec *record.Recorder, epRec []*record.Recorder) *worker {
@@ -159,8 +160,7 @@ func (wk *worker) run(ctx context.Context) {
 func (wk *worker) put(ctx context.Context, ep int, key string, size int64) (minio.UploadInfo, error) {
 	d := wk.ph.data
 	if wk.lean != nil {
-		wk.iov = d.bodyChunks(wk.iov[:0], d.offset(key), size)
-		return minio.UploadInfo{}, wk.lean.put(ep, key, size, wk.iov, wk.buf)
+		return minio.UploadInfo{}, wk.putLean(ep, wk.keyBytes(key), size)
 	}
 	wk.body.reset(d, d.offset(key), size)
 	var md5b64 string
@@ -178,7 +178,7 @@ func (wk *worker) put(ctx context.Context, ep int, key string, size int64) (mini
 // returns the bytes read and when the first byte arrived.
 func (wk *worker) get(ctx context.Context, ep int, key string, size int64, opts *minio.GetObjectOptions) (int64, time.Time, error) {
 	if wk.lean != nil {
-		return wk.getLean(ep, key, size, 0, 0)
+		return wk.getLean(ep, wk.keyBytes(key), size, 0, 0)
 	}
 	rc, _, _, err := wk.core[ep].GetObject(ctx, wk.ph.c.Bucket, key, *opts)
 	if err != nil {
@@ -210,57 +210,88 @@ func (wk *worker) get(ctx context.Context, ep int, key string, size int64, opts 
 }
 
 func (wk *worker) loopGet(ctx context.Context) {
-	ph := wk.ph
-	keys, sizes := ph.keys, ph.sizes
 	for {
 		t0, ok := wk.begin()
 		if !ok {
 			return
 		}
-		i := wk.rng.IntN(len(keys))
-		ep := ph.picker.pick()
-		opts, want := &wk.get0, sizes[i]
-		var ro rangedOpts
-		if ph.c.Range && sizes[i] > 1 {
-			off := wk.rng.Int64N(sizes[i])
-			ln := 1 + wk.rng.Int64N(sizes[i]-off)
-			ro.rangeOff, ro.rangeLen = off, ln
-			if wk.lean == nil {
-				ro.ServerSideEncryption = wk.get0.ServerSideEncryption
-				_ = ro.SetRange(off, off+ln-1)
-				opts = &ro.GetObjectOptions
-			}
-			want = ln
-		}
-		var n int64
-		var first time.Time
-		var err error
 		if wk.lean != nil {
-			n, first, err = wk.getLean(ep, keys[i], want, ro.rangeOff, ro.rangeLen)
+			wk.getOnceLean(t0)
 		} else {
-			n, first, err = wk.get(ctx, ep, keys[i], want, opts)
+			wk.getOnce(ctx, t0)
 		}
-		wk.finish(0, ep, t0, first, n, err)
 	}
 }
 
-func (wk *worker) loopPut(ctx context.Context) {
+// pickGet draws the object of a GET, and with --range its byte range
+// (rangeLen 0: the whole object), and returns the length the body must have.
+func (wk *worker) pickGet() (i int, rangeOff, rangeLen, want int64) {
 	ph := wk.ph
+	i = wk.rng.IntN(len(ph.keys))
+	size := ph.sizes[i]
+	if ph.c.Range && size > 1 {
+		rangeOff = wk.rng.Int64N(size)
+		rangeLen = 1 + wk.rng.Int64N(size-rangeOff)
+		return i, rangeOff, rangeLen, rangeLen
+	}
+	return i, 0, 0, size
+}
+
+func (wk *worker) getOnce(ctx context.Context, t0 time.Time) {
+	i, off, ln, want := wk.pickGet()
+	ep := wk.ph.picker.pick()
+	opts := &wk.get0
+	if ln > 0 {
+		ro := wk.get0
+		_ = ro.SetRange(off, off+ln-1)
+		opts = &ro
+	}
+	n, first, err := wk.get(ctx, ep, wk.ph.keys[i], want, opts)
+	wk.finish(0, ep, t0, first, n, err)
+}
+
+func (wk *worker) getOnceLean(t0 time.Time) {
+	i, off, ln, want := wk.pickGet()
+	ep := wk.ph.picker.pick()
+	n, first, err := wk.getLean(ep, wk.keyBytes(wk.ph.keys[i]), want, off, ln)
+	wk.finish(0, ep, t0, first, n, err)
+}
+
+// putKey appends the key of a worker's seq-th upload (sep "-" for put,
+// "-m" for mixed) to b.
+func putKey(b []byte, pfx string, id int, sep string, seq int) []byte {
+	b = append(b, pfx...)
+	b = strconv.AppendInt(b, int64(id), 10)
+	b = append(b, sep...)
+	return strconv.AppendInt(b, int64(seq), 10)
+}
+
+func (wk *worker) loopPut(ctx context.Context) {
 	for {
 		t0, ok := wk.begin()
 		if !ok {
 			return
 		}
-		wk.seq++
-		key := wk.pfx + strconv.Itoa(wk.id) + "-" + strconv.Itoa(wk.seq)
-		size := objectSize(ph.c, wk.rng)
-		ep := ph.picker.pick()
-		_, err := wk.put(ctx, ep, key, size)
-		if err != nil {
-			size = 0
-		}
-		wk.finish(0, ep, t0, time.Time{}, size, err)
+		wk.putOnce(ctx, t0)
 	}
+}
+
+func (wk *worker) putOnce(ctx context.Context, t0 time.Time) {
+	ph := wk.ph
+	wk.seq++
+	wk.kb = putKey(wk.kb[:0], wk.pfx, wk.id, "-", wk.seq)
+	size := objectSize(ph.c, wk.rng)
+	ep := ph.picker.pick()
+	var err error
+	if wk.lean != nil {
+		err = wk.putLean(ep, wk.kb, size)
+	} else {
+		_, err = wk.put(ctx, ep, string(wk.kb), size)
+	}
+	if err != nil {
+		size = 0
+	}
+	wk.finish(0, ep, t0, time.Time{}, size, err)
 }
 
 func (wk *worker) loopStat(ctx context.Context) {
@@ -274,7 +305,7 @@ func (wk *worker) loopStat(ctx context.Context) {
 		ep := ph.picker.pick()
 		var err error
 		if wk.lean != nil {
-			err = wk.lean.stat(ep, ph.keys[i], wk.buf)
+			err = wk.lean.stat(ep, wk.keyBytes(ph.keys[i]), wk.buf)
 		} else {
 			_, err = wk.core[ep].StatObject(ctx, ph.c.Bucket, ph.keys[i], wk.stat0)
 		}
@@ -304,7 +335,7 @@ func (wk *worker) loopDelete(ctx context.Context) {
 		ep := ph.picker.pick()
 		var err error
 		if len(objs) == 1 && wk.lean != nil {
-			err = wk.lean.remove(ep, objs[0].Key, wk.buf)
+			err = wk.lean.remove(ep, wk.keyBytes(objs[0].Key), wk.buf)
 		} else if len(objs) == 1 {
 			err = wk.core[ep].RemoveObject(ctx, ph.c.Bucket, objs[0].Key, minio.RemoveObjectOptions{})
 		} else {
@@ -475,7 +506,7 @@ func (wk *worker) loopMixed(ctx context.Context) {
 					opts.VersionID = obj.ver
 				}
 				if wk.lean != nil {
-					err = wk.lean.stat(ep, obj.key, wk.buf)
+					err = wk.lean.stat(ep, wk.keyBytes(obj.key), wk.buf)
 				} else {
 					_, err = wk.core[ep].StatObject(ctx, c.Bucket, obj.key, opts)
 				}
@@ -516,7 +547,7 @@ func (wk *worker) loopMixed(ctx context.Context) {
 			}
 			var err error
 			if wk.lean != nil {
-				err = wk.lean.remove(ep, obj.key, wk.buf)
+				err = wk.lean.remove(ep, wk.keyBytes(obj.key), wk.buf)
 			} else {
 				err = wk.core[ep].RemoveObject(ctx, c.Bucket, obj.key, opts)
 			}
@@ -525,19 +556,25 @@ func (wk *worker) loopMixed(ctx context.Context) {
 	}
 }
 
-// rangedOpts is a GET's options with the range it asks for (rangeLen 0:
-// the whole object), which the lean path takes as numbers.
-type rangedOpts struct {
-	minio.GetObjectOptions
-	rangeOff, rangeLen int64
-}
-
 // getLean reads key (or rangeLen bytes of it from rangeOff) on the lean
 // path; want is the length the body must have.
-func (wk *worker) getLean(ep int, key string, want, rangeOff, rangeLen int64) (int64, time.Time, error) {
+func (wk *worker) getLean(ep int, key []byte, want, rangeOff, rangeLen int64) (int64, time.Time, error) {
 	n, first, err := wk.lean.get(ep, key, rangeOff, rangeLen, wk.buf)
 	if err == nil && want >= 0 && n != want {
 		err = errShortRead
 	}
 	return n, first, err
+}
+
+// putLean uploads size bytes of the phase's content for key on the lean path.
+func (wk *worker) putLean(ep int, key []byte, size int64) error {
+	d := wk.ph.data
+	wk.iov = d.bodyChunks(wk.iov[:0], offsetOf(d, key), size)
+	return wk.lean.put(ep, key, size, wk.iov, wk.buf)
+}
+
+// keyBytes copies key into the worker's key buffer.
+func (wk *worker) keyBytes(key string) []byte {
+	wk.kb = append(wk.kb[:0], key...)
+	return wk.kb
 }
