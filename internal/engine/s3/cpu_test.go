@@ -48,9 +48,11 @@ func TestCPUPerRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = pr.Cleanup(context.Background())
+		u2, s2 := cpuNow()
 		o := res.Ops[0]
 		n := float64(o.Ops)
-		t.Logf("%s %s: %.0f obj/s, %.1f us CPU per request (user %.1f, sys %.1f), %d errors", tc.op, tc.size,
-			n/o.Seconds(), float64(u1-u0+s1-s0)/1e3/n, float64(u1-u0)/1e3/n, float64(s1-s0)/1e3/n, o.Errors)
+		t.Logf("%s %s (%s): %.0f obj/s, %.1f us CPU per request (user %.1f, sys %.1f), %d errors; cleanup %.1f us per request", tc.op, tc.size,
+			res.Meta["s3_client"], n/o.Seconds(), float64(u1-u0+s1-s0)/1e3/n, float64(u1-u0)/1e3/n, float64(s1-s0)/1e3/n, o.Errors,
+			float64(u2-u1+s2-s1)/1e3/n)
 	}
 }
