@@ -10,12 +10,22 @@
 # figure errs high). The reference on a 2-core machine: 119 us per 4 KiB GET
 # at 6,740 obj/s, 315 us per 64 KiB PUT at 1,795 obj/s.
 #
+# Both request paths are measured, alternating: "lean" (the default: hand-
+# written HTTP/1.1) and "sdk" (--sdk: minio-go). With ROUNDS > 1 the medians
+# per path and benchmark follow. Client and server share the cores, so the
+# load average (printed before and after) matters: other work on the
+# machine lowers obj/s and raises CPU per request.
+#
 # usage: bench/s3-cpu.sh [STORBENCH_BIN]
-#   env: DURATION (default 30s), PROFILE=1 writes cpu profiles next to the results
+#   env: DURATION (default 30s), ROUNDS (default 1), CLIENTS (default "lean sdk")
+# profile: STORBENCH_CPU=1 STORBENCH_CPU_OP=get go test ./internal/engine/s3 \
+#   -run TestCPUPerRequest -cpuprofile cpu.out  (add STORBENCH_S3_SDK=1 for minio-go)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$here/bin/storbench}
 duration=${DURATION:-30s}
+rounds=${ROUNDS:-1}
+clients=${CLIENTS:-lean sdk}
 vgw=${STORBENCH_VERSITYGW:-$here/.tools/versitygw}
 [ -x "$vgw" ] || (mkdir -p "$here/.tools" && GOBIN=$here/.tools go install github.com/versity/versitygw/cmd/versitygw@v1.8.0)
 [ -x "$bin" ] || (cd "$here" && go build -o "$bin" ./cmd/storbench)
@@ -32,26 +42,45 @@ for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break;
 
 export STORBENCH_HOST=127.0.0.1:$port STORBENCH_ACCESS_KEY=$ROOT_ACCESS_KEY STORBENCH_SECRET_KEY=$ROOT_SECRET_KEY
 
-run() { # op size objects-prepared extra-args...
-  local op=$1 size=$2 prepared=$3; shift 3
-  local out=$work/$op.out
+run() { # client op size objects-prepared extra-args...
+  local client=$1 op=$2 size=$3 prepared=$4; shift 4
+  local out=$work/$op.out flag=()
+  [ "$client" = sdk ] && flag=(--sdk)
   /usr/bin/time -f '%U %S' -o "$work/$op.time" \
     "$bin" s3 "$op" --obj.size "$size" --concurrent 16 --duration "$duration" \
-    --bucket "cpu-$op" --results "$work/results" "$@" >"$out" 2>&1 || { cat "$out"; exit 1; }
+    --bucket "cpu-$op" --results "$work/results" "${flag[@]}" "$@" >"$out" 2>&1 || { cat "$out"; exit 1; }
   local folder
   folder=$(sed -n 's/.*results in \(.*\)$/\1/p' "$out" | tail -1)
-  python3 - "$folder/summary.json" "$work/$op.time" "$op" "$size" "$prepared" <<'EOF'
+  python3 - "$folder/summary.json" "$work/$op.time" "$op" "$size" "$prepared" "$client" <<'EOF' | tee -a "$work/lines"
 import json, sys
-summary, timefile, op, size, prepared = sys.argv[1:6]
+summary, timefile, op, size, prepared, client = sys.argv[1:7]
 s = json.load(open(summary))
 o = s["phases"][0]["ops"][0]
 user, sys_ = map(float, open(timefile).read().split()[-2:])
 reqs = o["ops"] + o["errors"] + int(prepared)
 cpu_us = (user + sys_) * 1e6 / reqs
-print(f"{op} {size}: {o['ops_per_s']:.0f} obj/s, {o['ops']} requests measured, {o['errors']} errors, "
+print(f"{client:4} {op} {size}: {o['ops_per_s']:.0f} obj/s, {o['ops']} requests measured, {o['errors']} errors, "
       f"CPU {cpu_us:.1f} us/request (user {user:.2f}s, sys {sys_:.2f}s over {reqs} requests incl. {prepared} prepare uploads)")
 EOF
 }
 
-run get 4KiB 1000 --objects 1000
-run put 64KiB 0
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for r in $(seq "$rounds"); do
+  for client in $clients; do
+    run "$client" get 4KiB 1000 --objects 1000
+    run "$client" put 64KiB 0
+  done
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "$rounds" -gt 1 ]; then python3 - "$work/lines" <<'EOF'
+import re, statistics, sys
+rows = {}
+for l in open(sys.argv[1]):
+    m = re.match(r"(\S+)\s+(\S+) (\S+): (\d+) obj/s.*CPU ([\d.]+) us/request", l)
+    if m:
+        rows.setdefault(m.group(1, 2, 3), []).append((int(m.group(4)), float(m.group(5))))
+for (client, op, size), v in rows.items():
+    print(f"median of {len(v)}: {client:4} {op} {size}: {statistics.median(x[0] for x in v):.0f} obj/s, "
+          f"CPU {statistics.median(x[1] for x in v):.1f} us/request")
+EOF
+fi
