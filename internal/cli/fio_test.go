@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,9 +24,33 @@ func needFio(t *testing.T) {
 	}
 }
 
-func testState() (*State, *bytes.Buffer) {
-	var out bytes.Buffer
-	return &State{Stdout: &out, Stderr: &out, Getenv: func(string) string { return "" }, Now: time.Now, Args: []string{"storbench", "test"}}, &out
+// syncBuffer is a bytes.Buffer a test may read while a run writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (s *syncBuffer) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.Reset()
+}
+
+func testState() (*State, *syncBuffer) {
+	out := &syncBuffer{}
+	return &State{Stdout: out, Stderr: out, Getenv: func(string) string { return "" }, Now: time.Now, Args: []string{"storbench", "test"}}, out
 }
 
 // quickJob is a small job file: no start delay, one second, so bad-input
@@ -373,11 +398,17 @@ filename=fill
 	checkKeptAfterFailure(t, res, results.StatusFailed)
 }
 
-func TestRemoteHostNeedsAgent(t *testing.T) {
+// A remote host without credentials for its agent is bad input, said in one
+// line before anything runs.
+func TestRemoteHostNeedsToken(t *testing.T) {
 	st, _ := testState()
-	_, err := runFio(context.Background(), st, FioOptions{Dir: t.TempDir(), Workload: "default", FioBin: "fio", Results: t.TempDir()}, []string{"client1"})
-	if err == nil || !strings.Contains(err.Error(), "storbench agent") || ExitCode(err) != ExitUsage {
-		t.Fatalf("want a usage error naming storbench agent, got %v", err)
+	res := t.TempDir()
+	_, err := runFio(context.Background(), st, FioOptions{Dir: t.TempDir(), Workload: "default", FioBin: "fio", Results: res}, []string{"client1"})
+	if err == nil || !strings.Contains(err.Error(), "--token-file") || ExitCode(err) != ExitUsage {
+		t.Fatalf("want a usage error naming --token-file, got %v", err)
+	}
+	if ents, _ := os.ReadDir(res); len(ents) != 0 {
+		t.Error("a results folder was made")
 	}
 }
 
