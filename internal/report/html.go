@@ -84,6 +84,7 @@ type htmlData struct {
 	Headlines                            []kv
 	Rows                                 []htmlRow
 	Phases                               []htmlPhase
+	Sweeps                               []template.HTML
 	Compare                              *analyze.Comparison
 	CmpRows                              []htmlCmpRow
 	Generated                            string
@@ -161,12 +162,26 @@ func HTML(w io.Writer, in HTMLInput) error {
 			d.Rows = append(d.Rows, htmlRow{Phase: p.Name, Engine: p.Engine, Op: "-", Hosts: fmt.Sprint(len(p.Hosts)), Status: status, Bad: true})
 		}
 	}
+	if len(s.Sweeps) > 0 {
+		// A sweep's headline is each point's mean over its iterations, not
+		// every iteration on its own.
+		d.Headlines = d.Headlines[:0]
+		for _, sw := range s.Sweeps {
+			st := sw.Metrics[sw.Headline]
+			v := metricText(sw.Headline, st.Mean)
+			if st.N > 1 {
+				v += fmt.Sprintf(" ±%.1f%%", 100*st.CoV)
+			}
+			d.Headlines = append(d.Headlines, kv{sw.Group + " " + pointText(sw.Point) + " " + sw.Op + " " + metricName(sw.Engine, sw.Headline), v})
+		}
+	}
 	if s.Score != nil {
 		d.Headlines = append(d.Headlines, kv{s.Score.Label, fmt.Sprintf("%.3f", s.Score.Score)})
 	}
 	for _, pd := range in.Phases {
 		d.Phases = append(d.Phases, phaseCharts(pd))
 	}
+	d.Sweeps = sweepCharts(s.Sweeps)
 	if c := in.Compare; c != nil {
 		d.Compare = c
 		for _, p := range c.Phases {

@@ -11,6 +11,8 @@ import (
 type chartLine struct {
 	Name string
 	X, Y []float64
+	// Lo and Hi, when set, draw an error bar at each point.
+	Lo, Hi []float64
 }
 
 // chartSpec describes a chart rendered to inline SVG.
@@ -47,6 +49,9 @@ func svgChart(c chartSpec) template.HTML {
 			}
 			xmin, xmax = math.Min(xmin, l.X[i]), math.Max(xmax, l.X[i])
 			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
+			if i < len(l.Hi) && i < len(l.Lo) && !c.LogY {
+				ymin, ymax = math.Min(ymin, l.Lo[i]), math.Max(ymax, l.Hi[i])
+			}
 			n++
 		}
 	}
@@ -122,6 +127,10 @@ func svgChart(c chartSpec) template.HTML {
 			if c.Bars {
 				fmt.Fprintf(&b, `<rect class="pt" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, x-bw/2, y, bw, math.Max(padT+ph-y, 0.5), col)
 				continue
+			}
+			if k < len(l.Lo) && k < len(l.Hi) && l.Hi[k] > l.Lo[k] {
+				lo, hi := py(math.Max(l.Lo[k], ymin)), py(math.Min(l.Hi[k], ymax))
+				fmt.Fprintf(&b, `<path class="eb" stroke="%s" d="M%.1f %.1fV%.1fM%.1f %.1fh8M%.1f %.1fh8"/>`, col, x, lo, hi, x-4, lo, x-4, hi)
 			}
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, y))
 			fmt.Fprintf(&b, `<circle class="pt" cx="%.1f" cy="%.1f" r="1.6" fill="%s"/>`, x, y, col)
