@@ -268,6 +268,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	go func() {
 		defer sess.op.Unlock()
 		res, err := s.Agent.Run(sess.ctx, startAt, live)
+		if err != nil {
+			s.logf("run %s: load stopped: %v", sess.runID, err)
+		} else {
+			s.logf("run %s: load stopped: phase done", sess.runID)
+		}
 		shiftResult(res, s.ClockSkew)
 		done <- outcome{res, err}
 	}()

@@ -1,0 +1,712 @@
+package cluster_test
+
+// Tests with real processes on real network paths: agents are the storbench
+// binary, the controller is the storbench binary, and they talk over
+// loopback ports or, as root, across network namespaces joined by veth
+// pairs to a bridge (one namespace per agent, with addresses of its own).
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/s3test"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// storbenchBin builds the binary once per test run.
+func storbenchBin(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		root, err := s3test.RepoRoot()
+		if err != nil {
+			binErr = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "storbench-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "storbench")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/storbench")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v: %s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// topology is where agents run: loopback ports or network namespaces.
+type topology struct {
+	name string
+	// addrs are the agents' listen addresses.
+	addrs []string
+	// wrap runs a command on host i (inside its namespace).
+	wrap func(i int, args []string) []string
+	// gateway is the controller's address as the agents see it (for an S3
+	// server they must reach).
+	gateway string
+	// linkDown cuts host i off the network.
+	linkDown func(t *testing.T, i int)
+}
+
+func loopback(t *testing.T, n int) *topology {
+	tp := &topology{name: "loopback", gateway: "127.0.0.1", wrap: func(i int, a []string) []string { return a }}
+	for range n {
+		tp.addrs = append(tp.addrs, freeAddr(t))
+	}
+	return tp
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func ipCmd(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+		t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+}
+
+// netns makes n namespaces sbtest-<id>-<i>, each with one end of a veth pair
+// whose other end is on a bridge in this namespace: 10.200.X.1 here,
+// 10.200.X.(10+i) in namespace i. Everything is removed in t.Cleanup.
+func netns(t *testing.T, n int) *topology {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("network namespace tests need root (ip netns add); the same flows run on loopback ports")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		t.Skip("network namespace tests need iproute2's ip")
+	}
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	net3 := 100 + int(b[0])%150
+	br := "sb" + id + "br"
+	ipCmd(t, "link", "add", br, "type", "bridge")
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", br).Run() })
+	ipCmd(t, "addr", "add", fmt.Sprintf("10.200.%d.1/24", net3), "dev", br)
+	ipCmd(t, "link", "set", br, "up")
+	tp := &topology{name: "netns", gateway: fmt.Sprintf("10.200.%d.1", net3)}
+	var nss, hostSides []string
+	for i := range n {
+		ns := fmt.Sprintf("sbtest-%s-%d", id, i)
+		h, g := fmt.Sprintf("sb%sh%d", id, i), fmt.Sprintf("sb%sn%d", id, i)
+		ipCmd(t, "netns", "add", ns)
+		t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
+		ipCmd(t, "link", "add", h, "type", "veth", "peer", "name", g)
+		t.Cleanup(func() { _ = exec.Command("ip", "link", "del", h).Run() })
+		ipCmd(t, "link", "set", g, "netns", ns)
+		ipCmd(t, "link", "set", h, "master", br, "up")
+		addr := fmt.Sprintf("10.200.%d.%d", net3, 10+i)
+		ipCmd(t, "netns", "exec", ns, "ip", "addr", "add", addr+"/24", "dev", g)
+		ipCmd(t, "netns", "exec", ns, "ip", "link", "set", g, "up")
+		ipCmd(t, "netns", "exec", ns, "ip", "link", "set", "lo", "up")
+		nss, hostSides = append(nss, ns), append(hostSides, h)
+		tp.addrs = append(tp.addrs, addr+":7761")
+	}
+	tp.wrap = func(i int, a []string) []string {
+		return append([]string{"ip", "netns", "exec", nss[i]}, a...)
+	}
+	tp.linkDown = func(t *testing.T, i int) { ipCmd(t, "link", "set", hostSides[i], "down") }
+	return tp
+}
+
+// agentProc is a running `storbench agent`.
+type agentProc struct {
+	cmd   *exec.Cmd
+	mu    sync.Mutex
+	lines []logLine
+	done  chan struct{}
+}
+
+type logLine struct {
+	at   time.Time
+	text string
+}
+
+func (a *agentProc) log() []logLine {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]logLine(nil), a.lines...)
+}
+
+// waitLog waits for a log line containing s and returns when it was read.
+func (a *agentProc) waitLog(s string, within time.Duration) (time.Time, bool) {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		for _, l := range a.log() {
+			if strings.Contains(l.text, s) {
+				return l.at, true
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return time.Time{}, false
+}
+
+func (a *agentProc) String() string {
+	var b strings.Builder
+	for _, l := range a.log() {
+		b.WriteString(l.text + "\n")
+	}
+	return b.String()
+}
+
+type cluster struct {
+	tp     *topology
+	token  string
+	agents []*agentProc
+	bin    string
+	dir    string
+}
+
+// startCluster starts one agent per address of the topology.
+func startCluster(t *testing.T, tp *topology, extraArgs func(i int) []string, env []string) *cluster {
+	t.Helper()
+	bin := storbenchBin(t)
+	dir := t.TempDir()
+	tok := filepath.Join(dir, "token")
+	if err := os.WriteFile(tok, []byte("sb-test-token-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := &cluster{tp: tp, token: tok, bin: bin, dir: dir}
+	for i, addr := range tp.addrs {
+		args := []string{bin, "agent", "--listen", addr, "--token-file", tok}
+		if extraArgs != nil {
+			args = append(args, extraArgs(i)...)
+		}
+		full := tp.wrap(i, args)
+		cmd := exec.Command(full[0], full[1:]...)
+		cmd.Env = append(os.Environ(), env...)
+		pr, pw := io.Pipe()
+		cmd.Stdout, cmd.Stderr = pw, pw
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		ap := &agentProc{cmd: cmd, done: make(chan struct{})}
+		go func() {
+			sc := bufio.NewScanner(pr)
+			for sc.Scan() {
+				ap.mu.Lock()
+				ap.lines = append(ap.lines, logLine{time.Now(), sc.Text()})
+				ap.mu.Unlock()
+			}
+		}()
+		go func() { _ = cmd.Wait(); pw.Close(); close(ap.done) }()
+		t.Cleanup(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-ap.done:
+			case <-time.After(10 * time.Second):
+				_ = cmd.Process.Kill()
+				<-ap.done
+			}
+			if t.Failed() {
+				t.Logf("agent %d log:\n%s", i, ap)
+			}
+		})
+		c.agents = append(c.agents, ap)
+	}
+	for i, ap := range c.agents {
+		if _, ok := ap.waitLog("listening on", 10*time.Second); !ok {
+			t.Fatalf("agent %d did not start:\n%s", i, ap)
+		}
+	}
+	return c
+}
+
+// controller runs the storbench binary as the controller against every
+// agent; it returns the command, started, and its output buffer.
+func (c *cluster) controller(t *testing.T, args ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	full := append(append([]string{}, args...), "--token-file", c.token, "--agents", strings.Join(c.tp.addrs, ","), "--results", filepath.Join(c.dir, "results"))
+	cmd := exec.Command(c.bin, full...)
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &out
+}
+
+// run runs the controller to the end and returns its exit code and output.
+func (c *cluster) run(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	cmd, out := c.controller(t, args...)
+	err := cmd.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String()
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (s *syncBuffer) waitFor(sub string, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		if strings.Contains(s.String(), sub) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+var resultsRE = regexp.MustCompile(`results in (\S+)`)
+
+func folderOf(t *testing.T, out string) string {
+	t.Helper()
+	m := resultsRE.FindAllStringSubmatch(out, -1)
+	if len(m) == 0 {
+		t.Fatalf("no results folder in the output:\n%s", out)
+	}
+	return m[len(m)-1][1]
+}
+
+func summaryOf(t *testing.T, folder string) *results.Summary {
+	t.Helper()
+	s, err := results.ReadSummary(folder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// quickJob is a one-second fio job with no start delay.
+func quickJob(t *testing.T, dir string, runtime int) string {
+	t.Helper()
+	p := filepath.Join(dir, fmt.Sprintf("rr%d.job", runtime))
+	job := fmt.Sprintf(`# report iops
+[global]
+filesize=4M
+time_based=1
+runtime=%d
+ioengine=psync
+filename_format=$jobnum
+group_reporting=1
+numjobs=1
+
+[randread]
+bs=4k
+rw=randread
+`, runtime)
+	if err := os.WriteFile(p, []byte(job), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func topologies(t *testing.T, n int, fn func(t *testing.T, tp *topology)) {
+	t.Run("loopback", func(t *testing.T) { fn(t, loopback(t, n)) })
+	t.Run("netns", func(t *testing.T) { fn(t, netns(t, n)) })
+}
+
+// The must-show: three agents run the same fio job; in summary.json the
+// merged totals equal the sum of the per-host figures, and the merged p99
+// equals the p99 of the hosts' summed latency bins.
+func TestClusterFio(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (make test installs it)")
+	}
+	topologies(t, 3, func(t *testing.T, tp *topology) {
+		c := startCluster(t, tp, nil, nil)
+		data := t.TempDir()
+		code, out := c.run(t, "fio", "-d", data, "-w", quickJob(t, c.dir, 1))
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+		folder := folderOf(t, out)
+		s := summaryOf(t, folder)
+		if len(s.Phases) != 1 {
+			t.Fatalf("%d phases", len(s.Phases))
+		}
+		ph := s.Phases[0]
+		if len(ph.PerHost) != 3 || len(ph.LostHosts) != 0 {
+			t.Fatalf("per host %d, lost %v", len(ph.PerHost), ph.LostHosts)
+		}
+		tot := ph.Ops[0]
+		var ops, bytes uint64
+		var iops, bw float64
+		sum := map[int64]uint64{}
+		for _, h := range ph.PerHost {
+			o := h.Ops[0]
+			ops, bytes, iops, bw = ops+o.Ops, bytes+o.Bytes, iops+o.OpsPerS, bw+o.BwBytesPerS
+			hr, err := results.ReadHostResult(folder, ph.Dir, h.Host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range hr.Ops[0].Lat.Bins {
+				sum[b.V] += b.N
+			}
+		}
+		if tot.Ops != ops || tot.Bytes != bytes {
+			t.Errorf("total ops %d bytes %d, per-host sums %d and %d", tot.Ops, tot.Bytes, ops, bytes)
+		}
+		if !near(tot.OpsPerS, iops) || !near(tot.BwBytesPerS, bw) {
+			t.Errorf("total %.1f IOPS %.0f B/s, per-host sums %.1f and %.0f", tot.OpsPerS, tot.BwBytesPerS, iops, bw)
+		}
+		if want := record.FromMap(sum).Percentile(99); tot.LatNsP99 != want || want == 0 {
+			t.Errorf("merged p99 %d ns, p99 of the summed bins %d ns", tot.LatNsP99, want)
+		}
+		if !strings.Contains(out, "total iops") || !strings.Contains(out, "average iops") {
+			t.Errorf("no total and per-host average in the output:\n%s", out)
+		}
+		// Nothing left behind on the shared file system.
+		left, _ := filepath.Glob(filepath.Join(data, "storbench", "*", "*"))
+		if len(left) != 0 {
+			t.Errorf("left behind: %v", left)
+		}
+	})
+}
+
+func near(a, b float64) bool { return a-b < 1e-6*max(a, b, 1) && b-a < 1e-6*max(a, b, 1) }
+
+// md across all agents: each host works under its own directory of the
+// shared file system, and the totals are taken over the common window.
+func TestClusterMd(t *testing.T) {
+	topologies(t, 3, func(t *testing.T, tp *topology) {
+		c := startCluster(t, tp, nil, nil)
+		data := t.TempDir()
+		code, out := c.run(t, "md", "-d", data, "-n", "300", "-i", "1", "-t", "2", "-F", "-u")
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+		folder := folderOf(t, out)
+		ph := summaryOf(t, folder).Phases[0]
+		if len(ph.PerHost) != 3 {
+			t.Fatalf("%d hosts", len(ph.PerHost))
+		}
+		dirs := map[string]bool{}
+		for _, h := range ph.PerHost {
+			hr, err := results.ReadHostResult(folder, ph.Dir, h.Host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := hr.Meta["dir"]
+			if !strings.Contains(d, "/"+h.Host+"/") || dirs[d] {
+				t.Errorf("host %s worked in %s", h.Host, d)
+			}
+			dirs[d] = true
+		}
+		for _, o := range ph.Ops {
+			if o.Op != "file-create" {
+				continue
+			}
+			var n uint64
+			for _, h := range ph.PerHost {
+				for _, ho := range h.Ops {
+					if ho.Op == o.Op {
+						n += ho.Ops
+					}
+				}
+			}
+			if o.Ops != n || n != 3*2*300 {
+				t.Errorf("file-create: total %d, hosts %d, want %d", o.Ops, n, 3*2*300)
+			}
+		}
+	})
+}
+
+// s3 across all agents against one versitygw: the agents hold the keys
+// (from their environment), the controller none.
+func TestClusterS3(t *testing.T) {
+	topologies(t, 3, func(t *testing.T, tp *topology) {
+		endpoint := startGateway(t, tp.gateway)
+		env := []string{engineEnv("STORBENCH_ACCESS_KEY", s3test.AccessKey), engineEnv("STORBENCH_SECRET_KEY", s3test.SecretKey)}
+		c := startCluster(t, tp, nil, env)
+		code, out := c.run(t, "s3", "put", "--host", endpoint, "--duration", "3s", "--obj.size", "4KiB", "--concurrent", "2")
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+		folder := folderOf(t, out)
+		ph := summaryOf(t, folder).Phases[0]
+		if len(ph.PerHost) != 3 || ph.Window == nil {
+			t.Fatalf("hosts %d, window %v", len(ph.PerHost), ph.Window)
+		}
+		var n uint64
+		for _, h := range ph.PerHost {
+			if len(h.Ops) == 0 || h.Ops[0].Ops == 0 {
+				t.Errorf("host %s did nothing", h.Host)
+				continue
+			}
+			n += h.Ops[0].Ops
+		}
+		if ph.Ops[0].Ops != n {
+			t.Errorf("total PUTs %d, hosts %d", ph.Ops[0].Ops, n)
+		}
+		if ph.Window.DurationS < 2 || ph.Window.DurationS > 3.5 {
+			t.Errorf("common window %.2fs in a 3s phase", ph.Window.DurationS)
+		}
+		b, _ := os.ReadFile(filepath.Join(folder, "run.json"))
+		if bytes.Contains(b, []byte(s3test.SecretKey)) {
+			t.Error("run.json holds the secret key")
+		}
+	})
+}
+
+func engineEnv(k, v string) string { return k + "=" + v }
+
+// startGateway runs versitygw on addr (the agents' gateway), so agents in
+// namespaces reach it.
+func startGateway(t *testing.T, host string) string {
+	t.Helper()
+	if host == "127.0.0.1" {
+		return s3test.StartT(t, s3test.Options{}).Endpoint
+	}
+	bin, err := s3test.Binary()
+	if err != nil {
+		t.Skipf("versitygw: %v", err)
+	}
+	l, err := net.Listen("tcp", host+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := l.Addr().String()
+	l.Close()
+	root := t.TempDir()
+	cmd := exec.Command(bin, "--port", ep, "--quiet", "--keep-alive", "posix", root)
+	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY="+s3test.AccessKey, "ROOT_SECRET_KEY="+s3test.SecretKey)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.Dial("tcp", ep); err == nil {
+			c.Close()
+			return ep
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("versitygw did not listen on %s", ep)
+	return ""
+}
+
+// An agent killed with SIGKILL mid-phase is marked lost; the phase
+// finishes on the others and the summary says so.
+func TestClusterAgentKilled(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed")
+	}
+	topologies(t, 3, func(t *testing.T, tp *topology) {
+		c := startCluster(t, tp, nil, nil)
+		cmd, out := c.controller(t, "fio", "-d", t.TempDir(), "-w", quickJob(t, c.dir, 5))
+		if _, ok := c.agents[1].waitLog("phase", 15*time.Second); !ok {
+			t.Fatalf("phase never started:\n%s", out)
+		}
+		time.Sleep(3500 * time.Millisecond) // past the 2s lead, mid-run
+		_ = c.agents[1].cmd.Process.Kill()
+		err := cmd.Wait()
+		if err != nil {
+			t.Fatalf("controller: %v\n%s", err, out)
+		}
+		ph := summaryOf(t, folderOf(t, out.String())).Phases[0]
+		if len(ph.LostHosts) != 1 || len(ph.Ops) == 0 {
+			t.Fatalf("lost %v, ops %d\n%s", ph.LostHosts, len(ph.Ops), out)
+		}
+		var ok int
+		for _, h := range ph.PerHost {
+			if len(h.Ops) > 0 && h.Ops[0].Ops > 0 {
+				ok++
+			}
+		}
+		if ok != 2 || !strings.Contains(out.String(), "lost hosts: "+ph.LostHosts[0]) {
+			t.Errorf("%d hosts with results; output:\n%s", ok, out)
+		}
+	})
+}
+
+// A controller killed mid-phase: every agent stops its load within 5 s.
+func TestClusterControllerKilled(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed")
+	}
+	topologies(t, 3, func(t *testing.T, tp *topology) {
+		c := startCluster(t, tp, nil, nil)
+		cmd, out := c.controller(t, "fio", "-d", t.TempDir(), "-w", quickJob(t, c.dir, 60))
+		if !out.waitFor("starting fio phase", 15*time.Second) {
+			t.Fatalf("phase never started:\n%s", out)
+		}
+		time.Sleep(3 * time.Second)
+		killed := time.Now()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		for i, a := range c.agents {
+			at, ok := a.waitLog("load stopped", 8*time.Second)
+			if !ok {
+				t.Fatalf("agent %d kept its load 8s after the controller died", i)
+			}
+			d := at.Sub(killed)
+			if d > 5*time.Second {
+				t.Errorf("agent %d stopped its load %s after the controller died", i, d)
+			}
+			t.Logf("agent %d stopped its load %s after the controller died", i, d.Round(10*time.Millisecond))
+			if _, ok := a.waitLog("stopping the phase", time.Second); !ok {
+				t.Errorf("agent %d did not say why it stopped", i)
+			}
+		}
+	})
+}
+
+// Ctrl-C on the controller stops every agent and keeps what was measured.
+func TestClusterInterrupt(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed")
+	}
+	topologies(t, 3, func(t *testing.T, tp *topology) {
+		c := startCluster(t, tp, nil, nil)
+		cmd, out := c.controller(t, "fio", "-d", t.TempDir(), "-w", quickJob(t, c.dir, 60))
+		if !out.waitFor("starting fio phase", 15*time.Second) {
+			t.Fatalf("phase never started:\n%s", out)
+		}
+		time.Sleep(4 * time.Second)
+		start := time.Now()
+		_ = cmd.Process.Signal(os.Interrupt)
+		err := cmd.Wait()
+		if time.Since(start) > 10*time.Second {
+			t.Errorf("Ctrl-C took %s", time.Since(start))
+		}
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+			t.Errorf("exit: %v", err)
+		}
+		s := summaryOf(t, folderOf(t, out.String()))
+		if s.Status != results.StatusInterrupted || len(s.Phases) != 1 {
+			t.Fatalf("status %s, %d phases", s.Status, len(s.Phases))
+		}
+		for _, h := range s.Phases[0].PerHost {
+			if len(h.Ops) == 0 || h.Ops[0].Ops == 0 {
+				t.Errorf("host %s: nothing kept after Ctrl-C", h.Host)
+			}
+		}
+		for i, a := range c.agents {
+			if _, ok := a.waitLog("load stopped", 5*time.Second); !ok {
+				t.Errorf("agent %d did not stop", i)
+			}
+		}
+	})
+}
+
+// A link taken down mid-phase: the controller marks the host lost and
+// finishes on the others; the cut-off agent stops its own load.
+func TestClusterLinkDown(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed")
+	}
+	tp := netns(t, 3)
+	c := startCluster(t, tp, nil, nil)
+	cmd, out := c.controller(t, "fio", "-d", t.TempDir(), "-w", quickJob(t, c.dir, 8))
+	if !out.waitFor("starting fio phase", 15*time.Second) {
+		t.Fatalf("phase never started:\n%s", out)
+	}
+	time.Sleep(3 * time.Second)
+	down := time.Now()
+	tp.linkDown(t, 2)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("controller: %v\n%s", err, out)
+	}
+	ph := summaryOf(t, folderOf(t, out.String())).Phases[0]
+	if len(ph.LostHosts) != 1 {
+		t.Fatalf("lost %v:\n%s", ph.LostHosts, out)
+	}
+	at, ok := c.agents[2].waitLog("load stopped", 8*time.Second)
+	if !ok || at.Sub(down) > 5*time.Second {
+		t.Errorf("the cut-off agent stopped its load %s after the link went down (seen %v)", at.Sub(down), ok)
+	}
+}
+
+// A wrong token and a clock offset over the limit are refused before
+// anything runs, with one clear line.
+func TestClusterRefusals(t *testing.T) {
+	topologies(t, 3, func(t *testing.T, tp *topology) {
+		c := startCluster(t, tp, func(i int) []string {
+			if i == 1 {
+				return []string{"--test-clock-skew", "3s"}
+			}
+			return nil
+		}, nil)
+		data := t.TempDir()
+		bad := filepath.Join(c.dir, "bad-token")
+		_ = os.WriteFile(bad, []byte("not-the-token\n"), 0o600)
+		good := c.token
+		c.token = bad
+		code, out := c.run(t, "md", "-d", data, "-n", "10", "-i", "1", "-t", "1", "-F")
+		if code != 2 || !strings.Contains(out, "refused the token") {
+			t.Errorf("wrong token: exit %d:\n%s", code, out)
+		}
+		c.token = good
+		code, out = c.run(t, "md", "-d", data, "-n", "10", "-i", "1", "-t", "1", "-F")
+		if code != 2 || !strings.Contains(out, "clock is off by 3s") {
+			t.Errorf("3s clock offset: exit %d:\n%s", code, out)
+		}
+		code, out = c.run(t, "md", "-d", data, "-n", "10", "-i", "1", "-t", "1", "-F", "--max-clock-offset", "5s")
+		if code != 0 {
+			t.Fatalf("3s offset allowed: exit %d:\n%s", code, out)
+		}
+		ri, err := results.ReadRunInfo(folderOf(t, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(ri.Agents)
+		var infos []struct {
+			ClockOffsetNs int64 `json:"clock_offset_ns"`
+		}
+		_ = json.Unmarshal(b, &infos)
+		if len(infos) != 3 || infos[1].ClockOffsetNs < int64(2900*time.Millisecond) || infos[1].ClockOffsetNs > int64(3100*time.Millisecond) {
+			t.Errorf("run.json agents' clock offsets: %s", b)
+		}
+	})
+}
