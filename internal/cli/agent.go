@@ -106,6 +106,18 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 			return usageErr("--stdin: no token on stdin")
 		}
 		token = strings.TrimSpace(l)
+		// Then KEY=VALUE lines (S3 keys from an --ssh controller) up to a
+		// blank line; they are set in this process only.
+		for {
+			l, err := stdin.ReadString('\n')
+			l = strings.TrimSpace(l)
+			if l == "" || err != nil {
+				break
+			}
+			if k, v, ok := strings.Cut(l, "="); ok && (k == s3e.EnvAccessKey || k == s3e.EnvSecretKey) {
+				os.Setenv(k, v)
+			}
+		}
 	case o.TokenFile != "":
 		t, err := readToken(o.TokenFile)
 		if err != nil {

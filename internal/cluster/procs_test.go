@@ -710,3 +710,60 @@ func TestClusterRefusals(t *testing.T) {
 		}
 	})
 }
+
+// --ssh starts an agent on every host through the system ssh (here a
+// stand-in that runs the command locally and forwards -L ports), copies the
+// binary to hosts that lack it, and stops the agents at the end.
+func TestClusterSSH(t *testing.T) {
+	bin := storbenchBin(t)
+	dir := t.TempDir()
+	fake, err := filepath.Abs("testdata/fake-ssh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("the ssh stand-in needs python3")
+	}
+	pathDir := filepath.Join(dir, "bin")
+	_ = os.MkdirAll(pathDir, 0o755)
+	if err := os.Symlink(fake, filepath.Join(pathDir, "ssh")); err != nil {
+		t.Fatal(err)
+	}
+	logf, homes := filepath.Join(dir, "ssh.log"), filepath.Join(dir, "homes")
+	_, p1, _ := net.SplitHostPort(freeAddr(t))
+	_, p2, _ := net.SplitHostPort(freeAddr(t))
+	data := t.TempDir()
+	run := func() string {
+		cmd := exec.Command(bin, "md", "-d", data, "-n", "50", "-i", "1", "-t", "1", "-F", "--ssh", "--results", filepath.Join(dir, "results"), "nodeA:"+p1, "nodeB:"+p2)
+		cmd.Env = append(os.Environ(), "PATH="+pathDir+":"+os.Getenv("PATH"), "FAKESSH_LOG="+logf, "FAKESSH_HOMES="+homes)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("storbench md --ssh: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	out := run()
+	ph := summaryOf(t, folderOf(t, out)).Phases[0]
+	if strings.Join(ph.Hosts, ",") != "nodeA,nodeB" {
+		t.Errorf("hosts %v", ph.Hosts)
+	}
+	calls, _ := os.ReadFile(logf)
+	if n := strings.Count(string(calls), "cat > .storbench/storbench-"); n != 2 {
+		t.Errorf("binary copied %d times for 2 hosts:\n%s", n, calls)
+	}
+	if bytes.Contains(calls, []byte("sb-test")) || regexp.MustCompile(`[0-9a-f]{64}`).Match(calls) {
+		t.Errorf("a token appeared on an ssh command line:\n%s", calls)
+	}
+	for _, p := range []string{p1, p2} {
+		if c, err := net.DialTimeout("tcp", "127.0.0.1:"+p, time.Second); err == nil {
+			c.Close()
+			t.Errorf("an agent still listens on %s after the run", p)
+		}
+	}
+	// The same build is found on the hosts the second time.
+	run()
+	calls, _ = os.ReadFile(logf)
+	if n := strings.Count(string(calls), "cat > .storbench/storbench-"); n != 2 {
+		t.Errorf("binary copied again on the second run (%d copies)", n)
+	}
+}

@@ -1,0 +1,242 @@
+package cluster
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// SSHLauncher starts `storbench agent` on hosts with the system ssh, so the
+// user's ssh config, keys and jump hosts apply. The agent listens on the
+// host's loopback and the controller reaches it through an ssh port forward;
+// its one-run token (and any S3 keys) go over ssh's stdin, never on a
+// command line; and it exits when that stdin closes, so it ends with the
+// controller even if the controller dies.
+type SSHLauncher struct {
+	// SSH is the ssh program ("ssh").
+	SSH string
+	// User, if set, logs in as this user.
+	User string
+	// Opts are extra ssh options ("-J", "jump", "-i", "key").
+	Opts []string
+	// Version is this storbench's version; a host whose storbench on PATH
+	// reports the same (and not "dev") uses it.
+	Version string
+	// Binary is this storbench binary, copied to hosts that lack it.
+	Binary string
+	// Secrets are KEY=VALUE lines sent to the agent on stdin (S3 keys).
+	Secrets []string
+	// Logf receives progress lines.
+	Logf func(format string, args ...any)
+}
+
+// SSHAgent is an agent started by an SSHLauncher.
+type SSHAgent struct {
+	*RemoteAgent
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	done  chan struct{}
+	out   *tail
+}
+
+func (l *SSHLauncher) logf(format string, args ...any) {
+	if l.Logf != nil {
+		l.Logf(format, args...)
+	}
+}
+
+func (l *SSHLauncher) target(host string) []string {
+	args := append([]string{"-o", "BatchMode=yes"}, l.Opts...)
+	if l.User != "" {
+		args = append(args, "-l", l.User)
+	}
+	return append(args, host)
+}
+
+// run runs a remote shell command and returns its trimmed output.
+func (l *SSHLauncher) run(ctx context.Context, host, script string, stdin io.Reader) (string, error) {
+	// ssh hands its command to the remote user's shell as one string.
+	cmd := exec.CommandContext(ctx, l.SSH, append(l.target(host), script)...)
+	cmd.Stdin = stdin
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("ssh %s: %s", host, msg)
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+// binaryHash names the remote copy after the binary's content, so a copy is
+// reused only when it is this exact build.
+func binaryHash(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12], nil
+}
+
+// remoteBinary finds or installs this storbench on host and returns the
+// command to run it.
+func (l *SSHLauncher) remoteBinary(ctx context.Context, host string) (string, error) {
+	hash, err := binaryHash(l.Binary)
+	if err != nil {
+		return "", fmt.Errorf("--ssh: reading this storbench binary: %v", err)
+	}
+	copyPath := ".storbench/storbench-" + hash
+	want := "storbench " + l.Version
+	probe := fmt.Sprintf(`if [ -x %[1]s ]; then echo COPY; elif [ %[2]s != "storbench dev" ] && command -v storbench >/dev/null 2>&1 && [ "$(storbench --version 2>/dev/null)" = %[2]s ]; then echo PATH; else echo NONE; fi`,
+		copyPath, shellQuote(want))
+	got, err := l.run(ctx, host, probe, nil)
+	if err != nil {
+		return "", err
+	}
+	switch got {
+	case "COPY":
+		return copyPath, nil
+	case "PATH":
+		return "storbench", nil
+	}
+	l.logf("%s: copying storbench (%s) to ~/%s", host, l.Version, copyPath)
+	f, err := os.Open(l.Binary)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	install := fmt.Sprintf(`mkdir -p .storbench && cat > %[1]s.tmp && chmod 755 %[1]s.tmp && mv %[1]s.tmp %[1]s`, copyPath)
+	if _, err := l.run(ctx, host, install, f); err != nil {
+		return "", fmt.Errorf("copying storbench: %v", err)
+	}
+	return copyPath, nil
+}
+
+// Start starts an agent on host (ssh destination, without port) listening
+// on the host's loopback port, forwarded from a free local port.
+func (l *SSHLauncher) Start(ctx context.Context, host string, port int, name, token string) (*SSHAgent, error) {
+	bin, err := l.remoteBinary(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	local, err := freeLocalPort()
+	if err != nil {
+		return nil, err
+	}
+	remote := fmt.Sprintf("%s agent --listen 127.0.0.1:%d --stdin", bin, port)
+	args := append([]string{"-o", "ExitOnForwardFailure=yes", "-L", fmt.Sprintf("127.0.0.1:%d:127.0.0.1:%d", local, port)}, l.target(host)...)
+	args = append(args, remote)
+	cmd := exec.Command(l.SSH, args...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out := &tail{ready: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("ssh %s: %v", host, err)
+	}
+	a := &SSHAgent{cmd: cmd, stdin: stdin, done: make(chan struct{}), out: out}
+	go func() { _ = cmd.Wait(); close(a.done) }()
+	// The token first, then any secrets, then a blank line; the stream
+	// then stays open until Stop.
+	msg := token + "\n" + strings.Join(append(append([]string{}, l.Secrets...), ""), "\n") + "\n"
+	if _, err := io.WriteString(stdin, msg); err != nil {
+		a.Shutdown()
+		return nil, fmt.Errorf("ssh %s: %v", host, err)
+	}
+	select {
+	case <-out.ready:
+	case <-a.done:
+		return nil, fmt.Errorf("ssh %s: the agent did not start: %s", host, out.String())
+	case <-time.After(60 * time.Second):
+		a.Shutdown()
+		return nil, fmt.Errorf("ssh %s: the agent did not start within 60s: %s", host, out.String())
+	case <-ctx.Done():
+		a.Shutdown()
+		return nil, ctx.Err()
+	}
+	a.RemoteAgent = &RemoteAgent{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(local)), Host: name, Token: token}
+	l.logf("%s: agent started", host)
+	return a, nil
+}
+
+// Shutdown closes the agent's stdin, which makes it stop any phase, clean
+// up and exit, and waits for ssh to end (killing it after a minute).
+func (a *SSHAgent) Shutdown() {
+	_ = a.stdin.Close()
+	select {
+	case <-a.done:
+	case <-time.After(time.Minute):
+		_ = a.cmd.Process.Kill()
+		<-a.done
+	}
+	if a.RemoteAgent != nil {
+		a.RemoteAgent.Close()
+	}
+}
+
+// tail keeps the last few KB of ssh's output and notices the agent's
+// "listening on" line.
+type tail struct {
+	mu    sync.Mutex
+	buf   []byte
+	once  sync.Once
+	ready chan struct{}
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 8<<10 {
+		t.buf = t.buf[len(t.buf)-8<<10:]
+	}
+	ok := strings.Contains(string(t.buf), "listening on")
+	t.mu.Unlock()
+	if ok {
+		t.once.Do(func() { close(t.ready) })
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sc := bufio.NewScanner(strings.NewReader(string(t.buf)))
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	return strings.Join(lines, "; ")
+}
+
+func freeLocalPort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
