@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Controller overhead, the figure of issue 5: AGENTS local agents (storbench
+# agent on loopback ports) run one DURATION phase together, md or s3, and
+# the controller process's CPU (user+sys, from the shell's `times` for its
+# child) is divided by the wall time of the whole command. The quotient is
+# the share of one core the controller used; the goal is under 2%. The
+# whole command includes connecting, preparing, writing the results folder
+# and cleanup, so the figure errs high.
+#
+#   s3: a local versitygw (--quiet --keep-alive), `s3 put` 4 KiB objects,
+#       2 concurrent per agent, for DURATION
+#   md: `md -F -u -W DURATION` (create stonewalled at DURATION, then stat,
+#       read and remove what was created), 1 worker per agent
+#
+# Measured on the 2-core dev machine (load average 5-8 from other work),
+# 4 agents, DURATION=30s:
+#   s3 put: controller CPU 0.143s over 49.8s wall = 0.29% of one core
+#   md:     controller CPU 0.191s over 49.4s wall = 0.39% of one core
+#
+# usage: bench/controller-overhead.sh [STORBENCH_BIN]
+#   env: ENGINE (s3 or md, default s3), AGENTS (default 4), DURATION (default 30s)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=${1:-$here/bin/storbench}
+engine=${ENGINE:-s3}
+agents=${AGENTS:-4}
+duration=${DURATION:-30s}
+[ -x "$bin" ] || (cd "$here" && go build -o "$bin" ./cmd/storbench)
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
+
+# Throwaway keys for a loopback-only server; the agents read them from
+# their environment, the controller never has them.
+export ROOT_ACCESS_KEY=benchaccess ROOT_SECRET_KEY=benchsecret-$RANDOM$RANDOM
+if [ "$engine" = s3 ]; then
+	vgw=${STORBENCH_VERSITYGW:-$here/.tools/versitygw}
+	[ -x "$vgw" ] || (mkdir -p "$here/.tools" && GOBIN=$here/.tools go install github.com/versity/versitygw/cmd/versitygw@v1.8.0)
+	s3port=$(freeport)
+	mkdir -p "$work/gw"
+	"$vgw" --port "127.0.0.1:$s3port" --quiet --keep-alive posix "$work/gw" >"$work/vgw.log" 2>&1 &
+	pids+=($!)
+	sleep 1
+fi
+
+list=()
+for i in $(seq 1 "$agents"); do
+	port=$(freeport)
+	STORBENCH_ACCESS_KEY=$ROOT_ACCESS_KEY STORBENCH_SECRET_KEY=$ROOT_SECRET_KEY \
+		"$bin" agent --listen "127.0.0.1:$port" --token-file "$work/token" >"$work/agent$i.log" 2>&1 &
+	pids+=($!)
+	list+=("127.0.0.1:$port")
+done
+sleep 0.5
+agentlist=$(IFS=,; echo "${list[*]}")
+mkdir -p "$work/data"
+
+case $engine in
+s3) args=(s3 put --host "127.0.0.1:$s3port" --obj.size 4KiB --concurrent 2 --duration "$duration") ;;
+md) args=(md -d "$work/data" -F -u -t 1 -n 1000000 -i 1 -W "$duration") ;;
+*) echo "ENGINE must be s3 or md" >&2; exit 2 ;;
+esac
+
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+start=$(date +%s.%N)
+(
+	env -u ROOT_ACCESS_KEY -u ROOT_SECRET_KEY "$bin" "${args[@]}" --agents "$agentlist" --token-file "$work/token" --results "$work/results" >"$work/controller.log" 2>&1
+	times >"$work/times"
+)
+end=$(date +%s.%N)
+echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
+grep -E "host |total|totals over|lost" "$work/controller.log" || true
+# The second line of `times` is the children's user and system time.
+read -r cu cs < <(sed -n 2p "$work/times" | sed -E 's/([0-9]+)m([0-9.]+)s/\1 \2/g' | awk '{print $1*60+$2, $3*60+$4}')
+awk -v u="$cu" -v s="$cs" -v a="$start" -v b="$end" -v n="$agents" -v e="$engine" 'BEGIN {
+	wall = b - a; cpu = u + s
+	printf "%s phase on %d agents: controller CPU %.3fs (user %.3fs, sys %.3fs) over %.1fs wall = %.2f%% of one core\n", e, n, cpu, u, s, wall, 100 * cpu / wall
+}'
