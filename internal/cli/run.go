@@ -29,6 +29,9 @@ type RunOptions struct {
 	CoVWarn float64
 	// GitCommit is a git repository the summary files are committed to.
 	GitCommit string
+	// Agents are the controller's agent settings; a suite's agents: list
+	// adds to --agents.
+	Agents AgentsOptions
 }
 
 // AddFlags registers the options' flags.
@@ -42,6 +45,7 @@ func (o *RunOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.MaxDuration, "max-duration", "", "refuse a suite whose estimated duration exceeds this (e.g. 2h)")
 	f.Float64Var(&o.CoVWarn, "cov-warn", 100*results.DefaultCoVWarn, "flag a sweep point unstable when its iterations' coefficient of variation exceeds this percentage")
 	f.StringVar(&o.GitCommit, "git-commit", "", "after the run, copy the summary files into this git repository and commit them")
+	o.Agents.AddFlags(f)
 }
 
 func newRunCommand(st *State) *cobra.Command {
@@ -149,7 +153,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Resul
 	}
 	res, err := runPlan(ctx, st, Plan{
 		Name: s.Name, Phases: x.Phases, Labels: x.Labels, Dirs: x.Dirs, ResultsRoot: root,
-		Hosts: s.Agents, Keep: o.Keep || s.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Notes: x.Skipped,
+		Hosts: s.Agents, Agents: agentsOf(o.Agents, s), Keep: o.Keep || s.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Notes: x.Skipped,
 		CoVWarn: o.CoVWarn / 100, Settings: map[string]any{"suite": s.Source},
 	})
 	if o.GitCommit != "" && res != nil {
@@ -180,4 +184,10 @@ func dryRun(st *State, s *suite.Suite, x *suite.Expanded) error {
 	}
 	fmt.Fprintf(st.Stdout, "estimated duration: %s (plus file layout and preparation)\n", x.Estimate())
 	return nil
+}
+
+// agentsOf applies the suite's drop_caches to the agent settings.
+func agentsOf(a AgentsOptions, s *suite.Suite) AgentsOptions {
+	a.DropCaches = a.DropCaches || s.DropCaches
+	return a
 }
