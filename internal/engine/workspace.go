@@ -16,6 +16,10 @@ type Workspace struct {
 	// Path is the phase directory; everything the engine creates goes below it.
 	Path    string
 	created []string // directories this workspace created, outermost first
+	// ours are the levels named by this run (<run id> and <host>): no one
+	// else's data can be in them, so they go when empty even if another
+	// host of the run made them.
+	ours []string
 }
 
 // CheckDir returns a one-line error when dir cannot hold a benchmark: missing,
@@ -52,6 +56,9 @@ func NewWorkspace(dir, runID, host, phase string) (*Workspace, error) {
 			return nil, fmt.Errorf("invalid path element %q", part)
 		}
 		p = filepath.Join(p, part)
+		if i == 1 || i == 2 {
+			w.ours = append(w.ours, p)
+		}
 		err := os.Mkdir(p, 0o755)
 		switch {
 		case err == nil:
@@ -75,7 +82,9 @@ func NewWorkspace(dir, runID, host, phase string) (*Workspace, error) {
 
 // Remove deletes the phase directory with everything in it, then each parent
 // this workspace created, if it is empty (another host or phase may still use
-// it). Parents that existed before are never removed.
+// it), and the run's own <run id> and <host> levels when empty. Parents that
+// existed before the run are never removed; <dir>/storbench goes only when
+// this workspace made it.
 func (w *Workspace) Remove() error {
 	var first error
 	for i := len(w.created) - 1; i >= 0; i-- {
@@ -93,7 +102,12 @@ func (w *Workspace) Remove() error {
 			first = err
 		}
 	}
-	w.created = nil
+	// The run's own levels made by another host sharing this file system:
+	// the last host to finish removes them.
+	for i := len(w.ours) - 1; i >= 0; i-- {
+		_ = os.Remove(w.ours[i])
+	}
+	w.created, w.ours = nil, nil
 	return first
 }
 
