@@ -1,6 +1,7 @@
 package units
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 )
@@ -44,5 +45,34 @@ func TestFormat(t *testing.T) {
 		if got != want {
 			t.Errorf("got %q, want %q", got, want)
 		}
+	}
+}
+
+func TestJSONSizeAndDuration(t *testing.T) {
+	var v struct {
+		S Size     `json:"s"`
+		D Duration `json:"d"`
+	}
+	for _, c := range []struct {
+		in   string
+		s    Size
+		d    time.Duration
+		fail bool
+	}{
+		{`{"s": 4096, "d": 30}`, 4096, 30 * time.Second, false},
+		{`{"s": "4k", "d": "1m"}`, 4096, time.Minute, false},
+		{`{"s": "64KiB", "d": 1.5}`, 65536, 1500 * time.Millisecond, false},
+		{`{"s": "4Q"}`, 0, 0, true},
+		{`{"d": "soon"}`, 0, 0, true},
+	} {
+		v.S, v.D = 0, 0
+		err := json.Unmarshal([]byte(c.in), &v)
+		if (err != nil) != c.fail || (!c.fail && (v.S != c.s || time.Duration(v.D) != c.d)) {
+			t.Errorf("%s: %v %v err=%v", c.in, v.S, time.Duration(v.D), err)
+		}
+	}
+	b, _ := json.Marshal(Duration(90 * time.Second))
+	if string(b) != `"1m30s"` {
+		t.Errorf("marshal: %s", b)
 	}
 }

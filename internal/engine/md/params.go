@@ -82,62 +82,12 @@ func DefaultParams() Params {
 	return Params{Items: 1000, Iterations: 1, Branch: 1}
 }
 
-// Size is a byte count that reads from JSON as a number or a string such as
-// "4k" (binary multipliers, as fio).
-type Size int64
-
-// UnmarshalJSON accepts 4096 or "4k".
-func (s *Size) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' {
-		var str string
-		if err := json.Unmarshal(b, &str); err != nil {
-			return err
-		}
-		v, err := units.ParseSize(str)
-		if err != nil {
-			return err
-		}
-		*s = Size(v)
-		return nil
-	}
-	v, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
-		return fmt.Errorf("size %s: want a byte count such as 4096 or \"4k\"", b)
-	}
-	*s = Size(v)
-	return nil
-}
-
-// Duration is a time that reads from JSON as a number of seconds or a string
-// such as "30s".
-type Duration time.Duration
-
-// UnmarshalJSON accepts 30 (seconds), 1.5 or "30s".
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' {
-		var str string
-		if err := json.Unmarshal(b, &str); err != nil {
-			return err
-		}
-		v, err := units.ParseDuration(str)
-		if err != nil {
-			return err
-		}
-		*d = Duration(v)
-		return nil
-	}
-	v, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
-		return fmt.Errorf("duration %s: want seconds or a string such as \"30s\"", b)
-	}
-	*d = Duration(v * float64(time.Second))
-	return nil
-}
-
-// MarshalJSON writes the duration as a string such as "30s".
-func (d Duration) MarshalJSON() ([]byte, error) {
-	return json.Marshal(time.Duration(d).String())
-}
+// Size and Duration read from JSON as numbers or as strings a person
+// writes ("4k", "30s").
+type (
+	Size     = units.Size
+	Duration = units.Duration
+)
 
 // DecodeParams reads a phase's parameters over the defaults; unknown keys are
 // an error, so a typo in a suite fails instead of being ignored.

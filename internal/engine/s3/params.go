@@ -44,60 +44,13 @@ const (
 	MaxConcurrent = 10000
 )
 
-// Size is a byte count that JSON may give as a number (4096) or as a string
-// a person writes ("4KiB", "64k").
-type Size int64
+// Size and Duration read from JSON as numbers or as strings a person
+// writes ("4KiB", "30s").
+type (
+	Size     = units.Size
+	Duration = units.Duration
+)
 
-// UnmarshalJSON accepts a number or a size string.
-func (s *Size) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		var str string
-		if err := json.Unmarshal(b, &str); err != nil {
-			return err
-		}
-		n, err := units.ParseSize(str)
-		if err != nil {
-			return err
-		}
-		*s = Size(n)
-		return nil
-	}
-	var n int64
-	if err := json.Unmarshal(b, &n); err != nil {
-		return fmt.Errorf("size %s: want a number of bytes or a string such as \"4KiB\"", b)
-	}
-	*s = Size(n)
-	return nil
-}
-
-// Duration is a time.Duration that JSON gives as a string ("30s", "5m") or a
-// number of seconds.
-type Duration time.Duration
-
-// UnmarshalJSON accepts "30s", "5m", or a number of seconds.
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	var str string
-	if len(b) > 0 && b[0] == '"' {
-		if err := json.Unmarshal(b, &str); err != nil {
-			return err
-		}
-	} else {
-		str = string(b)
-	}
-	v, err := units.ParseDuration(str)
-	if err != nil {
-		return err
-	}
-	*d = Duration(v)
-	return nil
-}
-
-// MarshalJSON writes the duration as a string ("30s").
-func (d Duration) MarshalJSON() ([]byte, error) {
-	return json.Marshal(time.Duration(d).String())
-}
 
 // Params are an s3 phase's settings. JSON keys are what suites write; the
 // CLI flags map onto them one to one (--obj.size -> obj_size).
