@@ -59,8 +59,8 @@ var errBadResponse = errors.New("malformed HTTP response")
 
 // leanConn is one keep-alive connection to an endpoint.
 type leanConn struct {
-	addr   string // dial address, host:port
-	host   string // Host header (bucket.host:port with dns lookup)
+	addr   string // dial address, host:port (bucket.host:port with dns lookup)
+	host   string // Host header, the same
 	conn   net.Conn
 	br     *bufio.Reader
 	served int // responses read on this connection
@@ -100,9 +100,11 @@ func newLeanClient(c *config) *leanClient {
 	for _, ep := range c.endpoints {
 		host := ep
 		if c.Lookup == "dns" {
+			// As minio-go: the bucket's own name is both the Host and what
+			// is dialled, so DNS decides where the bucket lives.
 			host = c.Bucket + "." + ep
 		}
-		lc.conns = append(lc.conns, leanConn{addr: ep, host: host})
+		lc.conns = append(lc.conns, leanConn{addr: host, host: host})
 	}
 	return lc
 }

@@ -204,6 +204,10 @@ func TestLeanChunkedErrorAndDNSLookup(t *testing.T) {
 	}
 	f.wantHost = []byte("bkt." + f.Addr)
 	lc := newLeanClient(c)
+	if lc.conns[0].addr != "bkt."+f.Addr {
+		t.Fatalf("dns lookup dials %s, want the bucket's name", lc.conns[0].addr)
+	}
+	lc.conns[0].addr = f.Addr // no DNS here for bkt.127.0.0.1
 	defer lc.bind(context.Background())()
 	buf := make([]byte, 1024)
 	for i := 0; i < 3; i++ {
