@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -117,47 +116,21 @@ func Merge(inputs []string, o MergeOptions) (*results.Folder, error) {
 // mergePhase cuts every host's series to the common window and builds the
 // phase's summary with totals over that window.
 func mergePhase(name, eng string, hosts []*engine.HostResult) (results.PhaseSummary, error) {
-	var ws, we int64
-	for i, h := range hosts {
+	for _, h := range hosts {
 		if len(h.Series) == 0 {
 			return results.PhaseSummary{}, fmt.Errorf("phase %s: host %s has no per-second series to find the common time", name, h.Host)
 		}
-		lo, hi := h.Series[0].StartNs, h.Series[0].EndNs
-		for _, s := range h.Series {
-			lo, hi = min(lo, s.StartNs), max(hi, s.EndNs)
-		}
-		if i == 0 {
-			ws, we = lo, hi
-		} else {
-			ws, we = max(ws, lo), min(we, hi)
-		}
 	}
-	if we <= ws {
+	w, sums := results.CommonWindow(hosts)
+	if w == nil {
 		return results.PhaseSummary{}, fmt.Errorf("phase %s: the results do not overlap in time (start them together, e.g. s3 --syncstart)", name)
 	}
-	sums := map[string][2]float64{}
 	for _, h := range hosts {
-		var kept = h.Series[:0:0]
-		for _, s := range h.Series {
-			ov := min(s.EndNs, we) - max(s.StartNs, ws)
-			if ov <= 0 || s.EndNs <= s.StartNs {
-				continue
-			}
-			fr := float64(ov) / float64(s.EndNs-s.StartNs)
-			c := s
-			c.StartNs, c.EndNs = max(s.StartNs, ws), min(s.EndNs, we)
-			c.Ops = uint64(math.Round(fr * float64(s.Ops)))
-			c.Bytes = uint64(math.Round(fr * float64(s.Bytes)))
-			c.Errors = uint64(math.Round(fr * float64(s.Errors)))
-			kept = append(kept, c)
-			v := sums[s.Op]
-			sums[s.Op] = [2]float64{v[0] + fr*float64(s.Bytes), v[1] + fr*float64(s.Ops)}
-		}
-		h.Series = kept
+		h.Series = results.CutSeries(h.Series, *w)
 	}
 	ps := results.BuildPhase(name, eng, hosts)
-	d := float64(we-ws) / 1e9
-	ps.Window = &results.Window{StartNs: ws, EndNs: we, DurationS: d}
+	d := w.DurationS
+	ps.Window = w
 	for i := range ps.Ops {
 		o := &ps.Ops[i]
 		if o.Rate != nil {

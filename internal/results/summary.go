@@ -161,7 +161,7 @@ func BuildPhase(name, eng string, hosts []*engine.HostResult) PhaseSummary {
 	}
 	var inWin map[string][2]float64
 	if eng != "fio" && len(ps.Hosts) > 1 {
-		ps.Window, inWin = commonWindow(hosts)
+		ps.Window, inWin = CommonWindow(hosts)
 	}
 	for _, o := range record.CombineAll(lists...) {
 		s := Op(o)

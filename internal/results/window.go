@@ -1,6 +1,11 @@
 package results
 
-import "github.com/storbench/storbench/internal/engine"
+import (
+	"math"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
+)
 
 // Window is a span of time in Unix nanoseconds, with its length in seconds.
 type Window struct {
@@ -9,12 +14,12 @@ type Window struct {
 	DurationS float64 `json:"duration_s"`
 }
 
-// commonWindow finds the window in which every host was running, from their
+// CommonWindow finds the window in which every host was running, from their
 // per-second series (the latest first interval's start to the earliest last
 // interval's end), and what each operation did inside it across hosts
 // (bytes, ops), intervals cut by the window counted in proportion. It
 // returns nil when a host has no series or the hosts never ran together.
-func commonWindow(hosts []*engine.HostResult) (*Window, map[string][2]float64) {
+func CommonWindow(hosts []*engine.HostResult) (*Window, map[string][2]float64) {
 	var start, end int64
 	n := 0
 	for _, h := range hosts {
@@ -57,4 +62,24 @@ func commonWindow(hosts []*engine.HostResult) (*Window, map[string][2]float64) {
 		}
 	}
 	return &Window{StartNs: start, EndNs: end, DurationS: float64(end-start) / 1e9}, sums
+}
+
+// CutSeries returns the intervals of a series inside w, those that straddle
+// its edges cut to it with their counts in proportion.
+func CutSeries(series []record.Second, w Window) []record.Second {
+	var kept []record.Second
+	for _, s := range series {
+		ov := min(s.EndNs, w.EndNs) - max(s.StartNs, w.StartNs)
+		if ov <= 0 || s.EndNs <= s.StartNs {
+			continue
+		}
+		fr := float64(ov) / float64(s.EndNs-s.StartNs)
+		c := s
+		c.StartNs, c.EndNs = max(s.StartNs, w.StartNs), min(s.EndNs, w.EndNs)
+		c.Ops = uint64(math.Round(fr * float64(s.Ops)))
+		c.Bytes = uint64(math.Round(fr * float64(s.Bytes)))
+		c.Errors = uint64(math.Round(fr * float64(s.Errors)))
+		kept = append(kept, c)
+	}
+	return kept
 }
