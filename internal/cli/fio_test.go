@@ -1,14 +1,13 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/storbench/storbench/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,32 +23,8 @@ func needFio(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer a test may read while a run writes to it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuffer) Reset() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.b.Reset()
-}
-
-func testState() (*State, *syncBuffer) {
-	out := &syncBuffer{}
+func testState() (*State, *testutil.Buffer) {
+	out := &testutil.Buffer{}
 	return &State{Stdout: out, Stderr: out, Getenv: func(string) string { return "" }, Now: time.Now, Args: []string{"storbench", "test"}}, out
 }
 

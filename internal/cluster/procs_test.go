@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/storbench/storbench/internal/testutil"
 	"io"
 	"net"
 	"os"
@@ -252,11 +253,11 @@ func startCluster(t *testing.T, tp *topology, extraArgs func(i int) []string, en
 
 // controller runs the storbench binary as the controller against every
 // agent; it returns the command, started, and its output buffer.
-func (c *cluster) controller(t *testing.T, args ...string) (*exec.Cmd, *syncBuffer) {
+func (c *cluster) controller(t *testing.T, args ...string) (*exec.Cmd, *testutil.Buffer) {
 	t.Helper()
 	full := append(append([]string{}, args...), "--token-file", c.token, "--agents", strings.Join(c.tp.addrs, ","), "--results", filepath.Join(c.dir, "results"))
 	cmd := exec.Command(c.bin, full...)
-	var out syncBuffer
+	var out testutil.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -276,34 +277,6 @@ func (c *cluster) run(t *testing.T, args ...string) (int, string) {
 		t.Fatal(err)
 	}
 	return code, out.String()
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuffer) waitFor(sub string, within time.Duration) bool {
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		if strings.Contains(s.String(), sub) {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
 }
 
 var resultsRE = regexp.MustCompile(`results in (\S+)`)
@@ -578,7 +551,7 @@ func TestClusterControllerKilled(t *testing.T) {
 	topologies(t, 3, func(t *testing.T, tp *topology) {
 		c := startCluster(t, tp, nil, nil)
 		cmd, out := c.controller(t, "fio", "-d", t.TempDir(), "-w", quickJob(t, c.dir, 60))
-		if !out.waitFor("starting fio phase", 15*time.Second) {
+		if !out.WaitFor("starting fio phase", 15*time.Second) {
 			t.Fatalf("phase never started:\n%s", out)
 		}
 		time.Sleep(3 * time.Second)
@@ -610,7 +583,7 @@ func TestClusterInterrupt(t *testing.T) {
 	topologies(t, 3, func(t *testing.T, tp *topology) {
 		c := startCluster(t, tp, nil, nil)
 		cmd, out := c.controller(t, "fio", "-d", t.TempDir(), "-w", quickJob(t, c.dir, 60))
-		if !out.waitFor("starting fio phase", 15*time.Second) {
+		if !out.WaitFor("starting fio phase", 15*time.Second) {
 			t.Fatalf("phase never started:\n%s", out)
 		}
 		time.Sleep(4 * time.Second)
@@ -649,7 +622,7 @@ func TestClusterLinkDown(t *testing.T) {
 	tp := netns(t, 3)
 	c := startCluster(t, tp, nil, nil)
 	cmd, out := c.controller(t, "fio", "-d", t.TempDir(), "-w", quickJob(t, c.dir, 8))
-	if !out.waitFor("starting fio phase", 15*time.Second) {
+	if !out.WaitFor("starting fio phase", 15*time.Second) {
 		t.Fatalf("phase never started:\n%s", out)
 	}
 	time.Sleep(3 * time.Second)
