@@ -1,9 +1,7 @@
 package analyze
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -56,18 +54,6 @@ func ReadBenchData(r io.Reader) (*BenchData, error) {
 }
 
 func readTSV(r io.Reader) (*BenchData, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	if !sc.Scan() {
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("benchdata: %v", err)
-		}
-		return nil, errors.New("benchdata: empty file")
-	}
-	idx, ncol, err := headerIndex(sc.Bytes())
-	if err != nil {
-		return nil, err
-	}
 	ops := map[string]*opAcc{}
 	var order []string
 	intern := map[string]string{}
@@ -80,36 +66,17 @@ func readTSV(r io.Reader) (*BenchData, error) {
 		return s
 	}
 	out := &BenchData{}
-	fields := make([][]byte, ncol)
-	line := uint64(1)
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if len(b) == 0 {
-			continue
-		}
-		if n := splitTabs(b, fields); n != ncol {
-			return nil, fmt.Errorf("benchdata line %d: %d fields, the header has %d", line, n, ncol)
-		}
-		var nums [4]int64
-		for k, col := range []int{idx[2], idx[3], idx[4], idx[5]} {
-			v, ok := atoi(fields[col])
-			if !ok {
-				return nil, fmt.Errorf("benchdata line %d: %q is not a number", line, fields[col])
-			}
-			nums[k] = v
-		}
-		start, ttfb, lat, nbytes := nums[0], nums[1], nums[2], nums[3]
-		opName := fields[idx[0]]
-		a := ops[string(opName)]
+	_, err := scanTSV(r, func(l *benchLine) {
+		start, ttfb, lat, nbytes := l.start, l.ttfb, l.lat, l.n
+		a := ops[string(l.op)]
 		if a == nil {
-			name := str(opName)
+			name := str(l.op)
 			a = &opAcc{name: name, rec: record.NewRecorder([]string{name}, true), perEP: map[string]*record.Recorder{},
 				epStart: map[string][2]int64{}, secs: map[int64]*record.Second{}}
 			ops[name] = a
 			order = append(order, name)
 		}
-		ep := str(fields[idx[1]])
+		ep := str(l.endpoint)
 		er := a.perEP[ep]
 		if er == nil {
 			er = record.NewRecorder([]string{a.name}, true)
@@ -134,8 +101,8 @@ func readTSV(r io.Reader) (*BenchData, error) {
 			s = &record.Second{StartNs: sec * 1e9, EndNs: (sec + 1) * 1e9, Op: a.name}
 			a.secs[sec] = s
 		}
-		if kind := fields[idx[6]]; len(kind) > 0 {
-			k := str(kind)
+		if len(l.errKind) > 0 {
+			k := str(l.errKind)
 			a.rec.Op(0).RecordError(k)
 			er.Op(0).RecordError(k)
 			s.Errors++
@@ -151,9 +118,9 @@ func readTSV(r io.Reader) (*BenchData, error) {
 			s.Bytes += uint64(max(nbytes, 0))
 		}
 		out.Requests++
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("benchdata line %d: %v", line+1, err)
+	})
+	if err != nil {
+		return nil, err
 	}
 	out.PerEndpoint = map[string][]record.OpStats{}
 	for _, name := range order {
