@@ -51,7 +51,6 @@ type (
 	Duration = units.Duration
 )
 
-
 // Params are an s3 phase's settings. JSON keys are what suites write; the
 // CLI flags map onto them one to one (--obj.size -> obj_size).
 //
