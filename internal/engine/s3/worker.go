@@ -242,7 +242,8 @@ func (wk *worker) getOnce(ctx context.Context, t0 time.Time) {
 	ep := wk.ph.picker.pick()
 	opts := &wk.get0
 	if ln > 0 {
-		ro := wk.get0
+		// A new value, not a copy of get0: SetRange writes into a header map.
+		ro := minio.GetObjectOptions{ServerSideEncryption: wk.get0.ServerSideEncryption}
 		_ = ro.SetRange(off, off+ln-1)
 		opts = &ro
 	}
