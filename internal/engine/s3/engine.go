@@ -270,7 +270,13 @@ func (ph *phase) ensureBucket(ctx context.Context) error {
 			case "AccessDenied":
 				return fmt.Errorf("s3: bucket %q does not exist and these credentials may not create it: create it or use --bucket with an existing one", c.Bucket)
 			default:
-				return fmt.Errorf("s3: create bucket %q: %v", c.Bucket, explain(ep, c, err))
+				// Hosts of one run create the bucket at the same moment, and
+				// servers answer the loser differently (versitygw: an
+				// internal error): if the bucket is there now, another host
+				// made it.
+				if ok, _ := ph.admin.BucketExists(ctx, c.Bucket); !ok {
+					return fmt.Errorf("s3: create bucket %q: %v", c.Bucket, explain(ep, c, err))
+				}
 			}
 		} else {
 			ph.createdBucket = true
