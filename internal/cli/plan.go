@@ -172,6 +172,10 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		}
 		ps := results.BuildPhase(ph.Name, ph.Engine, out.Results)
 		ps.LostHosts = out.Lost
+		ps.StoppedBy = out.StoppedBy
+		if out.StoppedBy == "autoterm" {
+			fmt.Fprintf(st.Stdout, "    stopped early: the total throughput of all hosts was stable (autoterm)\n")
+		}
 		for _, h := range out.Lost {
 			ps.PerHost = append(ps.PerHost, results.HostOps{Host: h, Error: "lost: " + errText(out.Errors[h])})
 		}

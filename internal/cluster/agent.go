@@ -92,11 +92,12 @@ type LocalAgent struct {
 	FioBin    string
 	AllowExec bool
 
-	mu   sync.Mutex
-	cur  engine.Prepared
-	req  Request
-	busy bool
-	stop context.CancelFunc // ends the running phase early (Stop)
+	mu      sync.Mutex
+	cur     engine.Prepared
+	req     Request
+	busy    bool
+	stop    context.CancelFunc // ends the running phase early (Stop)
+	stopped bool               // Stop was called: the phase ended early on purpose
 }
 
 var _ Agent = (*LocalAgent)(nil)
@@ -168,16 +169,28 @@ func (a *LocalAgent) busyErr() error {
 
 // Run runs the prepared phase.
 func (a *LocalAgent) Run(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
+	parent := ctx
 	a.mu.Lock()
 	p := a.cur
 	ctx, stop := context.WithCancel(ctx)
-	a.stop = stop
+	a.stop, a.stopped = stop, false
 	a.mu.Unlock()
 	defer stop()
 	if p == nil {
 		return nil, errors.New("no phase prepared")
 	}
-	return p.Run(ctx, startAt, live)
+	res, err := p.Run(ctx, startAt, live)
+	a.mu.Lock()
+	graceful := a.stopped
+	a.mu.Unlock()
+	if graceful && parent.Err() == nil && errors.Is(err, context.Canceled) {
+		// Ended by Stop (the controller's autoterm): a normal end.
+		if res != nil && res.Err == "interrupted" {
+			res.Err = ""
+		}
+		err = nil
+	}
+	return res, err
 }
 
 // Stop ends the running phase early, as Ctrl-C does: engines stop between
@@ -185,6 +198,7 @@ func (a *LocalAgent) Run(ctx context.Context, startAt time.Time, live engine.Liv
 func (a *LocalAgent) Stop() {
 	a.mu.Lock()
 	if a.stop != nil {
+		a.stopped = true
 		a.stop()
 	}
 	a.mu.Unlock()

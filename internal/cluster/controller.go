@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
 )
 
 // Controller takes every agent through each phase together: prepare on all,
@@ -143,6 +144,9 @@ type Outcome struct {
 	Start, End time.Time
 	// Prepare and Cleanup are how long those stages took on the slowest host.
 	Prepare, Cleanup time.Duration
+	// StoppedBy is "autoterm" when the controller ended the phase because
+	// the total throughput of all hosts was stable.
+	StoppedBy string
 }
 
 // RunPhase runs one phase on every agent still answering. It returns an
@@ -171,6 +175,17 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 		return nil, errors.New("every host was lost")
 	}
 	n := len(agents)
+	// With several hosts, --autoterm judges the total and stops them all
+	// together, so no host ends early on its own.
+	var term record.AutoTerm
+	autoterm := false
+	if e, err := engine.Lookup(p.Engine); err == nil && n > 1 {
+		if at, ok := e.(engine.AutoTermer); ok {
+			if term, autoterm = at.AutoTerm(p); autoterm {
+				req.Phase = at.WithoutAutoTerm(p)
+			}
+		}
+	}
 
 	prepStart := time.Now()
 	prepErrs := make([]error, n)
@@ -209,12 +224,15 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	tickDone := make(chan struct{})
 	go func() {
 		defer close(tickDone)
-		if c.Progress == nil {
+		if c.Progress == nil && !autoterm {
 			<-stopTick
 			return
 		}
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
+		var total []record.Second
+		var prev record.Count
+		prevNs := int64(0)
 		for {
 			select {
 			case <-stopTick:
@@ -223,7 +241,25 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 				mu.Lock()
 				pr := Progress{Phase: p.Name, Elapsed: now.Sub(out.Start), Hosts: append([]engine.Snapshot(nil), latest...), Lost: append([]string(nil), lostNow...)}
 				mu.Unlock()
-				c.Progress(pr)
+				if c.Progress != nil {
+					c.Progress(pr)
+				}
+				if !autoterm || out.StoppedBy != "" || now.Before(out.Start) {
+					continue
+				}
+				cur := sumCounts(pr.Hosts)
+				if prevNs != 0 && cur.Ops >= prev.Ops {
+					total = append(total, record.Second{StartNs: prevNs, EndNs: now.UnixNano(), Ops: cur.Ops - prev.Ops, Bytes: cur.Bytes - prev.Bytes})
+				}
+				prev, prevNs = cur, now.UnixNano()
+				if term.Stable(total) {
+					out.StoppedBy = "autoterm"
+					for _, a := range agents {
+						if s, ok := a.(Stopper); ok {
+							go s.Stop()
+						}
+					}
+				}
 			}
 		}
 	}()
@@ -286,6 +322,18 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 		return out, errors.New("every host was lost")
 	}
 	return out, nil
+}
+
+// sumCounts adds every host's cumulative counts of every operation.
+func sumCounts(hosts []engine.Snapshot) record.Count {
+	var c record.Count
+	for _, h := range hosts {
+		for _, o := range h.Ops {
+			c.Ops += o.Ops
+			c.Bytes += o.Bytes
+		}
+	}
+	return c
 }
 
 // cleanup cleans up every agent whose preparation did not fail. It uses its

@@ -23,6 +23,29 @@ type tickParams struct {
 	DurationMs int `json:"duration_ms"`
 	TickMs     int `json:"tick_ms"`
 	OpsPerTick int `json:"ops_per_tick"`
+	// AutoTerm asks for warp-style autoterm (stable within 50% for 1 s). A
+	// host that still sees it set stops after its first tick, so a test
+	// notices when the controller failed to take the decision over.
+	AutoTerm bool `json:"autoterm,omitempty"`
+}
+
+var _ engine.AutoTermer = tickEngine{}
+
+func (tickEngine) AutoTerm(p engine.Phase) (record.AutoTerm, bool) {
+	var tp tickParams
+	if json.Unmarshal(p.Params, &tp) != nil || !tp.AutoTerm {
+		return record.AutoTerm{}, false
+	}
+	return record.AutoTerm{Pct: 50, MinDur: time.Second}, true
+}
+
+func (tickEngine) WithoutAutoTerm(p engine.Phase) engine.Phase {
+	var tp tickParams
+	if json.Unmarshal(p.Params, &tp) == nil {
+		tp.AutoTerm = false
+		p.Params, _ = json.Marshal(tp)
+	}
+	return p
 }
 
 // loadStops receives, per host, when a tick phase's load stopped and why.
@@ -78,6 +101,9 @@ loop:
 			last = now
 			if live != nil {
 				live(engine.Snapshot{Host: t.env.Host, Phase: t.name, Stage: "run", Elapsed: now.Sub(start), Ops: []record.Count{{Op: "tick", Ops: ops, Bytes: ops * 4096}}})
+			}
+			if t.p.AutoTerm {
+				break loop
 			}
 		}
 	}

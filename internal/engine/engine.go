@@ -126,6 +126,15 @@ func Redacted(p Phase) Phase {
 	return p
 }
 
+// AutoTermer is implemented by engines whose phases may end once throughput
+// is stable (s3 --autoterm). With several hosts the controller judges the
+// total of all hosts and stops them together; each host then runs the phase
+// without its own check.
+type AutoTermer interface {
+	AutoTerm(Phase) (record.AutoTerm, bool)
+	WithoutAutoTerm(Phase) Phase
+}
+
 // KeyLister is implemented by engines that can list their parameter names,
 // so a suite can refuse a misspelt key with a suggestion.
 type KeyLister interface {

@@ -48,6 +48,9 @@ type PhaseSummary struct {
 	// Dir is the phase's folder in the results folder, relative to it.
 	Dir   string   `json:"dir"`
 	Hosts []string `json:"hosts"`
+	// StoppedBy is "autoterm" when the controller ended the phase early
+	// because the total throughput of all hosts was stable.
+	StoppedBy string `json:"stopped_by,omitempty"`
 	// LostHosts are hosts that stopped answering during the phase.
 	LostHosts []string `json:"lost_hosts,omitempty"`
 	// Timing is how long each stage of the phase took, as the controller saw

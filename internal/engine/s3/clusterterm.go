@@ -1,0 +1,43 @@
+package s3
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
+)
+
+var _ engine.AutoTermer = Engine{}
+
+// AutoTerm returns the phase's --autoterm rule, with the same defaults and
+// metric as one host applies, so a controller can judge the total of all.
+func (Engine) AutoTerm(p engine.Phase) (record.AutoTerm, bool) {
+	ps, err := DecodeParams(p.Params)
+	if err != nil || !ps.AutoTerm {
+		return record.AutoTerm{}, false
+	}
+	a := record.AutoTerm{Pct: ps.AutoTermPct, MinDur: time.Duration(ps.AutoTermDur),
+		Bytes: ps.Op == "get" || ps.Op == "put" || ps.Op == "multipart"}
+	if a.Pct == 0 {
+		a.Pct = 7.5
+	}
+	if a.MinDur == 0 {
+		a.MinDur = 10 * time.Second
+	}
+	return a, true
+}
+
+// WithoutAutoTerm returns the phase with --autoterm off, for hosts whose
+// controller decides for all of them together.
+func (Engine) WithoutAutoTerm(p engine.Phase) engine.Phase {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(p.Params, &m); err != nil {
+		return p
+	}
+	delete(m, "autoterm")
+	if b, err := json.Marshal(m); err == nil {
+		p.Params = b
+	}
+	return p
+}
