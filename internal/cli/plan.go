@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"time"
 
@@ -44,6 +46,12 @@ type Plan struct {
 	Settings map[string]any
 	// Notes are printed before the run (skipped phases).
 	Notes []string
+	// StartAt starts the first phase's measured stage no earlier than this
+	// (after preparation), for clients started by hand (s3 --syncstart).
+	StartAt time.Time
+	// BenchdataInFolder writes every s3 request to benchdata.tsv.zst in the
+	// phase's host folder (s3 --full); local runs only.
+	BenchdataInFolder bool
 	// PhaseText, if set, prints a phase's result instead of the default
 	// text; engines with their own output (s3) set it.
 	PhaseText func(st *State, ps *results.PhaseSummary, hosts []*engine.HostResult)
@@ -148,8 +156,21 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 	prog := newProgress(st)
 	ctrl.Progress = prog.update
 	var runErr error
+	if p.BenchdataInFolder && (set.remote || len(set.agents) != 1) {
+		runErr = usageErr("--full keeps every request in the results folder of a local run; with agents use --benchdata PATH (written on each agent)")
+	}
+	ctrl.StartAt = p.StartAt
 	agents := ctrl.Agents
 	for i, ph := range p.Phases {
+		if runErr != nil {
+			break
+		}
+		if p.BenchdataInFolder && ph.Engine == "s3" {
+			if ph, err = withBenchdata(ph, filepath.Join(folder.Path, folder.NextPhaseDir(ph.Name), "hosts", results.SafeName(agents[0].Name()))); err != nil {
+				runErr = err
+				break
+			}
+		}
 		var label suite.Labels
 		if i < len(p.Labels) {
 			label = p.Labels[i]
@@ -161,6 +182,7 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		fmt.Fprintf(st.Stdout, "\nstarting %s phase %s on %s:\n", ph.Engine, ph.Name, describeHosts(ctrl.Agents))
 		prog.start(ph)
 		out, err := ctrl.RunPhase(ctx, runID, p.Keep, ph)
+		ctrl.StartAt = time.Time{}
 		prog.done()
 		if out == nil {
 			// Nothing ran: preparation failed or the run was interrupted first.
@@ -252,6 +274,24 @@ func applyLabel(ps *results.PhaseSummary, l suite.Labels) {
 			}
 		}
 	}
+}
+
+// withBenchdata points an s3 phase's benchdata file into dir (made here).
+func withBenchdata(ph engine.Phase, dir string) (engine.Phase, error) {
+	var m map[string]any
+	if err := json.Unmarshal(ph.Params, &m); err != nil {
+		return ph, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ph, err
+	}
+	m["benchdata"] = filepath.Join(dir, "benchdata.tsv.zst")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return ph, err
+	}
+	ph.Params = b
+	return ph, nil
 }
 
 // redacted returns the phases without secrets, for run.json.

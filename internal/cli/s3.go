@@ -35,6 +35,7 @@ type S3Options struct {
 	Encrypt, SignPayload                               bool
 	BenchData                                          string
 	SyncStart                                          string
+	Full                                               bool
 	Duration                                           string
 	AutoTerm                                           bool
 	AutoTermPct                                        float64
@@ -70,6 +71,7 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
 	f.StringVar(&o.HostSelect, "host-select", "weighed", "endpoint choice: weighed (fewest in flight, longest idle) or roundrobin")
 	f.IntVar(&o.HostLimit, "host-limit", 0, "most endpoints a --host range may expand to (default 1024)")
 	f.StringVar(&o.BenchData, "benchdata", "", "write every request to this zstd TSV file as the run goes")
+	f.BoolVar(&o.Full, "full", false, "keep every request in benchdata.tsv.zst in the results folder (storbench analyze reads it)")
 	f.StringVar(&o.SyncStart, "syncstart", "", "start at this local time, hh:mm (for runs started by hand on several clients)")
 	f.StringVar(&o.Duration, "duration", "5m", "how long to measure")
 	f.BoolVar(&o.AutoTerm, "autoterm", false, "stop early once throughput is stable (last 7 of 25 samples within --autoterm.pct for --autoterm.dur)")
@@ -235,15 +237,18 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	if err := engine.Validate(ph); err != nil {
 		return nil, asUsage(err)
 	}
+	var startAt time.Time
 	if o.SyncStart != "" {
 		at, err := syncStart(o.SyncStart, st.Now())
 		if err != nil {
 			return nil, usageErr("--syncstart: %v", err)
 		}
-		fmt.Fprintf(st.Stdout, "waiting until %s to start\n", at.Format("15:04:05"))
-		if err := engine.WaitUntil(ctx, at); err != nil {
-			return nil, &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted while waiting for --syncstart")}
-		}
+		// Objects are prepared first; the measured stage starts at hh:mm.
+		fmt.Fprintf(st.Stdout, "the measured stage starts at %s\n", at.Format("15:04:05"))
+		startAt = at
+	}
+	if o.Full && o.BenchData != "" {
+		return nil, usageErr("--full and --benchdata both name where requests go: give one")
 	}
 	settings := map[string]any{}
 	for k, v := range p {
@@ -251,7 +256,7 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	}
 	return runPlan(ctx, st, Plan{
 		Name: "s3-" + op, Phases: []engine.Phase{ph}, ResultsRoot: o.Results, Keep: o.Keep || o.NoClear, Agents: o.Agents,
-		Settings: settings,
+		Settings: settings, StartAt: startAt, BenchdataInFolder: o.Full,
 		PhaseText: func(st *State, ps *results.PhaseSummary, hosts []*engine.HostResult) {
 			report.S3Text(st.Stdout, ps, hosts, time.Local)
 		},

@@ -80,3 +80,40 @@ func TestS3CommandBadInput(t *testing.T) {
 		}
 	}
 }
+
+// --full keeps every request in the results folder, where analyze finds the
+// same number of requests the summary counted.
+func TestS3FullKeepsEveryRequest(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	st, out := s3State(srv)
+	dir := t.TempDir()
+	err := Execute(context.Background(), st, []string{"s3", "put", "--obj.size", "4KiB", "--concurrent", "2",
+		"--duration", "1s", "--results", dir, "--bucket", "fullbucket", "--full"})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "01-s3-put", "hosts", "*", "benchdata.tsv.zst"))
+	if len(files) != 1 {
+		t.Fatalf("no benchdata in the results folder: %v", files)
+	}
+	sum, err := results.ReadSummary(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(files[0])))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st2, out2 := testState()
+	if err := Execute(context.Background(), st2, []string{"analyze", "--json", files[0]}); err != nil {
+		t.Fatalf("analyze: %v\n%s", err, out2)
+	}
+	var a struct {
+		Requests uint64 `json:"requests"`
+	}
+	_ = json.Unmarshal([]byte(out2.String()), &a)
+	op := sum.Phases[0].Ops[0]
+	if a.Requests == 0 || a.Requests != op.Ops+op.Errors {
+		t.Errorf("benchdata holds %d requests, the summary counted %d", a.Requests, op.Ops+op.Errors)
+	}
+	st3, _ := s3State(srv)
+	if err := Execute(context.Background(), st3, []string{"s3", "put", "--full", "--benchdata", "x.zst", "--duration", "1s"}); ExitCode(err) != ExitUsage {
+		t.Errorf("--full with --benchdata: %v", err)
+	}
+}

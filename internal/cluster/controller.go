@@ -19,6 +19,9 @@ type Controller struct {
 	// Lead is how far ahead of the end of preparation the common start time is
 	// set, so that every agent is waiting when it comes.
 	Lead time.Duration
+	// StartAt, when later than preparation allows, is when the measured
+	// stage starts (s3 --syncstart: runs started by hand on several clients).
+	StartAt time.Time
 	// Progress, if set, is called about once a second while a phase runs,
 	// from one goroutine.
 	Progress func(Progress)
@@ -214,6 +217,9 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	}
 
 	out.Start, out.Prepare = prepared.Add(c.Lead), prepared.Sub(prepStart)
+	if c.StartAt.After(out.Start) {
+		out.Start = c.StartAt
+	}
 	var mu sync.Mutex
 	latest := make([]engine.Snapshot, n)
 	for i, a := range agents {

@@ -137,14 +137,21 @@ func (f *Folder) Update(fn func(*RunInfo)) error {
 	return f.flush()
 }
 
+// NextPhaseDir is the folder, relative to the results folder, that the next
+// phase added will get ("03-s3-get"), for engines that write raw data there
+// while they run.
+func (f *Folder) NextPhaseDir(name string) string {
+	f.mu.Lock()
+	idx := len(f.sum.Phases) + 1
+	f.mu.Unlock()
+	return fmt.Sprintf("%02d-%s", idx, SafeName(name))
+}
+
 // AddPhase writes one phase's hosts' raw output and results under
 // NN-<name>/hosts/<host>/, adds its summary, and rewrites summary.json and
 // summary.md. ps.Dir is set here.
 func (f *Folder) AddPhase(ps PhaseSummary, hosts []*engine.HostResult) error {
-	f.mu.Lock()
-	idx := len(f.sum.Phases) + 1
-	f.mu.Unlock()
-	ps.Dir = fmt.Sprintf("%02d-%s", idx, SafeName(ps.Name))
+	ps.Dir = f.NextPhaseDir(ps.Name)
 	for _, h := range hosts {
 		if h == nil {
 			continue
