@@ -29,8 +29,9 @@ type fakeS3 struct {
 	dropEvery int
 	// mute: read requests and never answer.
 	mute bool
-	// wantHost, when set, is the Host every request must carry (else 400).
-	wantHost []byte
+	// hostPrefix, when set, is what the Host of every request must carry
+	// before the fake's own address (else 400): "bkt." for dns lookup.
+	hostPrefix string
 
 	Requests atomic.Int64
 	Conns    atomic.Int64
@@ -104,6 +105,7 @@ func (f *fakeS3) serve(c net.Conn) {
 		strconv.FormatInt(int64(len(x)/2), 16) + ";ext=1\r\n" + x[:len(x)/2] + "\r\n" +
 		strconv.FormatInt(int64(len(x)-len(x)/2), 16) + "\r\n" + x[len(x)/2:] + "\r\n0\r\nX-Trailer: y\r\n\r\n")
 	bad := []byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+	wantHost := []byte(f.hostPrefix + f.Addr)
 	served := 0
 	for {
 		line, err := br.ReadSlice('\n')
@@ -114,7 +116,7 @@ func (f *fakeS3) serve(c net.Conn) {
 		isMissing := bytes.Contains(line, fakeMissing)
 		isHead := bytes.HasPrefix(line, []byte("HEAD"))
 		n := 0
-		hostOK := f.wantHost == nil
+		hostOK := f.hostPrefix == ""
 		for {
 			h, err := br.ReadSlice('\n')
 			if err != nil {
@@ -126,8 +128,8 @@ func (f *fakeS3) serve(c net.Conn) {
 			if v, ok := bytes.CutPrefix(h, []byte("Content-Length: ")); ok {
 				n, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
 			}
-			if v, ok := bytes.CutPrefix(h, []byte("Host: ")); ok && f.wantHost != nil {
-				hostOK = bytes.Equal(bytes.TrimSpace(v), f.wantHost)
+			if v, ok := bytes.CutPrefix(h, []byte("Host: ")); ok && f.hostPrefix != "" {
+				hostOK = bytes.Equal(bytes.TrimSpace(v), wantHost)
 			}
 		}
 		if _, err := br.Discard(n); err != nil {

@@ -62,6 +62,7 @@ type leanConn struct {
 	addr   string // dial address, host:port (bucket.host:port with dns lookup)
 	host   string // Host header, the same
 	conn   net.Conn
+	io     *connIO
 	br     *bufio.Reader
 	served int // responses read on this connection
 }
@@ -72,9 +73,9 @@ type leanClient struct {
 	c      *config
 	conns  []leanConn
 	sig    *signer
-	req    []byte      // request line and headers
-	uri    []byte      // encoded path
-	iov    net.Buffers // request, then body chunks
+	req    []byte   // request line and headers
+	uri    []byte   // encoded path
+	iov    [][]byte // request, then body chunks
 	iovBuf [][]byte
 	md5    hash.Hash
 	sha    hash.Hash
@@ -163,18 +164,23 @@ func (lc *leanClient) dial(cn *leanConn) error {
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
+	cio, err := newConnIO(conn)
+	if err != nil {
+		conn.Close()
+		return err
+	}
 	lc.mu.Lock()
 	if lc.canceled {
 		lc.mu.Unlock()
 		conn.Close()
 		return context.Canceled
 	}
-	cn.conn = conn
+	cn.conn, cn.io = conn, cio
 	lc.mu.Unlock()
 	if cn.br == nil {
-		cn.br = bufio.NewReaderSize(conn, 32<<10)
+		cn.br = bufio.NewReaderSize(cio, 32<<10)
 	} else {
-		cn.br.Reset(conn)
+		cn.br.Reset(cio)
 		lc.Redials++
 	}
 	cn.served = 0
@@ -207,12 +213,7 @@ func (lc *leanClient) begin(ep int, body [][]byte, head bool) (*leanConn, respon
 		lc.iov = append(lc.iovBuf[:0], lc.req)
 		lc.iov = append(lc.iov, body...)
 		lc.iovBuf = lc.iov[:0]
-		var err error
-		if len(lc.iov) == 1 {
-			_, err = cn.conn.Write(lc.req)
-		} else {
-			_, err = lc.iov.WriteTo(cn.conn)
-		}
+		err := cn.io.writev(lc.iov)
 		var r response
 		if err == nil {
 			_, err = cn.br.Peek(1)

@@ -197,12 +197,11 @@ func TestLeanSurvivesClosedConnections(t *testing.T) {
 // A chunked error body is read to its end (the connection stays usable)
 // and its S3 code is the error's kind; dns lookup puts the bucket in Host.
 func TestLeanChunkedErrorAndDNSLookup(t *testing.T) {
-	f := startFake(t, &fakeS3{size: 10})
+	f := startFake(t, &fakeS3{size: 10, hostPrefix: "bkt."})
 	c, err := resolve(Params{Op: "get", Hosts: []string{f.Addr}, AccessKey: "a", SecretKey: "s", Bucket: "bkt", Lookup: "dns"}, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.wantHost = []byte("bkt." + f.Addr)
 	lc := newLeanClient(c)
 	if lc.conns[0].addr != "bkt."+f.Addr {
 		t.Fatalf("dns lookup dials %s, want the bucket's name", lc.conns[0].addr)
