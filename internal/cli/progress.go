@@ -23,8 +23,10 @@ type progress struct {
 	planned time.Duration
 	prev    map[string]record.Count
 	prevAt  time.Time
-	lastOut time.Time
-	drawn   bool
+	// prevHost holds each host's cumulative operations at the last update.
+	prevHost map[string]uint64
+	lastOut  time.Time
+	drawn    bool
 }
 
 const plainEvery = 5 * time.Second
@@ -34,7 +36,7 @@ func newProgress(st *State) *progress { return &progress{st: st} }
 func (p *progress) start(ph engine.Phase) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.phase, p.prev, p.prevAt, p.lastOut = ph, nil, time.Now(), time.Now()
+	p.phase, p.prev, p.prevAt, p.lastOut, p.prevHost = ph, nil, time.Now(), time.Now(), nil
 	p.planned = 0
 	if e, err := engine.Lookup(ph.Engine); err == nil {
 		if pl, ok := e.(engine.Planner); ok {
@@ -92,6 +94,9 @@ func (p *progress) update(pr cluster.Progress) {
 		}
 		parts = append(parts, s)
 	}
+	if hs := p.hostRates(pr, dt); hs != "" {
+		parts = append(parts, hs)
+	}
 	p.prev, p.prevAt = total, now
 	if elapsed == 0 {
 		elapsed = pr.Elapsed
@@ -128,3 +133,44 @@ func (p *progress) done() {
 }
 
 func round(d time.Duration) time.Duration { return d.Round(time.Second) }
+
+// hostRates describes each host's operation rate since the last update when
+// several hosts run: every host for a few, the spread for many, and how
+// many were lost.
+func (p *progress) hostRates(pr cluster.Progress, dt float64) string {
+	if len(pr.Hosts) < 2 || dt <= 0 {
+		return ""
+	}
+	cur := make(map[string]uint64, len(pr.Hosts))
+	var rates []string
+	lo, hi := -1.0, 0.0
+	for _, h := range pr.Hosts {
+		var n uint64
+		for _, c := range h.Ops {
+			n += c.Ops
+		}
+		cur[h.Host] = n
+		r := 0.0
+		if prev, ok := p.prevHost[h.Host]; ok && n >= prev {
+			r = float64(n-prev) / dt
+		}
+		if lo < 0 || r < lo {
+			lo = r
+		}
+		hi = max(hi, r)
+		rates = append(rates, h.Host+" "+units.Rate(r, ""))
+	}
+	first := p.prevHost == nil
+	p.prevHost = cur
+	if first {
+		return ""
+	}
+	s := "per host op/s: " + strings.Join(rates, ", ")
+	if len(pr.Hosts) > 4 {
+		s = fmt.Sprintf("per host op/s: min %s, max %s (%d hosts)", units.Rate(lo, ""), units.Rate(hi, ""), len(pr.Hosts))
+	}
+	if len(pr.Lost) > 0 {
+		s += fmt.Sprintf(", %d lost", len(pr.Lost))
+	}
+	return s
+}
