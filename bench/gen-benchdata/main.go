@@ -11,12 +11,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"strconv"
 
 	"github.com/klauspost/compress/zstd"
-)
 
-const header = "op\tworker\tendpoint\tstart_unix_ns\tttfb_ns\tlatency_ns\tbytes\terror"
+	"github.com/storbench/storbench/internal/engine/s3"
+)
 
 func main() {
 	n := flag.Int("n", 10_000_000, "requests")
@@ -49,7 +48,7 @@ func run(n, workers int, path string) error {
 		clock[i] = base + int64(rng.IntN(1e6))
 	}
 	line := make([]byte, 0, 256)
-	if _, err := zw.Write([]byte(header + "\n")); err != nil {
+	if _, err := zw.Write([]byte(s3.BenchDataHeader + "\n")); err != nil {
 		return err
 	}
 	for i := 0; i < n; i++ {
@@ -67,23 +66,7 @@ func run(n, workers int, path string) error {
 		if rng.IntN(100_000) == 0 {
 			errKind, size = "timeout", 0
 		}
-		line = line[:0]
-		line = append(line, op...)
-		line = append(line, '\t')
-		line = strconv.AppendInt(line, int64(w), 10)
-		line = append(line, '\t')
-		line = append(line, eps[w%len(eps)]...)
-		line = append(line, '\t')
-		line = strconv.AppendInt(line, clock[w], 10)
-		line = append(line, '\t')
-		line = strconv.AppendInt(line, ttfb, 10)
-		line = append(line, '\t')
-		line = strconv.AppendInt(line, lat, 10)
-		line = append(line, '\t')
-		line = strconv.AppendInt(line, size, 10)
-		line = append(line, '\t')
-		line = append(line, errKind...)
-		line = append(line, '\n')
+		line = s3.AppendBenchLine(line[:0], op, w, eps[w%len(eps)], clock[w], ttfb, lat, size, errKind)
 		if _, err := zw.Write(line); err != nil {
 			return err
 		}

@@ -93,20 +93,9 @@ func (l *opLog) close() error {
 	return err
 }
 
-// opLine is a worker's writer into the log.
-type opLine struct {
-	l   *opLog
-	buf []byte
-}
-
-func (w *opLine) add(op string, worker int, endpoint string, startNs, ttfbNs, latNs, bytes int64, errKind string) {
-	if w.l == nil {
-		return
-	}
-	if w.buf == nil {
-		w.buf = w.l.chunk()
-	}
-	b := w.buf
+// AppendBenchLine appends one request's line (BenchDataHeader's columns) to
+// b without allocating beyond b's growth.
+func AppendBenchLine[S string | []byte](b []byte, op S, worker int, endpoint S, startNs, ttfbNs, latNs, bytes int64, errKind S) []byte {
 	b = append(b, op...)
 	b = append(b, '\t')
 	b = strconv.AppendInt(b, int64(worker), 10)
@@ -122,7 +111,23 @@ func (w *opLine) add(op string, worker int, endpoint string, startNs, ttfbNs, la
 	b = strconv.AppendInt(b, bytes, 10)
 	b = append(b, '\t')
 	b = append(b, errKind...)
-	b = append(b, '\n')
+	return append(b, '\n')
+}
+
+// opLine is a worker's writer into the log.
+type opLine struct {
+	l   *opLog
+	buf []byte
+}
+
+func (w *opLine) add(op string, worker int, endpoint string, startNs, ttfbNs, latNs, bytes int64, errKind string) {
+	if w.l == nil {
+		return
+	}
+	if w.buf == nil {
+		w.buf = w.l.chunk()
+	}
+	b := AppendBenchLine(w.buf, op, worker, endpoint, startNs, ttfbNs, latNs, bytes, errKind)
 	w.buf = b
 	if len(b) >= opLogChunk {
 		w.flush()
