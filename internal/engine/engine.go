@@ -8,6 +8,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -196,6 +197,14 @@ func WaitUntil(ctx context.Context, t time.Time) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// DecodeStrict decodes a phase's params into v, refusing unknown keys, so a
+// typo in a suite fails instead of being ignored.
+func DecodeStrict(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
 
 // JSONKeys lists the JSON names of a struct's fields (and of its embedded

@@ -7,7 +7,6 @@ package fio
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -45,9 +44,7 @@ var (
 
 func decode(p engine.Phase) (*Params, *JobFile, error) {
 	var ps Params
-	dec := json.NewDecoder(bytes.NewReader(p.Params))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&ps); err != nil {
+	if err := engine.DecodeStrict(p.Params, &ps); err != nil {
 		return nil, nil, fmt.Errorf("fio phase %s: %v", p.Name, err)
 	}
 	jf, err := ParseJobFile(ps.Job.Name, ps.Job.Text)
@@ -70,7 +67,7 @@ func (Engine) Planned(p engine.Phase) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	jf.Apply(ps.Overrides, "/")
+	jf.Apply(ps.Overrides)
 	return time.Duration(jf.Duration()) * time.Second, nil
 }
 
@@ -118,7 +115,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		return nil, err
 	}
 	// Options may add settings: check the file as fio will run it.
-	jf.Apply(ps.Overrides, "/")
+	jf.Apply(ps.Overrides)
 	if err := jf.CheckSafe(ps.Job.Name, env.AllowExec); err != nil {
 		return nil, err
 	}
@@ -135,7 +132,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		ws.Remove()
 		return nil, err
 	}
-	jf.Apply(ps.Overrides, dataDir)
+	jf.Global().Set("directory", dataDir)
 	jobPath := filepath.Join(ws.Path, ps.Job.Name+".fio")
 	if err := os.WriteFile(jobPath, []byte(jf.Render()), 0o644); err != nil {
 		ws.Remove()
@@ -162,9 +159,6 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		Host: r.env.Host,
 		Meta: map[string]string{"job": r.params.Job.Name, "report": r.job.Report, "fio_bin": r.bin},
 		Raw:  map[string][]byte{r.params.Job.Name + ".fio": []byte(r.job.Render())},
-	}
-	if v, err := Version(r.bin); err == nil {
-		res.Meta["fio_version"] = v
 	}
 	cmd := exec.Command(r.bin, "--output-format=json+", "--status-interval=1", r.jobPath)
 	cmd.Dir = r.ws.Path
@@ -332,6 +326,6 @@ func CheckPhase(p engine.Phase, allowExec bool) error {
 	if err != nil {
 		return err
 	}
-	jf.Apply(ps.Overrides, "/")
+	jf.Apply(ps.Overrides)
 	return jf.CheckSafe(ps.Job.Name, allowExec)
 }

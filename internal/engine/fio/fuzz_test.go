@@ -24,7 +24,7 @@ func FuzzJobFile(f *testing.F) {
 		if len(again.Sections) != len(jf.Sections) {
 			t.Fatalf("sections %d -> %d", len(jf.Sections), len(again.Sections))
 		}
-		jf.Apply(Overrides{RuntimeS: 1, SizeBytes: 4096, Numjobs: 2, Options: map[string]string{"bs": "4k"}}, "/d")
+		jf.Apply(Overrides{RuntimeS: 1, SizeBytes: 4096, Numjobs: 2, Options: map[string]string{"bs": "4k"}})
 		_ = jf.CheckSafe("f", false)
 	})
 }

@@ -185,9 +185,9 @@ var aliases = map[string][]string{
 	"iodepth": {"iodepth"}, "ioengine": {"ioengine"},
 }
 
-// Apply rewrites the job file for one run: overrides, and the directory every
-// file goes under.
-func (jf *JobFile) Apply(o Overrides, dir string) {
+// Apply rewrites the job file with the overrides and drops every directory=
+// option: the agent sets the one directory its files go under.
+func (jf *JobFile) Apply(o Overrides) {
 	g := jf.Global()
 	for _, s := range jf.Sections {
 		s.Delete("directory")
@@ -250,7 +250,6 @@ func (jf *JobFile) Apply(o Overrides, dir string) {
 			g.Set("filesize", strconv.FormatInt(o.SizeBytes, 10))
 		}
 	}
-	g.Set("directory", dir)
 }
 
 // CheckSafe refuses options that run commands or reach outside the phase's

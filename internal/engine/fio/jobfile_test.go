@@ -37,14 +37,14 @@ func TestApplyOverrides(t *testing.T) {
 	if jf.Report != "iops" {
 		t.Errorf("report %q", jf.Report)
 	}
-	jf.Apply(Overrides{RuntimeS: 5, SizeBytes: 256 << 20, Numjobs: 4}, "/data/run")
+	jf.Apply(Overrides{RuntimeS: 5, SizeBytes: 256 << 20, Numjobs: 4})
 	out := jf.Render()
-	for _, want := range []string{"filesize=268435456", "runtime=5", "numjobs=4", "directory=/data/run", "stonewall\n"} {
+	for _, want := range []string{"filesize=268435456", "runtime=5", "numjobs=4", "stonewall\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("rendered job lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "/mnt/weka") || strings.Contains(out, "runtime=30") || strings.Contains(out, "runtime=10") {
+	if strings.Contains(out, "directory=") || strings.Contains(out, "runtime=30") || strings.Contains(out, "runtime=10") {
 		t.Errorf("old values survive:\n%s", out)
 	}
 	// The single-job section keeps numjobs=1.
@@ -124,7 +124,7 @@ func TestOptionsReplaceAliases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jf.Apply(Overrides{Options: map[string]string{"bs": "256k", "rw": "read", "exec_prerun": "x"}}, "/d")
+	jf.Apply(Overrides{Options: map[string]string{"bs": "256k", "rw": "read", "exec_prerun": "x"}})
 	create, iops := jf.Sections[1], jf.Sections[2]
 	if v, _ := create.Get("blocksize"); v != "1Mi" {
 		t.Errorf("create_only section lost its blocksize: %q", v)

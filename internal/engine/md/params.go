@@ -96,9 +96,7 @@ func DecodeParams(raw json.RawMessage) (Params, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return p, p.check()
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	if err := engine.DecodeStrict(raw, &p); err != nil {
 		return p, fmt.Errorf("md parameters: %v", fieldError(raw, err))
 	}
 	return p, p.check()

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/hosts"
 	"github.com/storbench/storbench/internal/units"
 )
@@ -191,9 +192,7 @@ func DecodeParams(raw json.RawMessage) (Params, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return p, errors.New("s3 phase has no params (at least op and hosts)")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	if err := engine.DecodeStrict(raw, &p); err != nil {
 		return p, fmt.Errorf("s3 params: %v", err)
 	}
 	return p, nil
