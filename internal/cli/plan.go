@@ -52,9 +52,6 @@ type Plan struct {
 	// BenchdataInFolder writes every s3 request to benchdata.tsv.zst in the
 	// phase's host folder (s3 --full); local runs only.
 	BenchdataInFolder bool
-	// PhaseText, if set, prints a phase's result instead of the default
-	// text; engines with their own output (s3) set it.
-	PhaseText func(st *State, ps *results.PhaseSummary, hosts []*engine.HostResult)
 }
 
 // Result is what runPlan did.
@@ -215,11 +212,7 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		if werr := folder.AddPhase(ps, out.Results); werr != nil && err == nil {
 			err = werr
 		}
-		if p.PhaseText != nil {
-			p.PhaseText(st, &ps, out.Results)
-		} else {
-			report.PhaseText(st.Stdout, &ps, out.Results)
-		}
+		report.PhaseText(st.Stdout, &ps, out.Results)
 		hostLines(st, &ps)
 		if err != nil {
 			runErr = err

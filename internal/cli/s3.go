@@ -13,8 +13,6 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
-	"github.com/storbench/storbench/internal/report"
-	"github.com/storbench/storbench/internal/results"
 )
 
 func init() { extraCommands = append(extraCommands, newS3Command) }
@@ -257,9 +255,6 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	return runPlan(ctx, st, Plan{
 		Name: "s3-" + op, Phases: []engine.Phase{ph}, ResultsRoot: o.Results, Keep: o.Keep || o.NoClear, Agents: o.Agents,
 		Settings: settings, StartAt: startAt, BenchdataInFolder: o.Full,
-		PhaseText: func(st *State, ps *results.PhaseSummary, hosts []*engine.HostResult) {
-			report.S3Text(st.Stdout, ps, hosts, time.Local)
-		},
 	})
 }
 
