@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -102,28 +101,26 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Resul
 	// S3 phases take the endpoint from the environment, as `storbench s3`
 	// does, and the keys only through the engine's local credentials, so
 	// they never enter a phase or run.json.
+	env, err := readS3Env(st.Getenv)
+	if err != nil {
+		return nil, err
+	}
 	if s.S3 == nil {
 		s.S3 = map[string]any{}
 	}
-	for key, env := range map[string]string{"host": s3e.EnvHost, "region": s3e.EnvRegion} {
-		if _, set := s.S3[key]; !set && st.Getenv(env) != "" {
-			s.S3[key] = st.Getenv(env)
+	for key, v := range map[string]any{"host": env.Host, "region": env.Region} {
+		if _, set := s.S3[key]; !set && v != "" {
+			s.S3[key] = v
 		}
 	}
-	if v := st.Getenv(s3e.EnvTLS); v != "" {
-		if _, set := s.S3["tls"]; !set {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return nil, usageErr("%s=%q is not a boolean", s3e.EnvTLS, v)
-			}
-			s.S3["tls"] = b
-		}
+	if _, set := s.S3["tls"]; !set && env.TLS != nil {
+		s.S3["tls"] = *env.TLS
 	}
-	if ak, sk := st.Getenv(s3e.EnvAccessKey), st.Getenv(s3e.EnvSecretKey); ak != "" && sk != "" {
-		s3e.SetLocalCredentials(ak, sk)
+	if env.AccessKey != "" && env.SecretKey != "" {
+		s3e.SetLocalCredentials(env.AccessKey, env.SecretKey)
 		defer s3e.SetLocalCredentials("", "")
 	}
-	x, err := s.Expand(st.Getenv(s3e.EnvHost) != "")
+	x, err := s.Expand(env.Host != "")
 	if err != nil {
 		return nil, asUsage(err)
 	}

@@ -147,25 +147,49 @@ second, and request and first-byte latency percentiles from merged histograms.`,
 	return cmd
 }
 
-// runS3 runs `storbench s3 OP`. Keys go to the engine through
-// SetLocalCredentials, never into the phase, so run.json cannot hold them.
-func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.FlagSet) (*Result, error) {
-	getenv := st.Getenv
+// s3Env is what the environment says of the S3 endpoint (STORBENCH_HOST,
+// _REGION, _TLS, _ACCESS_KEY, _SECRET_KEY), for what flags or a suite leave
+// unset.
+type s3Env struct {
+	Host, Region, AccessKey, SecretKey string
+	TLS                                *bool
+}
+
+func readS3Env(getenv func(string) string) (s3Env, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
+	e := s3Env{Host: getenv(s3e.EnvHost), Region: getenv(s3e.EnvRegion),
+		AccessKey: getenv(s3e.EnvAccessKey), SecretKey: getenv(s3e.EnvSecretKey)}
+	if v := getenv(s3e.EnvTLS); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return e, usageErr("%s=%q is not a boolean", s3e.EnvTLS, v)
+		}
+		e.TLS = &b
+	}
+	return e, nil
+}
+
+// runS3 runs `storbench s3 OP`. Keys go to the engine through
+// SetLocalCredentials, never into the phase, so run.json cannot hold them.
+func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.FlagSet) (*Result, error) {
+	env, err := readS3Env(st.Getenv)
+	if err != nil {
+		return nil, err
+	}
 	if o.Host == "" {
-		o.Host = getenv(s3e.EnvHost)
+		o.Host = env.Host
 	}
 	if o.Host == "" {
 		return nil, usageErr("no S3 endpoint: give --host or set %s", s3e.EnvHost)
 	}
 	ak, sk := o.AccessKey, o.SecretKey
 	if ak == "" {
-		ak = getenv(s3e.EnvAccessKey)
+		ak = env.AccessKey
 	}
 	if sk == "" {
-		sk = getenv(s3e.EnvSecretKey)
+		sk = env.SecretKey
 	}
 	// Agents on other machines use their own keys (storbench agent --help).
 	if (ak == "" || sk == "") && !o.Agents.remote() {
@@ -179,19 +203,13 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 		"host_select": o.HostSelect, "duration": o.Duration,
 	}
 	tlsOn := o.TLS
-	if !fs.Changed("tls") {
-		if v := getenv(s3e.EnvTLS); v != "" {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return nil, usageErr("%s=%q is not a boolean", s3e.EnvTLS, v)
-			}
-			tlsOn = b
-		}
+	if !fs.Changed("tls") && env.TLS != nil {
+		tlsOn = *env.TLS
 	}
 	p["tls"] = tlsOn
 	region := o.Region
 	if region == "" {
-		region = getenv(s3e.EnvRegion)
+		region = env.Region
 	}
 	set := func(key string, v any, flag string) {
 		if fs.Lookup(flag) != nil && fs.Changed(flag) {
