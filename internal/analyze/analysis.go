@@ -3,7 +3,6 @@ package analyze
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -478,8 +477,3 @@ func segmentStats(rows []Row) *SegmentStats {
 
 // ErrNoData is returned when nothing is left to analyse.
 var ErrNoData = errors.New("nothing to analyse")
-
-func round(x float64, d int) float64 {
-	p := math.Pow(10, float64(d))
-	return math.Round(x*p) / p
-}
