@@ -135,7 +135,7 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		targets = append(targets, results.TargetOf(d))
 	}
 	folder, err := results.Create(root, results.RunInfo{
-		RunID: runID, Name: p.Name, StartedAt: st.Now().UTC(), CommandLine: st.Args,
+		RunID: runID, Name: p.Name, StartedAt: st.Now().UTC(), CommandLine: st.recordedArgs(),
 		Versions: results.Versions{Storbench: version(), Go: runtime.Version(), Fio: info.FioVersion, Kernel: info.Kernel},
 		Agents:   infos, Targets: targets, Plan: redacted(p.Phases), Settings: p.Settings,
 	})

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/storbench/storbench/internal/engine"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/suite"
@@ -173,7 +174,7 @@ func dryRun(st *State, s *suite.Suite, x *suite.Expanded) error {
 		d := suite.Planned(p)
 		fmt.Fprintf(st.Stdout, "%3d. %-4s %-28s ~%s\n", i+1, p.Engine, p.Name, d)
 		if st.Verbosity > 0 {
-			fmt.Fprintln(st.Stdout, suite.Pretty(p))
+			fmt.Fprintln(st.Stdout, suite.Pretty(engine.Redacted(p)))
 		}
 	}
 	for _, n := range x.Skipped {
