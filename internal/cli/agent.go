@@ -56,6 +56,7 @@ func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.Stdin, "stdin", false, "read the token from stdin's first line and exit when stdin closes (used by --ssh)")
 	f.DurationVar(&o.ClockSkew, "test-clock-skew", 0, "test hook: make this agent's clock look off by this much")
 	_ = f.MarkHidden("test-clock-skew")
+	zeroMeans(f, "test-clock-skew", "no skew")
 }
 
 func newAgentCommand(st *State) *cobra.Command {

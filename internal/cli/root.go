@@ -128,8 +128,9 @@ summary.json and summary.md.`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRun: func(cmd *cobra.Command, args []string) {
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			st.Verbosity, _ = cmd.Flags().GetCount("verbosity")
+			return checkFlagValues(cmd.Flags())
 		},
 	}
 	root.SetOut(st.Stdout)

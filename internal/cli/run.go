@@ -46,6 +46,8 @@ func (o *RunOptions) AddFlags(f *pflag.FlagSet) {
 	f.Float64Var(&o.CoVWarn, "cov-warn", 100*results.DefaultCoVWarn, "flag a sweep point unstable when its iterations' coefficient of variation exceeds this percentage")
 	f.StringVar(&o.GitCommit, "git-commit", "", "after the run, copy the summary files into this git repository and commit them")
 	o.Agents.AddFlags(f)
+	nonZero(f, "max-duration", "no limit")
+	nonZero(f, "cov-warn", "")
 }
 
 func newRunCommand(st *State) *cobra.Command {

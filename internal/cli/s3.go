@@ -79,6 +79,14 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
 	f.BoolVar(&o.Keep, "keep", false, "keep created objects (same as --noclear)")
 	f.BoolVar(&o.SDK, "sdk", false, "send GET, PUT, HEAD and DELETE through minio-go instead of the lean HTTP/1.1 path [$STORBENCH_S3_SDK]")
+	nonZero(f, "concurrent", "")
+	nonZero(f, "obj.size", "the benchmark's default size")
+	nonZero(f, "objects", "the benchmark's default count")
+	nonZero(f, "host-limit", "the default (1024)")
+	nonZero(f, "duration", "")
+	nonZero(f, "autoterm.pct", "")
+	nonZero(f, "autoterm.dur", "")
+	nonZero(f, "rate", "a closed loop (no rate)")
 	switch op {
 	case "get", "mixed", "versioned":
 		f.BoolVar(&o.Range, "range", false, "GET a random byte range of each object")
@@ -96,12 +104,19 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
 		f.Float64Var(&o.StatDistrib, "stat-distrib", 30, "relative weight of STAT")
 		f.Float64Var(&o.PutDistrib, "put-distrib", 15, "relative weight of PUT")
 		f.Float64Var(&o.DelDistrib, "delete-distrib", 10, "relative weight of DELETE (at most --put-distrib)")
+		for _, d := range []string{"get-distrib", "stat-distrib", "put-distrib", "delete-distrib"} {
+			zeroMeans(f, d, "none of that operation")
+		}
 	case "multipart":
 		f.IntVar(&o.Parts, "parts", 20, "parts per upload")
 		f.StringVar(&o.PartSize, "part.size", "5MiB", "part size")
 		f.IntVar(&o.PartConcurrency, "part.concurrent", 4, "parts in flight per upload")
+		nonZero(f, "parts", "")
+		nonZero(f, "part.size", "")
+		nonZero(f, "part.concurrent", "")
 	case "delete":
 		f.IntVar(&o.Batch, "batch", 100, "objects per DELETE request")
+		nonZero(f, "batch", "")
 	}
 }
 

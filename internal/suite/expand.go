@@ -312,6 +312,9 @@ func expandFio(where string, ps PhaseSpec, params map[string]any, base string) (
 			var n int
 			if n, err = toInt(v); err == nil {
 				o.Numjobs = n
+				if n < 1 {
+					err = fmt.Errorf("numjobs %d: want 1 or more; leave it out for the job files' own numjobs", n)
+				}
 			}
 		default:
 			if !matrixKeys[k] {
