@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 
@@ -130,6 +131,15 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Resul
 	if o.DryRun {
 		return nil, dryRun(st, s, x)
 	}
+	// As `storbench s3` does: a local s3 phase without keys is bad input,
+	// found before anything runs (agents on other machines hold their own).
+	if !o.Agents.remote() && len(s.Agents) == 0 && (env.AccessKey == "" || env.SecretKey == "") {
+		for _, ph := range x.Phases {
+			if ph.Engine == "s3" && !s3PhaseHasKeys(ph) {
+				return nil, usageErr("phase %s: no S3 keys: set %s and %s (or access_key and secret_key in the suite's s3 block)", ph.Name, s3e.EnvAccessKey, s3e.EnvSecretKey)
+			}
+		}
+	}
 	if o.MaxDuration != "" {
 		limit, err := units.ParseDuration(o.MaxDuration)
 		if err != nil {
@@ -184,6 +194,16 @@ func dryRun(st *State, s *suite.Suite, x *suite.Expanded) error {
 	}
 	fmt.Fprintf(st.Stdout, "estimated duration: %s (plus file layout and preparation)\n", x.Estimate())
 	return nil
+}
+
+// s3PhaseHasKeys reports an s3 phase that carries its own keys (from a
+// suite's s3 block).
+func s3PhaseHasKeys(ph engine.Phase) bool {
+	var p struct {
+		AccessKey string `json:"access_key"`
+		SecretKey string `json:"secret_key"`
+	}
+	return json.Unmarshal(ph.Params, &p) == nil && p.AccessKey != "" && p.SecretKey != ""
 }
 
 // agentsOf applies the suite's drop_caches to the agent settings.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
+	"github.com/storbench/storbench/internal/suite"
 )
 
 func init() { extraCommands = append(extraCommands, newS3Command) }
@@ -143,6 +144,21 @@ second, and request and first-byte latency percentiles from merged histograms.`,
 		Example: `  storbench s3 get --host 10.0.0.{1...4}:9000 --obj.size 4KiB --concurrent 16 --duration 30s
   STORBENCH_ACCESS_KEY=... STORBENCH_SECRET_KEY=... storbench s3 mixed --host s3:9000 --autoterm
   storbench s3 put --host s3:9000 --obj.size 64KiB --rate 500 --benchdata put.tsv.zst`,
+		// Only a benchmark name may follow "s3": anything else is an unknown
+		// benchmark, named as such, not a complaint about the flags after it.
+		Args:               cobra.ArbitraryArgs,
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			known := strings.Join(s3e.Ops, ", ")
+			if len(args) == 0 {
+				return usageErr("name a benchmark: storbench s3 %s (see 'storbench s3 --help')", strings.Join(s3e.Ops, "|"))
+			}
+			msg := fmt.Sprintf("unknown benchmark %q (known: %s)", args[0], known)
+			if s := suite.Suggest(args[0], s3e.Ops); s != "" {
+				msg = fmt.Sprintf("unknown benchmark %q (did you mean %q? known: %s)", args[0], s, known)
+			}
+			return usageErr("%s", msg)
+		},
 	}
 	for _, op := range s3e.Ops {
 		var o S3Options

@@ -262,6 +262,9 @@ func resolve(p Params, getenv func(string) string) (*config, error) {
 		if strings.Contains(e, "://") || strings.Contains(e, "/") {
 			return nil, fmt.Errorf("s3: host %q: give host:port without a scheme or path (use --tls for https)", e)
 		}
+		if _, _, err := hosts.SplitHostPort(e); err != nil {
+			return nil, fmt.Errorf("s3: --host %v", err)
+		}
 	}
 	c.endpoints = eps
 	if c.AccessKey == "" && c.SecretKey == "" {
