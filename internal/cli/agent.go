@@ -56,6 +56,7 @@ func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.Stdin, "stdin", false, "read the token from stdin's first line and exit when stdin closes (used by --ssh)")
 	f.DurationVar(&o.ClockSkew, "test-clock-skew", 0, "test hook: make this agent's clock look off by this much")
 	_ = f.MarkHidden("test-clock-skew")
+	zeroMeans(f, "test-clock-skew", "no skew")
 }
 
 func newAgentCommand(st *State) *cobra.Command {
@@ -217,6 +218,9 @@ func agentTLS(o AgentServeOptions) (*tls.Config, error) {
 		}
 		return nil, nil
 	}
+	if err := certPair(o.TLSCert, o.TLSKey); err != nil {
+		return nil, err
+	}
 	cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
 	if err != nil {
 		return nil, fmt.Errorf("--tls-cert/--tls-key: %v", err)
@@ -230,6 +234,18 @@ func agentTLS(o AgentServeOptions) (*tls.Config, error) {
 		c.ClientCAs, c.ClientAuth = pool, tls.RequireAndVerifyClientCert
 	}
 	return c, nil
+}
+
+// certPair refuses a certificate without its key or a key without its
+// certificate, naming the missing flag.
+func certPair(cert, key string) error {
+	switch {
+	case cert != "" && key == "":
+		return errors.New("--tls-cert needs --tls-key (the certificate's private key, PEM)")
+	case cert == "" && key != "":
+		return errors.New("--tls-key needs --tls-cert (the certificate the key belongs to, PEM)")
+	}
+	return nil
 }
 
 func loadPool(path string) (*x509.CertPool, error) {

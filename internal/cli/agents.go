@@ -49,6 +49,7 @@ func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.SSHOpts, "ssh-opts", "", "extra ssh options for --ssh, e.g. \"-J jump -i key\"")
 	f.BoolVar(&o.DropCaches, "drop-caches", false, "sync and drop the page cache on every host before each phase (agents must run as root)")
 	f.DurationVar(&o.MaxClockOffset, "max-clock-offset", time.Second, "refuse agents whose clock is off by more than this (negative: accept any)")
+	nonZero(f, "max-clock-offset", "the default (1s); a negative offset accepts any")
 }
 
 // agentSet is the agents of a run and how to let them go.
@@ -95,22 +96,20 @@ func isLocal(h string) bool {
 	return h == hn
 }
 
-// splitHostPort splits host[:port], with the default port when none.
+// splitHostPort splits host[:port], with the default port when none, and
+// refuses a malformed host name (before anything asks for a token or
+// starts ssh with it).
 func splitHostPort(h string) (host string, port int, err error) {
-	if hh, p, e := net.SplitHostPort(h); e == nil {
-		n, err := strconv.Atoi(p)
-		if err != nil || n <= 0 || n > 65535 {
-			return "", 0, fmt.Errorf("host %s: bad port %q", h, p)
-		}
-		return hh, n, nil
+	if _, _, e := net.SplitHostPort(h); e == nil {
+		return hosts.SplitHostPort(h)
 	}
 	if strings.Count(h, ":") > 1 { // a bare IPv6 address
-		return h, cluster.DefaultPort, nil
+		return h, cluster.DefaultPort, hosts.CheckName(h)
 	}
 	if strings.Contains(h, ":") {
 		return "", 0, fmt.Errorf("host %s: want host or host:port", h)
 	}
-	return h, cluster.DefaultPort, nil
+	return h, cluster.DefaultPort, hosts.CheckName(h)
 }
 
 // hostNames gives every entry a unique name for results and per-host
@@ -142,6 +141,11 @@ func (o AgentsOptions) buildAgents(ctx context.Context, st *State, args []string
 	entries, err := o.hostEntries(args)
 	if err != nil {
 		return nil, asUsage(err)
+	}
+	for _, e := range entries {
+		if _, _, err := splitHostPort(e); err != nil {
+			return nil, asUsage(err)
+		}
 	}
 	hn, _ := os.Hostname()
 	if hn == "" {
@@ -213,6 +217,9 @@ func (o AgentsOptions) credentials() (string, *tls.Config, error) {
 			tc.RootCAs = pool
 		}
 		if o.TLSCert != "" || o.TLSKey != "" {
+			if err := certPair(o.TLSCert, o.TLSKey); err != nil {
+				return "", nil, asUsage(err)
+			}
 			cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
 			if err != nil {
 				return "", nil, usageErr("--tls-cert/--tls-key: %v", err)

@@ -80,15 +80,19 @@ func runAnalyze(_ context.Context, st *State, o AnalyzeOptions, path string) err
 	if n > 1 {
 		return usageErr("choose one of --json, --csv, --md")
 	}
-	if _, err := os.Stat(path); err != nil {
+	fi, err := os.Stat(path)
+	if err != nil {
 		return usageErr("%v", err)
 	}
 	a, err := analyze.Analyze(path, analyze.Options{Op: o.Op, Host: o.Host, Skip: skip, Segment: seg})
-	if err != nil {
-		if errors.Is(err, analyze.ErrNoData) {
-			return usageErr("%v", err)
-		}
-		return asUsage(err)
+	switch {
+	case err == nil:
+	case errors.Is(err, analyze.ErrNoData):
+		return usageErr("%v", err)
+	case fi.IsDir():
+		return asUsage(err) // results name the folder and what is missing
+	default:
+		return usageErr("%s is not an s3 benchdata file (want the zstd-compressed TSV that s3 --benchdata or --full write): %v", path, err)
 	}
 	w := st.Stdout
 	if o.Out != "" {

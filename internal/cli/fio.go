@@ -35,6 +35,9 @@ func (o *FioOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.Keep, "keep", false, "keep the files fio created")
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow job files that run commands (exec_prerun, exec_postrun, ioengine=exec, external engines)")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
+	nonZero(f, "runtime", "the job files' own runtime")
+	nonZero(f, "size", "the job files' own size")
+	nonZero(f, "numjobs", "the job files' own numjobs")
 }
 
 func newFioCommand(st *State) *cobra.Command {

@@ -270,17 +270,19 @@ func TestFioBadInput(t *testing.T) {
 	}
 }
 
-// A job file fio rejects fails with fio's own message, and the jobs that ran
-// before it stay in the results folder.
-func TestFioRejectedJobKeepsEarlierResults(t *testing.T) {
+// A job that fio accepts but that fails while it runs (here: verifying data
+// it never wrote) fails the run with fio's own message, and the jobs that
+// ran before it stay in the results folder. (A job file fio rejects is
+// refused before anything runs: TestBadInputIsOneLineExit2.)
+func TestFioFailingJobKeepsEarlierResults(t *testing.T) {
 	needFio(t)
-	w := workloadDir(t, map[string]string{"1-good": quickJob("read", ""), "2-bad": quickJob("sideways", "")})
+	w := workloadDir(t, map[string]string{"1-good": quickJob("read", ""), "2-bad": quickJob("read", "verify=crc32c\n")})
 	st, out := testState()
 	res, err := runFio(context.Background(), st, FioOptions{Dir: t.TempDir(), Workload: w, FioBin: "fio", Results: t.TempDir()}, nil)
 	if err == nil || ExitCode(err) != ExitFailed {
 		t.Fatalf("want a failed run, got %v\n%s", err, out)
 	}
-	if !strings.Contains(err.Error(), "fio rejects job file 2-bad") || !strings.Contains(err.Error(), "sideways") {
+	if !strings.Contains(err.Error(), "verify") {
 		t.Errorf("error does not carry fio's message: %v", err)
 	}
 	checkKeptAfterFailure(t, res, results.StatusFailed)

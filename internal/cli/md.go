@@ -62,6 +62,15 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet) {
 	f.Int64Var(&o.Seed, "seed", 0, "seed of the random order (default: from the clock)")
 	f.BoolVar(&o.Keep, "keep", false, "keep the trees and files created")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
+	nonZero(f, "items", "")
+	nonZero(f, "iterations", "")
+	nonZero(f, "branch", "")
+	nonZero(f, "workers", "one worker per CPU")
+	nonZero(f, "stonewall", "no stonewall")
+	nonZero(f, "seed", "a seed from the clock")
+	zeroMeans(f, "depth", "one directory per tree")
+	zeroMeans(f, "write-bytes", "empty files")
+	zeroMeans(f, "read-bytes", "no data read")
 }
 
 func newMdCommand(st *State) *cobra.Command {

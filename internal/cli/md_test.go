@@ -50,7 +50,7 @@ func TestMdBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"-d", filepath.Join(dir, "missing")}, "does not exist"},
-		{[]string{"-d", dir, "-n", "0"}, "items (-n) must be at least 1"},
+		{[]string{"-d", dir, "-n", "0"}, "-n/--items 0: zero makes no sense"},
 		{[]string{"-d", dir, "-n", "-3"}, "items (-n) must be at least 1"},
 		{[]string{"-d", dir, "-z", "8", "-b", "10"}, "--force"},
 		{[]string{"-d", dir, "-F", "-D"}, "exclude each other"},

@@ -44,7 +44,7 @@ func runMerge(_ context.Context, st *State, out string, inputs []string) error {
 		return usageErr("merge: %s already exists", out)
 	}
 	parent := filepath.Dir(filepath.Clean(out))
-	f, err := analyze.Merge(inputs, analyze.MergeOptions{Root: parent, Now: st.Now(), CommandLine: st.Args,
+	f, err := analyze.Merge(inputs, analyze.MergeOptions{Root: parent, Now: st.Now(), CommandLine: st.recordedArgs(),
 		Setup: func(f *results.Folder) { f.Markdown = report.Markdown }})
 	if err != nil {
 		if f != nil {

@@ -86,6 +86,9 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 	}
 	usesFio := false
 	for _, ph := range p.Phases {
+		if ctx.Err() != nil {
+			return nil, interrupted()
+		}
 		if err := engine.Validate(ph); err != nil {
 			return nil, asUsage(fmt.Errorf("phase %s: %v", ph.Name, err))
 		}
@@ -95,9 +98,23 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 				return nil, asUsage(err)
 			}
 		}
+		if ph.Engine == "s3" && set.local != nil {
+			if err := checkBenchdata(ph); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if usesFio && set.local != nil {
-		if _, err := fio.FindFio(p.FioBin); err != nil {
+		bin, err := fio.FindFio(p.FioBin)
+		if err != nil {
+			return nil, asUsage(err)
+		}
+		// fio's own parser, before a results folder exists: a job file it
+		// rejects is bad input, not a failed run.
+		if err := fio.ParseOnly(ctx, bin, p.Phases); err != nil {
+			if ctx.Err() != nil {
+				return nil, interrupted()
+			}
 			return nil, asUsage(err)
 		}
 	}
@@ -135,7 +152,7 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		targets = append(targets, results.TargetOf(d))
 	}
 	folder, err := results.Create(root, results.RunInfo{
-		RunID: runID, Name: p.Name, StartedAt: st.Now().UTC(), CommandLine: st.Args,
+		RunID: runID, Name: p.Name, StartedAt: st.Now().UTC(), CommandLine: st.recordedArgs(),
 		Versions: results.Versions{Storbench: version(), Go: runtime.Version(), Fio: info.FioVersion, Kernel: info.Kernel},
 		Agents:   infos, Targets: targets, Plan: redacted(p.Phases), Settings: p.Settings,
 	})
@@ -285,6 +302,31 @@ func withBenchdata(ph engine.Phase, dir string) (engine.Phase, error) {
 	}
 	ph.Params = b
 	return ph, nil
+}
+
+// interrupted is the error of a run stopped by a signal before anything
+// was created.
+func interrupted() error {
+	return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted before anything ran")}
+}
+
+// checkBenchdata refuses an s3 phase's benchdata file that cannot be
+// created on this machine: its directory missing, or the file already there
+// (storbench writes only files it creates).
+func checkBenchdata(ph engine.Phase) error {
+	var p struct {
+		BenchData string `json:"benchdata"`
+	}
+	if json.Unmarshal(ph.Params, &p) != nil || p.BenchData == "" {
+		return nil
+	}
+	if fi, err := os.Stat(filepath.Dir(p.BenchData)); err != nil || !fi.IsDir() {
+		return usageErr("--benchdata %s: directory %s does not exist", p.BenchData, filepath.Dir(p.BenchData))
+	}
+	if _, err := os.Lstat(p.BenchData); err == nil {
+		return usageErr("--benchdata %s: the file exists; give a new file name (storbench writes only files it creates)", p.BenchData)
+	}
+	return nil
 }
 
 // redacted returns the phases without secrets, for run.json.

@@ -90,7 +90,8 @@ type State struct {
 	Now    func() time.Time
 	// TTY says stdout is a terminal: progress redraws one line in place.
 	TTY bool
-	// Args is the full command line, recorded in run.json.
+	// Args is the full command line; run.json records it through
+	// recordedArgs, which redacts secrets.
 	Args []string
 	// Verbosity is the -v count.
 	Verbosity int
@@ -127,8 +128,9 @@ summary.json and summary.md.`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRun: func(cmd *cobra.Command, args []string) {
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			st.Verbosity, _ = cmd.Flags().GetCount("verbosity")
+			return checkFlagValues(cmd.Flags())
 		},
 	}
 	root.SetOut(st.Stdout)

@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/storbench/storbench/internal/engine"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/suite"
@@ -45,6 +48,8 @@ func (o *RunOptions) AddFlags(f *pflag.FlagSet) {
 	f.Float64Var(&o.CoVWarn, "cov-warn", 100*results.DefaultCoVWarn, "flag a sweep point unstable when its iterations' coefficient of variation exceeds this percentage")
 	f.StringVar(&o.GitCommit, "git-commit", "", "after the run, copy the summary files into this git repository and commit them")
 	o.Agents.AddFlags(f)
+	nonZero(f, "max-duration", "no limit")
+	nonZero(f, "cov-warn", "")
 }
 
 func newRunCommand(st *State) *cobra.Command {
@@ -120,12 +125,30 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Resul
 		s3e.SetLocalCredentials(env.AccessKey, env.SecretKey)
 		defer s3e.SetLocalCredentials("", "")
 	}
-	x, err := s.Expand(env.Host != "")
+	x, err := s.Expand(ctx, suite.ExpandOptions{S3Configured: env.Host != "", PlanOnly: o.DryRun})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, interrupted()
+		}
 		return nil, asUsage(err)
 	}
+	localKeys := env.AccessKey != "" && env.SecretKey != ""
+	remote := o.Agents.remote() || len(s.Agents) > 0
 	if o.DryRun {
-		return nil, dryRun(st, s, x)
+		var notes []string
+		if !localKeys && !remote && slices.ContainsFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == "s3" && !s3PhaseHasKeys(ph) }) {
+			notes = append(notes, fmt.Sprintf("s3 phases have no keys yet: set %s and %s (or access_key and secret_key in the suite's s3 block) before running", s3e.EnvAccessKey, s3e.EnvSecretKey))
+		}
+		return nil, dryRun(st, s, x, notes)
+	}
+	// As `storbench s3` does: a local s3 phase without keys is bad input,
+	// found before anything runs (agents on other machines hold their own).
+	if !remote && !localKeys {
+		for _, ph := range x.Phases {
+			if ph.Engine == "s3" && !s3PhaseHasKeys(ph) {
+				return nil, usageErr("phase %s: no S3 keys: set %s and %s (or access_key and secret_key in the suite's s3 block)", ph.Name, s3e.EnvAccessKey, s3e.EnvSecretKey)
+			}
+		}
 	}
 	if o.MaxDuration != "" {
 		limit, err := units.ParseDuration(o.MaxDuration)
@@ -167,20 +190,37 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Resul
 	return res, err
 }
 
-func dryRun(st *State, s *suite.Suite, x *suite.Expanded) error {
+// dryRun prints the expanded plan: each phase with its planned or
+// estimated duration, how estimates were made, and what is still missing
+// to run it (notes).
+func dryRun(st *State, s *suite.Suite, x *suite.Expanded, notes []string) error {
 	fmt.Fprintf(st.Stdout, "suite %s (%s): %d phases\n", s.Name, s.Source, len(x.Phases))
 	for i, p := range x.Phases {
-		d := suite.Planned(p)
-		fmt.Fprintf(st.Stdout, "%3d. %-4s %-28s ~%s\n", i+1, p.Engine, p.Name, d)
+		d, estimated := suite.Planned(p)
+		how := ""
+		if estimated {
+			how = " (estimated)"
+		}
+		fmt.Fprintf(st.Stdout, "%3d. %-4s %-28s ~%s%s\n", i+1, p.Engine, p.Name, d, how)
 		if st.Verbosity > 0 {
-			fmt.Fprintln(st.Stdout, suite.Pretty(p))
+			fmt.Fprintln(st.Stdout, suite.Pretty(engine.Redacted(p)))
 		}
 	}
-	for _, n := range x.Skipped {
+	for _, n := range append(append(x.Skipped, notes...), x.EstimateModels()...) {
 		fmt.Fprintf(st.Stdout, "note: %s\n", n)
 	}
 	fmt.Fprintf(st.Stdout, "estimated duration: %s (plus file layout and preparation)\n", x.Estimate())
 	return nil
+}
+
+// s3PhaseHasKeys reports an s3 phase that carries its own keys (from a
+// suite's s3 block).
+func s3PhaseHasKeys(ph engine.Phase) bool {
+	var p struct {
+		AccessKey string `json:"access_key"`
+		SecretKey string `json:"secret_key"`
+	}
+	return json.Unmarshal(ph.Params, &p) == nil && p.AccessKey != "" && p.SecretKey != ""
 }
 
 // agentsOf applies the suite's drop_caches to the agent settings.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
+	"github.com/storbench/storbench/internal/suite"
 )
 
 func init() { extraCommands = append(extraCommands, newS3Command) }
@@ -79,6 +80,14 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
 	f.BoolVar(&o.Keep, "keep", false, "keep created objects (same as --noclear)")
 	f.BoolVar(&o.SDK, "sdk", false, "send GET, PUT, HEAD and DELETE through minio-go instead of the lean HTTP/1.1 path [$STORBENCH_S3_SDK]")
+	nonZero(f, "concurrent", "")
+	nonZero(f, "obj.size", "the benchmark's default size")
+	nonZero(f, "objects", "the benchmark's default count")
+	nonZero(f, "host-limit", "the default (1024)")
+	nonZero(f, "duration", "")
+	nonZero(f, "autoterm.pct", "")
+	nonZero(f, "autoterm.dur", "")
+	nonZero(f, "rate", "a closed loop (no rate)")
 	switch op {
 	case "get", "mixed", "versioned":
 		f.BoolVar(&o.Range, "range", false, "GET a random byte range of each object")
@@ -96,12 +105,19 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
 		f.Float64Var(&o.StatDistrib, "stat-distrib", 30, "relative weight of STAT")
 		f.Float64Var(&o.PutDistrib, "put-distrib", 15, "relative weight of PUT")
 		f.Float64Var(&o.DelDistrib, "delete-distrib", 10, "relative weight of DELETE (at most --put-distrib)")
+		for _, d := range []string{"get-distrib", "stat-distrib", "put-distrib", "delete-distrib"} {
+			zeroMeans(f, d, "none of that operation")
+		}
 	case "multipart":
 		f.IntVar(&o.Parts, "parts", 20, "parts per upload")
 		f.StringVar(&o.PartSize, "part.size", "5MiB", "part size")
 		f.IntVar(&o.PartConcurrency, "part.concurrent", 4, "parts in flight per upload")
+		nonZero(f, "parts", "")
+		nonZero(f, "part.size", "")
+		nonZero(f, "part.concurrent", "")
 	case "delete":
 		f.IntVar(&o.Batch, "batch", 100, "objects per DELETE request")
+		nonZero(f, "batch", "")
 	}
 }
 
@@ -128,6 +144,21 @@ second, and request and first-byte latency percentiles from merged histograms.`,
 		Example: `  storbench s3 get --host 10.0.0.{1...4}:9000 --obj.size 4KiB --concurrent 16 --duration 30s
   STORBENCH_ACCESS_KEY=... STORBENCH_SECRET_KEY=... storbench s3 mixed --host s3:9000 --autoterm
   storbench s3 put --host s3:9000 --obj.size 64KiB --rate 500 --benchdata put.tsv.zst`,
+		// Only a benchmark name may follow "s3": anything else is an unknown
+		// benchmark, named as such, not a complaint about the flags after it.
+		Args:               cobra.ArbitraryArgs,
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			known := strings.Join(s3e.Ops, ", ")
+			if len(args) == 0 {
+				return usageErr("name a benchmark: storbench s3 %s (see 'storbench s3 --help')", strings.Join(s3e.Ops, "|"))
+			}
+			msg := fmt.Sprintf("unknown benchmark %q (known: %s)", args[0], known)
+			if s := suite.Suggest(args[0], s3e.Ops); s != "" {
+				msg = fmt.Sprintf("unknown benchmark %q (did you mean %q? known: %s)", args[0], s, known)
+			}
+			return usageErr("%s", msg)
+		},
 	}
 	for _, op := range s3e.Ops {
 		var o S3Options

@@ -110,6 +110,14 @@ type Planner interface {
 	Planned(p Phase) (time.Duration, error)
 }
 
+// Estimator is implemented by engines whose phases run until their work is
+// done (md), so their duration is not planned but estimated from a model,
+// for dry runs and --max-duration. EstimateModel says the model in a line.
+type Estimator interface {
+	Estimate(p Phase) (time.Duration, error)
+	EstimateModel() string
+}
+
 // Redactor is implemented by engines whose phases can carry secrets (s3
 // keys written into a suite): Redact returns the phase without them, for
 // anything that is written down (run.json).

@@ -45,3 +45,24 @@ func TestExpandBad(t *testing.T) {
 		t.Errorf("raised limit: %d %v", len(got), err)
 	}
 }
+
+func TestCheckName(t *testing.T) {
+	for _, ok := range []string{"client1", "node-01.rack_2.example.com", "s3.", "10.0.0.1", "::1", "fe80::1", "localhost", "local"} {
+		if err := CheckName(ok); err != nil {
+			t.Errorf("%q refused: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "bad host!", "-oProxyCommand=sh", "a..b", "client/1", "host-", "x\ny", strings.Repeat("a", 64)} {
+		if err := CheckName(bad); err == nil || !strings.Contains(err.Error(), "malformed") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	for _, bad := range []string{"127.0.0.1:99999", "127.0.0.1:", "h:0", "h:x", "h", "bad host:80"} {
+		if _, _, err := SplitHostPort(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if h, p, err := SplitHostPort("[::1]:9000"); err != nil || h != "::1" || p != 9000 {
+		t.Errorf("[::1]:9000: %s %d %v", h, p, err)
+	}
+}

@@ -1,8 +1,10 @@
 package suite
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -48,32 +50,84 @@ type Expanded struct {
 	Skipped []string
 }
 
-// Estimate sums the engines' planned durations of every phase.
+// Estimate sums every phase's planned or estimated duration (Planned).
 func (x *Expanded) Estimate() time.Duration {
 	var total time.Duration
 	for _, p := range x.Phases {
-		total += Planned(p)
+		d, _ := Planned(p)
+		if total > math.MaxInt64-d {
+			return time.Duration(math.MaxInt64)
+		}
+		total += d
 	}
 	return total
 }
 
-// Planned is one phase's planned duration, or 0 when its engine cannot tell.
-func Planned(p engine.Phase) time.Duration {
-	if e, err := engine.Lookup(p.Engine); err == nil {
-		if pl, ok := e.(engine.Planner); ok {
-			d, _ := pl.Planned(p)
-			return d
+// Planned is one phase's planned duration, or for engines whose phases run
+// until their work is done (md) an estimate from the engine's model
+// (estimated is then true), or 0 when the engine can tell neither.
+func Planned(p engine.Phase) (d time.Duration, estimated bool) {
+	e, err := engine.Lookup(p.Engine)
+	if err != nil {
+		return 0, false
+	}
+	if pl, ok := e.(engine.Planner); ok {
+		d, _ := pl.Planned(p)
+		return d, false
+	}
+	if es, ok := e.(engine.Estimator); ok {
+		d, _ := es.Estimate(p)
+		return d, true
+	}
+	return 0, false
+}
+
+// EstimateModels lists, once per engine, how the estimated durations of the
+// phases were computed.
+func (x *Expanded) EstimateModels() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range x.Phases {
+		if seen[p.Engine] {
+			continue
+		}
+		seen[p.Engine] = true
+		if e, err := engine.Lookup(p.Engine); err == nil {
+			if es, ok := e.(engine.Estimator); ok {
+				out = append(out, es.EstimateModel())
+			}
 		}
 	}
-	return 0
+	return out
+}
+
+// MaxPhases is the most engine phases a suite may expand to. The count is
+// made before anything is built, so iterations: 222222222 or a matrix of
+// millions of points is refused at once instead of filling memory; 10,000
+// phases of a few seconds each already run for more than a day.
+const MaxPhases = 10_000
+
+// ExpandOptions say what Expand may assume.
+type ExpandOptions struct {
+	// S3Configured says an S3 endpoint is available from the environment.
+	S3Configured bool
+	// PlanOnly expands for a dry run, which contacts nothing: s3 phases
+	// without an endpoint are planned, and the missing endpoint noted.
+	PlanOnly bool
 }
 
 // Expand turns the suite's phases into engine phases: every matrix point,
 // every iteration, and for fio every job file of the workload. Other engines
 // get their parameters as given plus the suite's defaults (dir for md, the s3
-// block for s3). Every phase is validated by its engine. s3Configured tells
-// whether an S3 endpoint is available from the environment.
-func (s *Suite) Expand(s3Configured bool) (*Expanded, error) {
+// block for s3). Every phase is validated by its engine. A suite of more
+// than MaxPhases is refused before anything is built; ctx ending (a signal)
+// stops the expansion with ctx's error.
+func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) {
+	if err := s.checkPhaseCount(o.S3Configured); err != nil {
+		return nil, err
+	}
+	s3Configured := o.S3Configured
+	noEndpoint := false // some s3 phase was planned without an endpoint
 	out := &Expanded{}
 	dirs := map[string]bool{}
 	names := map[string]int{}
@@ -91,6 +145,7 @@ func (s *Suite) Expand(s3Configured bool) (*Expanded, error) {
 		for k, v := range ps.Params {
 			base[k] = v
 		}
+		planNoHost := false
 		switch ps.Engine {
 		case "fio", "md":
 			if _, ok := base["dir"]; !ok {
@@ -105,9 +160,13 @@ func (s *Suite) Expand(s3Configured bool) (*Expanded, error) {
 					base[k] = v
 				}
 			}
-			if _, ok := base["host"]; !ok && !s3Configured && ps.Optional {
-				out.Skipped = append(out.Skipped, fmt.Sprintf("%s: s3 phase skipped: no S3 endpoint (set STORBENCH_HOST and keys, or s3: host: in the suite)", where))
-				continue
+			if !hasS3Host(base) && !s3Configured {
+				if ps.Optional {
+					out.Skipped = append(out.Skipped, fmt.Sprintf("%s: s3 phase skipped: no S3 endpoint (set STORBENCH_HOST and keys, or s3: host: in the suite)", where))
+					continue
+				}
+				planNoHost = o.PlanOnly
+				noEndpoint = noEndpoint || planNoHost
 			}
 		}
 		iters := max(ps.Iterations, 1)
@@ -134,8 +193,11 @@ func (s *Suite) Expand(s3Configured bool) (*Expanded, error) {
 				dirs[params["dir"].(string)] = true
 			}
 			for it := 1; it <= iters; it++ {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
 				l.Iteration = it
-				phases, groups, err := s.expandOne(where, ps, params)
+				phases, groups, err := s.expandOne(where, ps, params, planNoHost)
 				if err != nil {
 					return nil, err
 				}
@@ -152,7 +214,143 @@ func (s *Suite) Expand(s3Configured bool) (*Expanded, error) {
 		out.Dirs = append(out.Dirs, d)
 	}
 	sort.Strings(out.Dirs)
+	if noEndpoint {
+		out.Skipped = append(out.Skipped, "s3 phases have no S3 endpoint yet: set STORBENCH_HOST or host: in the suite's s3 block before running")
+	}
 	return out, nil
+}
+
+// hasS3Host reports s3 parameters that name an endpoint.
+func hasS3Host(params map[string]any) bool {
+	_, h := params["host"]
+	_, hs := params["hosts"]
+	return h || hs
+}
+
+// checkPhaseCount counts the phases the suite expands to, without building
+// them, and refuses more than MaxPhases. Counts saturate above the limit,
+// so no product overflows.
+func (s *Suite) checkPhaseCount(s3Configured bool) error {
+	const over = MaxPhases + 1
+	mul := func(a, b int64) int64 {
+		if a == 0 || b == 0 {
+			return 0
+		}
+		if a > over/b {
+			return over
+		}
+		return min(a*b, over)
+	}
+	var total int64
+	for _, ps := range s.Phases {
+		if ps.Engine == "s3" && ps.Optional && !s3Configured && !hasS3Host(ps.Params) && !hasS3Host(s.S3) {
+			continue
+		}
+		n := int64(max(ps.Iterations, 1))
+		points := int64(1)
+		for _, d := range ps.Matrix {
+			points = mul(points, int64(len(d.Values)))
+		}
+		n = mul(n, points)
+		jobs := 1
+		if ps.Engine == "fio" {
+			jobs = s.fioJobCount(ps)
+			n = mul(n, int64(jobs))
+		}
+		if n >= over {
+			pts := thousands(points)
+			if points >= over {
+				pts = "more than " + thousands(MaxPhases)
+			}
+			what := plural(int64(max(ps.Iterations, 1)), "iteration") + " x " + pts + " matrix point"
+			if pts != "1" {
+				what += "s"
+			}
+			if ps.Engine == "fio" {
+				what += " x " + plural(int64(jobs), "job file")
+			}
+			full, ok := exactCount(ps, s)
+			count := "more than " + thousands(MaxPhases)
+			if ok {
+				count = thousands(full)
+			}
+			return fmt.Errorf("%s:%d: this entry expands to %s phases (%s); a suite runs at most %s phases: split it or sweep fewer values",
+				s.Source, ps.Line, count, what, thousands(MaxPhases))
+		}
+		total += n // each n is at most MaxPhases: no overflow
+	}
+	if total > MaxPhases {
+		return fmt.Errorf("%s: the suite expands to %s phases; a suite runs at most %s phases: split it into several suites",
+			s.Source, thousands(total), thousands(MaxPhases))
+	}
+	return nil
+}
+
+// exactCount is an entry's phase count when it fits an int64, for the
+// error line.
+func exactCount(ps PhaseSpec, s *Suite) (int64, bool) {
+	n := int64(max(ps.Iterations, 1))
+	f := []int64{}
+	for _, d := range ps.Matrix {
+		f = append(f, int64(len(d.Values)))
+	}
+	if ps.Engine == "fio" {
+		f = append(f, int64(s.fioJobCount(ps)))
+	}
+	for _, x := range f {
+		if x != 0 && n > math.MaxInt64/x {
+			return 0, false
+		}
+		n *= x
+	}
+	return n, true
+}
+
+// fioJobCount is how many job files an fio entry runs per matrix point and
+// iteration: one for an inline job, else the workload's (the most of any
+// workload the matrix sweeps). A workload that cannot be read counts 1; the
+// expansion then says what is wrong with it.
+func (s *Suite) fioJobCount(ps PhaseSpec) int {
+	if _, inline := ps.Params["job"]; inline {
+		return 1
+	}
+	workloads := []any{ps.Params["workload"]}
+	for _, d := range ps.Matrix {
+		if d.Key == "workload" {
+			workloads = d.Values
+		}
+	}
+	most := 1
+	for _, w := range workloads {
+		str := "default"
+		if w != nil {
+			str = fmt.Sprint(w)
+		}
+		if strings.ContainsAny(str, "/.") && !filepath.IsAbs(str) {
+			str = filepath.Join(s.base, str)
+		}
+		if jobs, err := fio.LoadWorkload(str); err == nil {
+			most = max(most, len(jobs))
+		}
+	}
+	return most
+}
+
+// plural prints "1 iteration", "3 iterations".
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return thousands(n) + " " + what + "s"
+}
+
+// thousands prints n with comma separators: 10,000.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // phaseName is a phase's name in results: the group, the matrix point and
@@ -202,8 +400,9 @@ func points(m []Dim) [][]struct {
 }
 
 // expandOne makes the engine phases of one point and iteration, with the
-// group each belongs to.
-func (s *Suite) expandOne(where string, ps PhaseSpec, params map[string]any) ([]engine.Phase, []string, error) {
+// group each belongs to. noEndpoint validates an s3 phase as if it named
+// one (a dry run's plan).
+func (s *Suite) expandOne(where string, ps PhaseSpec, params map[string]any, noEndpoint bool) ([]engine.Phase, []string, error) {
 	if ps.Engine == "fio" {
 		phases, err := expandFio(where, ps, params, s.base)
 		if err != nil {
@@ -230,7 +429,17 @@ func (s *Suite) expandOne(where string, ps PhaseSpec, params map[string]any) ([]
 		}
 	}
 	p := engine.Phase{Name: name, Engine: ps.Engine, Params: b}
-	if err := engine.Validate(p); err != nil {
+	check := p
+	if noEndpoint {
+		withHost := map[string]any{"host": "endpoint.invalid:9000"}
+		for k, v := range params {
+			withHost[k] = v
+		}
+		if check.Params, err = json.Marshal(withHost); err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", where, err)
+		}
+	}
+	if err := engine.Validate(check); err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", where, err)
 	}
 	return []engine.Phase{p}, []string{name}, nil
@@ -312,6 +521,9 @@ func expandFio(where string, ps PhaseSpec, params map[string]any, base string) (
 			var n int
 			if n, err = toInt(v); err == nil {
 				o.Numjobs = n
+				if n < 1 {
+					err = fmt.Errorf("numjobs %d: want 1 or more; leave it out for the job files' own numjobs", n)
+				}
 			}
 		default:
 			if !matrixKeys[k] {

@@ -56,10 +56,10 @@ type Params struct {
 	UniqueDir bool `json:"unique_dir"`
 	// Workers is the number of workers on each host (-t); 0 means one per
 	// CPU.
-	Workers int `json:"workers"`
+	Workers int `json:"workers,omitempty"`
 	// Stonewall (-W) ends the create operations after this time; later
 	// operations work on what was created. 0 means no limit.
-	Stonewall Duration `json:"stonewall"`
+	Stonewall Duration `json:"stonewall,omitempty"`
 	// Random makes stat and read visit items in a random order.
 	Random bool `json:"random"`
 	// Sync flushes the target file system (syncfs(2)) at the end of every
@@ -99,7 +99,34 @@ func DecodeParams(raw json.RawMessage) (Params, error) {
 	if err := engine.DecodeStrict(raw, &p); err != nil {
 		return p, fmt.Errorf("md parameters: %v", fieldError(raw, err))
 	}
+	if err := checkGivenZero(raw, p); err != nil {
+		return p, err
+	}
 	return p, p.check()
+}
+
+// checkGivenZero refuses 0 given for a setting whose 0 stands for "not
+// given" (workers: one per CPU, stonewall: none, seed: from the clock): a
+// user who writes 0 means something, and would silently get the default.
+// The CLI leaves these keys out unless their flags are given.
+func checkGivenZero(raw json.RawMessage, p Params) error {
+	var given map[string]json.RawMessage
+	if json.Unmarshal(raw, &given) != nil {
+		return nil // DecodeStrict already read it; not an object cannot happen
+	}
+	for _, z := range []struct {
+		key, leftOut string
+		zero         bool
+	}{
+		{"workers", "one worker per CPU", p.Workers == 0},
+		{"stonewall", "no stonewall", p.Stonewall == 0},
+		{"seed", "a seed from the clock", p.Seed == 0},
+	} {
+		if _, ok := given[z.key]; ok && z.zero {
+			return fmt.Errorf("md: %s 0: zero makes no sense here; leave it out for %s", z.key, z.leftOut)
+		}
+	}
+	return nil
 }
 
 // fieldError names the key whose value a custom decoder refused; encoding/json

@@ -195,7 +195,35 @@ func DecodeParams(raw json.RawMessage) (Params, error) {
 	if err := engine.DecodeStrict(raw, &p); err != nil {
 		return p, fmt.Errorf("s3 params: %v", err)
 	}
+	var given map[string]json.RawMessage
+	if json.Unmarshal(raw, &given) == nil {
+		for _, z := range zeroRefused {
+			if _, ok := given[z.key]; ok && z.zero(&p) {
+				return p, fmt.Errorf("s3: %s 0: zero makes no sense here; leave %s (%s) out for %s", z.key, z.key, z.flag, z.leftOut)
+			}
+		}
+	}
 	return p, nil
+}
+
+// zeroRefused are the settings whose 0 would otherwise stand for "not
+// given" (and so the default) although a user who writes 0 means
+// something else: they are refused when given as 0.
+var zeroRefused = []struct {
+	key, flag, leftOut string
+	zero               func(*Params) bool
+}{
+	{"concurrent", "--concurrent", "the default (20)", func(p *Params) bool { return p.Concurrent == 0 }},
+	{"objects", "--objects", "the benchmark's default count", func(p *Params) bool { return p.Objects == 0 }},
+	{"host_limit", "--host-limit", "the default (1024)", func(p *Params) bool { return p.HostLimit == 0 }},
+	{"duration", "--duration", "the default (5m)", func(p *Params) bool { return p.Duration == 0 }},
+	{"autoterm_pct", "--autoterm.pct", "the default (7.5)", func(p *Params) bool { return p.AutoTermPct == 0 }},
+	{"autoterm_dur", "--autoterm.dur", "the default (10s)", func(p *Params) bool { return p.AutoTermDur == 0 }},
+	{"rate", "--rate", "a closed loop (no rate)", func(p *Params) bool { return p.Rate == 0 }},
+	{"batch", "--batch", "the default (100)", func(p *Params) bool { return p.Batch == 0 }},
+	{"parts", "--parts", "the default (20)", func(p *Params) bool { return p.Parts == 0 }},
+	{"part_size", "--part.size", "the default (5 MiB)", func(p *Params) bool { return p.PartSize == 0 }},
+	{"part_concurrency", "--part.concurrent", "the default (4)", func(p *Params) bool { return p.PartConcurrency == 0 }},
 }
 
 func ptr(f float64) *float64 { return &f }
@@ -233,6 +261,9 @@ func resolve(p Params, getenv func(string) string) (*config, error) {
 	for _, e := range eps {
 		if strings.Contains(e, "://") || strings.Contains(e, "/") {
 			return nil, fmt.Errorf("s3: host %q: give host:port without a scheme or path (use --tls for https)", e)
+		}
+		if _, _, err := hosts.SplitHostPort(e); err != nil {
+			return nil, fmt.Errorf("s3: --host %v", err)
 		}
 	}
 	c.endpoints = eps

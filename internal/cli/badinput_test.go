@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Bad input gets one line naming what to fix, exit 2, and no results folder,
+// whatever the command. Each case was a defect: a wrong exit code, a
+// message that did not say what was wrong, or a run that should not have
+// started.
+func TestBadInputIsOneLineExit2(t *testing.T) {
+	needFio(t)
+	tmp := t.TempDir()
+	badJob := workloadDir(t, map[string]string{"a": quickJob("sideways", "")})
+	notes := filepath.Join(tmp, "notes.txt")
+	_ = os.WriteFile(notes, []byte("meeting at 10\n"), 0o644)
+	s3Suite := writeSuite(t, "name: nokeys\nphases:\n  - s3: {op: get, duration: 1s, objects: 5}\n")
+	keys := map[string]string{"STORBENCH_ACCESS_KEY": "a", "STORBENCH_SECRET_KEY": "b"}
+	for _, c := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		// inTemp runs the case in an empty working directory, which must
+		// stay empty.
+		inTemp bool
+		want   []string
+	}{
+		{"suite s3 phase without keys", []string{"run", s3Suite}, map[string]string{"STORBENCH_HOST": "127.0.0.1:1"}, false,
+			[]string{"s3-get", "STORBENCH_ACCESS_KEY", "STORBENCH_SECRET_KEY"}},
+		{"s3 port out of range", []string{"s3", "get", "--host", "127.0.0.1:99999"}, keys, false,
+			[]string{"127.0.0.1:99999", "port"}},
+		{"s3 endpoint without port", []string{"s3", "get", "--host", "127.0.0.1:"}, keys, false,
+			[]string{"127.0.0.1:", "port"}},
+		{"s3 benchdata in a missing directory", []string{"s3", "put", "--host", "127.0.0.1:1", "--benchdata", "/nonexistent/x"}, keys, false,
+			[]string{"--benchdata", "/nonexistent"}},
+		{"s3 benchdata over an existing file", []string{"s3", "put", "--host", "127.0.0.1:1", "--benchdata", notes}, keys, false,
+			[]string{"--benchdata", "exists"}},
+		{"job file fio rejects", []string{"fio", "-d", tmp, "-w", badJob}, nil, false,
+			[]string{"fio rejects", "rw=sideways"}},
+		{"unknown s3 benchmark", []string{"s3", "copy", "--host", "x"}, nil, false,
+			[]string{`unknown benchmark "copy"`, "get, put"}},
+		{"agent --tls-cert without --tls-key", []string{"agent", "--tls-cert", filepath.Join(tmp, "cert.pem")}, nil, false,
+			[]string{"--tls-cert needs --tls-key"}},
+		{"controller --tls-cert without --tls-key", []string{"md", "-d", tmp, "--tls-cert", filepath.Join(tmp, "cert.pem"), "10.255.255.1"}, nil, false,
+			[]string{"--tls-cert needs --tls-key"}},
+		{"analyze a file that is not benchdata", []string{"analyze", notes}, nil, false,
+			[]string{notes, "benchdata"}},
+		{"md with an empty -d", []string{"md", "-d", "", "-n", "5"}, nil, true,
+			[]string{"-d/--directory", "empty"}},
+		{"fio with an empty -d", []string{"fio", "-d", "", "-w", badJob}, nil, true,
+			[]string{"-d/--directory", "empty"}},
+		{"malformed host argument", []string{"md", "-d", tmp, "-n", "5", "bad host!"}, nil, false,
+			[]string{`"bad host!"`, "malformed"}},
+		{"malformed agent", []string{"fio", "-d", tmp, "--agents", "client/1:7761"}, nil, false,
+			[]string{`"client/1"`, "malformed"}},
+		{"host that would be an ssh option", []string{"md", "-d", tmp, "-n", "5", "--ssh", "--", "-oProxyCommand=sh"}, nil, false,
+			[]string{`"-oProxyCommand=sh"`, "malformed"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			results := t.TempDir()
+			if c.inTemp {
+				t.Chdir(t.TempDir())
+			}
+			st, out := testState()
+			st.Getenv = func(k string) string { return c.env[k] }
+			args := c.args
+			if args[0] != "agent" && args[0] != "analyze" {
+				at := 1 // after the command, before any "--"
+				if args[0] == "s3" {
+					at = 2
+				}
+				args = append(append(append([]string(nil), args[:at]...), "--results", results), args[at:]...)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := Execute(ctx, st, args)
+			if ExitCode(err) != ExitUsage {
+				t.Fatalf("exit %d (%v), want %d\n%s", ExitCode(err), err, ExitUsage, out)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("not one line: %q", msg)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%q does not say %q", msg, w)
+				}
+			}
+			if ents, _ := os.ReadDir(results); len(ents) != 0 {
+				t.Errorf("a results folder was made: %v", ents)
+			}
+			if c.inTemp {
+				if ents, _ := os.ReadDir("."); len(ents) != 0 {
+					t.Errorf("the working directory was used: %v", ents)
+				}
+			}
+		})
+	}
+}

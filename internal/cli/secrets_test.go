@@ -1,0 +1,248 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/s3test"
+	"github.com/storbench/storbench/internal/testutil"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// storbenchBin builds the storbench binary once per test run, for tests
+// that run it as a real process.
+func storbenchBin(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		root, err := s3test.RepoRoot()
+		if err != nil {
+			binErr = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "storbench-cli-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "storbench")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/storbench")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v: %s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+func freeLoopbackPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, p, _ := net.SplitHostPort(l.Addr().String())
+	return p
+}
+
+// leaks lists every place under dir (files, recursively) and every named
+// text that holds one of the secrets.
+func leaks(dir string, texts map[string]string, secrets []string) []string {
+	var found []string
+	check := func(where string, data []byte) {
+		for _, s := range secrets {
+			if bytes.Contains(data, []byte(s)) {
+				found = append(found, fmt.Sprintf("%s holds %q", where, s))
+			}
+		}
+	}
+	if dir != "" {
+		_ = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && fi.Mode().IsRegular() {
+				data, _ := os.ReadFile(p)
+				check(p, data)
+			}
+			return nil
+		})
+	}
+	for name, text := range texts {
+		check(name, []byte(text))
+	}
+	return found
+}
+
+// startAgents starts n agent processes on loopback ports with the given
+// extra flags and returns their addresses and combined output.
+func startAgents(t *testing.T, bin string, n int, env []string, flags ...string) ([]string, *testutil.Buffer) {
+	t.Helper()
+	logs := &testutil.Buffer{}
+	var addrs []string
+	for range n {
+		addr := "127.0.0.1:" + freeLoopbackPort(t)
+		cmd := exec.Command(bin, append([]string{"agent", "--listen", addr, "-vvv"}, flags...)...)
+		cmd.Env = env
+		cmd.Stdout, cmd.Stderr = logs, logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		addrs = append(addrs, addr)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) && strings.Count(logs.String(), "listening on") < n {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if strings.Count(logs.String(), "listening on") < n {
+		t.Fatalf("agents did not start:\n%s", logs)
+	}
+	return addrs, logs
+}
+
+// A secret never reaches a file of the results folder, a git commit made
+// with --git-commit, the output at -vvv (controller and agents), the dry-run
+// plan or an ssh command line, whichever way it is given: --secret-key S,
+// --secret-key=S, STORBENCH_SECRET_KEY, a suite's s3 secret_key, an agent's
+// --s3-credentials-file, the agents' --token-file, the one-run token of
+// --ssh. Access keys are held to the same rule: the s3 engine treats them
+// as secret (RedactPhase blanks both).
+func TestSecretsNeverWritten(t *testing.T) {
+	bin := storbenchBin(t)
+	srv := s3test.StartT(t, s3test.Options{IAM: true})
+	user := func(tag string) (string, string) {
+		ak, sk := "AKsb"+tag+"Q7x", "SKsb"+tag+"Zsecret9"
+		if err := srv.CreateUser(ak, sk, "admin"); err != nil {
+			t.Fatal(err)
+		}
+		return ak, sk
+	}
+	baseEnv := func() []string {
+		var env []string
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "STORBENCH_") {
+				env = append(env, kv)
+			}
+		}
+		return env
+	}
+	stat := []string{"s3", "stat", "--host", srv.Endpoint, "--objects", "10", "--duration", "1s", "--concurrent", "2", "-vvv"}
+	run := func(t *testing.T, env []string, wantOK bool, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if (err == nil) != wantOK {
+			t.Fatalf("storbench %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	check := func(t *testing.T, dir string, texts map[string]string, secrets ...string) {
+		t.Helper()
+		for _, l := range leaks(dir, texts, secrets) {
+			t.Error(l)
+		}
+	}
+
+	t.Run("--secret-key S", func(t *testing.T) {
+		ak, sk := user("flag")
+		res := t.TempDir()
+		out := run(t, baseEnv(), true, append(stat, "--bucket", "sflag", "--results", res, "--access-key", ak, "--secret-key", sk)...)
+		check(t, res, map[string]string{"output": out}, ak, sk)
+	})
+	t.Run("--secret-key=S", func(t *testing.T) {
+		ak, sk := user("equals")
+		res := t.TempDir()
+		out := run(t, baseEnv(), true, append(stat, "--bucket", "sequals", "--results", res, "--access-key="+ak, "--secret-key="+sk)...)
+		check(t, res, map[string]string{"output": out}, ak, sk)
+	})
+	t.Run("wrong --secret-key in an error", func(t *testing.T) {
+		ak, _ := user("wrong")
+		res := t.TempDir()
+		out := run(t, baseEnv(), false, append(stat, "--bucket", "swrong", "--results", res, "--access-key", ak, "--secret-key", "SKsbNotTheRightOne5")...)
+		check(t, res, map[string]string{"output": out}, ak, "SKsbNotTheRightOne5")
+	})
+	t.Run("STORBENCH_SECRET_KEY", func(t *testing.T) {
+		ak, sk := user("env")
+		res := t.TempDir()
+		env := append(baseEnv(), "STORBENCH_ACCESS_KEY="+ak, "STORBENCH_SECRET_KEY="+sk)
+		out := run(t, env, true, append(stat, "--bucket", "senv", "--results", res)...)
+		check(t, res, map[string]string{"output": out}, ak, sk)
+	})
+	t.Run("suite s3 secret_key", func(t *testing.T) {
+		ak, sk := user("suite")
+		repo := t.TempDir()
+		if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+			t.Skipf("git init: %v %s", err, out)
+		}
+		suite := writeSuite(t, fmt.Sprintf("name: secrets\ns3: {host: %q, bucket: ssuite, access_key: %s, secret_key: %s}\n"+
+			"phases:\n  - s3: {op: stat, objects: 10, duration: 1s, concurrent: 2}\n", srv.Endpoint, ak, sk))
+		res := t.TempDir()
+		dry := run(t, baseEnv(), true, "run", "--dry-run", "-vvv", suite)
+		if !strings.Contains(dry, `"op": "stat"`) {
+			t.Fatalf("the dry run at -v does not print the plan:\n%s", dry)
+		}
+		out := run(t, baseEnv(), true, "run", suite, "--results", res, "--git-commit", repo, "-vvv")
+		log, _ := exec.Command("git", "-C", repo, "log", "-p").CombinedOutput()
+		check(t, res, map[string]string{"dry run": dry, "output": out, "git log": string(log)}, ak, sk)
+	})
+	t.Run("agents: --s3-credentials-file and --token-file", func(t *testing.T) {
+		ak, sk := user("agent")
+		dir := t.TempDir()
+		token, creds := filepath.Join(dir, "token"), filepath.Join(dir, "creds")
+		const tok = "TOKsbAgentsShare42"
+		_ = os.WriteFile(token, []byte(tok+"\n"), 0o600)
+		_ = os.WriteFile(creds, []byte("STORBENCH_ACCESS_KEY="+ak+"\nSTORBENCH_SECRET_KEY="+sk+"\n"), 0o600)
+		addrs, logs := startAgents(t, bin, 3, baseEnv(), "--token-file", token, "--s3-credentials-file", creds)
+		res := t.TempDir()
+		out := run(t, baseEnv(), true, append(stat, "--bucket", "sagents", "--results", res, "--token-file", token, "--agents", strings.Join(addrs, ","))...)
+		check(t, res, map[string]string{"output": out, "agents' output": logs.String()}, ak, sk, tok)
+	})
+	t.Run("--ssh one-run token", func(t *testing.T) {
+		if _, err := exec.LookPath("python3"); err != nil {
+			t.Skip("the ssh stand-in needs python3")
+		}
+		fake, err := filepath.Abs("../cluster/testdata/fake-ssh")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ak, sk := user("ssh")
+		dir := t.TempDir()
+		pathDir, capture := filepath.Join(dir, "bin"), filepath.Join(dir, "stdin")
+		_ = os.MkdirAll(pathDir, 0o755)
+		// The stand-in keeps what the controller sends an agent on stdin,
+		// where the one-run token travels, so the test knows the token.
+		wrapper := "#!/bin/sh\ncase \"$*\" in\n*' agent --listen '*) tee -a " + capture + " | python3 " + fake + " \"$@\";;\n*) exec python3 " + fake + " \"$@\";;\nesac\n"
+		if err := os.WriteFile(filepath.Join(pathDir, "ssh"), []byte(wrapper), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sshLog := filepath.Join(dir, "ssh.log")
+		env := append(baseEnv(), "PATH="+pathDir+":"+os.Getenv("PATH"), "FAKESSH_LOG="+sshLog, "FAKESSH_HOMES="+filepath.Join(dir, "homes"),
+			"STORBENCH_ACCESS_KEY="+ak, "STORBENCH_SECRET_KEY="+sk)
+		res := t.TempDir()
+		out := run(t, env, true, append(stat, "--bucket", "sssh", "--results", res, "--ssh",
+			"--agents", "nodeA:"+freeLoopbackPort(t)+",nodeB:"+freeLoopbackPort(t))...)
+		sent, _ := os.ReadFile(capture)
+		tokens := regexp.MustCompile(`(?m)^[0-9a-f]{64}$`).FindAllString(string(sent), -1)
+		if len(tokens) != 2 {
+			t.Fatalf("want the one-run token sent to 2 agents, saw %d:\n%s", len(tokens), sent)
+		}
+		calls, _ := os.ReadFile(sshLog)
+		check(t, res, map[string]string{"output": out, "ssh command lines": string(calls)}, ak, sk, tokens[0])
+	})
+}
