@@ -25,7 +25,10 @@ func newMergeCommand(st *State) *cobra.Command {
 same time into one results folder, as if one run had used every client.
 Phases are matched by name; each keeps only the time in which every client was
 running (throughput totals are what was done inside it), histograms are added
-so percentiles stay exact, and every host's own result is kept.`,
+so percentiles stay exact, and every host's own result is kept. The same run
+given twice, one host in a phase of two results, or a result with no phase in
+common with the others is refused: each would count a client twice or merge
+nothing.`,
 		Example: `  storbench merge client1/results/RUN client2/results/RUN -o merged`,
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
