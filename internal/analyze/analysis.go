@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -169,16 +170,24 @@ func (o Options) record() AnalysisOptions {
 	return AnalysisOptions{Op: o.Op, Host: o.Host, SkipS: o.Skip.Seconds(), SegmentS: o.segment().Seconds()}
 }
 
-// ReadPhaseHosts reads the result.json of every host of a phase that left
-// one (lost hosts did not).
-func ReadPhaseHosts(dir string, ps *results.PhaseSummary) []*engine.HostResult {
+// ReadPhaseHosts reads the result.json of every host of a phase that
+// finished it. Hosts lost mid-phase left none, nor did phases that never
+// ran (they have no per-host figures); any other host's file that is
+// missing or damaged is an error naming it, never a phase silently read
+// with fewer hosts.
+func ReadPhaseHosts(dir string, ps *results.PhaseSummary) ([]*engine.HostResult, error) {
 	var out []*engine.HostResult
-	for _, h := range ps.Hosts {
-		if hr, err := results.ReadHostResult(dir, ps.Dir, h); err == nil {
-			out = append(out, hr)
+	for _, h := range ps.PerHost {
+		if slices.Contains(ps.LostHosts, h.Host) {
+			continue
 		}
+		hr, err := results.ReadHostResult(dir, ps.Dir, h.Host)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, hr)
 	}
-	return out
+	return out, nil
 }
 
 // AnalyzeFolder analyses every phase of a results folder from its hosts'
@@ -193,7 +202,10 @@ func AnalyzeFolder(dir string, o Options) (*Analysis, error) {
 	hostSeen := false
 	for i := range sum.Phases {
 		ps := &sum.Phases[i]
-		hosts := ReadPhaseHosts(dir, ps)
+		hosts, err := ReadPhaseHosts(dir, ps)
+		if err != nil {
+			return nil, err
+		}
 		if o.Host != "" {
 			var keep []*engine.HostResult
 			for _, h := range hosts {

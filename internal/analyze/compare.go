@@ -118,7 +118,11 @@ func ReadPhases(dir string) (*results.Summary, []PhaseData, error) {
 	}
 	out := make([]PhaseData, len(sum.Phases))
 	for i := range sum.Phases {
-		out[i] = PhaseData{Summary: sum.Phases[i], Hosts: ReadPhaseHosts(dir, &sum.Phases[i])}
+		hosts, err := ReadPhaseHosts(dir, &sum.Phases[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		out[i] = PhaseData{Summary: sum.Phases[i], Hosts: hosts}
 	}
 	return sum, out, nil
 }

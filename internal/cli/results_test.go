@@ -82,3 +82,44 @@ func TestMergeRefusesTheSameRunTwiceAndNothingInCommon(t *testing.T) {
 		})
 	}
 }
+
+// A host's result.json that is missing, cut short or not JSON is named, and
+// analyze, report and compare fail with exit code 2 instead of printing
+// "0 host(s)" and succeeding.
+func TestUnreadableHostResultIsNamed(t *testing.T) {
+	const file = "01-randrw/hosts/vm/result.json"
+	for _, damage := range []struct {
+		name string
+		do   func(path string) error
+	}{
+		{"missing", os.Remove},
+		{"cut short", func(p string) error { return os.Truncate(p, 100) }},
+		{"empty", func(p string) error { return os.Truncate(p, 0) }},
+		{"not JSON", func(p string) error { return os.WriteFile(p, []byte("<html>"), 0o644) }},
+	} {
+		t.Run(damage.name, func(t *testing.T) {
+			dir := copyResults(t, "fio-a")
+			if err := damage.do(filepath.Join(dir, file)); err != nil {
+				t.Fatal(err)
+			}
+			other := filepath.Join(testResults, "fio-b")
+			for _, args := range [][]string{
+				{"analyze", dir},
+				{"analyze", "--json", dir},
+				{"report", dir},
+				{"compare", dir, other},
+				{"compare", other, dir},
+				{"report", other, dir, "-o", filepath.Join(t.TempDir(), "r.html")},
+			} {
+				st, out := testState()
+				err := Execute(context.Background(), st, args)
+				if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), filepath.Join(dir, file)) || strings.Contains(err.Error(), "\n") {
+					t.Errorf("%v: err %v (exit %d), want exit 2 and one line naming %s\n%s", args[0], err, ExitCode(err), file, out)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "report.html")); err == nil {
+				t.Error("report wrote report.html from a folder it could not read")
+			}
+		})
+	}
+}

@@ -9,7 +9,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -283,15 +285,20 @@ func ReadRunInfo(dir string) (*RunInfo, error) {
 	return &r, nil
 }
 
-// ReadHostResult reads one host's result.json of a phase.
+// ReadHostResult reads one host's result.json of a phase. Its errors name
+// the file.
 func ReadHostResult(dir, phaseDir, host string) (*engine.HostResult, error) {
-	b, err := os.ReadFile(filepath.Join(dir, phaseDir, "hosts", SafeName(host), "result.json"))
+	path := filepath.Join(dir, phaseDir, "hosts", SafeName(host), "result.json")
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s is missing: host %s's figures of phase %s cannot be read", path, host, phaseDir)
+	}
 	if err != nil {
 		return nil, err
 	}
 	var h engine.HostResult
 	if err := json.Unmarshal(b, &h); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s is damaged (%v): host %s's figures of phase %s cannot be read", path, err, host, phaseDir)
 	}
 	return &h, nil
 }
