@@ -47,7 +47,9 @@ type Analysis struct {
 	// Requests is the number of request lines read from a benchdata file.
 	Requests uint64          `json:"requests,omitempty"`
 	Options  AnalysisOptions `json:"options"`
-	Phases   []PhaseAnalysis `json:"phases"`
+	// Notes are said of the whole result (a run that never finished).
+	Notes  []string        `json:"notes,omitempty"`
+	Phases []PhaseAnalysis `json:"phases"`
 }
 
 // AnalysisOptions are the options as recorded in an analysis.
@@ -199,6 +201,9 @@ func AnalyzeFolder(dir string, o Options) (*Analysis, error) {
 		return nil, err
 	}
 	a := &Analysis{Source: filepath.Base(filepath.Clean(dir)), Kind: "results", RunID: sum.RunID, Name: sum.Name, Options: o.record()}
+	if sum.Status == results.StatusRunning {
+		a.Notes = append(a.Notes, results.NeverFinishedNote)
+	}
 	hostSeen := false
 	for i := range sum.Phases {
 		ps := &sum.Phases[i]

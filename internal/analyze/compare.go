@@ -49,6 +49,8 @@ type Comparison struct {
 	// OnlyBefore and OnlyAfter are phases present in one result only.
 	OnlyBefore []string `json:"only_before,omitempty"`
 	OnlyAfter  []string `json:"only_after,omitempty"`
+	// Notes are said of either result (one that never finished).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Slower reports whether any figure got slower.
@@ -161,16 +163,24 @@ func groupPhases(ps []PhaseData) ([]string, map[string][]PhaseData) {
 
 // CompareFolders compares two results folders.
 func CompareFolders(before, after string, o CompareOptions) (*Comparison, error) {
-	_, a, err := ReadPhases(before)
+	sa, a, err := ReadPhases(before)
 	if err != nil {
 		return nil, err
 	}
-	_, b, err := ReadPhases(after)
+	sb, b, err := ReadPhases(after)
 	if err != nil {
 		return nil, err
 	}
 	c := Compare(a, b, o)
 	c.Before, c.After = baseName(before), baseName(after)
+	for _, x := range []struct {
+		name string
+		sum  *results.Summary
+	}{{c.Before, sa}, {c.After, sb}} {
+		if x.sum.Status == results.StatusRunning {
+			c.Notes = append(c.Notes, x.name+": "+results.NeverFinishedNote)
+		}
+	}
 	ra, errA := results.ReadRunInfo(before)
 	rb, errB := results.ReadRunInfo(after)
 	if errA == nil && errB == nil {

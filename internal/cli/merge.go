@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,10 +54,17 @@ func runMerge(_ context.Context, st *State, out string, inputs []string) error {
 		if f != nil {
 			os.RemoveAll(f.Path)
 		}
+		var u *results.UnsavedError
+		if errors.As(err, &u) {
+			return fmt.Errorf("merge: %v", u.Err) // a full disk: nothing was left behind
+		}
 		return asUsage(err)
 	}
-	if err := report.WriteFolderHTML(f.Path); err != nil {
+	if b, err := report.HTMLFolder(f.Path, ""); err != nil {
 		st.logf(0, "report.html: %v", err)
+	} else if err := f.Save("report.html", b); err != nil {
+		os.RemoveAll(f.Path)
+		return fmt.Errorf("merge: report.html not saved: %v", err)
 	}
 	if err := os.Rename(f.Path, out); err != nil {
 		return err

@@ -74,6 +74,9 @@ func AnalysisText(w io.Writer, a *analyze.Analysis) {
 		fmt.Fprintf(w, ", first %s of each operation skipped", seconds(a.Options.SkipS))
 	}
 	fmt.Fprintln(w)
+	for _, n := range a.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	for _, p := range a.Phases {
 		fmt.Fprintf(w, "\n== Phase %s (%s", p.Name, p.Engine)
 		if p.Status != "" && p.Status != results.StatusCompleted {
@@ -139,6 +142,9 @@ func opAnalysisText(w io.Writer, in string, o analyze.OpAnalysis, scope string) 
 func AnalysisMarkdown(w io.Writer, a *analyze.Analysis) {
 	fmt.Fprintf(w, "# Analysis of %s\n\n", a.Source)
 	fmt.Fprintf(w, "Segments of %s; skip %s. Latency percentiles from merged histograms.\n", seconds(a.Options.SegmentS), seconds(a.Options.SkipS))
+	for _, n := range a.Notes {
+		fmt.Fprintf(w, "\n> Note: %s\n", n)
+	}
 	for _, p := range a.Phases {
 		fmt.Fprintf(w, "\n## %s (%s)\n\n", p.Name, p.Engine)
 		fmt.Fprintln(w, "| Host | Op | Window | Throughput | Ops/s | Fastest | Median | Slowest | Lat mean | p50 | p99 | p99.9 | Errors |")

@@ -8,8 +8,6 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -79,6 +77,7 @@ type htmlCmpRow struct {
 
 type htmlData struct {
 	Title, RunID, Status, Started, Ended string
+	Notes                                []string
 	Env                                  []kv
 	Plan                                 string
 	Headlines                            []kv
@@ -95,6 +94,12 @@ type htmlData struct {
 func HTML(w io.Writer, in HTMLInput) error {
 	s := in.Summary
 	d := htmlData{Title: "storbench run " + s.Name, RunID: s.RunID, Status: s.Status, Started: fmtTime(s.StartedAt), Ended: fmtTime(s.EndedAt)}
+	if s.Status == results.StatusRunning {
+		d.Notes = append(d.Notes, results.NeverFinishedNote)
+	}
+	if in.Compare != nil {
+		d.Notes = append(d.Notes, in.Compare.Notes...)
+	}
 	if r := in.Run; r != nil {
 		d.Env = append(d.Env, kv{"Command line", strings.Join(r.CommandLine, " ")},
 			kv{"storbench", r.Versions.Storbench}, kv{"Go", r.Versions.Go}, kv{"fio", r.Versions.Fio}, kv{"Kernel", r.Versions.Kernel})
@@ -338,18 +343,4 @@ func compact(v float64) string {
 		return fmt.Sprintf("%.3gk", v/1e3)
 	}
 	return fmt.Sprintf("%.4g", v)
-}
-
-// WriteFolderHTML writes report.html into a results folder, as every run
-// does at its end.
-func WriteFolderHTML(dir string) error {
-	b, err := HTMLFolder(dir, "")
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(dir, "report.html.tmp")
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, "report.html"))
 }

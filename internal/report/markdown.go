@@ -17,6 +17,9 @@ func Markdown(s *results.Summary) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# storbench run %s\n\n", s.Name)
 	fmt.Fprintf(&b, "Run `%s`, status **%s**, started %s.\n", s.RunID, s.Status, s.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
+	if s.Status == results.StatusRunning {
+		fmt.Fprintf(&b, "\n> Note: %s.\n", results.NeverFinishedNote)
+	}
 
 	var fio, md, other []results.PhaseSummary
 	for _, p := range s.Phases {
