@@ -151,8 +151,8 @@ func mergePhase(name, eng string, hosts []*engine.HostResult) (results.PhaseSumm
 		if o.Rate != nil {
 			continue // md: rates per iteration, mdtest's way
 		}
-		v := sums[o.Op]
-		o.DurationS, o.BwBytesPerS, o.OpsPerS = d, v[0]/d, v[1]/d
+		o.DurationS = d
+		o.BwBytesPerS, o.OpsPerS = results.WindowRates(sums[o.Op], o.Bytes, d)
 	}
 	return ps, nil
 }

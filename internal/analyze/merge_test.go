@@ -58,12 +58,15 @@ func TestMergeKeepsOverlapAddsHistograms(t *testing.T) {
 	}
 	o := p.Ops[0]
 	// Inside the 6 s in common both clients did 100 ops/s each.
-	if o.OpsPerS != 200 || o.BwBytesPerS != 200_000 || o.DurationS != 6 {
-		t.Errorf("totals %v ops/s %v B/s over %v s, want 200, 200000, 6", o.OpsPerS, o.BwBytesPerS, o.DurationS)
+	if o.OpsPerS == nil || o.BwBytesPerS == nil || o.Lat == nil {
+		t.Fatalf("totals lack ops/s, B/s or latency: %+v", o)
+	}
+	if *o.OpsPerS != 200 || *o.BwBytesPerS != 200_000 || o.DurationS != 6 {
+		t.Errorf("totals %v ops/s %v B/s over %v s, want 200, 200000, 6", *o.OpsPerS, *o.BwBytesPerS, o.DurationS)
 	}
 	// Histograms added: 1000 requests at 1 ms and 1000 at 2 ms.
-	if o.Ops != 2000 || o.LatNsP50 > 1_010_000 || o.LatNsP99 < 1_990_000 {
-		t.Errorf("merged histogram: %d ops, p50 %d p99 %d", o.Ops, o.LatNsP50, o.LatNsP99)
+	if o.Ops != 2000 || o.Lat.P50Ns > 1_010_000 || o.Lat.P99Ns < 1_990_000 {
+		t.Errorf("merged histogram: %d ops, p50 %d p99 %d", o.Ops, o.Lat.P50Ns, o.Lat.P99Ns)
 	}
 	if _, err := results.ReadHostResult(f.Path, p.Dir, p.Hosts[1]); err != nil {
 		t.Errorf("second client's result not kept: %v", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -78,7 +79,21 @@ func runMerge(_ context.Context, st *State, out string, inputs []string) error {
 		}
 		fmt.Fprintln(st.Stdout, "):")
 		for _, o := range ps.Ops {
-			fmt.Fprintf(st.Stdout, "    %s: %s, %s, p99 %s\n", o.Op, units.Bandwidth(o.BwBytesPerS), units.Rate(o.OpsPerS, "ops/s"), units.Latency(float64(o.LatNsP99)))
+			// Only what was measured: no byte throughput for operations
+			// that move no bytes, no latency a job did not record.
+			var parts []string
+			if o.BwBytesPerS != nil {
+				parts = append(parts, units.Bandwidth(*o.BwBytesPerS))
+			}
+			if o.OpsPerS != nil {
+				parts = append(parts, units.Rate(*o.OpsPerS, "ops/s"))
+			}
+			if o.Lat != nil {
+				parts = append(parts, "p99 "+units.Latency(float64(o.Lat.P99Ns)))
+			} else {
+				parts = append(parts, "latency not recorded")
+			}
+			fmt.Fprintf(st.Stdout, "    %s: %s\n", o.Op, strings.Join(parts, ", "))
 		}
 	}
 	fmt.Fprintf(st.Stdout, "merged %d results into %s\n", len(inputs), out)

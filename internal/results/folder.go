@@ -384,10 +384,77 @@ func ReadSummary(dir string) (*Summary, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("%s/summary.json: %v", dir, err)
 	}
+	if s.SchemaVersion < 2 {
+		if err := upgradeV1(b, &s); err != nil {
+			return nil, fmt.Errorf("%s/summary.json: %v", dir, err)
+		}
+	}
 	if r, err := ReadRunInfo(dir); err == nil && r.Status == StatusRunning {
 		s.Status = StatusRunning
 	}
 	return &s, nil
+}
+
+// opV1 is what version 1 of summary.json wrote of an operation where
+// version 2 differs: flat latency fields, and 0 for figures not measured.
+type opV1 struct {
+	LatNsMean   float64 `json:"lat_ns_mean"`
+	LatNsStddev float64 `json:"lat_ns_stddev"`
+	LatNsMin    int64   `json:"lat_ns_min"`
+	LatNsMax    int64   `json:"lat_ns_max"`
+	LatNsP50    int64   `json:"lat_ns_p50"`
+	LatNsP90    int64   `json:"lat_ns_p90"`
+	LatNsP99    int64   `json:"lat_ns_p99"`
+	LatNsP995   int64   `json:"lat_ns_p99_5"`
+	LatNsP999   int64   `json:"lat_ns_p99_9"`
+}
+
+// upgradeV1 reads a version 1 summary.json (b) into s, read as version 2:
+// latency moves into Lat, where any was recorded, and the 0 that version
+// 1 wrote for a figure not measured becomes absent.
+func upgradeV1(b []byte, s *Summary) error {
+	var v1 struct {
+		Phases []struct {
+			Ops     []opV1 `json:"ops"`
+			PerHost []struct {
+				Ops []opV1 `json:"ops"`
+			} `json:"per_host"`
+		} `json:"phases"`
+	}
+	if err := json.Unmarshal(b, &v1); err != nil {
+		return err
+	}
+	fix := func(o *OpSummary, old opV1) {
+		if old.LatNsMean != 0 || old.LatNsMax != 0 || old.LatNsP50 != 0 {
+			o.Lat = &LatencySummary{MeanNs: old.LatNsMean, StddevNs: old.LatNsStddev, MinNs: old.LatNsMin, MaxNs: old.LatNsMax,
+				P50Ns: old.LatNsP50, P90Ns: old.LatNsP90, P99Ns: old.LatNsP99, P995Ns: old.LatNsP995, P999Ns: old.LatNsP999}
+		}
+		if o.Bytes == 0 {
+			o.BwBytesPerS = nil
+		}
+		if o.OpsPerS != nil && *o.OpsPerS == 0 && o.DurationS == 0 {
+			o.OpsPerS = nil
+		}
+	}
+	for i := range s.Phases {
+		if i >= len(v1.Phases) {
+			break
+		}
+		p, old := &s.Phases[i], v1.Phases[i]
+		for j := range p.Ops {
+			if j < len(old.Ops) {
+				fix(&p.Ops[j], old.Ops[j])
+			}
+		}
+		for h := range p.PerHost {
+			for j := range p.PerHost[h].Ops {
+				if h < len(old.PerHost) && j < len(old.PerHost[h].Ops) {
+					fix(&p.PerHost[h].Ops[j], old.PerHost[h].Ops[j])
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // ReadRunInfo reads run.json from a results folder.
