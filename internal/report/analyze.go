@@ -106,7 +106,11 @@ func opAnalysisText(w io.Writer, in, eng string, o analyze.OpAnalysis, scope str
 		}
 		fmt.Fprintf(w, "mean %s over %d iterations (%s ops/s)\n", figRates(o.BwBytesPerS, o.OpsPerS, "ops/s"), len(o.Iterations), strings.Join(parts, ", "))
 	} else {
-		fmt.Fprintf(w, "average %s over %s (%.0f operations in the window)\n", figRates(o.BwBytesPerS, o.OpsPerS, "ops/s"), seconds(o.Window.DurationS), o.Ops)
+		if o.Window.DurationS > 0 {
+			fmt.Fprintf(w, "average %s over %s (%.0f operations in the window)\n", figRates(o.BwBytesPerS, o.OpsPerS, "ops/s"), seconds(o.Window.DurationS), o.Ops)
+		} else {
+			fmt.Fprintf(w, "%.0f operations; no time window was recorded, so no rate\n", o.Ops)
+		}
 	}
 	if s := o.Segments; s != nil {
 		fmt.Fprintf(w, "%s  Throughput, split into %d x %s:\n", in, s.N, seconds(s.DurS))
@@ -164,7 +168,7 @@ func AnalysisMarkdown(w io.Writer, a *analyze.Analysis) {
 			if o.Segments != nil {
 				f, m, s = seg(o.Segments.Fastest), seg(o.Segments.Median), seg(o.Segments.Slowest)
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n", host, o.Op, seconds(o.Window.DurationS),
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n", host, o.Op, windowCell(o.Window),
 				bwText(o.BwBytesPerS), rateText(o.OpsPerS, ""), f, m, s, latText(o.Lat, latMean), latText(o.Lat, latP50),
 				latText(o.Lat, latP99), latText(o.Lat, latP999), o.Errors)
 			if o.Lat == nil && o.Requests > 0 {
@@ -190,4 +194,12 @@ func AnalysisMarkdown(w io.Writer, a *analyze.Analysis) {
 		}
 	}
 	fmt.Fprintf(w, "\n%s\n", notMeasuredLegend)
+}
+
+// windowCell is an analysis window's length, "-" when none was recorded.
+func windowCell(w results.Window) string {
+	if w.DurationS <= 0 {
+		return notMeasured
+	}
+	return seconds(w.DurationS)
 }
