@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -46,7 +47,9 @@ type Analysis struct {
 	// Requests is the number of request lines read from a benchdata file.
 	Requests uint64          `json:"requests,omitempty"`
 	Options  AnalysisOptions `json:"options"`
-	Phases   []PhaseAnalysis `json:"phases"`
+	// Notes are said of the whole result (a run that never finished).
+	Notes  []string        `json:"notes,omitempty"`
+	Phases []PhaseAnalysis `json:"phases"`
 }
 
 // AnalysisOptions are the options as recorded in an analysis.
@@ -91,11 +94,13 @@ type OpAnalysis struct {
 	Window results.Window `json:"window"`
 	// Ops and Bytes were done in the window (operations cut by its edges
 	// count in proportion to their overlap); Errors ended in it.
-	Ops         float64 `json:"ops"`
-	Bytes       float64 `json:"bytes"`
-	Errors      float64 `json:"errors"`
-	BwBytesPerS float64 `json:"bw_bytes_per_s"`
-	OpsPerS     float64 `json:"ops_per_s"`
+	Ops    float64 `json:"ops"`
+	Bytes  float64 `json:"bytes"`
+	Errors float64 `json:"errors"`
+	// BwBytesPerS is absent for operations that move no bytes, both are
+	// absent when there was no window to measure over.
+	BwBytesPerS *float64 `json:"bw_bytes_per_s,omitempty"`
+	OpsPerS     *float64 `json:"ops_per_s,omitempty"`
 	// ErrorKinds are the errors by kind (over the phase for a results
 	// folder).
 	ErrorKinds map[string]uint64 `json:"error_kinds,omitempty"`
@@ -105,9 +110,10 @@ type OpAnalysis struct {
 	// (md); OpsPerS is then their mean.
 	Iterations []float64 `json:"iterations_ops_per_s,omitempty"`
 	// Requests is how many operations the latency figures cover.
-	Requests uint64                  `json:"requests"`
-	Lat      results.LatencySummary  `json:"lat"`
-	TTFB     *results.LatencySummary `json:"ttfb,omitempty"`
+	Requests uint64 `json:"requests"`
+	// Lat is absent when no latency was recorded (fio with disable_clat).
+	Lat  *results.LatencySummary `json:"lat,omitempty"`
+	TTFB *results.LatencySummary `json:"ttfb,omitempty"`
 	// Bins is the merged latency histogram, for percentile curves.
 	Bins record.Bins `json:"-"`
 }
@@ -169,16 +175,24 @@ func (o Options) record() AnalysisOptions {
 	return AnalysisOptions{Op: o.Op, Host: o.Host, SkipS: o.Skip.Seconds(), SegmentS: o.segment().Seconds()}
 }
 
-// ReadPhaseHosts reads the result.json of every host of a phase that left
-// one (lost hosts did not).
-func ReadPhaseHosts(dir string, ps *results.PhaseSummary) []*engine.HostResult {
+// ReadPhaseHosts reads the result.json of every host of a phase that
+// finished it. Hosts lost mid-phase left none, nor did phases that never
+// ran (they have no per-host figures); any other host's file that is
+// missing or damaged is an error naming it, never a phase silently read
+// with fewer hosts.
+func ReadPhaseHosts(dir string, ps *results.PhaseSummary) ([]*engine.HostResult, error) {
 	var out []*engine.HostResult
-	for _, h := range ps.Hosts {
-		if hr, err := results.ReadHostResult(dir, ps.Dir, h); err == nil {
-			out = append(out, hr)
+	for _, h := range ps.PerHost {
+		if slices.Contains(ps.LostHosts, h.Host) {
+			continue
 		}
+		hr, err := results.ReadHostResult(dir, ps.Dir, h.Host)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, hr)
 	}
-	return out
+	return out, nil
 }
 
 // AnalyzeFolder analyses every phase of a results folder from its hosts'
@@ -190,10 +204,16 @@ func AnalyzeFolder(dir string, o Options) (*Analysis, error) {
 		return nil, err
 	}
 	a := &Analysis{Source: filepath.Base(filepath.Clean(dir)), Kind: "results", RunID: sum.RunID, Name: sum.Name, Options: o.record()}
+	if sum.Status == results.StatusRunning {
+		a.Notes = append(a.Notes, results.NeverFinishedNote)
+	}
 	hostSeen := false
 	for i := range sum.Phases {
 		ps := &sum.Phases[i]
-		hosts := ReadPhaseHosts(dir, ps)
+		hosts, err := ReadPhaseHosts(dir, ps)
+		if err != nil {
+			return nil, err
+		}
 		if o.Host != "" {
 			var keep []*engine.HostResult
 			for _, h := range hosts {
@@ -269,10 +289,9 @@ func opSeries(all []record.Second, op string) []record.Second {
 // per-second series on each host. The window is the time in which every
 // host's series was running, plus the skip.
 func seriesOp(op record.OpStats, perHost [][]record.Second, rowHost string, o Options) (OpAnalysis, []Row) {
-	oa := OpAnalysis{Op: op.Op, Requests: op.Ops, ErrorKinds: op.ErrorKinds, Lat: results.Latency(op.Lat), Bins: op.Lat.Bins}
+	oa := OpAnalysis{Op: op.Op, Requests: op.Ops, ErrorKinds: op.ErrorKinds, Lat: results.LatencyOf(op.Lat), Bins: op.Lat.Bins}
 	if op.TTFB != nil {
-		t := results.Latency(*op.TTFB)
-		oa.TTFB = &t
+		oa.TTFB = results.LatencyOf(*op.TTFB)
 	}
 	var ws, we int64
 	for i, s := range perHost {
@@ -291,11 +310,8 @@ func seriesOp(op record.OpStats, perHost [][]record.Second, rowHost string, o Op
 		}
 	}
 	if len(op.Iterations) > 0 {
-		r := results.IterationRates(op.Iterations)
-		oa.Iterations, oa.OpsPerS = r.PerIter, r.Mean
-		if op.Ops > 0 {
-			oa.BwBytesPerS = r.Mean * float64(op.Bytes) / float64(op.Ops)
-		}
+		s := results.Op(op) // the mean of the iterations' rates, as in summary.json
+		oa.Iterations, oa.OpsPerS, oa.BwBytesPerS = s.Rate.PerIter, s.OpsPerS, s.BwBytesPerS
 		oa.Ops, oa.Bytes, oa.Errors = float64(op.Ops), float64(op.Bytes), float64(op.Errors)
 		oa.Window = results.Window{StartNs: op.StartNs, EndNs: op.EndNs, DurationS: op.Seconds()}
 	}
@@ -319,7 +335,7 @@ func seriesOp(op record.OpStats, perHost [][]record.Second, rowHost string, o Op
 	if oa.Iterations == nil {
 		oa.Window = results.Window{StartNs: ws, EndNs: we, DurationS: float64(we-ws) / 1e9}
 		oa.Ops, oa.Bytes, oa.Errors = acc.inOps, acc.inBytes, acc.inErrs
-		oa.BwBytesPerS, oa.OpsPerS = acc.inBytes/oa.Window.DurationS, acc.inOps/oa.Window.DurationS
+		oa.BwBytesPerS, oa.OpsPerS = results.WindowRates([2]float64{acc.inBytes, acc.inOps}, op.Bytes, oa.Window.DurationS)
 	}
 	rows := acc.rows(op.Op, rowHost, false)
 	if oa.Iterations == nil {

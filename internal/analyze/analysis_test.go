@@ -46,7 +46,7 @@ func TestBenchDataWindowAndSpread(t *testing.T) {
 	if !near(o.Bytes, 100+280+2000) || !near(o.Ops, 0.5+1.4/1.5+2) {
 		t.Errorf("window bytes %v ops %v", o.Bytes, o.Ops)
 	}
-	if !near(o.BwBytesPerS, 2380/1.9) {
+	if o.BwBytesPerS == nil || !near(*o.BwBytesPerS, 2380/1.9) {
 		t.Errorf("throughput %v B/s, want %v", o.BwBytesPerS, 2380/1.9)
 	}
 	// Latency covers the requests started in the window.

@@ -275,16 +275,13 @@ func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 func benchOpAnalysis(name string, ws, we int64, acc *segAcc, rec *record.Recorder, kinds map[string]uint64) OpAnalysis {
 	st := rec.Stats(0, name)
 	oa := OpAnalysis{Op: name, Window: results.Window{StartNs: ws, EndNs: we, DurationS: float64(we-ws) / 1e9},
-		Ops: acc.inOps, Bytes: acc.inBytes, Errors: acc.inErrs, Requests: st.Ops, Lat: results.Latency(st.Lat), Bins: st.Lat.Bins}
+		Ops: acc.inOps, Bytes: acc.inBytes, Errors: acc.inErrs, Requests: st.Ops, Lat: results.LatencyOf(st.Lat), Bins: st.Lat.Bins}
 	if len(kinds) > 0 {
 		oa.ErrorKinds = kinds
 	}
-	if st.TTFB != nil && st.TTFB.Stats.N > 0 {
-		t := results.Latency(*st.TTFB)
-		oa.TTFB = &t
+	if st.TTFB != nil {
+		oa.TTFB = results.LatencyOf(*st.TTFB)
 	}
-	if oa.Window.DurationS > 0 {
-		oa.BwBytesPerS, oa.OpsPerS = acc.inBytes/oa.Window.DurationS, acc.inOps/oa.Window.DurationS
-	}
+	oa.BwBytesPerS, oa.OpsPerS = results.WindowRates([2]float64{acc.inBytes, acc.inOps}, st.Bytes, oa.Window.DurationS)
 	return oa
 }

@@ -49,6 +49,8 @@ type Comparison struct {
 	// OnlyBefore and OnlyAfter are phases present in one result only.
 	OnlyBefore []string `json:"only_before,omitempty"`
 	OnlyAfter  []string `json:"only_after,omitempty"`
+	// Notes are said of either result (one that never finished).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Slower reports whether any figure got slower.
@@ -85,6 +87,9 @@ type PhaseComparison struct {
 type OpComparison struct {
 	Op      string   `json:"op"`
 	Figures []Figure `json:"figures"`
+	// Notes name figures measured on one side only (latency a fio job
+	// switched off), which are not compared.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Figure is one compared figure with its verdict.
@@ -118,7 +123,11 @@ func ReadPhases(dir string) (*results.Summary, []PhaseData, error) {
 	}
 	out := make([]PhaseData, len(sum.Phases))
 	for i := range sum.Phases {
-		out[i] = PhaseData{Summary: sum.Phases[i], Hosts: ReadPhaseHosts(dir, &sum.Phases[i])}
+		hosts, err := ReadPhaseHosts(dir, &sum.Phases[i])
+		if err != nil {
+			return nil, nil, err
+		}
+		out[i] = PhaseData{Summary: sum.Phases[i], Hosts: hosts}
 	}
 	return sum, out, nil
 }
@@ -157,16 +166,24 @@ func groupPhases(ps []PhaseData) ([]string, map[string][]PhaseData) {
 
 // CompareFolders compares two results folders.
 func CompareFolders(before, after string, o CompareOptions) (*Comparison, error) {
-	_, a, err := ReadPhases(before)
+	sa, a, err := ReadPhases(before)
 	if err != nil {
 		return nil, err
 	}
-	_, b, err := ReadPhases(after)
+	sb, b, err := ReadPhases(after)
 	if err != nil {
 		return nil, err
 	}
 	c := Compare(a, b, o)
 	c.Before, c.After = baseName(before), baseName(after)
+	for _, x := range []struct {
+		name string
+		sum  *results.Summary
+	}{{c.Before, sa}, {c.After, sb}} {
+		if x.sum.Status == results.StatusRunning {
+			c.Notes = append(c.Notes, x.name+": "+results.NeverFinishedNote)
+		}
+	}
 	ra, errA := results.ReadRunInfo(before)
 	rb, errB := results.ReadRunInfo(after)
 	if errA == nil && errB == nil {
@@ -217,19 +234,35 @@ func findOp(ops []results.OpSummary, op string) (results.OpSummary, bool) {
 }
 
 // figure specs: name, unit, whether a higher value is better, and how to
-// read it from an OpSummary.
+// read it from an OpSummary (false when it was not measured).
 var figureSpecs = []struct {
 	name, unit string
 	higher     bool
-	get        func(results.OpSummary) float64
+	get        func(results.OpSummary) (float64, bool)
 	pct        float64 // latency percentile, 0 for throughput and mean
 }{
-	{"throughput", "B/s", true, func(s results.OpSummary) float64 { return s.BwBytesPerS }, 0},
-	{"ops/s", "ops/s", true, func(s results.OpSummary) float64 { return s.OpsPerS }, 0},
-	{"lat mean", "ns", false, func(s results.OpSummary) float64 { return s.LatNsMean }, 0},
-	{"lat p50", "ns", false, func(s results.OpSummary) float64 { return float64(s.LatNsP50) }, 50},
-	{"lat p99", "ns", false, func(s results.OpSummary) float64 { return float64(s.LatNsP99) }, 99},
-	{"lat p99.9", "ns", false, func(s results.OpSummary) float64 { return float64(s.LatNsP999) }, 99.9},
+	{"throughput", "B/s", true, func(s results.OpSummary) (float64, bool) { return deref(s.BwBytesPerS) }, 0},
+	{"ops/s", "ops/s", true, func(s results.OpSummary) (float64, bool) { return deref(s.OpsPerS) }, 0},
+	{"lat mean", "ns", false, latFigure(func(l *results.LatencySummary) float64 { return l.MeanNs }), 0},
+	{"lat p50", "ns", false, latFigure(func(l *results.LatencySummary) float64 { return float64(l.P50Ns) }), 50},
+	{"lat p99", "ns", false, latFigure(func(l *results.LatencySummary) float64 { return float64(l.P99Ns) }), 99},
+	{"lat p99.9", "ns", false, latFigure(func(l *results.LatencySummary) float64 { return float64(l.P999Ns) }), 99.9},
+}
+
+func deref(p *float64) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
+}
+
+func latFigure(f func(*results.LatencySummary) float64) func(results.OpSummary) (float64, bool) {
+	return func(s results.OpSummary) (float64, bool) {
+		if s.Lat == nil {
+			return 0, false
+		}
+		return f(s.Lat), true
+	}
 }
 
 func compareOp(op string, a, b []PhaseData, o CompareOptions) OpComparison {
@@ -237,15 +270,26 @@ func compareOp(op string, a, b []PhaseData, o CompareOptions) OpComparison {
 	sa, sb := opSummaries(a, op), opSummaries(b, op)
 	iterated := len(sa) > 1 && len(sb) > 1
 	for _, spec := range figureSpecs {
-		va, vb := values(sa, spec.get), values(sb, spec.get)
+		va, okA := values(sa, spec.get)
+		vb, okB := values(sb, spec.get)
+		if !okA || !okB {
+			// A figure not measured on a side is not compared; saying so
+			// once per kind of figure is enough.
+			if okA != okB && (spec.unit != "ns" || spec.pct == 0) {
+				side := "after"
+				if !okA {
+					side = "before"
+				}
+				what := map[string]string{"B/s": "byte throughput", "ops/s": "ops/s", "ns": "latency"}[spec.unit]
+				oc.Notes = append(oc.Notes, fmt.Sprintf("%s not measured %s: not compared", what, side))
+			}
+			continue
+		}
 		_, _, ma, _ := results.Describe(va)
 		_, _, mb, _ := results.Describe(vb)
 		f := Figure{Name: spec.name, Unit: spec.unit, Before: ma, After: mb, Delta: mb - ma}
 		if ma != 0 {
 			f.RelPct = 100 * (mb - ma) / ma
-		}
-		if spec.unit == "B/s" && ma == 0 && mb == 0 {
-			continue // operations that move no data
 		}
 		var sig bool
 		var tested bool
@@ -262,7 +306,7 @@ func compareOp(op string, a, b []PhaseData, o CompareOptions) OpComparison {
 				f.Method = "too few requests"
 				break
 			}
-			w := WelchMoments(float64(la.Ops), la.LatNsMean, la.LatNsStddev, float64(lb.Ops), lb.LatNsMean, lb.LatNsStddev)
+			w := WelchMoments(float64(la.Ops), la.Lat.MeanNs, la.Lat.StddevNs, float64(lb.Ops), lb.Lat.MeanNs, lb.Lat.StddevNs)
 			f.Method = fmt.Sprintf("Welch t-test on %d vs %d request latencies (assumes independent requests)", la.Ops, lb.Ops)
 			f.P, sig, tested = w.P, w.P < o.alpha(), w.OK
 		default:
@@ -312,12 +356,18 @@ func opSummaries(ps []PhaseData, op string) []results.OpSummary {
 	return out
 }
 
-func values(ss []results.OpSummary, get func(results.OpSummary) float64) []float64 {
+// values reads a figure of every iteration; false when any iteration
+// lacks it.
+func values(ss []results.OpSummary, get func(results.OpSummary) (float64, bool)) ([]float64, bool) {
 	out := make([]float64, len(ss))
 	for i, s := range ss {
-		out[i] = get(s)
+		v, ok := get(s)
+		if !ok {
+			return nil, false
+		}
+		out[i] = v
 	}
-	return out
+	return out, len(out) > 0
 }
 
 func mergedBins(p PhaseData, op string) record.Bins {

@@ -32,6 +32,7 @@ func Merge(inputs []string, o MergeOptions) (*results.Folder, error) {
 		return nil, fmt.Errorf("merge needs at least two results folders")
 	}
 	type input struct {
+		dir    string
 		run    *results.RunInfo
 		phases []PhaseData
 	}
@@ -45,31 +46,45 @@ func Merge(inputs []string, o MergeOptions) (*results.Folder, error) {
 		if err != nil {
 			return nil, err
 		}
-		ins = append(ins, input{run, ph})
+		ins = append(ins, input{dir, run, ph})
 	}
-	// Phases by name, in the order they first appear.
+	// One run given twice (or a copy of it) would count every host twice.
+	seenRun := map[string]string{}
+	for _, in := range ins {
+		if prev, ok := seenRun[in.run.RunID]; ok {
+			return nil, fmt.Errorf("merge: %s and %s are the same run (%s): merging it twice would double every rate", prev, in.dir, in.run.RunID)
+		}
+		seenRun[in.run.RunID] = in.dir
+	}
+	// Phases by name, in the order they first appear; a host may appear in
+	// a phase once.
 	var order []string
 	byName := map[string][]PhaseData{}
-	used := map[string]bool{}
+	hostIn := map[string]map[string]string{} // phase -> host -> input
+	shares := make([]bool, len(ins))
+	firstIn := map[string]int{}
 	for i, in := range ins {
-		renamed := map[string]string{}
 		for _, p := range in.phases {
-			if _, ok := byName[p.Summary.Name]; !ok {
-				order = append(order, p.Summary.Name)
+			name := p.Summary.Name
+			if j, ok := firstIn[name]; !ok {
+				order = append(order, name)
+				firstIn[name] = i
+				hostIn[name] = map[string]string{}
+			} else if j != i {
+				shares[i], shares[j] = true, true
 			}
 			for _, h := range p.Hosts {
-				if n, ok := renamed[h.Host]; ok {
-					h.Host = n
-					continue
+				if prev, ok := hostIn[name][h.Host]; ok {
+					return nil, fmt.Errorf("merge: host %s is in both %s and %s for phase %s: one client counted twice would double its rates (clients with one name need distinct host names)", h.Host, prev, in.dir, name)
 				}
-				name := h.Host
-				for k := 2; used[name]; k++ {
-					name = fmt.Sprintf("%s#%d", h.Host, i+k-1)
-				}
-				used[name], renamed[h.Host] = true, name
-				h.Host = name
+				hostIn[name][h.Host] = in.dir
 			}
-			byName[p.Summary.Name] = append(byName[p.Summary.Name], p)
+			byName[name] = append(byName[name], p)
+		}
+	}
+	for i, in := range ins {
+		if !shares[i] {
+			return nil, fmt.Errorf("merge: %s has no phase in common with the other results (phases are matched by name)", in.dir)
 		}
 	}
 	var agents []any
@@ -136,8 +151,8 @@ func mergePhase(name, eng string, hosts []*engine.HostResult) (results.PhaseSumm
 		if o.Rate != nil {
 			continue // md: rates per iteration, mdtest's way
 		}
-		v := sums[o.Op]
-		o.DurationS, o.BwBytesPerS, o.OpsPerS = d, v[0]/d, v[1]/d
+		o.DurationS = d
+		o.BwBytesPerS, o.OpsPerS = results.WindowRates(sums[o.Op], o.Bytes, d)
 	}
 	return ps, nil
 }

@@ -9,12 +9,12 @@ import (
 	"github.com/storbench/storbench/internal/results"
 )
 
-// writeClient writes a results folder of one client ("vm") that ran GET
+// writeClient writes a results folder of one client (host) that ran GET
 // for 10 s from startS doing 100 ops and 100 KB per second, each
 // request taking 1 ms plus 0.25 ms per second of startS past 1000.
-func writeClient(t *testing.T, startS int64) string {
+func writeClient(t *testing.T, host string, startS int64) string {
 	t.Helper()
-	h := &engine.HostResult{Host: "vm"}
+	h := &engine.HostResult{Host: host}
 	rec := record.NewRecorder([]string{"GET"}, false)
 	for s := int64(0); s < 10; s++ {
 		h.Series = append(h.Series, record.Second{StartNs: (startS + s) * 1e9, EndNs: (startS + s + 1) * 1e9, Op: "GET", Ops: 100, Bytes: 100_000})
@@ -25,7 +25,7 @@ func writeClient(t *testing.T, startS int64) string {
 	st := rec.Stats(0, "GET")
 	st.StartNs, st.EndNs = startS*1e9, (startS+10)*1e9
 	h.Ops = []record.OpStats{st}
-	f, err := results.Create(t.TempDir(), results.RunInfo{RunID: results.NewRunID(time.Unix(startS, 0)), Name: "get", Agents: []any{map[string]any{"host": "vm"}}})
+	f, err := results.Create(t.TempDir(), results.RunInfo{RunID: results.NewRunID(time.Unix(startS, 0)), Name: "get", Agents: []any{map[string]any{"host": host}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func writeClient(t *testing.T, startS int64) string {
 }
 
 func TestMergeKeepsOverlapAddsHistograms(t *testing.T) {
-	a, b := writeClient(t, 1000), writeClient(t, 1004) // 6 s in common
+	a, b := writeClient(t, "vm1", 1000), writeClient(t, "vm2", 1004) // 6 s in common
 	root := t.TempDir()
 	f, err := Merge([]string{a, b}, MergeOptions{Root: root, Now: time.Unix(2000, 0)})
 	if err != nil {
@@ -51,25 +51,28 @@ func TestMergeKeepsOverlapAddsHistograms(t *testing.T) {
 	}
 	p := sum.Phases[0]
 	if len(p.Hosts) != 2 || p.Hosts[0] == p.Hosts[1] {
-		t.Fatalf("hosts %v: both clients' detail must be kept under distinct names", p.Hosts)
+		t.Fatalf("hosts %v: both clients' detail must be kept", p.Hosts)
 	}
 	if p.Window == nil || p.Window.StartNs != 1004e9 || p.Window.EndNs != 1010e9 {
 		t.Fatalf("window %+v, want 1004 s to 1010 s", p.Window)
 	}
 	o := p.Ops[0]
 	// Inside the 6 s in common both clients did 100 ops/s each.
-	if o.OpsPerS != 200 || o.BwBytesPerS != 200_000 || o.DurationS != 6 {
-		t.Errorf("totals %v ops/s %v B/s over %v s, want 200, 200000, 6", o.OpsPerS, o.BwBytesPerS, o.DurationS)
+	if o.OpsPerS == nil || o.BwBytesPerS == nil || o.Lat == nil {
+		t.Fatalf("totals lack ops/s, B/s or latency: %+v", o)
+	}
+	if *o.OpsPerS != 200 || *o.BwBytesPerS != 200_000 || o.DurationS != 6 {
+		t.Errorf("totals %v ops/s %v B/s over %v s, want 200, 200000, 6", *o.OpsPerS, *o.BwBytesPerS, o.DurationS)
 	}
 	// Histograms added: 1000 requests at 1 ms and 1000 at 2 ms.
-	if o.Ops != 2000 || o.LatNsP50 > 1_010_000 || o.LatNsP99 < 1_990_000 {
-		t.Errorf("merged histogram: %d ops, p50 %d p99 %d", o.Ops, o.LatNsP50, o.LatNsP99)
+	if o.Ops != 2000 || o.Lat.P50Ns > 1_010_000 || o.Lat.P99Ns < 1_990_000 {
+		t.Errorf("merged histogram: %d ops, p50 %d p99 %d", o.Ops, o.Lat.P50Ns, o.Lat.P99Ns)
 	}
 	if _, err := results.ReadHostResult(f.Path, p.Dir, p.Hosts[1]); err != nil {
 		t.Errorf("second client's result not kept: %v", err)
 	}
 	// Runs that never overlapped cannot be merged.
-	if _, err := Merge([]string{a, writeClient(t, 3000)}, MergeOptions{Root: t.TempDir()}); err == nil {
+	if _, err := Merge([]string{a, writeClient(t, "vm3", 3000)}, MergeOptions{Root: t.TempDir()}); err == nil {
 		t.Error("merged runs that do not overlap")
 	}
 }

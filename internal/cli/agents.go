@@ -246,9 +246,12 @@ func hostLines(st *State, ps *results.PhaseSummary) {
 		}
 		var parts []string
 		for _, o := range h.Ops {
-			s := fmt.Sprintf("%s %s", o.Op, units.Rate(o.OpsPerS, "op/s"))
-			if o.BwBytesPerS > 0 {
-				s += " " + units.Bandwidth(o.BwBytesPerS)
+			s := o.Op
+			if o.OpsPerS != nil {
+				s += " " + units.Rate(*o.OpsPerS, "op/s")
+			}
+			if o.BwBytesPerS != nil {
+				s += " " + units.Bandwidth(*o.BwBytesPerS)
 			}
 			parts = append(parts, s)
 		}

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"time"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/results"
 )
 
 func init() { extraCommands = append(extraCommands, newAnalyzeCommand) }
@@ -94,26 +97,28 @@ func runAnalyze(_ context.Context, st *State, o AnalyzeOptions, path string) err
 	default:
 		return usageErr("%s is not an s3 benchdata file (want the zstd-compressed TSV that s3 --benchdata or --full write): %v", path, err)
 	}
-	w := st.Stdout
-	if o.Out != "" {
-		f, err := os.Create(o.Out)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		defer f.Close()
-		w = f
-	}
+	var buf bytes.Buffer
 	switch {
 	case o.JSON:
-		return report.AnalysisJSON(w, a)
+		err = report.AnalysisJSON(&buf, a)
 	case o.CSV:
-		return report.AnalysisCSV(w, a)
+		err = report.AnalysisCSV(&buf, a)
 	case o.MD:
-		report.AnalysisMarkdown(w, a)
+		report.AnalysisMarkdown(&buf, a)
 	default:
-		report.AnalysisText(w, a)
+		report.AnalysisText(&buf, a)
 	}
-	return nil
+	if err != nil {
+		return err
+	}
+	if o.Out != "" {
+		if err := results.WriteFile(o.Out, buf.Bytes()); err != nil {
+			return writeErr(fmt.Errorf("%s not saved: %v", o.Out, err))
+		}
+		return nil
+	}
+	_, err = st.Stdout.Write(buf.Bytes())
+	return err
 }
 
 // parseDur reads a duration flag ("10s", "1m30s"; a bare number is seconds).

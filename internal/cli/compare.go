@@ -14,6 +14,10 @@ import (
 
 func init() { extraCommands = append(extraCommands, newCompareCommand) }
 
+// maxFailCode is the highest --fail-code: the last exit status the shell
+// gives no meaning of its own.
+const maxFailCode = 125
+
 // CompareOptions are the flags of `storbench compare`.
 type CompareOptions struct {
 	Threshold  float64
@@ -26,7 +30,7 @@ type CompareOptions struct {
 func (o *CompareOptions) AddFlags(f *pflag.FlagSet) {
 	f.Float64Var(&o.Threshold, "threshold", 5, "smallest change (percent) called faster or slower")
 	f.Float64Var(&o.Confidence, "confidence", 95, "confidence of the tests, in percent")
-	f.IntVar(&o.FailCode, "fail-code", 0, "exit with this code when a figure got slower (0: never)")
+	f.IntVar(&o.FailCode, "fail-code", 0, "exit with this code (1-125; 3 and up are told apart from storbench's own 1 and 2) when a figure got slower (0: never)")
 	f.BoolVar(&o.JSON, "json", false, "print the comparison as JSON")
 	f.BoolVar(&o.MD, "md", false, "print Markdown tables")
 }
@@ -65,6 +69,12 @@ func runCompare(_ context.Context, st *State, o CompareOptions, before, after st
 	}
 	if o.JSON && o.MD {
 		return usageErr("choose one of --json, --md")
+	}
+	// An exit status is 8 bits (256 would read as success) and the shell
+	// reserves 126 and above (126 not executable, 127 not found, 128+N
+	// killed by signal N), so a CI pipeline could not tell them apart.
+	if o.FailCode < 0 || o.FailCode > maxFailCode {
+		return usageErr("--fail-code %d: want 1 to %d (126 and above are the shell's own codes), or 0 for never", o.FailCode, maxFailCode)
 	}
 	c, err := analyze.CompareFolders(before, after, analyze.CompareOptions{ThresholdPct: o.Threshold, Alpha: 1 - o.Confidence/100})
 	if err != nil {

@@ -52,3 +52,29 @@ func TestAnalyzeCSVColumns(t *testing.T) {
 		t.Errorf("unknown op: %v\n%s", err, out)
 	}
 }
+
+// --fail-code is an exit status: the shell keeps its low 8 bits (256 would
+// exit 0 although figures got slower) and gives 126 and above meanings of
+// its own, so only 1-125 are accepted; anything else is refused before
+// anything is read.
+func TestCompareFailCodeRange(t *testing.T) {
+	a, b := filepath.Join(testResults, "fio-a"), filepath.Join(testResults, "fio-b")
+	for _, code := range []string{"256", "126", "127", "255", "-1", "99999999999"} {
+		st, out := testState()
+		err := Execute(context.Background(), st, []string{"compare", "--fail-code", code, a, b})
+		if got := ExitCode(err); got != ExitUsage {
+			t.Errorf("--fail-code %s: exit %d (%v), want %d", code, got, err, ExitUsage)
+			continue
+		}
+		if !strings.Contains(err.Error(), "--fail-code") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("--fail-code %s: error %q does not name the flag on one line", code, err)
+		}
+		if out.String() != "" {
+			t.Errorf("--fail-code %s: printed a comparison before refusing:\n%s", code, out)
+		}
+	}
+	st, out := testState()
+	if got := ExitCode(Execute(context.Background(), st, []string{"compare", "--fail-code", "125", a, b})); got != 125 {
+		t.Errorf("--fail-code 125: exit %d, want 125\n%s", got, out)
+	}
+}

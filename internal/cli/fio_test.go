@@ -133,22 +133,26 @@ func compareWithFio(t *testing.T, name string, o results.OpSummary, raw *fio.Out
 	if d == nil {
 		t.Fatalf("%s: fio's JSON has no %s I/O", name, o.Op)
 	}
+	if o.BwBytesPerS == nil || o.OpsPerS == nil || o.Lat == nil {
+		t.Fatalf("%s %s: summary.json lacks bandwidth, IOPS or latency fio measured: %+v", name, o.Op, o)
+	}
+	l := o.Lat
 	checks := []struct {
 		what      string
 		got, want float64
 	}{
-		{"bw_bytes_per_s", o.BwBytesPerS, d.BwBytes},
-		{"ops_per_s", o.OpsPerS, d.IOPS},
+		{"bw_bytes_per_s", *o.BwBytesPerS, d.BwBytes},
+		{"ops_per_s", *o.OpsPerS, d.IOPS},
 		{"ops", float64(o.Ops), float64(d.TotalIOs)},
 		{"bytes", float64(o.Bytes), float64(d.IOBytes)},
-		{"lat_ns_mean", o.LatNsMean, d.Clat.Mean},
-		{"lat_ns_min", float64(o.LatNsMin), float64(d.Clat.Min)},
-		{"lat_ns_max", float64(o.LatNsMax), float64(d.Clat.Max)},
-		{"lat_ns_p50", float64(o.LatNsP50), float64(d.Clat.Percentile["50.000000"])},
-		{"lat_ns_p90", float64(o.LatNsP90), float64(d.Clat.Percentile["90.000000"])},
-		{"lat_ns_p99", float64(o.LatNsP99), float64(d.Clat.Percentile["99.000000"])},
-		{"lat_ns_p99_5", float64(o.LatNsP995), float64(d.Clat.Percentile["99.500000"])},
-		{"lat_ns_p99_9", float64(o.LatNsP999), float64(d.Clat.Percentile["99.900000"])},
+		{"lat.mean_ns", l.MeanNs, d.Clat.Mean},
+		{"lat.min_ns", float64(l.MinNs), float64(d.Clat.Min)},
+		{"lat.max_ns", float64(l.MaxNs), float64(d.Clat.Max)},
+		{"lat.p50_ns", float64(l.P50Ns), float64(d.Clat.Percentile["50.000000"])},
+		{"lat.p90_ns", float64(l.P90Ns), float64(d.Clat.Percentile["90.000000"])},
+		{"lat.p99_ns", float64(l.P99Ns), float64(d.Clat.Percentile["99.000000"])},
+		{"lat.p99_5_ns", float64(l.P995Ns), float64(d.Clat.Percentile["99.500000"])},
+		{"lat.p99_9_ns", float64(l.P999Ns), float64(d.Clat.Percentile["99.900000"])},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -156,8 +160,8 @@ func compareWithFio(t *testing.T, name string, o results.OpSummary, raw *fio.Out
 		}
 	}
 	// The stddev goes through the variance and back: equal to rounding.
-	if diff := o.LatNsStddev - d.Clat.Stddev; diff > 1e-6*d.Clat.Stddev+1e-9 || diff < -1e-6*d.Clat.Stddev-1e-9 {
-		t.Errorf("%s lat_ns_stddev: summary.json %v, fio %v", name, o.LatNsStddev, d.Clat.Stddev)
+	if diff := l.StddevNs - d.Clat.Stddev; diff > 1e-6*d.Clat.Stddev+1e-9 || diff < -1e-6*d.Clat.Stddev-1e-9 {
+		t.Errorf("%s lat.stddev_ns: summary.json %v, fio %v", name, l.StddevNs, d.Clat.Stddev)
 	}
 }
 
@@ -430,7 +434,7 @@ func TestSummaryFieldNames(t *testing.T) {
 	if m["schema_version"] != float64(results.SchemaVersion) {
 		t.Errorf("schema_version %v", m["schema_version"])
 	}
-	for _, f := range []string{`"bw_bytes_per_s"`, `"lat_ns_p99"`, `"lat_ns_p99_5"`, `"ops_per_s"`} {
+	for _, f := range []string{`"bw_bytes_per_s"`, `"lat": {`, `"p99_ns"`, `"p99_5_ns"`, `"ops_per_s"`} {
 		if !strings.Contains(string(b), f) {
 			t.Errorf("summary.json lacks %s", f)
 		}

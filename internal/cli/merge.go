@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -25,7 +27,10 @@ func newMergeCommand(st *State) *cobra.Command {
 same time into one results folder, as if one run had used every client.
 Phases are matched by name; each keeps only the time in which every client was
 running (throughput totals are what was done inside it), histograms are added
-so percentiles stay exact, and every host's own result is kept.`,
+so percentiles stay exact, and every host's own result is kept. The same run
+given twice, one host in a phase of two results, or a result with no phase in
+common with the others is refused: each would count a client twice or merge
+nothing.`,
 		Example: `  storbench merge client1/results/RUN client2/results/RUN -o merged`,
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -50,10 +55,17 @@ func runMerge(_ context.Context, st *State, out string, inputs []string) error {
 		if f != nil {
 			os.RemoveAll(f.Path)
 		}
+		var u *results.UnsavedError
+		if errors.As(err, &u) {
+			return fmt.Errorf("merge: %v", u.Err) // a full disk: nothing was left behind
+		}
 		return asUsage(err)
 	}
-	if err := report.WriteFolderHTML(f.Path); err != nil {
+	if b, err := report.HTMLFolder(f.Path, ""); err != nil {
 		st.logf(0, "report.html: %v", err)
+	} else if err := f.Save("report.html", b); err != nil {
+		os.RemoveAll(f.Path)
+		return fmt.Errorf("merge: report.html not saved: %v", err)
 	}
 	if err := os.Rename(f.Path, out); err != nil {
 		return err
@@ -67,7 +79,21 @@ func runMerge(_ context.Context, st *State, out string, inputs []string) error {
 		}
 		fmt.Fprintln(st.Stdout, "):")
 		for _, o := range ps.Ops {
-			fmt.Fprintf(st.Stdout, "    %s: %s, %s, p99 %s\n", o.Op, units.Bandwidth(o.BwBytesPerS), units.Rate(o.OpsPerS, "ops/s"), units.Latency(float64(o.LatNsP99)))
+			// Only what was measured: no byte throughput for operations
+			// that move no bytes, no latency a job did not record.
+			var parts []string
+			if o.BwBytesPerS != nil {
+				parts = append(parts, units.Bandwidth(*o.BwBytesPerS))
+			}
+			if o.OpsPerS != nil {
+				parts = append(parts, units.Rate(*o.OpsPerS, "ops/s"))
+			}
+			if o.Lat != nil {
+				parts = append(parts, "p99 "+units.Latency(float64(o.Lat.P99Ns)))
+			} else {
+				parts = append(parts, "latency not recorded")
+			}
+			fmt.Fprintf(st.Stdout, "    %s: %s\n", o.Op, strings.Join(parts, ", "))
 		}
 	}
 	fmt.Fprintf(st.Stdout, "merged %d results into %s\n", len(inputs), out)

@@ -247,10 +247,27 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 	if err := folder.Finish(status, runErr); err != nil && runErr == nil {
 		runErr = err
 	}
-	// report.html, from the folder as it now stands (a failed report never
-	// fails the run).
-	if err := report.WriteFolderHTML(folder.Path); err != nil {
+	// report.html, from the folder as it now stands (a report that cannot
+	// be rendered never fails the run; one that cannot be written does).
+	if b, err := report.HTMLFolder(folder.Path, ""); err != nil {
 		st.logf(0, "report.html: %v", err)
+	} else {
+		_ = folder.Save("report.html", b)
+	}
+	// Whatever could not be saved, from the first phase on, is named in
+	// one line; the figures of a phase left out were printed above.
+	if u := folder.Unsaved(); u != nil {
+		var prev *results.UnsavedError
+		switch {
+		case runErr == nil, errors.As(runErr, &prev):
+			runErr = u
+		default:
+			runErr = fmt.Errorf("%v; %v", runErr, u)
+		}
+		if status == results.StatusCompleted {
+			status = results.StatusFailed
+			_ = folder.Finish(status, runErr)
+		}
 	}
 	sum := folder.Summary()
 	report.SweepText(st.Stdout, &sum)
@@ -258,6 +275,9 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 	res := &Result{Folder: folder, Summary: folder.Summary()}
 	switch {
 	case status == results.StatusInterrupted:
+		if u := folder.Unsaved(); u != nil {
+			return res, &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted; %v", u)}
+		}
 		return res, &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted; results so far are kept")}
 	case runErr != nil:
 		return res, &ExitError{Code: ExitFailed, Err: runErr}

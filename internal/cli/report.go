@@ -2,8 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -70,8 +71,8 @@ func runReport(_ context.Context, st *State, o ReportOptions, dir string) error 
 	if out == "" {
 		out = filepath.Join(dir, "report.html")
 	}
-	if err := os.WriteFile(out, b, 0o644); err != nil {
-		return usageErr("%v", err)
+	if err := results.WriteFile(out, b); err != nil {
+		return writeErr(fmt.Errorf("%s not saved: %v", out, err))
 	}
 	md := report.Markdown(sum)
 	switch o.MD {
@@ -82,12 +83,22 @@ func runReport(_ context.Context, st *State, o ReportOptions, dir string) error 
 		if path == "" {
 			path = filepath.Join(dir, "summary.md")
 		}
-		if err := os.WriteFile(path, md, 0o644); err != nil {
-			return usageErr("%v", err)
+		if err := results.WriteFile(path, md); err != nil {
+			return writeErr(fmt.Errorf("wrote %s; %s not saved: %v", out, path, err))
 		}
 		fmt.Fprintf(st.Stdout, "wrote %s and %s\n", out, path)
 		return nil
 	}
 	fmt.Fprintf(st.Stderr, "wrote %s\n", out)
 	return nil
+}
+
+// writeErr is a file that could not be written: bad input (exit code 2)
+// when the place does not exist or is not writable, a failure (exit code
+// 1) when the disk is full or failing.
+func writeErr(err error) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		return asUsage(err)
+	}
+	return err
 }

@@ -357,7 +357,10 @@ func TestClusterFio(t *testing.T) {
 		sum := map[int64]uint64{}
 		for _, h := range ph.PerHost {
 			o := h.Ops[0]
-			ops, bytes, iops, bw = ops+o.Ops, bytes+o.Bytes, iops+o.OpsPerS, bw+o.BwBytesPerS
+			if o.OpsPerS == nil || o.BwBytesPerS == nil {
+				t.Fatalf("host %s: no IOPS or bandwidth", h.Host)
+			}
+			ops, bytes, iops, bw = ops+o.Ops, bytes+o.Bytes, iops+*o.OpsPerS, bw+*o.BwBytesPerS
 			hr, err := results.ReadHostResult(folder, ph.Dir, h.Host)
 			if err != nil {
 				t.Fatal(err)
@@ -369,11 +372,14 @@ func TestClusterFio(t *testing.T) {
 		if tot.Ops != ops || tot.Bytes != bytes {
 			t.Errorf("total ops %d bytes %d, per-host sums %d and %d", tot.Ops, tot.Bytes, ops, bytes)
 		}
-		if !near(tot.OpsPerS, iops) || !near(tot.BwBytesPerS, bw) {
-			t.Errorf("total %.1f IOPS %.0f B/s, per-host sums %.1f and %.0f", tot.OpsPerS, tot.BwBytesPerS, iops, bw)
+		if tot.OpsPerS == nil || tot.BwBytesPerS == nil || tot.Lat == nil {
+			t.Fatalf("totals lack IOPS, bandwidth or latency: %+v", tot)
 		}
-		if want := record.FromMap(sum).Percentile(99); tot.LatNsP99 != want || want == 0 {
-			t.Errorf("merged p99 %d ns, p99 of the summed bins %d ns", tot.LatNsP99, want)
+		if !near(*tot.OpsPerS, iops) || !near(*tot.BwBytesPerS, bw) {
+			t.Errorf("total %.1f IOPS %.0f B/s, per-host sums %.1f and %.0f", *tot.OpsPerS, *tot.BwBytesPerS, iops, bw)
+		}
+		if want := record.FromMap(sum).Percentile(99); tot.Lat.P99Ns != want || want == 0 {
+			t.Errorf("merged p99 %d ns, p99 of the summed bins %d ns", tot.Lat.P99Ns, want)
 		}
 		if !strings.Contains(out, "total iops") || !strings.Contains(out, "average iops") {
 			t.Errorf("no total and per-host average in the output:\n%s", out)

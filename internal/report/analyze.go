@@ -11,7 +11,6 @@ import (
 
 	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/results"
-	"github.com/storbench/storbench/internal/units"
 )
 
 // AnalysisCSVHeader are the time series CSV columns, warp's names.
@@ -74,6 +73,9 @@ func AnalysisText(w io.Writer, a *analyze.Analysis) {
 		fmt.Fprintf(w, ", first %s of each operation skipped", seconds(a.Options.SkipS))
 	}
 	fmt.Fprintln(w)
+	for _, n := range a.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	for _, p := range a.Phases {
 		fmt.Fprintf(w, "\n== Phase %s (%s", p.Name, p.Engine)
 		if p.Status != "" && p.Status != results.StatusCompleted {
@@ -81,12 +83,12 @@ func AnalysisText(w io.Writer, a *analyze.Analysis) {
 		}
 		fmt.Fprintf(w, ", %d host(s)) ==\n", len(p.Hosts))
 		for _, o := range p.Ops {
-			opAnalysisText(w, "", o, p.LatencyScope)
+			opAnalysisText(w, "", p.Engine, o, p.LatencyScope)
 		}
 		for _, h := range p.PerHost {
 			fmt.Fprintf(w, "\n-- Host %s --\n", h.Host)
 			for _, o := range h.Ops {
-				opAnalysisText(w, "  ", o, "")
+				opAnalysisText(w, "  ", p.Engine, o, "")
 			}
 		}
 		for _, n := range p.Notes {
@@ -95,16 +97,20 @@ func AnalysisText(w io.Writer, a *analyze.Analysis) {
 	}
 }
 
-func opAnalysisText(w io.Writer, in string, o analyze.OpAnalysis, scope string) {
+func opAnalysisText(w io.Writer, in, eng string, o analyze.OpAnalysis, scope string) {
 	fmt.Fprintf(w, "%sOperation %s: ", in, o.Op)
 	if len(o.Iterations) > 0 {
 		parts := make([]string, len(o.Iterations))
 		for i, r := range o.Iterations {
 			parts[i] = fmt.Sprintf("%.1f", r)
 		}
-		fmt.Fprintf(w, "mean %s over %d iterations (%s ops/s)\n", opRates(o.BwBytesPerS, o.OpsPerS), len(o.Iterations), strings.Join(parts, ", "))
+		fmt.Fprintf(w, "mean %s over %d iterations (%s ops/s)\n", figRates(o.BwBytesPerS, o.OpsPerS, "ops/s"), len(o.Iterations), strings.Join(parts, ", "))
 	} else {
-		fmt.Fprintf(w, "average %s over %s (%.0f operations in the window)\n", opRates(o.BwBytesPerS, o.OpsPerS), seconds(o.Window.DurationS), o.Ops)
+		if o.Window.DurationS > 0 {
+			fmt.Fprintf(w, "average %s over %s (%.0f operations in the window)\n", figRates(o.BwBytesPerS, o.OpsPerS, "ops/s"), seconds(o.Window.DurationS), o.Ops)
+		} else {
+			fmt.Fprintf(w, "%.0f operations; no time window was recorded, so no rate\n", o.Ops)
+		}
 	}
 	if s := o.Segments; s != nil {
 		fmt.Fprintf(w, "%s  Throughput, split into %d x %s:\n", in, s.N, seconds(s.DurS))
@@ -112,7 +118,12 @@ func opAnalysisText(w io.Writer, in string, o analyze.OpAnalysis, scope string) 
 			name string
 			r    analyze.Row
 		}{{"Fastest", s.Fastest}, {"50% Median", s.Median}, {"Slowest", s.Slowest}} {
-			fmt.Fprintf(w, "%s   * %s: %s (segment %d, %s)\n", in, x.name, opRates(x.r.Bytes/x.r.DurationS, x.r.ObjsPerS()), x.r.Index, x.r.Start.Format("15:04:05.000 MST"))
+			ops, bw := x.r.ObjsPerS(), x.r.Bytes/x.r.DurationS
+			bwp := &bw
+			if o.BwBytesPerS == nil {
+				bwp = nil // an operation that moves no bytes
+			}
+			fmt.Fprintf(w, "%s   * %s: %s (segment %d, %s)\n", in, x.name, figRates(bwp, &ops, "ops/s"), x.r.Index, x.r.Start.Format("15:04:05.000 MST"))
 		}
 	}
 	if o.Requests > 0 {
@@ -120,7 +131,11 @@ func opAnalysisText(w io.Writer, in string, o analyze.OpAnalysis, scope string) 
 		if scope == "phase" {
 			what = "Requests (whole phase)"
 		}
-		fmt.Fprintf(w, "%s  %s: %d: %s\n", in, what, o.Requests, latLine(o.Lat))
+		if o.Lat == nil {
+			fmt.Fprintf(w, "%s  %s: %d: %s\n", in, what, o.Requests, notRecorded(eng))
+		} else {
+			fmt.Fprintf(w, "%s  %s: %d: %s\n", in, what, o.Requests, latLine(*o.Lat))
+		}
 		if o.TTFB != nil {
 			fmt.Fprintf(w, "%s  First byte: %s\n", in, latLine(*o.TTFB))
 		}
@@ -139,19 +154,26 @@ func opAnalysisText(w io.Writer, in string, o analyze.OpAnalysis, scope string) 
 func AnalysisMarkdown(w io.Writer, a *analyze.Analysis) {
 	fmt.Fprintf(w, "# Analysis of %s\n\n", a.Source)
 	fmt.Fprintf(w, "Segments of %s; skip %s. Latency percentiles from merged histograms.\n", seconds(a.Options.SegmentS), seconds(a.Options.SkipS))
+	for _, n := range a.Notes {
+		fmt.Fprintf(w, "\n> Note: %s\n", n)
+	}
 	for _, p := range a.Phases {
 		fmt.Fprintf(w, "\n## %s (%s)\n\n", p.Name, p.Engine)
 		fmt.Fprintln(w, "| Host | Op | Window | Throughput | Ops/s | Fastest | Median | Slowest | Lat mean | p50 | p99 | p99.9 | Errors |")
 		fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		var notes []string
 		row := func(host string, o analyze.OpAnalysis) {
 			seg := func(r analyze.Row) string { return fmt.Sprintf("%.1f/s", r.ObjsPerS()) }
 			f, m, s := "-", "-", "-"
 			if o.Segments != nil {
 				f, m, s = seg(o.Segments.Fastest), seg(o.Segments.Median), seg(o.Segments.Slowest)
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n", host, o.Op, seconds(o.Window.DurationS),
-				units.Bandwidth(o.BwBytesPerS), units.Rate(o.OpsPerS, ""), f, m, s, lat(o.Lat.MeanNs), lat(float64(o.Lat.P50Ns)),
-				lat(float64(o.Lat.P99Ns)), lat(float64(o.Lat.P999Ns)), o.Errors)
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n", host, o.Op, windowCell(o.Window),
+				bwText(o.BwBytesPerS), rateText(o.OpsPerS, ""), f, m, s, latText(o.Lat, latMean), latText(o.Lat, latP50),
+				latText(o.Lat, latP99), latText(o.Lat, latP999), o.Errors)
+			if o.Lat == nil && o.Requests > 0 {
+				notes = append(notes, fmt.Sprintf("%s %s: %s", host, o.Op, notRecorded(p.Engine)))
+			}
 		}
 		for _, o := range p.Ops {
 			row("all", o)
@@ -161,17 +183,23 @@ func AnalysisMarkdown(w io.Writer, a *analyze.Analysis) {
 				row(h.Host, o)
 			}
 		}
+		if len(notes) > 0 {
+			fmt.Fprintln(w)
+			for _, n := range notes {
+				fmt.Fprintf(w, "- %s\n", n)
+			}
+		}
 		for _, n := range p.Notes {
 			fmt.Fprintf(w, "\nNote: %s\n", n)
 		}
 	}
+	fmt.Fprintf(w, "\n%s\n", notMeasuredLegend)
 }
 
-// opRates prints "94.10 MiB/s, 9866.97 ops/s" (ops/s alone when no data
-// moved).
-func opRates(bytesPerS, opsPerS float64) string {
-	if bytesPerS <= 0 {
-		return fmt.Sprintf("%.2f ops/s", opsPerS)
+// windowCell is an analysis window's length, "-" when none was recorded.
+func windowCell(w results.Window) string {
+	if w.DurationS <= 0 {
+		return notMeasured
 	}
-	return fmt.Sprintf("%.2f MiB/s, %.2f ops/s", bytesPerS/(1<<20), opsPerS)
+	return seconds(w.DurationS)
 }

@@ -41,6 +41,9 @@ func figureTest(f analyze.Figure) string {
 func CompareText(w io.Writer, c *analyze.Comparison) {
 	fmt.Fprintf(w, "Compare %s -> %s\n", c.Before, c.After)
 	fmt.Fprintf(w, "Verdicts at %.0f%% confidence; a change is called faster or slower only if the test says so and it exceeds %.1f%%.\n", 100*c.Confidence, c.ThresholdPct)
+	for _, n := range c.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	if len(c.Settings) > 0 {
 		fmt.Fprintln(w, "\nSettings changed:")
 		for _, s := range c.Settings {
@@ -73,6 +76,9 @@ func CompareText(w io.Writer, c *analyze.Comparison) {
 func CompareMarkdown(w io.Writer, c *analyze.Comparison) {
 	fmt.Fprintf(w, "# Compare %s -> %s\n\n", c.Before, c.After)
 	fmt.Fprintf(w, "Verdicts at %.0f%% confidence, threshold %.1f%%.\n", 100*c.Confidence, c.ThresholdPct)
+	for _, n := range c.Notes {
+		fmt.Fprintf(w, "\n> Note: %s\n", n)
+	}
 	if len(c.Settings) > 0 {
 		fmt.Fprintln(w, "\n| Setting | Before | After |\n|---|---|---|")
 		for _, s := range c.Settings {

@@ -8,8 +8,6 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -79,10 +77,12 @@ type htmlCmpRow struct {
 
 type htmlData struct {
 	Title, RunID, Status, Started, Ended string
+	Notes                                []string
 	Env                                  []kv
 	Plan                                 string
 	Headlines                            []kv
 	Rows                                 []htmlRow
+	NotRecorded                          []string
 	Phases                               []htmlPhase
 	Sweeps                               []template.HTML
 	Compare                              *analyze.Comparison
@@ -95,6 +95,12 @@ type htmlData struct {
 func HTML(w io.Writer, in HTMLInput) error {
 	s := in.Summary
 	d := htmlData{Title: "storbench run " + s.Name, RunID: s.RunID, Status: s.Status, Started: fmtTime(s.StartedAt), Ended: fmtTime(s.EndedAt)}
+	if s.Status == results.StatusRunning {
+		d.Notes = append(d.Notes, results.NeverFinishedNote)
+	}
+	if in.Compare != nil {
+		d.Notes = append(d.Notes, in.Compare.Notes...)
+	}
 	if r := in.Run; r != nil {
 		d.Env = append(d.Env, kv{"Command line", strings.Join(r.CommandLine, " ")},
 			kv{"storbench", r.Versions.Storbench}, kv{"Go", r.Versions.Go}, kv{"fio", r.Versions.Fio}, kv{"Kernel", r.Versions.Kernel})
@@ -141,35 +147,43 @@ func HTML(w io.Writer, in HTMLInput) error {
 		}
 		for _, o := range p.Ops {
 			r := htmlRow{Phase: p.Name, Engine: p.Engine, Op: o.Op, Hosts: fmt.Sprint(len(p.Hosts)), Headline: p.Report,
-				Throughput: units.Bandwidth(o.BwBytesPerS), OpsPerS: units.Rate(o.OpsPerS, ""), Mean: lat(o.LatNsMean),
-				P50: lat(float64(o.LatNsP50)), P99: lat(float64(o.LatNsP99)), P999: lat(float64(o.LatNsP999)),
+				Throughput: bwText(o.BwBytesPerS), OpsPerS: rateText(o.OpsPerS, ""), Mean: latText(o.Lat, latMean),
+				P50: latText(o.Lat, latP50), P99: latText(o.Lat, latP99), P999: latText(o.Lat, latP999),
 				Errors: fmt.Sprint(o.Errors), Status: status, Bad: o.Errors > 0 || p.Status != results.StatusCompleted}
 			d.Rows = append(d.Rows, r)
 			switch {
 			case p.Engine == "fio" && p.Report == "iops":
-				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " IOPS", units.Rate(o.OpsPerS, "IOPS")})
+				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " IOPS", rateText(o.OpsPerS, "IOPS")})
 			case p.Engine == "fio" && p.Report == "latency":
-				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " latency", units.Latency(o.LatNsMean)})
+				v := strings.TrimPrefix(notRecorded(p.Engine), "latency ")
+				if o.Lat != nil {
+					v = units.Latency(o.Lat.MeanNs)
+				}
+				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " latency", v})
 			case p.Engine == "fio":
-				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " bandwidth", units.Bandwidth(o.BwBytesPerS)})
+				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " bandwidth", bwText(o.BwBytesPerS)})
 			case p.Engine == "md":
-				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op, units.Rate(o.OpsPerS, "ops/s")})
+				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op, rateText(o.OpsPerS, "ops/s")})
 			default:
-				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op, rates(o.BwBytesPerS, o.OpsPerS)})
+				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op, figRates(o.BwBytesPerS, o.OpsPerS, "obj/s")})
 			}
 		}
 		if len(p.Ops) == 0 {
 			d.Rows = append(d.Rows, htmlRow{Phase: p.Name, Engine: p.Engine, Op: "-", Hosts: fmt.Sprint(len(p.Hosts)), Status: status, Bad: true})
 		}
 	}
+	d.NotRecorded = notRecordedNotes(s.Phases)
 	if len(s.Sweeps) > 0 {
 		// A sweep's headline is each point's mean over its iterations, not
 		// every iteration on its own.
 		d.Headlines = d.Headlines[:0]
 		for _, sw := range s.Sweeps {
-			st := sw.Metrics[sw.Headline]
+			st, ok := sw.Metrics[sw.Headline]
 			v := metricText(sw.Headline, st.Mean)
-			if st.N > 1 {
+			switch {
+			case !ok:
+				v = "not measured"
+			case st.N > 1:
 				v += fmt.Sprintf(" ±%.1f%%", 100*st.CoV)
 			}
 			d.Headlines = append(d.Headlines, kv{sw.Group + " " + pointText(sw.Point) + " " + sw.Op + " " + metricName(sw.Engine, sw.Headline), v})
@@ -189,6 +203,9 @@ func HTML(w io.Writer, in HTMLInput) error {
 				for _, f := range o.Figures {
 					d.CmpRows = append(d.CmpRows, htmlCmpRow{p.Name, o.Op, f.Name, figureValue(f.Unit, f.Before), figureValue(f.Unit, f.After),
 						figureDelta(f), f.Verdict, figureTest(f)})
+				}
+				for _, n := range o.Notes {
+					d.CmpRows = append(d.CmpRows, htmlCmpRow{p.Name, o.Op, "-", notMeasured, notMeasured, notMeasured, "not compared", n})
 				}
 			}
 		}
@@ -338,18 +355,4 @@ func compact(v float64) string {
 		return fmt.Sprintf("%.3gk", v/1e3)
 	}
 	return fmt.Sprintf("%.4g", v)
-}
-
-// WriteFolderHTML writes report.html into a results folder, as every run
-// does at its end.
-func WriteFolderHTML(dir string) error {
-	b, err := HTMLFolder(dir, "")
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(dir, "report.html.tmp")
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, "report.html"))
 }

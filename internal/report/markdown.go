@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/storbench/storbench/internal/results"
-	"github.com/storbench/storbench/internal/units"
 )
 
 // Markdown renders summary.md: a header, then one table per kind of phase
@@ -17,6 +16,9 @@ func Markdown(s *results.Summary) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# storbench run %s\n\n", s.Name)
 	fmt.Fprintf(&b, "Run `%s`, status **%s**, started %s.\n", s.RunID, s.Status, s.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))
+	if s.Status == results.StatusRunning {
+		fmt.Fprintf(&b, "\n> Note: %s.\n", results.NeverFinishedNote)
+	}
 
 	var fio, md, other []results.PhaseSummary
 	for _, p := range s.Phases {
@@ -36,8 +38,8 @@ func Markdown(s *results.Summary) []byte {
 		for _, p := range fio {
 			rows(&b, p, func(o results.OpSummary) string {
 				return fmt.Sprintf("%s | %s | %s | %s | %s | %s | %s | %s | %d",
-					o.Op, units.Bandwidth(o.BwBytesPerS), units.Rate(o.OpsPerS, ""), lat(o.LatNsMean),
-					lat(float64(o.LatNsP50)), lat(float64(o.LatNsP99)), lat(float64(o.LatNsP995)), lat(float64(o.LatNsP999)), o.Errors)
+					o.Op, bwText(o.BwBytesPerS), rateText(o.OpsPerS, ""), latText(o.Lat, latMean),
+					latText(o.Lat, latP50), latText(o.Lat, latP99), latText(o.Lat, latP995), latText(o.Lat, latP999), o.Errors)
 			}, 9)
 		}
 	}
@@ -47,12 +49,9 @@ func Markdown(s *results.Summary) []byte {
 		b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 		for _, p := range md {
 			rows(&b, p, func(o results.OpSummary) string {
-				r := o.Rate
-				if r == nil {
-					r = &results.RateStats{Max: o.OpsPerS, Min: o.OpsPerS, Mean: o.OpsPerS}
-				}
-				return fmt.Sprintf("%s | %.3f | %.3f | %.3f | %.3f | %s | %s | %s | %d",
-					o.Op, r.Max, r.Min, r.Mean, r.Stddev, lat(float64(o.LatNsP50)), lat(float64(o.LatNsP99)), lat(float64(o.LatNsP999)), o.Errors)
+				mx, mn, mean, sd := rateCells(o)
+				return fmt.Sprintf("%s | %s | %s | %s | %s | %s | %s | %s | %d",
+					o.Op, mx, mn, mean, sd, latText(o.Lat, latP50), latText(o.Lat, latP99), latText(o.Lat, latP999), o.Errors)
 			}, 9)
 		}
 	}
@@ -63,8 +62,8 @@ func Markdown(s *results.Summary) []byte {
 		for _, p := range other {
 			rows(&b, p, func(o results.OpSummary) string {
 				return fmt.Sprintf("%s | %s | %s | %s | %s | %s | %s | %s | %d",
-					o.Op, units.Bandwidth(o.BwBytesPerS), units.Rate(o.OpsPerS, ""), lat(o.LatNsMean),
-					lat(float64(o.LatNsP50)), lat(float64(o.LatNsP90)), lat(float64(o.LatNsP99)), lat(float64(o.LatNsP999)), o.Errors)
+					o.Op, bwText(o.BwBytesPerS), rateText(o.OpsPerS, ""), latText(o.Lat, latMean),
+					latText(o.Lat, latP50), latText(o.Lat, latP90), latText(o.Lat, latP99), latText(o.Lat, latP999), o.Errors)
 			}, 9)
 		}
 	}
@@ -73,7 +72,13 @@ func Markdown(s *results.Summary) []byte {
 		fmt.Fprintf(&b, "\n## Score\n\n%s: **%.3f** (bandwidth %.3f GiB/s over %d figures, metadata %.3f kIOPS over %d figures)\n",
 			s.Score.Label, s.Score.Score, s.Score.BandwidthGiB, s.Score.BandwidthFigures, s.Score.MetadataKOps, s.Score.MetadataFigures)
 	}
-	b.WriteString("\nLatency is per operation (fio: completion latency, clat). Percentiles come from histograms merged across workers and hosts; throughput totals add each host's figure.\n")
+	if notes := notRecordedNotes(s.Phases); len(notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+	}
+	b.WriteString("\nLatency is per operation (fio: completion latency, clat). Percentiles come from histograms merged across workers and hosts; throughput totals add each host's figure. " + notMeasuredLegend + "\n")
 	return b.Bytes()
 }
 
@@ -94,11 +99,18 @@ func rows(b *bytes.Buffer, p results.PhaseSummary, cells func(results.OpSummary)
 	}
 }
 
-func lat(ns float64) string {
-	if ns == 0 {
-		return "-"
+// notRecordedNotes names the operations that ran but recorded no latency
+// ("nolat read: latency not recorded by this job").
+func notRecordedNotes(phases []results.PhaseSummary) []string {
+	var out []string
+	for _, p := range phases {
+		for _, o := range p.Ops {
+			if o.Lat == nil && o.Ops > 0 {
+				out = append(out, fmt.Sprintf("%s %s: %s", p.Name, o.Op, notRecorded(p.Engine)))
+			}
+		}
 	}
-	return units.Latency(ns)
+	return out
 }
 
 func sorted(s []string) []string {

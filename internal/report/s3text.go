@@ -73,7 +73,7 @@ func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*engine.HostResult, l
 			head += fmt.Sprintf(" Clients: %d.", len(ps.Hosts))
 		}
 		fmt.Fprintln(w, head)
-		fmt.Fprintf(w, "* Average: %s (%s)\n", rates(o.BwBytesPerS, o.OpsPerS), seconds(o.DurationS))
+		fmt.Fprintf(w, "* Average: %s (%s)\n", figRates(o.BwBytesPerS, o.OpsPerS, "obj/s"), seconds(o.DurationS))
 		if seg, ok := analyze.Segments(series, o.Op, time.Second); ok {
 			fmt.Fprintf(w, "\nThroughput, split into %d x 1s:\n", seg.N)
 			for _, s := range []struct {
@@ -86,8 +86,11 @@ func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*engine.HostResult, l
 		}
 		if o.Ops > 0 {
 			fmt.Fprintf(w, "\nRequests considered: %d:\n", o.Ops)
-			fmt.Fprintf(w, " * %s\n", latLine(results.LatencySummary{MeanNs: o.LatNsMean, StddevNs: o.LatNsStddev,
-				MinNs: o.LatNsMin, MaxNs: o.LatNsMax, P50Ns: o.LatNsP50, P90Ns: o.LatNsP90, P99Ns: o.LatNsP99, P999Ns: o.LatNsP999}))
+			if o.Lat == nil {
+				fmt.Fprintf(w, " * %s\n", notRecorded(ps.Engine))
+			} else {
+				fmt.Fprintf(w, " * %s\n", latLine(*o.Lat))
+			}
 			if o.TTFB != nil {
 				fmt.Fprintf(w, " * First byte: %s\n", latLine(*o.TTFB))
 			}
@@ -105,13 +108,13 @@ func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*engine.HostResult, l
 						continue
 					}
 					s := results.Op(eo)
-					fmt.Fprintf(w, " * %s: %s, %d requests", ep, rates(s.BwBytesPerS, s.OpsPerS), s.Ops)
+					fmt.Fprintf(w, " * %s: %s, %d requests", ep, figRates(s.BwBytesPerS, s.OpsPerS, "obj/s"), s.Ops)
 					if s.Errors > 0 {
 						fmt.Fprintf(w, ", %d errors", s.Errors)
 					}
 					fmt.Fprintln(w)
-					if s.Ops > 0 {
-						fmt.Fprintf(w, "     - %s\n", latLine(results.Latency(eo.Lat)))
+					if s.Lat != nil {
+						fmt.Fprintf(w, "     - %s\n", latLine(*s.Lat))
 					}
 				}
 			}

@@ -55,7 +55,11 @@ func SweepText(w io.Writer, s *results.Summary) {
 	if len(s.Sweeps) > 0 {
 		fmt.Fprintf(w, "\nacross iterations (mean, sample stddev, CoV, 95%% confidence interval):\n")
 		for _, sw := range s.Sweeps {
-			st := sw.Metrics[sw.Headline]
+			st, ok := sw.Metrics[sw.Headline]
+			if !ok {
+				fmt.Fprintf(w, "    %s %s %s %s: not measured\n", sw.Group, pointText(sw.Point), sw.Op, metricName(sw.Engine, sw.Headline))
+				continue
+			}
 			fmt.Fprintf(w, "    %s %s %s %s: %s", sw.Group, pointText(sw.Point), sw.Op, metricName(sw.Engine, sw.Headline), metricText(sw.Headline, st.Mean))
 			if st.N > 1 {
 				fmt.Fprintf(w, " (δ %s, CoV %.2f%%, 95%% CI %s .. %s, n=%d)", metricText(sw.Headline, st.Stddev), 100*st.CoV,
@@ -85,7 +89,10 @@ func SweepTSV(s *results.Summary) []byte {
 	var b bytes.Buffer
 	b.WriteString("group\tpoint\top\tmetric\tunit\tn\tcov\ttot\tmin_host\tmax_host\tavg_host\tstddev\tci95_low\tci95_high\tunstable\n")
 	for _, sw := range s.Sweeps {
-		st := sw.Metrics[sw.Headline]
+		st, ok := sw.Metrics[sw.Headline]
+		if !ok {
+			continue // a headline not measured has no spreadsheet line
+		}
 		unit, scale := tsvUnit(sw.Headline)
 		h := results.Stat3{Min: st.Mean, Max: st.Mean, Avg: st.Mean}
 		if sw.Hosts != nil {
@@ -120,7 +127,11 @@ func sweepMarkdown(b *bytes.Buffer, s *results.Summary) {
 	b.WriteString("| Group | Point | Op | Metric | n | Mean | Std dev | CoV | 95% CI | Min | Max |\n")
 	b.WriteString("|---|---|---|---|---:|---:|---:|---:|---|---:|---:|\n")
 	for _, sw := range s.Sweeps {
-		st := sw.Metrics[sw.Headline]
+		st, ok := sw.Metrics[sw.Headline]
+		if !ok {
+			fmt.Fprintf(b, "| %s | %s | %s | %s | 0 | not measured | - | - | - | - | - |\n", sw.Group, pointText(sw.Point), sw.Op, metricName(sw.Engine, sw.Headline))
+			continue
+		}
 		f := func(v float64) string { return metricText(sw.Headline, v) }
 		sd, cov, ci := "-", "-", "-"
 		if st.N > 1 {
@@ -198,8 +209,8 @@ func pivots(b *bytes.Buffer, sws []results.Sweep) {
 				for _, c := range cols {
 					cell := " - |"
 					for _, sw := range cells {
-						if results.PointValue(sw.Point, rowKey) == r && results.PointValue(sw.Point, colKey) == c {
-							st := sw.Metrics[sw.Headline]
+						st, ok := sw.Metrics[sw.Headline]
+						if ok && results.PointValue(sw.Point, rowKey) == r && results.PointValue(sw.Point, colKey) == c {
 							cell = " " + metricText(sw.Headline, st.Mean)
 							if sw.Unstable {
 								cell += " ⚠"

@@ -40,6 +40,10 @@ func sweepCharts(sws []results.Sweep) []template.HTML {
 		var lines []chartLine
 		lineIndex := map[string]int{}
 		for _, sw := range group {
+			st, ok := sw.Metrics[sw.Headline]
+			if !ok {
+				continue // not measured: no point
+			}
 			name := pointText(without(sw.Point, xKey))
 			if name == "-" {
 				name = sw.Op
@@ -50,7 +54,6 @@ func sweepCharts(sws []results.Sweep) []template.HTML {
 				lineIndex[name] = i
 				lines = append(lines, chartLine{Name: name})
 			}
-			st := sw.Metrics[sw.Headline]
 			l := &lines[i]
 			l.X = append(l.X, xIndex[results.PointValue(sw.Point, xKey)])
 			l.Y = append(l.Y, st.Mean)

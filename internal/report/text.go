@@ -40,13 +40,17 @@ func FileText(w io.Writer, ps *results.PhaseSummary) {
 		return
 	}
 	for _, o := range ps.Ops {
-		opText(w, ps.Report, o)
+		opText(w, ps.Engine, ps.Report, o)
 	}
 	if n := len(ps.PerHost); n > 1 {
 		var bw, iops float64
 		for _, o := range ps.Ops {
-			bw += o.BwBytesPerS
-			iops += o.OpsPerS
+			if o.BwBytesPerS != nil {
+				bw += *o.BwBytesPerS
+			}
+			if o.OpsPerS != nil {
+				iops += *o.OpsPerS
+			}
 		}
 		if ps.Report == "iops" {
 			fmt.Fprintf(w, "    total iops: %s\n", units.Rate(iops, "IOPS"))
@@ -67,20 +71,27 @@ func hasRates(ps *results.PhaseSummary) bool {
 	return false
 }
 
-func opText(w io.Writer, report string, o results.OpSummary) {
-	bw := units.Bandwidth(o.BwBytesPerS)
-	iops := units.Rate(o.OpsPerS, "IOPS")
+func opText(w io.Writer, eng, report string, o results.OpSummary) {
+	bw := bwText(o.BwBytesPerS)
+	iops := rateText(o.OpsPerS, "IOPS")
 	switch report {
 	case "iops":
 		fmt.Fprintf(w, "    %s iops: %s (%s)\n", o.Op, iops, bw)
 	case "latency":
-		fmt.Fprintf(w, "    %s latency: %s (%s, %s)\n", o.Op, units.Latency(o.LatNsMean), iops, bw)
+		mean := strings.TrimPrefix(notRecorded(eng), "latency ")
+		if o.Lat != nil {
+			mean = units.Latency(o.Lat.MeanNs)
+		}
+		fmt.Fprintf(w, "    %s latency: %s (%s, %s)\n", o.Op, mean, iops, bw)
 	default:
 		fmt.Fprintf(w, "    %s bandwidth: %s (%s)\n", o.Op, bw, iops)
 	}
-	fmt.Fprintf(w, "    %s clat: mean %s, p50 %s, p99 %s, p99.5 %s, p99.9 %s\n", o.Op,
-		units.Latency(o.LatNsMean), units.Latency(float64(o.LatNsP50)), units.Latency(float64(o.LatNsP99)),
-		units.Latency(float64(o.LatNsP995)), units.Latency(float64(o.LatNsP999)))
+	if o.Lat == nil {
+		fmt.Fprintf(w, "    %s clat: %s\n", o.Op, notRecorded(eng))
+	} else {
+		fmt.Fprintf(w, "    %s clat: mean %s, p50 %s, p99 %s, p99.5 %s, p99.9 %s\n", o.Op,
+			latText(o.Lat, latMean), latText(o.Lat, latP50), latText(o.Lat, latP99), latText(o.Lat, latP995), latText(o.Lat, latP999))
+	}
 	if o.Errors > 0 {
 		fmt.Fprintf(w, "    %s errors: %d%s\n", o.Op, o.Errors, kinds(o.ErrorKinds))
 	}
@@ -91,16 +102,27 @@ func opText(w io.Writer, report string, o results.OpSummary) {
 func RateTable(w io.Writer, indent string, ops []results.OpSummary) {
 	fmt.Fprintf(w, "%s%-16s %14s %14s %14s %12s %10s %10s %10s\n", indent, "Operation", "Max", "Min", "Mean", "Std Dev", "p50", "p99", "p99.9")
 	for _, o := range ops {
-		r := o.Rate
-		if r == nil {
-			r = &results.RateStats{Max: o.OpsPerS, Min: o.OpsPerS, Mean: o.OpsPerS}
-		}
-		fmt.Fprintf(w, "%s%-16s %14.3f %14.3f %14.3f %12.3f %10s %10s %10s\n", indent, o.Op, r.Max, r.Min, r.Mean, r.Stddev,
-			units.Latency(float64(o.LatNsP50)), units.Latency(float64(o.LatNsP99)), units.Latency(float64(o.LatNsP999)))
+		mx, mn, mean, sd := rateCells(o)
+		fmt.Fprintf(w, "%s%-16s %14s %14s %14s %12s %10s %10s %10s\n", indent, o.Op, mx, mn, mean, sd,
+			latText(o.Lat, latP50), latText(o.Lat, latP99), latText(o.Lat, latP999))
 		if o.Errors > 0 {
 			fmt.Fprintf(w, "%s  %s errors: %d%s\n", indent, o.Op, o.Errors, kinds(o.ErrorKinds))
 		}
 	}
+}
+
+// rateCells are mdtest's max, min, mean and std dev of an operation's rate
+// across iterations ("-" where not measured); an operation that ran once
+// has its one rate in the first three.
+func rateCells(o results.OpSummary) (mx, mn, mean, sd string) {
+	f := func(v float64) string { return fmt.Sprintf("%.3f", v) }
+	switch {
+	case o.Rate != nil && len(o.Rate.PerIter) > 0:
+		return f(o.Rate.Max), f(o.Rate.Min), f(o.Rate.Mean), f(o.Rate.Stddev)
+	case o.Rate == nil && o.OpsPerS != nil:
+		return f(*o.OpsPerS), f(*o.OpsPerS), f(*o.OpsPerS), f(0)
+	}
+	return notMeasured, notMeasured, notMeasured, notMeasured
 }
 
 func kinds(m map[string]uint64) string {

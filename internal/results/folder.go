@@ -9,10 +9,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -82,7 +86,42 @@ type Folder struct {
 	mu  sync.Mutex
 	run RunInfo
 	sum Summary
+	// unsaved are the files (relative to Path) whose last write failed,
+	// with why; a later successful write of the same file takes it off.
+	unsaved map[string]error
+	// dropped are phases left out of summary.json because a host's
+	// result.json could not be written (the folder stays readable).
+	dropped []string
 }
+
+// UnsavedError says what a results folder could not save, and why: every
+// write to the folder is checked, and none is given up silently.
+type UnsavedError struct {
+	// Path is the results folder.
+	Path string
+	// Phases were measured but are not in summary.json: a host's
+	// result.json could not be written.
+	Phases []string
+	// Files (relative to Path) were not written or are not up to date.
+	Files []string
+	// Err is the first cause.
+	Err error
+}
+
+func (e *UnsavedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "results not saved in %s (%v):", e.Path, e.Err)
+	if len(e.Phases) > 0 {
+		fmt.Fprintf(&b, " phase %s is not in summary.json (its figures are printed above);", strings.Join(e.Phases, ", "))
+	}
+	fmt.Fprintf(&b, " not written or out of date: %s", strings.Join(e.Files, ", "))
+	if slices.Contains(e.Files, "run.json") {
+		b.WriteString("; run.json still says running")
+	}
+	return b.String()
+}
+
+func (e *UnsavedError) Unwrap() error { return e.Err }
 
 // NewRunID returns a run id: UTC time and a random suffix, safe in paths and
 // object keys ("20261121T051502Z-3fa9").
@@ -118,8 +157,16 @@ func Create(root string, info RunInfo) (*Folder, error) {
 	f := &Folder{Path: path, run: info, sum: Summary{
 		SchemaVersion: SchemaVersion, RunID: info.RunID, Name: info.Name,
 		Status: StatusRunning, StartedAt: info.StartedAt, Phases: []PhaseSummary{},
-	}}
-	return f, f.flush()
+	}, unsaved: map[string]error{}}
+	if err := f.flush(); err != nil {
+		os.RemoveAll(path) // nothing measured yet: leave nothing behind
+		var u *UnsavedError
+		if errors.As(err, &u) {
+			err = u.Err
+		}
+		return nil, fmt.Errorf("results folder %s cannot be written: %v", path, err)
+	}
+	return f, nil
 }
 
 // RunInfo returns a copy of run.json's content.
@@ -149,21 +196,25 @@ func (f *Folder) NextPhaseDir(name string) string {
 
 // AddPhase writes one phase's hosts' raw output and results under
 // NN-<name>/hosts/<host>/, adds its summary, and rewrites summary.json and
-// summary.md. ps.Dir is set here.
+// summary.md. ps.Dir is set here. Every file is tried even after one
+// fails; a failure returns an *UnsavedError. A phase whose hosts'
+// result.json could not all be written is left out of summary.json, so
+// every phase listed there can be read back.
 func (f *Folder) AddPhase(ps PhaseSummary, hosts []*engine.HostResult) error {
 	ps.Dir = f.NextPhaseDir(ps.Name)
+	complete := true
 	for _, h := range hosts {
 		if h == nil {
 			continue
 		}
-		dir := filepath.Join(f.Path, ps.Dir, "hosts", SafeName(h.Host))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
+		dir := filepath.Join(ps.Dir, "hosts", SafeName(h.Host))
+		if err := os.MkdirAll(filepath.Join(f.Path, dir), 0o755); err != nil {
+			f.note(dir+"/", err)
+			complete = false
+			continue
 		}
 		for name, b := range h.Raw {
-			if err := writeFile(filepath.Join(dir, SafeName(name)), b); err != nil {
-				return err
-			}
+			_ = f.Save(filepath.Join(dir, SafeName(name)), b)
 		}
 		stripped := *h
 		stripped.Raw = nil
@@ -171,16 +222,24 @@ func (f *Folder) AddPhase(ps PhaseSummary, hosts []*engine.HostResult) error {
 		if err != nil {
 			return err
 		}
-		if err := writeFile(filepath.Join(dir, "result.json"), b); err != nil {
-			return err
+		if err := f.Save(filepath.Join(dir, "result.json"), b); err != nil {
+			complete = false
 		}
 	}
 	f.mu.Lock()
-	f.sum.Phases = append(f.sum.Phases, ps)
-	f.sum.Sweeps = Sweeps(f.sum.Phases, f.covWarn())
-	f.sum.Score = ComputeScore(f.sum.Phases)
+	if complete {
+		f.sum.Phases = append(f.sum.Phases, ps)
+		f.sum.Sweeps = Sweeps(f.sum.Phases, f.covWarn())
+		f.sum.Score = ComputeScore(f.sum.Phases)
+	} else {
+		f.dropped = append(f.dropped, ps.Name)
+	}
 	f.mu.Unlock()
-	return f.flush()
+	ferr := f.flush()
+	if !complete || ferr != nil {
+		return f.Unsaved()
+	}
+	return nil
 }
 
 // Finish sets the final status (and error) and writes everything once more.
@@ -205,38 +264,83 @@ func (f *Folder) Summary() Summary {
 	return s
 }
 
+// flush writes run.json, summary.json, summary.md and the extra files,
+// trying every one; it returns an *UnsavedError when any failed.
 func (f *Folder) flush() error {
 	f.mu.Lock()
-	run, err1 := json.MarshalIndent(f.run, "", "  ")
+	run, err := json.MarshalIndent(f.run, "", "  ")
 	sum := f.sum
 	sum.Phases = append([]PhaseSummary(nil), f.sum.Phases...)
 	f.mu.Unlock()
-	if err1 != nil {
-		return err1
-	}
-	if err := writeFile(filepath.Join(f.Path, "run.json"), run); err != nil {
+	if err != nil {
 		return err
 	}
+	failed := f.Save("run.json", run) != nil
 	b, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(f.Path, "summary.json"), b); err != nil {
-		return err
-	}
+	failed = f.Save("summary.json", b) != nil || failed
 	if f.Markdown != nil {
-		if err := writeFile(filepath.Join(f.Path, "summary.md"), f.Markdown(&sum)); err != nil {
-			return err
-		}
+		failed = f.Save("summary.md", f.Markdown(&sum)) != nil || failed
 	}
 	for name, render := range f.Extra {
 		if b := render(&sum); len(b) > 0 {
-			if err := writeFile(filepath.Join(f.Path, name), b); err != nil {
-				return err
-			}
+			failed = f.Save(name, b) != nil || failed
 		}
 	}
+	if failed {
+		return f.Unsaved()
+	}
 	return nil
+}
+
+// Save writes a file of the results folder (name relative to it)
+// atomically, and keeps account of it: a file whose write fails is listed
+// by Unsaved until a later write of it succeeds.
+func (f *Folder) Save(name string, b []byte) error {
+	err := WriteFile(filepath.Join(f.Path, name), b)
+	f.note(name, err)
+	return err
+}
+
+func (f *Folder) note(name string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.unsaved == nil {
+		f.unsaved = map[string]error{}
+	}
+	if err == nil {
+		delete(f.unsaved, name)
+		return
+	}
+	f.unsaved[name] = err
+}
+
+// Unsaved returns an *UnsavedError listing what the folder could not
+// save, or nil when everything written so far is on disk.
+func (f *Folder) Unsaved() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.unsaved) == 0 && len(f.dropped) == 0 {
+		return nil
+	}
+	e := &UnsavedError{Path: f.Path, Phases: append([]string(nil), f.dropped...)}
+	for name := range f.unsaved {
+		e.Files = append(e.Files, name)
+	}
+	sort.Strings(e.Files)
+	for _, name := range e.Files {
+		// The cause without the path, which the list already gives.
+		err := f.unsaved[name]
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		e.Err = err
+		break
+	}
+	return e
 }
 
 func (f *Folder) covWarn() float64 {
@@ -246,18 +350,31 @@ func (f *Folder) covWarn() float64 {
 	return DefaultCoVWarn
 }
 
-// writeFile replaces a file atomically: a reader sees the old or the new
-// content, never half of it, even if storbench dies mid-write.
-func writeFile(path string, b []byte) error {
+// WriteFile replaces a file atomically: a reader sees the old or the new
+// content, never half of it, even if storbench dies mid-write. The
+// temporary file is removed when anything fails (a full disk).
+func WriteFile(path string, b []byte) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %v", path, err)
+	err := os.WriteFile(tmp, b, 0o644)
+	if err == nil {
+		err = os.Rename(tmp, path)
 	}
-	return os.Rename(tmp, path)
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
-// ReadSummary reads summary.json from a results folder.
+// NeverFinishedNote is said of a results folder whose run never recorded
+// its end.
+const NeverFinishedNote = "this run never finished: run.json still says running " +
+	"(storbench was killed, e.g. by kill -9 or a power cut, or could not write to its results disk, or the run is still going); " +
+	"the phases it saved are shown"
+
+// ReadSummary reads summary.json from a results folder. Its Status is
+// running when run.json says so: a run killed, or whose disk filled up,
+// never wrote its end there, whatever summary.json got to.
 func ReadSummary(dir string) (*Summary, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
@@ -267,7 +384,77 @@ func ReadSummary(dir string) (*Summary, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("%s/summary.json: %v", dir, err)
 	}
+	if s.SchemaVersion < 2 {
+		if err := upgradeV1(b, &s); err != nil {
+			return nil, fmt.Errorf("%s/summary.json: %v", dir, err)
+		}
+	}
+	if r, err := ReadRunInfo(dir); err == nil && r.Status == StatusRunning {
+		s.Status = StatusRunning
+	}
 	return &s, nil
+}
+
+// opV1 is what version 1 of summary.json wrote of an operation where
+// version 2 differs: flat latency fields, and 0 for figures not measured.
+type opV1 struct {
+	LatNsMean   float64 `json:"lat_ns_mean"`
+	LatNsStddev float64 `json:"lat_ns_stddev"`
+	LatNsMin    int64   `json:"lat_ns_min"`
+	LatNsMax    int64   `json:"lat_ns_max"`
+	LatNsP50    int64   `json:"lat_ns_p50"`
+	LatNsP90    int64   `json:"lat_ns_p90"`
+	LatNsP99    int64   `json:"lat_ns_p99"`
+	LatNsP995   int64   `json:"lat_ns_p99_5"`
+	LatNsP999   int64   `json:"lat_ns_p99_9"`
+}
+
+// upgradeV1 reads a version 1 summary.json (b) into s, read as version 2:
+// latency moves into Lat, where any was recorded, and the 0 that version
+// 1 wrote for a figure not measured becomes absent.
+func upgradeV1(b []byte, s *Summary) error {
+	var v1 struct {
+		Phases []struct {
+			Ops     []opV1 `json:"ops"`
+			PerHost []struct {
+				Ops []opV1 `json:"ops"`
+			} `json:"per_host"`
+		} `json:"phases"`
+	}
+	if err := json.Unmarshal(b, &v1); err != nil {
+		return err
+	}
+	fix := func(o *OpSummary, old opV1) {
+		if old.LatNsMean != 0 || old.LatNsMax != 0 || old.LatNsP50 != 0 {
+			o.Lat = &LatencySummary{MeanNs: old.LatNsMean, StddevNs: old.LatNsStddev, MinNs: old.LatNsMin, MaxNs: old.LatNsMax,
+				P50Ns: old.LatNsP50, P90Ns: old.LatNsP90, P99Ns: old.LatNsP99, P995Ns: old.LatNsP995, P999Ns: old.LatNsP999}
+		}
+		if o.Bytes == 0 {
+			o.BwBytesPerS = nil
+		}
+		if o.OpsPerS != nil && *o.OpsPerS == 0 && o.DurationS == 0 {
+			o.OpsPerS = nil
+		}
+	}
+	for i := range s.Phases {
+		if i >= len(v1.Phases) {
+			break
+		}
+		p, old := &s.Phases[i], v1.Phases[i]
+		for j := range p.Ops {
+			if j < len(old.Ops) {
+				fix(&p.Ops[j], old.Ops[j])
+			}
+		}
+		for h := range p.PerHost {
+			for j := range p.PerHost[h].Ops {
+				if h < len(old.PerHost) && j < len(old.PerHost[h].Ops) {
+					fix(&p.PerHost[h].Ops[j], old.PerHost[h].Ops[j])
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // ReadRunInfo reads run.json from a results folder.
@@ -283,15 +470,20 @@ func ReadRunInfo(dir string) (*RunInfo, error) {
 	return &r, nil
 }
 
-// ReadHostResult reads one host's result.json of a phase.
+// ReadHostResult reads one host's result.json of a phase. Its errors name
+// the file.
 func ReadHostResult(dir, phaseDir, host string) (*engine.HostResult, error) {
-	b, err := os.ReadFile(filepath.Join(dir, phaseDir, "hosts", SafeName(host), "result.json"))
+	path := filepath.Join(dir, phaseDir, "hosts", SafeName(host), "result.json")
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s is missing: host %s's figures of phase %s cannot be read", path, host, phaseDir)
+	}
 	if err != nil {
 		return nil, err
 	}
 	var h engine.HostResult
 	if err := json.Unmarshal(b, &h); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s is damaged (%v): host %s's figures of phase %s cannot be read", path, err, host, phaseDir)
 	}
 	return &h, nil
 }

@@ -10,7 +10,11 @@ import (
 
 // SchemaVersion is the version of summary.json. Bump it whenever a field is
 // renamed, removed or changes meaning; schema/summary.schema.json follows.
-const SchemaVersion = 1
+// Version 2: a figure not measured is absent, never 0 - an operation's
+// latency moved from lat_ns_* fields into an optional "lat" object, and
+// bw_bytes_per_s and ops_per_s are left out where nothing was measured.
+// ReadSummary reads version 1 too.
+const SchemaVersion = 2
 
 // Summary is summary.json: the figures of every phase of a run, per host and
 // merged across hosts. Field names carry their units.
@@ -94,19 +98,15 @@ type OpSummary struct {
 	// BwBytesPerS and OpsPerS are throughput; totals add the hosts' figures,
 	// each over its own window, as the seeds' "total bandwidth" does, or
 	// for phases with a common Window, everything done inside it over it.
-	BwBytesPerS float64 `json:"bw_bytes_per_s"`
-	OpsPerS     float64 `json:"ops_per_s"`
-
-	LatNsMean   float64 `json:"lat_ns_mean"`
-	LatNsStddev float64 `json:"lat_ns_stddev"`
-	LatNsMin    int64   `json:"lat_ns_min"`
-	LatNsMax    int64   `json:"lat_ns_max"`
-	LatNsP50    int64   `json:"lat_ns_p50"`
-	LatNsP90    int64   `json:"lat_ns_p90"`
-	LatNsP99    int64   `json:"lat_ns_p99"`
-	LatNsP995   int64   `json:"lat_ns_p99_5"`
-	LatNsP999   int64   `json:"lat_ns_p99_9"`
-
+	// BwBytesPerS is absent for operations that move no bytes (md's
+	// create and stat, s3 DELETE and STAT), and both are absent when there
+	// was no window to measure over.
+	BwBytesPerS *float64 `json:"bw_bytes_per_s,omitempty"`
+	OpsPerS     *float64 `json:"ops_per_s,omitempty"`
+	// Lat is the operation's latency (fio: completion latency, clat). It
+	// is absent when none was recorded: fio job files can switch latency
+	// off (disable_lat, disable_clat).
+	Lat *LatencySummary `json:"lat,omitempty"`
 	// TTFB is the time to first byte, where the engine measures it (s3).
 	TTFB *LatencySummary `json:"ttfb,omitempty"`
 	// Rate is the per-iteration rate statistics, for phases that repeat (md):
@@ -144,7 +144,7 @@ type RateStats struct {
 func BuildPhase(name, eng string, hosts []*engine.HostResult) PhaseSummary {
 	ps := PhaseSummary{Name: name, Engine: eng, Status: "completed"}
 	lists := make([][]record.OpStats, 0, len(hosts))
-	rates := map[string][2]float64{} // op -> summed bytes/s, ops/s
+	bw, ops := map[string]*float64{}, map[string]*float64{} // op -> sum over hosts that measured it
 	longest := map[string]float64{}
 	for _, h := range hosts {
 		if h == nil {
@@ -155,8 +155,7 @@ func BuildPhase(name, eng string, hosts []*engine.HostResult) PhaseSummary {
 		for _, o := range h.Ops {
 			s := Op(o)
 			ho.Ops = append(ho.Ops, s)
-			r := rates[o.Op]
-			rates[o.Op] = [2]float64{r[0] + s.BwBytesPerS, r[1] + s.OpsPerS}
+			bw[o.Op], ops[o.Op] = addFigure(bw[o.Op], s.BwBytesPerS), addFigure(ops[o.Op], s.OpsPerS)
 			longest[o.Op] = max(longest[o.Op], s.DurationS)
 		}
 		ps.PerHost = append(ps.PerHost, ho)
@@ -170,11 +169,10 @@ func BuildPhase(name, eng string, hosts []*engine.HostResult) PhaseSummary {
 		s := Op(o)
 		s.DurationS = longest[o.Op]
 		if s.Rate == nil {
-			s.BwBytesPerS, s.OpsPerS = rates[o.Op][0], rates[o.Op][1]
+			s.BwBytesPerS, s.OpsPerS = bw[o.Op], ops[o.Op]
 			if ps.Window != nil {
-				w := inWin[o.Op]
 				s.DurationS = ps.Window.DurationS
-				s.BwBytesPerS, s.OpsPerS = w[0]/s.DurationS, w[1]/s.DurationS
+				s.BwBytesPerS, s.OpsPerS = WindowRates(inWin[o.Op], s.Bytes, s.DurationS)
 			}
 		}
 		ps.Ops = append(ps.Ops, s)
@@ -182,31 +180,62 @@ func BuildPhase(name, eng string, hosts []*engine.HostResult) PhaseSummary {
 	return ps
 }
 
+// WindowRates are the throughput of work done in a window of d seconds:
+// bytes and ops inside it (w), over it. Byte throughput is absent for an
+// operation that moved no bytes at all, both are absent for no window.
+func WindowRates(w [2]float64, bytes uint64, d float64) (bw, ops *float64) {
+	if d <= 0 {
+		return nil, nil
+	}
+	if bytes > 0 {
+		bw = Figure(w[0] / d)
+	}
+	return bw, Figure(w[1] / d)
+}
+
+// Figure returns a measured figure, for the optional fields of OpSummary.
+func Figure(v float64) *float64 { return &v }
+
+// addFigure adds a host's figure to a sum; absent plus absent stays absent.
+func addFigure(sum, v *float64) *float64 {
+	switch {
+	case v == nil:
+		return sum
+	case sum == nil:
+		return Figure(*v)
+	}
+	return Figure(*sum + *v)
+}
+
 // Op computes the figures of one operation's statistics.
 func Op(o record.OpStats) OpSummary {
 	s := OpSummary{
 		Op: o.Op, Ops: o.Ops, Bytes: o.Bytes, Errors: o.Errors, ErrorKinds: o.ErrorKinds,
-		DurationS: o.Seconds(),
+		DurationS: o.Seconds(), Lat: LatencyOf(o.Lat),
 	}
 	if s.DurationS > 0 {
-		s.BwBytesPerS = float64(o.Bytes) / s.DurationS
-		s.OpsPerS = float64(o.Ops) / s.DurationS
+		s.OpsPerS = Figure(float64(o.Ops) / s.DurationS)
+		if o.Bytes > 0 {
+			s.BwBytesPerS = Figure(float64(o.Bytes) / s.DurationS)
+		}
 	}
 	if o.ReportedOpsPerS > 0 || o.ReportedBwBytesPerS > 0 {
-		s.BwBytesPerS, s.OpsPerS = o.ReportedBwBytesPerS, o.ReportedOpsPerS
+		s.OpsPerS, s.BwBytesPerS = Figure(o.ReportedOpsPerS), nil
+		if o.Bytes > 0 || o.ReportedBwBytesPerS > 0 {
+			s.BwBytesPerS = Figure(o.ReportedBwBytesPerS)
+		}
 	}
-	l := Latency(o.Lat)
-	s.LatNsMean, s.LatNsStddev, s.LatNsMin, s.LatNsMax = l.MeanNs, l.StddevNs, l.MinNs, l.MaxNs
-	s.LatNsP50, s.LatNsP90, s.LatNsP99, s.LatNsP995, s.LatNsP999 = l.P50Ns, l.P90Ns, l.P99Ns, l.P995Ns, l.P999Ns
 	if o.TTFB != nil {
-		t := Latency(*o.TTFB)
-		s.TTFB = &t
+		s.TTFB = LatencyOf(*o.TTFB)
 	}
 	if len(o.Iterations) > 0 {
 		s.Rate = IterationRates(o.Iterations)
-		s.OpsPerS = s.Rate.Mean
-		if o.Ops > 0 {
-			s.BwBytesPerS = s.Rate.Mean * float64(o.Bytes) / float64(o.Ops)
+		s.OpsPerS, s.BwBytesPerS = nil, nil
+		if len(s.Rate.PerIter) > 0 {
+			s.OpsPerS = Figure(s.Rate.Mean)
+			if o.Bytes > 0 && o.Ops > 0 {
+				s.BwBytesPerS = Figure(s.Rate.Mean * float64(o.Bytes) / float64(o.Ops))
+			}
 		}
 	}
 	return s
@@ -219,6 +248,17 @@ func Latency(h record.Hist) LatencySummary {
 		P50Ns: h.Bins.Percentile(50), P90Ns: h.Bins.Percentile(90), P99Ns: h.Bins.Percentile(99),
 		P995Ns: h.Bins.Percentile(99.5), P999Ns: h.Bins.Percentile(99.9),
 	}
+}
+
+// LatencyOf summarises a distribution, or returns nil when it holds no
+// sample: latency was not recorded (fio with disable_clat), which is not a
+// latency of 0.
+func LatencyOf(h record.Hist) *LatencySummary {
+	if h.Stats.N == 0 && h.Bins.Total() == 0 {
+		return nil
+	}
+	l := Latency(h)
+	return &l
 }
 
 // IterationRates computes mdtest's per-iteration table: each iteration's rate

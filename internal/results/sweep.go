@@ -23,7 +23,8 @@ type Sweep struct {
 	Point  []KV   `json:"point,omitempty"`
 	Op     string `json:"op"`
 	// Headline names the metric the point is judged by (bw_bytes_per_s,
-	// ops_per_s or lat_ns_mean); Metrics holds all of them.
+	// ops_per_s or lat_ns_mean); Metrics holds all of them that were
+	// measured (latency is absent when a fio job switched it off).
 	Headline string          `json:"headline"`
 	Metrics  map[string]Stat `json:"metrics"`
 	// Hosts spreads the headline across hosts: the lowest, highest and mean
@@ -111,18 +112,28 @@ func headline(p PhaseSummary) string {
 	return "bw_bytes_per_s"
 }
 
-func metric(o OpSummary, name string) float64 {
+// metric returns one of an operation's figures by name, and whether it
+// was measured.
+func metric(o OpSummary, name string) (float64, bool) {
 	switch name {
 	case "bw_bytes_per_s":
-		return o.BwBytesPerS
+		if o.BwBytesPerS != nil {
+			return *o.BwBytesPerS, true
+		}
 	case "ops_per_s":
-		return o.OpsPerS
+		if o.OpsPerS != nil {
+			return *o.OpsPerS, true
+		}
 	case "lat_ns_mean":
-		return o.LatNsMean
+		if o.Lat != nil {
+			return o.Lat.MeanNs, true
+		}
 	case "lat_ns_p99":
-		return float64(o.LatNsP99)
+		if o.Lat != nil {
+			return float64(o.Lat.P99Ns), true
+		}
 	}
-	return 0
+	return 0, false
 }
 
 var sweepMetrics = []string{"bw_bytes_per_s", "ops_per_s", "lat_ns_mean", "lat_ns_p99"}
@@ -152,14 +163,16 @@ func Sweeps(phases []PhaseSummary, covWarn float64) []Sweep {
 			}
 			out[i].Phases = append(out[i].Phases, p.Name)
 			for _, m := range sweepMetrics {
-				values[k][m] = append(values[k][m], metric(o, m))
+				if v, ok := metric(o, m); ok {
+					values[k][m] = append(values[k][m], v)
+				}
 			}
 			if len(p.PerHost) > 1 {
 				var hv []float64
 				for _, h := range p.PerHost {
 					for _, ho := range h.Ops {
-						if ho.Op == o.Op {
-							hv = append(hv, metric(ho, out[i].Headline))
+						if v, ok := metric(ho, out[i].Headline); ok && ho.Op == o.Op {
+							hv = append(hv, v)
 						}
 					}
 				}
@@ -178,7 +191,9 @@ func Sweeps(phases []PhaseSummary, covWarn float64) []Sweep {
 		}
 		sw.Metrics = map[string]Stat{}
 		for _, m := range sweepMetrics {
-			sw.Metrics[m] = DescribeStat(values[k][m])
+			if len(values[k][m]) > 0 {
+				sw.Metrics[m] = DescribeStat(values[k][m]) // a metric never measured is absent
+			}
 		}
 		if sp := spread[k]; len(sp) > 0 {
 			var s3 Stat3
@@ -240,10 +255,10 @@ func ComputeScore(phases []PhaseSummary) *Score {
 		}
 		for _, o := range p.Ops {
 			switch {
-			case p.Engine == "fio" && p.Report == "bandwidth" && o.BwBytesPerS > 0:
-				bw = append(bw, o.BwBytesPerS/(1<<30))
-			case p.Engine == "md" && o.OpsPerS > 0:
-				md = append(md, o.OpsPerS/1000)
+			case p.Engine == "fio" && p.Report == "bandwidth" && o.BwBytesPerS != nil && *o.BwBytesPerS > 0:
+				bw = append(bw, *o.BwBytesPerS/(1<<30))
+			case p.Engine == "md" && o.OpsPerS != nil && *o.OpsPerS > 0:
+				md = append(md, *o.OpsPerS/1000)
 			}
 		}
 	}

@@ -20,9 +20,9 @@ func TestSweepStatisticsGlusterFixture(t *testing.T) {
 	for i, hosts := range [][2]float64{{100, 110}, {95, 105}, {105, 115}} {
 		p := PhaseSummary{Name: "w", Engine: "fio", Report: "bandwidth", Status: StatusCompleted, Group: "iozone",
 			Point: []KV{{"size", "4g"}, {"rw", "write"}}, Iteration: i + 1}
-		p.Ops = []OpSummary{{Op: "write", BwBytesPerS: (hosts[0] + hosts[1]) * mib}}
-		p.PerHost = []HostOps{{Host: "c1", Ops: []OpSummary{{Op: "write", BwBytesPerS: hosts[0] * mib}}},
-			{Host: "c2", Ops: []OpSummary{{Op: "write", BwBytesPerS: hosts[1] * mib}}}}
+		p.Ops = []OpSummary{{Op: "write", BwBytesPerS: Figure((hosts[0] + hosts[1]) * mib)}}
+		p.PerHost = []HostOps{{Host: "c1", Ops: []OpSummary{{Op: "write", BwBytesPerS: Figure(hosts[0] * mib)}}},
+			{Host: "c2", Ops: []OpSummary{{Op: "write", BwBytesPerS: Figure(hosts[1] * mib)}}}}
 		phases = append(phases, p)
 	}
 	sw := Sweeps(phases, DefaultCoVWarn)
@@ -54,7 +54,7 @@ func TestSweepStatisticsGlusterFixture(t *testing.T) {
 }
 
 func TestSweepsLeaveOutSinglePhases(t *testing.T) {
-	p := PhaseSummary{Name: "x", Engine: "fio", Status: StatusCompleted, Group: "x", Ops: []OpSummary{{Op: "read", BwBytesPerS: 1}}}
+	p := PhaseSummary{Name: "x", Engine: "fio", Status: StatusCompleted, Group: "x", Ops: []OpSummary{{Op: "read", BwBytesPerS: Figure(1)}}}
 	failed := p
 	failed.Status, failed.Point = StatusFailed, []KV{{"bs", "4k"}}
 	if got := Sweeps([]PhaseSummary{p, failed}, DefaultCoVWarn); len(got) != 0 {
@@ -75,9 +75,9 @@ func TestTQuantile(t *testing.T) {
 func TestScore(t *testing.T) {
 	gib := float64(1 << 30)
 	phases := []PhaseSummary{
-		{Engine: "fio", Report: "bandwidth", Status: StatusCompleted, Ops: []OpSummary{{BwBytesPerS: gib}, {BwBytesPerS: 4 * gib}}},
-		{Engine: "fio", Report: "iops", Status: StatusCompleted, Ops: []OpSummary{{BwBytesPerS: 100 * gib}}},
-		{Engine: "md", Status: StatusCompleted, Ops: []OpSummary{{OpsPerS: 10_000}, {OpsPerS: 1_000_000}}},
+		{Engine: "fio", Report: "bandwidth", Status: StatusCompleted, Ops: []OpSummary{{BwBytesPerS: Figure(gib)}, {BwBytesPerS: Figure(4 * gib)}}},
+		{Engine: "fio", Report: "iops", Status: StatusCompleted, Ops: []OpSummary{{BwBytesPerS: Figure(100 * gib)}}},
+		{Engine: "md", Status: StatusCompleted, Ops: []OpSummary{{OpsPerS: Figure(10_000)}, {OpsPerS: Figure(1_000_000)}}},
 	}
 	s := ComputeScore(phases)
 	if s == nil || !near(s.BandwidthGiB, 2, 1e-9) || !near(s.MetadataKOps, 100, 1e-9) || !near(s.Score, 14.1421356, 1e-6) {

@@ -1,0 +1,76 @@
+package results
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
+)
+
+// Results folders written before schema version 2 still read: latency
+// moves into Lat, and the 0 B/s version 1 wrote for operations that move no
+// bytes becomes absent.
+func TestReadSummaryVersion1(t *testing.T) {
+	s, err := ReadSummary(filepath.Join("testdata", "v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct {
+		bw    bool
+		p99Ns int64
+	}{"GET": {true, 43778047}, "STAT": {false, 36175871}, "PUT": {true, 67633151}, "DELETE": {false, 148897791}}
+	ops := s.Phases[0].Ops
+	if len(ops) != len(want) {
+		t.Fatalf("%d ops, want %d", len(ops), len(want))
+	}
+	for _, o := range append(ops, s.Phases[0].PerHost[0].Ops...) {
+		w := want[o.Op]
+		if (o.BwBytesPerS != nil) != w.bw {
+			t.Errorf("%s: byte throughput %v, want present %v", o.Op, o.BwBytesPerS, w.bw)
+		}
+		if o.OpsPerS == nil || *o.OpsPerS <= 0 {
+			t.Errorf("%s: ops/s %v", o.Op, o.OpsPerS)
+		}
+		if o.Lat == nil || o.Lat.P99Ns != w.p99Ns {
+			t.Errorf("%s: latency %+v, want p99 %d ns", o.Op, o.Lat, w.p99Ns)
+		}
+	}
+}
+
+// A figure not measured is absent: no byte throughput for an operation
+// that moved no bytes, no rate without a window, no latency or time to
+// first byte without a sample. What was measured is kept, 0 included.
+func TestOpLeavesOutWhatWasNotMeasured(t *testing.T) {
+	s := int64(1e9)
+	lat := record.Hist{Stats: record.LatStats{N: 2, Min: 10, Max: 30, Mean: 20}, Bins: record.Bins{{V: 10, N: 1}, {V: 30, N: 1}}}
+	for _, tc := range []struct {
+		name           string
+		o              record.OpStats
+		bw, ops, l, tt bool
+	}{
+		{"read", record.OpStats{Op: "read", Ops: 2, Bytes: 8192, StartNs: s, EndNs: 2 * s, Lat: lat}, true, true, true, false},
+		{"stat moves no bytes", record.OpStats{Op: "stat", Ops: 2, StartNs: s, EndNs: 2 * s, Lat: lat}, false, true, true, false},
+		{"no window", record.OpStats{Op: "read", Ops: 2, Bytes: 8192, Lat: lat}, false, false, true, false},
+		{"no latency sample (fio disable_clat)", record.OpStats{Op: "read", Ops: 2, Bytes: 8192, StartNs: s, EndNs: 2 * s}, true, true, false, false},
+		{"an empty time to first byte", record.OpStats{Op: "GET", Ops: 2, Bytes: 8192, StartNs: s, EndNs: 2 * s, Lat: lat, TTFB: &record.Hist{}}, true, true, true, false},
+		{"time to first byte", record.OpStats{Op: "GET", Ops: 2, Bytes: 8192, StartNs: s, EndNs: 2 * s, Lat: lat, TTFB: &lat}, true, true, true, true},
+		{"nothing done in a window", record.OpStats{Op: "DELETE", StartNs: s, EndNs: 2 * s}, false, true, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Op(tc.o)
+			if (o.BwBytesPerS != nil) != tc.bw || (o.OpsPerS != nil) != tc.ops || (o.Lat != nil) != tc.l || (o.TTFB != nil) != tc.tt {
+				t.Errorf("bw %v ops/s %v lat %v ttfb %v; want present %v %v %v %v", o.BwBytesPerS, o.OpsPerS, o.Lat, o.TTFB, tc.bw, tc.ops, tc.l, tc.tt)
+			}
+			if tc.name == "nothing done in a window" && (o.OpsPerS == nil || *o.OpsPerS != 0) {
+				t.Errorf("a measured 0 ops/s must stay 0, got %v", o.OpsPerS)
+			}
+			// Totals over hosts keep absent figures absent.
+			h := &engine.HostResult{Host: "h", Ops: []record.OpStats{tc.o}}
+			tot := BuildPhase("p", "md", []*engine.HostResult{h, {Host: "g", Ops: []record.OpStats{tc.o}}}).Ops[0]
+			if (tot.BwBytesPerS != nil) != tc.bw || (tot.Lat != nil) != tc.l {
+				t.Errorf("totals: bw %v lat %v; want present %v %v", tot.BwBytesPerS, tot.Lat, tc.bw, tc.l)
+			}
+		})
+	}
+}
