@@ -54,11 +54,17 @@ func decode(p engine.Phase) (*Params, *JobFile, error) {
 	return &ps, jf, nil
 }
 
-// Validate checks the job file parses and runs nothing it should not. It does
-// not check exec options: that is the agent's decision, from its own flags.
+// Validate checks the job file parses and, with its overrides, keeps to
+// PathRules. It lets through the options that --allow-exec governs: that is
+// decided by CheckPhase on the controller and by each agent, from their own
+// flags.
 func (Engine) Validate(p engine.Phase) error {
-	_, _, err := decode(p)
-	return err
+	ps, jf, err := decode(p)
+	if err != nil {
+		return err
+	}
+	jf.Apply(ps.Overrides)
+	return jf.CheckSafe(ps.Job.Name, true)
 }
 
 // Planned estimates the phase's duration from the job file with overrides.
@@ -106,7 +112,8 @@ type prepared struct {
 	planned time.Duration
 }
 
-// Prepare resolves fio, checks the job file (fio's own --parse-only included,
+// Prepare resolves fio, checks the job file (PathRules with this agent's own
+// --allow-exec, whatever the controller checked; then fio's own --parse-only,
 // so fio's message reaches the user before anything runs), creates the
 // phase's directory and writes the resolved job file into it.
 func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engine.Prepared, error) {
@@ -123,8 +130,20 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	if err != nil {
 		return nil, err
 	}
+	// fio cuts a job file line at ';' or '#', so it could not be told this
+	// directory; it splits directory= at ':' unless escaped.
+	if d := filepath.Join(ps.Dir, "storbench", env.RunID, env.Host, ps.Job.Name); strings.ContainsAny(d, ";#") {
+		return nil, fmt.Errorf("fio cannot be given a directory whose path holds ';' or '#' (%s); choose another DIR or job file name", d)
+	}
+	if err := checkLevels(ps.Dir, env.RunID, env.Host); err != nil {
+		return nil, err
+	}
 	ws, err := engine.NewWorkspace(ps.Dir, env.RunID, env.Host, ps.Job.Name)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkWorkspace(ps.Dir, ws.Path, jf); err != nil {
+		ws.Remove()
 		return nil, err
 	}
 	dataDir := filepath.Join(ws.Path, "data")
@@ -132,7 +151,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		ws.Remove()
 		return nil, err
 	}
-	jf.Global().Set("directory", dataDir)
+	jf.Global().Set("directory", strings.ReplaceAll(dataDir, ":", `\:`))
 	jobPath := filepath.Join(ws.Path, ps.Job.Name+".fio")
 	if err := os.WriteFile(jobPath, []byte(jf.Render()), 0o644); err != nil {
 		ws.Remove()
@@ -145,6 +164,29 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	}
 	return &prepared{env: env, phase: p, params: ps, job: jf, bin: bin, ws: ws, jobPath: jobPath,
 		planned: time.Duration(jf.Duration()) * time.Second}, nil
+}
+
+// checkWorkspace makes sure the job's directory is inside dir once resolved
+// (a level made a symbolic link after checkLevels looked), and that no path
+// a confined option names leads out of it through a symbolic link.
+func checkWorkspace(dir, wsPath string, jf *JobFile) error {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	realWs, err := filepath.EvalSymlinks(wsPath)
+	if err != nil {
+		return err
+	}
+	if !within(realDir, realWs) {
+		return fmt.Errorf("%s resolves to %s, outside %s: a symbolic link leads out of DIR", wsPath, realWs, dir)
+	}
+	for _, p := range jf.diskPaths() {
+		if err := checkOnDisk(wsPath, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ResolvedText is the job file as fio runs it.
