@@ -74,7 +74,7 @@ func (Engine) Planned(p engine.Phase) (time.Duration, error) {
 		return 0, err
 	}
 	jf.Apply(ps.Overrides)
-	return time.Duration(jf.Duration()) * time.Second, nil
+	return jf.Duration(), nil
 }
 
 // FindFio resolves the fio binary, with a one-line error saying what to do.
@@ -163,7 +163,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		return nil, fmt.Errorf("fio rejects job file %s: %s", ps.Job.Name, fioMessage(string(out), err))
 	}
 	return &prepared{env: env, phase: p, params: ps, job: jf, bin: bin, ws: ws, jobPath: jobPath,
-		planned: time.Duration(jf.Duration()) * time.Second}, nil
+		planned: jf.Duration()}, nil
 }
 
 // checkWorkspace makes sure the job's directory is inside dir once resolved

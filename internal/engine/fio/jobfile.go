@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // JobFile is a parsed fio job file: sections in order, each with its options
@@ -305,6 +306,51 @@ func (jf *JobFile) Apply(o Overrides) {
 	}
 }
 
+// Duration is how long fio will run the file, as planned. fio runs the job
+// sections in groups, one group after another (stonewall, or its other name
+// wait_for_previous, starts a group), and the sections of a group together;
+// numjobs clones of a section run together too. A section lasts its
+// startdelay (the longest of a range), then ramp_time, then runtime; a
+// create_only section only its startdelay, plus the time laying out its
+// files takes, which nobody can plan. A section with wait_for starts when the
+// section it names ends. runtime counts in full also without time_based: it
+// is then the longest the section may take.
+func (jf *JobFile) Duration() time.Duration {
+	var groupStart, groupEnd time.Duration
+	ends := map[string]time.Duration{}
+	first := true
+	for _, s := range jf.Sections {
+		if isGlobal(s.Name) {
+			continue
+		}
+		if !first && jf.flag(s, "stonewall", "wait_for_previous") {
+			groupStart = groupEnd
+		}
+		first = false
+		start := groupStart
+		if w, ok := jf.Lookup(s, "wait_for"); ok {
+			start = max(start, ends[w])
+		}
+		d, _ := jf.Lookup(s, "startdelay")
+		end := start + fioTime(d)
+		if !jf.flag(s, "create_only") {
+			ramp, _ := jf.Lookup(s, "ramp_time")
+			rt, _ := jf.Lookup(s, "runtime", "timeout")
+			end += fioTime(ramp) + fioTime(rt)
+		}
+		ends[jf.jobName(s)] = end
+		groupEnd = max(groupEnd, end)
+	}
+	return groupEnd
+}
+
+// flag reports whether a boolean option (given bare, or with a value other
+// than 0) is set for section s.
+func (jf *JobFile) flag(s *Section, keys ...string) bool {
+	v, ok := jf.Lookup(s, keys...)
+	return ok && strings.TrimSpace(v) != "0"
+}
+
 // jobName is the name fio gives the job of section s: its name option, else
 // the section's name.
 func (jf *JobFile) jobName(s *Section) string {
@@ -314,39 +360,45 @@ func (jf *JobFile) jobName(s *Section) string {
 	return s.Name
 }
 
-// Duration estimates how long fio will run the file, in seconds: for each
-// stonewalled group its startdelay plus runtime, when time_based.
-func (jf *JobFile) Duration() int64 {
-	var total int64
-	for _, s := range jf.Sections {
-		if s.Name == "global" {
-			continue
-		}
-		if v, _ := jf.Lookup(s, "create_only"); v == "1" {
-			continue
-		}
-		rt, _ := jf.Lookup(s, "runtime")
-		sd, _ := jf.Lookup(s, "startdelay")
-		total += seconds(rt) + seconds(sd)
+// fioTime reads a fio time value as fio does: digits, then a unit (us or
+// usec, ms or msec, s, m, h, d; none means seconds; any other letters mean
+// microseconds). A range ("1-3", "1:3") gives its upper end: the plan is the
+// longest fio may take.
+func fioTime(v string) time.Duration {
+	v = strings.TrimSpace(v)
+	if i := strings.LastIndexAny(v, "-:"); i > 0 {
+		v = v[i+1:]
 	}
-	return total
-}
-
-// seconds reads a fio time value: plain seconds, or with s/m/h suffix.
-func seconds(v string) int64 {
-	v = strings.TrimSpace(strings.ToLower(v))
-	mult := int64(1)
+	n := 0
+	for n < len(v) && v[n] >= '0' && v[n] <= '9' {
+		n++
+	}
+	num, err := strconv.ParseInt(v[:n], 10, 64)
+	if err != nil {
+		return 0
+	}
+	unit := strings.ToLower(v[n:])
+	var mult time.Duration
 	switch {
-	case strings.HasSuffix(v, "ms"):
-		n, _ := strconv.ParseInt(strings.TrimSuffix(v, "ms"), 10, 64)
-		return n / 1000
-	case strings.HasSuffix(v, "s"):
-		v = strings.TrimSuffix(v, "s")
-	case strings.HasSuffix(v, "m"):
-		v, mult = strings.TrimSuffix(v, "m"), 60
-	case strings.HasSuffix(v, "h"):
-		v, mult = strings.TrimSuffix(v, "h"), 3600
+	case unit == "":
+		mult = time.Second
+	case strings.HasPrefix(unit, "us"):
+		mult = time.Microsecond
+	case strings.HasPrefix(unit, "ms"):
+		mult = time.Millisecond
+	case unit == "s":
+		mult = time.Second
+	case unit == "m":
+		mult = time.Minute
+	case unit == "h":
+		mult = time.Hour
+	case unit == "d":
+		mult = 24 * time.Hour
+	default:
+		mult = time.Microsecond
 	}
-	n, _ := strconv.ParseInt(v, 10, 64)
-	return n * mult
+	if num > int64(1<<62)/int64(mult) {
+		return 0
+	}
+	return time.Duration(num) * mult
 }
