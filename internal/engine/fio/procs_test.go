@@ -22,6 +22,7 @@ import (
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/s3test"
 )
 
@@ -227,5 +228,57 @@ func TestAgentRefusesPathsOnItsOwn(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep me\n" {
 		t.Errorf("victim holds %q", b)
+	}
+}
+
+// fio runs out of space laying out its files (a 16 MiB tmpfs, a 64 MiB
+// file): the user sees fio's own reason, and the summary has no figure for
+// the failed job.
+func TestLayoutOutOfSpace(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a 16 MiB tmpfs (run the tests as root to cover a full file system)")
+	}
+	bin := storbenchBin(t)
+	work := t.TempDir()
+	mnt := filepath.Join(work, "mnt")
+	_ = os.Mkdir(mnt, 0o755)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("mount tmpfs: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
+	// The built-in sequential read job: a create_only section lays out the
+	// files, then the read section runs on them.
+	res := filepath.Join(work, "results")
+	out, err := exec.Command(bin, "fio", "-d", mnt, "-w", "default", "--size", "64M", "--runtime", "1s", "--numjobs", "2", "--results", res).CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	text := string(out)
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (a phase failed)", code)
+	}
+	if !strings.Contains(strings.ToLower(text), "no space left on device") || strings.Contains(text, "exit status") {
+		t.Errorf("the error does not give fio's reason:\n%s", text)
+	}
+	if strings.Contains(text, "bandwidth:") || strings.Contains(text, "IOPS") {
+		t.Errorf("a figure is shown for the failed job:\n%s", text)
+	}
+	entries, _ := filepath.Glob(filepath.Join(res, "*"))
+	if len(entries) != 1 {
+		t.Fatalf("results: %v", entries)
+	}
+	sum, err := results.ReadSummary(entries[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := sum.Phases[0]
+	if ph.Status != "failed" || len(ph.Ops) != 0 || !strings.Contains(strings.ToLower(ph.Error), "no space left on device") {
+		t.Errorf("summary phase: status %s, error %q, ops %+v", ph.Status, ph.Error, ph.Ops)
+	}
+	for _, h := range ph.PerHost {
+		if len(h.Ops) != 0 {
+			t.Errorf("host %s keeps figures %+v", h.Host, h.Ops)
+		}
 	}
 }
