@@ -239,8 +239,8 @@ func TestFioBadInput(t *testing.T) {
 		{"unknown workload", FioOptions{Workload: "fourcorners"}, `unknown workload "fourcorners"`},
 		{"bad runtime", FioOptions{Runtime: "ten seconds"}, `invalid duration "ten seconds"`},
 		{"bad size", FioOptions{Size: "12Q"}, `invalid size "12Q"`},
-		{"exec refused", FioOptions{Workload: workloadDir(t, map[string]string{"x": quickJob("read", "exec_prerun=touch /tmp/storbench-pwned\n")})}, "exec_prerun=touch /tmp/storbench-pwned runs a command"},
-		{"escape refused", FioOptions{Workload: workloadDir(t, map[string]string{"x": quickJob("read", "filename=/etc/passwd\n")})}, "points outside the target directory"},
+		{"exec refused", FioOptions{Workload: workloadDir(t, map[string]string{"x": quickJob("read", "exec_prerun=touch /tmp/storbench-pwned\n")})}, "exec_prerun=touch /tmp/storbench-pwned: runs a command"},
+		{"escape refused", FioOptions{Workload: workloadDir(t, map[string]string{"x": quickJob("read", "filename=/etc/passwd\n")})}, "filename=/etc/passwd: an absolute path leaves the job's directory"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -63,8 +63,9 @@ func TestDryRunPrintsPlanAndEstimate(t *testing.T) {
 	if _, err := runSuite(context.Background(), st, RunOptions{DryRun: true, CoVWarn: 5}, s); err != nil {
 		t.Fatal(err)
 	}
-	// 6 jobs x 2 points x 2 iterations, each 10 s + 5 s start delay.
-	if !strings.Contains(out.String(), "24 phases") || !strings.Contains(out.String(), "estimated duration: 6m0s") {
+	// 6 jobs x 2 points x 2 iterations, each the create_only section's 5 s
+	// start delay, then 5 s start delay + 10 s for the measured section.
+	if !strings.Contains(out.String(), "24 phases") || !strings.Contains(out.String(), "estimated duration: 8m0s") {
 		t.Errorf("dry run output:\n%s", out)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -54,11 +55,17 @@ func decode(p engine.Phase) (*Params, *JobFile, error) {
 	return &ps, jf, nil
 }
 
-// Validate checks the job file parses and runs nothing it should not. It does
-// not check exec options: that is the agent's decision, from its own flags.
+// Validate checks the job file parses and, with its overrides, keeps to
+// PathRules. It lets through the options that --allow-exec governs: that is
+// decided by CheckPhase on the controller and by each agent, from their own
+// flags.
 func (Engine) Validate(p engine.Phase) error {
-	_, _, err := decode(p)
-	return err
+	ps, jf, err := decode(p)
+	if err != nil {
+		return err
+	}
+	jf.Apply(ps.Overrides)
+	return jf.CheckSafe(ps.Job.Name, true)
 }
 
 // Planned estimates the phase's duration from the job file with overrides.
@@ -68,7 +75,7 @@ func (Engine) Planned(p engine.Phase) (time.Duration, error) {
 		return 0, err
 	}
 	jf.Apply(ps.Overrides)
-	return time.Duration(jf.Duration()) * time.Second, nil
+	return jf.Duration(), nil
 }
 
 // FindFio resolves the fio binary, with a one-line error saying what to do.
@@ -106,7 +113,8 @@ type prepared struct {
 	planned time.Duration
 }
 
-// Prepare resolves fio, checks the job file (fio's own --parse-only included,
+// Prepare resolves fio, checks the job file (PathRules with this agent's own
+// --allow-exec, whatever the controller checked; then fio's own --parse-only,
 // so fio's message reaches the user before anything runs), creates the
 // phase's directory and writes the resolved job file into it.
 func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engine.Prepared, error) {
@@ -123,8 +131,20 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	if err != nil {
 		return nil, err
 	}
+	// fio cuts a job file line at ';' or '#', so it could not be told this
+	// directory; it splits directory= at ':' unless escaped.
+	if d := filepath.Join(ps.Dir, "storbench", env.RunID, env.Host, ps.Job.Name); strings.ContainsAny(d, ";#") {
+		return nil, fmt.Errorf("fio cannot be given a directory whose path holds ';' or '#' (%s); choose another DIR or job file name", d)
+	}
+	if err := checkLevels(ps.Dir, env.RunID, env.Host); err != nil {
+		return nil, err
+	}
 	ws, err := engine.NewWorkspace(ps.Dir, env.RunID, env.Host, ps.Job.Name)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkWorkspace(ps.Dir, ws.Path, jf); err != nil {
+		ws.Remove()
 		return nil, err
 	}
 	dataDir := filepath.Join(ws.Path, "data")
@@ -132,7 +152,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		ws.Remove()
 		return nil, err
 	}
-	jf.Global().Set("directory", dataDir)
+	jf.Global().Set("directory", strings.ReplaceAll(dataDir, ":", `\:`))
 	jobPath := filepath.Join(ws.Path, ps.Job.Name+".fio")
 	if err := os.WriteFile(jobPath, []byte(jf.Render()), 0o644); err != nil {
 		ws.Remove()
@@ -144,7 +164,30 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		return nil, fmt.Errorf("fio rejects job file %s: %s", ps.Job.Name, fioMessage(string(out), err))
 	}
 	return &prepared{env: env, phase: p, params: ps, job: jf, bin: bin, ws: ws, jobPath: jobPath,
-		planned: time.Duration(jf.Duration()) * time.Second}, nil
+		planned: jf.Duration()}, nil
+}
+
+// checkWorkspace makes sure the job's directory is inside dir once resolved
+// (a level made a symbolic link after checkLevels looked), and that no path
+// a confined option names leads out of it through a symbolic link.
+func checkWorkspace(dir, wsPath string, jf *JobFile) error {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	realWs, err := filepath.EvalSymlinks(wsPath)
+	if err != nil {
+		return err
+	}
+	if !within(realDir, realWs) {
+		return fmt.Errorf("%s resolves to %s, outside %s: a symbolic link leads out of DIR", wsPath, realWs, dir)
+	}
+	for _, p := range jf.diskPaths() {
+		if err := checkOnDisk(wsPath, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ResolvedText is the job file as fio runs it.
@@ -223,27 +266,31 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 	if len(warnings) > 0 {
 		res.Raw["fio.stdout-other"] = []byte(strings.Join(warnings, "\n") + "\n")
 	}
+	var ops []record.OpStats
+	failedJob, errno := "", 0
 	if len(last) > 0 {
 		res.Raw["fio.json"] = append([]byte(nil), last...)
 		if o, err := ParseOutput(last); err == nil {
 			res.Meta["fio_version"] = o.Version
-			if ops, err := o.OpStats(); err == nil {
-				res.Ops = ops
-			}
-			if job, errno := o.FirstError(); errno != 0 && waitErr == nil {
-				waitErr = fmt.Errorf("job %s failed with %s", job, syscall.Errno(errno))
-			}
+			ops, _ = o.OpStats()
+			failedJob, errno = o.FirstError()
 		}
 	}
 	if ctx.Err() != nil {
+		// What fio measured until it was stopped stays, marked interrupted.
+		res.Ops = ops
 		res.Err = "interrupted"
 		return res, ctx.Err()
 	}
-	if waitErr != nil {
-		msg := fioMessage(stderr.String(), waitErr)
+	if waitErr != nil || errno != 0 {
+		// A failed run's figures are not results (a job that read files
+		// whose layout failed measured nothing worth showing): no figure,
+		// fio's raw output kept, and fio's own reason as the error.
+		msg := failure(stderr.String(), warnings, failedJob, errno, waitErr)
 		res.Err = msg
 		return res, fmt.Errorf("fio job %s failed: %s", r.params.Job.Name, msg)
 	}
+	res.Ops = ops
 	if len(last) == 0 {
 		res.Err = "fio printed no results"
 		return res, fmt.Errorf("fio job %s printed no results", r.params.Job.Name)
@@ -280,24 +327,69 @@ func (r *prepared) Cleanup(ctx context.Context) error {
 // fioMessage picks fio's own words out of its stderr: the lines that say what
 // went wrong, joined on one line.
 func fioMessage(stderr string, err error) string {
-	var picked []string
-	for _, l := range strings.Split(stderr, "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "fio: pid=") && len(picked) > 0 {
-			continue
-		}
-		if strings.Contains(l, "fio:") || strings.Contains(strings.ToLower(l), "error") || strings.Contains(l, "bad option") {
-			picked = append(picked, strings.TrimPrefix(l, "fio: "))
-		}
-		if len(picked) == 3 {
-			break
-		}
+	if m := errorLines(strings.Split(stderr, "\n")); m != "" {
+		return m
 	}
-	if len(picked) == 0 {
+	if s := strings.TrimSpace(stderr); s != "" {
+		return firstLine(s)
+	}
+	return err.Error()
+}
+
+// failure says why a fio run failed, in fio's words: its error lines from
+// stderr and from stdout (where fio's job processes print theirs, among the
+// JSON), and the errno of the first failed job from the JSON when those lines
+// do not already say it. err (fio's exit status) is the last resort.
+func failure(stderr string, stdoutOther []string, job string, errno int, err error) string {
+	msg := errorLines(append(strings.Split(stderr, "\n"), stdoutOther...))
+	if errno != 0 {
+		reason := syscall.Errno(errno).Error()
+		switch {
+		case msg == "":
+			msg = reason
+		case !strings.Contains(strings.ToLower(msg), strings.ToLower(reason)):
+			msg += "; " + reason
+		}
+		msg = "job " + job + ": " + msg
+	}
+	if msg == "" {
 		if s := strings.TrimSpace(stderr); s != "" {
 			return firstLine(s)
 		}
+		if err == nil {
+			return "fio reported an error"
+		}
 		return err.Error()
+	}
+	return msg
+}
+
+// pidLine is fio's per-process error line: "fio: pid=123, err=28/file:
+// filesetup.c:240, func=write, error=No space left on device".
+var pidLine = regexp.MustCompile(`^fio: pid=\d+, err=\d+/[^,]*, func=([^,]*), error=(.*)$`)
+
+// errorLines joins, on one line, up to three distinct lines of fio's that
+// say what went wrong, each without the "fio: " prefix, a per-process error
+// line shortened to "func: error".
+func errorLines(lines []string) string {
+	var picked []string
+	seen := map[string]bool{}
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if m := pidLine.FindStringSubmatch(l); m != nil {
+			l = m[1] + ": " + m[2]
+		} else if !strings.Contains(l, "fio:") && !strings.Contains(strings.ToLower(l), "error") && !strings.Contains(l, "bad option") {
+			continue
+		}
+		l = strings.TrimPrefix(l, "fio: ")
+		if l == "" || seen[l] {
+			continue
+		}
+		seen[l] = true
+		picked = append(picked, l)
+		if len(picked) == 3 {
+			break
+		}
 	}
 	return strings.Join(picked, "; ")
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // JobFile is a parsed fio job file: sections in order, each with its options
@@ -35,34 +36,46 @@ type Option struct {
 
 var reportRE = regexp.MustCompile(`^[#;]\s*report\s+(bandwidth|iops|latency)\s*$`)
 
-// ParseJobFile parses fio's INI-like job format. name is used in errors.
+// ParseJobFile parses fio's INI-like job format the way fio reads it, so that
+// what storbench checks is what fio runs: a line loses its blanks and
+// everything from its first ';' or '#' (fio's comments, at the end of a line
+// too); a section header is everything between '[' and the ']' that ends the
+// line; a key ends at the first '='. fio's include directive, which fio
+// honours on any section line starting with "include", is refused: it reads
+// options storbench never sees. name is used in errors.
 func ParseJobFile(name, text string) (*JobFile, error) {
 	jf := &JobFile{}
 	var cur *Section
 	for i, raw := range strings.Split(text, "\n") {
-		line := strings.TrimSpace(strings.TrimSuffix(raw, "\r"))
-		if line == "" {
-			continue
+		raw = strings.TrimSuffix(raw, "\r")
+		if strings.ContainsFunc(raw, isControl) {
+			return nil, fmt.Errorf("%s:%d: control character in the line; fio job files are plain text", name, i+1)
 		}
-		if line[0] == '#' || line[0] == ';' {
-			if m := reportRE.FindStringSubmatch(strings.ToLower(line)); m != nil {
+		if t := strings.TrimSpace(raw); t != "" && (t[0] == '#' || t[0] == ';') {
+			if m := reportRE.FindStringSubmatch(strings.ToLower(t)); m != nil {
 				jf.Report = m[1]
 			}
 			continue
 		}
+		line := fioLine(raw)
+		if line == "" {
+			continue
+		}
+		if isInclude(line) {
+			return nil, fmt.Errorf("%s:%d: include reads options from a file storbench does not check; put the included options in the job file", name, i+1)
+		}
 		if line[0] == '[' {
-			end := strings.IndexByte(line, ']')
-			if end < 2 {
-				return nil, fmt.Errorf("%s:%d: malformed section header %q", name, i+1, line)
+			if len(line) < 3 || line[len(line)-1] != ']' {
+				return nil, fmt.Errorf("%s:%d: malformed section header %q: want [name] alone on the line", name, i+1, line)
 			}
-			cur = &Section{Name: line[1:end]}
+			if len(line) > 250 {
+				return nil, fmt.Errorf("%s:%d: section name longer than fio reads (250 characters)", name, i+1)
+			}
+			cur = &Section{Name: line[1 : len(line)-1]}
 			jf.Sections = append(jf.Sections, cur)
 			continue
 		}
 		if cur == nil {
-			if strings.HasPrefix(line, "include ") {
-				return nil, fmt.Errorf("%s:%d: 'include' is not supported: put the included options in the job file", name, i+1)
-			}
 			return nil, fmt.Errorf("%s:%d: option %q outside any [section]", name, i+1, line)
 		}
 		opt := Option{Line: i + 1}
@@ -79,38 +92,68 @@ func ParseJobFile(name, text string) (*JobFile, error) {
 	return jf, nil
 }
 
-// Global returns the [global] section, creating it first in the file when the
-// file has none.
+// fioLine is a job file line as fio keeps it: cut at its first ';' or '#',
+// without blanks around it.
+func fioLine(raw string) string {
+	if i := strings.IndexAny(raw, ";#"); i >= 0 {
+		raw = raw[:i]
+	}
+	return strings.TrimSpace(raw)
+}
+
+// isInclude reports whether fio reads line as its include directive (fio
+// compares the first seven bytes; any case is refused here).
+func isInclude(line string) bool {
+	return len(line) >= 7 && strings.EqualFold(line[:7], "include")
+}
+
+func isControl(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }
+
+// isGlobal reports whether fio treats a section as global: fio compares the
+// first six characters of its name with "global".
+func isGlobal(name string) bool { return strings.HasPrefix(name, "global") }
+
+// Global returns the global section that applies to every job: the first
+// section when it is a global one, else a new [global] put first.
 func (jf *JobFile) Global() *Section {
-	for _, s := range jf.Sections {
-		if s.Name == "global" {
-			return s
-		}
+	if len(jf.Sections) > 0 && isGlobal(jf.Sections[0].Name) {
+		return jf.Sections[0]
 	}
 	g := &Section{Name: "global"}
 	jf.Sections = append([]*Section{g}, jf.Sections...)
 	return g
 }
 
-// Get returns the value of key in section s.
-func (s *Section) Get(key string) (string, bool) {
-	for _, o := range s.Options {
-		if o.Key == key {
-			return o.Value, true
+// Get returns the value of the last of the keys given in section s: fio
+// applies a section's options in order, so the last one counts.
+func (s *Section) Get(keys ...string) (string, bool) {
+	for i := len(s.Options) - 1; i >= 0; i-- {
+		for _, k := range keys {
+			if s.Options[i].Key == k {
+				return s.Options[i].Value, true
+			}
 		}
 	}
 	return "", false
 }
 
-// Set sets key=value in s, replacing an existing key or appending it.
+// Set sets key=value in s, replacing every occurrence of key or appending it.
 func (s *Section) Set(key, value string) {
-	for i := range s.Options {
-		if s.Options[i].Key == key {
-			s.Options[i].Value, s.Options[i].HasValue = value, true
-			return
+	out := make([]Option, 0, len(s.Options)+1)
+	done := false
+	for _, o := range s.Options {
+		if o.Key == key {
+			if done {
+				continue
+			}
+			o.Value, o.HasValue, done = value, true, true
 		}
+		out = append(out, o)
 	}
-	s.Options = append(s.Options, Option{Key: key, Value: value, HasValue: true})
+	if !done {
+		out = append(out, Option{Key: key, Value: value, HasValue: true})
+	}
+	s.Options = out
 }
 
 // Delete removes every occurrence of key from s.
@@ -124,15 +167,25 @@ func (s *Section) Delete(key string) {
 	s.Options = out
 }
 
-// Lookup returns the value a job section sees for key: its own, else the
-// global one.
-func (jf *JobFile) Lookup(s *Section, key string) (string, bool) {
-	if v, ok := s.Get(key); ok {
+// Lookup returns the value a job section sees for the option named by keys
+// (fio's name and its aliases): its own, else that of the nearest global
+// section before it, since fio's global sections apply to the jobs after
+// them.
+func (jf *JobFile) Lookup(s *Section, keys ...string) (string, bool) {
+	if v, ok := s.Get(keys...); ok {
 		return v, true
 	}
-	for _, g := range jf.Sections {
-		if g.Name == "global" {
-			return g.Get(key)
+	at := -1
+	for i, x := range jf.Sections {
+		if x == s {
+			at = i
+		}
+	}
+	for i := at - 1; i >= 0; i-- {
+		if isGlobal(jf.Sections[i].Name) {
+			if v, ok := jf.Sections[i].Get(keys...); ok {
+				return v, true
+			}
 		}
 	}
 	return "", false
@@ -192,7 +245,8 @@ func (jf *JobFile) Apply(o Overrides) {
 	for _, s := range jf.Sections {
 		s.Delete("directory")
 		if o.RuntimeS > 0 {
-			if _, ok := s.Get("runtime"); ok || s == g {
+			if _, ok := s.Get("runtime", "timeout"); ok || s == g {
+				s.Delete("timeout") // fio's other name for runtime
 				s.Set("runtime", strconv.FormatInt(o.RuntimeS, 10))
 			}
 		}
@@ -239,7 +293,7 @@ func (jf *JobFile) Apply(o Overrides) {
 				for _, n := range names {
 					g.Delete(n)
 				}
-				s.Set(k, o.Options[k])
+				s.Set(k, strings.TrimSpace(o.Options[k]))
 			}
 		}
 	}
@@ -252,71 +306,99 @@ func (jf *JobFile) Apply(o Overrides) {
 	}
 }
 
-// CheckSafe refuses options that run commands or reach outside the phase's
-// directory, unless allowExec lets the command-running ones through.
-func (jf *JobFile) CheckSafe(name string, allowExec bool) error {
+// Duration is how long fio will run the file, as planned. fio runs the job
+// sections in groups, one group after another (stonewall, or its other name
+// wait_for_previous, starts a group), and the sections of a group together;
+// numjobs clones of a section run together too. A section lasts its
+// startdelay (the longest of a range), then ramp_time, then runtime; a
+// create_only section only its startdelay, plus the time laying out its
+// files takes, which nobody can plan. A section with wait_for starts when the
+// section it names ends. runtime counts in full also without time_based: it
+// is then the longest the section may take.
+func (jf *JobFile) Duration() time.Duration {
+	var groupStart, groupEnd time.Duration
+	ends := map[string]time.Duration{}
+	first := true
 	for _, s := range jf.Sections {
-		for _, o := range s.Options {
-			k, v := strings.ToLower(o.Key), strings.ToLower(o.Value)
-			runs := k == "exec_prerun" || k == "exec_postrun" ||
-				(k == "ioengine" && (v == "exec" || strings.HasPrefix(v, "external") || strings.Contains(v, "/")))
-			if runs && !allowExec {
-				return fmt.Errorf("%s:%d: %s=%s runs a command or loads external code; refused (pass --allow-exec to permit it)", name, o.Line, o.Key, o.Value)
-			}
-			if k == "filename" || k == "filename_format" {
-				for _, f := range strings.Split(o.Value, ":") {
-					if strings.HasPrefix(f, "/") || hasDotDot(f) {
-						return fmt.Errorf("%s:%d: %s=%s points outside the target directory; use a relative name", name, o.Line, o.Key, o.Value)
-					}
-				}
-			}
-		}
-	}
-	return nil
-}
-
-func hasDotDot(p string) bool {
-	for _, part := range strings.Split(p, "/") {
-		if part == ".." {
-			return true
-		}
-	}
-	return false
-}
-
-// Duration estimates how long fio will run the file, in seconds: for each
-// stonewalled group its startdelay plus runtime, when time_based.
-func (jf *JobFile) Duration() int64 {
-	var total int64
-	for _, s := range jf.Sections {
-		if s.Name == "global" {
+		if isGlobal(s.Name) {
 			continue
 		}
-		if v, _ := jf.Lookup(s, "create_only"); v == "1" {
-			continue
+		if !first && jf.flag(s, "stonewall", "wait_for_previous") {
+			groupStart = groupEnd
 		}
-		rt, _ := jf.Lookup(s, "runtime")
-		sd, _ := jf.Lookup(s, "startdelay")
-		total += seconds(rt) + seconds(sd)
+		first = false
+		start := groupStart
+		if w, ok := jf.Lookup(s, "wait_for"); ok {
+			start = max(start, ends[w])
+		}
+		d, _ := jf.Lookup(s, "startdelay")
+		end := start + fioTime(d)
+		if !jf.flag(s, "create_only") {
+			ramp, _ := jf.Lookup(s, "ramp_time")
+			rt, _ := jf.Lookup(s, "runtime", "timeout")
+			end += fioTime(ramp) + fioTime(rt)
+		}
+		ends[jf.jobName(s)] = end
+		groupEnd = max(groupEnd, end)
 	}
-	return total
+	return groupEnd
 }
 
-// seconds reads a fio time value: plain seconds, or with s/m/h suffix.
-func seconds(v string) int64 {
-	v = strings.TrimSpace(strings.ToLower(v))
-	mult := int64(1)
+// flag reports whether a boolean option (given bare, or with a value other
+// than 0) is set for section s.
+func (jf *JobFile) flag(s *Section, keys ...string) bool {
+	v, ok := jf.Lookup(s, keys...)
+	return ok && strings.TrimSpace(v) != "0"
+}
+
+// jobName is the name fio gives the job of section s: its name option, else
+// the section's name.
+func (jf *JobFile) jobName(s *Section) string {
+	if v, ok := jf.Lookup(s, "name"); ok && v != "" {
+		return v
+	}
+	return s.Name
+}
+
+// fioTime reads a fio time value as fio does: digits, then a unit (us or
+// usec, ms or msec, s, m, h, d; none means seconds; any other letters mean
+// microseconds). A range ("1-3", "1:3") gives its upper end: the plan is the
+// longest fio may take.
+func fioTime(v string) time.Duration {
+	v = strings.TrimSpace(v)
+	if i := strings.LastIndexAny(v, "-:"); i > 0 {
+		v = v[i+1:]
+	}
+	n := 0
+	for n < len(v) && v[n] >= '0' && v[n] <= '9' {
+		n++
+	}
+	num, err := strconv.ParseInt(v[:n], 10, 64)
+	if err != nil {
+		return 0
+	}
+	unit := strings.ToLower(v[n:])
+	var mult time.Duration
 	switch {
-	case strings.HasSuffix(v, "ms"):
-		n, _ := strconv.ParseInt(strings.TrimSuffix(v, "ms"), 10, 64)
-		return n / 1000
-	case strings.HasSuffix(v, "s"):
-		v = strings.TrimSuffix(v, "s")
-	case strings.HasSuffix(v, "m"):
-		v, mult = strings.TrimSuffix(v, "m"), 60
-	case strings.HasSuffix(v, "h"):
-		v, mult = strings.TrimSuffix(v, "h"), 3600
+	case unit == "":
+		mult = time.Second
+	case strings.HasPrefix(unit, "us"):
+		mult = time.Microsecond
+	case strings.HasPrefix(unit, "ms"):
+		mult = time.Millisecond
+	case unit == "s":
+		mult = time.Second
+	case unit == "m":
+		mult = time.Minute
+	case unit == "h":
+		mult = time.Hour
+	case unit == "d":
+		mult = 24 * time.Hour
+	default:
+		mult = time.Microsecond
 	}
-	n, _ := strconv.ParseInt(v, 10, 64)
-	return n * mult
+	if num > int64(1<<62)/int64(mult) {
+		return 0
+	}
+	return time.Duration(num) * mult
 }

@@ -3,6 +3,7 @@ package fio
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 const seedJob = `# report iops
@@ -52,9 +53,11 @@ func TestApplyOverrides(t *testing.T) {
 	if v, _ := lat.Get("numjobs"); v != "1" {
 		t.Errorf("latency section numjobs=%s, want 1", v)
 	}
-	// 2 timed sections (create_only excluded): (5+5) + (5+5).
-	if d := jf.Duration(); d != 20 {
-		t.Errorf("duration %d, want 20", d)
+	// The create_only section waits its startdelay (5s); then the
+	// stonewalled IOPS section and the latency section beside it run
+	// together, each 5s startdelay + 5s runtime.
+	if d := jf.Duration(); d != 15*time.Second {
+		t.Errorf("duration %s, want 15s", d)
 	}
 }
 
@@ -137,5 +140,55 @@ func TestOptionsReplaceAliases(t *testing.T) {
 	}
 	if err := jf.CheckSafe("seed", false); err == nil {
 		t.Error("an exec option added through options passed the safety check")
+	}
+}
+
+// The planned duration is what fio takes: groups one after another, the
+// sections of a group together, each section startdelay + ramp_time +
+// runtime, a create_only section its startdelay.
+func TestDuration(t *testing.T) {
+	for _, c := range []struct {
+		name, job string
+		want      time.Duration
+	}{
+		{"ramp_time", "[global]\ntime_based=1\nruntime=10\nramp_time=3\n[a]\n", 13 * time.Second},
+		{"startdelay and ramp_time", "[a]\nstartdelay=2\nramp_time=3\nruntime=5\n", 10 * time.Second},
+		{"create_only waits its startdelay", "[global]\nstartdelay=5\nruntime=2\n[c]\ncreate_only=1\n[r]\nstonewall\n", 12 * time.Second},
+		{"create_only has no ramp or runtime", "[global]\nramp_time=4\nruntime=2\n[c]\ncreate_only=1\n[r]\nstonewall\n", 6 * time.Second},
+		{"sections without stonewall run together", "[global]\nruntime=10\n[a]\n[b]\nstartdelay=2\n", 12 * time.Second},
+		{"stonewall groups in sequence", "[a]\nruntime=5\n[b]\nstonewall\nruntime=5\n[c]\nwait_for_previous\nruntime=1\n", 11 * time.Second},
+		{"stonewall from global", "[global]\nstonewall\nruntime=3\n[a]\n[b]\n[c]\n", 9 * time.Second},
+		{"wait_for", "[a]\nruntime=5\n[b]\nwait_for=a\nruntime=3\n", 8 * time.Second},
+		{"numjobs clones run together", "[global]\nnumjobs=8\nruntime=5\n[a]\n", 5 * time.Second},
+		{"units", "[a]\nruntime=2m\nstartdelay=500ms\nramp_time=1s\n", 2*time.Minute + 1500*time.Millisecond},
+		{"hours and days", "[a]\nruntime=1h\n[b]\nstonewall\nruntime=1d\n", 25 * time.Hour},
+		{"timeout is runtime", "[a]\ntimeout=7\n", 7 * time.Second},
+		{"startdelay range plans the longest", "[a]\nstartdelay=1-3\nruntime=1\n", 4 * time.Second},
+		{"a later global applies to the jobs after it", "[global]\nruntime=5\n[a]\n[global]\nruntime=10\n[b]\nstonewall\n", 15 * time.Second},
+		{"global-prefixed sections are global", "[global-x]\nruntime=5\n[a]\n", 5 * time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			jf, err := ParseJobFile("j", c.job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := jf.Duration(); d != c.want {
+				t.Errorf("planned %s, want %s", d, c.want)
+			}
+		})
+	}
+}
+
+// The plan of a built-in job with --runtime counts the create_only
+// section's startdelay: 5s, then 5s startdelay + 2s for the read job.
+func TestPlannedBuiltin(t *testing.T) {
+	jobs, err := LoadWorkload("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := fioPhase(t, t.TempDir(), jobs[0].Name, jobs[0].Text, Overrides{RuntimeS: 2})
+	d, err := (Engine{}).Planned(p)
+	if err != nil || d != 12*time.Second {
+		t.Errorf("%s planned %s (%v), want 12s", jobs[0].Name, d, err)
 	}
 }

@@ -1,0 +1,284 @@
+package fio_test
+
+// Tests through the storbench binary: the command a user types, and an agent
+// process that a controller holding only the token talks to.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/cluster"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/s3test"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// storbenchBin builds the binary once per test run.
+func storbenchBin(t *testing.T) string {
+	t.Helper()
+	if _, err := fio.FindFio(""); err != nil {
+		t.Skip(err)
+	}
+	binOnce.Do(func() {
+		root, err := s3test.RepoRoot()
+		if err != nil {
+			binErr = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "storbench-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "storbench")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/storbench")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v: %s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// runBin runs the binary and returns its exit code and combined output.
+func runBin(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(storbenchBin(t), args...)
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+func tree(dir string) []string {
+	var out []string
+	_ = filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
+		if p != dir {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out
+}
+
+// The issue's two job files, typed at the command line: one clear line,
+// exit 2, no results folder, nothing in DIR, the file outside unchanged.
+func TestCommandRefusesPathsOutsideDir(t *testing.T) {
+	work := t.TempDir()
+	dir, outside, res := filepath.Join(work, "dir"), filepath.Join(work, "outside"), filepath.Join(work, "results")
+	for _, d := range []string{dir, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	victim := filepath.Join(outside, "victim")
+	_ = os.WriteFile(victim, []byte("keep me\n"), 0o644)
+	for _, c := range []struct{ job, want string }{
+		{"[j]\nrw=write\nsize=64k\nwrite_iolog=" + victim + "\n", "write_iolog=" + victim},
+		{"[global]\nwrite_bw_log = " + outside + "/bw\n[j]\nrw=write\nsize=64k\n", "write_bw_log=" + outside + "/bw"},
+		{"[j]\nrw=write\nsize=64k\nfilename=f:" + victim + "\n", "filename="},
+	} {
+		jobFile := filepath.Join(work, "evil.job")
+		_ = os.WriteFile(jobFile, []byte(c.job), 0o644)
+		code, out := runBin(t, "fio", "-d", dir, "-w", jobFile, "--results", res, "--runtime", "1s")
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if code != 2 || len(lines) != 1 || !strings.Contains(out, c.want) || !strings.Contains(out, "job's directory") {
+			t.Errorf("exit %d, want 2 and one line naming %q:\n%s", code, c.want, out)
+		}
+	}
+	if got := tree(dir); len(got) != 0 {
+		t.Errorf("DIR holds %v", got)
+	}
+	if got := tree(outside); len(got) != 1 {
+		t.Errorf("outside DIR: %v", got)
+	}
+	if _, err := os.Stat(res); err == nil {
+		t.Errorf("a results folder was written: %v", tree(res))
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep me\n" {
+		t.Errorf("victim holds %q", b)
+	}
+}
+
+// agentProc starts `storbench agent` with a token and returns its address.
+func agentProc(t *testing.T, token string, extra ...string) string {
+	t.Helper()
+	bin := storbenchBin(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	tok := filepath.Join(t.TempDir(), "token")
+	_ = os.WriteFile(tok, []byte(token+"\n"), 0o600)
+	cmd := exec.Command(bin, append([]string{"agent", "--listen", addr, "--token-file", tok}, extra...)...)
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var log []string
+	listening := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(pr)
+		once := sync.Once{}
+		for sc.Scan() {
+			mu.Lock()
+			log = append(log, sc.Text())
+			mu.Unlock()
+			if strings.Contains(sc.Text(), "listening on") {
+				once.Do(func() { close(listening) })
+			}
+		}
+	}()
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); pw.Close(); close(done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			mu.Lock()
+			t.Logf("agent log:\n%s", strings.Join(log, "\n"))
+			mu.Unlock()
+		}
+	})
+	select {
+	case <-listening:
+	case <-time.After(15 * time.Second):
+		t.Fatal("agent did not start")
+	}
+	return addr
+}
+
+// A controller that holds only the token and skips every check of its own
+// sends the issue's job files straight to an agent process: the agent
+// refuses them itself, and nothing is written anywhere.
+func TestAgentRefusesPathsOnItsOwn(t *testing.T) {
+	const token = "sb-paths-token-0123456789"
+	addr := agentProc(t, token, "--allow-exec")
+	work := t.TempDir()
+	dir, outside := filepath.Join(work, "dir"), filepath.Join(work, "outside")
+	_ = os.Mkdir(dir, 0o755)
+	_ = os.Mkdir(outside, 0o755)
+	victim := filepath.Join(outside, "victim")
+	_ = os.WriteFile(victim, []byte("keep me\n"), 0o644)
+	ctrl := &cluster.Controller{
+		Agents: []cluster.Agent{&cluster.RemoteAgent{Addr: addr, Host: "h1", Token: token}},
+		Name:   "hostile", Lead: 300 * time.Millisecond,
+	}
+	if _, err := ctrl.Connect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i, job := range []string{
+		"[j]\nrw=write\nsize=64k\nwrite_iolog=" + victim + "\n",
+		"[j]\nrw=write\nsize=64k\nwrite_bw_log=" + outside + "/bw\n",
+		"[j]\nrw=write\nsize=64k\nbuffer_pattern='/etc/hostname'\n",
+		"[j]\nrw=write\nsize=64k\ninclude " + victim + "\n",
+	} {
+		b, _ := json.Marshal(fio.Params{Dir: dir, Job: fio.Job{Name: "j", Text: job}})
+		p := engine.Phase{Name: "j", Engine: "fio", Params: b}
+		_, err := ctrl.RunPhase(context.Background(), fmt.Sprintf("r%d", i), false, p)
+		if err == nil {
+			t.Errorf("the agent ran %q", job)
+			continue
+		}
+		if !strings.Contains(err.Error(), "job's directory") && !strings.Contains(err.Error(), "include") {
+			t.Errorf("agent's refusal %q does not say why", err)
+		}
+	}
+	if got := tree(dir); len(got) != 0 {
+		t.Errorf("DIR holds %v", got)
+	}
+	if got := tree(outside); len(got) != 1 {
+		t.Errorf("outside DIR: %v", got)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep me\n" {
+		t.Errorf("victim holds %q", b)
+	}
+}
+
+// fio runs out of space laying out its files (a 16 MiB tmpfs, a 64 MiB
+// file): the user sees fio's own reason, and the summary has no figure for
+// the failed job.
+func TestLayoutOutOfSpace(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a 16 MiB tmpfs (run the tests as root to cover a full file system)")
+	}
+	bin := storbenchBin(t)
+	work := t.TempDir()
+	mnt := filepath.Join(work, "mnt")
+	_ = os.Mkdir(mnt, 0o755)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("mount tmpfs: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
+	// The built-in sequential read job: a create_only section lays out the
+	// files, then the read section runs on them.
+	res := filepath.Join(work, "results")
+	out, err := exec.Command(bin, "fio", "-d", mnt, "-w", "default", "--size", "64M", "--runtime", "1s", "--numjobs", "2", "--results", res).CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	text := string(out)
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (a phase failed)", code)
+	}
+	if !strings.Contains(strings.ToLower(text), "no space left on device") || strings.Contains(text, "exit status") {
+		t.Errorf("the error does not give fio's reason:\n%s", text)
+	}
+	if strings.Contains(text, "bandwidth:") || strings.Contains(text, "IOPS") {
+		t.Errorf("a figure is shown for the failed job:\n%s", text)
+	}
+	entries, _ := filepath.Glob(filepath.Join(res, "*"))
+	if len(entries) != 1 {
+		t.Fatalf("results: %v", entries)
+	}
+	sum, err := results.ReadSummary(entries[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := sum.Phases[0]
+	if ph.Status != "failed" || len(ph.Ops) != 0 || !strings.Contains(strings.ToLower(ph.Error), "no space left on device") {
+		t.Errorf("summary phase: status %s, error %q, ops %+v", ph.Status, ph.Error, ph.Ops)
+	}
+	for _, h := range ph.PerHost {
+		if len(h.Ops) != 0 {
+			t.Errorf("host %s keeps figures %+v", h.Host, h.Ops)
+		}
+	}
+}
