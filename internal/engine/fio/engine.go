@@ -378,7 +378,7 @@ func errorLines(lines []string) string {
 		l = strings.TrimSpace(l)
 		if m := pidLine.FindStringSubmatch(l); m != nil {
 			l = m[1] + ": " + m[2]
-		} else if !strings.Contains(l, "fio:") && !strings.Contains(strings.ToLower(l), "error") && !strings.Contains(l, "bad option") {
+		} else if !strings.Contains(l, "fio:") && !strings.HasPrefix(l, "verify:") && !strings.Contains(strings.ToLower(l), "error") && !strings.Contains(l, "bad option") {
 			continue
 		}
 		l = strings.TrimPrefix(l, "fio: ")
