@@ -142,7 +142,9 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 		if err == nil && req.DropCaches {
 			// After preparing: laying out files fills the page cache.
 			if err = DropCaches(); err != nil {
-				_ = p.Cleanup(context.WithoutCancel(ctx))
+				if cerr := p.Cleanup(context.WithoutCancel(ctx)); cerr != nil {
+					err = engine.WithLeftovers(err, &engine.LeftoverError{Items: engine.Leftovers(host, cerr)})
+				}
 			}
 		}
 		if err == nil {
@@ -155,7 +157,7 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	a.mu.Lock()
 	a.busy = false
 	a.mu.Unlock()
-	return err
+	return engine.OnHost(err, host)
 }
 
 // busyErr says who holds the agent; a.mu is held.
@@ -204,15 +206,22 @@ func (a *LocalAgent) Stop() {
 	a.mu.Unlock()
 }
 
-// Cleanup cleans up the prepared phase and frees the agent.
+// Cleanup cleans up the prepared phase and frees the agent. What could not
+// be removed comes back as a *engine.LeftoverError naming this host.
 func (a *LocalAgent) Cleanup(ctx context.Context) error {
 	a.mu.Lock()
 	p := a.cur
+	host := a.req.Host
+	if host == "" {
+		host = a.Host
+	}
 	a.cur, a.stop = nil, nil
 	a.mu.Unlock()
 	var err error
 	if p != nil {
-		err = p.Cleanup(ctx)
+		if cerr := p.Cleanup(ctx); cerr != nil {
+			err = &engine.LeftoverError{Items: engine.Leftovers(host, cerr)}
+		}
 	}
 	// Free the agent only once the phase's files are gone, so the next
 	// phase never races this one's cleanup.

@@ -128,3 +128,61 @@ type unsupported struct{ msg string }
 
 func (u *unsupported) Error() string        { return u.msg }
 func (u *unsupported) Is(target error) bool { return target == ErrUnsupported }
+
+// WithLeftovers returns err together with what a cleanup after it left
+// (le may be nil): errors.Is and errors.As find both.
+func WithLeftovers(err error, le error) error {
+	var l *LeftoverError
+	if le == nil || !errors.As(le, &l) {
+		if le != nil && err != nil {
+			return fmt.Errorf("%w; cleanup: %w", err, le)
+		}
+		if err == nil {
+			return le
+		}
+		return err
+	}
+	if err == nil {
+		return l
+	}
+	return &leftoverWrap{err: err, le: l}
+}
+
+type leftoverWrap struct {
+	err error
+	le  *LeftoverError
+}
+
+func (w *leftoverWrap) Error() string   { return w.err.Error() + "; " + w.le.Error() }
+func (w *leftoverWrap) Unwrap() []error { return []error{w.err, w.le} }
+
+// SplitLeftovers separates an error from the leftovers it carries: base is
+// the error without them (nil when it was only a LeftoverError), for a
+// protocol that carries the two apart.
+func SplitLeftovers(err error) (base error, items []Leftover) {
+	switch e := err.(type) {
+	case *leftoverWrap:
+		return e.err, e.le.Items
+	case *LeftoverError:
+		return nil, e.Items
+	}
+	var le *LeftoverError
+	if errors.As(err, &le) {
+		return err, le.Items
+	}
+	return err, nil
+}
+
+// OnHost names host in the leftovers err carries that name no host yet,
+// and returns err.
+func OnHost(err error, host string) error {
+	var le *LeftoverError
+	if errors.As(err, &le) {
+		for i := range le.Items {
+			if le.Items[i].Host == "" {
+				le.Items[i].Host = host
+			}
+		}
+	}
+	return err
+}
