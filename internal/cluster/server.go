@@ -254,11 +254,11 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 		done <- err
 	}()
 	err, ok := s.stream(w, r, sess, streamSpec{done: done, stopped: func() string { return why }})
+	if !ok {
+		return // the stream aborted the session
+	}
 	if why != "" {
 		s.end(sess, errors.New("the agent is stopping: "+why))
-		return
-	}
-	if !ok {
 		return
 	}
 	if err != nil {
@@ -339,7 +339,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		final = o.res
 		errc <- o.err
 	}()
-	_, _ = s.stream(w, r, sess, streamSpec{
+	_, ok := s.stream(w, r, sess, streamSpec{
 		done:    errc,
 		stopped: func() string { return why },
 		notify:  notify,
@@ -352,7 +352,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		},
 		result: func() *engine.HostResult { return final },
 	})
-	if why != "" {
+	if ok && why != "" {
 		s.end(sess, errors.New("the agent is stopping: "+why))
 	}
 }
