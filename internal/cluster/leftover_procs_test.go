@@ -47,10 +47,18 @@ func TestClusterAgentSIGTERM(t *testing.T) {
 	c := startCluster(t, loopback(t, 3), nil, nil)
 	data := t.TempDir()
 	cmd, out := c.controller(t, "fio", "-d", data, "-w", twoJobs(t, 8))
-	if _, ok := c.agents[1].waitLog("phase", 15*time.Second); !ok {
-		t.Fatalf("phase never started:\n%s", out)
+	// Mid-run: fio has laid out its file on that host and measured for a
+	// couple of seconds (of 8).
+	host1 := strings.ReplaceAll(c.tp.addrs[1], ":", "-")
+	started := false
+	for deadline := time.Now().Add(30 * time.Second); !started && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		m, _ := filepath.Glob(filepath.Join(data, "storbench", "*", host1, "a", "data", "0"))
+		started = len(m) > 0
 	}
-	time.Sleep(5 * time.Second) // past the 2 s lead and fio's first second, mid-run
+	if !started {
+		t.Fatalf("phase never started on %s:\n%s", host1, out)
+	}
+	time.Sleep(2500 * time.Millisecond)
 	_ = c.agents[1].cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-c.agents[1].done:
