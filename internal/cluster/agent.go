@@ -98,6 +98,9 @@ type LocalAgent struct {
 	busy    bool
 	stop    context.CancelFunc // ends the running phase early (Stop)
 	stopped bool               // Stop was called: the phase ended early on purpose
+	// stopSoon is a Stop that came after Prepare and before Run: the run
+	// ends as soon as it starts.
+	stopSoon bool
 }
 
 var _ Agent = (*LocalAgent)(nil)
@@ -176,6 +179,10 @@ func (a *LocalAgent) Run(ctx context.Context, startAt time.Time, live engine.Liv
 	p := a.cur
 	ctx, stop := context.WithCancel(ctx)
 	a.stop, a.stopped = stop, false
+	if a.stopSoon {
+		a.stopped = true
+		stop()
+	}
 	a.mu.Unlock()
 	defer stop()
 	if p == nil {
@@ -199,9 +206,12 @@ func (a *LocalAgent) Run(ctx context.Context, startAt time.Time, live engine.Liv
 // operations and Run returns what was measured.
 func (a *LocalAgent) Stop() {
 	a.mu.Lock()
-	if a.stop != nil {
+	switch {
+	case a.stop != nil:
 		a.stopped = true
 		a.stop()
+	case a.cur != nil:
+		a.stopSoon = true
 	}
 	a.mu.Unlock()
 }
@@ -215,7 +225,7 @@ func (a *LocalAgent) Cleanup(ctx context.Context) error {
 	if host == "" {
 		host = a.Host
 	}
-	a.cur, a.stop = nil, nil
+	a.cur, a.stop, a.stopSoon = nil, nil, false
 	a.mu.Unlock()
 	var err error
 	if p != nil {
