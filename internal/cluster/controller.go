@@ -230,11 +230,11 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	}
 	n = len(agents)
 	if err := firstErr(agents, prepErrs); err != nil {
-		left := append(leftoversOfAll(agents, prepErrs), c.cleanup(agents, prepErrs)...)
+		left := append(leftoversOfAll(agents, prepErrs), c.cleanup(p, runID, agents, prepErrs)...)
 		return nil, withLeftovers(err, left)
 	}
 	if ctx.Err() != nil {
-		return nil, withLeftovers(ctx.Err(), c.cleanup(agents, prepErrs))
+		return nil, withLeftovers(ctx.Err(), c.cleanup(p, runID, agents, prepErrs))
 	}
 
 	out.Start, out.Prepare = prepared.Add(c.Lead), prepared.Sub(prepStart)
@@ -343,7 +343,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 		failed = append(failed, nameErr(agents, i, runErrs[i]))
 	}
 	cleanStart := time.Now()
-	out.Leftovers = append(out.Leftovers, c.cleanup(agents, prepErrs)...)
+	out.Leftovers = append(out.Leftovers, c.cleanup(p, runID, agents, prepErrs)...)
 	out.Cleanup = time.Since(cleanStart)
 	switch {
 	case ctx.Err() != nil:
@@ -371,14 +371,14 @@ func sumCounts(hosts []engine.Snapshot) record.Count {
 // cleanup cleans up every agent whose preparation did not fail, and
 // returns what could not be removed, host by host. It uses its own
 // context: cleanup must happen even after an interrupt.
-func (c *Controller) cleanup(agents []Agent, prepErrs []error) []engine.Leftover {
+func (c *Controller) cleanup(p engine.Phase, runID string, agents []Agent, prepErrs []error) []engine.Leftover {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	left := make([][]engine.Leftover, len(agents))
 	each(agents, func(i int, a Agent) {
 		if prepErrs[i] == nil {
 			if err := a.Cleanup(ctx); err != nil {
-				left[i] = leftoversOf(a.Name(), err)
+				left[i] = leftoversOf(p, runID, a.Name(), err)
 			}
 		}
 	})
@@ -389,13 +389,16 @@ func (c *Controller) cleanup(agents []Agent, prepErrs []error) []engine.Leftover
 	return out
 }
 
-// leftoversOf is what an agent's error says it left, on host.
-func leftoversOf(host string, err error) []engine.Leftover {
-	if errors.Is(err, ErrLost) {
-		// The agent did not answer: what it left is unknown here.
-		return []engine.Leftover{{Host: host, What: "files or objects", Where: "unknown", Reason: "cleanup: " + err.Error()}}
+// leftoversOf is what an agent's failed cleanup says it left on host; an
+// agent that did not answer left what its phase makes, where the engine
+// says it puts it.
+func leftoversOf(p engine.Phase, runID, host string, err error) []engine.Leftover {
+	if _, items := engine.SplitLeftovers(err); len(items) > 0 {
+		return engine.Leftovers(host, err)
 	}
-	return engine.Leftovers(host, err)
+	l := lostLeftover(p, runID, host)
+	l.Reason = "cleanup: " + err.Error()
+	return []engine.Leftover{l}
 }
 
 // carried returns the leftovers err carries, on host (none when it
