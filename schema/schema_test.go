@@ -31,7 +31,7 @@ func generate() map[string]any {
 		"$schema":          "https://json-schema.org/draft/2020-12/schema",
 		"$id":              "https://github.com/storbench/storbench/schema/summary.schema.json",
 		"title":            "storbench summary.json",
-		"description":      "The figures of every phase of a run, per host and merged across hosts. Field names carry their units (_ns, _s, _bytes_per_s). Readers should ignore unknown fields; schema_version changes when a field is renamed, removed or changes meaning.",
+		"description":      "The figures of every phase of a run, per host and merged across hosts. Field names carry their units (_ns, _s, _bytes_per_s). Readers should ignore unknown fields; schema_version changes when a field is added, renamed, removed or changes meaning.",
 		"x-schema-version": results.SchemaVersion,
 		"$defs":            defs,
 		"$ref":             root["$ref"],

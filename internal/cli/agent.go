@@ -187,11 +187,24 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 		return err
 	case <-ctx.Done():
 	}
-	// Stop any phase, clean up, then close.
+	// Told to stop (a signal, or stdin closed): a phase in progress ends
+	// gracefully, its result goes to the controller marked as stopped, the
+	// agent cleans up, then closes.
+	why := "stopped"
+	if c := context.Cause(ctx); c != nil && c != context.Canceled {
+		why = c.Error()
+	}
 	cctx, ccancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer ccancel()
-	_ = srv.Close(cctx)
-	_ = hs.Close()
+	if err := srv.Stop(cctx, why); err != nil {
+		_ = srv.Close(cctx)
+	}
+	// Let the last line of a stream reach the controller.
+	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer scancel()
+	if hs.Shutdown(sctx) != nil {
+		_ = hs.Close()
+	}
 	fmt.Fprintln(st.Stdout, "storbench agent stopped")
 	return nil
 }

@@ -34,7 +34,13 @@ type AgentsOptions struct {
 	// MaxClockOffset is the largest agent clock offset accepted; negative
 	// accepts any.
 	MaxClockOffset time.Duration
+	// MaxErrorShare is the percentage of failed requests above which a
+	// phase counts as failed (exit 1), however many hosts ran it.
+	MaxErrorShare float64
 }
+
+// DefaultMaxErrorShare is --max-error-share's default, in percent.
+const DefaultMaxErrorShare = 5.0
 
 // AddFlags registers the options' flags.
 func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
@@ -50,6 +56,7 @@ func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.DropCaches, "drop-caches", false, "sync and drop the page cache on every host before each phase (agents must run as root)")
 	f.DurationVar(&o.MaxClockOffset, "max-clock-offset", time.Second, "refuse agents whose clock is off by more than this (negative: accept any)")
 	nonZero(f, "max-clock-offset", "the default (1s); a negative offset accepts any")
+	f.Float64Var(&o.MaxErrorShare, "max-error-share", DefaultMaxErrorShare, "a phase counts as failed (exit 1) when more than this percentage of its requests failed, or of its time an endpoint could not be reached")
 }
 
 // agentSet is the agents of a run and how to let them go.

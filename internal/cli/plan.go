@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/storbench/storbench/internal/cluster"
@@ -68,6 +69,9 @@ type Result struct {
 func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 	if len(p.Phases) == 0 {
 		return nil, usageErr("nothing to run")
+	}
+	if p.Agents.MaxErrorShare < 0 || p.Agents.MaxErrorShare > 100 {
+		return nil, usageErr("--max-error-share %g: give a percentage from 0 to 100", p.Agents.MaxErrorShare)
 	}
 	set, err := p.Agents.buildAgents(ctx, st, p.Hosts, p)
 	if err != nil {
@@ -175,6 +179,9 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 	}
 	ctrl.StartAt = p.StartAt
 	agents := ctrl.Agents
+	var leftovers []engine.Leftover
+	var overShare []string // phases with too many failed requests
+	ranLoad := false
 	for i, ph := range p.Phases {
 		if runErr != nil {
 			break
@@ -200,14 +207,28 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		prog.done()
 		if out == nil {
 			// Nothing ran: preparation failed or the run was interrupted first.
-			ps := results.PhaseSummary{Name: ph.Name, Engine: ph.Engine, Status: statusOf(ctx, err), Error: errText(err), Hosts: hostNames}
+			base, left := engine.SplitLeftovers(err)
+			if base == nil {
+				base = err
+			}
+			ps := results.PhaseSummary{Name: ph.Name, Engine: ph.Engine, Status: statusOf(ctx, err), Error: errText(base), Hosts: hostNames, Leftovers: left}
 			applyLabel(&ps, label)
 			_ = folder.AddPhase(ps, nil)
-			runErr = err
+			leftovers = append(leftovers, left...)
+			leftoverLines(st, left)
+			runErr = base
+			if errors.Is(err, engine.ErrUnsupported) && !ranLoad {
+				// Found before any load: bad input, said in one line.
+				runErr = asUsage(base)
+			}
 			break
 		}
+		ranLoad = true
 		ps := results.BuildPhase(ph.Name, ph.Engine, out.Results)
 		ps.LostHosts = out.Lost
+		ps.StoppedHosts = out.Stopped
+		ps.Leftovers = out.Leftovers
+		leftovers = append(leftovers, out.Leftovers...)
 		ps.StoppedBy = out.StoppedBy
 		if out.StoppedBy == "autoterm" {
 			fmt.Fprintf(st.Stdout, "    stopped early: the total throughput of all hosts was stable (autoterm)\n")
@@ -226,15 +247,32 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		if err != nil {
 			ps.Status, ps.Error = statusOf(ctx, err), errText(err)
 		}
+		if msg := errorShare(&ps, p.Agents.MaxErrorShare); msg != "" && err == nil {
+			// The figures stand for a target that failed too often to
+			// be judged: the phase failed, later phases still run.
+			ps.Status, ps.Error = results.StatusFailed, msg
+			overShare = append(overShare, ph.Name+": "+msg)
+		}
 		if werr := folder.AddPhase(ps, out.Results); werr != nil && err == nil {
 			err = werr
 		}
 		report.PhaseText(st.Stdout, &ps, out.Results)
 		hostLines(st, &ps)
+		unreachableLines(st, &ps)
+		for _, h := range out.Stopped {
+			fmt.Fprintf(st.Stdout, "    host %s: %s; its result so far is kept, and later phases run without it\n", h, errText(out.Errors[h]))
+		}
+		leftoverLines(st, out.Leftovers)
 		if err != nil {
 			runErr = err
 			break
 		}
+	}
+	if runErr == nil && len(overShare) > 0 {
+		runErr = errors.New(strings.Join(overShare, "; "))
+	}
+	if runErr == nil && len(leftovers) > 0 {
+		runErr = fmt.Errorf("cleanup left %s behind (listed above and under leftovers in summary.json)", countLeftovers(leftovers))
 	}
 
 	status := results.StatusCompleted
@@ -280,6 +318,10 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		}
 		return res, &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted; results so far are kept")}
 	case runErr != nil:
+		var ee *ExitError
+		if errors.As(runErr, &ee) {
+			return res, runErr
+		}
 		return res, &ExitError{Code: ExitFailed, Err: runErr}
 	}
 	return res, nil
@@ -373,4 +415,67 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// errorShare says why a phase failed too often, or "" when it did not:
+// more than maxPct percent of its requests failed, or a host could not
+// reach an endpoint for more than maxPct percent of its run (with backoff
+// on connection errors, a dead server fails few requests: its time counts).
+func errorShare(ps *results.PhaseSummary, maxPct float64) string {
+	var ok, failed uint64
+	for _, o := range ps.Ops {
+		ok += o.Ops
+		failed += o.Errors
+	}
+	if failed > 0 {
+		if share := 100 * float64(failed) / float64(ok+failed); share > maxPct {
+			return fmt.Sprintf("%.1f%% of requests failed (%d of %d), more than --max-error-share %g%%", share, failed, ok+failed, maxPct)
+		}
+	}
+	for _, h := range ps.PerHost {
+		var run float64
+		for _, o := range h.Ops {
+			run = max(run, o.DurationS)
+		}
+		for _, u := range h.Unreachable {
+			if run > 0 && 100*u.Seconds/run > maxPct {
+				return fmt.Sprintf("%s could not reach %s for %.1fs of %.1fs (%.0f%%), more than --max-error-share %g%%",
+					h.Host, u.Endpoint, u.Seconds, run, 100*u.Seconds/run, maxPct)
+			}
+		}
+	}
+	return ""
+}
+
+// leftoverLines prints what cleanup left, one line per host and place.
+func leftoverLines(st *State, left []engine.Leftover) {
+	for _, l := range left {
+		fmt.Fprintf(st.Stdout, "    left behind on %s: %s\n", l.Host, l.Text())
+	}
+}
+
+// countLeftovers says how much was left in a few words.
+func countLeftovers(left []engine.Leftover) string {
+	hosts := map[string]bool{}
+	for _, l := range left {
+		hosts[l.Host] = true
+	}
+	places := "1 place"
+	if len(left) != 1 {
+		places = fmt.Sprintf("%d places", len(left))
+	}
+	if len(hosts) == 1 {
+		return "files or objects in " + places + " on 1 host"
+	}
+	return fmt.Sprintf("files or objects in %s on %d hosts", places, len(hosts))
+}
+
+// unreachableLines prints, per host and endpoint, how long the endpoint
+// could not be reached during the phase.
+func unreachableLines(st *State, ps *results.PhaseSummary) {
+	for _, h := range ps.PerHost {
+		for _, u := range h.Unreachable {
+			fmt.Fprintf(st.Stdout, "    %s could not reach %s for %.1fs (%d connection errors)\n", h.Host, u.Endpoint, u.Seconds, u.Errors)
+		}
+	}
 }

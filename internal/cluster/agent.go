@@ -98,6 +98,9 @@ type LocalAgent struct {
 	busy    bool
 	stop    context.CancelFunc // ends the running phase early (Stop)
 	stopped bool               // Stop was called: the phase ended early on purpose
+	// stopSoon is a Stop that came after Prepare and before Run: the run
+	// ends as soon as it starts.
+	stopSoon bool
 }
 
 var _ Agent = (*LocalAgent)(nil)
@@ -142,7 +145,9 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 		if err == nil && req.DropCaches {
 			// After preparing: laying out files fills the page cache.
 			if err = DropCaches(); err != nil {
-				_ = p.Cleanup(context.WithoutCancel(ctx))
+				if cerr := p.Cleanup(context.WithoutCancel(ctx)); cerr != nil {
+					err = engine.WithLeftovers(err, &engine.LeftoverError{Items: engine.Leftovers(host, cerr)})
+				}
 			}
 		}
 		if err == nil {
@@ -155,7 +160,7 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	a.mu.Lock()
 	a.busy = false
 	a.mu.Unlock()
-	return err
+	return engine.OnHost(err, host)
 }
 
 // busyErr says who holds the agent; a.mu is held.
@@ -174,6 +179,10 @@ func (a *LocalAgent) Run(ctx context.Context, startAt time.Time, live engine.Liv
 	p := a.cur
 	ctx, stop := context.WithCancel(ctx)
 	a.stop, a.stopped = stop, false
+	if a.stopSoon {
+		a.stopped = true
+		stop()
+	}
 	a.mu.Unlock()
 	defer stop()
 	if p == nil {
@@ -197,22 +206,32 @@ func (a *LocalAgent) Run(ctx context.Context, startAt time.Time, live engine.Liv
 // operations and Run returns what was measured.
 func (a *LocalAgent) Stop() {
 	a.mu.Lock()
-	if a.stop != nil {
+	switch {
+	case a.stop != nil:
 		a.stopped = true
 		a.stop()
+	case a.cur != nil:
+		a.stopSoon = true
 	}
 	a.mu.Unlock()
 }
 
-// Cleanup cleans up the prepared phase and frees the agent.
+// Cleanup cleans up the prepared phase and frees the agent. What could not
+// be removed comes back as a *engine.LeftoverError naming this host.
 func (a *LocalAgent) Cleanup(ctx context.Context) error {
 	a.mu.Lock()
 	p := a.cur
-	a.cur, a.stop = nil, nil
+	host := a.req.Host
+	if host == "" {
+		host = a.Host
+	}
+	a.cur, a.stop, a.stopSoon = nil, nil, false
 	a.mu.Unlock()
 	var err error
 	if p != nil {
-		err = p.Cleanup(ctx)
+		if cerr := p.Cleanup(ctx); cerr != nil {
+			err = &engine.LeftoverError{Items: engine.Leftovers(host, cerr)}
+		}
 	}
 	// Free the agent only once the phase's files are gone, so the next
 	// phase never races this one's cleanup.

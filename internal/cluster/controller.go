@@ -150,6 +150,13 @@ type Outcome struct {
 	// StoppedBy is "autoterm" when the controller ended the phase because
 	// the total throughput of all hosts was stable.
 	StoppedBy string
+	// Stopped names hosts whose agent was told to stop (SIGTERM, SIGINT)
+	// during the phase: their partial results are in Results, they cleaned
+	// up on their own, and later phases run without them.
+	Stopped []string
+	// Leftovers is what cleanup could not remove, per host, and what hosts
+	// lost in this phase may have left.
+	Leftovers []engine.Leftover
 }
 
 // RunPhase runs one phase on every agent still answering. It returns an
@@ -207,13 +214,27 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 		prepErrs[i] = a.Prepare(ctx, req)
 	})
 	prepared := time.Now()
+	// An agent told to stop while preparing drops out of the run, as a
+	// lost one does; the others go on.
+	for i := 0; i < len(agents); i++ {
+		if err := prepErrs[i]; errors.Is(err, ErrStopped) && len(agents) > 1 {
+			name := agents[i].Name()
+			c.markLost(name, err)
+			out.Stopped = append(out.Stopped, name)
+			out.Errors[name] = err
+			out.Leftovers = append(out.Leftovers, carried(name, err)...)
+			agents = append(agents[:i:i], agents[i+1:]...)
+			prepErrs = append(prepErrs[:i:i], prepErrs[i+1:]...)
+			i--
+		}
+	}
+	n = len(agents)
 	if err := firstErr(agents, prepErrs); err != nil {
-		c.cleanup(agents, prepErrs)
-		return nil, err
+		left := append(leftoversOfAll(agents, prepErrs), c.cleanup(p, runID, agents, prepErrs)...)
+		return nil, withLeftovers(err, left)
 	}
 	if ctx.Err() != nil {
-		c.cleanup(agents, prepErrs)
-		return nil, ctx.Err()
+		return nil, withLeftovers(ctx.Err(), c.cleanup(p, runID, agents, prepErrs))
 	}
 
 	out.Start, out.Prepare = prepared.Add(c.Lead), prepared.Sub(prepStart)
@@ -302,22 +323,27 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 			continue
 		}
 		out.Errors[a.Name()] = runErrs[i]
-		if errors.Is(runErrs[i], ErrLost) {
+		switch {
+		case errors.Is(runErrs[i], ErrLost):
 			out.Lost = append(out.Lost, a.Name())
-			c.mu.Lock()
-			if c.lost == nil {
-				c.lost = map[string]error{}
-			}
-			c.lost[a.Name()] = runErrs[i]
-			c.mu.Unlock()
-			// A lost agent cleans up on its own when it notices.
+			c.markLost(a.Name(), runErrs[i])
+			// A lost agent cleans up on its own when it notices, if it
+			// still runs; if it died, its files or objects stay.
 			prepErrs[i] = runErrs[i]
+			out.Leftovers = append(out.Leftovers, lostLeftover(p, runID, a.Name()))
+			continue
+		case errors.Is(runErrs[i], ErrStopped):
+			// Told to stop: it sent what it measured and cleaned up.
+			out.Stopped = append(out.Stopped, a.Name())
+			c.markLost(a.Name(), runErrs[i])
+			prepErrs[i] = runErrs[i]
+			out.Leftovers = append(out.Leftovers, carried(a.Name(), runErrs[i])...)
 			continue
 		}
 		failed = append(failed, nameErr(agents, i, runErrs[i]))
 	}
 	cleanStart := time.Now()
-	c.cleanup(agents, prepErrs)
+	out.Leftovers = append(out.Leftovers, c.cleanup(p, runID, agents, prepErrs)...)
 	out.Cleanup = time.Since(cleanStart)
 	switch {
 	case ctx.Err() != nil:
@@ -342,16 +368,85 @@ func sumCounts(hosts []engine.Snapshot) record.Count {
 	return c
 }
 
-// cleanup cleans up every agent whose preparation did not fail. It uses its
-// own context: cleanup must happen even after an interrupt.
-func (c *Controller) cleanup(agents []Agent, prepErrs []error) {
+// cleanup cleans up every agent whose preparation did not fail, and
+// returns what could not be removed, host by host. It uses its own
+// context: cleanup must happen even after an interrupt.
+func (c *Controller) cleanup(p engine.Phase, runID string, agents []Agent, prepErrs []error) []engine.Leftover {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	left := make([][]engine.Leftover, len(agents))
 	each(agents, func(i int, a Agent) {
 		if prepErrs[i] == nil {
-			_ = a.Cleanup(ctx)
+			if err := a.Cleanup(ctx); err != nil {
+				left[i] = leftoversOf(p, runID, a.Name(), err)
+			}
 		}
 	})
+	var out []engine.Leftover
+	for _, l := range left {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// leftoversOf is what an agent's failed cleanup says it left on host; an
+// agent that did not answer left what its phase makes, where the engine
+// says it puts it.
+func leftoversOf(p engine.Phase, runID, host string, err error) []engine.Leftover {
+	if _, items := engine.SplitLeftovers(err); len(items) > 0 {
+		return engine.Leftovers(host, err)
+	}
+	l := lostLeftover(p, runID, host)
+	l.Reason = "cleanup: " + err.Error()
+	return []engine.Leftover{l}
+}
+
+// carried returns the leftovers err carries, on host (none when it
+// carries none: the agent cleaned up).
+func carried(host string, err error) []engine.Leftover {
+	if _, items := engine.SplitLeftovers(err); len(items) > 0 {
+		return engine.Leftovers(host, err)
+	}
+	return nil
+}
+
+// leftoversOfAll gathers the leftovers the agents' errors carry (a failed
+// preparation that could not undo itself).
+func leftoversOfAll(agents []Agent, errs []error) []engine.Leftover {
+	var out []engine.Leftover
+	for i, err := range errs {
+		out = append(out, carried(agents[i].Name(), err)...)
+	}
+	return out
+}
+
+// lostLeftover names what a host lost mid-phase may have left: its agent
+// removes it if it still runs, and if it died, it stays.
+func lostLeftover(p engine.Phase, runID, host string) engine.Leftover {
+	l := engine.Leftover{Host: host, What: "files or objects", Where: "unknown",
+		Reason: "host lost before cleanup; removed only if its agent still runs"}
+	if what, where, ok := engine.Locate(p, runID, host); ok {
+		l.What, l.Where = what, where
+	}
+	return l
+}
+
+// withLeftovers joins err with leftovers, when there are any.
+func withLeftovers(err error, left []engine.Leftover) error {
+	if len(left) == 0 {
+		return err
+	}
+	return engine.WithLeftovers(err, &engine.LeftoverError{Items: left})
+}
+
+// markLost takes name out of later phases.
+func (c *Controller) markLost(name string, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.lost == nil {
+		c.lost = map[string]error{}
+	}
+	c.lost[name] = err
 }
 
 func (c *Controller) each(fn func(i int, a Agent)) { each(c.Agents, fn) }

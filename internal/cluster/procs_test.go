@@ -384,10 +384,14 @@ func TestClusterFio(t *testing.T) {
 		if !strings.Contains(out, "total iops") || !strings.Contains(out, "average iops") {
 			t.Errorf("no total and per-host average in the output:\n%s", out)
 		}
-		// Nothing left behind on the shared file system.
+		// Nothing left behind on the shared file system, not even the
+		// DIR/storbench the run created.
 		left, _ := filepath.Glob(filepath.Join(data, "storbench", "*", "*"))
 		if len(left) != 0 {
 			t.Errorf("left behind: %v", left)
+		}
+		if ents, _ := os.ReadDir(data); len(ents) != 0 {
+			t.Errorf("DIR holds %v after the run", ents)
 		}
 	})
 }
@@ -516,7 +520,8 @@ func startGateway(t *testing.T, host string) string {
 }
 
 // An agent killed with SIGKILL mid-phase is marked lost; the phase
-// finishes on the others and the summary says so.
+// finishes on the others and the summary says so. Its files stay: the run
+// names them and exits 1.
 func TestClusterAgentKilled(t *testing.T) {
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed")
@@ -529,9 +534,8 @@ func TestClusterAgentKilled(t *testing.T) {
 		}
 		time.Sleep(3500 * time.Millisecond) // past the 2s lead, mid-run
 		_ = c.agents[1].cmd.Process.Kill()
-		err := cmd.Wait()
-		if err != nil {
-			t.Fatalf("controller: %v\n%s", err, out)
+		if code := exitCode(cmd.Wait()); code != 1 || !strings.Contains(out.String(), "left behind on ") {
+			t.Fatalf("controller exit %d, want 1 with what the lost host left:\n%s", code, out)
 		}
 		ph := summaryOf(t, folderOf(t, out.String())).Phases[0]
 		if len(ph.LostHosts) != 1 || len(ph.Ops) == 0 {
@@ -622,7 +626,9 @@ func TestClusterInterrupt(t *testing.T) {
 }
 
 // A link taken down mid-phase: the controller marks the host lost and
-// finishes on the others; the cut-off agent stops its own load.
+// finishes on the others; the cut-off agent stops its own load. The
+// controller cannot see that agent clean up, so it names where the host's
+// files may remain and exits 1.
 func TestClusterLinkDown(t *testing.T) {
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed")
@@ -636,8 +642,8 @@ func TestClusterLinkDown(t *testing.T) {
 	time.Sleep(3 * time.Second)
 	down := time.Now()
 	tp.linkDown(t, 2)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("controller: %v\n%s", err, out)
+	if code := exitCode(cmd.Wait()); code != 1 || !strings.Contains(out.String(), "left behind on ") {
+		t.Fatalf("controller exit %d, want 1 with where the lost host's files may remain:\n%s", code, out)
 	}
 	ph := summaryOf(t, folderOf(t, out.String())).Phases[0]
 	if len(ph.LostHosts) != 1 {

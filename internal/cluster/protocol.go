@@ -64,13 +64,22 @@ type runBody struct {
 }
 
 // line is one NDJSON line of a stream. Exactly one of the fields is set on
-// a line, except Done, which comes with Error and Result on the last line.
+// a line, except Done, which comes with Error, Result, Leftovers, Stopped
+// and Unsupported on the last line.
 type line struct {
 	Tick     bool               `json:"tick,omitempty"`
 	Snapshot *engine.Snapshot   `json:"snapshot,omitempty"`
 	Done     bool               `json:"done,omitempty"`
 	Error    string             `json:"error,omitempty"`
 	Result   *engine.HostResult `json:"result,omitempty"`
+	// Leftovers is what a cleanup could not remove (Error then holds the
+	// rest of the error, if any).
+	Leftovers []engine.Leftover `json:"leftovers,omitempty"`
+	// Stopped says the agent was told to stop (a signal) and why: it ended
+	// the phase, cleaned up, and is going away.
+	Stopped string `json:"stopped,omitempty"`
+	// Unsupported marks Error as engine.ErrUnsupported (bad input).
+	Unsupported bool `json:"unsupported,omitempty"`
 }
 
 // timeBody is the body of GET /v1/time.
@@ -81,11 +90,18 @@ type timeBody struct {
 // errorBody is the body of every non-2xx response.
 type errorBody struct {
 	Error string `json:"error"`
+	// Stopped is set when the agent refuses because it was told to stop.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // ErrLost marks an agent that stopped answering: its process died, its
 // network went away, or it said nothing for DefaultSilence.
 var ErrLost = errors.New("agent lost")
+
+// ErrStopped marks an agent that was told to stop (SIGTERM or SIGINT on
+// its host): it ended its phase, sent what it measured, cleaned up and
+// went away. Later phases run without it, as without a lost one.
+var ErrStopped = errors.New("agent stopped")
 
 // tokenOK compares a request's bearer token with want in constant time.
 func tokenOK(r *http.Request, want string) bool {

@@ -145,6 +145,9 @@ func (a *RemoteAgent) do(c *http.Client, req *http.Request) (*http.Response, err
 		if json.Unmarshal(b, &eb) != nil || eb.Error == "" {
 			eb.Error = resp.Status
 		}
+		if eb.Stopped != "" {
+			return nil, fmt.Errorf("%w (%s)", ErrStopped, eb.Stopped)
+		}
 		return nil, errors.New(eb.Error)
 	}
 	return resp, nil
@@ -234,8 +237,8 @@ func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
 	}
 	a.startHeartbeats()
 	l, err := a.stream(ctx, "prepare", req, nil)
-	if err == nil && l.Error != "" {
-		err = errors.New(l.Error)
+	if err == nil {
+		err = l.err()
 	}
 	if err != nil {
 		a.stopHeartbeats()
@@ -255,8 +258,12 @@ func (a *RemoteAgent) Run(ctx context.Context, startAt time.Time, live engine.Li
 		return nil, err
 	}
 	shiftResult(l.Result, -off)
-	if err == nil && l.Error != "" {
-		err = errors.New(l.Error)
+	if err == nil {
+		err = l.err()
+	}
+	if l.Stopped != "" {
+		// The agent cleaned up on its own; there is no session left.
+		a.stopHeartbeats()
 	}
 	return l.Result, err
 }
@@ -276,8 +283,8 @@ func (a *RemoteAgent) Stop() {
 func (a *RemoteAgent) Cleanup(ctx context.Context) error {
 	defer a.stopHeartbeats()
 	l, err := a.stream(ctx, "cleanup", struct{}{}, nil)
-	if err == nil && l.Error != "" {
-		err = errors.New(l.Error)
+	if err == nil {
+		err = l.err()
 	}
 	return err
 }
@@ -406,4 +413,22 @@ func (a *RemoteAgent) Close() {
 		a.client.CloseIdleConnections()
 		a.beats.CloseIdleConnections()
 	}
+}
+
+// err rebuilds the error a stream's last line carries: the agent's stop,
+// an unsupported feature and leftovers keep their types across the wire.
+func (l *line) err() error {
+	var err error
+	switch {
+	case l.Stopped != "":
+		err = fmt.Errorf("%w (%s)", ErrStopped, l.Stopped)
+	case l.Unsupported && l.Error != "":
+		err = engine.Unsupported(l.Error)
+	case l.Error != "":
+		err = errors.New(l.Error)
+	}
+	if len(l.Leftovers) > 0 {
+		return engine.WithLeftovers(err, &engine.LeftoverError{Items: l.Leftovers})
+	}
+	return err
 }

@@ -41,6 +41,9 @@ type Server struct {
 
 	mu   sync.Mutex
 	sess *session
+	// stopping, once set, is why the agent is going away (a signal): no
+	// new phase is taken.
+	stopping string
 }
 
 // session is one phase for one controller, from prepare to cleanup.
@@ -54,6 +57,13 @@ type session struct {
 	prepared bool
 	ending   bool
 	ended    chan struct{}
+	// stage is what the session does now: "prepare", "prepared", "run",
+	// "cleanup" (under Server.mu).
+	stage string
+	// stopped, when set, is why the agent was told to stop mid-session:
+	// the stage in progress ends gracefully and the session cleans up and
+	// ends on its own (under Server.mu).
+	stopped string
 
 	beatMu   sync.Mutex
 	lastBeat time.Time
@@ -171,8 +181,12 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) *session {
 	if sess != nil {
 		busy, ending = sess.busyText(), sess.ending
 	}
+	stopping := s.stopping
 	s.mu.Unlock()
 	switch {
+	case stopping != "" && (sess == nil || ending || id != sess.id):
+		writeJSON(w, http.StatusConflict, errorBody{Error: "the agent is stopping: " + stopping, Stopped: stopping})
+		return nil
 	case sess == nil:
 		writeErr(w, http.StatusConflict, "no phase is prepared on this agent (it may have stopped the phase after losing the controller)")
 		return nil
@@ -202,6 +216,12 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 		req.Controller = r.RemoteAddr
 	}
 	s.mu.Lock()
+	if s.stopping != "" {
+		why := s.stopping
+		s.mu.Unlock()
+		writeJSON(w, http.StatusConflict, errorBody{Error: "the agent is stopping: " + why, Stopped: why})
+		return
+	}
 	if s.sess != nil {
 		busy := s.sess.busyText()
 		s.mu.Unlock()
@@ -209,7 +229,7 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	sess := &session{id: id, runID: req.RunID, from: req.Controller, ctx: ctx, cancel: cancel, ended: make(chan struct{})}
+	sess := &session{id: id, runID: req.RunID, from: req.Controller, ctx: ctx, cancel: cancel, ended: make(chan struct{}), stage: "prepare"}
 	sess.beat()
 	s.sess = sess
 	s.mu.Unlock()
@@ -218,14 +238,27 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 
 	done := make(chan error, 1)
 	sess.op.Lock()
+	var why string
 	go func() {
 		defer sess.op.Unlock()
 		err := s.Agent.Prepare(ctx, req)
 		sess.prepared = err == nil
+		s.mu.Lock()
+		sess.stage = "prepared"
+		why = sess.stopped
+		s.mu.Unlock()
+		if why != "" {
+			// Told to stop while preparing: undo it and go.
+			err = s.stoppedErr(sess, err, why)
+		}
 		done <- err
 	}()
-	err, ok := s.stream(w, r, sess, streamSpec{done: done})
+	err, ok := s.stream(w, r, sess, streamSpec{done: done, stopped: func() string { return why }})
 	if !ok {
+		return // the stream aborted the session
+	}
+	if why != "" {
+		s.end(sess, errors.New("the agent is stopping: "+why))
 		return
 	}
 	if err != nil {
@@ -265,6 +298,13 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	}
 	done := make(chan outcome, 1)
 	sess.op.Lock()
+	s.mu.Lock()
+	sess.stage = "run"
+	why := sess.stopped
+	s.mu.Unlock()
+	if why != "" {
+		s.Agent.Stop() // told to stop just before the run came
+	}
 	go func() {
 		defer sess.op.Unlock()
 		res, err := s.Agent.Run(sess.ctx, startAt, live)
@@ -272,6 +312,22 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 			s.logf("run %s: load stopped: %v", sess.runID, err)
 		} else {
 			s.logf("run %s: load stopped: phase done", sess.runID)
+		}
+		s.mu.Lock()
+		sess.stage = "ran"
+		why = sess.stopped
+		s.mu.Unlock()
+		if why != "" {
+			// Told to stop: what was measured so far is the result,
+			// marked so; the agent cleans up before saying it is done.
+			if res != nil {
+				res.Err = "stopped by a signal on the agent (" + why + ")"
+				if res.Meta == nil {
+					res.Meta = map[string]string{}
+				}
+				res.Meta["stopped_by"] = "signal"
+			}
+			err = s.stoppedErr(sess, nil, why)
 		}
 		shiftResult(res, s.ClockSkew)
 		done <- outcome{res, err}
@@ -283,9 +339,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		final = o.res
 		errc <- o.err
 	}()
-	_, _ = s.stream(w, r, sess, streamSpec{
-		done:   errc,
-		notify: notify,
+	_, ok := s.stream(w, r, sess, streamSpec{
+		done:    errc,
+		stopped: func() string { return why },
+		notify:  notify,
 		snapshot: func() *engine.Snapshot {
 			latestMu.Lock()
 			defer latestMu.Unlock()
@@ -295,6 +352,68 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		},
 		result: func() *engine.HostResult { return final },
 	})
+	if ok && why != "" {
+		s.end(sess, errors.New("the agent is stopping: "+why))
+	}
+}
+
+// stoppedErr cleans up a session whose agent was told to stop, after the
+// stage in progress ended with err, and returns the error that says so,
+// with what the cleanup left. sess.op is held.
+func (s *Server) stoppedErr(sess *session, err error, why string) error {
+	var left error
+	if sess.prepared {
+		s.mu.Lock()
+		sess.stage = "cleanup"
+		s.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		left = s.Agent.Cleanup(ctx)
+		cancel()
+		sess.prepared = false
+		if left != nil {
+			s.logf("run %s: cleanup: %v", sess.runID, left)
+		}
+	}
+	base := fmt.Errorf("%w (%s)", ErrStopped, why)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		base = fmt.Errorf("%w (%s): %v", ErrStopped, why, err)
+	}
+	return engine.WithLeftovers(base, left)
+}
+
+// Stop is what the agent does when told to stop (SIGTERM, SIGINT): no new
+// phase is taken; a phase being prepared or run ends gracefully, what it
+// measured goes to the controller marked as stopped, the agent cleans up,
+// and Stop returns once the session has ended (or ctx ends).
+func (s *Server) Stop(ctx context.Context, why string) error {
+	s.mu.Lock()
+	s.stopping = why
+	sess := s.sess
+	stage := ""
+	if sess != nil && !sess.ending {
+		sess.stopped = why
+		stage = sess.stage
+	}
+	s.mu.Unlock()
+	if sess == nil {
+		return nil
+	}
+	s.logf("run %s: told to stop (%s) during %s", sess.runID, why, stage)
+	switch stage {
+	case "prepare":
+		sess.cancel(errors.New("the agent is stopping: " + why))
+	case "run":
+		s.Agent.Stop()
+	case "prepared", "ran":
+		// Between stages: nothing of the controller's is running here.
+		s.abort(sess, errors.New("the agent is stopping: "+why))
+	}
+	select {
+	case <-sess.ended:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // cleanup cleans up the phase and ends the session.
@@ -304,6 +423,9 @@ func (s *Server) cleanup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	done := make(chan error, 1)
+	s.mu.Lock()
+	sess.stage = "cleanup"
+	s.mu.Unlock()
 	go func() {
 		sess.op.Lock()
 		// Cleanup runs to the end even if the controller goes away now:
@@ -327,6 +449,9 @@ type streamSpec struct {
 	result func() *engine.HostResult
 	// cleanup streams never abort: they end the session when done.
 	cleanup bool
+	// stopped, if set, says why the agent was told to stop ("" if not),
+	// read once done has fired.
+	stopped func() string
 }
 
 // stream writes an NDJSON stream: a tick every tickEvery while nothing else
@@ -358,8 +483,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, sess *session, s
 		select {
 		case derr := <-sp.done:
 			l := line{Done: true}
-			if derr != nil {
-				l.Error = derr.Error()
+			base, left := engine.SplitLeftovers(derr)
+			if base != nil {
+				l.Error = base.Error()
+			}
+			l.Leftovers = left
+			l.Unsupported = errors.Is(derr, engine.ErrUnsupported)
+			if sp.stopped != nil {
+				l.Stopped = sp.stopped()
 			}
 			if sp.result != nil {
 				l.Result = sp.result()

@@ -79,6 +79,19 @@ type HostResult struct {
 	// Err is set when the phase failed on this host after producing something;
 	// what was measured up to then is still in Ops.
 	Err string `json:"error,omitempty"`
+	// Unreachable is, per endpoint the host could not reach for a while
+	// (S3 connection errors), how long that was.
+	Unreachable []Unreachable `json:"unreachable,omitempty"`
+}
+
+// Unreachable is the time one host could not reach one endpoint: the union
+// of the intervals from a connection error to the next answer (or the end
+// of the run), over all its workers.
+type Unreachable struct {
+	Endpoint string  `json:"endpoint"`
+	Seconds  float64 `json:"seconds"`
+	// Errors are the connection errors counted in that time.
+	Errors uint64 `json:"errors"`
 }
 
 // Engine creates prepared phases.

@@ -20,7 +20,17 @@ type Workspace struct {
 	// else's data can be in them, so they go when empty even if another
 	// host of the run made them.
 	ours []string
+	// top is <dir>/storbench and marker the file in it that says this run
+	// created it (any host of the run may have): the last host to finish
+	// removes both when nothing else is in top.
+	top, marker string
 }
+
+// createdMarker is the file a run leaves in <dir>/storbench when it created
+// that directory, so that whichever host of the run finishes last (not
+// only the one that made it) removes it once empty. A directory that was
+// there before the run has no marker of this run and is never removed.
+const createdMarker = ".storbench-created-by-"
 
 // CheckDir returns a one-line error when dir cannot hold a benchmark: missing,
 // not a directory, or not writable.
@@ -49,7 +59,8 @@ func NewWorkspace(dir, runID, host, phase string) (*Workspace, error) {
 	if err := CheckDir(dir); err != nil {
 		return nil, err
 	}
-	w := &Workspace{}
+	w := &Workspace{top: filepath.Join(dir, "storbench")}
+	w.marker = filepath.Join(w.top, createdMarker+runID)
 	p := dir
 	for i, part := range []string{"storbench", runID, host, phase} {
 		if part == "" || part == "." || part == ".." || filepath.Base(part) != part {
@@ -60,6 +71,12 @@ func NewWorkspace(dir, runID, host, phase string) (*Workspace, error) {
 			w.ours = append(w.ours, p)
 		}
 		err := os.Mkdir(p, 0o755)
+		if err == nil && i == 0 {
+			if merr := os.WriteFile(w.marker, nil, 0o644); merr != nil {
+				os.Remove(p)
+				return nil, fmt.Errorf("create %s: %v", w.marker, unwrapPath(merr))
+			}
+		}
 		switch {
 		case err == nil:
 			w.created = append(w.created, p)
@@ -84,19 +101,31 @@ func NewWorkspace(dir, runID, host, phase string) (*Workspace, error) {
 // this workspace created, if it is empty (another host or phase may still use
 // it), and the run's own <run id> and <host> levels when empty. Parents that
 // existed before the run are never removed; <dir>/storbench goes only when
-// this workspace made it.
+// this run made it (its marker is there) and nothing else is in it. What
+// cannot be removed is returned as a *LeftoverError with its count.
 func (w *Workspace) Remove() error {
 	var first error
 	for i := len(w.created) - 1; i >= 0; i-- {
 		p := w.created[i]
 		var err error
-		if p == w.Path {
+		switch p {
+		case w.Path:
 			err = os.RemoveAll(p)
-		} else {
-			err = os.Remove(p)
-			if isNotEmpty(err) {
-				err = nil
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				n, ok := countEntries(p)
+				l := Leftover{What: "files and directories", Where: p, Reason: "cleanup: " + unwrapPath(err).Error()}
+				if ok {
+					l.Count = &n
+				}
+				first = &LeftoverError{Items: []Leftover{l}}
 			}
+			continue
+		case w.top:
+			continue // below, by its marker
+		}
+		err = os.Remove(p)
+		if isNotEmpty(err) {
+			err = nil
 		}
 		if err != nil && !errors.Is(err, os.ErrNotExist) && first == nil {
 			first = err
@@ -107,8 +136,35 @@ func (w *Workspace) Remove() error {
 	for i := len(w.ours) - 1; i >= 0; i-- {
 		_ = os.Remove(w.ours[i])
 	}
+	w.removeTop()
 	w.created, w.ours = nil, nil
 	return first
+}
+
+// removeTop removes <dir>/storbench when this run created it and holds
+// nothing but the run's marker. The host that removes the last of the run's
+// directories reads the directory after doing so, so one host always sees
+// it empty.
+func (w *Workspace) removeTop() {
+	if w.top == "" {
+		return
+	}
+	if _, err := os.Lstat(w.marker); err != nil {
+		return
+	}
+	ents, err := os.ReadDir(w.top)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.Name() != filepath.Base(w.marker) {
+			return
+		}
+	}
+	if err := os.Remove(w.marker); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	_ = os.Remove(w.top)
 }
 
 func isNotEmpty(err error) bool {

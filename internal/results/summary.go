@@ -13,7 +13,8 @@ import (
 // Version 2: a figure not measured is absent, never 0 - an operation's
 // latency moved from lat_ns_* fields into an optional "lat" object, and
 // bw_bytes_per_s and ops_per_s are left out where nothing was measured.
-// ReadSummary reads version 1 too.
+// Also new in 2: leftovers and stopped_hosts per phase, unreachable per
+// host. ReadSummary reads version 1 too.
 const SchemaVersion = 2
 
 // Summary is summary.json: the figures of every phase of a run, per host and
@@ -57,6 +58,13 @@ type PhaseSummary struct {
 	StoppedBy string `json:"stopped_by,omitempty"`
 	// LostHosts are hosts that stopped answering during the phase.
 	LostHosts []string `json:"lost_hosts,omitempty"`
+	// StoppedHosts are hosts whose agent was told to stop (SIGTERM,
+	// SIGINT) during the phase: their partial results are kept, and later
+	// phases ran without them.
+	StoppedHosts []string `json:"stopped_hosts,omitempty"`
+	// Leftovers is what the phase created and could not remove, per host:
+	// what, where, how many and why. A run with leftovers exits 1.
+	Leftovers []engine.Leftover `json:"leftovers,omitempty"`
 	// Timing is how long each stage of the phase took, as the controller saw
 	// it: what storbench adds around the engine's own run.
 	Timing *Timing `json:"timing,omitempty"`
@@ -82,6 +90,9 @@ type HostOps struct {
 	Host  string      `json:"host"`
 	Error string      `json:"error,omitempty"`
 	Ops   []OpSummary `json:"ops"`
+	// Unreachable is how long this host could not reach each endpoint
+	// that failed it (S3 connection errors).
+	Unreachable []engine.Unreachable `json:"unreachable,omitempty"`
 }
 
 // OpSummary is the figures of one operation (read, write, create, get, ...).
@@ -151,7 +162,7 @@ func BuildPhase(name, eng string, hosts []*engine.HostResult) PhaseSummary {
 			continue
 		}
 		ps.Hosts = append(ps.Hosts, h.Host)
-		ho := HostOps{Host: h.Host, Error: h.Err}
+		ho := HostOps{Host: h.Host, Error: h.Err, Unreachable: h.Unreachable}
 		for _, o := range h.Ops {
 			s := Op(o)
 			ho.Ops = append(ho.Ops, s)

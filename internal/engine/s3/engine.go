@@ -41,8 +41,22 @@ var (
 	_ engine.Engine    = Engine{}
 	_ engine.Validator = Engine{}
 	_ engine.Planner   = Engine{}
+	_ engine.Locator   = Engine{}
 	_ engine.Prepared  = (*phase)(nil)
 )
+
+// Location names where host's phase puts its objects: bucket/prefix.
+func (Engine) Location(p engine.Phase, runID, host string) (what, where string, err error) {
+	ps, err := DecodeParams(p.Params)
+	if err != nil {
+		return "", "", err
+	}
+	bucket := ps.Bucket
+	if bucket == "" {
+		bucket = "storbench"
+	}
+	return "objects", bucket + "/storbench/" + runID + "/" + sanitize(host) + "/" + sanitize(p.Name) + "/", nil
+}
 
 // Validate checks a phase without touching the network. Credentials are not
 // required here: an agent may hold them in its own environment.
@@ -141,6 +155,12 @@ type phase struct {
 	lean   bool // GET, PUT, HEAD and DELETE of one object bypass minio-go
 
 	createdBucket bool
+	// bucketGone says cleanup removed the bucket this run created.
+	bucketGone bool
+	// written counts the uploads the run stage attempted (put, mixed,
+	// multipart): with the prepared objects, at most that many objects
+	// can be left under the prefix.
+	written int64
 
 	// Prepared objects and their sizes (and versions for versioned).
 	keys  []string
@@ -148,6 +168,8 @@ type phase struct {
 	vers  []string
 
 	stop     atomic.Bool
+	stopCh   chan struct{} // closed with stop set: wakes workers backing off
+	stopOnce sync.Once
 	ticket   atomic.Int64 // open-loop schedule position
 	picker   *hostPicker
 	pool     *objectPool
@@ -208,15 +230,31 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		ph.tr.CloseIdleConnections()
 		return nil, err
 	}
+	// From here on the bucket, its marker and objects may exist: a failure
+	// or an interrupt removes what this phase made before returning.
 	if err := ph.ensureBucket(ctx); err != nil {
-		ph.tr.CloseIdleConnections()
-		return nil, err
+		return nil, ph.undo(ctx, err)
 	}
 	if err := ph.prepareObjects(ctx); err != nil {
-		_ = ph.Cleanup(context.WithoutCancel(ctx))
-		return nil, err
+		return nil, ph.undo(ctx, err)
 	}
 	return ph, nil
+}
+
+// undo cleans up after a failed or interrupted preparation and returns err
+// with what could not be removed.
+func (ph *phase) undo(ctx context.Context, err error) error {
+	return engine.WithLeftovers(err, ph.Cleanup(context.WithoutCancel(ctx)))
+}
+
+// halt stops the run's workers between requests and wakes those waiting.
+func (ph *phase) halt() {
+	ph.stop.Store(true)
+	ph.stopOnce.Do(func() {
+		if ph.stopCh != nil {
+			close(ph.stopCh)
+		}
+	})
 }
 
 // sanitize makes a name safe as one element of an object key.
@@ -261,7 +299,12 @@ func (ph *phase) ensureBucket(ctx context.Context) error {
 		return explain(ep, c, err)
 	}
 	if !ok {
-		err := ph.admin.MakeBucket(ctx, c.Bucket, minio.MakeBucketOptions{Region: c.Region})
+		// Creating the bucket and writing its marker is one step that an
+		// interrupt does not cut: a bucket made without its marker would
+		// be one cleanup cannot tell is storbench's.
+		mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		err := ph.admin.MakeBucket(mctx, c.Bucket, minio.MakeBucketOptions{Region: c.Region})
 		if err != nil {
 			code := minio.ToErrorResponse(err).Code
 			switch code {
@@ -274,33 +317,53 @@ func (ph *phase) ensureBucket(ctx context.Context) error {
 				// servers answer the loser differently (versitygw: an
 				// internal error): if the bucket is there now, another host
 				// made it.
-				if ok, _ := ph.admin.BucketExists(ctx, c.Bucket); !ok {
+				if ok, _ := ph.admin.BucketExists(mctx, c.Bucket); !ok {
 					return fmt.Errorf("s3: create bucket %q: %v", c.Bucket, explain(ep, c, err))
 				}
 			}
 		} else {
 			ph.createdBucket = true
-			if _, err := ph.admin.PutObject(ctx, c.Bucket, ph.runPfx+markerName, strings.NewReader(""), 0,
+			if _, err := ph.admin.PutObject(mctx, c.Bucket, ph.runPfx+markerName, strings.NewReader(""), 0,
 				minio.PutObjectOptions{DisableContentSha256: true}); err != nil {
 				return fmt.Errorf("s3: write marker in new bucket %q: %v", c.Bucket, err)
 			}
 		}
+		cancel()
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
 	if c.Op == "versioned" {
 		v, err := ph.admin.GetBucketVersioning(ctx, c.Bucket)
 		if err != nil {
+			if noVersioning(err) {
+				return engine.Unsupported("s3: versioned: the server does not support bucket versioning")
+			}
 			return fmt.Errorf("s3: versioned: cannot read versioning of bucket %q: %v", c.Bucket, err)
 		}
 		if !v.Enabled() {
 			if !ph.createdBucket {
-				return fmt.Errorf("s3: versioned: bucket %q has versioning off; storbench does not change a bucket it did not create: use a new --bucket", c.Bucket)
+				return engine.Unsupported(fmt.Sprintf("s3: versioned: bucket %q has versioning off; storbench does not change a bucket it did not create: use a new --bucket", c.Bucket))
 			}
 			if err := ph.admin.EnableVersioning(ctx, c.Bucket); err != nil {
-				return fmt.Errorf("s3: versioned: enable versioning on %q: %v (the server may not support versioning)", c.Bucket, err)
+				if noVersioning(err) {
+					return engine.Unsupported("s3: versioned: the server does not support bucket versioning")
+				}
+				return fmt.Errorf("s3: versioned: enable versioning on %q: %v", c.Bucket, err)
 			}
 		}
 	}
 	return nil
+}
+
+// noVersioning recognises a server's answer that it has no bucket
+// versioning (versitygw without --versioning-dir, MinIO in FS mode, ...).
+func noVersioning(err error) bool {
+	switch minio.ToErrorResponse(err).Code {
+	case "NotImplemented", "NotSupported", "VersioningNotConfigured", "InvalidBucketState":
+		return true
+	}
+	return false
 }
 
 // workerPrefix is worker w's key prefix.
@@ -344,6 +407,12 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 			ph.listPfx = append(ph.listPfx, ph.workerPrefix(w))
 		}
 	}
+	// An interrupt stops new uploads at once, but lets those in flight
+	// finish for up to prepareGrace: an upload cut mid-way may still land
+	// on the server after cleanup has listed the prefix.
+	uctx, ucancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer ucancel()
+	defer context.AfterFunc(ctx, func() { time.AfterFunc(prepareGrace, ucancel) })()
 	var next atomic.Int64
 	var firstErr error
 	var mu sync.Mutex
@@ -354,7 +423,7 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 			defer wg.Done()
 			wk := ph.newWorker(w, nil, nil)
 			if wk.lean != nil {
-				defer wk.lean.bind(ctx)()
+				defer wk.lean.bind(uctx)()
 			}
 			for {
 				i := int(next.Add(1) - 1)
@@ -363,7 +432,10 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 				}
 				size := objectSize(c, wk.rng)
 				ep := i % len(c.endpoints)
-				info, err := wk.put(ctx, ep, ph.keys[i], size)
+				info, err := wk.put(uctx, ep, ph.keys[i], size)
+				if err != nil && ctx.Err() != nil {
+					return
+				}
 				if err != nil {
 					mu.Lock()
 					if firstErr == nil {
@@ -390,6 +462,10 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 	}
 	return nil
 }
+
+// prepareGrace is how long uploads in flight may finish after an
+// interrupt during preparation.
+const prepareGrace = 5 * time.Second
 
 // Run waits for startAt, runs the benchmark until its duration, autoterm or
 // ctx, and returns what was measured. ctx cancelled mid-run still returns
@@ -428,6 +504,7 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 			epRecs[e][w] = record.NewRecorder(ph.ops, true)
 		}
 	}
+	ph.stopCh = make(chan struct{})
 	ph.monoBase = time.Now()
 	ph.unixBase = ph.monoBase.UnixNano()
 	startNs := ph.unixBase
@@ -486,12 +563,12 @@ loop:
 			stoppedBy = "done"
 			break loop
 		case <-ctx.Done():
-			ph.stop.Store(true)
+			ph.halt()
 			stoppedBy = "interrupted"
 			<-finished
 			break loop
 		case <-stopTimer.C:
-			ph.stop.Store(true)
+			ph.halt()
 			<-finished
 			break loop
 		case now := <-tick.C:
@@ -501,7 +578,7 @@ loop:
 			}
 			if c.AutoTerm && term.stable(sampler.Series) {
 				stoppedBy = "autoterm"
-				ph.stop.Store(true)
+				ph.halt()
 				<-finished
 				break loop
 			}
@@ -514,6 +591,9 @@ loop:
 		for w, wk := range workers {
 			ph.putSeqs[w] = wk.seq
 		}
+	}
+	for _, wk := range workers {
+		ph.written += int64(wk.seq)
 	}
 	sampler.Sample(endNs)
 
@@ -575,6 +655,7 @@ loop:
 			res.Raw = map[string][]byte{EndpointsFile: b}
 		}
 	}
+	res.Unreachable = unreachable(c.endpoints, workers, end.Sub(ph.monoBase))
 	if olog != nil {
 		if err := olog.close(); err != nil {
 			res.Err = fmt.Sprintf("benchdata %s: %v", c.BenchData, err)
@@ -596,6 +677,9 @@ const EndpointsFile = "s3-endpoints.json"
 // Cleanup deletes every object (and version, and unfinished upload) under
 // this phase's prefix, then the bucket if storbench created it and nothing
 // else is in it. Objects outside the prefix are never listed for deletion.
+// What it cannot remove comes back as a *engine.LeftoverError: the prefix
+// with the count of objects still there (or, when the server does not
+// answer, how many at most), and the bucket this run created.
 func (ph *phase) Cleanup(ctx context.Context) error {
 	defer ph.tr.CloseIdleConnections()
 	if ph.env.Keep || ph.c.NoClear {
@@ -618,11 +702,68 @@ func (ph *phase) Cleanup(ctx context.Context) error {
 			keep(ph.admin.RemoveIncompleteUpload(ctx, c.Bucket, u.Key))
 		}
 	}
-	keep(ph.removeBucketIfOurs(ctx))
-	if first != nil {
-		return fmt.Errorf("s3: cleanup of %s/%s: %v", c.Bucket, ph.prefix, first)
+	if first == nil {
+		// An upload cut by an interrupt may land after the listing: look
+		// once more, and remove what came late.
+		for pass := 0; pass < 3 && first == nil; pass++ {
+			n, err := ph.countPrefix(ctx, 1)
+			if err != nil || n == 0 {
+				keep(err)
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+			keep(ph.removePrefix(ctx, ph.prefix))
+		}
 	}
-	return nil
+	keep(ph.removeBucketIfOurs(ctx))
+	if first == nil {
+		return nil
+	}
+	reason := "cleanup: " + first.Error()
+	l := engine.Leftover{Host: ph.env.Host, What: "objects", Where: c.Bucket + "/" + ph.prefix, Reason: reason}
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	if n, err := ph.countPrefix(lctx, -1); err == nil {
+		l.Count = &n
+	} else {
+		most := int64(len(ph.keys)) + ph.written
+		l.AtMost = &most
+	}
+	var items []engine.Leftover
+	if l.Count == nil || *l.Count > 0 {
+		items = append(items, l)
+	}
+	if ph.createdBucket && !ph.bucketGone {
+		items = append(items, engine.Leftover{Host: ph.env.Host, What: "bucket", Where: c.Bucket,
+			Reason: "created by this run, not removed: " + reason})
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	return &engine.LeftoverError{Items: items}
+}
+
+// countPrefix counts the objects (and versions) under the phase's prefix,
+// up to limit (negative: all).
+func (ph *phase) countPrefix(ctx context.Context, limit int64) (int64, error) {
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var n int64
+	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, minio.ListObjectsOptions{Prefix: ph.prefix, Recursive: true, WithVersions: ph.c.Op == "versioned"}) {
+		if o.Err != nil {
+			if minio.ToErrorResponse(o.Err).Code == "NoSuchBucket" {
+				return 0, nil
+			}
+			return n, o.Err
+		}
+		if strings.HasPrefix(o.Key, ph.prefix) {
+			n++
+		}
+		if limit >= 0 && n >= limit {
+			break
+		}
+	}
+	return n, nil
 }
 
 // removeUploads deletes the objects a put phase uploaded by their keys,
@@ -699,7 +840,17 @@ func (ph *phase) removeBucketIfOurs(ctx context.Context) error {
 	c := ph.c
 	marker := ph.runPfx + markerName
 	if _, err := ph.admin.StatObject(ctx, c.Bucket, marker, minio.StatObjectOptions{}); err != nil {
-		return nil // not created by this run
+		code := minio.ToErrorResponse(err).Code
+		if !ph.createdBucket || code == "NoSuchBucket" {
+			// Not created by this run, or already gone.
+			ph.bucketGone = ph.createdBucket
+			return nil
+		}
+		if code != "NoSuchKey" && code != "NotFound" {
+			return err
+		}
+		// This host made the bucket but its marker is missing (the
+		// write failed): the bucket is still this run's to remove.
 	}
 	opts := minio.ListObjectsOptions{Recursive: true, MaxKeys: 2, WithVersions: c.Op == "versioned"}
 	lctx, cancel := context.WithCancel(ctx)
@@ -719,8 +870,13 @@ func (ph *phase) removeBucketIfOurs(ctx context.Context) error {
 		_ = ph.removePrefix(ctx, ph.runPfx) // delete markers of the marker
 	}
 	err := ph.admin.RemoveBucket(ctx, c.Bucket)
-	if code := minio.ToErrorResponse(err).Code; code == "BucketNotEmpty" || code == "NoSuchBucket" {
+	switch minio.ToErrorResponse(err).Code {
+	case "NoSuchBucket":
+		ph.bucketGone = true
+		return nil
+	case "BucketNotEmpty":
 		return nil
 	}
+	ph.bucketGone = err == nil
 	return err
 }

@@ -47,6 +47,7 @@ type worker struct {
 	lean  *leanClient // GET, PUT, HEAD, DELETE of one object, when usable
 	iov   [][]byte    // body chunks of a lean PUT
 	kb    []byte      // the key of a lean request
+	reach reach       // endpoints' reachability and the backoff (run stage only)
 }
 
 func (ph *phase) newWorker(w int, rec *record.Recorder, epRec []*record.Recorder) *worker {
@@ -62,6 +63,9 @@ func (ph *phase) newWorker(w int, rec *record.Recorder, epRec []*record.Recorder
 	if ph.lean {
 		wk.lean = newLeanClient(ph.c)
 	}
+	if rec != nil {
+		wk.reach.init(len(ph.c.endpoints))
+	}
 	if ph.sse != nil {
 		wk.get0.ServerSideEncryption = ph.sse
 		wk.stat0.ServerSideEncryption = ph.sse
@@ -75,6 +79,13 @@ func (wk *worker) begin() (time.Time, bool) {
 	ph := wk.ph
 	if ph.stop.Load() {
 		return time.Time{}, false
+	}
+	if wk.reach.wait > 0 {
+		// The last request did not reach its endpoint: back off.
+		wk.reach.pause(ph.stopCh)
+		if ph.stop.Load() {
+			return time.Time{}, false
+		}
 	}
 	if ph.c.Rate <= 0 {
 		return time.Now(), true
@@ -110,11 +121,19 @@ func (wk *worker) finish(op, ep int, t0, first time.Time, n int64, err error) {
 		if kind == "canceled" && ph.stop.Load() {
 			return // the run was stopped under this request
 		}
+		if connErrorKind(kind) {
+			wk.reach.failed(ep, int64(t0.Sub(ph.monoBase)))
+		} else {
+			wk.reach.answered(ep, int64(t0.Sub(ph.monoBase)))
+		}
 		wk.rec.Op(op).RecordError(kind)
 		if wk.epRec != nil {
 			wk.epRec[ep].Op(op).RecordError(kind)
 		}
 	} else {
+		if wk.reach.wait > 0 || (wk.reach.downSince != nil && wk.reach.downSince[ep] != 0) {
+			wk.reach.answered(ep, int64(t0.Sub(ph.monoBase)))
+		}
 		o := wk.rec.Op(op)
 		o.Record(lat, n)
 		if ttfb > 0 {

@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+)
+
+// Leftover is something a phase created that its cleanup could not remove:
+// what it is, where it is, and how many, so a user can remove it by hand.
+type Leftover struct {
+	// Host is the host whose phase created it.
+	Host string `json:"host"`
+	// What is "files and directories", "objects" or "bucket".
+	What string `json:"what"`
+	// Where is a path (files), bucket/prefix (objects) or a bucket name.
+	Where string `json:"where"`
+	// Count is how many entries are left, when they could be counted.
+	Count *int64 `json:"count,omitempty"`
+	// AtMost bounds the count when it could not be taken (the server did
+	// not answer): what the phase wrote there.
+	AtMost *int64 `json:"at_most,omitempty"`
+	// Reason says why it was left ("cleanup: connection refused", "host
+	// lost").
+	Reason string `json:"reason"`
+}
+
+// Text is the leftover in one line: "12 objects in bench/storbench/r/h/p/".
+func (l Leftover) Text() string {
+	n := "an unknown number of " + l.What
+	switch {
+	case l.What == "bucket":
+		n = "the bucket"
+	case l.Count != nil:
+		n = fmt.Sprintf("%d %s", *l.Count, l.What)
+	case l.AtMost != nil:
+		n = fmt.Sprintf("up to %d %s", *l.AtMost, l.What)
+	}
+	s := n + " in " + l.Where
+	if l.What == "bucket" {
+		s = "the bucket " + l.Where
+	}
+	if l.Reason != "" {
+		s += " (" + l.Reason + ")"
+	}
+	return s
+}
+
+// LeftoverError is what Cleanup returns when it could not remove
+// everything: the typed description of what stays, and why.
+type LeftoverError struct {
+	Items []Leftover
+}
+
+func (e *LeftoverError) Error() string {
+	var parts []string
+	for _, l := range e.Items {
+		parts = append(parts, l.Text())
+	}
+	return "left behind: " + strings.Join(parts, "; ")
+}
+
+// Leftovers returns the leftovers an error describes: the items of a
+// LeftoverError, or, for any other error, one item naming host and the
+// error (nothing is known of what stayed).
+func Leftovers(host string, err error) []Leftover {
+	if err == nil {
+		return nil
+	}
+	var le *LeftoverError
+	if errors.As(err, &le) {
+		out := append([]Leftover(nil), le.Items...)
+		for i := range out {
+			if out[i].Host == "" {
+				out[i].Host = host
+			}
+		}
+		return out
+	}
+	return []Leftover{{Host: host, What: "files or objects", Where: "unknown", Reason: "cleanup: " + err.Error()}}
+}
+
+// Locator is implemented by engines that can say where a host's phase
+// puts what it creates, so a controller can name what a lost host leaves.
+type Locator interface {
+	// Location returns what (files, objects) and where for host's phase.
+	Location(p Phase, runID, host string) (what, where string, err error)
+}
+
+// Locate asks p's engine where host's phase puts what it creates.
+func Locate(p Phase, runID, host string) (what, where string, ok bool) {
+	e, err := Lookup(p.Engine)
+	if err != nil {
+		return "", "", false
+	}
+	l, isLoc := e.(Locator)
+	if !isLoc {
+		return "", "", false
+	}
+	what, where, err = l.Location(p, runID, host)
+	return what, where, err == nil
+}
+
+// countEntries counts the files and directories at and under path; ok is
+// false when it cannot be walked at all.
+func countEntries(path string) (int64, bool) {
+	var n int64
+	err := filepath.WalkDir(path, func(_ string, _ fs.DirEntry, err error) error {
+		if err == nil {
+			n++
+		}
+		return nil
+	})
+	return n, err == nil && n > 0
+}
+
+// ErrUnsupported marks an error saying the target lacks a feature the
+// phase needs (an S3 server without bucket versioning): bad input, found
+// before any load ran.
+var ErrUnsupported = errors.New("unsupported by the target")
+
+// Unsupported wraps msg as an ErrUnsupported error whose text is msg alone.
+func Unsupported(msg string) error { return &unsupported{msg} }
+
+type unsupported struct{ msg string }
+
+func (u *unsupported) Error() string        { return u.msg }
+func (u *unsupported) Is(target error) bool { return target == ErrUnsupported }
+
+// WithLeftovers returns err together with what a cleanup after it left
+// (le may be nil): errors.Is and errors.As find both.
+func WithLeftovers(err error, le error) error {
+	var l *LeftoverError
+	if le == nil || !errors.As(le, &l) {
+		if le != nil && err != nil {
+			return fmt.Errorf("%w; cleanup: %w", err, le)
+		}
+		if err == nil {
+			return le
+		}
+		return err
+	}
+	if err == nil {
+		return l
+	}
+	return &leftoverWrap{err: err, le: l}
+}
+
+type leftoverWrap struct {
+	err error
+	le  *LeftoverError
+}
+
+func (w *leftoverWrap) Error() string   { return w.err.Error() + "; " + w.le.Error() }
+func (w *leftoverWrap) Unwrap() []error { return []error{w.err, w.le} }
+
+// SplitLeftovers separates an error from the leftovers it carries: base is
+// the error without them (nil when it was only a LeftoverError), for a
+// protocol that carries the two apart.
+func SplitLeftovers(err error) (base error, items []Leftover) {
+	switch e := err.(type) {
+	case *leftoverWrap:
+		return e.err, e.le.Items
+	case *LeftoverError:
+		return nil, e.Items
+	}
+	var le *LeftoverError
+	if errors.As(err, &le) {
+		return err, le.Items
+	}
+	return err, nil
+}
+
+// OnHost names host in the leftovers err carries that name no host yet,
+// and returns err.
+func OnHost(err error, host string) error {
+	var le *LeftoverError
+	if errors.As(err, &le) {
+		for i := range le.Items {
+			if le.Items[i].Host == "" {
+				le.Items[i].Host = host
+			}
+		}
+	}
+	return err
+}
