@@ -78,6 +78,9 @@ type Folder struct {
 	// CoVWarn is the coefficient of variation above which a sweep point is
 	// flagged unstable (0: DefaultCoVWarn).
 	CoVWarn float64
+	// Confidence is the confidence level of sweep intervals (0.95 for 95%;
+	// 0: stats.DefaultConfidence).
+	Confidence float64
 
 	mu  sync.Mutex
 	run RunInfo
@@ -177,7 +180,7 @@ func (f *Folder) AddPhase(ps PhaseSummary, hosts []*engine.HostResult) error {
 	}
 	f.mu.Lock()
 	f.sum.Phases = append(f.sum.Phases, ps)
-	f.sum.Sweeps = Sweeps(f.sum.Phases, f.covWarn())
+	f.sum.Sweeps = Sweeps(f.sum.Phases, SweepOptions{CoVWarn: f.CoVWarn, Confidence: f.Confidence})
 	f.sum.Score = ComputeScore(f.sum.Phases)
 	f.mu.Unlock()
 	return f.flush()
@@ -237,13 +240,6 @@ func (f *Folder) flush() error {
 		}
 	}
 	return nil
-}
-
-func (f *Folder) covWarn() float64 {
-	if f.CoVWarn > 0 {
-		return f.CoVWarn
-	}
-	return DefaultCoVWarn
 }
 
 // writeFile replaces a file atomically: a reader sees the old or the new

@@ -179,37 +179,24 @@ func lgammaRatio(a, b float64) float64 {
 // degrees of freedom a run produces.
 func betaCF(a, b, x float64) float64 {
 	const tiny = 1e-300
-	c, d := 1.0, 1-(a+b)*x/(a+1)
-	if math.Abs(d) < tiny {
-		d = tiny
+	nonzero := func(v float64) float64 {
+		if math.Abs(v) < tiny {
+			return tiny
+		}
+		return v
 	}
-	d = 1 / d
+	c, d := 1.0, 1/nonzero(1-(a+b)*x/(a+1))
 	f := d
+	// step takes one more partial numerator and returns the factor by
+	// which it changes the convergent.
+	step := func(num float64) float64 {
+		d = 1 / nonzero(1+num*d)
+		c = nonzero(1 + num/c)
+		return d * c
+	}
 	for m := 1.0; m <= 100000; m++ {
-		// Even step.
-		num := m * (b - m) * x / ((a + 2*m - 1) * (a + 2*m))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		f *= d * c
-		// Odd step.
-		num = -(a + m) * (a + b + m) * x / ((a + 2*m) * (a + 2*m + 1))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		cd := d * c
+		f *= step(m * (b - m) * x / ((a + 2*m - 1) * (a + 2*m)))             // even
+		cd := step(-(a + m) * (a + b + m) * x / ((a + 2*m) * (a + 2*m + 1))) // odd
 		f *= cd
 		if math.Abs(cd-1) < 1e-15 {
 			break
