@@ -19,6 +19,7 @@ import (
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"hash"
@@ -369,14 +370,12 @@ func readHeaderLine(br *bufio.Reader) (name, val []byte, end bool, size int, err
 	}
 	name, val = line[:colon], line[colon+1:]
 	for _, c := range name {
-		if !tokenByte(c) {
+		if headerByte[c]&inName == 0 {
 			return nil, nil, false, size, errBadResponse
 		}
 	}
-	for _, c := range val {
-		if c < ' ' && c != '\t' || c == 0x7f {
-			return nil, nil, false, size, errBadResponse
-		}
+	if !validValue(val) {
+		return nil, nil, false, size, errBadResponse
 	}
 	for len(val) > 0 && (val[0] == ' ' || val[0] == '\t') {
 		val = val[1:]
@@ -387,17 +386,50 @@ func readHeaderLine(br *bufio.Reader) (name, val []byte, end bool, size int, err
 	return name, val, false, size, nil
 }
 
-// tokenByte says whether c may stand in a header name (RFC 9110 tchar).
-func tokenByte(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
+// headerByte classifies bytes by where they may stand in a header line
+// (a table: this runs for every byte of every response head).
+var headerByte = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		// Values: anything but control bytes, tab excepted (net/http's
+		// rule; bytes from 0x80 up are obs-text).
+		if c >= ' ' && c != 0x7f || c == '\t' {
+			t[c] |= inValue
+		}
 	}
-	switch c {
-	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
-		return true
+	// Names: RFC 9110 tchar.
+	for _, c := range []byte("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		t[c] |= inName
 	}
-	return false
+	return t
+}()
+
+const (
+	inName  = 1 << iota // may stand in a header name
+	inValue             // may stand in a header value
+)
+
+// validValue says whether every byte of v may stand in a header value. It
+// looks at eight bytes at a time for one below 0x20 or equal to 0x7f (a
+// word with none is valid; from one with some, a tab perhaps, on, bytes
+// are looked at one by one): S3 heads are mostly long printable values.
+func validValue(v []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(v) >= 8 {
+		w := binary.LittleEndian.Uint64(v)
+		below := (w - 0x20*ones) &^ w & highs // some byte < 0x20
+		x := w ^ 0x7f*ones
+		del := (x - ones) &^ x & highs // some byte == 0x7f
+		if below|del != 0 {
+			break
+		}
+		v = v[8:]
+	}
+	for _, c := range v {
+		if headerByte[c]&inValue == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // foldEq says whether b equals the lower-case ASCII s, ignoring case.

@@ -430,3 +430,20 @@ func TestLeanRefusesWhatNetHTTPReadsOtherwise(t *testing.T) {
 		})
 	}
 }
+
+// validValue's eight-bytes-at-a-time test agrees with the byte rule for
+// every byte value at every place of a value, next to tabs and high bytes.
+func TestValidValueEveryByte(t *testing.T) {
+	for _, fill := range []byte{'a', '\t', 0x80, 0xff, ' '} {
+		for c := 0; c < 256; c++ {
+			for at := 0; at < 19; at++ {
+				v := bytes.Repeat([]byte{fill}, 19)
+				v[at] = byte(c)
+				want := (c >= ' ' && c != 0x7f) || c == '\t'
+				if got := validValue(v); got != want {
+					t.Fatalf("byte %#x at %d among %#x: %v, want %v", c, at, fill, got, want)
+				}
+			}
+		}
+	}
+}
