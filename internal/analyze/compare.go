@@ -11,6 +11,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/stats"
 )
 
 // Verdicts of a compared figure.
@@ -27,13 +28,13 @@ type CompareOptions struct {
 	// or slower; smaller significant changes are within noise.
 	ThresholdPct float64
 	// Alpha is the significance level of the tests (default 0.05: 95%
-	// confidence).
+	// confidence, stats.DefaultConfidence).
 	Alpha float64
 }
 
 func (o CompareOptions) alpha() float64 {
 	if o.Alpha <= 0 || o.Alpha >= 1 {
-		return 0.05
+		return 1 - stats.DefaultConfidence
 	}
 	return o.Alpha
 }
@@ -285,8 +286,7 @@ func compareOp(op string, a, b []PhaseData, o CompareOptions) OpComparison {
 			}
 			continue
 		}
-		_, _, ma, _ := results.Describe(va)
-		_, _, mb, _ := results.Describe(vb)
+		ma, mb := stats.Describe(va).Mean, stats.Describe(vb).Mean
 		f := Figure{Name: spec.name, Unit: spec.unit, Before: ma, After: mb, Delta: mb - ma}
 		if ma != 0 {
 			f.RelPct = 100 * (mb - ma) / ma
@@ -295,7 +295,7 @@ func compareOp(op string, a, b []PhaseData, o CompareOptions) OpComparison {
 		var tested bool
 		switch {
 		case iterated:
-			w := WelchTest(va, vb)
+			w := stats.WelchTest(va, vb)
 			f.Method = fmt.Sprintf("Welch t-test across iterations (%d vs %d)", len(va), len(vb))
 			f.P, sig, tested = w.P, w.P < o.alpha(), w.OK
 		case spec.unit != "ns":
@@ -306,7 +306,7 @@ func compareOp(op string, a, b []PhaseData, o CompareOptions) OpComparison {
 				f.Method = "too few requests"
 				break
 			}
-			w := WelchMoments(float64(la.Ops), la.Lat.MeanNs, la.Lat.StddevNs, float64(lb.Ops), lb.Lat.MeanNs, lb.Lat.StddevNs)
+			w := stats.WelchMoments(float64(la.Ops), la.Lat.MeanNs, la.Lat.StddevNs, float64(lb.Ops), lb.Lat.MeanNs, lb.Lat.StddevNs)
 			f.Method = fmt.Sprintf("Welch t-test on %d vs %d request latencies (assumes independent requests)", la.Ops, lb.Ops)
 			f.P, sig, tested = w.P, w.P < o.alpha(), w.OK
 		default:
@@ -318,7 +318,7 @@ func compareOp(op string, a, b []PhaseData, o CompareOptions) OpComparison {
 			}
 			// Two intervals at 1-alpha/2 each that do not overlap bound the
 			// error at alpha (Bonferroni).
-			z := normalQuantile(1 - o.alpha()/4)
+			z := stats.NormalQuantile(1 - o.alpha()/4)
 			loA, hiA := QuantileCI(ba, spec.pct, z)
 			loB, hiB := QuantileCI(bb, spec.pct, z)
 			sig, tested = loB > hiA || hiB < loA, true
@@ -388,16 +388,16 @@ func mergedBins(p PhaseData, op string) record.Bins {
 func throughputTest(a, b PhaseData, op string, bytes bool, o CompareOptions) (sig, tested bool, method string, p float64) {
 	ra, rb := iterRates(a, op, bytes), iterRates(b, op, bytes)
 	if len(ra) > 1 && len(rb) > 1 {
-		w := WelchTest(ra, rb)
+		w := stats.WelchTest(ra, rb)
 		return w.P < o.alpha(), w.OK, fmt.Sprintf("Welch t-test across the phase's iterations (%d vs %d)", len(ra), len(rb)), w.P
 	}
 	xa, xb := perSecond(a, op, bytes), perSecond(b, op, bytes)
-	size := min(BatchSize(len(xa)), BatchSize(len(xb)))
+	size := min(stats.BatchSize(len(xa)), stats.BatchSize(len(xb)))
 	if size == 0 {
 		return false, false, fmt.Sprintf("too few seconds to test (%d vs %d; 8 needed)", len(xa), len(xb)), 0
 	}
-	ma, mb := BatchMeans(xa, size), BatchMeans(xb, size)
-	w := WelchTest(ma, mb)
+	ma, mb := stats.BatchMeans(xa, size), stats.BatchMeans(xb, size)
+	w := stats.WelchTest(ma, mb)
 	return w.P < o.alpha(), w.OK, fmt.Sprintf("Welch t-test on batch means of %d s (%d vs %d batches)", size, len(ma), len(mb)), w.P
 }
 
@@ -431,26 +431,6 @@ func perSecond(p PhaseData, op string, bytes bool) []float64 {
 		}
 	}
 	return out
-}
-
-// normalQuantile is the standard normal quantile (Acklam's rational
-// approximation, relative error below 1.2e-9).
-func normalQuantile(p float64) float64 {
-	a := [6]float64{-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02, 1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00}
-	b := [5]float64{-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01, -1.328068155288572e+01}
-	c := [6]float64{-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00, -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00}
-	d := [4]float64{7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00}
-	const lo = 0.02425
-	switch {
-	case p < lo:
-		q := math.Sqrt(-2 * math.Log(p))
-		return (((((c[0]*q+c[1])*q+c[2])*q+c[3])*q+c[4])*q + c[5]) / ((((d[0]*q+d[1])*q+d[2])*q+d[3])*q + 1)
-	case p > 1-lo:
-		return -normalQuantile(1 - p)
-	}
-	q := p - 0.5
-	r := q * q
-	return (((((a[0]*r+a[1])*r+a[2])*r+a[3])*r+a[4])*r + a[5]) * q / (((((b[0]*r+b[1])*r+b[2])*r+b[3])*r+b[4])*r + 1)
 }
 
 // SettingsDiff lists settings that differ between two runs: versions, host

@@ -10,6 +10,7 @@ import (
 
 	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/stats"
 )
 
 func init() { extraCommands = append(extraCommands, newCompareCommand) }
@@ -29,7 +30,7 @@ type CompareOptions struct {
 // AddFlags registers compare's flags.
 func (o *CompareOptions) AddFlags(f *pflag.FlagSet) {
 	f.Float64Var(&o.Threshold, "threshold", 5, "smallest change (percent) called faster or slower")
-	f.Float64Var(&o.Confidence, "confidence", 95, "confidence of the tests, in percent")
+	f.Float64Var(&o.Confidence, "confidence", 100*stats.DefaultConfidence, "confidence of the tests, in percent")
 	f.IntVar(&o.FailCode, "fail-code", 0, "exit with this code (1-125; 3 and up are told apart from storbench's own 1 and 2) when a figure got slower (0: never)")
 	f.BoolVar(&o.JSON, "json", false, "print the comparison as JSON")
 	f.BoolVar(&o.MD, "md", false, "print Markdown tables")
@@ -60,9 +61,18 @@ Settings that differ between the runs are listed.`,
 	return cmd
 }
 
+// checkConfidence checks a --confidence percentage, the same for compare's
+// tests and run's sweep intervals.
+func checkConfidence(pct float64) error {
+	if !stats.ValidConfidence(pct / 100) {
+		return usageErr("--confidence %.4g: want a percentage between 50 and 100", pct)
+	}
+	return nil
+}
+
 func runCompare(_ context.Context, st *State, o CompareOptions, before, after string) error {
-	if o.Confidence <= 50 || o.Confidence >= 100 {
-		return usageErr("--confidence %.4g: want a percentage between 50 and 100", o.Confidence)
+	if err := checkConfidence(o.Confidence); err != nil {
+		return err
 	}
 	if o.Threshold < 0 {
 		return usageErr("--threshold must not be negative")

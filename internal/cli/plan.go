@@ -31,6 +31,9 @@ type Plan struct {
 	// CoVWarn flags sweep points whose iterations vary more than this
 	// coefficient of variation (0: the default 5%).
 	CoVWarn float64
+	// Confidence is the confidence level of sweep intervals (0: the
+	// default 95%).
+	Confidence float64
 	// Dirs are target directories checked before anything runs.
 	Dirs []string
 	// Hosts are the HOST arguments; with Agents they name the machines the
@@ -166,6 +169,7 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 	folder.Markdown = report.Markdown
 	folder.Extra = map[string]func(*results.Summary) []byte{"sweep.tsv": report.SweepTSV}
 	folder.CoVWarn = p.CoVWarn
+	folder.Confidence = p.Confidence
 	fmt.Fprintf(st.Stdout, "storbench %s: run %s, results in %s\n", version(), runID, folder.Path)
 	for _, n := range p.Notes {
 		fmt.Fprintf(st.Stdout, "note: %s\n", n)

@@ -13,6 +13,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/stats"
 	"github.com/storbench/storbench/internal/suite"
 	"github.com/storbench/storbench/internal/units"
 )
@@ -29,6 +30,8 @@ type RunOptions struct {
 	MaxDuration string
 	// CoVWarn is the CoV (percent) above which a sweep point is unstable.
 	CoVWarn float64
+	// Confidence is the confidence (percent) of sweep intervals.
+	Confidence float64
 	// GitCommit is a git repository the summary files are committed to.
 	GitCommit string
 	// Agents are the controller's agent settings; a suite's agents: list
@@ -46,6 +49,7 @@ func (o *RunOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.DryRun, "dry-run", false, "print the expanded plan and its estimated duration, run nothing")
 	f.StringVar(&o.MaxDuration, "max-duration", "", "refuse a suite whose estimated duration exceeds this (e.g. 2h)")
 	f.Float64Var(&o.CoVWarn, "cov-warn", 100*results.DefaultCoVWarn, "flag a sweep point unstable when its iterations' coefficient of variation exceeds this percentage")
+	f.Float64Var(&o.Confidence, "confidence", 100*stats.DefaultConfidence, "confidence of the sweep points' intervals of the mean, in percent")
 	f.StringVar(&o.GitCommit, "git-commit", "", "after the run, copy the summary files into this git repository and commit them")
 	o.Agents.AddFlags(f)
 	nonZero(f, "max-duration", "no limit")
@@ -162,6 +166,9 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Resul
 	if o.CoVWarn <= 0 {
 		return nil, usageErr("--cov-warn %v: want a percentage above 0", o.CoVWarn)
 	}
+	if err := checkConfidence(o.Confidence); err != nil {
+		return nil, err
+	}
 	if o.GitCommit != "" {
 		if err := checkGitRepo(o.GitCommit); err != nil {
 			return nil, asUsage(err)
@@ -174,7 +181,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Resul
 	res, err := runPlan(ctx, st, Plan{
 		Name: s.Name, Phases: x.Phases, Labels: x.Labels, Dirs: x.Dirs, ResultsRoot: root,
 		Hosts: s.Agents, Agents: agentsOf(o.Agents, s), Keep: o.Keep || s.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Notes: x.Skipped,
-		CoVWarn: o.CoVWarn / 100, Settings: map[string]any{"suite": s.Source},
+		CoVWarn: o.CoVWarn / 100, Confidence: o.Confidence / 100, Settings: map[string]any{"suite": s.Source},
 	})
 	if o.GitCommit != "" && res != nil {
 		msg, gerr := gitCommit(o.GitCommit, res)

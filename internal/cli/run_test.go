@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,12 +37,21 @@ func TestSuiteBadInput(t *testing.T) {
 		{"zero iterations", "dir: /tmp\nphases:\n  - fio: {}\n    iterations: 0\n", "iterations: 0; want 1 or more", RunOptions{}},
 		{"no engine", "dir: /tmp\nphases:\n  - name: x\n", "names no engine", RunOptions{}},
 		{"too long", "dir: /tmp\nphases:\n  - fio: {runtime: 60s}\n    iterations: 10\n", "over --max-duration 1m0s", RunOptions{MaxDuration: "1m"}},
+		{"confidence 100", "dir: /tmp\nphases:\n  - fio: {}\n", "--confidence 100: want a percentage between 50 and 100", RunOptions{Confidence: 100}},
+		{"confidence 50", "dir: /tmp\nphases:\n  - fio: {}\n", "--confidence 50: want a percentage between 50 and 100", RunOptions{Confidence: 50}},
+		{"negative confidence", "dir: /tmp\nphases:\n  - fio: {}\n", "--confidence -95: want", RunOptions{Confidence: -95}},
+		{"huge confidence", "dir: /tmp\nphases:\n  - fio: {}\n", "--confidence 1e+09: want", RunOptions{Confidence: 1e9}},
+		{"confidence as a fraction", "dir: /tmp\nphases:\n  - fio: {}\n", "--confidence 0.95: want a percentage", RunOptions{Confidence: 0.95}},
+		{"confidence NaN", "dir: /tmp\nphases:\n  - fio: {}\n", "--confidence NaN: want", RunOptions{Confidence: math.NaN()}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			st, _ := testState()
 			o := c.o
 			o.CoVWarn = 5
+			if o.Confidence == 0 {
+				o.Confidence = 95
+			}
 			o.Results = t.TempDir()
 			_, err := runSuite(context.Background(), st, o, writeSuite(t, c.suite))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -60,7 +70,7 @@ func TestSuiteBadInput(t *testing.T) {
 func TestDryRunPrintsPlanAndEstimate(t *testing.T) {
 	st, out := testState()
 	s := writeSuite(t, "dir: /tmp\nphases:\n  - fio: {workload: default, runtime: 10s}\n    iterations: 2\n    matrix: {numjobs: [1, 4]}\n")
-	if _, err := runSuite(context.Background(), st, RunOptions{DryRun: true, CoVWarn: 5}, s); err != nil {
+	if _, err := runSuite(context.Background(), st, RunOptions{DryRun: true, CoVWarn: 5, Confidence: 95}, s); err != nil {
 		t.Fatal(err)
 	}
 	// 6 jobs x 2 points x 2 iterations, each the create_only section's 5 s
@@ -96,7 +106,7 @@ func TestExamplesRun(t *testing.T) {
 				env := map[string]string{"STORBENCH_HOST": srv.Endpoint, "STORBENCH_ACCESS_KEY": s3test.AccessKey, "STORBENCH_SECRET_KEY": s3test.SecretKey}
 				st.Getenv = func(k string) string { return env[k] }
 			}
-			res, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, FioBin: "fio"}, f)
+			res, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 95, FioBin: "fio"}, f)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, out)
 			}
@@ -143,6 +153,38 @@ func TestExamplesRun(t *testing.T) {
 	}
 }
 
+// --confidence sets the sweep intervals of a run: summary.json states it
+// and holds the interval at it, summary.md and sweep.tsv name it.
+func TestRunSweepIntervalsAtTheAskedConfidence(t *testing.T) {
+	needFio(t)
+	w := workloadDir(t, map[string]string{"a": quickJob("read", "")})
+	s := writeSuite(t, "name: conf\nphases:\n  - fio: {workload: "+w+"}\n    iterations: 2\n")
+	st, out := testState()
+	res, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 90, FioBin: "fio"}, s)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	sum, err := results.ReadSummary(res.Folder.Path)
+	if err != nil || len(sum.Sweeps) == 0 {
+		t.Fatalf("no sweeps: %v", err)
+	}
+	sw := sum.Sweeps[0]
+	st90 := sw.Metrics[sw.Headline]
+	// Two iterations: t(0.95, 1 df) = tan(0.45π) = 6.3137515.
+	half := 6.313751514675043 * st90.Stddev / math.Sqrt2
+	if st90.Confidence != 0.9 || math.Abs(st90.CIHigh-st90.Mean-half) > 1e-9*st90.Mean || math.Abs(st90.Mean-st90.CILow-half) > 1e-9*st90.Mean {
+		t.Errorf("interval %+v, want mean ± %v at 90%%", st90, half)
+	}
+	md, _ := os.ReadFile(filepath.Join(res.Folder.Path, "summary.md"))
+	tsv, _ := os.ReadFile(filepath.Join(res.Folder.Path, "sweep.tsv"))
+	if !strings.Contains(string(md), "| 90% CI |") || !strings.Contains(string(tsv), "\tci90_low\tci90_high\t") {
+		t.Errorf("summary.md or sweep.tsv does not name the 90%% interval:\n%s\n%s", md, tsv)
+	}
+	if !strings.Contains(out.String(), "90% confidence interval") {
+		t.Errorf("the run's output does not name the 90%% interval:\n%s", out)
+	}
+}
+
 func TestGitCommit(t *testing.T) {
 	needFio(t)
 	repo := t.TempDir()
@@ -152,7 +194,7 @@ func TestGitCommit(t *testing.T) {
 	w := workloadDir(t, map[string]string{"a": quickJob("read", "")})
 	s := writeSuite(t, "name: gittest\nphases:\n  - fio: {workload: "+w+"}\n")
 	st, out := testState()
-	res, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, FioBin: "fio", GitCommit: repo}, s)
+	res, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 95, FioBin: "fio", GitCommit: repo}, s)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -169,7 +211,7 @@ func TestGitCommit(t *testing.T) {
 		}
 	}
 	st, _ = testState()
-	if _, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), CoVWarn: 5, GitCommit: t.TempDir()}, s); err == nil || !strings.Contains(err.Error(), "not a git work tree") {
+	if _, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), CoVWarn: 5, Confidence: 95, GitCommit: t.TempDir()}, s); err == nil || !strings.Contains(err.Error(), "not a git work tree") {
 		t.Errorf("a non-repository was accepted: %v", err)
 	}
 }
@@ -181,7 +223,7 @@ func TestHostsSweepNeedsAgents(t *testing.T) {
 	s := writeSuite(t, "phases:\n  - fio: {workload: "+w+"}\n    matrix: {hosts: [1, 2]}\n")
 	st, _ := testState()
 	res := t.TempDir()
-	_, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: res, CoVWarn: 5, FioBin: "fio"}, s)
+	_, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: res, CoVWarn: 5, Confidence: 95, FioBin: "fio"}, s)
 	if err == nil || !strings.Contains(err.Error(), "wants 2 hosts, but the run has 1 agents") || ExitCode(err) != ExitUsage {
 		t.Fatalf("got %v", err)
 	}

@@ -40,7 +40,7 @@ func figureTest(f analyze.Figure) string {
 // and operation every figure before -> after with its change and verdict.
 func CompareText(w io.Writer, c *analyze.Comparison) {
 	fmt.Fprintf(w, "Compare %s -> %s\n", c.Before, c.After)
-	fmt.Fprintf(w, "Verdicts at %.0f%% confidence; a change is called faster or slower only if the test says so and it exceeds %.1f%%.\n", 100*c.Confidence, c.ThresholdPct)
+	fmt.Fprintf(w, "Verdicts at %s confidence; a change is called faster or slower only if the test says so and it exceeds %.1f%%.\n", confidenceText(c.Confidence), c.ThresholdPct)
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
@@ -75,7 +75,7 @@ func CompareText(w io.Writer, c *analyze.Comparison) {
 // CompareMarkdown writes a comparison as Markdown tables.
 func CompareMarkdown(w io.Writer, c *analyze.Comparison) {
 	fmt.Fprintf(w, "# Compare %s -> %s\n\n", c.Before, c.After)
-	fmt.Fprintf(w, "Verdicts at %.0f%% confidence, threshold %.1f%%.\n", 100*c.Confidence, c.ThresholdPct)
+	fmt.Fprintf(w, "Verdicts at %s confidence, threshold %.1f%%.\n", confidenceText(c.Confidence), c.ThresholdPct)
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "\n> Note: %s\n", n)
 	}

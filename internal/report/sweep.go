@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/stats"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -20,6 +23,23 @@ func metricText(metric string, v float64) string {
 	default:
 		return units.Rate(v, "ops/s")
 	}
+}
+
+// confidenceText writes a confidence level as a percentage: 0.95 -> "95%",
+// 0.995 -> "99.5%".
+func confidenceText(c float64) string {
+	return strconv.FormatFloat(math.Round(c*1e6)/1e4, 'f', -1, 64) + "%"
+}
+
+// sweepConfidence is the confidence of a run's sweep intervals (one for the
+// whole run: the --confidence it ran with).
+func sweepConfidence(sws []results.Sweep) float64 {
+	for _, sw := range sws {
+		if c := sw.Metrics[sw.Headline].Confidence; c > 0 {
+			return c
+		}
+	}
+	return stats.DefaultConfidence
 }
 
 // metricName is the headline metric's name in tables.
@@ -53,7 +73,7 @@ func pointText(p []results.KV) string {
 // score, after a run.
 func SweepText(w io.Writer, s *results.Summary) {
 	if len(s.Sweeps) > 0 {
-		fmt.Fprintf(w, "\nacross iterations (mean, sample stddev, CoV, 95%% confidence interval):\n")
+		fmt.Fprintf(w, "\nacross iterations (mean, sample stddev, CoV, %s confidence interval):\n", confidenceText(sweepConfidence(s.Sweeps)))
 		for _, sw := range s.Sweeps {
 			st, ok := sw.Metrics[sw.Headline]
 			if !ok {
@@ -62,8 +82,8 @@ func SweepText(w io.Writer, s *results.Summary) {
 			}
 			fmt.Fprintf(w, "    %s %s %s %s: %s", sw.Group, pointText(sw.Point), sw.Op, metricName(sw.Engine, sw.Headline), metricText(sw.Headline, st.Mean))
 			if st.N > 1 {
-				fmt.Fprintf(w, " (δ %s, CoV %.2f%%, 95%% CI %s .. %s, n=%d)", metricText(sw.Headline, st.Stddev), 100*st.CoV,
-					metricText(sw.Headline, st.CI95Low), metricText(sw.Headline, st.CI95High), st.N)
+				fmt.Fprintf(w, " (δ %s, CoV %.2f%%, %s CI %s .. %s, n=%d)", metricText(sw.Headline, st.Stddev), 100*st.CoV,
+					confidenceText(st.Confidence), metricText(sw.Headline, st.CILow), metricText(sw.Headline, st.CIHigh), st.N)
 			}
 			if sw.Unstable {
 				fmt.Fprint(w, "  UNSTABLE: iterations disagree")
@@ -80,14 +100,16 @@ func SweepText(w io.Writer, s *results.Summary) {
 // SweepTSV renders sweep.tsv, the spreadsheet line of the Gluster procedure
 // for every sweep point: CoV, then the total across hosts and the lowest,
 // highest and average host, each a mean over iterations, then the mean's
-// stddev and 95% interval. Bandwidth is in MiB/s, rates in ops/s, latency in
+// stddev and confidence interval (its columns named by the confidence:
+// ci95_low, ci95_high at the default 95%). Bandwidth is in MiB/s, rates in ops/s, latency in
 // microseconds. Nothing is written for a run without sweeps.
 func SweepTSV(s *results.Summary) []byte {
 	if len(s.Sweeps) == 0 {
 		return nil
 	}
 	var b bytes.Buffer
-	b.WriteString("group\tpoint\top\tmetric\tunit\tn\tcov\ttot\tmin_host\tmax_host\tavg_host\tstddev\tci95_low\tci95_high\tunstable\n")
+	ci := "ci" + strings.TrimSuffix(confidenceText(sweepConfidence(s.Sweeps)), "%")
+	b.WriteString("group\tpoint\top\tmetric\tunit\tn\tcov\ttot\tmin_host\tmax_host\tavg_host\tstddev\t" + ci + "_low\t" + ci + "_high\tunstable\n")
 	for _, sw := range s.Sweeps {
 		st, ok := sw.Metrics[sw.Headline]
 		if !ok {
@@ -100,7 +122,7 @@ func SweepTSV(s *results.Summary) []byte {
 		}
 		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\t%d\t%.2f%%\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%t\n",
 			sw.Group, pointText(sw.Point), sw.Op, sw.Headline, unit, st.N, 100*st.CoV,
-			st.Mean/scale, h.Min/scale, h.Max/scale, h.Avg/scale, st.Stddev/scale, st.CI95Low/scale, st.CI95High/scale, sw.Unstable)
+			st.Mean/scale, h.Min/scale, h.Max/scale, h.Avg/scale, st.Stddev/scale, st.CILow/scale, st.CIHigh/scale, sw.Unstable)
 	}
 	return b.Bytes()
 }
@@ -124,7 +146,7 @@ func sweepMarkdown(b *bytes.Buffer, s *results.Summary) {
 		return
 	}
 	b.WriteString("\n## Sweeps and iterations\n\n")
-	b.WriteString("| Group | Point | Op | Metric | n | Mean | Std dev | CoV | 95% CI | Min | Max |\n")
+	b.WriteString("| Group | Point | Op | Metric | n | Mean | Std dev | CoV | " + confidenceText(sweepConfidence(s.Sweeps)) + " CI | Min | Max |\n")
 	b.WriteString("|---|---|---|---|---:|---:|---:|---:|---|---:|---:|\n")
 	for _, sw := range s.Sweeps {
 		st, ok := sw.Metrics[sw.Headline]
@@ -135,7 +157,7 @@ func sweepMarkdown(b *bytes.Buffer, s *results.Summary) {
 		f := func(v float64) string { return metricText(sw.Headline, v) }
 		sd, cov, ci := "-", "-", "-"
 		if st.N > 1 {
-			sd, cov, ci = f(st.Stddev), fmt.Sprintf("%.2f%%", 100*st.CoV), f(st.CI95Low)+" .. "+f(st.CI95High)
+			sd, cov, ci = f(st.Stddev), fmt.Sprintf("%.2f%%", 100*st.CoV), f(st.CILow)+" .. "+f(st.CIHigh)
 		}
 		if sw.Unstable {
 			cov += " ⚠ unstable"

@@ -9,9 +9,9 @@ import (
 
 // sweepCharts draws, for every suite group and operation with a matrix, its
 // headline metric against a swept parameter (the last numeric one, else the
-// last), one line per combination of the other parameters, with the 95%
-// confidence interval of each point's mean as an error bar where the point
-// ran more than once.
+// last), one line per combination of the other parameters, with the
+// confidence interval of each point's mean (at the run's --confidence) as an
+// error bar where the point ran more than once.
 func sweepCharts(sws []results.Sweep) []template.HTML {
 	type gk struct{ group, op string }
 	var order []gk
@@ -59,8 +59,8 @@ func sweepCharts(sws []results.Sweep) []template.HTML {
 			l.Y = append(l.Y, st.Mean)
 			// Throughput and latency are never negative; a wide interval of
 			// a few noisy iterations is cut at zero.
-			l.Lo = append(l.Lo, max(st.CI95Low, 0))
-			l.Hi = append(l.Hi, st.CI95High)
+			l.Lo = append(l.Lo, max(st.CILow, 0))
+			l.Hi = append(l.Hi, st.CIHigh)
 		}
 		metric := group[0].Headline
 		out = append(out, svgChart(chartSpec{

@@ -13,7 +13,7 @@ import (
 func TestHTMLHasSweepChart(t *testing.T) {
 	var sws []results.Sweep
 	for _, nj := range []string{"1", "2", "4"} {
-		st := results.DescribeStat([]float64{100 << 20, 110 << 20, 105 << 20})
+		st := results.DescribeStat([]float64{100 << 20, 110 << 20, 105 << 20}, 0.95)
 		sws = append(sws, results.Sweep{Group: "g", Engine: "fio", Op: "read", Headline: "bw_bytes_per_s",
 			Point:   []results.KV{{Key: "rw", Value: "read"}, {Key: "numjobs", Value: nj}},
 			Metrics: map[string]results.Stat{"bw_bytes_per_s": st}})

@@ -82,6 +82,9 @@ type Folder struct {
 	// CoVWarn is the coefficient of variation above which a sweep point is
 	// flagged unstable (0: DefaultCoVWarn).
 	CoVWarn float64
+	// Confidence is the confidence level of sweep intervals (0.95 for 95%;
+	// 0: stats.DefaultConfidence).
+	Confidence float64
 
 	mu  sync.Mutex
 	run RunInfo
@@ -229,7 +232,7 @@ func (f *Folder) AddPhase(ps PhaseSummary, hosts []*engine.HostResult) error {
 	f.mu.Lock()
 	if complete {
 		f.sum.Phases = append(f.sum.Phases, ps)
-		f.sum.Sweeps = Sweeps(f.sum.Phases, f.covWarn())
+		f.sum.Sweeps = Sweeps(f.sum.Phases, SweepOptions{CoVWarn: f.covWarn(), Confidence: f.Confidence})
 		f.sum.Score = ComputeScore(f.sum.Phases)
 	} else {
 		f.dropped = append(f.dropped, ps.Name)

@@ -1,11 +1,11 @@
 package results
 
 import (
-	"math"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/stats"
 )
 
 // SchemaVersion is the version of summary.json. Bump it whenever a field is
@@ -283,29 +283,7 @@ func IterationRates(its []record.Iteration) *RateStats {
 		}
 		r.PerIter = append(r.PerIter, float64(it.Items)/d)
 	}
-	r.Max, r.Min, r.Mean, r.Stddev = Describe(r.PerIter)
+	d := stats.Describe(r.PerIter)
+	r.Max, r.Min, r.Mean, r.Stddev = d.Max, d.Min, d.Mean, d.Stddev
 	return r
-}
-
-// Describe returns max, min, mean and sample standard deviation (n-1) of xs;
-// all zero for none, stddev zero for one.
-func Describe(xs []float64) (maxV, minV, mean, stddev float64) {
-	if len(xs) == 0 {
-		return 0, 0, 0, 0
-	}
-	maxV, minV = math.Inf(-1), math.Inf(1)
-	var sum float64
-	for _, x := range xs {
-		maxV, minV = math.Max(maxV, x), math.Min(minV, x)
-		sum += x
-	}
-	mean = sum / float64(len(xs))
-	if len(xs) > 1 {
-		var ss float64
-		for _, x := range xs {
-			ss += (x - mean) * (x - mean)
-		}
-		stddev = math.Sqrt(ss / float64(len(xs)-1))
-	}
-	return maxV, minV, mean, stddev
 }

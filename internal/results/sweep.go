@@ -1,8 +1,11 @@
 package results
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
+
+	"github.com/storbench/storbench/internal/stats"
 )
 
 // KV is one matrix coordinate of a phase ("numjobs" = "32").
@@ -51,50 +54,58 @@ type Stat struct {
 	Mean   float64   `json:"mean"`
 	Min    float64   `json:"min"`
 	Max    float64   `json:"max"`
-	// Stddev is the sample standard deviation (n-1); CoV is Stddev/Mean.
+	// Stddev is the sample standard deviation (n-1); CoV is Stddev/|Mean|.
 	Stddev float64 `json:"stddev"`
 	CoV    float64 `json:"cov"`
-	// CI95Low and CI95High bound the 95% confidence interval of the mean
-	// (Student's t with n-1 degrees of freedom); equal to Mean for n < 2.
-	CI95Low  float64 `json:"ci95_low"`
-	CI95High float64 `json:"ci95_high"`
+	// CILow and CIHigh bound the confidence interval of the mean at
+	// Confidence (0.95 for 95%): Student's t with n-1 degrees of freedom.
+	// Both equal Mean for n < 2.
+	Confidence float64 `json:"confidence"`
+	CILow      float64 `json:"ci_low"`
+	CIHigh     float64 `json:"ci_high"`
 }
 
-// DescribeStat computes a Stat of xs.
-func DescribeStat(xs []float64) Stat {
-	s := Stat{N: len(xs), Values: append([]float64(nil), xs...)}
-	s.Max, s.Min, s.Mean, s.Stddev = Describe(xs)
-	if s.Mean != 0 {
-		s.CoV = s.Stddev / math.Abs(s.Mean)
+// UnmarshalJSON reads a Stat, and also one from a summary.json of schema
+// version 1, whose interval was always at 95% and named ci95_low and
+// ci95_high, so older results folders still report their intervals.
+func (s *Stat) UnmarshalJSON(b []byte) error {
+	type plain Stat
+	var v struct {
+		plain
+		CI95Low  *float64 `json:"ci95_low"`
+		CI95High *float64 `json:"ci95_high"`
 	}
-	s.CI95Low, s.CI95High = s.Mean, s.Mean
-	if s.N > 1 {
-		h := TQuantile975(s.N-1) * s.Stddev / math.Sqrt(float64(s.N))
-		s.CI95Low, s.CI95High = s.Mean-h, s.Mean+h
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
 	}
+	*s = Stat(v.plain)
+	if s.Confidence == 0 && v.CI95Low != nil && v.CI95High != nil {
+		s.Confidence, s.CILow, s.CIHigh = 0.95, *v.CI95Low, *v.CI95High
+	}
+	return nil
+}
+
+// DescribeStat computes a Stat of xs with its interval at confidence (0.95
+// for 95%; stats.DefaultConfidence when not in (0.5, 1)).
+func DescribeStat(xs []float64, confidence float64) Stat {
+	if !stats.ValidConfidence(confidence) {
+		confidence = stats.DefaultConfidence
+	}
+	d := stats.Describe(xs)
+	s := Stat{N: d.N, Values: append([]float64(nil), xs...), Mean: d.Mean, Min: d.Min, Max: d.Max,
+		Stddev: d.Stddev, CoV: d.CoV, Confidence: confidence}
+	s.CILow, s.CIHigh = d.MeanInterval(confidence)
 	return s
 }
 
-// t975 are Student's t 0.975 quantiles for 1..30 degrees of freedom.
-var t975 = [...]float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
-
-// TQuantile975 returns the two-sided 95% Student's t critical value.
-func TQuantile975(df int) float64 {
-	switch {
-	case df < 1:
-		return math.NaN()
-	case df <= len(t975):
-		return t975[df-1]
-	case df <= 40:
-		return 2.021
-	case df <= 60:
-		return 2.000
-	case df <= 120:
-		return 1.980
-	}
-	return 1.960
+// SweepOptions tune Sweeps.
+type SweepOptions struct {
+	// CoVWarn is the coefficient of variation above which a point is
+	// flagged unstable (0: DefaultCoVWarn).
+	CoVWarn float64
+	// Confidence is the confidence level of the intervals (0.95 for 95%;
+	// 0: stats.DefaultConfidence).
+	Confidence float64
 }
 
 // headline picks the metric a phase is judged by.
@@ -141,7 +152,10 @@ var sweepMetrics = []string{"bw_bytes_per_s", "ops_per_s", "lat_ns_mean", "lat_n
 // Sweeps groups completed phases by suite entry, matrix point and operation
 // and describes each group across its iterations. Phases with no group, and
 // groups of a single phase with no matrix point, are left out.
-func Sweeps(phases []PhaseSummary, covWarn float64) []Sweep {
+func Sweeps(phases []PhaseSummary, o SweepOptions) []Sweep {
+	if o.CoVWarn <= 0 {
+		o.CoVWarn = DefaultCoVWarn
+	}
 	type key struct{ group, point, op string }
 	idx := map[key]int{}
 	var out []Sweep
@@ -177,8 +191,8 @@ func Sweeps(phases []PhaseSummary, covWarn float64) []Sweep {
 					}
 				}
 				if len(hv) > 0 {
-					mx, mn, mean, _ := Describe(hv)
-					spread[k] = append(spread[k], [3]float64{mn, mx, mean})
+					d := stats.Describe(hv)
+					spread[k] = append(spread[k], [3]float64{d.Min, d.Max, d.Mean})
 				}
 			}
 		}
@@ -192,7 +206,7 @@ func Sweeps(phases []PhaseSummary, covWarn float64) []Sweep {
 		sw.Metrics = map[string]Stat{}
 		for _, m := range sweepMetrics {
 			if len(values[k][m]) > 0 {
-				sw.Metrics[m] = DescribeStat(values[k][m]) // a metric never measured is absent
+				sw.Metrics[m] = DescribeStat(values[k][m], o.Confidence) // a metric never measured is absent
 			}
 		}
 		if sp := spread[k]; len(sp) > 0 {
@@ -204,7 +218,7 @@ func Sweeps(phases []PhaseSummary, covWarn float64) []Sweep {
 			}
 			sw.Hosts = &s3
 		}
-		sw.Unstable = sw.Metrics[sw.Headline].N > 1 && sw.Metrics[sw.Headline].CoV > covWarn
+		sw.Unstable = sw.Metrics[sw.Headline].N > 1 && sw.Metrics[sw.Headline].CoV > o.CoVWarn
 		kept = append(kept, sw)
 	}
 	return kept

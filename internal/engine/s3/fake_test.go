@@ -32,6 +32,8 @@ type fakeS3 struct {
 	// hostPrefix, when set, is what the Host of every request must carry
 	// before the fake's own address (else 400): "bkt." for dns lookup.
 	hostPrefix string
+	// interim, when set, is written before every response (1xx ones).
+	interim []byte
 
 	Requests atomic.Int64
 	Conns    atomic.Int64
@@ -159,6 +161,9 @@ func (f *fakeS3) serve(c net.Conn) {
 			resp = put
 		default:
 			resp = del
+		}
+		if f.interim != nil {
+			resp = append(append([]byte(nil), f.interim...), resp...)
 		}
 		if _, err := c.Write(resp); err != nil {
 			return
