@@ -57,6 +57,7 @@ func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
 	f.DurationVar(&o.MaxClockOffset, "max-clock-offset", time.Second, "refuse agents whose clock is off by more than this (negative: accept any)")
 	nonZero(f, "max-clock-offset", "the default (1s); a negative offset accepts any")
 	f.Float64Var(&o.MaxErrorShare, "max-error-share", DefaultMaxErrorShare, "a phase counts as failed (exit 1) when more than this percentage of its requests failed, or of its time an endpoint could not be reached")
+	zeroMeans(f, "max-error-share", "0: any failed request, or any time an endpoint could not be reached, fails the phase")
 }
 
 // agentSet is the agents of a run and how to let them go.

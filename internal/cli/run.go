@@ -50,6 +50,7 @@ func (o *RunOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.MaxDuration, "max-duration", "", "refuse a suite whose estimated duration exceeds this (e.g. 2h)")
 	f.Float64Var(&o.CoVWarn, "cov-warn", 100*results.DefaultCoVWarn, "flag a sweep point unstable when its iterations' coefficient of variation exceeds this percentage")
 	f.Float64Var(&o.Confidence, "confidence", 100*stats.DefaultConfidence, "confidence of the sweep points' intervals of the mean, in percent")
+	nonZero(f, "confidence", "")
 	f.StringVar(&o.GitCommit, "git-commit", "", "after the run, copy the summary files into this git repository and commit them")
 	o.Agents.AddFlags(f)
 	nonZero(f, "max-duration", "no limit")
