@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	_ "github.com/storbench/storbench/internal/engine/md"
 	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/results"
 )
 
 // barrierEngine is a test engine that only meets the other hosts: it waits
@@ -263,6 +266,39 @@ func TestBarrierHostLost(t *testing.T) {
 		}
 		if got := res.Meta["b1"]; !strings.HasSuffix(got, ",h2=-") {
 			t.Errorf("host %s at the barrier h2 never reached: %q", res.Host, got)
+		}
+	}
+}
+
+// md on three in-process agents (the race detector watches the engine and
+// the hub together): every operation of every iteration starts at the same
+// instant on all hosts, and each total lies between the slowest host's rate
+// and the sum of the hosts' rates.
+func TestMdAcrossLocalAgents(t *testing.T) {
+	dir := t.TempDir()
+	var agents []Agent
+	for i := range 3 {
+		agents = append(agents, &LocalAgent{Host: fmt.Sprint("h", i), Version: "test"})
+	}
+	params, _ := json.Marshal(map[string]any{"dir": dir, "items": 100, "iterations": 2, "workers": 2, "unique_dir": true})
+	out, err := newController(agents...).RunPhase(context.Background(), "run1", false, engine.Phase{Name: "md", Engine: "md", Params: params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := results.BuildPhase("md", "md", out.Results)
+	for k, tot := range ps.Ops {
+		for it, rate := range tot.Rate.PerIter {
+			lo, sum := math.Inf(1), 0.0
+			for h, ho := range ps.PerHost {
+				r := ho.Ops[k].Rate.PerIter[it]
+				lo, sum = math.Min(lo, r), sum+r
+				if s, s0 := out.Results[h].Ops[k].Iterations[it].StartNs, out.Results[0].Ops[k].Iterations[it].StartNs; s != s0 {
+					t.Errorf("%s iteration %d: host %s starts %s after h0", tot.Op, it+1, ho.Host, time.Duration(s-s0))
+				}
+			}
+			if rate < lo*(1-1e-9) || rate > sum*(1+1e-9) {
+				t.Errorf("%s iteration %d: total %.0f op/s, hosts between %.0f and a sum of %.0f", tot.Op, it+1, rate, lo, sum)
+			}
 		}
 	}
 }

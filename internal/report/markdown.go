@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -74,6 +75,9 @@ func Markdown(s *results.Summary) []byte {
 			s.Score.Label, s.Score.Score, s.Score.BandwidthGiB, s.Score.BandwidthFigures, s.Score.MetadataKOps, s.Score.MetadataFigures)
 	}
 	b.WriteString("\nLatency is per operation (fio: completion latency, clat). Percentiles come from histograms merged across workers and hosts; throughput totals add each host's figure.\n")
+	if slices.ContainsFunc(md, func(p results.PhaseSummary) bool { return len(p.Hosts) > 1 }) {
+		b.WriteString("Metadata totals across hosts follow mdtest: each operation starts on every host at once (a barrier), and its rate is all items over the time from that start to the end of the slowest host.\n")
+	}
 	return b.Bytes()
 }
 
