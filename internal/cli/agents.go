@@ -268,6 +268,9 @@ func hostLines(st *State, ps *results.PhaseSummary) {
 	if ps.Window != nil {
 		fmt.Fprintf(st.Stdout, "    totals over the %.1fs in which all %d hosts ran\n", ps.Window.DurationS, len(ps.PerHost))
 	}
+	if ps.Engine == "md" {
+		fmt.Fprintf(st.Stdout, "    totals: each operation started on all %d hosts at once; its rate is all items over the time from that start to the end of the slowest host (mdtest)\n", len(ps.PerHost))
+	}
 }
 
 // describeHosts names the hosts of a phase in its "starting" line.

@@ -54,6 +54,15 @@ type Request struct {
 	// DropCaches asks the agent to sync and drop the page cache after
 	// preparing, so the phase starts cold (root only).
 	DropCaches bool `json:"drop_caches,omitempty"`
+	// Hosts is how many hosts run the phase and Rank this agent's place
+	// among them, from 0 (see engine.Env).
+	Hosts int `json:"hosts,omitempty"`
+	Rank  int `json:"rank,omitempty"`
+	// Barrier is the phase's barrier across hosts, for the engine, when
+	// Hosts > 1. It never travels: a remote agent's server gives its engine
+	// a barrier that relays over the run stream, and the controller's
+	// RemoteAgent relays between that stream and this Barrier.
+	Barrier engine.Barrier `json:"-"`
 }
 
 // Agent is one host that runs phases for a controller. Calls come in the
@@ -76,8 +85,9 @@ type Stopper interface {
 	Stop()
 }
 
-// Protocol is the version of the controller-agent protocol.
-const Protocol = 1
+// Protocol is the version of the controller-agent protocol. 2: barriers
+// across hosts (arrive lines on the run stream, POST /v1/release).
+const Protocol = 2
 
 var _ Stopper = (*LocalAgent)(nil)
 
@@ -139,7 +149,8 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	}
 	e, err := engine.Lookup(req.Phase.Engine)
 	if err == nil {
-		env := engine.Env{Host: host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, FioBin: a.FioBin}
+		env := engine.Env{Host: host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, FioBin: a.FioBin,
+			Hosts: max(req.Hosts, 1), Rank: req.Rank, Barrier: req.Barrier}
 		var p engine.Prepared
 		p, err = e.Prepare(ctx, env, req.Phase)
 		if err == nil && req.DropCaches {

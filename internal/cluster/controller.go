@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -199,10 +200,11 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 
 	prepStart := time.Now()
 	prepErrs := make([]error, n)
+	rtts := make([]time.Duration, n)
 	each(agents, func(i int, a Agent) {
 		if ca, ok := a.(clockAgent); ok {
 			// Clocks drift: measure again before every phase.
-			off, _, err := ca.MeasureClock(ctx, c.clockSamples())
+			off, rtt, err := ca.MeasureClock(ctx, c.clockSamples())
 			if err == nil {
 				err = c.checkOffset(off)
 			}
@@ -210,8 +212,28 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 				prepErrs[i] = err
 				return
 			}
+			rtts[i] = rtt
 		}
-		prepErrs[i] = a.Prepare(ctx, req)
+	})
+	// With several hosts, the engine may make them meet between stages
+	// (md: every operation starts on all hosts together).
+	var hub *barrierHub
+	if n > 1 && firstErr(agents, prepErrs) == nil {
+		names := make([]string, n)
+		for i, a := range agents {
+			names[i] = a.Name()
+		}
+		hub = newBarrierHub(names, BarrierLead+3*slices.Max(rtts))
+	}
+	each(agents, func(i int, a Agent) {
+		if prepErrs[i] != nil {
+			return
+		}
+		r := req
+		if hub != nil {
+			r.Hosts, r.Rank, r.Barrier = n, i, hub.member(i)
+		}
+		prepErrs[i] = a.Prepare(ctx, r)
 	})
 	prepared := time.Now()
 	// An agent told to stop while preparing drops out of the run, as a
@@ -299,6 +321,10 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 			latest[i] = s
 			mu.Unlock()
 		})
+		if hub != nil {
+			// Done, failed, stopped or lost: the others go on without it.
+			hub.leave(i)
+		}
 		if errors.Is(runErrs[i], ErrLost) {
 			mu.Lock()
 			lostNow = append(lostNow, a.Name())

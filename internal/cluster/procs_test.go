@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"github.com/storbench/storbench/internal/testutil"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -25,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/s3test"
@@ -752,5 +754,122 @@ func TestClusterSSH(t *testing.T) {
 	calls, _ = os.ReadFile(logf)
 	if n := strings.Count(string(calls), "cat > .storbench/storbench-"); n != 2 {
 		t.Errorf("binary copied again on the second run (%d copies)", n)
+	}
+}
+
+// Issue 10, item 3: md across three agents. Every operation of every
+// iteration starts on all hosts at one barrier, so each host's iteration
+// starts at the same instant, and the total of every operation is mdtest's:
+// all items over the time from that start to the slowest host's end. It
+// therefore lies between the slowest host's rate and the sum of the hosts'
+// rates (before the barrier, hosts drifted apart and the dir-stat total of
+// the reporter's run fell to 4% of the slowest host). The totals' latency
+// percentiles are those of the hosts' summed histograms, and the text output
+// and summary.md show the corrected totals.
+func TestClusterMdTotals(t *testing.T) {
+	topologies(t, 3, func(t *testing.T, tp *topology) {
+		c := startCluster(t, tp, nil, nil)
+		for _, args := range [][]string{
+			{"-n", "2000", "-t", "1"}, // the reporter's run
+			{"-n", "300", "-t", "2", "-i", "2", "-u", "--rename"},
+		} {
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				data := tmpfsDir(t)
+				code, out := c.run(t, append([]string{"md", "-d", data}, args...)...)
+				if code != 0 {
+					t.Fatalf("exit %d:\n%s", code, out)
+				}
+				checkMdTotals(t, folderOf(t, out), out)
+			})
+		}
+	})
+}
+
+// tmpfsDir is a directory on /dev/shm when there is one: stages of a few
+// milliseconds, with none of the multi-second stalls of a disk shared with
+// other work, which would test the disk rather than the totals.
+func tmpfsDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("/dev/shm", "storbench-cluster-test-")
+	if err != nil {
+		return t.TempDir()
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+func checkMdTotals(t *testing.T, folder, out string) {
+	t.Helper()
+	ph := summaryOf(t, folder).Phases[0]
+	if len(ph.PerHost) != 3 || len(ph.Ops) == 0 {
+		t.Fatalf("%d hosts, %d ops", len(ph.PerHost), len(ph.Ops))
+	}
+	if !strings.Contains(out, "started on all 3 hosts at once") || strings.Contains(out, "in which all 3 hosts ran") {
+		t.Errorf("the output does not say how md totals across hosts are taken:\n%s", out)
+	}
+	md, err := os.ReadFile(filepath.Join(folder, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := make([]*engine.HostResult, len(ph.PerHost))
+	for i, h := range ph.PerHost {
+		if hosts[i], err = results.ReadHostResult(folder, ph.Dir, h.Host); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tot := range ph.Ops {
+		if tot.Rate == nil || len(tot.Rate.PerIter) == 0 {
+			t.Errorf("%s: no rate in the totals", tot.Op)
+			continue
+		}
+		// Each iteration's rate against the hosts' rates of that iteration.
+		for it, rate := range tot.Rate.PerIter {
+			lo, sum := math.Inf(1), 0.0
+			var rates []string
+			for _, h := range ph.PerHost {
+				var r float64
+				for _, o := range h.Ops {
+					if o.Op == tot.Op && o.Rate != nil && it < len(o.Rate.PerIter) {
+						r = o.Rate.PerIter[it]
+					}
+				}
+				lo, sum = math.Min(lo, r), sum+r
+				rates = append(rates, fmt.Sprintf("%.0f", r))
+			}
+			if rate < lo*(1-1e-9) || rate > sum*(1+1e-9) {
+				t.Errorf("%s iteration %d: total %.0f op/s with hosts at %s op/s: below the slowest or above the sum", tot.Op, it+1, rate, strings.Join(rates, ", "))
+			}
+		}
+		// Every host started each iteration at the common start.
+		var starts []int64
+		var bins map[int64]uint64 = map[int64]uint64{}
+		for _, h := range hosts {
+			for _, o := range h.Ops {
+				if o.Op != tot.Op {
+					continue
+				}
+				for it, x := range o.Iterations {
+					if it >= len(starts) {
+						starts = append(starts, x.StartNs)
+					} else if x.StartNs != starts[it] {
+						t.Errorf("%s iteration %d: host %s started %s after another host", tot.Op, it+1, h.Host, time.Duration(x.StartNs-starts[it]))
+					}
+				}
+				for _, b := range o.Lat.Bins {
+					bins[b.V] += b.N
+				}
+			}
+		}
+		hb := record.FromMap(bins)
+		if tot.Lat == nil || tot.Lat.P50Ns != hb.Percentile(50) || tot.Lat.P99Ns != hb.Percentile(99) {
+			t.Errorf("%s: total latency %+v, the summed histograms' p50 %d and p99 %d", tot.Op, tot.Lat, hb.Percentile(50), hb.Percentile(99))
+		}
+		mean := fmt.Sprintf("%.3f", tot.Rate.Mean)
+		if !regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(tot.Op) + `\s+.*\s` + regexp.QuoteMeta(mean) + `\s`).MatchString(out) {
+			t.Errorf("%s: the total's mean %s is not in the text output:\n%s", tot.Op, mean, out)
+		}
+		if !strings.Contains(string(md), "| "+tot.Op+" | ") || !strings.Contains(string(md), " | "+mean+" | ") {
+			t.Errorf("%s: the total's mean %s is not in summary.md:\n%s", tot.Op, mean, md)
+		}
 	}
 }

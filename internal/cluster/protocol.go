@@ -20,7 +20,10 @@ import (
 //	GET  /v1/info       Info (versions, the agent's clock, who holds it)
 //	GET  /v1/time       the agent's clock, for offset samples
 //	POST /v1/prepare    Request; NDJSON stream of ticks, then the outcome
-//	POST /v1/run        runBody; NDJSON stream of snapshots, then the result
+//	POST /v1/run        runBody; NDJSON stream of snapshots and barrier
+//	                    arrivals, then the result
+//	POST /v1/release    releaseBody: a barrier the run stream arrived at
+//	                    opened (phases on several hosts; see barrier.go)
 //	POST /v1/cleanup    NDJSON stream of ticks, then the outcome
 //	POST /v1/heartbeat  the controller is alive (at least every second)
 //	POST /v1/stop       end the running phase early, keeping what it measured
@@ -67,11 +70,13 @@ type runBody struct {
 // a line, except Done, which comes with Error, Result, Leftovers, Stopped
 // and Unsupported on the last line.
 type line struct {
-	Tick     bool               `json:"tick,omitempty"`
-	Snapshot *engine.Snapshot   `json:"snapshot,omitempty"`
-	Done     bool               `json:"done,omitempty"`
-	Error    string             `json:"error,omitempty"`
-	Result   *engine.HostResult `json:"result,omitempty"`
+	Tick     bool             `json:"tick,omitempty"`
+	Snapshot *engine.Snapshot `json:"snapshot,omitempty"`
+	// Arrive says the engine waits at a barrier (run streams only).
+	Arrive *arriveLine        `json:"arrive,omitempty"`
+	Done   bool               `json:"done,omitempty"`
+	Error  string             `json:"error,omitempty"`
+	Result *engine.HostResult `json:"result,omitempty"`
 	// Leftovers is what a cleanup could not remove (Error then holds the
 	// rest of the error, if any).
 	Leftovers []engine.Leftover `json:"leftovers,omitempty"`

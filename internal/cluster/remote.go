@@ -47,6 +47,7 @@ type RemoteAgent struct {
 	mu      sync.Mutex
 	offset  time.Duration // agent clock - controller clock
 	session string
+	bar     engine.Barrier // the phase's barrier across hosts, if any
 	stopHB  context.CancelFunc
 	hbDone  chan struct{}
 }
@@ -229,6 +230,7 @@ func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
 	_, _ = rand.Read(b[:])
 	a.mu.Lock()
 	a.session = hex.EncodeToString(b[:])
+	a.bar = req.Barrier
 	a.mu.Unlock()
 	req.Host = a.Host
 	req.DropCaches = req.DropCaches || a.DropCaches
@@ -236,7 +238,7 @@ func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
 		req.Controller = a.Controller
 	}
 	a.startHeartbeats()
-	l, err := a.stream(ctx, "prepare", req, nil)
+	l, err := a.stream(ctx, "prepare", req, nil, nil)
 	if err == nil {
 		err = l.err()
 	}
@@ -251,9 +253,12 @@ func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
 // stop and still waits a while for what the agent measured.
 func (a *RemoteAgent) Run(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
 	a.mu.Lock()
-	off := a.offset
+	off, bar := a.offset, a.bar
 	a.mu.Unlock()
-	l, err := a.stream(ctx, "run", runBody{StartNs: startAt.Add(off).UnixNano()}, live)
+	// Each arrival waits in its own goroutine so the stream is read on (and
+	// the silence timer fed) while the barrier is closed.
+	arrive := func(al arriveLine) { go a.relay(ctx, bar, off, al) }
+	l, err := a.stream(ctx, "run", runBody{StartNs: startAt.Add(off).UnixNano()}, live, arrive)
 	if l == nil {
 		return nil, err
 	}
@@ -266,6 +271,39 @@ func (a *RemoteAgent) Run(ctx context.Context, startAt time.Time, live engine.Li
 		a.stopHeartbeats()
 	}
 	return l.Result, err
+}
+
+// relay takes the agent's arrival at a barrier to the controller's barrier
+// and posts the release back, with the common start in the agent's clock
+// (the same offset as the run's start and results, so that every host's
+// start comes back as the same instant).
+func (a *RemoteAgent) relay(ctx context.Context, bar engine.Barrier, off time.Duration, al arriveLine) {
+	var rel engine.Release
+	err := errNoBarrier
+	if m, ok := bar.(hubMember); ok {
+		rel, err = m.wait(ctx, al.Name, al.Data, al.LateNs)
+	} else if bar != nil {
+		rel, err = bar.Wait(ctx, al.Name, al.Data)
+	}
+	body := releaseBody{Name: al.Name}
+	if err != nil {
+		body.Error = err.Error()
+	} else {
+		body.StartNs, body.Hosts = rel.Start.Add(off).UnixNano(), rel.Hosts
+	}
+	// The agent's session ends on its own if this never arrives; the bound
+	// only keeps a stuck connection from holding this goroutine.
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	req, err := a.request(pctx, http.MethodPost, "release", body)
+	if err != nil {
+		return
+	}
+	resp, err := a.do(a.beats, req)
+	if err != nil {
+		return
+	}
+	resp.Body.Close()
 }
 
 // Stop asks the agent to end the running phase early.
@@ -282,7 +320,7 @@ func (a *RemoteAgent) Stop() {
 // Cleanup cleans up the phase on the agent and ends the session.
 func (a *RemoteAgent) Cleanup(ctx context.Context) error {
 	defer a.stopHeartbeats()
-	l, err := a.stream(ctx, "cleanup", struct{}{}, nil)
+	l, err := a.stream(ctx, "cleanup", struct{}{}, nil, nil)
 	if err == nil {
 		err = l.err()
 	}
@@ -290,10 +328,10 @@ func (a *RemoteAgent) Cleanup(ctx context.Context) error {
 }
 
 // stream posts body to path and reads the NDJSON answer until its last
-// line, which it returns. A stream silent for Silence, or broken, marks the
+// line, which it returns; arrive receives barrier arrivals. A stream silent for Silence, or broken, marks the
 // agent lost. When ctx ends during a run, the agent is asked to stop and the
 // stream is read on for up to stopGrace, so what was measured arrives.
-func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live engine.LiveFunc) (*line, error) {
+func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live engine.LiveFunc, arrive func(arriveLine)) (*line, error) {
 	// The request's own context is not ctx: ending ctx must not cut the
 	// stream before the agent's last line.
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -350,6 +388,9 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 			}
 			if g.l.Snapshot != nil && live != nil {
 				live(*g.l.Snapshot)
+			}
+			if g.l.Arrive != nil && arrive != nil {
+				arrive(*g.l.Arrive)
 			}
 			silence.Reset(a.Silence)
 		case <-silence.C:

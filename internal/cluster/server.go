@@ -64,6 +64,8 @@ type session struct {
 	// the stage in progress ends gracefully and the session cleans up and
 	// ends on its own (under Server.mu).
 	stopped string
+	// bar is the phase's barrier across hosts (nil on one host).
+	bar *streamBarrier
 
 	beatMu   sync.Mutex
 	lastBeat time.Time
@@ -122,6 +124,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			sess.beat()
 			w.WriteHeader(http.StatusNoContent)
 		}
+	case "release":
+		s.release(w, r)
 	case "stop":
 		if sess := s.session(w, r); sess != nil {
 			s.logf("run %s: the controller asked to stop", sess.runID)
@@ -230,6 +234,11 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sess := &session{id: id, runID: req.RunID, from: req.Controller, ctx: ctx, cancel: cancel, ended: make(chan struct{}), stage: "prepare"}
+	req.Barrier = nil
+	if req.Hosts > 1 {
+		sess.bar = newStreamBarrier(s.ClockSkew)
+		req.Barrier = sess.bar
+	}
 	sess.beat()
 	s.sess = sess
 	s.mu.Unlock()
@@ -339,9 +348,14 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		final = o.res
 		errc <- o.err
 	}()
+	var arrive <-chan arriveLine
+	if sess.bar != nil {
+		arrive = sess.bar.arrive
+	}
 	_, ok := s.stream(w, r, sess, streamSpec{
 		done:    errc,
 		stopped: func() string { return why },
+		arrive:  arrive,
 		notify:  notify,
 		snapshot: func() *engine.Snapshot {
 			latestMu.Lock()
@@ -416,6 +430,28 @@ func (s *Server) Stop(ctx context.Context, why string) error {
 	}
 }
 
+// release hands a barrier's release from the controller to the engine.
+func (s *Server) release(w http.ResponseWriter, r *http.Request) {
+	sess := s.session(w, r)
+	if sess == nil {
+		return
+	}
+	var body releaseBody
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		writeErr(w, http.StatusBadRequest, "bad release request: %v", err)
+		return
+	}
+	if sess.bar == nil {
+		writeErr(w, http.StatusConflict, "%v", errNoBarrier)
+		return
+	}
+	if err := sess.bar.release(body); err != nil {
+		writeErr(w, http.StatusConflict, "%v", err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
 // cleanup cleans up the phase and ends the session.
 func (s *Server) cleanup(w http.ResponseWriter, r *http.Request) {
 	sess := s.session(w, r)
@@ -442,6 +478,8 @@ func (s *Server) cleanup(w http.ResponseWriter, r *http.Request) {
 type streamSpec struct {
 	// done gives the stage's outcome; it ends the stream.
 	done <-chan error
+	// arrive carries the engine's barrier arrivals (run only).
+	arrive <-chan arriveLine
 	// notify says a snapshot is waiting in snapshot (run only).
 	notify   <-chan struct{}
 	snapshot func() *engine.Snapshot
@@ -505,6 +543,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, sess *session, s
 				s.abort(sess, fmt.Errorf("could not send the outcome to the controller: %v", werr))
 			}
 			return derr, werr == nil
+		case a := <-sp.arrive:
+			err = next(line{Arrive: &a})
 		case <-sp.notify:
 			if sn := sp.snapshot(); sn != nil {
 				err = next(line{Snapshot: sn})

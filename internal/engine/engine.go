@@ -44,6 +44,47 @@ type Env struct {
 	AllowExec bool
 	// FioBin is this agent's fio binary; it never comes from the network.
 	FioBin string
+	// Hosts is how many hosts run the phase (0 or 1: this one alone) and
+	// Rank this host's place among them, from 0, the same on every host.
+	Hosts, Rank int
+	// Barrier, set when several hosts run the phase, makes them meet
+	// between the stages of a phase; nil when this host runs it alone.
+	Barrier Barrier
+}
+
+// Barrier lets the hosts of a phase wait for each other, as MPI_Barrier lets
+// mdtest's ranks: every host arrives under the same name, and when all have
+// arrived (or left the phase), each learns one common start, a short lead
+// ahead, and what every host brought. An engine calls Wait between stages,
+// never inside measured time, and begins the next stage at Start.
+type Barrier interface {
+	// Wait arrives at the barrier called name with this host's payload and
+	// blocks until it opens, ctx ends, or the phase can no longer meet (the
+	// controller is gone): then it returns an error and the engine stops.
+	// Names must be unique within the phase and called in the same order on
+	// every host. A host whose run ends no longer counts: the others are
+	// released without it.
+	Wait(ctx context.Context, name string, data []byte) (Release, error)
+}
+
+// Release is what every host learns when a barrier opens.
+type Release struct {
+	// Start is when every host begins what follows, in this host's clock
+	// (the controller converts it with each host's measured clock offset).
+	Start time.Time
+	// Hosts holds every host's arrival, by rank.
+	Hosts []Arrival
+}
+
+// Arrival is one host at a barrier.
+type Arrival struct {
+	Host string `json:"host"`
+	// Data is what the host brought to the barrier (an engine's own
+	// encoding: items done per rank, say).
+	Data []byte `json:"data,omitempty"`
+	// Left says the host left the phase (lost, failed or stopped) before
+	// it arrived; Data is then empty.
+	Left bool `json:"left,omitempty"`
 }
 
 // Snapshot is the live state of a phase on one host, sent about once a second.

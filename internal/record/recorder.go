@@ -53,7 +53,10 @@ func (o OpStats) Seconds() float64 { return float64(o.EndNs-o.StartNs) / 1e9 }
 
 // Combine merges the statistics of the same operation from two workers or two
 // hosts: counts add, histograms add, the window spans both, and iterations with
-// the same index combine (items add, window spans both).
+// the same index combine: items add, the start is the earlier and the end the
+// later. Hosts of one md phase start each iteration at the same instant (the
+// barrier's common start), so the merged iteration runs from that start to
+// the end of the slowest host: mdtest's window.
 func (o OpStats) Combine(x OpStats) OpStats {
 	out := o
 	out.ReportedBwBytesPerS += x.ReportedBwBytesPerS

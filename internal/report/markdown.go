@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -78,7 +79,10 @@ func Markdown(s *results.Summary) []byte {
 			fmt.Fprintf(&b, "- %s\n", n)
 		}
 	}
-	b.WriteString("\nLatency is per operation (fio: completion latency, clat). Percentiles come from histograms merged across workers and hosts; throughput totals add each host's figure. " + notMeasuredLegend + "\n")
+	b.WriteString("\nLatency is per operation (fio: completion latency, clat). Percentiles come from histograms merged across workers and hosts; fio throughput totals add each host's figure; s3 totals count what all hosts did in the window in which every host ran. " + notMeasuredLegend + "\n")
+	if slices.ContainsFunc(md, func(p results.PhaseSummary) bool { return len(p.Hosts) > 1 }) {
+		b.WriteString("Metadata totals across hosts follow mdtest: each operation starts on every host at once (a barrier), and its rate is all items over the time from that start to the end of the slowest host.\n")
+	}
 	return b.Bytes()
 }
 

@@ -69,9 +69,10 @@ type PhaseSummary struct {
 	// it: what storbench adds around the engine's own run.
 	Timing *Timing `json:"timing,omitempty"`
 	// Window, when set, is the time in which every host was running; the
-	// totals' throughput of engines with per-second series (md, s3) is
-	// taken over it when several hosts ran. fio phases add the hosts' own
-	// figures instead.
+	// totals' throughput of engines with per-second series (s3) is taken
+	// over it when several hosts ran. fio phases add the hosts' own figures
+	// instead, and md phases have no Window: every operation starts on all
+	// hosts at a barrier, and its total is mdtest's (see OpSummary.Rate).
 	Window *Window `json:"window,omitempty"`
 	// Ops are the cluster totals: counts and bytes added, histograms merged.
 	Ops     []OpSummary `json:"ops"`
@@ -122,7 +123,11 @@ type OpSummary struct {
 	TTFB *LatencySummary `json:"ttfb,omitempty"`
 	// Rate is the per-iteration rate statistics, for phases that repeat (md):
 	// each iteration's rate is the items of all workers over the time of the
-	// slowest, as mdtest computes it.
+	// slowest, as mdtest computes it. Across hosts, every host began the
+	// iteration at one common start (a barrier), and the total's rate is the
+	// items of all hosts over the time from that start to the end of the
+	// slowest host: never below the slowest host's rate, never above the
+	// sum of the hosts' rates.
 	Rate *RateStats `json:"rate,omitempty"`
 }
 
@@ -173,7 +178,7 @@ func BuildPhase(name, eng string, hosts []*engine.HostResult) PhaseSummary {
 		lists = append(lists, h.Ops)
 	}
 	var inWin map[string][2]float64
-	if eng != "fio" && len(ps.Hosts) > 1 {
+	if eng != "fio" && eng != "md" && len(ps.Hosts) > 1 {
 		ps.Window, inWin = CommonWindow(hosts)
 	}
 	for _, o := range record.CombineAll(lists...) {

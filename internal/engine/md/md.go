@@ -2,7 +2,10 @@
 // workers each create, stat, read, rename and remove directories and files in
 // a directory tree, phase by phase, with a barrier between operations so that
 // each operation's rate is the items of all workers over the time of the
-// slowest, as mdtest computes it.
+// slowest, as mdtest computes it. On several hosts the hosts meet at a barrier
+// too (engine.Env.Barrier): every operation starts on all of them at one
+// instant, and the total is all hosts' items over the time from that instant
+// to the slowest host's end.
 //
 // It calls the *at system calls directly, relative to an open directory, with
 // names built in a buffer each worker reuses, so that it measures the file
@@ -194,6 +197,15 @@ func (r *run) result() *engine.HostResult {
 		}
 	}
 	res.Meta["raw_syscall_workers"] = strconv.Itoa(raw)
+	if pr.env.Barrier != nil {
+		// How late this host began a stage after the hosts' common start
+		// (its time counts from the common start all the same).
+		late := int64(0)
+		for _, w := range r.workers {
+			late = max(late, w.late)
+		}
+		res.Meta["barrier_late_max_ns"] = strconv.FormatInt(late, 10)
+	}
 	if len(r.errs) > 0 {
 		res.Err = joinErrs(r.errs)
 	}

@@ -30,10 +30,18 @@ func wallNs(m int64) int64 { return base.UnixNano() + m }
 // run is one execution of a prepared phase. Workers walk the same sequence of
 // stages (each operation of each iteration) and meet at a barrier before and
 // after each; the last worker to arrive does the stage's bookkeeping.
+//
+// On several hosts, the last worker to arrive before a stage also waits at
+// the hosts' barrier (engine.Env.Barrier), outside measured time: the stage
+// then starts on every host at the common start the barrier gives, and each
+// host's iteration window runs from that start to its slowest worker's end,
+// so the hosts' windows merge into mdtest's (all items over the time from
+// the common start to the slowest end of any host).
 type run struct {
 	pr      *prepared
 	workers []*worker
 	bar     barrier
+	ctx     context.Context
 
 	stop    atomic.Bool  // set when ctx ends; workers check it between operations
 	stage   atomic.Int32 // the opKind running now, for live snapshots
@@ -150,6 +158,7 @@ func newRun(pr *prepared) (*run, error) {
 
 // start runs the phase to its end or until ctx is cancelled.
 func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc) {
+	r.ctx = ctx
 	recs := make([]*record.Recorder, len(r.workers))
 	for i, w := range r.workers {
 		recs[i] = w.rec
@@ -248,14 +257,48 @@ func (r *run) begin(iter, op int) {
 		r.aborted = true
 		return
 	}
-	r.deadline = 0
-	if (k == opDirCreate || k == opFileCreate) && r.pr.p.Stonewall > 0 {
-		r.deadline = mono() + int64(r.pr.p.Stonewall)
-	}
 	for _, w := range r.workers {
 		w.items, w.endM, w.err, w.slow = 0, 0, "", 0
 	}
 	r.startM = mono()
+	if b := r.pr.env.Barrier; b != nil {
+		rel, err := b.Wait(r.ctx, strconv.Itoa(iter)+"/"+k.String(), nil)
+		if err != nil {
+			if r.ctx.Err() == nil {
+				r.errs = append(r.errs, fmt.Sprintf("%s: %v", k, err))
+			}
+			r.aborted = true
+			return
+		}
+		// Workers wait for the common start themselves (waitStart), so
+		// that waking them is not in the stage's time. A host that gets
+		// the release late starts late, and its time still counts from
+		// the common start, as a late rank's does in mdtest.
+		r.startM = rel.Start.UnixNano() - base.UnixNano()
+	}
+	r.deadline = 0
+	if (k == opDirCreate || k == opFileCreate) && r.pr.p.Stonewall > 0 {
+		r.deadline = r.startM + int64(r.pr.p.Stonewall)
+	}
+}
+
+// waitStart returns at the stage's start, which the hosts' barrier sets a
+// little ahead: a sleep for most of the way, then polling, so that every
+// worker is running when it comes. It returns how late (ns) it was called,
+// if it was.
+func (r *run) waitStart() int64 {
+	const poll = 200_000 // ns
+	d := r.startM - mono()
+	if d < 0 {
+		return -d
+	}
+	if d > poll {
+		time.Sleep(time.Duration(d - poll))
+	}
+	for mono() < r.startM {
+		schedYield()
+	}
+	return 0
 }
 
 // end is the barrier action after a stage: the stage ends when the slowest

@@ -59,6 +59,10 @@ type worker struct {
 	endM  int64
 	err   string
 
+	// late is how late (ns) this worker began a stage after the hosts'
+	// common start, at worst.
+	late int64
+
 	// cpu is this worker's thread CPU time (ns) in each operation, all
 	// iterations together: the client's cost per operation.
 	cpu [numOps]int64
@@ -76,6 +80,9 @@ func (w *worker) main(gate <-chan struct{}) {
 			r.bar.wait(func() { r.begin(iter, op) })
 			if r.aborted {
 				return
+			}
+			if r.pr.env.Barrier != nil {
+				w.late = max(w.late, r.waitStart())
 			}
 			c0 := threadCPU()
 			w.stage(r.pr.ops[op])
