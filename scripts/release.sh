@@ -49,7 +49,18 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+# podman works in a storage of its own under the staging directory (vfs: no
+# mounts needed), so the build neither sees nor leaves images in the
+# machine's storage: the archive is the artefact.
+podman="podman --root $stage/containers/storage --runroot $stage/containers/run --storage-driver vfs"
+
+cleanup() {
+  # Images in the private storage are podman's to remove (rootless, their
+  # files belong to mapped users).
+  if [ -d "$stage/containers" ]; then $podman rmi --all --force >/dev/null 2>&1 || true; fi
+  rm -rf "$stage"
+}
+trap cleanup EXIT
 pkg="github.com/storbench/storbench/internal/cli"
 ldflags="-s -w -X $pkg.Version=$VERSION -X $pkg.Commit=$COMMIT"
 # The commit's time stamps the image, so the same commit builds the same image.
@@ -93,14 +104,12 @@ for arch in $arches; do
     tag=$image:$VERSION-$arch
     archive=storbench-$VERSION-linux-$arch.oci.tar
     echo "release: $archive" >&2
-    podman build --quiet --pull=never --arch "$arch" --os linux --timestamp "$epoch" \
+    $podman build --quiet --pull=never --arch "$arch" --os linux --timestamp "$epoch" \
       --label org.opencontainers.image.version="$VERSION" --label org.opencontainers.image.revision="$COMMIT" \
       --label org.opencontainers.image.source=https://github.com/storbench/storbench \
       -f "$root/deploy/image/Containerfile" -t "$tag" "$dir" >/dev/null
     rm -f "$out/$archive"
-    podman image save --format oci-archive -o "$out/$archive" "$tag"
-    # The archive is the artefact: nothing is left in podman's storage.
-    podman rmi "$tag" >/dev/null
+    $podman image save --format oci-archive -o "$out/$archive" "$tag"
     artefacts+=("$archive")
   fi
 done
