@@ -459,6 +459,7 @@ phases:
 // A file target: the chart's agents and controller, started as the chart
 // writes them, run a metadata phase on two agents.
 func TestHelmFileTargetRuns(t *testing.T) {
+	t.Parallel()
 	suite := writeFile(t, t.TempDir(), "suite.yaml", tinyMD, 0o644)
 	r := render(t, "--set", "target.hostPath.path=/mnt/fs", "--set", "agents.replicas=2", "--set-file", "suite="+suite)
 	d := checkWiring(t, r, 2)
@@ -481,6 +482,7 @@ func TestHelmFileTargetRuns(t *testing.T) {
 // environment (and nowhere else), the endpoint reaches the controller, and
 // an s3 phase runs on two agents against a real S3 server.
 func TestHelmS3TargetRuns(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	suite := writeFile(t, t.TempDir(), "suite.yaml", `name: helm-s3
 s3: {bucket: helm-s3}

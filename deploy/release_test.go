@@ -27,6 +27,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/storbench/storbench/internal/s3test"
 )
 
 // The release the tests build: a version and commit of their own, so what
@@ -74,7 +76,11 @@ func release(t *testing.T) string {
 			rel.skip = "releases are built on linux/amd64 or linux/arm64"
 			return
 		}
-		root := repoRoot(t)
+		root, err := s3test.RepoRoot()
+		if err != nil {
+			rel.err = err
+			return
+		}
 		nfpm := nfpmBin(root)
 		if nfpm == "" {
 			rel.skip = "nfpm is missing: `make test` installs it into .tools/ (go install github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2); or set STORBENCH_NFPM"
@@ -136,6 +142,7 @@ func checkVersionOutput(t *testing.T, what string, out []byte) {
 }
 
 func TestReleaseArtefacts(t *testing.T) {
+	t.Parallel()
 	dir := release(t)
 	// SHA256SUMS covers every artefact, with the right sums.
 	f, err := os.Open(filepath.Join(dir, "SHA256SUMS"))
@@ -236,6 +243,7 @@ func dpkg(t *testing.T, args ...string) ([]byte, error) {
 // /usr/bin says the release, the completions and the unit are in place and
 // load, and dpkg --purge leaves the system as it was.
 func TestReleaseDebInstalls(t *testing.T) {
+	t.Parallel()
 	dir := release(t)
 	deb := artefact(t, dir, "*.deb")
 	if _, err := exec.LookPath("dpkg"); err != nil {
@@ -312,6 +320,7 @@ func TestReleaseDebInstalls(t *testing.T) {
 // The .rpm holds the same files (zsh's completion where RPM distributions
 // look for it) and says the release's version.
 func TestReleaseRPM(t *testing.T) {
+	t.Parallel()
 	dir := release(t)
 	rpmFile := artefact(t, dir, "*.rpm")
 	if _, err := exec.LookPath("rpm"); err != nil {
@@ -391,6 +400,7 @@ func (a ociArchive) blob(t *testing.T, d ociDescriptor) []byte {
 // its layers with CA certificates, and runs; running the container itself
 // is tried, and skipped where this machine forbids containers.
 func TestReleaseImage(t *testing.T) {
+	t.Parallel()
 	dir := release(t)
 	if !rel.image {
 		t.Skip("podman is missing: `make test` installs it; no image was built")

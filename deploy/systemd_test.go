@@ -150,6 +150,7 @@ func TestSystemdUnitAllowsDropCaches(t *testing.T) {
 // A controller runs a metadata phase on it (dropping caches first, as
 // root).
 func TestSystemdUnitRunsAgent(t *testing.T) {
+	t.Parallel()
 	u := readUnit(t, unitPath(t))
 	env := map[string]string{}
 	for _, e := range u["Service"]["Environment"] {
