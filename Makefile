@@ -1,15 +1,21 @@
-# storbench: build, demo and test. `make test` and `make demo` install what
-# they need on a fresh machine: fio from the distribution's packages and the
-# versitygw S3 server into ./.tools/.
+# storbench: build, demo, test and release. Each installs what it needs on a
+# fresh machine: from the distribution's packages fio (demo, test), Chromium,
+# rpm and systemd-analyze (test) and podman (test, release); into ./.tools/
+# versitygw (demo, test), helm (test) and nfpm (test, release).
 GO        ?= go
 TOOLS     := $(CURDIR)/.tools
 VERSITYGW := $(TOOLS)/versitygw
 VERSITYGW_VERSION := v1.8.0
+HELM      := $(TOOLS)/helm
+HELM_VERSION := v3.22.0
+NFPM      := $(TOOLS)/nfpm
+NFPM_VERSION := v2.45.2
 BIN       := bin/storbench
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X github.com/storbench/storbench/internal/cli.Version=$(VERSION)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS   := -X github.com/storbench/storbench/internal/cli.Version=$(VERSION) -X github.com/storbench/storbench/internal/cli.Commit=$(COMMIT)
 
-.PHONY: build demo test fio chromium vet bench-fio bench-md tools
+.PHONY: build demo test fio chromium podman rpm systemd-analyze chart vet bench-fio bench-md tools release
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/storbench
@@ -26,7 +32,33 @@ $(VERSITYGW):
 chromium:
 	@command -v chromium >/dev/null 2>&1 || scripts/install-pkg.sh chromium
 
-tools: fio $(VERSITYGW) chromium
+# helm for the chart's lint and tests (a few minutes to build).
+$(HELM):
+	mkdir -p $(TOOLS)
+	GOBIN=$(TOOLS) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+
+# nfpm builds the .deb and .rpm.
+$(NFPM):
+	mkdir -p $(TOOLS)
+	GOBIN=$(TOOLS) $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
+
+# podman builds the OCI image; rpm reads the .rpm in the tests;
+# systemd-analyze verifies the agent's unit.
+podman:
+	@command -v podman >/dev/null 2>&1 || scripts/install-pkg.sh podman
+rpm:
+	@command -v rpm >/dev/null 2>&1 || scripts/install-pkg.sh rpm
+systemd-analyze:
+	@command -v systemd-analyze >/dev/null 2>&1 || scripts/install-pkg.sh systemd
+
+tools: fio $(VERSITYGW) chromium $(HELM) $(NFPM) podman rpm systemd-analyze
+
+# The Helm chart: lint with the CI values, and render (values without a
+# target must fail: tested in deploy/helm_test.go).
+chart: $(HELM)
+	$(HELM) lint --strict deploy/helm/storbench -f deploy/helm/storbench/ci/file-values.yaml
+	$(HELM) lint --strict deploy/helm/storbench -f deploy/helm/storbench/ci/s3-values.yaml
+	$(HELM) template bench deploy/helm/storbench -f deploy/helm/storbench/ci/s3-values.yaml >/dev/null
 
 # The README's first command: the built-in quick suite on ./storbench-data
 # and a local S3 server.
@@ -37,8 +69,14 @@ vet:
 	$(GO) vet ./...
 
 # The README's second command.
-test: tools vet
-	STORBENCH_VERSITYGW=$(VERSITYGW) $(GO) test -race -timeout 20m ./...
+test: tools vet chart
+	STORBENCH_VERSITYGW=$(VERSITYGW) STORBENCH_HELM=$(HELM) STORBENCH_NFPM=$(NFPM) $(GO) test -race -timeout 20m ./...
+
+# Release artefacts in dist/: static binaries for linux/amd64 and arm64, .deb
+# and .rpm, OCI images, SHA256SUMS (scripts/release.sh). VERSION=v1.2.0 sets
+# the version; by default git describe, or v0.0.0-git.HASH without a tag.
+release: $(NFPM) podman
+	$(if $(filter-out file,$(origin VERSION)),VERSION=$(VERSION)) NFPM=$(NFPM) GO=$(GO) scripts/release.sh dist
 
 # storbench md against the raw syscall loop (issue 3's figures).
 bench-md: build

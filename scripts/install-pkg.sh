@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs a package from the distribution (make test and make demo call this
-# for fio and chromium when they are missing).
+# Installs a package from the distribution (make test, make demo and make
+# release call this for the tools they need when missing). Never asks:
+# CI runs it without a terminal.
 # usage: scripts/install-pkg.sh NAME
 set -euo pipefail
 pkg=$1
@@ -12,8 +13,9 @@ fi
 echo "installing $pkg from the distribution's packages" >&2
 if command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq "$pkg" >/dev/null
+  # Another apt (a parallel job) may hold the lock: wait for it.
+  $sudo apt-get update -qq -o DPkg::Lock::Timeout=600
+  $sudo apt-get install -y -qq -o DPkg::Lock::Timeout=600 "$pkg" >/dev/null
 elif command -v dnf >/dev/null 2>&1; then
   $sudo dnf install -y -q "$pkg"
 elif command -v yum >/dev/null 2>&1; then
