@@ -1,18 +1,24 @@
 #!/bin/sh
-# Analyse a 10-million-request s3 benchdata file with `storbench analyze` and
-# report peak RSS (target: under 300 MB) and analysis throughput (target: at
-# least 1 million requests per second on 2 cores).
-# Usage: bench/analyze-benchdata.sh [bin/storbench] [requests]
+# Analyse a 10-million-request s3 benchdata file (or, with FORMAT warp, a
+# file in warp's CSV format) with `storbench analyze` and report peak RSS
+# (target: under 300 MB) and analysis throughput (target: at least 1 million
+# requests per second on 2 cores).
+# Usage: bench/analyze-benchdata.sh [bin/storbench] [requests] [storbench|warp]
 set -eu
 BIN=${1:-bin/storbench}
 N=${2:-10000000}
+FORMAT=${3:-storbench}
 DIR=${TMPDIR:-/tmp}/storbench-analyze-bench
 mkdir -p "$DIR"
-FILE=$DIR/bench-$N.tsv.zst
+case $FORMAT in
+storbench) FILE=$DIR/bench-$N.tsv.zst ;;
+warp) FILE=$DIR/bench-$N.csv.zst ;;
+*) echo "format $FORMAT: want storbench or warp" >&2; exit 2 ;;
+esac
 [ -x "$BIN" ] || go build -o "$BIN" ./cmd/storbench
 if [ ! -s "$FILE" ]; then
 	echo "generating $FILE ($N requests)"
-	go run ./bench/gen-benchdata -n "$N" -o "$FILE"
+	go run ./bench/gen-benchdata -n "$N" -format "$FORMAT" -o "$FILE"
 fi
 ls -l "$FILE"
 /usr/bin/time -v "$BIN" analyze "$FILE" >"$DIR/analysis.txt" 2>"$DIR/time.txt"

@@ -39,12 +39,13 @@ func (o Options) keepOp(op string) bool { return o.Op == "" || strings.EqualFold
 
 // Analysis is a results folder or a benchdata file analysed again.
 type Analysis struct {
-	// Source is what was analysed; Kind is "results" or "benchdata".
+	// Source is what was analysed; Kind is "results", "benchdata" or
+	// "warp" (a file recorded by warp).
 	Source string `json:"source"`
 	Kind   string `json:"kind"`
 	RunID  string `json:"run_id,omitempty"`
 	Name   string `json:"name,omitempty"`
-	// Requests is the number of request lines read from a benchdata file.
+	// Requests is the number of requests read from a benchdata or warp file.
 	Requests uint64          `json:"requests,omitempty"`
 	Options  AnalysisOptions `json:"options"`
 	// Notes are said of the whole result (a run that never finished).
@@ -68,8 +69,8 @@ type PhaseAnalysis struct {
 	Status string `json:"status,omitempty"`
 	// LatencyScope says which requests the latency figures cover: "phase"
 	// (a results folder keeps one histogram per phase, so --skip does not
-	// narrow them) or "window" (a benchdata file: requests started in the
-	// window).
+	// narrow them; a warp file's figures cover every request, as warp's
+	// do) or "window" (a benchdata file: requests started in the window).
 	LatencyScope string          `json:"latency_scope"`
 	Ops          []OpAnalysis    `json:"ops"`
 	PerHost      []HostAnalysis  `json:"per_host"`
@@ -159,7 +160,7 @@ func (r Row) OpsEndedPerS() float64 { return r.OpsEnded / r.DurationS }
 func (r Row) ObjsPerS() float64 { return r.Objs / r.DurationS }
 
 // Analyze analyses a results folder or, when path is a file, a benchdata
-// file.
+// or warp file.
 func Analyze(path string, o Options) (*Analysis, error) {
 	fi, err := os.Stat(path)
 	if err != nil {

@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"sort"
 
@@ -153,7 +152,7 @@ func headerIndex(h []byte) ([]int, int, error) {
 			}
 		}
 		if idx[k] < 0 {
-			return nil, 0, fmt.Errorf("benchdata: header has no %q column (is this a storbench benchdata file?)", want)
+			return nil, 0, ErrNotRequests
 		}
 	}
 	return idx, len(names), nil

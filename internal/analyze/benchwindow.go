@@ -3,12 +3,14 @@ package analyze
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -24,36 +26,83 @@ type benchLine struct {
 	start, ttfb, lat, n   int64
 }
 
-// scanBenchData calls fn for every request line of a zstd benchdata file.
-// It allocates nothing per line.
-func scanBenchData(path string, fn func(*benchLine)) (uint64, error) {
+// requestFormat is the tool that wrote a file of requests, told by its
+// header line, never by the file's name.
+type requestFormat int
+
+const (
+	// formatBenchData is storbench's s3 benchdata (s3 --benchdata, --full).
+	formatBenchData requestFormat = iota + 1
+	// formatWarp is warp's benchmark data (warp --benchdata).
+	formatWarp
+)
+
+// ErrNotRequests is returned for a file that is neither storbench's s3
+// benchdata nor warp's benchmark data.
+var ErrNotRequests = errors.New("neither a storbench s3 benchdata file nor a warp benchmark data file (its first line is not the header of either)")
+
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+// scanBenchData calls fn for every request of a file of requests (zstd
+// compressed or not) and says which format it is. It allocates nothing per
+// line. Errors name the file.
+func scanBenchData(path string, fn func(*benchLine)) (requestFormat, uint64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer f.Close()
-	// Two decoder goroutines let decompression overlap with parsing;
-	// memory stays a few window sizes.
-	zr, err := zstd.NewReader(bufio.NewReaderSize(f, 1<<20), zstd.WithDecoderConcurrency(2))
-	if err != nil {
-		return 0, fmt.Errorf("%s: %v", path, err)
+	br := bufio.NewReaderSize(f, 1<<20)
+	var r io.Reader = br
+	if magic, _ := br.Peek(len(zstdMagic)); bytes.Equal(magic, zstdMagic) {
+		// Two decoder goroutines let decompression overlap with parsing;
+		// memory stays a few window sizes.
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(2))
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: %v", path, err)
+		}
+		defer zr.Close()
+		r = zr
 	}
-	defer zr.Close()
-	return scanTSV(zr, fn)
+	format, n, err := scanRequests(r, fn)
+	if err != nil {
+		return format, n, fmt.Errorf("%s: %w", path, err)
+	}
+	return format, n, nil
 }
 
 func scanTSV(r io.Reader, fn func(*benchLine)) (uint64, error) {
+	_, n, err := scanRequests(r, fn)
+	return n, err
+}
+
+// scanRequests reads the header line, tells the format from it, and calls
+// fn for every request line.
+func scanRequests(r io.Reader, fn func(*benchLine)) (requestFormat, uint64, error) {
 	sc := bufio.NewScanner(r)
+	line := uint64(0)
+	format, n, err := scanLines(sc, &line, fn)
+	// A read error ends the scan with the partial last line as a token,
+	// which then fails to parse: the read error is the one to tell.
+	if rerr := sc.Err(); rerr != nil {
+		return format, n, readErr(line, rerr)
+	}
+	return format, n, err
+}
+
+func scanLines(sc *bufio.Scanner, line *uint64, fn func(*benchLine)) (requestFormat, uint64, error) {
 	sc.Buffer(make([]byte, 256<<10), 1<<20)
+	*line = 1
 	if !sc.Scan() {
-		if err := sc.Err(); err != nil {
-			return 0, fmt.Errorf("benchdata: %v", err)
-		}
-		return 0, fmt.Errorf("benchdata: empty file")
+		return 0, 0, errors.New("empty file (no header line)")
+	}
+	if wh, ok := warpHeaderIndex(sc.Bytes()); ok {
+		n, err := newWarpScanner(wh).scan(sc, line, fn)
+		return formatWarp, n, err
 	}
 	idx, ncol, err := headerIndex(sc.Bytes())
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	wcol := -1
 	for i, n := range bytes.Split(sc.Bytes(), []byte{'\t'}) {
@@ -64,21 +113,20 @@ func scanTSV(r io.Reader, fn func(*benchLine)) (uint64, error) {
 	fields := make([][]byte, ncol)
 	var l benchLine
 	var n uint64
-	line := uint64(1)
 	for sc.Scan() {
-		line++
+		*line++
 		b := sc.Bytes()
 		if len(b) == 0 {
 			continue
 		}
 		if k := splitTabs(b, fields); k != ncol {
-			return n, fmt.Errorf("benchdata line %d: %d fields, the header has %d", line, k, ncol)
+			return formatBenchData, n, fmt.Errorf("line %d: %d fields, the header has %d", *line, k, ncol)
 		}
 		var nums [4]int64
 		for k, col := range [4]int{idx[2], idx[3], idx[4], idx[5]} {
 			v, ok := atoi(fields[col])
 			if !ok {
-				return n, fmt.Errorf("benchdata line %d: %q is not a number", line, fields[col])
+				return formatBenchData, n, fmt.Errorf("line %d: %q is not a number", *line, fields[col])
 			}
 			nums[k] = v
 		}
@@ -91,10 +139,16 @@ func scanTSV(r io.Reader, fn func(*benchLine)) (uint64, error) {
 		fn(&l)
 		n++
 	}
-	if err := sc.Err(); err != nil {
-		return n, fmt.Errorf("benchdata line %d: %v", line+1, err)
+	return formatBenchData, n, nil
+}
+
+// readErr says where reading stopped; a file cut short ends in the middle
+// of a compressed block.
+func readErr(line uint64, err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("line %d: %v: the file is cut short or damaged", line, err)
 	}
-	return n, nil
+	return fmt.Errorf("line %d: %v", line, err)
 }
 
 // workerSpan is what the first pass keeps per worker: the end of its first
@@ -111,37 +165,52 @@ type benchOp struct {
 	epOrder []string
 	kinds   map[string]uint64
 	first   int64 // first request start, for ordering
+	last    int64 // last request end
+	// tooShort: a warp file's operation too short for warp's cut.
+	tooShort bool
 }
+
+// maxErrorKinds bounds the error kinds kept per operation; a file whose
+// error texts all differ (warp's name the object) counts the rest as one.
+const maxErrorKinds = 32
+
+// otherErrors is the kind of the errors past maxErrorKinds.
+const otherErrors = "other errors"
 
 type benchEP struct {
 	acc *segAcc
 	rec *record.Recorder
 }
 
-// AnalyzeBenchData analyses a benchdata file in two streaming passes. The
-// first finds each operation's window as warp defines it: from the moment
-// every worker has completed one request to the moment the first worker
-// starts its last one, then moved by --skip. The second spreads every
-// request over the window's segments and records the latency of those
-// started in the window into histograms. Memory is bounded by operations,
-// endpoints, workers and segments, never by the number of requests.
+// AnalyzeBenchData analyses a file of requests, storbench's s3 benchdata or
+// warp's benchmark data (told apart by the header line), in two streaming
+// passes. The first finds each operation's window as warp defines it: from
+// the moment every worker has completed one request to the moment the
+// first worker starts its last one, then moved by --skip. A warp file's
+// window is cut further as warp analyze cuts it (see warpCut), so its
+// figures are the ones warp printed for it. The second pass spreads every
+// request over the window's segments and records latency into histograms:
+// of the requests started in the window, or for a warp file of every
+// request, as warp reports it. Memory is bounded by operations, endpoints,
+// workers and segments, never by the number of requests.
 func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 	ops := map[string]*benchOp{}
 	var order []string
 	keepHost := func(ep []byte) bool { return o.Host == "" || string(ep) == o.Host }
-	n, err := scanBenchData(path, func(l *benchLine) {
+	format, n, err := scanBenchData(path, func(l *benchLine) {
 		if !o.keepOp(string(l.op)) || !keepHost(l.endpoint) {
 			return
 		}
 		b := ops[string(l.op)]
 		if b == nil {
-			b = &benchOp{name: string(l.op), workers: map[int64]*workerSpan{}, first: l.start}
+			b = &benchOp{name: string(l.op), workers: map[int64]*workerSpan{}, first: l.start, last: l.start + l.lat}
 			ops[b.name] = b
 			order = append(order, b.name)
 		}
 		b.first = min(b.first, l.start)
-		w := b.workers[l.worker]
 		end := l.start + l.lat
+		b.last = max(b.last, end)
+		w := b.workers[l.worker]
 		if w == nil {
 			b.workers[l.worker] = &workerSpan{firstEnd: end, lastStart: l.start}
 			return
@@ -165,6 +234,13 @@ func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 			}
 			b.ws, b.we = max(b.ws, w.firstEnd), min(b.we, w.lastStart)
 		}
+		if format == formatWarp {
+			cs, ce, ok := warpCut(b.first, b.last)
+			b.ws, b.we, b.tooShort = max(b.ws, cs), min(b.we, ce), !ok
+			if !ok {
+				b.ws, b.we = cs, cs
+			}
+		}
 		b.ws += int64(o.Skip)
 		if b.we < b.ws {
 			b.we = b.ws
@@ -176,7 +252,8 @@ func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 		b.kinds = map[string]uint64{}
 	}
 	intern := map[string]string{}
-	_, err = scanBenchData(path, func(l *benchLine) {
+	allLatency := format == formatWarp
+	_, _, err = scanBenchData(path, func(l *benchLine) {
 		if !o.keepOp(string(l.op)) || !keepHost(l.endpoint) {
 			return
 		}
@@ -212,7 +289,7 @@ func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 				a.inErrs++
 			}
 		}
-		if l.start < b.ws || l.start >= b.we {
+		if !allLatency && (l.start < b.ws || l.start >= b.we) {
 			return
 		}
 		for _, r := range [2]*record.Recorder{b.rec, ep.rec} {
@@ -220,7 +297,11 @@ func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 			if failed {
 				if r == b.rec {
 					k, ok := intern[string(l.errKind)]
-					if !ok {
+					switch {
+					case ok && b.kinds[k] > 0:
+					case len(b.kinds) >= maxErrorKinds:
+						k = otherErrors
+					case !ok:
 						k = string(l.errKind)
 						intern[k] = k
 					}
@@ -240,12 +321,26 @@ func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 	name := filepath.Base(path)
 	a := &Analysis{Source: name, Kind: "benchdata", Name: strings.TrimSuffix(name, ".tsv.zst"), Requests: n, Options: o.record()}
 	pa := PhaseAnalysis{Name: a.Name, Engine: "s3", LatencyScope: "window"}
+	if format == formatWarp {
+		a.Kind, a.Name = "warp", strings.TrimSuffix(strings.TrimSuffix(name, ".zst"), ".csv")
+		pa.Name, pa.LatencyScope = a.Name, "phase"
+		pa.Notes = append(pa.Notes, "a warp file: each operation's window is cut as warp analyze cuts it (whole seconds, the first and last 2 s dropped) within the time every client thread ran; latency covers every request, as warp's does")
+		if o.Skip > 0 {
+			pa.Notes = append(pa.Notes, "--skip narrows throughput only: latency covers every request of a warp file")
+		}
+	}
 	sort.SliceStable(order, func(i, j int) bool { return ops[order[i]].first < ops[order[j]].first })
 	hostOps := map[string][]OpAnalysis{}
 	var hostOrder []string
 	for _, name := range order {
 		b := ops[name]
 		oa := benchOpAnalysis(b.name, b.ws, b.we, b.total, b.rec, b.kinds)
+		if b.tooShort {
+			// No window: the operation's count, without a rate.
+			oa.Ops, oa.Bytes = float64(oa.Requests), float64(b.rec.Stats(0, b.name).Bytes)
+			pa.Notes = append(pa.Notes, fmt.Sprintf("%s: its requests span %s, too short for warp's cut (2 s dropped at each end, at least 2 s left): no rate, as warp analyze gives none (\"too few samples\")",
+				b.name, time.Duration(b.last-b.first).Round(time.Millisecond)))
+		}
 		rows := b.total.rows(b.name, o.Host, true)
 		oa.Segments = segmentStats(rows)
 		pa.Ops = append(pa.Ops, oa)
@@ -254,6 +349,9 @@ func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 		for _, ep := range b.epOrder {
 			e := b.eps[ep]
 			ha := benchOpAnalysis(b.name, b.ws, b.we, e.acc, e.rec, nil)
+			if b.tooShort {
+				ha.Ops, ha.Bytes = float64(ha.Requests), float64(e.rec.Stats(0, b.name).Bytes)
+			}
 			ha.Segments = segmentStats(e.acc.rows(b.name, ep, true))
 			if _, ok := hostOps[ep]; !ok {
 				hostOrder = append(hostOrder, ep)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -532,4 +533,123 @@ func baseName(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// ComparePaths compares two results, each a results folder or a file of
+// requests (storbench's s3 benchdata or a warp file). A file is one phase
+// with no name of its own: it is compared with every s3 phase of the other
+// side that has an operation in common with it (with the other file when
+// both are files). Its figures are analyze's: throughput over the
+// window analyze measures, the per-second series of that window for the
+// test, latency histograms from its requests.
+func ComparePaths(before, after string, o CompareOptions) (*Comparison, error) {
+	if isDir(before) && isDir(after) {
+		return CompareFolders(before, after, o)
+	}
+	a, fileA, err := readSide(before)
+	if err != nil {
+		return nil, err
+	}
+	b, fileB, err := readSide(after)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case fileA && fileB:
+		b[0].Summary.Name = a[0].Summary.Name
+	case fileA:
+		a = pairFile(a[0], b)
+	default:
+		b = pairFile(b[0], a)
+	}
+	c := Compare(a, b, o)
+	c.Before, c.After = baseName(before), baseName(after)
+	for _, x := range []struct {
+		name string
+		file bool
+		path string
+	}{{c.Before, fileA, before}, {c.After, fileB, after}} {
+		if x.file {
+			continue
+		}
+		if sum, err := results.ReadSummary(x.path); err == nil && sum.Status == results.StatusRunning {
+			c.Notes = append(c.Notes, x.name+": "+results.NeverFinishedNote)
+		}
+	}
+	return c, nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// readSide reads a results folder's phases, or a file of requests as one
+// phase (true).
+func readSide(path string) ([]PhaseData, bool, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if fi.IsDir() {
+		_, ps, err := ReadPhases(path)
+		return ps, false, err
+	}
+	p, err := FilePhase(path)
+	if err != nil {
+		return nil, true, err
+	}
+	return []PhaseData{p}, true, nil
+}
+
+// pairFile returns the file's phase once for every s3 phase of others
+// that has an operation in common with it, under that phase's name.
+func pairFile(file PhaseData, others []PhaseData) []PhaseData {
+	var out []PhaseData
+	seen := map[string]bool{}
+	for _, p := range others {
+		k := phaseKey(p.Summary)
+		if p.Summary.Engine != "s3" || seen[k] {
+			continue
+		}
+		common := false
+		for _, op := range file.Summary.Ops {
+			_, ok := findOp(p.Summary.Ops, op.Op)
+			common = common || ok
+		}
+		if !common {
+			continue
+		}
+		seen[k] = true
+		f := file
+		f.Summary.Name, f.Summary.Group, f.Summary.Point = p.Summary.Name, p.Summary.Group, p.Summary.Point
+		out = append(out, f)
+	}
+	return out
+}
+
+// FilePhase analyses a file of requests (storbench's s3 benchdata or a warp
+// file) with 1 s segments and returns it as one phase: per operation
+// analyze's throughput over its window and the latency of the requests it
+// covers, with one host (the file) whose series are the window's seconds.
+func FilePhase(path string) (PhaseData, error) {
+	a, err := AnalyzeBenchData(path, Options{Segment: time.Second})
+	if err != nil {
+		return PhaseData{}, err
+	}
+	pa := a.Phases[0]
+	ps := results.PhaseSummary{Name: pa.Name, Engine: pa.Engine, Status: results.StatusCompleted, Hosts: []string{a.Source}}
+	host := &engine.HostResult{Host: a.Source}
+	for _, oa := range pa.Ops {
+		ps.Ops = append(ps.Ops, results.OpSummary{Op: oa.Op, Ops: oa.Requests, Bytes: uint64(math.Round(oa.Bytes)),
+			Errors: uint64(math.Round(oa.Errors)), ErrorKinds: oa.ErrorKinds, DurationS: oa.Window.DurationS,
+			BwBytesPerS: oa.BwBytesPerS, OpsPerS: oa.OpsPerS, Lat: oa.Lat, TTFB: oa.TTFB})
+		host.Ops = append(host.Ops, record.OpStats{Op: oa.Op, Ops: oa.Requests, StartNs: oa.Window.StartNs, EndNs: oa.Window.EndNs,
+			Lat: record.Hist{Bins: oa.Bins}})
+	}
+	for _, r := range pa.Rows {
+		host.Series = append(host.Series, record.Second{StartNs: r.Start.UnixNano(), EndNs: r.End.UnixNano(), Op: r.Op,
+			Ops: uint64(math.Round(r.Objs)), Bytes: uint64(math.Round(r.Bytes)), Errors: uint64(math.Round(r.Errors))})
+	}
+	return PhaseData{Summary: ps, Hosts: []*engine.HostResult{host}}, nil
 }

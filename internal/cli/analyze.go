@@ -43,15 +43,18 @@ func newAnalyzeCommand(st *State) *cobra.Command {
 	var o AnalyzeOptions
 	cmd := &cobra.Command{
 		Use:   "analyze RESULT",
-		Short: "Re-analyse a results folder or an s3 benchdata file",
-		Long: `Reads a results folder (fio, md or s3) or an s3 benchdata file (.tsv.zst) and
-prints, per phase, operation and host: throughput over the window in which
-every worker (host) was running, the fastest, median and slowest time
-segment, latency percentiles from merged histograms, and errors. --csv prints
-the time series with warp's columns. Benchdata files are streamed: memory
-stays bounded whatever their size.`,
+		Short: "Re-analyse a results folder, an s3 benchdata file or a warp file",
+		Long: `Reads a results folder (fio, md or s3), an s3 benchdata file (.tsv.zst) or a
+file recorded by warp (--benchdata, .csv.zst) and prints, per phase,
+operation and host: throughput over the window in which every worker (host)
+was running, the fastest, median and slowest time segment, latency
+percentiles from merged histograms, and errors. A warp file's window is cut
+as warp analyze cuts it, so its figures are the ones warp printed. --csv
+prints the time series with warp's columns. Files are told apart by their
+first line and streamed: memory stays bounded whatever their size.`,
 		Example: `  storbench analyze results/20261121T051502Z-3fa9_quick
   storbench analyze --op GET --skip 10s --segment 5s get.tsv.zst
+  storbench analyze warp-get-2026-01-10.csv.zst
   storbench analyze --csv results/20261121T051502Z-3fa9_quick > series.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -95,7 +98,7 @@ func runAnalyze(_ context.Context, st *State, o AnalyzeOptions, path string) err
 	case fi.IsDir():
 		return asUsage(err) // results name the folder and what is missing
 	default:
-		return usageErr("%s is not an s3 benchdata file (want the zstd-compressed TSV that s3 --benchdata or --full write): %v", path, err)
+		return asUsage(err) // names the file and what is wrong with it
 	}
 	var buf bytes.Buffer
 	switch {

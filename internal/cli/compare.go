@@ -49,9 +49,14 @@ the per-second series (or across iterations where a phase has several);
 latency mean with Welch's t-test on the requests, percentiles with
 distribution-free confidence intervals from the merged histograms. A change is
 called faster or slower only if the test says so and it exceeds --threshold.
-Settings that differ between the runs are listed.`,
+Settings that differ between the runs are listed. Either side can be a file
+of requests, an s3 benchdata file or a file recorded by warp (.csv.zst), so a
+warp history compares with storbench runs: the file is compared with every s3
+phase of the other side that has an operation in common, its figures those
+analyze gives it.`,
 		Example: `  storbench compare results/before results/after
-  storbench compare --threshold 3 --fail-code 3 results/nightly-1 results/nightly-2`,
+  storbench compare --threshold 3 --fail-code 3 results/nightly-1 results/nightly-2
+  storbench compare warp-get-2026-01-10.csv.zst results/20261121T051502Z-3fa9_s3-get`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCompare(cmd.Context(), st, o, args[0], args[1])
@@ -86,7 +91,7 @@ func runCompare(_ context.Context, st *State, o CompareOptions, before, after st
 	if o.FailCode < 0 || o.FailCode > maxFailCode {
 		return usageErr("--fail-code %d: want 1 to %d (126 and above are the shell's own codes), or 0 for never", o.FailCode, maxFailCode)
 	}
-	c, err := analyze.CompareFolders(before, after, analyze.CompareOptions{ThresholdPct: o.Threshold, Alpha: 1 - o.Confidence/100})
+	c, err := analyze.ComparePaths(before, after, analyze.CompareOptions{ThresholdPct: o.Threshold, Alpha: 1 - o.Confidence/100})
 	if err != nil {
 		return asUsage(err)
 	}
