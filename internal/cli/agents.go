@@ -74,7 +74,7 @@ type agentSet struct {
 	remote bool
 	close  func()
 	// hosts are the host entries the agents came from, with the slots host
-	// files gave them (none for this machine alone).
+	// files gave them (none when no host was named).
 	hosts []hosts.Entry
 }
 
