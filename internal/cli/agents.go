@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +24,9 @@ import (
 type AgentsOptions struct {
 	Agents     []string
 	AgentsFile string
+	// Hostfile is an MPI hostfile: MPICH's host:slots or Open MPI's host
+	// slots=N; agents listen on the default port there.
+	Hostfile   string
 	TokenFile  string
 	TLSCert    string
 	TLSKey     string
@@ -44,8 +48,10 @@ const DefaultMaxErrorShare = 5.0
 
 // AddFlags registers the options' flags.
 func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
-	f.StringSliceVar(&o.Agents, "agents", nil, "agents to run on, host[:port] (default port 7761); comma lists and ranges: client{1...8}:7761")
-	f.StringVar(&o.AgentsFile, "agents-file", "", "file listing agents, one host[:port] or range per line (# comments)")
+	// A string array, not a slice: pflag would cut "node[01-16,20]" at its comma.
+	f.StringArrayVar(&o.Agents, "agents", nil, "agents to run on, host[:port] (default port 7761); comma lists, ranges and Slurm lists: client{1...8}:7761, node[01-16,20]:7761")
+	f.StringVar(&o.AgentsFile, "agents-file", "", "file listing agents: host[:port], ranges or Slurm lists per line, optionally followed by slots=N (md workers per host); # comments")
+	f.StringVar(&o.Hostfile, "hostfile", "", "MPI hostfile (as mpiexec -f, mpirun --hostfile): MPICH host:slots or Open MPI host slots=N; slots become md workers per host; agents on port 7761")
 	f.StringVar(&o.TokenFile, "token-file", "", "file holding the agents' shared token")
 	f.StringVar(&o.TLSCert, "tls-cert", "", "client certificate (PEM) for agents that require one")
 	f.StringVar(&o.TLSKey, "tls-key", "", "the client certificate's key (PEM)")
@@ -68,29 +74,59 @@ type agentSet struct {
 	// remote says some agent is on another process.
 	remote bool
 	close  func()
+	// hosts are the host entries the agents came from, with the slots host
+	// files gave them (none when no host was named).
+	hosts []hosts.Entry
 }
 
-// hostEntries gathers the hosts from arguments, --agents and --agents-file,
-// expanded and without duplicates.
-func (o AgentsOptions) hostEntries(args []string) ([]string, error) {
-	list := append(append([]string(nil), args...), o.Agents...)
-	if o.AgentsFile != "" {
-		b, err := os.ReadFile(o.AgentsFile)
+// hostEntries gathers the hosts from arguments, --agents, --agents-file and
+// --hostfile, expanded and without duplicates, with the slots the files
+// give them.
+func (o AgentsOptions) hostEntries(args []string) ([]hosts.Entry, error) {
+	var out []hosts.Entry
+	if list := append(append([]string(nil), args...), o.Agents...); len(list) > 0 {
+		names, err := hosts.Expand(list, 0)
 		if err != nil {
-			return nil, fmt.Errorf("--agents-file: %v", err)
+			return nil, err
 		}
-		for _, l := range strings.Split(string(b), "\n") {
-			l, _, _ = strings.Cut(l, "#")
-			list = append(list, strings.Fields(l)...)
-		}
-		if len(list) == len(args)+len(o.Agents) {
-			return nil, fmt.Errorf("--agents-file %s names no host", o.AgentsFile)
+		for _, n := range names {
+			e, err := hosts.ParseEntry(n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
 		}
 	}
-	if len(list) == 0 {
-		return nil, nil
+	for _, file := range []struct {
+		flag, path string
+		format     hosts.Format
+	}{{"--agents-file", o.AgentsFile, hosts.AgentsFormat}, {"--hostfile", o.Hostfile, hosts.MPIFormat}} {
+		if file.path == "" {
+			continue
+		}
+		room := hosts.DefaultLimit - len(out)
+		if room < 1 {
+			return nil, fmt.Errorf("%s: more than %d hosts in all", file.flag, hosts.DefaultLimit)
+		}
+		b, err := os.ReadFile(file.path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", file.flag, err)
+		}
+		es, err := hosts.ParseHostfile(file.path, b, file.format, room)
+		if err != nil {
+			return nil, fmt.Errorf("%s %v", file.flag, err)
+		}
+		for _, e := range es {
+			i := slices.IndexFunc(out, func(x hosts.Entry) bool { return x.Host == e.Host && x.Port == e.Port })
+			switch {
+			case i < 0:
+				out = append(out, e)
+			case out[i].Slots != e.Slots:
+				return nil, fmt.Errorf("%s: %s is given twice, with different slots; list it once", file.flag, e)
+			}
+		}
 	}
-	return hosts.Expand(list, 0)
+	return out, nil
 }
 
 // isLocal reports a host entry that means this machine without a port: it
@@ -146,10 +182,23 @@ func hostNames(entries []string) []string {
 
 // buildAgents turns the hosts into agents: none means this machine alone.
 func (o AgentsOptions) buildAgents(ctx context.Context, st *State, args []string, p Plan) (*agentSet, error) {
-	entries, err := o.hostEntries(args)
+	es, err := o.hostEntries(args)
 	if err != nil {
 		return nil, asUsage(err)
 	}
+	entries := make([]string, len(es))
+	for i, e := range es {
+		entries[i] = e.String()
+	}
+	set, err := o.startAgents(ctx, st, entries, p)
+	if set != nil {
+		set.hosts = es
+	}
+	return set, err
+}
+
+// startAgents makes the agents of the host entries (host[:port]).
+func (o AgentsOptions) startAgents(ctx context.Context, st *State, entries []string, p Plan) (*agentSet, error) {
 	for _, e := range entries {
 		if _, _, err := splitHostPort(e); err != nil {
 			return nil, asUsage(err)
@@ -288,5 +337,5 @@ func describeHosts(agents []cluster.Agent) string {
 // remote reports that the options name agents, so the phases may run on
 // other machines (which hold their own S3 keys).
 func (o AgentsOptions) remote() bool {
-	return len(o.Agents) > 0 || o.AgentsFile != "" || o.SSH
+	return len(o.Agents) > 0 || o.AgentsFile != "" || o.Hostfile != "" || o.SSH
 }

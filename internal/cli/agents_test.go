@@ -27,9 +27,13 @@ func TestHostEntries(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "agents")
 	_ = os.WriteFile(f, []byte("# the rack\nnode{1...3}:7761  # three\n\nnode9\n"), 0o644)
 	o := AgentsOptions{Agents: []string{"extra:1"}, AgentsFile: f}
-	got, err := o.hostEntries([]string{"pos"})
+	es, err := o.hostEntries([]string{"pos"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range es {
+		got = append(got, e.String())
 	}
 	if strings.Join(got, ",") != "pos,extra:1,node1:7761,node2:7761,node3:7761,node9" {
 		t.Errorf("entries %v", got)

@@ -81,6 +81,11 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		return nil, err
 	}
 	defer set.close()
+	phases, notes, err := withSlots(p.Phases, set.hosts)
+	if err != nil {
+		return nil, err
+	}
+	p.Phases, p.Notes = phases, append(p.Notes, notes...)
 	// Directories and fio are checked here only for this machine; remote
 	// agents check their own when preparing.
 	for _, d := range p.Dirs {

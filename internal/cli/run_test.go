@@ -106,7 +106,12 @@ func TestExamplesRun(t *testing.T) {
 				env := map[string]string{"STORBENCH_HOST": srv.Endpoint, "STORBENCH_ACCESS_KEY": s3test.AccessKey, "STORBENCH_SECRET_KEY": s3test.SecretKey}
 				st.Getenv = func(k string) string { return env[k] }
 			}
-			res, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 95, FioBin: "fio"}, f)
+			opts := RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 95, FioBin: "fio"}
+			if strings.Contains(f, "mdtest") {
+				// As the seed runs mdtest: with a hostfile whose slots are the workers.
+				opts.Agents.Hostfile = strings.TrimSuffix(f, ".yaml") + ".hosts"
+			}
+			res, err := runSuite(context.Background(), st, opts, f)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, out)
 			}
@@ -147,6 +152,10 @@ func TestExamplesRun(t *testing.T) {
 			case strings.Contains(f, "mdtest"):
 				if p := res.Summary.Phases[0]; p.Ops[0].Rate == nil || p.Ops[0].Rate.Iterations != 3 {
 					t.Errorf("mdtest example lacks 3 iterations of rates: %+v", p.Ops[0].Rate)
+				}
+				// 3 slots, 1000 files per worker, 3 iterations.
+				if n := fileCreates(t, &res.Summary); n != 3*1000*3 {
+					t.Errorf("mdtest example created %d files, want 9000 (the hostfile's 3 slots as workers)", n)
 				}
 			}
 		})

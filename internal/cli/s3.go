@@ -53,7 +53,7 @@ type S3Options struct {
 // AddFlags registers the flags for op (mixed and versioned get the
 // distributions, multipart the part settings, delete the batch).
 func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
-	f.StringVar(&o.Host, "host", "", "S3 endpoints host:port; comma lists and {1...N} ranges anywhere in the name [$STORBENCH_HOST]")
+	f.StringVar(&o.Host, "host", "", "S3 endpoints host:port; comma lists, {1...N} ranges anywhere in the name and Slurm lists (s[1-4]:9000) [$STORBENCH_HOST]")
 	f.StringVar(&o.AccessKey, "access-key", "", "access key [$STORBENCH_ACCESS_KEY]")
 	f.StringVar(&o.SecretKey, "secret-key", "", "secret key [$STORBENCH_SECRET_KEY]")
 	f.BoolVar(&o.TLS, "tls", false, "use HTTPS [$STORBENCH_TLS]")

@@ -1,6 +1,8 @@
 // Package hosts expands host lists as the seed documents write them: several
-// arguments, comma-separated lists, and numeric ranges in braces anywhere in a
-// name ("client{1...8}:7761", "10.0.0.{10...13}", "node{01...16}").
+// arguments, comma-separated lists, numeric ranges in braces anywhere in a
+// name ("client{1...8}:7761", "10.0.0.{10...13}", "node{01...16}"), and
+// Slurm host lists ("node[01-16,20]:7761"). It also reads host files:
+// storbench's agents files and MPI hostfiles (hostfile.go).
 package hosts
 
 import (
@@ -22,15 +24,20 @@ func Expand(args []string, limit int) ([]string, error) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
+	return expand(args, limit, limit)
+}
+
+// expand is Expand with room names left under the limit.
+func expand(args []string, room, limit int) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, arg := range args {
-		for _, part := range strings.Split(arg, ",") {
+		for _, part := range splitList(arg) {
 			part = strings.TrimSpace(part)
 			if part == "" {
 				continue
 			}
-			names, err := expandOne(part, limit-len(out))
+			names, err := expandEntry(part, room-len(out), limit)
 			if err != nil {
 				return nil, err
 			}
@@ -48,14 +55,33 @@ func Expand(args []string, limit int) ([]string, error) {
 	return out, nil
 }
 
-func expandOne(s string, room int) ([]string, error) {
+// expandEntry expands one entry of a list: its Slurm bracket groups, then
+// its brace ranges, into at most room names.
+func expandEntry(s string, room, limit int) ([]string, error) {
+	names, err := expandSlurm(s, room, limit)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, n := range names {
+		more, err := expandOne(n, room-len(out), limit)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return out, nil
+}
+
+// expandOne expands the brace ranges of one name into at most room names.
+func expandOne(s string, room, limit int) ([]string, error) {
 	if strings.ContainsAny(s, "{}") && rangeRE.FindStringIndex(s) == nil {
 		return nil, fmt.Errorf("host %q: malformed range (write {1...8})", s)
 	}
 	loc := rangeRE.FindStringSubmatchIndex(s)
 	if loc == nil {
 		if room < 1 {
-			return nil, fmt.Errorf("host list expands to more than the limit; raise it if this is intended")
+			return nil, overLimit(s, 1, room, limit)
 		}
 		return []string{s}, nil
 	}
@@ -69,7 +95,7 @@ func expandOne(s string, room int) ([]string, error) {
 		return nil, fmt.Errorf("host %q: range {%d...%d} is empty", s, lo, hi)
 	}
 	if hi-lo+1 > room {
-		return nil, fmt.Errorf("host %q expands to %d names, over the limit of %d; raise the limit if this is intended", s, hi-lo+1, room)
+		return nil, overLimit(s, uint64(hi-lo+1), room, limit)
 	}
 	width := 0
 	if len(loText) > 1 && loText[0] == '0' {
@@ -82,7 +108,7 @@ func expandOne(s string, room int) ([]string, error) {
 		for len(n) < width {
 			n = "0" + n
 		}
-		rest, err := expandOne(prefix+n+suffix, room-len(out))
+		rest, err := expandOne(prefix+n+suffix, room-len(out), limit)
 		if err != nil {
 			return nil, err
 		}
