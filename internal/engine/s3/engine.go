@@ -715,11 +715,19 @@ func (ph *phase) Cleanup(ctx context.Context) error {
 			keep(ph.removePrefix(ctx, ph.prefix))
 		}
 	}
-	keep(ph.removeBucketIfOurs(ctx))
+	left := ""
 	if first == nil {
+		var err error
+		left, err = ph.removeBucketIfOurs(ctx)
+		keep(err)
+	}
+	if first == nil && left == "" {
 		return nil
 	}
-	reason := "cleanup: " + first.Error()
+	reason := left
+	if first != nil {
+		reason = "cleanup: " + first.Error()
+	}
 	l := engine.Leftover{Host: ph.env.Host, What: "objects", Where: c.Bucket + "/" + ph.prefix, Reason: reason}
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
@@ -730,7 +738,7 @@ func (ph *phase) Cleanup(ctx context.Context) error {
 		l.AtMost = &most
 	}
 	var items []engine.Leftover
-	if l.Count == nil || *l.Count > 0 {
+	if first != nil && (l.Count == nil || *l.Count > 0) {
 		items = append(items, l)
 	}
 	if ph.createdBucket && !ph.bucketGone {
@@ -833,50 +841,87 @@ func (ph *phase) removePrefix(ctx context.Context, pfx string) error {
 	return rmErr
 }
 
-// removeBucketIfOurs removes the bucket when this run's marker is in it and
-// nothing else is; other phases or hosts of the run may still have objects
-// there, in which case the last one to clean up removes it.
-func (ph *phase) removeBucketIfOurs(ctx context.Context) error {
+// bucketWait bounds how long the host that created the bucket waits at
+// cleanup for the other hosts of the run to delete their objects from it.
+// They clean up at the same moment, and only the creator removes the
+// bucket: two hosts that each looked while the other's objects were still
+// there would otherwise both leave it, or race to remove it.
+var bucketWait = 2 * time.Minute
+
+// removeBucketIfOurs removes the bucket when this host created it and,
+// once the run's other hosts have deleted their objects, nothing is left in
+// it but this run's marker. It returns why the bucket was left in place,
+// if it was (objects that are not this run's, or other hosts' objects
+// still there after bucketWait).
+func (ph *phase) removeBucketIfOurs(ctx context.Context) (left string, err error) {
+	if !ph.createdBucket {
+		return "", nil
+	}
 	c := ph.c
 	marker := ph.runPfx + markerName
-	if _, err := ph.admin.StatObject(ctx, c.Bucket, marker, minio.StatObjectOptions{}); err != nil {
-		code := minio.ToErrorResponse(err).Code
-		if !ph.createdBucket || code == "NoSuchBucket" {
-			// Not created by this run, or already gone.
-			ph.bucketGone = ph.createdBucket
-			return nil
+	deadline := time.Now().Add(bucketWait)
+	for {
+		others, foreign, err := ph.bucketHolds(ctx, marker)
+		switch {
+		case noSuchBucket(err):
+			ph.bucketGone = true
+			return "", nil
+		case err != nil:
+			return "", err
+		case foreign:
+			return "it holds objects that are not this run's", nil
+		case !others:
+			if err := ph.admin.RemoveObject(ctx, c.Bucket, marker, minio.RemoveObjectOptions{}); err != nil && !noSuchBucket(err) {
+				return "", err
+			}
+			if c.Op == "versioned" {
+				_ = ph.removePrefix(ctx, ph.runPfx) // delete markers of the marker
+			}
+			err := ph.admin.RemoveBucket(ctx, c.Bucket)
+			if err == nil || noSuchBucket(err) {
+				ph.bucketGone = true
+				return "", nil
+			}
+			if minio.ToErrorResponse(err).Code != "BucketNotEmpty" {
+				return "", err
+			}
+			// A server may still be removing what another host deleted a
+			// moment ago (versitygw: the emptied directories): look again.
 		}
-		if code != "NoSuchKey" && code != "NotFound" {
-			return err
+		if time.Now().After(deadline) {
+			return fmt.Sprintf("objects of this run's other hosts were still in it after %s", bucketWait), nil
 		}
-		// This host made the bucket but its marker is missing (the
-		// write failed): the bucket is still this run's to remove.
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
-	opts := minio.ListObjectsOptions{Recursive: true, MaxKeys: 2, WithVersions: c.Op == "versioned"}
+}
+
+// bucketHolds lists the bucket (versions too, for versioned phases) until
+// it finds an object of this run other than the marker (others) or one that
+// is not this run's (foreign).
+func (ph *phase) bucketHolds(ctx context.Context, marker string) (others, foreign bool, err error) {
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for o := range ph.admin.ListObjects(lctx, c.Bucket, opts) {
-		if o.Err != nil {
-			return o.Err
+	opts := minio.ListObjectsOptions{Recursive: true, WithVersions: ph.c.Op == "versioned"}
+	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, opts) {
+		switch {
+		case o.Err != nil:
+			return others, foreign, o.Err
+		case !strings.HasPrefix(o.Key, ph.runPfx):
+			return others, true, nil
+		case o.Key != marker:
+			// Keys come sorted: a key that is not this run's and sorts
+			// after its prefix is seen once the run's other objects are
+			// gone, on the listing that decides.
+			return true, false, nil
 		}
-		if o.Key != marker {
-			return nil // something else is there: leave the bucket
-		}
 	}
-	if err := ph.admin.RemoveObject(ctx, c.Bucket, marker, minio.RemoveObjectOptions{}); err != nil {
-		return err
-	}
-	if c.Op == "versioned" {
-		_ = ph.removePrefix(ctx, ph.runPfx) // delete markers of the marker
-	}
-	err := ph.admin.RemoveBucket(ctx, c.Bucket)
-	switch minio.ToErrorResponse(err).Code {
-	case "NoSuchBucket":
-		ph.bucketGone = true
-		return nil
-	case "BucketNotEmpty":
-		return nil
-	}
-	ph.bucketGone = err == nil
-	return err
+	return others, foreign, nil
+}
+
+func noSuchBucket(err error) bool {
+	return err != nil && minio.ToErrorResponse(err).Code == "NoSuchBucket"
 }

@@ -5,11 +5,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -261,8 +264,14 @@ func TestBucketCreatedAndRemovedOnlyWhenEmpty(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := pr.Cleanup(ctx); err != nil {
+		err = pr.Cleanup(ctx)
+		var le *engine.LeftoverError
+		switch {
+		case !keepForeign && err != nil:
 			t.Fatal(err)
+		case keepForeign && (!errors.As(err, &le) || len(le.Items) != 1 || le.Items[0].What != "bucket" || !strings.Contains(le.Items[0].Reason, "not this run's")):
+			// The bucket storbench made stays, and the user is told why.
+			t.Fatalf("cleanup of a bucket with someone else's object: %v", err)
 		}
 	}
 	run("fresh", false)
@@ -448,6 +457,61 @@ func TestSeveralEndpointsAreReportedEach(t *testing.T) {
 		}
 		if sum != res.Ops[0].Ops {
 			t.Errorf("%s: endpoints add up to %d, the total is %d", sel, sum, res.Ops[0].Ops)
+		}
+	}
+}
+
+// Hosts of one run clean up at the same moment: the bucket one of them
+// created goes once every host has deleted its objects, and no host reports
+// it as left behind. Before, each host removed the bucket when it saw
+// nothing else in it: two hosts that looked while the other's objects were
+// still there both left it, silently, and a host that found it already
+// removed reported it as a leftover.
+func TestBucketRemovedOnceByTheHostsOfOneRun(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	cl := adminClient(t, srv)
+	ctx := context.Background()
+	for round := range 6 {
+		bucket := fmt.Sprintf("hosts%d", round)
+		p := baseParams(srv, "put")
+		p["bucket"] = bucket
+		p["duration"] = "200ms"
+		ph := phaseOf(t, "put", p)
+		const hosts = 4
+		prs := make([]engine.Prepared, hosts)
+		errs := make([]error, hosts)
+		var wg sync.WaitGroup
+		for i := range hosts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				prs[i], errs[i] = Engine{}.Prepare(ctx, engine.Env{Host: fmt.Sprintf("h%d", i), RunID: "r1"}, ph)
+				if errs[i] == nil {
+					_, errs[i] = prs[i].Run(ctx, time.Now(), nil)
+				}
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d host %d: %v", round, i, err)
+			}
+		}
+		for i := range hosts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = prs[i].Cleanup(ctx)
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("round %d host %d: cleanup: %v", round, i, err)
+			}
+		}
+		if ok, _ := cl.BucketExists(ctx, bucket); ok {
+			t.Errorf("round %d: the bucket the run created was left behind: %v", round, keysUnder(t, cl, bucket, ""))
 		}
 	}
 }
