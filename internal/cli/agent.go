@@ -51,7 +51,7 @@ func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.TLSKey, "tls-key", "", "the certificate's key (PEM)")
 	f.StringVar(&o.TLSCA, "tls-ca", "", "require controllers to present a client certificate signed by this CA (PEM)")
 	f.StringVar(&o.FioBin, "fio-bin", "fio", "fio binary (never taken from the controller)")
-	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow fio job files that run commands (exec_prerun, exec_postrun, ioengine=exec, external engines)")
+	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow fio job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
 	f.StringVar(&o.S3CredentialsFile, "s3-credentials-file", "", "file with STORBENCH_ACCESS_KEY=... and STORBENCH_SECRET_KEY=... lines for s3 phases (default: those environment variables)")
 	f.BoolVar(&o.Stdin, "stdin", false, "read the token from stdin's first line and exit when stdin closes (used by --ssh)")
 	f.DurationVar(&o.ClockSkew, "test-clock-skew", 0, "test hook: make this agent's clock look off by this much")

@@ -33,7 +33,7 @@ func (o *FioOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Size, "size", "", "file size per job (e.g. 256M, 2G), replacing the job files' filesize")
 	f.IntVar(&o.Numjobs, "numjobs", 0, "jobs per multi-job section, replacing numjobs (single-job latency sections keep 1)")
 	f.BoolVar(&o.Keep, "keep", false, "keep the files fio created")
-	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow job files that run commands (exec_prerun, exec_postrun, ioengine=exec, external engines)")
+	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
 	nonZero(f, "runtime", "the job files' own runtime")
 	nonZero(f, "size", "the job files' own size")

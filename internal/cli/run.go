@@ -45,7 +45,7 @@ func (o *RunOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Results, "results", "", "folder that receives the results folder (default: the suite's, else ./results)")
 	f.StringVar(&o.FioBin, "fio-bin", "fio", "fio binary")
 	f.BoolVar(&o.Keep, "keep", false, "keep created files and objects")
-	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow fio job files that run commands")
+	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow fio job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print the expanded plan and its estimated duration, run nothing")
 	f.StringVar(&o.MaxDuration, "max-duration", "", "refuse a suite whose estimated duration exceeds this (e.g. 2h)")
 	f.Float64Var(&o.CoVWarn, "cov-warn", 100*results.DefaultCoVWarn, "flag a sweep point unstable when its iterations' coefficient of variation exceeds this percentage")
