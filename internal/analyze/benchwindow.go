@@ -12,6 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -239,7 +240,7 @@ func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 	}
 	name := filepath.Base(path)
 	a := &Analysis{Source: name, Kind: "benchdata", Name: strings.TrimSuffix(name, ".tsv.zst"), Requests: n, Options: o.record()}
-	pa := PhaseAnalysis{Name: a.Name, Engine: "s3", LatencyScope: "window"}
+	pa := PhaseAnalysis{Name: a.Name, Engine: model.EngineS3, LatencyScope: "window"}
 	sort.SliceStable(order, func(i, j int) bool { return ops[order[i]].first < ops[order[j]].first })
 	hostOps := map[string][]OpAnalysis{}
 	var hostOrder []string

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/stats"
@@ -77,8 +77,8 @@ type SettingChange struct {
 
 // PhaseComparison compares one phase (or one group of iterations).
 type PhaseComparison struct {
-	Name   string `json:"name"`
-	Engine string `json:"engine"`
+	Name   string           `json:"name"`
+	Engine model.EngineName `json:"engine"`
 	// Iterations are the number of phases compared on each side.
 	Iterations [2]int         `json:"iterations"`
 	Ops        []OpComparison `json:"ops"`
@@ -113,7 +113,7 @@ type Figure struct {
 // PhaseData is one phase of a result: its summary and its hosts' results.
 type PhaseData struct {
 	Summary results.PhaseSummary
-	Hosts   []*engine.HostResult
+	Hosts   []*model.HostResult
 }
 
 // ReadPhases reads every phase of a results folder with its hosts.
@@ -468,9 +468,7 @@ func flatSettings(r *results.RunInfo) map[string]string {
 		"version.fio": r.Versions.Fio, "version.kernel": r.Versions.Kernel,
 	}
 	if r.Agents != nil {
-		if list, ok := r.Agents.([]any); ok {
-			m["hosts"] = fmt.Sprint(len(list))
-		}
+		m["hosts"] = fmt.Sprint(len(r.Agents))
 	}
 	for k, v := range r.Settings {
 		flatten(m, "settings."+k, v, r.RunID)
@@ -478,7 +476,7 @@ func flatSettings(r *results.RunInfo) map[string]string {
 	for _, p := range r.Plan {
 		var v any
 		if json.Unmarshal(p.Params, &v) == nil {
-			flatten(m, "phase "+p.Name+"."+p.Engine, v, r.RunID)
+			flatten(m, "phase "+p.Name+"."+string(p.Engine), v, r.RunID)
 		}
 	}
 	for k, v := range m {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/hosts"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/units"
 )
@@ -268,7 +269,7 @@ func hostLines(st *State, ps *results.PhaseSummary) {
 	if ps.Window != nil {
 		fmt.Fprintf(st.Stdout, "    totals over the %.1fs in which all %d hosts ran\n", ps.Window.DurationS, len(ps.PerHost))
 	}
-	if ps.Engine == "md" {
+	if ps.Engine == model.EngineMD {
 		fmt.Fprintf(st.Stdout, "    totals: each operation started on all %d hosts at once; its rate is all items over the time from that start to the end of the slowest host (mdtest)\n", len(ps.PerHost))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 )
 
@@ -97,7 +98,7 @@ func TestFourCornersSummaryEqualsFioJSON(t *testing.T) {
 	if len(sum.Phases) != 6 || sum.Status != results.StatusCompleted {
 		t.Fatalf("want 6 completed phases, got %d, status %s", len(sum.Phases), sum.Status)
 	}
-	wantReport := map[string]string{"011-bandwidthR": "bandwidth", "021-latencyR": "latency", "031-iopsR": "iops"}
+	wantReport := map[string]model.Headline{"011-bandwidthR": "bandwidth", "021-latencyR": "latency", "031-iopsR": "iops"}
 	for _, ps := range sum.Phases {
 		if r, ok := wantReport[ps.Name]; ok && ps.Report != r {
 			t.Errorf("%s: report %q, want %q", ps.Name, ps.Report, r)

@@ -14,6 +14,7 @@ import (
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/suite"
@@ -99,13 +100,13 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		if err := engine.Validate(ph); err != nil {
 			return nil, asUsage(fmt.Errorf("phase %s: %v", ph.Name, err))
 		}
-		if ph.Engine == "fio" {
+		if ph.Engine == model.EngineFio {
 			usesFio = true
 			if err := fio.CheckPhase(ph, p.AllowExec); err != nil {
 				return nil, asUsage(err)
 			}
 		}
-		if ph.Engine == "s3" && set.local != nil {
+		if ph.Engine == model.EngineS3 && set.local != nil {
 			if err := checkBenchdata(ph); err != nil {
 				return nil, err
 			}
@@ -190,7 +191,7 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		if runErr != nil {
 			break
 		}
-		if p.BenchdataInFolder && ph.Engine == "s3" {
+		if p.BenchdataInFolder && ph.Engine == model.EngineS3 {
 			if ph, err = withBenchdata(ph, filepath.Join(folder.Path, folder.NextPhaseDir(ph.Name), "hosts", results.SafeName(agents[0].Name()))); err != nil {
 				runErr = err
 				break
@@ -244,7 +245,7 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		st.logf(1, "    stages: prepare %.2fs, run %.2fs, cleanup %.2fs", ps.Timing.PrepareS, ps.Timing.RunS, ps.Timing.CleanupS)
 		for _, h := range out.Results {
 			if r := h.Meta["report"]; r != "" {
-				ps.Report = r
+				ps.Report = model.Headline(r)
 			}
 		}
 		applyLabel(&ps, label)
@@ -342,11 +343,11 @@ func applyLabel(ps *results.PhaseSummary, l suite.Labels) {
 	if l.Report != "" {
 		ps.Report = l.Report
 	}
-	if ps.Report == "" && ps.Engine == "fio" {
-		ps.Report = "bandwidth"
+	if ps.Report == "" && ps.Engine == model.EngineFio {
+		ps.Report = model.HeadlineBandwidth
 		if bs := results.PointValue(ps.Point, "bs"); bs != "" {
 			if n, err := units.ParseSize(bs); err == nil && n < 64<<10 {
-				ps.Report = "iops"
+				ps.Report = model.HeadlineIOPS
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/stats"
 	"github.com/storbench/storbench/internal/suite"
@@ -141,7 +142,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Resul
 	remote := o.Agents.remote() || len(s.Agents) > 0
 	if o.DryRun {
 		var notes []string
-		if !localKeys && !remote && slices.ContainsFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == "s3" && !s3PhaseHasKeys(ph) }) {
+		if !localKeys && !remote && slices.ContainsFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == model.EngineS3 && !s3PhaseHasKeys(ph) }) {
 			notes = append(notes, fmt.Sprintf("s3 phases have no keys yet: set %s and %s (or access_key and secret_key in the suite's s3 block) before running", s3e.EnvAccessKey, s3e.EnvSecretKey))
 		}
 		return nil, dryRun(st, s, x, notes)
@@ -150,7 +151,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Resul
 	// found before anything runs (agents on other machines hold their own).
 	if !remote && !localKeys {
 		for _, ph := range x.Phases {
-			if ph.Engine == "s3" && !s3PhaseHasKeys(ph) {
+			if ph.Engine == model.EngineS3 && !s3PhaseHasKeys(ph) {
 				return nil, usageErr("phase %s: no S3 keys: set %s and %s (or access_key and secret_key in the suite's s3 block)", ph.Name, s3e.EnvAccessKey, s3e.EnvSecretKey)
 			}
 		}

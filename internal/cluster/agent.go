@@ -17,29 +17,12 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/model"
 )
 
-// Info describes an agent: who it is and what it runs.
-type Info struct {
-	Host       string    `json:"host"`
-	Hostname   string    `json:"hostname"`
-	Version    string    `json:"version"`
-	Protocol   int       `json:"protocol"`
-	Kernel     string    `json:"kernel"`
-	FioVersion string    `json:"fio_version,omitempty"`
-	Time       time.Time `json:"time"`
-	// Root says the agent runs as root (needed to drop caches).
-	Root bool `json:"root,omitempty"`
-	// Busy, when set, says which run and controller hold the agent now.
-	Busy string `json:"busy,omitempty"`
-	// Addr is where the controller reached the agent ("" in-process).
-	Addr string `json:"addr,omitempty"`
-	// ClockOffsetNs is the agent's clock minus the controller's, and RTTNs the
-	// round trip of the sample it was taken from, as measured before the
-	// first phase (0 in-process).
-	ClockOffsetNs int64 `json:"clock_offset_ns,omitempty"`
-	RTTNs         int64 `json:"rtt_ns,omitempty"`
-}
+// Info describes an agent: who it is and what it runs (model.AgentInfo:
+// run.json keeps it).
+type Info = model.AgentInfo
 
 // Request asks an agent to prepare a phase of a run.
 type Request struct {

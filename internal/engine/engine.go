@@ -13,23 +13,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 )
 
-// Phase is one unit of work sent to every agent. Params are engine-specific
-// and travel as JSON so a remote agent decodes them exactly as a local one.
-type Phase struct {
-	// Name is the phase's name in results ("011-bandwidthR", "md", "s3-get").
-	Name string `json:"name"`
-	// Engine names the engine: "fio", "md" or "s3".
-	Engine string `json:"engine"`
-	// Params are the engine's own settings.
-	Params json.RawMessage `json:"params"`
-}
+// Phase is one unit of work sent to every agent (model.Phase: run.json's
+// plan records it).
+type Phase = model.Phase
 
 // Env is what an agent tells an engine about where it runs.
 type Env struct {
@@ -104,36 +99,12 @@ type Snapshot struct {
 // LiveFunc receives snapshots. It must not block for long.
 type LiveFunc func(Snapshot)
 
-// HostResult is everything one host measured in one phase.
-type HostResult struct {
-	Host string `json:"host"`
-	// Ops are per-operation statistics with their windows set.
-	Ops []record.OpStats `json:"ops"`
-	// Series is the per-second throughput series.
-	Series []record.Second `json:"series,omitempty"`
-	// Meta carries engine facts worth keeping (fio's version, the job's
-	// report kind, the files' directory).
-	Meta map[string]string `json:"meta,omitempty"`
-	// Raw holds files to keep verbatim in the results folder, by file name
-	// (fio's JSON output). Never secrets.
-	Raw map[string][]byte `json:"raw,omitempty"`
-	// Err is set when the phase failed on this host after producing something;
-	// what was measured up to then is still in Ops.
-	Err string `json:"error,omitempty"`
-	// Unreachable is, per endpoint the host could not reach for a while
-	// (S3 connection errors), how long that was.
-	Unreachable []Unreachable `json:"unreachable,omitempty"`
-}
+// HostResult is everything one host measured in one phase; it is a
+// persisted type and lives in model.
+type HostResult = model.HostResult
 
-// Unreachable is the time one host could not reach one endpoint: the union
-// of the intervals from a connection error to the next answer (or the end
-// of the run), over all its workers.
-type Unreachable struct {
-	Endpoint string  `json:"endpoint"`
-	Seconds  float64 `json:"seconds"`
-	// Errors are the connection errors counted in that time.
-	Errors uint64 `json:"errors"`
-}
+// Unreachable is the time one host could not reach one endpoint.
+type Unreachable = model.Unreachable
 
 // Engine creates prepared phases.
 type Engine interface {
@@ -204,18 +175,18 @@ type KeyLister interface {
 	ParamKeys() []string
 }
 
-var registry = map[string]Engine{}
+var registry = map[model.EngineName]Engine{}
 
 // Register makes an engine available by name. It is called from init.
-func Register(name string, e Engine) {
+func Register(name model.EngineName, e Engine) {
 	if _, dup := registry[name]; dup {
-		panic("engine: duplicate registration of " + name)
+		panic("engine: duplicate registration of " + string(name))
 	}
 	registry[name] = e
 }
 
 // Lookup returns the engine registered under name.
-func Lookup(name string) (Engine, error) {
+func Lookup(name model.EngineName) (Engine, error) {
 	e, ok := registry[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown engine %q (known: %v)", name, Names())
@@ -224,12 +195,12 @@ func Lookup(name string) (Engine, error) {
 }
 
 // Names lists the registered engines, sorted.
-func Names() []string {
-	var out []string
+func Names() []model.EngineName {
+	var out []model.EngineName
 	for n := range registry {
 		out = append(out, n)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 

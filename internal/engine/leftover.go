@@ -6,47 +6,13 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/storbench/storbench/internal/model"
 )
 
-// Leftover is something a phase created that its cleanup could not remove:
-// what it is, where it is, and how many, so a user can remove it by hand.
-type Leftover struct {
-	// Host is the host whose phase created it.
-	Host string `json:"host"`
-	// What is "files and directories", "objects" or "bucket".
-	What string `json:"what"`
-	// Where is a path (files), bucket/prefix (objects) or a bucket name.
-	Where string `json:"where"`
-	// Count is how many entries are left, when they could be counted.
-	Count *int64 `json:"count,omitempty"`
-	// AtMost bounds the count when it could not be taken (the server did
-	// not answer): what the phase wrote there.
-	AtMost *int64 `json:"at_most,omitempty"`
-	// Reason says why it was left ("cleanup: connection refused", "host
-	// lost").
-	Reason string `json:"reason"`
-}
-
-// Text is the leftover in one line: "12 objects in bench/storbench/r/h/p/".
-func (l Leftover) Text() string {
-	n := "an unknown number of " + l.What
-	switch {
-	case l.What == "bucket":
-		n = "the bucket"
-	case l.Count != nil:
-		n = fmt.Sprintf("%d %s", *l.Count, l.What)
-	case l.AtMost != nil:
-		n = fmt.Sprintf("up to %d %s", *l.AtMost, l.What)
-	}
-	s := n + " in " + l.Where
-	if l.What == "bucket" {
-		s = "the bucket " + l.Where
-	}
-	if l.Reason != "" {
-		s += " (" + l.Reason + ")"
-	}
-	return s
-}
+// Leftover is something a phase created that its cleanup could not remove
+// (model.Leftover: summary.json keeps it).
+type Leftover = model.Leftover
 
 // LeftoverError is what Cleanup returns when it could not remove
 // everything: the typed description of what stays, and why.

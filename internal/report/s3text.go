@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/analyze"
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/units"
@@ -25,7 +25,7 @@ const S3EndpointsFile = "s3-endpoints.json"
 // and slowest 1-second segments, request time and time to first byte from
 // the merged histograms, per endpoint figures when there were several, and
 // errors by kind. Timestamps are printed in loc (nil: UTC).
-func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*engine.HostResult, loc *time.Location) {
+func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*model.HostResult, loc *time.Location) {
 	if loc == nil {
 		loc = time.UTC
 	}

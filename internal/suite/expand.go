@@ -13,6 +13,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -30,7 +31,7 @@ type Labels struct {
 	// Hosts runs the phase on the first Hosts agents (0: all).
 	Hosts int
 	// Report is the headline metric chosen in the suite, if any.
-	Report string
+	Report model.Headline
 }
 
 // KV is one matrix coordinate.
@@ -86,7 +87,7 @@ func Planned(p engine.Phase) (d time.Duration, estimated bool) {
 // phases were computed.
 func (x *Expanded) EstimateModels() []string {
 	var out []string
-	seen := map[string]bool{}
+	seen := map[model.EngineName]bool{}
 	for _, p := range x.Phases {
 		if seen[p.Engine] {
 			continue
@@ -147,14 +148,14 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 		}
 		planNoHost := false
 		switch ps.Engine {
-		case "fio", "md":
+		case model.EngineFio, model.EngineMD:
 			if _, ok := base["dir"]; !ok {
 				if s.Dir == "" {
 					return nil, fmt.Errorf("%s: %s phase has no dir and the suite sets none", where, ps.Engine)
 				}
 				base["dir"] = s.Dir
 			}
-		case "s3":
+		case model.EngineS3:
 			for k, v := range s.S3 {
 				if _, ok := base[k]; !ok {
 					base[k] = v
@@ -243,7 +244,7 @@ func (s *Suite) checkPhaseCount(s3Configured bool) error {
 	}
 	var total int64
 	for _, ps := range s.Phases {
-		if ps.Engine == "s3" && ps.Optional && !s3Configured && !hasS3Host(ps.Params) && !hasS3Host(s.S3) {
+		if ps.Engine == model.EngineS3 && ps.Optional && !s3Configured && !hasS3Host(ps.Params) && !hasS3Host(s.S3) {
 			continue
 		}
 		n := int64(max(ps.Iterations, 1))
@@ -253,7 +254,7 @@ func (s *Suite) checkPhaseCount(s3Configured bool) error {
 		}
 		n = mul(n, points)
 		jobs := 1
-		if ps.Engine == "fio" {
+		if ps.Engine == model.EngineFio {
 			jobs = s.fioJobCount(ps)
 			n = mul(n, int64(jobs))
 		}
@@ -266,7 +267,7 @@ func (s *Suite) checkPhaseCount(s3Configured bool) error {
 			if pts != "1" {
 				what += "s"
 			}
-			if ps.Engine == "fio" {
+			if ps.Engine == model.EngineFio {
 				what += " x " + plural(int64(jobs), "job file")
 			}
 			full, ok := exactCount(ps, s)
@@ -294,7 +295,7 @@ func exactCount(ps PhaseSpec, s *Suite) (int64, bool) {
 	for _, d := range ps.Matrix {
 		f = append(f, int64(len(d.Values)))
 	}
-	if ps.Engine == "fio" {
+	if ps.Engine == model.EngineFio {
 		f = append(f, int64(s.fioJobCount(ps)))
 	}
 	for _, x := range f {
@@ -368,8 +369,8 @@ func phaseName(group string, l Labels) string {
 
 // paramKey maps a matrix key to the engine's parameter name: flag-style
 // names ("obj.size") become parameter names ("obj_size").
-func paramKey(eng, k string) string {
-	if eng == "fio" {
+func paramKey(eng model.EngineName, k string) string {
+	if eng == model.EngineFio {
 		return k
 	}
 	return strings.ReplaceAll(k, ".", "_")
@@ -403,7 +404,7 @@ func points(m []Dim) [][]struct {
 // group each belongs to. noEndpoint validates an s3 phase as if it named
 // one (a dry run's plan).
 func (s *Suite) expandOne(where string, ps PhaseSpec, params map[string]any, noEndpoint bool) ([]engine.Phase, []string, error) {
-	if ps.Engine == "fio" {
+	if ps.Engine == model.EngineFio {
 		phases, err := expandFio(where, ps, params, s.base)
 		if err != nil {
 			return nil, nil, err
@@ -423,7 +424,7 @@ func (s *Suite) expandOne(where string, ps PhaseSpec, params map[string]any, noE
 	}
 	name := ps.Name
 	if name == "" {
-		name = ps.Engine
+		name = string(ps.Engine)
 		if op, ok := params["op"].(string); ok {
 			name += "-" + op
 		}
@@ -447,7 +448,7 @@ func (s *Suite) expandOne(where string, ps PhaseSpec, params map[string]any, noE
 
 // checkKeys refuses parameters the engine does not know, with a suggestion,
 // when the engine lists its keys.
-func checkKeys(where, eng string, params map[string]any) error {
+func checkKeys(where string, eng model.EngineName, params map[string]any) error {
 	e, err := engine.Lookup(eng)
 	if err != nil {
 		return fmt.Errorf("%s: %v", where, err)
@@ -637,7 +638,7 @@ func FioPhases(o FioSettings) ([]engine.Phase, error) {
 		if err != nil {
 			return nil, err
 		}
-		p := engine.Phase{Name: j.Name, Engine: "fio", Params: b}
+		p := engine.Phase{Name: j.Name, Engine: model.EngineFio, Params: b}
 		if err := engine.Validate(p); err != nil {
 			return nil, err
 		}
