@@ -186,12 +186,13 @@ func (a *LocalAgent) Run(ctx context.Context, startAt time.Time, live engine.Liv
 	a.mu.Lock()
 	graceful := a.stopped
 	a.mu.Unlock()
-	if graceful && parent.Err() == nil && errors.Is(err, context.Canceled) {
+	switch {
+	case graceful && parent.Err() == nil && errors.Is(err, context.Canceled):
 		// Ended by Stop (the controller's autoterm): a normal end.
-		if res != nil && res.Err == "interrupted" {
-			res.Err = ""
-		}
 		err = nil
+	case errors.Is(err, engine.ErrInterrupted) && res != nil && res.Err == "":
+		// What was measured stays, marked as cut short.
+		res.Err = engine.ErrInterrupted.Error()
 	}
 	return res, err
 }

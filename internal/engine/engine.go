@@ -116,7 +116,8 @@ type Engine interface {
 // Prepared is a phase ready to start.
 type Prepared interface {
 	// Run waits until startAt, runs the phase, and returns what was measured.
-	// Cancelling ctx stops the load; Run then returns what it has.
+	// Cancelling ctx stops the load; Run then returns what it has, with an
+	// error made by Interrupted.
 	Run(ctx context.Context, startAt time.Time, live LiveFunc) (*HostResult, error)
 	// Cleanup removes what Prepare and Run created, unless the env said Keep.
 	Cleanup(ctx context.Context) error

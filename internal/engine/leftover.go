@@ -82,6 +82,30 @@ func countEntries(path string) (int64, bool) {
 	return n, err == nil && n > 0
 }
 
+// ErrInterrupted marks a phase stopped before its end because its context
+// ended (Ctrl-C, a lost controller, an early stop): Run then returns what
+// was measured and an error that is ErrInterrupted, made by Interrupted.
+// The agent, not the engine, decides what that means: a stop it asked for
+// (autoterm) is a normal end, anything else marks the host's result
+// interrupted.
+var ErrInterrupted = errors.New("interrupted")
+
+// Interrupted returns the error Run returns when ctx ended the phase: it
+// reads as cause (ctx's error) and is both cause and ErrInterrupted to
+// errors.Is.
+func Interrupted(cause error) error {
+	if cause == nil {
+		cause = ErrInterrupted
+	}
+	return &interrupted{cause}
+}
+
+type interrupted struct{ cause error }
+
+func (e *interrupted) Error() string        { return e.cause.Error() }
+func (e *interrupted) Unwrap() error        { return e.cause }
+func (e *interrupted) Is(target error) bool { return target == ErrInterrupted }
+
 // ErrUnsupported marks an error saying the target lacks a feature the
 // phase needs (an S3 server without bucket versioning): bad input, found
 // before any load ran.

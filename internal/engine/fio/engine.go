@@ -277,10 +277,10 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		}
 	}
 	if ctx.Err() != nil {
-		// What fio measured until it was stopped stays, marked interrupted.
+		// What fio measured until it was stopped stays; the agent marks it
+		// interrupted unless it asked for the stop.
 		res.Ops = ops
-		res.Err = "interrupted"
-		return res, ctx.Err()
+		return res, engine.Interrupted(ctx.Err())
 	}
 	if waitErr != nil || errno != 0 {
 		// A failed run's figures are not results (a job that read files
