@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -137,14 +136,58 @@ summary.json and summary.md.`,
 	root.SetErr(st.Stderr)
 	root.SetVersionTemplate("storbench {{.Version}}\n")
 	root.PersistentFlags().CountP("verbosity", "v", "more output: -v, -vv, -vvv")
+	// Every usage error is an *ExitError where cobra finds it: flag errors
+	// through the flag error function (which subcommands inherit), argument
+	// errors through the commands' own Args checks, wrapped below.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see '%s --help')", err, c.CommandPath())
 	})
+	// With Args set, cobra hands an unknown command name to the root
+	// instead of failing in Find with a plain error; the root then prints
+	// its help when run bare, as cobra does for a command that cannot run.
+	root.Args = unknownCommand
+	root.SuggestionsMinimumDistance = 2
+	root.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
 	root.AddCommand(newFioCommand(st), newRunCommand(st))
 	for _, add := range extraCommands {
 		root.AddCommand(add(st))
 	}
+	// cobra adds these when it executes; made now, their checks are
+	// wrapped with the rest.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	usageArgs(root)
 	return root
+}
+
+// unknownCommand refuses any argument to the root: it can only be a
+// command name that does not exist.
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += fmt.Sprintf(" (did you mean %q?)", s[0])
+	}
+	return errors.New(msg)
+}
+
+// usageArgs wraps the argument check of c and of every command under it,
+// so that what a check refuses is bad input (exit 2), one line pointing at
+// the command's help.
+func usageArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return usageErr("%v (see '%s --help')", err, cmd.CommandPath())
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
 }
 
 // extraCommands lets command files register themselves from init, so each
@@ -155,25 +198,5 @@ var extraCommands []func(*State) *cobra.Command
 func Execute(ctx context.Context, st *State, args []string) error {
 	root := NewRoot(st)
 	root.SetArgs(args)
-	cmd, err := root.ExecuteContextC(ctx)
-	if err != nil && cmd != nil && isCobraUsage(err) {
-		return usageErr("%v (see '%s --help')", err, cmd.CommandPath())
-	}
-	return err
-}
-
-// isCobraUsage recognises cobra's own argument errors, which it returns as
-// plain errors.
-func isCobraUsage(err error) bool {
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return false
-	}
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "invalid argument", "unknown flag", "unknown shorthand"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
+	return root.ExecuteContext(ctx)
 }
