@@ -142,7 +142,7 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 		hn = "localhost"
 	}
 	srv := &cluster.Server{
-		Agent:     &cluster.LocalAgent{Host: hn, Version: version(), FioBin: o.FioBin, AllowExec: o.AllowExec},
+		Agent:     &cluster.LocalAgent{Host: hn, Version: version(), FioBin: o.FioBin, AllowExec: o.AllowExec, Engines: st.Engines},
 		Token:     token,
 		ClockSkew: o.ClockSkew,
 		Logf: func(format string, args ...any) {

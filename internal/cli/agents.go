@@ -161,7 +161,7 @@ func (o AgentsOptions) buildAgents(ctx context.Context, st *State, args []string
 		hn = "localhost"
 	}
 	newLocal := func(name string) *cluster.LocalAgent {
-		return &cluster.LocalAgent{Host: name, Version: version(), FioBin: p.FioBin, AllowExec: p.AllowExec}
+		return &cluster.LocalAgent{Host: name, Version: version(), FioBin: p.FioBin, AllowExec: p.AllowExec, Engines: st.Engines}
 	}
 	if len(entries) == 0 || (len(entries) == 1 && isLocal(entries[0]) && !o.SSH) {
 		l := newLocal(hn)

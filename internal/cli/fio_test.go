@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storbench/storbench/internal/engine/all"
 	"github.com/storbench/storbench/internal/engine/fio"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
@@ -26,7 +27,7 @@ func needFio(t *testing.T) {
 
 func testState() (*State, *testutil.Buffer) {
 	out := &testutil.Buffer{}
-	return &State{Stdout: out, Stderr: out, Getenv: func(string) string { return "" }, Now: time.Now, Args: []string{"storbench", "test"}}, out
+	return &State{Stdout: out, Stderr: out, Getenv: func(string) string { return "" }, Now: time.Now, Args: []string{"storbench", "test"}, Engines: all.Engines()}, out
 }
 
 // quickJob is a small job file: no start delay, one second, so bad-input

@@ -97,7 +97,7 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 		if ctx.Err() != nil {
 			return nil, interrupted()
 		}
-		if err := engine.Validate(ph); err != nil {
+		if err := st.Engines.Validate(ph); err != nil {
 			return nil, asUsage(fmt.Errorf("phase %s: %v", ph.Name, err))
 		}
 		if ph.Engine == model.EngineFio {
@@ -129,7 +129,7 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 
 	hostname, _ := os.Hostname()
 	ctrl := &cluster.Controller{
-		Agents: set.agents, Name: hostname, DropCaches: p.Agents.DropCaches,
+		Agents: set.agents, Engines: st.Engines, Name: hostname, DropCaches: p.Agents.DropCaches,
 		MaxClockOffset: p.Agents.MaxClockOffset,
 	}
 	if set.remote {
@@ -162,7 +162,7 @@ func runPlan(ctx context.Context, st *State, p Plan) (*Result, error) {
 	folder, err := results.Create(root, results.RunInfo{
 		RunID: runID, Name: p.Name, StartedAt: st.Now().UTC(), CommandLine: st.recordedArgs(),
 		Versions: results.Versions{Storbench: version(), Go: runtime.Version(), Fio: info.FioVersion, Kernel: info.Kernel},
-		Agents:   infos, Targets: targets, Plan: redacted(p.Phases), Settings: p.Settings,
+		Agents:   infos, Targets: targets, Plan: redacted(st.Engines, p.Phases), Settings: p.Settings,
 	})
 	if err != nil {
 		return nil, asUsage(err)
@@ -397,10 +397,10 @@ func checkBenchdata(ph engine.Phase) error {
 }
 
 // redacted returns the phases without secrets, for run.json.
-func redacted(phases []engine.Phase) []engine.Phase {
+func redacted(engines engine.Registry, phases []engine.Phase) []engine.Phase {
 	out := make([]engine.Phase, len(phases))
 	for i, ph := range phases {
-		out[i] = engine.Redacted(ph)
+		out[i] = engines.Redacted(ph)
 	}
 	return out
 }

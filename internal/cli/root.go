@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/storbench/storbench/internal/engine"
 	"golang.org/x/term"
 )
 
@@ -94,13 +95,17 @@ type State struct {
 	Args []string
 	// Verbosity is the -v count.
 	Verbosity int
+	// Engines are the engines phases run with (internal/engine/all in
+	// the storbench binary).
+	Engines engine.Registry
 }
 
-// NewState returns the State of the real process.
-func NewState() *State {
+// NewState returns the State of the real process, running phases with
+// engines.
+func NewState(engines engine.Registry) *State {
 	return &State{
 		Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now,
-		TTY: term.IsTerminal(int(os.Stdout.Fd())), Args: os.Args,
+		TTY: term.IsTerminal(int(os.Stdout.Fd())), Args: os.Args, Engines: engines,
 	}
 }
 

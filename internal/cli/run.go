@@ -131,7 +131,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Resul
 		s3e.SetLocalCredentials(env.AccessKey, env.SecretKey)
 		defer s3e.SetLocalCredentials("", "")
 	}
-	x, err := s.Expand(ctx, suite.ExpandOptions{S3Configured: env.Host != "", PlanOnly: o.DryRun})
+	x, err := s.Expand(ctx, suite.ExpandOptions{Engines: st.Engines, S3Configured: env.Host != "", PlanOnly: o.DryRun})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, interrupted()
@@ -205,14 +205,14 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Resul
 func dryRun(st *State, s *suite.Suite, x *suite.Expanded, notes []string) error {
 	fmt.Fprintf(st.Stdout, "suite %s (%s): %d phases\n", s.Name, s.Source, len(x.Phases))
 	for i, p := range x.Phases {
-		d, estimated := suite.Planned(p)
+		d, estimated := st.Engines.Planned(p)
 		how := ""
 		if estimated {
 			how = " (estimated)"
 		}
 		fmt.Fprintf(st.Stdout, "%3d. %-4s %-28s ~%s%s\n", i+1, p.Engine, p.Name, d, how)
 		if st.Verbosity > 0 {
-			fmt.Fprintln(st.Stdout, suite.Pretty(engine.Redacted(p)))
+			fmt.Fprintln(st.Stdout, suite.Pretty(st.Engines.Redacted(p)))
 		}
 	}
 	for _, n := range append(append(x.Skipped, notes...), x.EstimateModels()...) {

@@ -281,7 +281,7 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 		return nil, err
 	}
 	ph := engine.Phase{Name: "s3-" + op, Engine: "s3", Params: raw}
-	if err := engine.Validate(ph); err != nil {
+	if err := st.Engines.Validate(ph); err != nil {
 		return nil, asUsage(err)
 	}
 	var startAt time.Time

@@ -84,6 +84,8 @@ type LocalAgent struct {
 	// from a request.
 	FioBin    string
 	AllowExec bool
+	// Engines are the engines this agent runs phases with.
+	Engines engine.Registry
 
 	mu      sync.Mutex
 	cur     engine.Prepared
@@ -130,7 +132,7 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	if host == "" {
 		host = a.Host
 	}
-	e, err := engine.Lookup(req.Phase.Engine)
+	e, err := a.Engines.Lookup(req.Phase.Engine)
 	if err == nil {
 		env := engine.Env{Host: host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, FioBin: a.FioBin,
 			Hosts: max(req.Hosts, 1), Rank: req.Rank, Barrier: req.Barrier}

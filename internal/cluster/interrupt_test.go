@@ -17,8 +17,6 @@ type fakeStopEngine struct{}
 
 type fakeStopPhase struct{ host string }
 
-func init() { engine.Register("sbtest-stop", fakeStopEngine{}) }
-
 func (fakeStopEngine) Prepare(_ context.Context, env engine.Env, _ engine.Phase) (engine.Prepared, error) {
 	return &fakeStopPhase{host: env.Host}, nil
 }
@@ -37,7 +35,7 @@ func (f *fakeStopPhase) Cleanup(context.Context) error { return nil }
 func TestInterruptedOrStopped(t *testing.T) {
 	run := func(t *testing.T, stop func(a *LocalAgent, cancel context.CancelFunc)) (*engine.HostResult, error) {
 		t.Helper()
-		a := &LocalAgent{Host: "h", Version: "test"}
+		a := &LocalAgent{Host: "h", Version: "test", Engines: testEngines}
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		if err := a.Prepare(ctx, Request{RunID: "r", Phase: engine.Phase{Name: "p", Engine: "sbtest-stop"}}); err != nil {

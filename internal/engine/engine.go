@@ -1,5 +1,7 @@
 // Package engine defines the contract between the controller and the things
-// that generate load (fio, md, s3), and the registry that finds them by name.
+// that generate load (fio, md, s3), and the Registry through which the rest
+// of storbench finds them by name. The list of engines itself is explicit
+// (internal/engine/all), never filled in by importing an engine.
 //
 // An engine is given a phase, prepares what it needs under its own namespace,
 // waits for a common start time, runs until its duration, op count or stop
@@ -11,9 +13,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"reflect"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -151,16 +151,6 @@ type Redactor interface {
 	Redact(Phase) Phase
 }
 
-// Redacted returns p without secrets, through its engine's Redactor.
-func Redacted(p Phase) Phase {
-	if e, err := Lookup(p.Engine); err == nil {
-		if r, ok := e.(Redactor); ok {
-			return r.Redact(p)
-		}
-	}
-	return p
-}
-
 // AutoTermer is implemented by engines whose phases may end once throughput
 // is stable (s3 --autoterm). With several hosts the controller judges the
 // total of all hosts and stops them together; each host then runs the phase
@@ -174,47 +164,6 @@ type AutoTermer interface {
 // so a suite can refuse a misspelt key with a suggestion.
 type KeyLister interface {
 	ParamKeys() []string
-}
-
-var registry = map[model.EngineName]Engine{}
-
-// Register makes an engine available by name. It is called from init.
-func Register(name model.EngineName, e Engine) {
-	if _, dup := registry[name]; dup {
-		panic("engine: duplicate registration of " + string(name))
-	}
-	registry[name] = e
-}
-
-// Lookup returns the engine registered under name.
-func Lookup(name model.EngineName) (Engine, error) {
-	e, ok := registry[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown engine %q (known: %v)", name, Names())
-	}
-	return e, nil
-}
-
-// Names lists the registered engines, sorted.
-func Names() []model.EngineName {
-	var out []model.EngineName
-	for n := range registry {
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// Validate checks a phase with its engine's Validator, if it has one.
-func Validate(p Phase) error {
-	e, err := Lookup(p.Engine)
-	if err != nil {
-		return err
-	}
-	if v, ok := e.(Validator); ok {
-		return v.Validate(p)
-	}
-	return nil
 }
 
 // WaitUntil sleeps until t or until ctx ends, whichever is first.

@@ -55,20 +55,6 @@ type Locator interface {
 	Location(p Phase, runID, host string) (what, where string, err error)
 }
 
-// Locate asks p's engine where host's phase puts what it creates.
-func Locate(p Phase, runID, host string) (what, where string, ok bool) {
-	e, err := Lookup(p.Engine)
-	if err != nil {
-		return "", "", false
-	}
-	l, isLoc := e.(Locator)
-	if !isLoc {
-		return "", "", false
-	}
-	what, where, err = l.Location(p, runID, host)
-	return what, where, err == nil
-}
-
 // countEntries counts the files and directories at and under path; ok is
 // false when it cannot be walked at all.
 func countEntries(path string) (int64, bool) {

@@ -49,38 +49,21 @@ type Expanded struct {
 	Dirs []string
 	// Skipped notes optional phases left out and why.
 	Skipped []string
+
+	engines engine.Registry
 }
 
 // Estimate sums every phase's planned or estimated duration (Planned).
 func (x *Expanded) Estimate() time.Duration {
 	var total time.Duration
 	for _, p := range x.Phases {
-		d, _ := Planned(p)
+		d, _ := x.engines.Planned(p)
 		if total > math.MaxInt64-d {
 			return time.Duration(math.MaxInt64)
 		}
 		total += d
 	}
 	return total
-}
-
-// Planned is one phase's planned duration, or for engines whose phases run
-// until their work is done (md) an estimate from the engine's model
-// (estimated is then true), or 0 when the engine can tell neither.
-func Planned(p engine.Phase) (d time.Duration, estimated bool) {
-	e, err := engine.Lookup(p.Engine)
-	if err != nil {
-		return 0, false
-	}
-	if pl, ok := e.(engine.Planner); ok {
-		d, _ := pl.Planned(p)
-		return d, false
-	}
-	if es, ok := e.(engine.Estimator); ok {
-		d, _ := es.Estimate(p)
-		return d, true
-	}
-	return 0, false
 }
 
 // EstimateModels lists, once per engine, how the estimated durations of the
@@ -93,7 +76,7 @@ func (x *Expanded) EstimateModels() []string {
 			continue
 		}
 		seen[p.Engine] = true
-		if e, err := engine.Lookup(p.Engine); err == nil {
+		if e, err := x.engines.Lookup(p.Engine); err == nil {
 			if es, ok := e.(engine.Estimator); ok {
 				out = append(out, es.EstimateModel())
 			}
@@ -110,6 +93,8 @@ const MaxPhases = 10_000
 
 // ExpandOptions say what Expand may assume.
 type ExpandOptions struct {
+	// Engines validate the phases and list their settings.
+	Engines engine.Registry
 	// S3Configured says an S3 endpoint is available from the environment.
 	S3Configured bool
 	// PlanOnly expands for a dry run, which contacts nothing: s3 phases
@@ -129,7 +114,7 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 	}
 	s3Configured := o.S3Configured
 	noEndpoint := false // some s3 phase was planned without an endpoint
-	out := &Expanded{}
+	out := &Expanded{engines: o.Engines}
 	dirs := map[string]bool{}
 	names := map[string]int{}
 	add := func(p engine.Phase, l Labels) {
@@ -198,7 +183,7 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 					return nil, err
 				}
 				l.Iteration = it
-				phases, groups, err := s.expandOne(where, ps, params, planNoHost)
+				phases, groups, err := s.expandOne(o.Engines, where, ps, params, planNoHost)
 				if err != nil {
 					return nil, err
 				}
@@ -403,7 +388,7 @@ func points(m []Dim) [][]struct {
 // expandOne makes the engine phases of one point and iteration, with the
 // group each belongs to. noEndpoint validates an s3 phase as if it named
 // one (a dry run's plan).
-func (s *Suite) expandOne(where string, ps PhaseSpec, params map[string]any, noEndpoint bool) ([]engine.Phase, []string, error) {
+func (s *Suite) expandOne(engines engine.Registry, where string, ps PhaseSpec, params map[string]any, noEndpoint bool) ([]engine.Phase, []string, error) {
 	if ps.Engine == model.EngineFio {
 		phases, err := expandFio(where, ps, params, s.base)
 		if err != nil {
@@ -415,7 +400,7 @@ func (s *Suite) expandOne(where string, ps PhaseSpec, params map[string]any, noE
 		}
 		return phases, groups, nil
 	}
-	if err := checkKeys(where, ps.Engine, params); err != nil {
+	if err := checkKeys(engines, where, ps.Engine, params); err != nil {
 		return nil, nil, err
 	}
 	b, err := json.Marshal(params)
@@ -440,7 +425,7 @@ func (s *Suite) expandOne(where string, ps PhaseSpec, params map[string]any, noE
 			return nil, nil, fmt.Errorf("%s: %v", where, err)
 		}
 	}
-	if err := engine.Validate(check); err != nil {
+	if err := engines.Validate(check); err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", where, err)
 	}
 	return []engine.Phase{p}, []string{name}, nil
@@ -448,8 +433,8 @@ func (s *Suite) expandOne(where string, ps PhaseSpec, params map[string]any, noE
 
 // checkKeys refuses parameters the engine does not know, with a suggestion,
 // when the engine lists its keys.
-func checkKeys(where string, eng model.EngineName, params map[string]any) error {
-	e, err := engine.Lookup(eng)
+func checkKeys(engines engine.Registry, where string, eng model.EngineName, params map[string]any) error {
+	e, err := engines.Lookup(eng)
 	if err != nil {
 		return fmt.Errorf("%s: %v", where, err)
 	}
@@ -639,7 +624,7 @@ func FioPhases(o FioSettings) ([]engine.Phase, error) {
 			return nil, err
 		}
 		p := engine.Phase{Name: j.Name, Engine: model.EngineFio, Params: b}
-		if err := engine.Validate(p); err != nil {
+		if err := (fio.Engine{}).Validate(p); err != nil {
 			return nil, err
 		}
 		out = append(out, p)

@@ -31,8 +31,6 @@ type Params struct {
 	Overrides
 }
 
-func init() { engine.Register("fio", Engine{}) }
-
 // Engine runs fio.
 type Engine struct{}
 

@@ -35,8 +35,6 @@ var (
 	_ engine.Prepared  = (*prepared)(nil)
 )
 
-func init() { engine.Register("md", Engine{}) }
-
 // opKind is one of the operations, in the order mdtest runs them.
 type opKind int
 

@@ -229,7 +229,7 @@ func TestStonewall(t *testing.T) {
 func TestCancel(t *testing.T) {
 	dir := shmDir(t)
 	raw, _ := json.Marshal(map[string]any{"dir": dir, "items": 10_000_000, "workers": 2, "unique_dir": true, "files_only": true})
-	e, _ := engine.Lookup("md")
+	e := Engine{}
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, err := e.Prepare(ctx, engine.Env{Host: "h1", RunID: "c1"}, engine.Phase{Name: "md", Engine: "md", Params: raw})
 	if err != nil {
@@ -261,7 +261,7 @@ func TestLiveSnapshots(t *testing.T) {
 	liveEvery = 5 * time.Millisecond
 	defer func() { liveEvery = old }()
 	raw, _ := json.Marshal(map[string]any{"dir": shmDir(t), "items": 20_000, "workers": 2, "unique_dir": true, "files_only": true})
-	e, _ := engine.Lookup("md")
+	e := Engine{}
 	ctx := context.Background()
 	pr, err := e.Prepare(ctx, engine.Env{Host: "h1", RunID: "l1"}, engine.Phase{Name: "md", Engine: "md", Params: raw})
 	if err != nil {
@@ -342,7 +342,7 @@ func TestBadInput(t *testing.T) {
 	}
 	// A big tree is fine when forced (checked, not run).
 	raw, _ := json.Marshal(map[string]any{"dir": dir, "depth": 6, "branch": 10, "force": true})
-	if err := engine.Validate(engine.Phase{Engine: "md", Params: raw}); err != nil {
+	if err := (Engine{}).Validate(engine.Phase{Engine: "md", Params: raw}); err != nil {
 		t.Errorf("forced tree refused: %v", err)
 	}
 }

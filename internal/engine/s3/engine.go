@@ -32,8 +32,6 @@ import (
 	"github.com/storbench/storbench/internal/record"
 )
 
-func init() { engine.Register("s3", Engine{}) }
-
 // Engine is the s3 engine. It is stateless; each phase gets its own clients.
 type Engine struct{}
 
