@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"errors"
 	"github.com/storbench/storbench/internal/cluster"
-	"github.com/storbench/storbench/internal/hosts"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/units"
@@ -71,88 +71,14 @@ type agentSet struct {
 	close  func()
 }
 
-// hostEntries gathers the hosts from arguments, --agents and --agents-file,
-// expanded and without duplicates.
-func (o AgentsOptions) hostEntries(args []string) ([]string, error) {
-	list := append(append([]string(nil), args...), o.Agents...)
-	if o.AgentsFile != "" {
-		b, err := os.ReadFile(o.AgentsFile)
-		if err != nil {
-			return nil, fmt.Errorf("--agents-file: %v", err)
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			l, _, _ = strings.Cut(l, "#")
-			list = append(list, strings.Fields(l)...)
-		}
-		if len(list) == len(args)+len(o.Agents) {
-			return nil, fmt.Errorf("--agents-file %s names no host", o.AgentsFile)
-		}
-	}
-	if len(list) == 0 {
-		return nil, nil
-	}
-	return hosts.Expand(list, 0)
-}
-
-// isLocal reports a host entry that means this machine without a port: it
-// runs in-process, with no agent to start.
-func isLocal(h string) bool {
-	switch strings.ToLower(h) {
-	case "localhost", "127.0.0.1", "::1", "local":
-		return true
-	}
-	hn, _ := os.Hostname()
-	return h == hn
-}
-
-// splitHostPort splits host[:port], with the default port when none, and
-// refuses a malformed host name (before anything asks for a token or
-// starts ssh with it).
-func splitHostPort(h string) (host string, port int, err error) {
-	if _, _, e := net.SplitHostPort(h); e == nil {
-		return hosts.SplitHostPort(h)
-	}
-	if strings.Count(h, ":") > 1 { // a bare IPv6 address
-		return h, cluster.DefaultPort, hosts.CheckName(h)
-	}
-	if strings.Contains(h, ":") {
-		return "", 0, fmt.Errorf("host %s: want host or host:port", h)
-	}
-	return h, cluster.DefaultPort, hosts.CheckName(h)
-}
-
-// hostNames gives every entry a unique name for results and per-host
-// paths: the host alone when hosts differ, host-port when two share a host.
-func hostNames(entries []string) []string {
-	count := map[string]int{}
-	hs := make([]string, len(entries))
-	for i, e := range entries {
-		h, _, err := splitHostPort(e)
-		if err != nil {
-			h = e
-		}
-		hs[i] = h
-		count[h]++
-	}
-	out := make([]string, len(entries))
-	for i, e := range entries {
-		n := hs[i]
-		if count[n] > 1 {
-			n = e
-		}
-		out[i] = results.SafeName(strings.ReplaceAll(n, ":", "-"))
-	}
-	return out
-}
-
 // buildAgents turns the hosts into agents: none means this machine alone.
 func (o AgentsOptions) buildAgents(ctx context.Context, st *State, args []string, p Plan) (*agentSet, error) {
-	entries, err := o.hostEntries(args)
+	entries, err := cluster.HostEntries(args, o.Agents, o.AgentsFile)
 	if err != nil {
 		return nil, asUsage(err)
 	}
 	for _, e := range entries {
-		if _, _, err := splitHostPort(e); err != nil {
+		if _, _, err := cluster.SplitHostPort(e); err != nil {
 			return nil, asUsage(err)
 		}
 	}
@@ -163,7 +89,7 @@ func (o AgentsOptions) buildAgents(ctx context.Context, st *State, args []string
 	newLocal := func(name string) *cluster.LocalAgent {
 		return &cluster.LocalAgent{Host: name, Version: version(), FioBin: p.FioBin, AllowExec: p.AllowExec, Engines: st.Engines}
 	}
-	if len(entries) == 0 || (len(entries) == 1 && isLocal(entries[0]) && !o.SSH) {
+	if len(entries) == 0 || (len(entries) == 1 && cluster.IsLocal(entries[0]) && !o.SSH) {
 		l := newLocal(hn)
 		return &agentSet{agents: []cluster.Agent{l}, local: l, close: func() {}}, nil
 	}
@@ -171,10 +97,10 @@ func (o AgentsOptions) buildAgents(ctx context.Context, st *State, args []string
 		return o.sshAgents(ctx, st, entries)
 	}
 	set := &agentSet{}
-	names := hostNames(entries)
+	names := cluster.HostNames(entries)
 	var remotes []*cluster.RemoteAgent
 	for i, e := range entries {
-		if isLocal(e) {
+		if cluster.IsLocal(e) {
 			if set.local != nil {
 				return nil, usageErr("host %s: this machine is already in the list", e)
 			}
@@ -182,7 +108,7 @@ func (o AgentsOptions) buildAgents(ctx context.Context, st *State, args []string
 			set.agents = append(set.agents, set.local)
 			continue
 		}
-		h, port, err := splitHostPort(e)
+		h, port, err := cluster.SplitHostPort(e)
 		if err != nil {
 			return nil, asUsage(err)
 		}
@@ -191,7 +117,7 @@ func (o AgentsOptions) buildAgents(ctx context.Context, st *State, args []string
 	}
 	token, tlsConf, err := o.credentials()
 	if err != nil {
-		return nil, err
+		return nil, asUsage(err)
 	}
 	for _, r := range remotes {
 		r.Token, r.TLS = token, tlsConf
@@ -203,43 +129,6 @@ func (o AgentsOptions) buildAgents(ctx context.Context, st *State, args []string
 		}
 	}
 	return set, nil
-}
-
-// credentials reads the token and the client TLS configuration.
-func (o AgentsOptions) credentials() (string, *tls.Config, error) {
-	token := ""
-	if o.TokenFile != "" {
-		t, err := readToken(o.TokenFile)
-		if err != nil {
-			return "", nil, asUsage(err)
-		}
-		token = t
-	}
-	var tc *tls.Config
-	if o.TLSCA != "" || o.TLSCert != "" {
-		tc = &tls.Config{MinVersion: tls.VersionTLS12}
-		if o.TLSCA != "" {
-			pool, err := loadPool(o.TLSCA)
-			if err != nil {
-				return "", nil, asUsage(err)
-			}
-			tc.RootCAs = pool
-		}
-		if o.TLSCert != "" || o.TLSKey != "" {
-			if err := certPair(o.TLSCert, o.TLSKey); err != nil {
-				return "", nil, asUsage(err)
-			}
-			cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
-			if err != nil {
-				return "", nil, usageErr("--tls-cert/--tls-key: %v", err)
-			}
-			tc.Certificates = []tls.Certificate{cert}
-		}
-	}
-	if token == "" && (tc == nil || len(tc.Certificates) == 0) {
-		return "", nil, usageErr("remote agents need --token-file F (the file the agents were started with) or a client certificate (--tls-cert/--tls-key)")
-	}
-	return token, tc, nil
 }
 
 // hostLines prints each host's headline figures under a phase's totals, as
@@ -290,4 +179,25 @@ func describeHosts(agents []cluster.Agent) string {
 // other machines (which hold their own S3 keys).
 func (o AgentsOptions) remote() bool {
 	return len(o.Agents) > 0 || o.AgentsFile != "" || o.SSH
+}
+
+// credentials reads the token and the client TLS configuration remote
+// agents need: one of the two, at least.
+func (o AgentsOptions) credentials() (string, *tls.Config, error) {
+	token := ""
+	if o.TokenFile != "" {
+		t, err := cluster.ReadToken(o.TokenFile)
+		if err != nil {
+			return "", nil, err
+		}
+		token = t
+	}
+	tc, err := cluster.ClientTLS(o.TLSCA, o.TLSCert, o.TLSKey)
+	if err != nil {
+		return "", nil, err
+	}
+	if token == "" && (tc == nil || len(tc.Certificates) == 0) {
+		return "", nil, errors.New("remote agents need --token-file F (the file the agents were started with) or a client certificate (--tls-cert/--tls-key)")
+	}
+	return token, tc, nil
 }

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -120,13 +118,13 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 			}
 		}
 	case o.TokenFile != "":
-		t, err := readToken(o.TokenFile)
+		t, err := cluster.ReadToken(o.TokenFile)
 		if err != nil {
 			return asUsage(err)
 		}
 		token = t
 	}
-	tlsConf, err := agentTLS(o)
+	tlsConf, err := cluster.ServerTLS(o.TLSCert, o.TLSKey, o.TLSCA)
 	if err != nil {
 		return asUsage(err)
 	}
@@ -207,70 +205,6 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 	}
 	fmt.Fprintln(st.Stdout, "storbench agent stopped")
 	return nil
-}
-
-// readToken reads a token file's first line.
-func readToken(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("--token-file: %v", err)
-	}
-	t, _, _ := strings.Cut(string(b), "\n")
-	t = strings.TrimSpace(t)
-	if t == "" {
-		return "", fmt.Errorf("--token-file %s is empty", path)
-	}
-	return t, nil
-}
-
-// agentTLS builds the server TLS configuration, or nil without --tls-cert.
-func agentTLS(o AgentServeOptions) (*tls.Config, error) {
-	if o.TLSCert == "" && o.TLSKey == "" {
-		if o.TLSCA != "" {
-			return nil, errors.New("--tls-ca needs --tls-cert and --tls-key")
-		}
-		return nil, nil
-	}
-	if err := certPair(o.TLSCert, o.TLSKey); err != nil {
-		return nil, err
-	}
-	cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
-	if err != nil {
-		return nil, fmt.Errorf("--tls-cert/--tls-key: %v", err)
-	}
-	c := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-	if o.TLSCA != "" {
-		pool, err := loadPool(o.TLSCA)
-		if err != nil {
-			return nil, err
-		}
-		c.ClientCAs, c.ClientAuth = pool, tls.RequireAndVerifyClientCert
-	}
-	return c, nil
-}
-
-// certPair refuses a certificate without its key or a key without its
-// certificate, naming the missing flag.
-func certPair(cert, key string) error {
-	switch {
-	case cert != "" && key == "":
-		return errors.New("--tls-cert needs --tls-key (the certificate's private key, PEM)")
-	case cert == "" && key != "":
-		return errors.New("--tls-key needs --tls-cert (the certificate the key belongs to, PEM)")
-	}
-	return nil
-}
-
-func loadPool(path string) (*x509.CertPool, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--tls-ca: %v", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(b) {
-		return nil, fmt.Errorf("--tls-ca %s holds no PEM certificate", path)
-	}
-	return pool, nil
 }
 
 // agentCredentials gives s3 phases the keys from the agent's own

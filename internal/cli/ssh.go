@@ -37,14 +37,14 @@ func (o AgentsOptions) sshAgents(ctx context.Context, st *State, entries []strin
 			l.Secrets = append(l.Secrets, k+"="+v)
 		}
 	}
-	names := hostNames(entries)
+	names := cluster.HostNames(entries)
 	started := make([]*cluster.SSHAgent, len(entries))
 	errs := make([]error, len(entries))
 	done := make(chan struct{})
 	for i, e := range entries {
 		go func() {
 			defer func() { done <- struct{}{} }()
-			h, port, err := splitHostPort(e)
+			h, port, err := cluster.SplitHostPort(e)
 			if err != nil {
 				errs[i] = err
 				return
