@@ -1,22 +1,14 @@
 package cli
 
 import (
-	"context"
-	"crypto/tls"
-	"fmt"
-	"net"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"errors"
 	"github.com/storbench/storbench/internal/cluster"
-	"github.com/storbench/storbench/internal/model"
-	"github.com/storbench/storbench/internal/results"
-	"github.com/storbench/storbench/internal/units"
+	s3e "github.com/storbench/storbench/internal/engine/s3"
+	"github.com/storbench/storbench/internal/run"
 )
 
 // AgentsOptions are the controller's flags shared by run, fio, md and s3:
@@ -61,143 +53,32 @@ func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
 	zeroMeans(f, "max-error-share", "0: any failed request, or any time an endpoint could not be reached, fails the phase")
 }
 
-// agentSet is the agents of a run and how to let them go.
-type agentSet struct {
-	agents []cluster.Agent
-	// local is the in-process agent, if the run uses this machine.
-	local *cluster.LocalAgent
-	// remote says some agent is on another process.
-	remote bool
-	close  func()
-}
-
-// buildAgents turns the hosts into agents: none means this machine alone.
-func (o AgentsOptions) buildAgents(ctx context.Context, st *State, args []string, p Plan) (*agentSet, error) {
+// runAgents gathers the hosts of a run from HOST arguments, --agents and
+// --agents-file, with the flags that say how to reach them.
+func (o AgentsOptions) runAgents(st *State, args []string) (run.Agents, error) {
 	entries, err := cluster.HostEntries(args, o.Agents, o.AgentsFile)
 	if err != nil {
-		return nil, asUsage(err)
+		return run.Agents{}, asUsage(err)
 	}
-	for _, e := range entries {
-		if _, _, err := cluster.SplitHostPort(e); err != nil {
-			return nil, asUsage(err)
-		}
-	}
-	hn, _ := os.Hostname()
-	if hn == "" {
-		hn = "localhost"
-	}
-	newLocal := func(name string) *cluster.LocalAgent {
-		return &cluster.LocalAgent{Host: name, Version: version(), FioBin: p.FioBin, AllowExec: p.AllowExec, Engines: st.Engines}
-	}
-	if len(entries) == 0 || (len(entries) == 1 && cluster.IsLocal(entries[0]) && !o.SSH) {
-		l := newLocal(hn)
-		return &agentSet{agents: []cluster.Agent{l}, local: l, close: func() {}}, nil
+	a := run.Agents{
+		Hosts: entries, TokenFile: o.TokenFile, TLSCert: o.TLSCert, TLSKey: o.TLSKey, TLSCA: o.TLSCA,
+		SSH: o.SSH, SSHUser: o.SSHUser, SSHOpts: strings.Fields(o.SSHOpts),
+		DropCaches: o.DropCaches, MaxClockOffset: o.MaxClockOffset,
 	}
 	if o.SSH {
-		return o.sshAgents(ctx, st, entries)
-	}
-	set := &agentSet{}
-	names := cluster.HostNames(entries)
-	var remotes []*cluster.RemoteAgent
-	for i, e := range entries {
-		if cluster.IsLocal(e) {
-			if set.local != nil {
-				return nil, usageErr("host %s: this machine is already in the list", e)
+		// S3 keys in the controller's environment go to the agents over
+		// ssh's stdin.
+		for _, k := range []string{s3e.EnvAccessKey, s3e.EnvSecretKey} {
+			if v := st.getenv(k); v != "" {
+				a.SSHSecrets = append(a.SSHSecrets, k+"="+v)
 			}
-			set.local = newLocal(names[i])
-			set.agents = append(set.agents, set.local)
-			continue
-		}
-		h, port, err := cluster.SplitHostPort(e)
-		if err != nil {
-			return nil, asUsage(err)
-		}
-		remotes = append(remotes, &cluster.RemoteAgent{Addr: net.JoinHostPort(h, strconv.Itoa(port)), Host: names[i], Controller: hn})
-		set.agents = append(set.agents, remotes[len(remotes)-1])
-	}
-	token, tlsConf, err := o.credentials()
-	if err != nil {
-		return nil, asUsage(err)
-	}
-	for _, r := range remotes {
-		r.Token, r.TLS = token, tlsConf
-	}
-	set.remote = len(remotes) > 0
-	set.close = func() {
-		for _, r := range remotes {
-			r.Close()
 		}
 	}
-	return set, nil
-}
-
-// hostLines prints each host's headline figures under a phase's totals, as
-// wekatester does, when more than one host ran.
-func hostLines(st *State, ps *results.PhaseSummary) {
-	if len(ps.PerHost) < 2 {
-		return
-	}
-	for _, h := range ps.PerHost {
-		if h.Error != "" && len(h.Ops) == 0 {
-			fmt.Fprintf(st.Stdout, "    host %s: %s\n", h.Host, h.Error)
-			continue
-		}
-		var parts []string
-		for _, o := range h.Ops {
-			s := o.Op
-			if o.OpsPerS != nil {
-				s += " " + units.Rate(*o.OpsPerS, "op/s")
-			}
-			if o.BwBytesPerS != nil {
-				s += " " + units.Bandwidth(*o.BwBytesPerS)
-			}
-			parts = append(parts, s)
-		}
-		fmt.Fprintf(st.Stdout, "    host %s: %s\n", h.Host, strings.Join(parts, ", "))
-	}
-	if ps.Window != nil {
-		fmt.Fprintf(st.Stdout, "    totals over the %.1fs in which all %d hosts ran\n", ps.Window.DurationS, len(ps.PerHost))
-	}
-	if ps.Engine == model.EngineMD {
-		fmt.Fprintf(st.Stdout, "    totals: each operation started on all %d hosts at once; its rate is all items over the time from that start to the end of the slowest host (mdtest)\n", len(ps.PerHost))
-	}
-}
-
-// describeHosts names the hosts of a phase in its "starting" line.
-func describeHosts(agents []cluster.Agent) string {
-	if len(agents) > 4 {
-		return fmt.Sprintf("%d hosts", len(agents))
-	}
-	var names []string
-	for _, a := range agents {
-		names = append(names, a.Name())
-	}
-	return strings.Join(names, ", ")
+	return a, nil
 }
 
 // remote reports that the options name agents, so the phases may run on
 // other machines (which hold their own S3 keys).
 func (o AgentsOptions) remote() bool {
 	return len(o.Agents) > 0 || o.AgentsFile != "" || o.SSH
-}
-
-// credentials reads the token and the client TLS configuration remote
-// agents need: one of the two, at least.
-func (o AgentsOptions) credentials() (string, *tls.Config, error) {
-	token := ""
-	if o.TokenFile != "" {
-		t, err := cluster.ReadToken(o.TokenFile)
-		if err != nil {
-			return "", nil, err
-		}
-		token = t
-	}
-	tc, err := cluster.ClientTLS(o.TLSCA, o.TLSCert, o.TLSKey)
-	if err != nil {
-		return "", nil, err
-	}
-	if token == "" && (tc == nil || len(tc.Certificates) == 0) {
-		return "", nil, errors.New("remote agents need --token-file F (the file the agents were started with) or a client certificate (--tls-cert/--tls-key)")
-	}
-	return token, tc, nil
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/engine/md"
+	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -126,7 +128,7 @@ func (o MdOptions) params(dir string) (md.Params, error) {
 }
 
 // runMd runs `storbench md`.
-func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*Result, error) {
+func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Result, error) {
 	dir, err := filepath.Abs(o.Dir)
 	if err != nil {
 		return nil, usageErr("-d %s: %v", o.Dir, err)
@@ -139,9 +141,13 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*Result
 	if err != nil {
 		return nil, err
 	}
-	return runPlan(ctx, st, Plan{
-		Name: "md", Phases: []engine.Phase{{Name: "md", Engine: "md", Params: raw}}, Dirs: []string{dir}, Hosts: hosts,
-		ResultsRoot: o.Results, Keep: o.Keep, Agents: o.Agents,
+	agents, err := o.Agents.runAgents(st, hosts)
+	if err != nil {
+		return nil, err
+	}
+	return runPlan(ctx, st, run.Plan{
+		Name: "md", Phases: []engine.Phase{{Name: "md", Engine: model.EngineMD, Params: raw}}, Dirs: []string{dir},
+		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, ResultsRoot: o.Results, Keep: o.Keep,
 		Settings: map[string]any{"dir": dir, "items": o.Items, "iterations": o.Iterations, "depth": o.Depth,
 			"branch": o.Branch, "files_only": o.FilesOnly, "dirs_only": o.DirsOnly, "unique_dir": o.UniqueDir,
 			"workers": o.Workers, "stonewall": o.Stonewall, "random": o.Random, "sync": o.Sync,

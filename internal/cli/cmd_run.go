@@ -14,6 +14,7 @@ import (
 	s3e "github.com/storbench/storbench/internal/engine/s3"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/stats"
 	"github.com/storbench/storbench/internal/suite"
 	"github.com/storbench/storbench/internal/units"
@@ -86,7 +87,7 @@ missing), plus the metadata phase and, when an S3 endpoint is set
 }
 
 // runSuite runs `storbench run`.
-func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Result, error) {
+func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.Result, error) {
 	var s *suite.Suite
 	var err error
 	if file == "" {
@@ -180,9 +181,13 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Resul
 	if o.Results != "" {
 		root = o.Results
 	}
-	res, err := runPlan(ctx, st, Plan{
-		Name: s.Name, Phases: x.Phases, Labels: x.Labels, Dirs: x.Dirs, ResultsRoot: root,
-		Hosts: s.Agents, Agents: agentsOf(o.Agents, s), Keep: o.Keep || s.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Notes: x.Skipped,
+	agents, err := agentsOf(o.Agents, s).runAgents(st, s.Agents)
+	if err != nil {
+		return nil, err
+	}
+	res, err := runPlan(ctx, st, run.Plan{
+		Name: s.Name, Phases: x.Phases, Labels: x.Labels, Dirs: x.Dirs, ResultsRoot: root, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
+		Keep: o.Keep || s.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Notes: x.Skipped,
 		CoVWarn: o.CoVWarn / 100, Confidence: o.Confidence / 100, Settings: map[string]any{"suite": s.Source},
 	})
 	if o.GitCommit != "" && res != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
+	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/suite"
 )
 
@@ -204,7 +205,7 @@ func readS3Env(getenv func(string) string) (s3Env, error) {
 
 // runS3 runs `storbench s3 OP`. Keys go to the engine through
 // SetLocalCredentials, never into the phase, so run.json cannot hold them.
-func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.FlagSet) (*Result, error) {
+func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.FlagSet) (*run.Result, error) {
 	env, err := readS3Env(st.Getenv)
 	if err != nil {
 		return nil, err
@@ -301,8 +302,13 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	for k, v := range p {
 		settings[k] = v
 	}
-	return runPlan(ctx, st, Plan{
-		Name: "s3-" + op, Phases: []engine.Phase{ph}, ResultsRoot: o.Results, Keep: o.Keep || o.NoClear, Agents: o.Agents,
+	agents, err := o.Agents.runAgents(st, nil)
+	if err != nil {
+		return nil, err
+	}
+	return runPlan(ctx, st, run.Plan{
+		Name: "s3-" + op, Phases: []engine.Phase{ph}, ResultsRoot: o.Results, Keep: o.Keep || o.NoClear,
+		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
 		Settings: settings, StartAt: startAt, BenchdataInFolder: o.Full,
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/storbench/storbench/internal/engine/fio"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/run"
 )
 
 func needFio(t *testing.T) {
@@ -294,7 +295,7 @@ func TestFioFailingJobKeepsEarlierResults(t *testing.T) {
 	checkKeptAfterFailure(t, res, results.StatusFailed)
 }
 
-func checkKeptAfterFailure(t *testing.T, res *Result, status string) {
+func checkKeptAfterFailure(t *testing.T, res *run.Result, status string) {
 	t.Helper()
 	if res == nil {
 		t.Fatal("no results folder")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/run"
 	"golang.org/x/term"
 )
 
@@ -66,6 +67,24 @@ func asUsage(err error) error {
 	return &ExitError{Code: ExitUsage, Err: err}
 }
 
+// interrupted is the error of a command stopped by a signal before it
+// ran anything.
+func interrupted() error {
+	return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted before anything ran")}
+}
+
+// runExitCodes are the exit codes of a run's outcomes.
+var runExitCodes = map[run.Kind]int{run.Failed: ExitFailed, run.BadInput: ExitUsage, run.Interrupted: ExitInterrupted}
+
+// runExit gives a run's error the exit code of its kind.
+func runExit(err error) error {
+	var re *run.Error
+	if !errors.As(err, &re) {
+		return err
+	}
+	return &ExitError{Code: runExitCodes[re.Kind], Err: err}
+}
+
 // ExitCode maps an error returned by Execute to the process exit code.
 func ExitCode(err error) int {
 	var ee *ExitError
@@ -107,6 +126,14 @@ func NewState(engines engine.Registry) *State {
 		Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now,
 		TTY: term.IsTerminal(int(os.Stdout.Fd())), Args: os.Args, Engines: engines,
 	}
+}
+
+// getenv reads the environment through Getenv (nothing when unset).
+func (st *State) getenv(key string) string {
+	if st.Getenv == nil {
+		return ""
+	}
+	return st.Getenv(key)
 }
 
 // logf prints a diagnostic line at verbosity level and above.
