@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/cluster"
-	s3e "github.com/storbench/storbench/internal/engine/s3"
 	"github.com/storbench/storbench/internal/run"
 )
 
@@ -55,26 +54,16 @@ func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
 
 // runAgents gathers the hosts of a run from HOST arguments, --agents and
 // --agents-file, with the flags that say how to reach them.
-func (o AgentsOptions) runAgents(st *State, args []string) (run.Agents, error) {
+func (o AgentsOptions) runAgents(args []string) (run.Agents, error) {
 	entries, err := cluster.HostEntries(args, o.Agents, o.AgentsFile)
 	if err != nil {
 		return run.Agents{}, asUsage(err)
 	}
-	a := run.Agents{
+	return run.Agents{
 		Hosts: entries, TokenFile: o.TokenFile, TLSCert: o.TLSCert, TLSKey: o.TLSKey, TLSCA: o.TLSCA,
 		SSH: o.SSH, SSHUser: o.SSHUser, SSHOpts: strings.Fields(o.SSHOpts),
 		DropCaches: o.DropCaches, MaxClockOffset: o.MaxClockOffset,
-	}
-	if o.SSH {
-		// S3 keys in the controller's environment go to the agents over
-		// ssh's stdin.
-		for _, k := range []string{s3e.EnvAccessKey, s3e.EnvSecretKey} {
-			if v := st.getenv(k); v != "" {
-				a.SSHSecrets = append(a.SSHSecrets, k+"="+v)
-			}
-		}
-	}
-	return a, nil
+	}, nil
 }
 
 // remote reports that the options name agents, so the phases may run on

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -16,7 +15,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/cluster"
+	"github.com/storbench/storbench/internal/engine"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
+	"github.com/storbench/storbench/internal/secret"
 )
 
 func init() { extraCommands = append(extraCommands, newAgentCommand) }
@@ -78,7 +79,8 @@ seconds and removes what the phase created.
 
 S3 keys never travel from the controller: the agent reads STORBENCH_ACCESS_KEY
 and STORBENCH_SECRET_KEY from its own environment (or --s3-credentials-file)
-when it starts.`,
+when it starts. An agent started by a controller's --ssh gets the run's keys
+over ssh's stdin instead.`,
 		Example: `  head -c 32 /dev/urandom | base64 > ~/.storbench-token   # the same file on every host
   storbench agent --listen :7761 --token-file ~/.storbench-token
   # on the controller:
@@ -95,53 +97,14 @@ when it starts.`,
 // runAgent serves until ctx ends (or stdin closes with --stdin). ready, if
 // set, is called with the address listened on.
 func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(addr string)) error {
-	var stdin *bufio.Reader
-	token := ""
-	switch {
-	case o.Stdin:
-		stdin = bufio.NewReader(os.Stdin)
-		l, err := stdin.ReadString('\n')
-		if err != nil && l == "" {
-			return usageErr("--stdin: no token on stdin")
-		}
-		token = strings.TrimSpace(l)
-		// Then KEY=VALUE lines (S3 keys from an --ssh controller) up to a
-		// blank line; they are set in this process only.
-		for {
-			l, err := stdin.ReadString('\n')
-			l = strings.TrimSpace(l)
-			if l == "" || err != nil {
-				break
-			}
-			if k, v, ok := strings.Cut(l, "="); ok && (k == s3e.EnvAccessKey || k == s3e.EnvSecretKey) {
-				os.Setenv(k, v)
-			}
-		}
-	case o.TokenFile != "":
-		t, err := cluster.ReadToken(o.TokenFile)
-		if err != nil {
-			return asUsage(err)
-		}
-		token = t
-	}
-	tlsConf, err := cluster.ServerTLS(o.TLSCert, o.TLSKey, o.TLSCA)
+	c, err := o.config(st)
 	if err != nil {
-		return asUsage(err)
-	}
-	if token == "" && (tlsConf == nil || tlsConf.ClientCAs == nil) {
-		return usageErr("the agent needs --token-file F, or --tls-cert/--tls-key/--tls-ca so controllers prove themselves with a client certificate")
-	}
-	if err := agentCredentials(st, o.S3CredentialsFile); err != nil {
-		return asUsage(err)
-	}
-
-	hn, _ := os.Hostname()
-	if hn == "" {
-		hn = "localhost"
+		return err
 	}
 	srv := &cluster.Server{
-		Agent:     &cluster.LocalAgent{Host: hn, Version: version(), FioBin: o.FioBin, AllowExec: o.AllowExec, Engines: st.Engines},
-		Token:     token,
+		Agent: &cluster.LocalAgent{Host: hostname(), Version: version(), FioBin: o.FioBin, AllowExec: o.AllowExec,
+			Engines: st.Engines, Credentials: c.keys},
+		Token:     c.token,
 		ClockSkew: o.ClockSkew,
 		Logf: func(format string, args ...any) {
 			fmt.Fprintf(st.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
@@ -151,17 +114,14 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 	if err != nil {
 		return usageErr("--listen %s: %v", o.Listen, err)
 	}
-	if tlsConf != nil {
-		ln = tls.NewListener(ln, tlsConf)
-	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	scheme := "token"
-	if tlsConf != nil {
+	if c.tls != nil {
+		ln = tls.NewListener(ln, c.tls)
 		scheme = "TLS"
-		if tlsConf.ClientCAs != nil {
+		if c.tls.ClientCAs != nil {
 			scheme += " client certificates"
 		}
-		if token != "" {
+		if c.token != "" {
 			scheme += " and token"
 		}
 	}
@@ -169,73 +129,102 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
-
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if stdin != nil {
+	if c.stdin != nil {
 		go func() {
-			_, _ = io.Copy(io.Discard, stdin)
+			_, _ = io.Copy(io.Discard, c.stdin)
 			cancel()
 		}()
 	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- hs.Serve(ln) }()
-	select {
-	case err := <-serveErr:
+	if err := srv.Serve(ctx, ln); err != nil {
 		return err
-	case <-ctx.Done():
-	}
-	// Told to stop (a signal, or stdin closed): a phase in progress ends
-	// gracefully, its result goes to the controller marked as stopped, the
-	// agent cleans up, then closes.
-	why := "stopped"
-	if c := context.Cause(ctx); c != nil && c != context.Canceled {
-		why = c.Error()
-	}
-	cctx, ccancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer ccancel()
-	if err := srv.Stop(cctx, why); err != nil {
-		_ = srv.Close(cctx)
-	}
-	// Let the last line of a stream reach the controller.
-	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer scancel()
-	if hs.Shutdown(sctx) != nil {
-		_ = hs.Close()
 	}
 	fmt.Fprintln(st.Stdout, "storbench agent stopped")
 	return nil
 }
 
-// agentCredentials gives s3 phases the keys from the agent's own
-// environment or credentials file.
-func agentCredentials(st *State, file string) error {
-	getenv := st.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
+// agentConfig is what an agent serves with: how controllers prove
+// themselves, its S3 keys, and with --stdin the stream whose end stops it.
+type agentConfig struct {
+	token string
+	tls   *tls.Config
+	keys  engine.Credentials
+	stdin *bufio.Reader
+}
+
+// config reads the token (from --token-file, or stdin's first line with
+// --stdin), the TLS configuration and the S3 keys. The keys come from the
+// agent's own environment, replaced by those an --ssh controller sent on
+// stdin, replaced by --s3-credentials-file; only both keys of one source
+// count.
+func (o AgentServeOptions) config(st *State) (agentConfig, error) {
+	var c agentConfig
+	env, err := st.environment()
+	if err != nil {
+		return c, err
 	}
-	ak, sk := getenv(s3e.EnvAccessKey), getenv(s3e.EnvSecretKey)
-	if file != "" {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return fmt.Errorf("--s3-credentials-file: %v", err)
+	if env.Keys.Complete() {
+		c.keys = env.Keys
+	}
+	switch {
+	case o.Stdin:
+		c.stdin = bufio.NewReader(os.Stdin)
+		var keys engine.Credentials
+		if c.token, keys, err = cluster.ReadStdin(c.stdin); err != nil {
+			return c, asUsage(err)
 		}
-		for _, l := range strings.Split(string(b), "\n") {
-			k, v, ok := strings.Cut(strings.TrimSpace(l), "=")
-			switch {
-			case !ok:
-			case k == s3e.EnvAccessKey:
-				ak = strings.TrimSpace(v)
-			case k == s3e.EnvSecretKey:
-				sk = strings.TrimSpace(v)
-			}
+		if keys.Complete() {
+			c.keys = keys
 		}
-		if ak == "" || sk == "" {
-			return fmt.Errorf("--s3-credentials-file %s: want %s=... and %s=... lines", file, s3e.EnvAccessKey, s3e.EnvSecretKey)
+	case o.TokenFile != "":
+		if c.token, err = cluster.ReadToken(o.TokenFile); err != nil {
+			return c, asUsage(err)
 		}
 	}
-	if ak != "" && sk != "" {
-		s3e.SetLocalCredentials(ak, sk)
+	if c.tls, err = cluster.ServerTLS(o.TLSCert, o.TLSKey, o.TLSCA); err != nil {
+		return c, asUsage(err)
 	}
-	return nil
+	if c.token == "" && (c.tls == nil || c.tls.ClientCAs == nil) {
+		return c, usageErr("the agent needs --token-file F, or --tls-cert/--tls-key/--tls-ca so controllers prove themselves with a client certificate")
+	}
+	if o.S3CredentialsFile != "" {
+		if c.keys, err = credentialsFile(o.S3CredentialsFile); err != nil {
+			return c, asUsage(err)
+		}
+	}
+	return c, nil
+}
+
+// credentialsFile reads --s3-credentials-file: STORBENCH_ACCESS_KEY=...
+// and STORBENCH_SECRET_KEY=... lines.
+func credentialsFile(file string) (engine.Credentials, error) {
+	var c engine.Credentials
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return c, fmt.Errorf("--s3-credentials-file: %v", err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(l), "=")
+		switch {
+		case !ok:
+		case k == s3e.EnvAccessKey:
+			c.AccessKey = secret.New(strings.TrimSpace(v))
+		case k == s3e.EnvSecretKey:
+			c.SecretKey = secret.New(strings.TrimSpace(v))
+		}
+	}
+	if !c.Complete() {
+		return c, fmt.Errorf("--s3-credentials-file %s: want %s=... and %s=... lines", file, s3e.EnvAccessKey, s3e.EnvSecretKey)
+	}
+	return c, nil
+}
+
+// hostname is this machine's name, "localhost" when it has none.
+func hostname() string {
+	hn, _ := os.Hostname()
+	if hn == "" {
+		hn = "localhost"
+	}
+	return hn
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -117,6 +118,10 @@ type State struct {
 	// Engines are the engines phases run with (internal/engine/all in
 	// the storbench binary).
 	Engines engine.Registry
+
+	envOnce sync.Once
+	env     environment
+	envErr  error
 }
 
 // NewState returns the State of the real process, running phases with

@@ -86,6 +86,9 @@ type LocalAgent struct {
 	AllowExec bool
 	// Engines are the engines this agent runs phases with.
 	Engines engine.Registry
+	// Credentials are this agent's keys, for phases that carry none; like
+	// FioBin they never come from a request.
+	Credentials engine.Credentials
 
 	mu      sync.Mutex
 	cur     engine.Prepared
@@ -134,7 +137,7 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	}
 	e, err := a.Engines.Lookup(req.Phase.Engine)
 	if err == nil {
-		env := engine.Env{Host: host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, FioBin: a.FioBin,
+		env := engine.Env{Host: host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, FioBin: a.FioBin, Credentials: a.Credentials,
 			Hosts: max(req.Hosts, 1), Rank: req.Rank, Barrier: req.Barrier}
 		var p engine.Prepared
 		p, err = e.Prepare(ctx, env, req.Phase)

@@ -39,6 +39,9 @@ type Env struct {
 	AllowExec bool
 	// FioBin is this agent's fio binary; it never comes from the network.
 	FioBin string
+	// Credentials are the keys for phases that carry none of their own
+	// (s3).
+	Credentials Credentials
 	// Hosts is how many hosts run the phase (0 or 1: this one alone) and
 	// Rank this host's place among them, from 0, the same on every host.
 	Hosts, Rank int

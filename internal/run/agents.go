@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/storbench/storbench/internal/cluster"
+	"github.com/storbench/storbench/internal/engine"
 )
 
 // agentSet is the agents of a run and how to let them go.
@@ -55,14 +56,14 @@ func (r *Runner) agents(ctx context.Context, p Plan) (*agentSet, error) {
 	}
 	hn := hostname()
 	newLocal := func(name string) *cluster.LocalAgent {
-		return &cluster.LocalAgent{Host: name, Version: r.Version, FioBin: p.FioBin, AllowExec: p.AllowExec, Engines: r.Engines}
+		return &cluster.LocalAgent{Host: name, Version: r.Version, FioBin: p.FioBin, AllowExec: p.AllowExec, Engines: r.Engines, Credentials: p.Credentials}
 	}
 	if len(entries) == 0 || (len(entries) == 1 && cluster.IsLocal(entries[0]) && !p.Agents.SSH) {
 		l := newLocal(hn)
 		return &agentSet{agents: []cluster.Agent{l}, local: l, close: func() {}}, nil
 	}
 	if p.Agents.SSH {
-		return r.sshAgents(ctx, p.Agents, entries)
+		return r.sshAgents(ctx, p.Agents, p.Credentials, entries)
 	}
 	set := &agentSet{}
 	names := cluster.HostNames(entries)
@@ -120,7 +121,7 @@ func credentials(a Agents) (string, *tls.Config, error) {
 // sshAgents starts an agent on every host with ssh and returns them; close
 // stops them all. Each run gets its own random token, sent with the S3
 // keys over ssh's stdin.
-func (r *Runner) sshAgents(ctx context.Context, a Agents, entries []string) (*agentSet, error) {
+func (r *Runner) sshAgents(ctx context.Context, a Agents, keys engine.Credentials, entries []string) (*agentSet, error) {
 	self := r.Self
 	if self == "" {
 		var err error
@@ -132,7 +133,7 @@ func (r *Runner) sshAgents(ctx context.Context, a Agents, entries []string) (*ag
 	_, _ = rand.Read(b[:])
 	token := hex.EncodeToString(b[:])
 	l := &cluster.SSHLauncher{
-		SSH: "ssh", User: a.SSHUser, Opts: a.SSHOpts, Version: r.Version, Binary: self, Secrets: a.SSHSecrets,
+		SSH: "ssh", User: a.SSHUser, Opts: a.SSHOpts, Version: r.Version, Binary: self, Credentials: keys,
 		Logf: func(format string, args ...any) {
 			r.Sink.Note(Note{Kind: NoteDiagnostic, Text: "ssh: " + fmt.Sprintf(format, args...)})
 		},

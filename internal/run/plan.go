@@ -32,6 +32,10 @@ type Plan struct {
 	Dirs []string
 	// Agents are the machines the phases run on.
 	Agents Agents
+	// Credentials are the S3 keys of this run, for phases that carry none:
+	// the in-process agent uses them, and agents started with ssh are
+	// sent them. Agents started on their own use their own keys.
+	Credentials engine.Credentials
 	// MaxErrorShare is the percentage of failed requests (or of time an
 	// endpoint could not be reached) above which a phase counts as failed.
 	MaxErrorShare float64
@@ -68,8 +72,6 @@ type Agents struct {
 	SSH     bool
 	SSHUser string
 	SSHOpts []string
-	// SSHSecrets are KEY=VALUE lines sent to agents started with ssh.
-	SSHSecrets []string
 	// DropCaches syncs and drops the page cache on every host before each
 	// phase.
 	DropCaches bool
