@@ -847,16 +847,19 @@ func (ph *phase) removeBucketIfOurs(ctx context.Context) error {
 	opts := minio.ListObjectsOptions{Recursive: true, MaxKeys: 2, WithVersions: c.Op == "versioned"}
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// From here on, another host of the run cleaning up at the same moment
+	// may remove the bucket first (hosts that raced to create it may each
+	// think they made it): a bucket gone is a bucket removed.
 	for o := range ph.admin.ListObjects(lctx, c.Bucket, opts) {
 		if o.Err != nil {
-			return o.Err
+			return ph.bucketRemoved(o.Err)
 		}
 		if o.Key != marker {
 			return nil // something else is there: leave the bucket
 		}
 	}
 	if err := ph.admin.RemoveObject(ctx, c.Bucket, marker, minio.RemoveObjectOptions{}); err != nil {
-		return err
+		return ph.bucketRemoved(err)
 	}
 	if c.Op == "versioned" {
 		_ = ph.removePrefix(ctx, ph.runPfx) // delete markers of the marker
@@ -871,4 +874,14 @@ func (ph *phase) removeBucketIfOurs(ctx context.Context) error {
 	}
 	ph.bucketGone = err == nil
 	return err
+}
+
+// bucketRemoved returns nil, noting the bucket gone, when err says the
+// bucket no longer exists, and err otherwise.
+func (ph *phase) bucketRemoved(err error) error {
+	if minio.ToErrorResponse(err).Code != "NoSuchBucket" {
+		return err
+	}
+	ph.bucketGone = ph.createdBucket
+	return nil
 }
