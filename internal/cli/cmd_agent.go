@@ -20,8 +20,6 @@ import (
 	"github.com/storbench/storbench/internal/secret"
 )
 
-func init() { extraCommands = append(extraCommands, newAgentCommand) }
-
 // AgentServeOptions are the flags of `storbench agent`.
 type AgentServeOptions struct {
 	Listen    string

@@ -15,8 +15,6 @@ import (
 	"github.com/storbench/storbench/internal/units"
 )
 
-func init() { extraCommands = append(extraCommands, newMdCommand) }
-
 // MdOptions are the flags of `storbench md`, with mdtest's letters.
 type MdOptions struct {
 	Dir        string

@@ -19,8 +19,6 @@ import (
 	"github.com/storbench/storbench/internal/suite"
 )
 
-func init() { extraCommands = append(extraCommands, newS3Command) }
-
 // S3Options are the flags of `storbench s3 OP`, named as warp names them.
 type S3Options struct {
 	Host, AccessKey, SecretKey, Region, Bucket, Lookup string

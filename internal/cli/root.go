@@ -185,10 +185,11 @@ summary.json and summary.md.`,
 	root.Args = unknownCommand
 	root.SuggestionsMinimumDistance = 2
 	root.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
-	root.AddCommand(newFioCommand(st), newRunCommand(st))
-	for _, add := range extraCommands {
-		root.AddCommand(add(st))
-	}
+	root.AddCommand(
+		newRunCommand(st), newFioCommand(st), newMdCommand(st), newS3Command(st),
+		newAgentCommand(st), newAnalyzeCommand(st), newCompareCommand(st), newMergeCommand(st),
+		newReportCommand(st), newVersionCommand(st),
+	)
 	// cobra adds these when it executes; made now, their checks are
 	// wrapped with the rest.
 	root.InitDefaultHelpCmd()
@@ -226,10 +227,6 @@ func usageArgs(c *cobra.Command) {
 		usageArgs(sub)
 	}
 }
-
-// extraCommands lets command files register themselves from init, so each
-// command stays in its own file.
-var extraCommands []func(*State) *cobra.Command
 
 // Execute runs the command line args (without the program name).
 func Execute(ctx context.Context, st *State, args []string) error {
