@@ -65,7 +65,7 @@ func (s *textSink) PhaseDone(d run.PhaseDone) {
 		leftoverLines(st, ps.Leftovers)
 		return
 	}
-	if ps.StoppedBy == "autoterm" {
+	if ps.StoppedBy == model.StoppedByAutoterm {
 		fmt.Fprintf(st.Stdout, "    stopped early: the total throughput of all hosts was stable (autoterm)\n")
 	}
 	if t := ps.Timing; t != nil {

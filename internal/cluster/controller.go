@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 )
 
@@ -306,7 +307,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 				}
 				prev, prevNs = cur, now.UnixNano()
 				if term.Stable(total) {
-					out.StoppedBy = "autoterm"
+					out.StoppedBy = model.StoppedByAutoterm
 					for _, a := range agents {
 						if s, ok := a.(Stopper); ok {
 							go s.Stop()

@@ -33,3 +33,11 @@ const (
 
 // Headlines lists the headline kinds, in the order suites document them.
 var Headlines = []Headline{HeadlineBandwidth, HeadlineIOPS, HeadlineLatency}
+
+// MetaReport is the HostResult.Meta key in which an engine names the
+// phase's headline kind (fio: the job file's "# report" comment).
+const MetaReport = "report"
+
+// StoppedByAutoterm is a phase's stopped_by when the controller ended it
+// early because the total throughput of all hosts was stable.
+const StoppedByAutoterm = "autoterm"

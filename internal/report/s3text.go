@@ -126,7 +126,7 @@ func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*model.HostResult, lo
 	if d := meta["dropped_starts"]; d != "" && d != "0" {
 		fmt.Fprintf(w, "\nOpen loop at %s requests/s: %s scheduled starts were dropped (the client could not keep up; latency counts from the scheduled start)\n", meta["rate_ops_per_s"], d)
 	}
-	if by := meta["stopped_by"]; by == "autoterm" {
+	if by := meta["stopped_by"]; by == model.StoppedByAutoterm {
 		fmt.Fprintln(w, "\nStopped by --autoterm: throughput was stable. Compare medians, not averages, across autoterminated runs.")
 	}
 }

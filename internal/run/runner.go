@@ -335,7 +335,7 @@ func (pr *phases) summary(ph engine.Phase, label suite.Labels, out *cluster.Outc
 	}
 	ps.Timing = &results.Timing{PrepareS: out.Prepare.Seconds(), RunS: out.End.Sub(out.Start).Seconds(), CleanupS: out.Cleanup.Seconds()}
 	for _, h := range out.Results {
-		if r := h.Meta["report"]; r != "" {
+		if r := h.Meta[model.MetaReport]; r != "" {
 			ps.Report = model.Headline(r)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 )
 
@@ -198,7 +199,7 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 	}
 	res := &engine.HostResult{
 		Host: r.env.Host,
-		Meta: map[string]string{"job": r.params.Job.Name, "report": r.job.Report, "fio_bin": r.bin},
+		Meta: map[string]string{"job": r.params.Job.Name, model.MetaReport: r.job.Report, "fio_bin": r.bin},
 		Raw:  map[string][]byte{r.params.Job.Name + ".fio": []byte(r.job.Render())},
 	}
 	cmd := exec.Command(r.bin, "--output-format=json+", "--status-interval=1", r.jobPath)
