@@ -1,6 +1,8 @@
-// Package cli is storbench's command line: one file per command, each turning
-// flags into options and calling the engine, cluster, results and report
-// packages. Nothing here measures anything.
+// Package cli is storbench's command line: one file per command
+// (cmd_<name>.go), each turning flags into options and handing them to
+// run (a Plan for a Runner), analyze or report; the text sink that prints a
+// run as it goes; --git-commit; and exit codes, decided in ExitCode.
+// Nothing here measures or orchestrates anything.
 package cli
 
 import (
