@@ -10,13 +10,13 @@ import (
 	"syscall"
 
 	"github.com/storbench/storbench/internal/cli"
-	_ "github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/engine/all"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	st := cli.NewState()
+	st := cli.NewState(all.Engines())
 	err := cli.Execute(ctx, st, os.Args[1:])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "storbench: %v\n", err)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -64,9 +64,9 @@ type AnalysisOptions struct {
 // PhaseAnalysis is one phase: totals per operation over the analysis
 // window, the same per host, and the time series rows.
 type PhaseAnalysis struct {
-	Name   string `json:"name"`
-	Engine string `json:"engine"`
-	Status string `json:"status,omitempty"`
+	Name   string           `json:"name"`
+	Engine model.EngineName `json:"engine"`
+	Status string           `json:"status,omitempty"`
 	// LatencyScope says which requests the latency figures cover: "phase"
 	// (a results folder keeps one histogram per phase, so --skip does not
 	// narrow them; a warp file's figures cover every request, as warp's
@@ -181,8 +181,8 @@ func (o Options) record() AnalysisOptions {
 // ran (they have no per-host figures); any other host's file that is
 // missing or damaged is an error naming it, never a phase silently read
 // with fewer hosts.
-func ReadPhaseHosts(dir string, ps *results.PhaseSummary) ([]*engine.HostResult, error) {
-	var out []*engine.HostResult
+func ReadPhaseHosts(dir string, ps *results.PhaseSummary) ([]*model.HostResult, error) {
+	var out []*model.HostResult
 	for _, h := range ps.PerHost {
 		if slices.Contains(ps.LostHosts, h.Host) {
 			continue
@@ -216,7 +216,7 @@ func AnalyzeFolder(dir string, o Options) (*Analysis, error) {
 			return nil, err
 		}
 		if o.Host != "" {
-			var keep []*engine.HostResult
+			var keep []*model.HostResult
 			for _, h := range hosts {
 				if h.Host == o.Host {
 					keep = append(keep, h)
@@ -234,7 +234,7 @@ func AnalyzeFolder(dir string, o Options) (*Analysis, error) {
 }
 
 // AnalyzeHosts analyses one phase from its hosts' results.
-func AnalyzeHosts(name, eng, status string, hosts []*engine.HostResult, o Options) PhaseAnalysis {
+func AnalyzeHosts(name string, eng model.EngineName, status string, hosts []*model.HostResult, o Options) PhaseAnalysis {
 	pa := PhaseAnalysis{Name: name, Engine: eng, Status: status, LatencyScope: "phase"}
 	var lists [][]record.OpStats
 	for _, h := range hosts {

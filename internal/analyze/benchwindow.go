@@ -14,6 +14,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -320,7 +321,7 @@ func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 	}
 	name := filepath.Base(path)
 	a := &Analysis{Source: name, Kind: "benchdata", Name: strings.TrimSuffix(name, ".tsv.zst"), Requests: n, Options: o.record()}
-	pa := PhaseAnalysis{Name: a.Name, Engine: "s3", LatencyScope: "window"}
+	pa := PhaseAnalysis{Name: a.Name, Engine: model.EngineS3, LatencyScope: "window"}
 	if format == formatWarp {
 		a.Kind, a.Name = "warp", strings.TrimSuffix(strings.TrimSuffix(name, ".zst"), ".csv")
 		pa.Name, pa.LatencyScope = a.Name, "phase"

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/stats"
@@ -78,8 +78,8 @@ type SettingChange struct {
 
 // PhaseComparison compares one phase (or one group of iterations).
 type PhaseComparison struct {
-	Name   string `json:"name"`
-	Engine string `json:"engine"`
+	Name   string           `json:"name"`
+	Engine model.EngineName `json:"engine"`
 	// Iterations are the number of phases compared on each side.
 	Iterations [2]int         `json:"iterations"`
 	Ops        []OpComparison `json:"ops"`
@@ -114,7 +114,7 @@ type Figure struct {
 // PhaseData is one phase of a result: its summary and its hosts' results.
 type PhaseData struct {
 	Summary results.PhaseSummary
-	Hosts   []*engine.HostResult
+	Hosts   []*model.HostResult
 }
 
 // ReadPhases reads every phase of a results folder with its hosts.
@@ -469,9 +469,7 @@ func flatSettings(r *results.RunInfo) map[string]string {
 		"version.fio": r.Versions.Fio, "version.kernel": r.Versions.Kernel,
 	}
 	if r.Agents != nil {
-		if list, ok := r.Agents.([]any); ok {
-			m["hosts"] = fmt.Sprint(len(list))
-		}
+		m["hosts"] = fmt.Sprint(len(r.Agents))
 	}
 	for k, v := range r.Settings {
 		flatten(m, "settings."+k, v, r.RunID)
@@ -479,7 +477,7 @@ func flatSettings(r *results.RunInfo) map[string]string {
 	for _, p := range r.Plan {
 		var v any
 		if json.Unmarshal(p.Params, &v) == nil {
-			flatten(m, "phase "+p.Name+"."+p.Engine, v, r.RunID)
+			flatten(m, "phase "+p.Name+"."+string(p.Engine), v, r.RunID)
 		}
 	}
 	for k, v := range m {
@@ -639,7 +637,7 @@ func FilePhase(path string) (PhaseData, error) {
 	}
 	pa := a.Phases[0]
 	ps := results.PhaseSummary{Name: pa.Name, Engine: pa.Engine, Status: results.StatusCompleted, Hosts: []string{a.Source}}
-	host := &engine.HostResult{Host: a.Source}
+	host := &model.HostResult{Host: a.Source}
 	for _, oa := range pa.Ops {
 		ps.Ops = append(ps.Ops, results.OpSummary{Op: oa.Op, Ops: oa.Requests, Bytes: uint64(math.Round(oa.Bytes)),
 			Errors: uint64(math.Round(oa.Errors)), ErrorKinds: oa.ErrorKinds, DurationS: oa.Window.DurationS,
@@ -651,5 +649,5 @@ func FilePhase(path string) (PhaseData, error) {
 		host.Series = append(host.Series, record.Second{StartNs: r.Start.UnixNano(), EndNs: r.End.UnixNano(), Op: r.Op,
 			Ops: uint64(math.Round(r.Objs)), Bytes: uint64(math.Round(r.Bytes)), Errors: uint64(math.Round(r.Errors))})
 	}
-	return PhaseData{Summary: ps, Hosts: []*engine.HostResult{host}}, nil
+	return PhaseData{Summary: ps, Hosts: []*model.HostResult{host}}, nil
 }

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -15,7 +15,7 @@ import (
 func syntheticPhase(seed uint64, mean, latNs float64) PhaseData {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	const start = int64(1_800_000_000e9)
-	h := &engine.HostResult{Host: "client1"}
+	h := &model.HostResult{Host: "client1"}
 	rec := record.NewRecorder([]string{"read"}, false)
 	dev := 0.0
 	var ops, bytes uint64
@@ -32,7 +32,7 @@ func syntheticPhase(seed uint64, mean, latNs float64) PhaseData {
 	st := rec.Stats(0, "read")
 	st.Ops, st.Bytes, st.StartNs, st.EndNs = ops, bytes, start, start+60e9
 	h.Ops = []record.OpStats{st}
-	return PhaseData{Summary: results.BuildPhase("randread", "s3", []*engine.HostResult{h}), Hosts: []*engine.HostResult{h}}
+	return PhaseData{Summary: results.BuildPhase("randread", "s3", []*model.HostResult{h}), Hosts: []*model.HostResult{h}}
 }
 
 func verdicts(t *testing.T, c *Comparison) map[string]string {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 )
 
@@ -87,11 +87,9 @@ func Merge(inputs []string, o MergeOptions) (*results.Folder, error) {
 			return nil, fmt.Errorf("merge: %s has no phase in common with the other results (phases are matched by name)", in.dir)
 		}
 	}
-	var agents []any
+	var agents []model.AgentInfo
 	for _, in := range ins {
-		if list, ok := in.run.Agents.([]any); ok {
-			agents = append(agents, list...)
-		}
+		agents = append(agents, in.run.Agents...)
 	}
 	first := ins[0].run
 	f, err := results.Create(o.Root, results.RunInfo{
@@ -108,7 +106,7 @@ func Merge(inputs []string, o MergeOptions) (*results.Folder, error) {
 	status := results.StatusCompleted
 	for _, name := range order {
 		group := byName[name]
-		var hosts []*engine.HostResult
+		var hosts []*model.HostResult
 		for _, p := range group {
 			hosts = append(hosts, p.Hosts...)
 			if p.Summary.Status != results.StatusCompleted {
@@ -130,7 +128,7 @@ func Merge(inputs []string, o MergeOptions) (*results.Folder, error) {
 
 // mergePhase cuts every host's series to the common window and builds the
 // phase's summary with totals over that window.
-func mergePhase(name, eng string, hosts []*engine.HostResult) (results.PhaseSummary, error) {
+func mergePhase(name string, eng model.EngineName, hosts []*model.HostResult) (results.PhaseSummary, error) {
 	for _, h := range hosts {
 		if len(h.Series) == 0 {
 			return results.PhaseSummary{}, fmt.Errorf("phase %s: host %s has no per-second series to find the common time", name, h.Host)

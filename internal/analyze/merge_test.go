@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -14,7 +14,7 @@ import (
 // request taking 1 ms plus 0.25 ms per second of startS past 1000.
 func writeClient(t *testing.T, host string, startS int64) string {
 	t.Helper()
-	h := &engine.HostResult{Host: host}
+	h := &model.HostResult{Host: host}
 	rec := record.NewRecorder([]string{"GET"}, false)
 	for s := int64(0); s < 10; s++ {
 		h.Series = append(h.Series, record.Second{StartNs: (startS + s) * 1e9, EndNs: (startS + s + 1) * 1e9, Op: "GET", Ops: 100, Bytes: 100_000})
@@ -25,11 +25,11 @@ func writeClient(t *testing.T, host string, startS int64) string {
 	st := rec.Stats(0, "GET")
 	st.StartNs, st.EndNs = startS*1e9, (startS+10)*1e9
 	h.Ops = []record.OpStats{st}
-	f, err := results.Create(t.TempDir(), results.RunInfo{RunID: results.NewRunID(time.Unix(startS, 0)), Name: "get", Agents: []any{map[string]any{"host": host}}})
+	f, err := results.Create(t.TempDir(), results.RunInfo{RunID: results.NewRunID(time.Unix(startS, 0)), Name: "get", Agents: []model.AgentInfo{{Host: host}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.AddPhase(results.BuildPhase("s3-get", "s3", []*engine.HostResult{h}), []*engine.HostResult{h}); err != nil {
+	if err := f.AddPhase(results.BuildPhase("s3-get", "s3", []*model.HostResult{h}), []*model.HostResult{h}); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Finish(results.StatusCompleted, nil); err != nil {

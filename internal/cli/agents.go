@@ -1,22 +1,13 @@
 package cli
 
 import (
-	"context"
-	"crypto/tls"
-	"fmt"
-	"net"
-	"os"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/cluster"
-	"github.com/storbench/storbench/internal/hosts"
-	"github.com/storbench/storbench/internal/results"
-	"github.com/storbench/storbench/internal/units"
+	"github.com/storbench/storbench/internal/run"
 )
 
 // AgentsOptions are the controller's flags shared by run, fio, md and s3:
@@ -66,272 +57,18 @@ func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
 	zeroMeans(f, "max-error-share", "0: any failed request, or any time an endpoint could not be reached, fails the phase")
 }
 
-// agentSet is the agents of a run and how to let them go.
-type agentSet struct {
-	agents []cluster.Agent
-	// local is the in-process agent, if the run uses this machine.
-	local *cluster.LocalAgent
-	// remote says some agent is on another process.
-	remote bool
-	close  func()
-	// hosts are the host entries the agents came from, with the slots host
-	// files gave them (none when no host was named).
-	hosts []hosts.Entry
-}
-
-// hostEntries gathers the hosts from arguments, --agents, --agents-file and
-// --hostfile, expanded and without duplicates, with the slots the files
-// give them.
-func (o AgentsOptions) hostEntries(args []string) ([]hosts.Entry, error) {
-	var out []hosts.Entry
-	if list := append(append([]string(nil), args...), o.Agents...); len(list) > 0 {
-		names, err := hosts.Expand(list, 0)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range names {
-			e, err := hosts.ParseEntry(n)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, e)
-		}
-	}
-	for _, file := range []struct {
-		flag, path string
-		format     hosts.Format
-	}{{"--agents-file", o.AgentsFile, hosts.AgentsFormat}, {"--hostfile", o.Hostfile, hosts.MPIFormat}} {
-		if file.path == "" {
-			continue
-		}
-		room := hosts.DefaultLimit - len(out)
-		if room < 1 {
-			return nil, fmt.Errorf("%s: more than %d hosts in all", file.flag, hosts.DefaultLimit)
-		}
-		b, err := os.ReadFile(file.path)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", file.flag, err)
-		}
-		es, err := hosts.ParseHostfile(file.path, b, file.format, room)
-		if err != nil {
-			return nil, fmt.Errorf("%s %v", file.flag, err)
-		}
-		for _, e := range es {
-			i := slices.IndexFunc(out, func(x hosts.Entry) bool { return x.Host == e.Host && x.Port == e.Port })
-			switch {
-			case i < 0:
-				out = append(out, e)
-			case out[i].Slots != e.Slots:
-				return nil, fmt.Errorf("%s: %s is given twice, with different slots; list it once", file.flag, e)
-			}
-		}
-	}
-	return out, nil
-}
-
-// isLocal reports a host entry that means this machine without a port: it
-// runs in-process, with no agent to start.
-func isLocal(h string) bool {
-	switch strings.ToLower(h) {
-	case "localhost", "127.0.0.1", "::1", "local":
-		return true
-	}
-	hn, _ := os.Hostname()
-	return h == hn
-}
-
-// splitHostPort splits host[:port], with the default port when none, and
-// refuses a malformed host name (before anything asks for a token or
-// starts ssh with it).
-func splitHostPort(h string) (host string, port int, err error) {
-	if _, _, e := net.SplitHostPort(h); e == nil {
-		return hosts.SplitHostPort(h)
-	}
-	if strings.Count(h, ":") > 1 { // a bare IPv6 address
-		return h, cluster.DefaultPort, hosts.CheckName(h)
-	}
-	if strings.Contains(h, ":") {
-		return "", 0, fmt.Errorf("host %s: want host or host:port", h)
-	}
-	return h, cluster.DefaultPort, hosts.CheckName(h)
-}
-
-// hostNames gives every entry a unique name for results and per-host
-// paths: the host alone when hosts differ, host-port when two share a host.
-func hostNames(entries []string) []string {
-	count := map[string]int{}
-	hs := make([]string, len(entries))
-	for i, e := range entries {
-		h, _, err := splitHostPort(e)
-		if err != nil {
-			h = e
-		}
-		hs[i] = h
-		count[h]++
-	}
-	out := make([]string, len(entries))
-	for i, e := range entries {
-		n := hs[i]
-		if count[n] > 1 {
-			n = e
-		}
-		out[i] = results.SafeName(strings.ReplaceAll(n, ":", "-"))
-	}
-	return out
-}
-
-// buildAgents turns the hosts into agents: none means this machine alone.
-func (o AgentsOptions) buildAgents(ctx context.Context, st *State, args []string, p Plan) (*agentSet, error) {
-	es, err := o.hostEntries(args)
+// runAgents gathers the hosts of a run from HOST arguments, --agents,
+// --agents-file and --hostfile, with the flags that say how to reach them.
+func (o AgentsOptions) runAgents(args []string) (run.Agents, error) {
+	entries, err := cluster.HostEntries(args, o.Agents, o.AgentsFile, o.Hostfile)
 	if err != nil {
-		return nil, asUsage(err)
+		return run.Agents{}, asUsage(err)
 	}
-	entries := make([]string, len(es))
-	for i, e := range es {
-		entries[i] = e.String()
-	}
-	set, err := o.startAgents(ctx, st, entries, p)
-	if set != nil {
-		set.hosts = es
-	}
-	return set, err
-}
-
-// startAgents makes the agents of the host entries (host[:port]).
-func (o AgentsOptions) startAgents(ctx context.Context, st *State, entries []string, p Plan) (*agentSet, error) {
-	for _, e := range entries {
-		if _, _, err := splitHostPort(e); err != nil {
-			return nil, asUsage(err)
-		}
-	}
-	hn, _ := os.Hostname()
-	if hn == "" {
-		hn = "localhost"
-	}
-	newLocal := func(name string) *cluster.LocalAgent {
-		return &cluster.LocalAgent{Host: name, Version: version(), FioBin: p.FioBin, AllowExec: p.AllowExec}
-	}
-	if len(entries) == 0 || (len(entries) == 1 && isLocal(entries[0]) && !o.SSH) {
-		l := newLocal(hn)
-		return &agentSet{agents: []cluster.Agent{l}, local: l, close: func() {}}, nil
-	}
-	if o.SSH {
-		return o.sshAgents(ctx, st, entries)
-	}
-	set := &agentSet{}
-	names := hostNames(entries)
-	var remotes []*cluster.RemoteAgent
-	for i, e := range entries {
-		if isLocal(e) {
-			if set.local != nil {
-				return nil, usageErr("host %s: this machine is already in the list", e)
-			}
-			set.local = newLocal(names[i])
-			set.agents = append(set.agents, set.local)
-			continue
-		}
-		h, port, err := splitHostPort(e)
-		if err != nil {
-			return nil, asUsage(err)
-		}
-		remotes = append(remotes, &cluster.RemoteAgent{Addr: net.JoinHostPort(h, strconv.Itoa(port)), Host: names[i], Controller: hn})
-		set.agents = append(set.agents, remotes[len(remotes)-1])
-	}
-	token, tlsConf, err := o.credentials()
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range remotes {
-		r.Token, r.TLS = token, tlsConf
-	}
-	set.remote = len(remotes) > 0
-	set.close = func() {
-		for _, r := range remotes {
-			r.Close()
-		}
-	}
-	return set, nil
-}
-
-// credentials reads the token and the client TLS configuration.
-func (o AgentsOptions) credentials() (string, *tls.Config, error) {
-	token := ""
-	if o.TokenFile != "" {
-		t, err := readToken(o.TokenFile)
-		if err != nil {
-			return "", nil, asUsage(err)
-		}
-		token = t
-	}
-	var tc *tls.Config
-	if o.TLSCA != "" || o.TLSCert != "" {
-		tc = &tls.Config{MinVersion: tls.VersionTLS12}
-		if o.TLSCA != "" {
-			pool, err := loadPool(o.TLSCA)
-			if err != nil {
-				return "", nil, asUsage(err)
-			}
-			tc.RootCAs = pool
-		}
-		if o.TLSCert != "" || o.TLSKey != "" {
-			if err := certPair(o.TLSCert, o.TLSKey); err != nil {
-				return "", nil, asUsage(err)
-			}
-			cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
-			if err != nil {
-				return "", nil, usageErr("--tls-cert/--tls-key: %v", err)
-			}
-			tc.Certificates = []tls.Certificate{cert}
-		}
-	}
-	if token == "" && (tc == nil || len(tc.Certificates) == 0) {
-		return "", nil, usageErr("remote agents need --token-file F (the file the agents were started with) or a client certificate (--tls-cert/--tls-key)")
-	}
-	return token, tc, nil
-}
-
-// hostLines prints each host's headline figures under a phase's totals, as
-// wekatester does, when more than one host ran.
-func hostLines(st *State, ps *results.PhaseSummary) {
-	if len(ps.PerHost) < 2 {
-		return
-	}
-	for _, h := range ps.PerHost {
-		if h.Error != "" && len(h.Ops) == 0 {
-			fmt.Fprintf(st.Stdout, "    host %s: %s\n", h.Host, h.Error)
-			continue
-		}
-		var parts []string
-		for _, o := range h.Ops {
-			s := o.Op
-			if o.OpsPerS != nil {
-				s += " " + units.Rate(*o.OpsPerS, "op/s")
-			}
-			if o.BwBytesPerS != nil {
-				s += " " + units.Bandwidth(*o.BwBytesPerS)
-			}
-			parts = append(parts, s)
-		}
-		fmt.Fprintf(st.Stdout, "    host %s: %s\n", h.Host, strings.Join(parts, ", "))
-	}
-	if ps.Window != nil {
-		fmt.Fprintf(st.Stdout, "    totals over the %.1fs in which all %d hosts ran\n", ps.Window.DurationS, len(ps.PerHost))
-	}
-	if ps.Engine == "md" {
-		fmt.Fprintf(st.Stdout, "    totals: each operation started on all %d hosts at once; its rate is all items over the time from that start to the end of the slowest host (mdtest)\n", len(ps.PerHost))
-	}
-}
-
-// describeHosts names the hosts of a phase in its "starting" line.
-func describeHosts(agents []cluster.Agent) string {
-	if len(agents) > 4 {
-		return fmt.Sprintf("%d hosts", len(agents))
-	}
-	var names []string
-	for _, a := range agents {
-		names = append(names, a.Name())
-	}
-	return strings.Join(names, ", ")
+	return run.Agents{
+		Hosts: entries, TokenFile: o.TokenFile, TLSCert: o.TLSCert, TLSKey: o.TLSKey, TLSCA: o.TLSCA,
+		SSH: o.SSH, SSHUser: o.SSHUser, SSHOpts: strings.Fields(o.SSHOpts),
+		DropCaches: o.DropCaches, MaxClockOffset: o.MaxClockOffset,
+	}, nil
 }
 
 // remote reports that the options name agents, so the phases may run on

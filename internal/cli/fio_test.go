@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storbench/storbench/internal/engine/all"
 	"github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/run"
 )
 
 func needFio(t *testing.T) {
@@ -25,7 +28,7 @@ func needFio(t *testing.T) {
 
 func testState() (*State, *testutil.Buffer) {
 	out := &testutil.Buffer{}
-	return &State{Stdout: out, Stderr: out, Getenv: func(string) string { return "" }, Now: time.Now, Args: []string{"storbench", "test"}}, out
+	return &State{Stdout: out, Stderr: out, Getenv: func(string) string { return "" }, Now: time.Now, Args: []string{"storbench", "test"}, Engines: all.Engines()}, out
 }
 
 // quickJob is a small job file: no start delay, one second, so bad-input
@@ -97,7 +100,7 @@ func TestFourCornersSummaryEqualsFioJSON(t *testing.T) {
 	if len(sum.Phases) != 6 || sum.Status != results.StatusCompleted {
 		t.Fatalf("want 6 completed phases, got %d, status %s", len(sum.Phases), sum.Status)
 	}
-	wantReport := map[string]string{"011-bandwidthR": "bandwidth", "021-latencyR": "latency", "031-iopsR": "iops"}
+	wantReport := map[string]model.Headline{"011-bandwidthR": "bandwidth", "021-latencyR": "latency", "031-iopsR": "iops"}
 	for _, ps := range sum.Phases {
 		if r, ok := wantReport[ps.Name]; ok && ps.Report != r {
 			t.Errorf("%s: report %q, want %q", ps.Name, ps.Report, r)
@@ -292,7 +295,7 @@ func TestFioFailingJobKeepsEarlierResults(t *testing.T) {
 	checkKeptAfterFailure(t, res, results.StatusFailed)
 }
 
-func checkKeptAfterFailure(t *testing.T, res *Result, status string) {
+func checkKeptAfterFailure(t *testing.T, res *run.Result, status string) {
 	t.Helper()
 	if res == nil {
 		t.Fatal("no results folder")

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/run"
 )
 
 // gitFiles are the files --git-commit copies: the summaries and the run's
@@ -27,7 +28,7 @@ func checkGitRepo(repo string) error {
 // gitCommit copies the run's summary files into repo/<results folder name>/
 // and commits them with a message naming the run and its settings, as the
 // Gluster procedure does by hand. It returns the message's first line.
-func gitCommit(repo string, res *Result) (string, error) {
+func gitCommit(repo string, res *run.Result) (string, error) {
 	name := filepath.Base(res.Folder.Path)
 	dst := filepath.Join(repo, name)
 	if err := os.MkdirAll(dst, 0o755); err != nil {

@@ -10,8 +10,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/hosts"
 	"github.com/storbench/storbench/internal/results"
 )
 
@@ -93,10 +91,11 @@ func TestAgentsFlagTakesSlurmLists(t *testing.T) {
 	if err := f.Parse([]string{"--agents", "node[01-02,5]:7761", "--agents", "x,y[1-2]"}); err != nil {
 		t.Fatal(err)
 	}
-	es, err := o.hostEntries([]string{"arg[1-2]"})
+	ra, err := o.runAgents([]string{"arg[1-2]"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	es := ra.Hosts
 	var got []string
 	for _, e := range es {
 		got = append(got, e.String())
@@ -110,10 +109,11 @@ func TestAgentsFlagTakesSlurmLists(t *testing.T) {
 // slots is refused.
 func TestHostEntriesFromEverySource(t *testing.T) {
 	o := AgentsOptions{Agents: []string{"a"}, AgentsFile: writeFile(t, "agents", "b:7762 slots=2\n"), Hostfile: writeFile(t, "hosts", "c[1-2]:2\n")}
-	es, err := o.hostEntries([]string{"a"})
+	ra, err := o.runAgents([]string{"a"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	es := ra.Hosts
 	var got []string
 	for _, e := range es {
 		got = append(got, e.String()+"/"+string(rune('0'+e.Slots)))
@@ -122,35 +122,8 @@ func TestHostEntriesFromEverySource(t *testing.T) {
 		t.Errorf("entries %v", got)
 	}
 	o = AgentsOptions{Agents: []string{"c1"}, Hostfile: o.Hostfile}
-	if _, err := o.hostEntries(nil); err == nil || !strings.Contains(err.Error(), "c1") || !strings.Contains(err.Error(), "twice") {
+	if _, err := o.runAgents(nil); err == nil || !strings.Contains(err.Error(), "c1") || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("c1 with and without slots: %v", err)
-	}
-}
-
-// Slots matter to md phases that set no workers; where none needs them,
-// unequal slots are no error.
-func TestWithSlots(t *testing.T) {
-	unequal := []hosts.Entry{{Host: "a", Slots: 4}, {Host: "b", Slots: 8}}
-	fio := engine.Phase{Name: "seq", Engine: "fio", Params: json.RawMessage(`{"job":"x"}`)}
-	mdSet := engine.Phase{Name: "md", Engine: "md", Params: json.RawMessage(`{"items":5,"workers":2,"seed":9007199254740993}`)}
-	mdFree := engine.Phase{Name: "md", Engine: "md", Params: json.RawMessage(`{"items":5,"seed":9007199254740993}`)}
-	ph, notes, err := withSlots([]engine.Phase{fio, mdSet}, unequal)
-	if err != nil || string(ph[1].Params) != string(mdSet.Params) || len(notes) != 1 {
-		t.Errorf("md phase with workers: %s %v %v", ph[1].Params, notes, err)
-	}
-	if _, _, err := withSlots([]engine.Phase{fio, mdFree}, unequal); err == nil || !strings.Contains(err.Error(), "slots differ") {
-		t.Errorf("md phase without workers on unequal slots: %v", err)
-	}
-	ph, _, err = withSlots([]engine.Phase{fio, mdFree}, []hosts.Entry{{Host: "a", Slots: 6}, {Host: "b", Slots: 6}})
-	if err != nil || string(ph[0].Params) != string(fio.Params) ||
-		!strings.Contains(string(ph[1].Params), `"workers":6`) || !strings.Contains(string(ph[1].Params), `"seed":9007199254740993`) {
-		t.Errorf("equal slots: %s %s %v", ph[0].Params, ph[1].Params, err)
-	}
-	if _, notes, err := withSlots([]engine.Phase{fio}, unequal); err != nil || len(notes) != 1 || !strings.Contains(notes[0], "md") {
-		t.Errorf("no md phase: %v %v", notes, err)
-	}
-	if _, _, err := withSlots([]engine.Phase{mdFree}, []hosts.Entry{{Host: "a", Slots: 2000}}); err == nil || !strings.Contains(err.Error(), "1024") {
-		t.Errorf("2000 slots: %v", err)
 	}
 }
 

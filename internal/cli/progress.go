@@ -38,7 +38,7 @@ func (p *progress) start(ph engine.Phase) {
 	defer p.mu.Unlock()
 	p.phase, p.prev, p.prevAt, p.lastOut, p.prevHost = ph, nil, time.Now(), time.Now(), nil
 	p.planned = 0
-	if e, err := engine.Lookup(ph.Engine); err == nil {
+	if e, err := p.st.Engines.Lookup(ph.Engine); err == nil {
 		if pl, ok := e.(engine.Planner); ok {
 			p.planned, _ = pl.Planned(ph)
 		}

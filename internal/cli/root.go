@@ -1,6 +1,8 @@
-// Package cli is storbench's command line: one file per command, each turning
-// flags into options and calling the engine, cluster, results and report
-// packages. Nothing here measures anything.
+// Package cli is storbench's command line: one file per command
+// (cmd_<name>.go), each turning flags into options and handing them to
+// run (a Plan for a Runner), analyze or report; the text sink that prints a
+// run as it goes; --git-commit; and exit codes, decided in ExitCode.
+// Nothing here measures or orchestrates anything.
 package cli
 
 import (
@@ -10,10 +12,12 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/run"
 	"golang.org/x/term"
 )
 
@@ -66,6 +70,24 @@ func asUsage(err error) error {
 	return &ExitError{Code: ExitUsage, Err: err}
 }
 
+// interrupted is the error of a command stopped by a signal before it
+// ran anything.
+func interrupted() error {
+	return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted before anything ran")}
+}
+
+// runExitCodes are the exit codes of a run's outcomes.
+var runExitCodes = map[run.Kind]int{run.Failed: ExitFailed, run.BadInput: ExitUsage, run.Interrupted: ExitInterrupted}
+
+// runExit gives a run's error the exit code of its kind.
+func runExit(err error) error {
+	var re *run.Error
+	if !errors.As(err, &re) {
+		return err
+	}
+	return &ExitError{Code: runExitCodes[re.Kind], Err: err}
+}
+
 // ExitCode maps an error returned by Execute to the process exit code.
 func ExitCode(err error) int {
 	var ee *ExitError
@@ -95,14 +117,30 @@ type State struct {
 	Args []string
 	// Verbosity is the -v count.
 	Verbosity int
+	// Engines are the engines phases run with (internal/engine/all in
+	// the storbench binary).
+	Engines engine.Registry
+
+	envOnce sync.Once
+	env     environment
+	envErr  error
 }
 
-// NewState returns the State of the real process.
-func NewState() *State {
+// NewState returns the State of the real process, running phases with
+// engines.
+func NewState(engines engine.Registry) *State {
 	return &State{
 		Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now,
-		TTY: term.IsTerminal(int(os.Stdout.Fd())), Args: os.Args,
+		TTY: term.IsTerminal(int(os.Stdout.Fd())), Args: os.Args, Engines: engines,
 	}
+}
+
+// getenv reads the environment through Getenv (nothing when unset).
+func (st *State) getenv(key string) string {
+	if st.Getenv == nil {
+		return ""
+	}
+	return st.Getenv(key)
 }
 
 // logf prints a diagnostic line at verbosity level and above.
@@ -137,43 +175,64 @@ summary.json and summary.md.`,
 	root.SetErr(st.Stderr)
 	root.SetVersionTemplate("storbench {{.Version}}\n")
 	root.PersistentFlags().CountP("verbosity", "v", "more output: -v, -vv, -vvv")
+	// Every usage error is an *ExitError where cobra finds it: flag errors
+	// through the flag error function (which subcommands inherit), argument
+	// errors through the commands' own Args checks, wrapped below.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newFioCommand(st), newRunCommand(st))
-	for _, add := range extraCommands {
-		root.AddCommand(add(st))
-	}
+	// With Args set, cobra hands an unknown command name to the root
+	// instead of failing in Find with a plain error; the root then prints
+	// its help when run bare, as cobra does for a command that cannot run.
+	root.Args = unknownCommand
+	root.SuggestionsMinimumDistance = 2
+	root.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+	root.AddCommand(
+		newRunCommand(st), newFioCommand(st), newMdCommand(st), newS3Command(st),
+		newAgentCommand(st), newAnalyzeCommand(st), newCompareCommand(st), newMergeCommand(st),
+		newReportCommand(st), newVersionCommand(st),
+	)
+	// cobra adds these when it executes; made now, their checks are
+	// wrapped with the rest.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	usageArgs(root)
 	return root
 }
 
-// extraCommands lets command files register themselves from init, so each
-// command stays in its own file.
-var extraCommands []func(*State) *cobra.Command
+// unknownCommand refuses any argument to the root: it can only be a
+// command name that does not exist.
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += fmt.Sprintf(" (did you mean %q?)", s[0])
+	}
+	return errors.New(msg)
+}
+
+// usageArgs wraps the argument check of c and of every command under it,
+// so that what a check refuses is bad input (exit 2), one line pointing at
+// the command's help.
+func usageArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return usageErr("%v (see '%s --help')", err, cmd.CommandPath())
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
+}
 
 // Execute runs the command line args (without the program name).
 func Execute(ctx context.Context, st *State, args []string) error {
 	root := NewRoot(st)
 	root.SetArgs(args)
-	cmd, err := root.ExecuteContextC(ctx)
-	if err != nil && cmd != nil && isCobraUsage(err) {
-		return usageErr("%v (see '%s --help')", err, cmd.CommandPath())
-	}
-	return err
-}
-
-// isCobraUsage recognises cobra's own argument errors, which it returns as
-// plain errors.
-func isCobraUsage(err error) bool {
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return false
-	}
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "invalid argument", "unknown flag", "unknown shorthand"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
+	return root.ExecuteContext(ctx)
 }

@@ -120,7 +120,8 @@ func startAgents(t *testing.T, bin string, n int, env []string, flags ...string)
 // plan or an ssh command line, whichever way it is given: --secret-key S,
 // --secret-key=S, STORBENCH_SECRET_KEY, a suite's s3 secret_key, an agent's
 // --s3-credentials-file, the agents' --token-file, the one-run token of
-// --ssh. Access keys are held to the same rule: the s3 engine treats them
+// --ssh and the keys --ssh sends its agents (one from a flag, one from the
+// environment). Access keys are held to the same rule: the s3 engine treats them
 // as secret (RedactPhase blanks both).
 func TestSecretsNeverWritten(t *testing.T) {
 	bin := storbenchBin(t)
@@ -233,11 +234,14 @@ func TestSecretsNeverWritten(t *testing.T) {
 		}
 		sshLog := filepath.Join(dir, "ssh.log")
 		env := append(baseEnv(), "PATH="+pathDir+":"+os.Getenv("PATH"), "FAKESSH_LOG="+sshLog, "FAKESSH_HOMES="+filepath.Join(dir, "homes"),
-			"STORBENCH_ACCESS_KEY="+ak, "STORBENCH_SECRET_KEY="+sk)
+			"STORBENCH_SECRET_KEY="+sk)
 		res := t.TempDir()
-		out := run(t, env, true, append(stat, "--bucket", "sssh", "--results", res, "--ssh",
+		out := run(t, env, true, append(stat, "--bucket", "sssh", "--results", res, "--ssh", "--access-key", ak,
 			"--agents", "nodeA:"+freeLoopbackPort(t)+",nodeB:"+freeLoopbackPort(t))...)
 		sent, _ := os.ReadFile(capture)
+		if strings.Count(string(sent), "STORBENCH_ACCESS_KEY="+ak+"\n") != 2 || strings.Count(string(sent), "STORBENCH_SECRET_KEY="+sk+"\n") != 2 {
+			t.Errorf("the run's keys did not reach both agents over ssh's stdin:\n%s", sent)
+		}
 		tokens := regexp.MustCompile(`(?m)^[0-9a-f]{64}$`).FindAllString(string(sent), -1)
 		if len(tokens) != 2 {
 			t.Fatalf("want the one-run token sent to 2 agents, saw %d:\n%s", len(tokens), sent)

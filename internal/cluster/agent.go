@@ -17,29 +17,12 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/model"
 )
 
-// Info describes an agent: who it is and what it runs.
-type Info struct {
-	Host       string    `json:"host"`
-	Hostname   string    `json:"hostname"`
-	Version    string    `json:"version"`
-	Protocol   int       `json:"protocol"`
-	Kernel     string    `json:"kernel"`
-	FioVersion string    `json:"fio_version,omitempty"`
-	Time       time.Time `json:"time"`
-	// Root says the agent runs as root (needed to drop caches).
-	Root bool `json:"root,omitempty"`
-	// Busy, when set, says which run and controller hold the agent now.
-	Busy string `json:"busy,omitempty"`
-	// Addr is where the controller reached the agent ("" in-process).
-	Addr string `json:"addr,omitempty"`
-	// ClockOffsetNs is the agent's clock minus the controller's, and RTTNs the
-	// round trip of the sample it was taken from, as measured before the
-	// first phase (0 in-process).
-	ClockOffsetNs int64 `json:"clock_offset_ns,omitempty"`
-	RTTNs         int64 `json:"rtt_ns,omitempty"`
-}
+// Info describes an agent: who it is and what it runs (model.AgentInfo:
+// run.json keeps it).
+type Info = model.AgentInfo
 
 // Request asks an agent to prepare a phase of a run.
 type Request struct {
@@ -101,6 +84,11 @@ type LocalAgent struct {
 	// from a request.
 	FioBin    string
 	AllowExec bool
+	// Engines are the engines this agent runs phases with.
+	Engines engine.Registry
+	// Credentials are this agent's keys, for phases that carry none; like
+	// FioBin they never come from a request.
+	Credentials engine.Credentials
 
 	mu      sync.Mutex
 	cur     engine.Prepared
@@ -147,9 +135,9 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	if host == "" {
 		host = a.Host
 	}
-	e, err := engine.Lookup(req.Phase.Engine)
+	e, err := a.Engines.Lookup(req.Phase.Engine)
 	if err == nil {
-		env := engine.Env{Host: host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, FioBin: a.FioBin,
+		env := engine.Env{Host: host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, FioBin: a.FioBin, Credentials: a.Credentials,
 			Hosts: max(req.Hosts, 1), Rank: req.Rank, Barrier: req.Barrier}
 		var p engine.Prepared
 		p, err = e.Prepare(ctx, env, req.Phase)
@@ -203,12 +191,13 @@ func (a *LocalAgent) Run(ctx context.Context, startAt time.Time, live engine.Liv
 	a.mu.Lock()
 	graceful := a.stopped
 	a.mu.Unlock()
-	if graceful && parent.Err() == nil && errors.Is(err, context.Canceled) {
+	switch {
+	case graceful && parent.Err() == nil && errors.Is(err, context.Canceled):
 		// Ended by Stop (the controller's autoterm): a normal end.
-		if res != nil && res.Err == "interrupted" {
-			res.Err = ""
-		}
 		err = nil
+	case errors.Is(err, engine.ErrInterrupted) && res != nil && res.Err == "":
+		// What was measured stays, marked as cut short.
+		res.Err = engine.ErrInterrupted.Error()
 	}
 	return res, err
 }

@@ -12,7 +12,7 @@ import (
 // decides on its own.
 func TestAutoTermOnTheTotal(t *testing.T) {
 	a, b := startAgent(t, "a", nil), startAgent(t, "b", nil)
-	ctrl := &Controller{Agents: []Agent{remoteFor(a, "a"), remoteFor(b, "b")}, Name: "test", MaxClockOffset: -1}
+	ctrl := &Controller{Agents: []Agent{remoteFor(a, "a"), remoteFor(b, "b")}, Name: "test", MaxClockOffset: -1, Engines: testEngines}
 	if _, err := ctrl.Connect(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
-	_ "github.com/storbench/storbench/internal/engine/md"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -40,8 +39,6 @@ var (
 	barrierStalls   = make(chan string, 8)
 	barrierArrivals = make(chan string, 64)
 )
-
-func init() { engine.Register("sbtest-barrier", barrierEngine{}) }
 
 func (barrierEngine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engine.Prepared, error) {
 	var bp barrierParams
@@ -123,7 +120,7 @@ func barrierPhaseOf(t *testing.T, p barrierParams) engine.Phase {
 func TestBarrierAcrossHosts(t *testing.T) {
 	a0 := startAgent(t, "a0", nil)
 	a2 := startAgent(t, "a2", func(s *Server) { s.ClockSkew = 700 * time.Millisecond })
-	c := newController(remoteFor(a0, "h0"), &LocalAgent{Host: "h1", Version: "test"}, remoteFor(a2, "h2"))
+	c := newController(remoteFor(a0, "h0"), &LocalAgent{Host: "h1", Version: "test", Engines: testEngines}, remoteFor(a2, "h2"))
 	c.MaxClockOffset = -1
 	if _, err := c.Connect(context.Background()); err != nil {
 		t.Fatal(err)
@@ -173,7 +170,7 @@ func TestBarrierAcrossHosts(t *testing.T) {
 // between its stages.
 func TestBarrierNoneOnOneHost(t *testing.T) {
 	ta := startAgent(t, "a", nil)
-	for _, a := range []Agent{&LocalAgent{Host: "l", Version: "test"}, remoteFor(ta, "r")} {
+	for _, a := range []Agent{&LocalAgent{Host: "l", Version: "test", Engines: testEngines}, remoteFor(ta, "r")} {
 		out, err := newController(a).RunPhase(context.Background(), "run1", false, barrierPhaseOf(t, barrierParams{Barriers: 3, StallAt: -1, QuitAt: -1}))
 		if err != nil {
 			t.Fatal(err)
@@ -278,7 +275,7 @@ func TestMdAcrossLocalAgents(t *testing.T) {
 	dir := t.TempDir()
 	var agents []Agent
 	for i := range 3 {
-		agents = append(agents, &LocalAgent{Host: fmt.Sprint("h", i), Version: "test"})
+		agents = append(agents, &LocalAgent{Host: fmt.Sprint("h", i), Version: "test", Engines: testEngines})
 	}
 	params, _ := json.Marshal(map[string]any{"dir": dir, "items": 100, "iterations": 2, "workers": 2, "unique_dir": true})
 	out, err := newController(agents...).RunPhase(context.Background(), "run1", false, engine.Phase{Name: "md", Engine: "md", Params: params})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 )
 
@@ -17,6 +18,10 @@ import (
 // start all at one absolute time, run, collect, clean up on all.
 type Controller struct {
 	Agents []Agent
+	// Engines are the engines the phases name: the controller asks them
+	// whether a phase can end early (autoterm) and where a lost host's
+	// phase put what it created.
+	Engines engine.Registry
 	// Lead is how far ahead of the end of preparation the common start time is
 	// set, so that every agent is waiting when it comes.
 	Lead time.Duration
@@ -190,7 +195,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	// together, so no host ends early on its own.
 	var term record.AutoTerm
 	autoterm := false
-	if e, err := engine.Lookup(p.Engine); err == nil && n > 1 {
+	if e, err := c.Engines.Lookup(p.Engine); err == nil && n > 1 {
 		if at, ok := e.(engine.AutoTermer); ok {
 			if term, autoterm = at.AutoTerm(p); autoterm {
 				req.Phase = at.WithoutAutoTerm(p)
@@ -302,7 +307,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 				}
 				prev, prevNs = cur, now.UnixNano()
 				if term.Stable(total) {
-					out.StoppedBy = "autoterm"
+					out.StoppedBy = model.StoppedByAutoterm
 					for _, a := range agents {
 						if s, ok := a.(Stopper); ok {
 							go s.Stop()
@@ -356,7 +361,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 			// A lost agent cleans up on its own when it notices, if it
 			// still runs; if it died, its files or objects stay.
 			prepErrs[i] = runErrs[i]
-			out.Leftovers = append(out.Leftovers, lostLeftover(p, runID, a.Name()))
+			out.Leftovers = append(out.Leftovers, c.lostLeftover(p, runID, a.Name()))
 			continue
 		case errors.Is(runErrs[i], ErrStopped):
 			// Told to stop: it sent what it measured and cleaned up.
@@ -404,7 +409,7 @@ func (c *Controller) cleanup(p engine.Phase, runID string, agents []Agent, prepE
 	each(agents, func(i int, a Agent) {
 		if prepErrs[i] == nil {
 			if err := a.Cleanup(ctx); err != nil {
-				left[i] = leftoversOf(p, runID, a.Name(), err)
+				left[i] = c.leftoversOf(p, runID, a.Name(), err)
 			}
 		}
 	})
@@ -418,11 +423,11 @@ func (c *Controller) cleanup(p engine.Phase, runID string, agents []Agent, prepE
 // leftoversOf is what an agent's failed cleanup says it left on host; an
 // agent that did not answer left what its phase makes, where the engine
 // says it puts it.
-func leftoversOf(p engine.Phase, runID, host string, err error) []engine.Leftover {
+func (c *Controller) leftoversOf(p engine.Phase, runID, host string, err error) []engine.Leftover {
 	if _, items := engine.SplitLeftovers(err); len(items) > 0 {
 		return engine.Leftovers(host, err)
 	}
-	l := lostLeftover(p, runID, host)
+	l := c.lostLeftover(p, runID, host)
 	l.Reason = "cleanup: " + err.Error()
 	return []engine.Leftover{l}
 }
@@ -448,10 +453,10 @@ func leftoversOfAll(agents []Agent, errs []error) []engine.Leftover {
 
 // lostLeftover names what a host lost mid-phase may have left: its agent
 // removes it if it still runs, and if it died, it stays.
-func lostLeftover(p engine.Phase, runID, host string) engine.Leftover {
+func (c *Controller) lostLeftover(p engine.Phase, runID, host string) engine.Leftover {
 	l := engine.Leftover{Host: host, What: "files or objects", Where: "unknown",
 		Reason: "host lost before cleanup; removed only if its agent still runs"}
-	if what, where, ok := engine.Locate(p, runID, host); ok {
+	if what, where, ok := c.Engines.Locate(p, runID, host); ok {
 		l.What, l.Where = what, where
 	}
 	return l

@@ -17,7 +17,7 @@ func TestDropCaches(t *testing.T) {
 	dropCachesPath = knob
 	defer func() { dropCachesPath = old }()
 
-	a := &LocalAgent{Host: "h", Version: "test"}
+	a := &LocalAgent{Host: "h", Version: "test", Engines: testEngines}
 	err := a.Prepare(context.Background(), Request{RunID: "r", Phase: tickPhaseOf(t, 100, 50, 1), DropCaches: true})
 	if os.Geteuid() != 0 {
 		if err == nil || !strings.Contains(err.Error(), "root") {
@@ -44,7 +44,7 @@ func (n notRoot) Info(ctx context.Context) (Info, error) {
 }
 
 func TestDropCachesNeedsRoot(t *testing.T) {
-	c := &Controller{Agents: []Agent{notRoot{&LocalAgent{Host: "h", Version: "test"}}}, DropCaches: true}
+	c := &Controller{Agents: []Agent{notRoot{&LocalAgent{Host: "h", Version: "test", Engines: testEngines}}}, DropCaches: true, Engines: testEngines}
 	_, err := c.Connect(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "h: --drop-caches needs the agent to run as root") {
 		t.Fatalf("%v", err)

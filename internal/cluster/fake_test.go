@@ -11,8 +11,21 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/engine/md"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 )
+
+// testEngines are the engines this package's tests run: test engines that
+// tick, meet at barriers, leave things behind or wait to be stopped, and
+// the real md engine for barriers across hosts.
+var testEngines = engine.Registry{
+	"sbtest-tick":    tickEngine{},
+	"sbtest-barrier": barrierEngine{},
+	"sbtest-left":    leftEngine{},
+	"sbtest-stop":    fakeStopEngine{},
+	model.EngineMD:   md.Engine{},
+}
 
 // tickEngine is a test engine: it "does" OpsPerTick operations of 1 ms
 // (bins at 1 ms and 2 ms) each Tick until Duration, sending a snapshot per
@@ -55,8 +68,6 @@ type stopEvent struct {
 	at       time.Time
 	canceled bool
 }
-
-func init() { engine.Register("sbtest-tick", tickEngine{}) }
 
 func (tickEngine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engine.Prepared, error) {
 	var tp tickParams
@@ -161,7 +172,7 @@ func startAgent(t testing.TB, name string, mod func(*Server)) *testAgent {
 		t.Fatal(err)
 	}
 	ta := &testAgent{ln: ln, addr: ln.Addr().String(), logs: make(chan string, 100)}
-	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test"}, Token: testToken}
+	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: testEngines}, Token: testToken}
 	ta.srv.Logf = func(format string, args ...any) {
 		select {
 		case ta.logs <- time.Now().Format("15:04:05.000 ") + format:

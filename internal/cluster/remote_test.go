@@ -14,7 +14,7 @@ import (
 )
 
 func newController(agents ...Agent) *Controller {
-	return &Controller{Agents: agents, Lead: 300 * time.Millisecond, Name: "test-controller"}
+	return &Controller{Agents: agents, Engines: testEngines, Lead: 300 * time.Millisecond, Name: "test-controller"}
 }
 
 // Three agents on loopback ports run one phase together: every host's

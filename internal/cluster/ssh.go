@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -14,14 +15,17 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/secret"
 )
 
 // SSHLauncher starts `storbench agent` on hosts with the system ssh, so the
 // user's ssh config, keys and jump hosts apply. The agent listens on the
 // host's loopback and the controller reaches it through an ssh port forward;
 // its one-run token (and any S3 keys) go over ssh's stdin, never on a
-// command line; and it exits when that stdin closes, so it ends with the
-// controller even if the controller dies.
+// command line (ReadStdin is the agent's side); and it exits when that
+// stdin closes, so it ends with the controller even if the controller dies.
 type SSHLauncher struct {
 	// SSH is the ssh program ("ssh").
 	SSH string
@@ -34,8 +38,9 @@ type SSHLauncher struct {
 	Version string
 	// Binary is this storbench binary, copied to hosts that lack it.
 	Binary string
-	// Secrets are KEY=VALUE lines sent to the agent on stdin (S3 keys).
-	Secrets []string
+	// Credentials are sent to the agent on stdin, for phases that carry
+	// no keys of their own.
+	Credentials engine.Credentials
 	// Logf receives progress lines.
 	Logf func(format string, args ...any)
 }
@@ -155,10 +160,7 @@ func (l *SSHLauncher) Start(ctx context.Context, host string, port int, name, to
 	}
 	a := &SSHAgent{cmd: cmd, stdin: stdin, done: make(chan struct{}), out: out}
 	go func() { _ = cmd.Wait(); close(a.done) }()
-	// The token first, then any secrets, then a blank line; the stream
-	// then stays open until Stop.
-	msg := token + "\n" + strings.Join(append(append([]string{}, l.Secrets...), ""), "\n") + "\n"
-	if _, err := io.WriteString(stdin, msg); err != nil {
+	if _, err := io.WriteString(stdin, stdinMessage(token, l.Credentials)); err != nil {
 		a.Shutdown()
 		return nil, fmt.Errorf("ssh %s: %v", host, err)
 	}
@@ -176,6 +178,52 @@ func (l *SSHLauncher) Start(ctx context.Context, host string, port int, name, to
 	a.RemoteAgent = &RemoteAgent{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(local)), Host: name, Token: token}
 	l.logf("%s: agent started", host)
 	return a, nil
+}
+
+// The agent's stdin, as an SSHLauncher writes it: the token on the first
+// line, then the keys as KEY=VALUE lines, then a blank line; the stream then
+// stays open until the controller lets the agent go.
+const (
+	stdinAccessKey = "STORBENCH_ACCESS_KEY"
+	stdinSecretKey = "STORBENCH_SECRET_KEY"
+)
+
+// stdinMessage is what an SSHLauncher writes first on an agent's stdin.
+func stdinMessage(token string, c engine.Credentials) string {
+	var b strings.Builder
+	b.WriteString(token + "\n")
+	if !c.AccessKey.Empty() {
+		b.WriteString(stdinAccessKey + "=" + c.AccessKey.Reveal() + "\n")
+	}
+	if !c.SecretKey.Empty() {
+		b.WriteString(stdinSecretKey + "=" + c.SecretKey.Reveal() + "\n")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// ReadStdin reads, on the agent's side, what an SSHLauncher wrote first on
+// its stdin: the token and the keys. The rest of r is the open stream whose
+// end tells the agent to stop.
+func ReadStdin(r *bufio.Reader) (token string, c engine.Credentials, err error) {
+	l, err := r.ReadString('\n')
+	if err != nil && l == "" {
+		return "", c, errors.New("--stdin: no token on stdin")
+	}
+	token = strings.TrimSpace(l)
+	for {
+		l, err := r.ReadString('\n')
+		l = strings.TrimSpace(l)
+		if l == "" || err != nil {
+			return token, c, nil
+		}
+		switch k, v, _ := strings.Cut(l, "="); k {
+		case stdinAccessKey:
+			c.AccessKey = secret.New(v)
+		case stdinSecretKey:
+			c.SecretKey = secret.New(v)
+		}
+	}
 }
 
 // Shutdown closes the agent's stdin, which makes it stop any phase, clean

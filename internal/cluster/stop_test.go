@@ -16,8 +16,6 @@ type leftEngine struct{ tickEngine }
 
 type leftPhase struct{ *tickPhase }
 
-func init() { engine.Register("sbtest-left", leftEngine{}) }
-
 func (leftEngine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engine.Prepared, error) {
 	pr, err := tickEngine{}.Prepare(ctx, env, p)
 	if err != nil {

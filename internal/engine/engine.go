@@ -1,5 +1,7 @@
 // Package engine defines the contract between the controller and the things
-// that generate load (fio, md, s3), and the registry that finds them by name.
+// that generate load (fio, md, s3), and the Registry through which the rest
+// of storbench finds them by name. The list of engines itself is explicit
+// (internal/engine/all), never filled in by importing an engine.
 //
 // An engine is given a phase, prepares what it needs under its own namespace,
 // waits for a common start time, runs until its duration, op count or stop
@@ -11,25 +13,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 )
 
-// Phase is one unit of work sent to every agent. Params are engine-specific
-// and travel as JSON so a remote agent decodes them exactly as a local one.
-type Phase struct {
-	// Name is the phase's name in results ("011-bandwidthR", "md", "s3-get").
-	Name string `json:"name"`
-	// Engine names the engine: "fio", "md" or "s3".
-	Engine string `json:"engine"`
-	// Params are the engine's own settings.
-	Params json.RawMessage `json:"params"`
-}
+// Phase is one unit of work sent to every agent (model.Phase: run.json's
+// plan records it).
+type Phase = model.Phase
 
 // Env is what an agent tells an engine about where it runs.
 type Env struct {
@@ -44,6 +39,9 @@ type Env struct {
 	AllowExec bool
 	// FioBin is this agent's fio binary; it never comes from the network.
 	FioBin string
+	// Credentials are the keys for phases that carry none of their own
+	// (s3).
+	Credentials Credentials
 	// Hosts is how many hosts run the phase (0 or 1: this one alone) and
 	// Rank this host's place among them, from 0, the same on every host.
 	Hosts, Rank int
@@ -104,36 +102,12 @@ type Snapshot struct {
 // LiveFunc receives snapshots. It must not block for long.
 type LiveFunc func(Snapshot)
 
-// HostResult is everything one host measured in one phase.
-type HostResult struct {
-	Host string `json:"host"`
-	// Ops are per-operation statistics with their windows set.
-	Ops []record.OpStats `json:"ops"`
-	// Series is the per-second throughput series.
-	Series []record.Second `json:"series,omitempty"`
-	// Meta carries engine facts worth keeping (fio's version, the job's
-	// report kind, the files' directory).
-	Meta map[string]string `json:"meta,omitempty"`
-	// Raw holds files to keep verbatim in the results folder, by file name
-	// (fio's JSON output). Never secrets.
-	Raw map[string][]byte `json:"raw,omitempty"`
-	// Err is set when the phase failed on this host after producing something;
-	// what was measured up to then is still in Ops.
-	Err string `json:"error,omitempty"`
-	// Unreachable is, per endpoint the host could not reach for a while
-	// (S3 connection errors), how long that was.
-	Unreachable []Unreachable `json:"unreachable,omitempty"`
-}
+// HostResult is everything one host measured in one phase; it is a
+// persisted type and lives in model.
+type HostResult = model.HostResult
 
-// Unreachable is the time one host could not reach one endpoint: the union
-// of the intervals from a connection error to the next answer (or the end
-// of the run), over all its workers.
-type Unreachable struct {
-	Endpoint string  `json:"endpoint"`
-	Seconds  float64 `json:"seconds"`
-	// Errors are the connection errors counted in that time.
-	Errors uint64 `json:"errors"`
-}
+// Unreachable is the time one host could not reach one endpoint.
+type Unreachable = model.Unreachable
 
 // Engine creates prepared phases.
 type Engine interface {
@@ -145,7 +119,8 @@ type Engine interface {
 // Prepared is a phase ready to start.
 type Prepared interface {
 	// Run waits until startAt, runs the phase, and returns what was measured.
-	// Cancelling ctx stops the load; Run then returns what it has.
+	// Cancelling ctx stops the load; Run then returns what it has, with an
+	// error made by Interrupted.
 	Run(ctx context.Context, startAt time.Time, live LiveFunc) (*HostResult, error)
 	// Cleanup removes what Prepare and Run created, unless the env said Keep.
 	Cleanup(ctx context.Context) error
@@ -179,16 +154,6 @@ type Redactor interface {
 	Redact(Phase) Phase
 }
 
-// Redacted returns p without secrets, through its engine's Redactor.
-func Redacted(p Phase) Phase {
-	if e, err := Lookup(p.Engine); err == nil {
-		if r, ok := e.(Redactor); ok {
-			return r.Redact(p)
-		}
-	}
-	return p
-}
-
 // AutoTermer is implemented by engines whose phases may end once throughput
 // is stable (s3 --autoterm). With several hosts the controller judges the
 // total of all hosts and stops them together; each host then runs the phase
@@ -202,47 +167,6 @@ type AutoTermer interface {
 // so a suite can refuse a misspelt key with a suggestion.
 type KeyLister interface {
 	ParamKeys() []string
-}
-
-var registry = map[string]Engine{}
-
-// Register makes an engine available by name. It is called from init.
-func Register(name string, e Engine) {
-	if _, dup := registry[name]; dup {
-		panic("engine: duplicate registration of " + name)
-	}
-	registry[name] = e
-}
-
-// Lookup returns the engine registered under name.
-func Lookup(name string) (Engine, error) {
-	e, ok := registry[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown engine %q (known: %v)", name, Names())
-	}
-	return e, nil
-}
-
-// Names lists the registered engines, sorted.
-func Names() []string {
-	var out []string
-	for n := range registry {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Validate checks a phase with its engine's Validator, if it has one.
-func Validate(p Phase) error {
-	e, err := Lookup(p.Engine)
-	if err != nil {
-		return err
-	}
-	if v, ok := e.(Validator); ok {
-		return v.Validate(p)
-	}
-	return nil
 }
 
 // WaitUntil sleeps until t or until ctx ends, whichever is first.

@@ -6,47 +6,13 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/storbench/storbench/internal/model"
 )
 
-// Leftover is something a phase created that its cleanup could not remove:
-// what it is, where it is, and how many, so a user can remove it by hand.
-type Leftover struct {
-	// Host is the host whose phase created it.
-	Host string `json:"host"`
-	// What is "files and directories", "objects" or "bucket".
-	What string `json:"what"`
-	// Where is a path (files), bucket/prefix (objects) or a bucket name.
-	Where string `json:"where"`
-	// Count is how many entries are left, when they could be counted.
-	Count *int64 `json:"count,omitempty"`
-	// AtMost bounds the count when it could not be taken (the server did
-	// not answer): what the phase wrote there.
-	AtMost *int64 `json:"at_most,omitempty"`
-	// Reason says why it was left ("cleanup: connection refused", "host
-	// lost").
-	Reason string `json:"reason"`
-}
-
-// Text is the leftover in one line: "12 objects in bench/storbench/r/h/p/".
-func (l Leftover) Text() string {
-	n := "an unknown number of " + l.What
-	switch {
-	case l.What == "bucket":
-		n = "the bucket"
-	case l.Count != nil:
-		n = fmt.Sprintf("%d %s", *l.Count, l.What)
-	case l.AtMost != nil:
-		n = fmt.Sprintf("up to %d %s", *l.AtMost, l.What)
-	}
-	s := n + " in " + l.Where
-	if l.What == "bucket" {
-		s = "the bucket " + l.Where
-	}
-	if l.Reason != "" {
-		s += " (" + l.Reason + ")"
-	}
-	return s
-}
+// Leftover is something a phase created that its cleanup could not remove
+// (model.Leftover: summary.json keeps it).
+type Leftover = model.Leftover
 
 // LeftoverError is what Cleanup returns when it could not remove
 // everything: the typed description of what stays, and why.
@@ -89,20 +55,6 @@ type Locator interface {
 	Location(p Phase, runID, host string) (what, where string, err error)
 }
 
-// Locate asks p's engine where host's phase puts what it creates.
-func Locate(p Phase, runID, host string) (what, where string, ok bool) {
-	e, err := Lookup(p.Engine)
-	if err != nil {
-		return "", "", false
-	}
-	l, isLoc := e.(Locator)
-	if !isLoc {
-		return "", "", false
-	}
-	what, where, err = l.Location(p, runID, host)
-	return what, where, err == nil
-}
-
 // countEntries counts the files and directories at and under path; ok is
 // false when it cannot be walked at all.
 func countEntries(path string) (int64, bool) {
@@ -115,6 +67,30 @@ func countEntries(path string) (int64, bool) {
 	})
 	return n, err == nil && n > 0
 }
+
+// ErrInterrupted marks a phase stopped before its end because its context
+// ended (Ctrl-C, a lost controller, an early stop): Run then returns what
+// was measured and an error that is ErrInterrupted, made by Interrupted.
+// The agent, not the engine, decides what that means: a stop it asked for
+// (autoterm) is a normal end, anything else marks the host's result
+// interrupted.
+var ErrInterrupted = errors.New("interrupted")
+
+// Interrupted returns the error Run returns when ctx ended the phase: it
+// reads as cause (ctx's error) and is both cause and ErrInterrupted to
+// errors.Is.
+func Interrupted(cause error) error {
+	if cause == nil {
+		cause = ErrInterrupted
+	}
+	return &interrupted{cause}
+}
+
+type interrupted struct{ cause error }
+
+func (e *interrupted) Error() string        { return e.cause.Error() }
+func (e *interrupted) Unwrap() error        { return e.cause }
+func (e *interrupted) Is(target error) bool { return target == ErrInterrupted }
 
 // ErrUnsupported marks an error saying the target lacks a feature the
 // phase needs (an S3 server without bucket versioning): bad input, found

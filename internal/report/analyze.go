@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 )
 
@@ -97,7 +98,7 @@ func AnalysisText(w io.Writer, a *analyze.Analysis) {
 	}
 }
 
-func opAnalysisText(w io.Writer, in, eng string, o analyze.OpAnalysis, scope string) {
+func opAnalysisText(w io.Writer, in string, eng model.EngineName, o analyze.OpAnalysis, scope string) {
 	fmt.Fprintf(w, "%sOperation %s: ", in, o.Op)
 	if len(o.Iterations) > 0 {
 		parts := make([]string, len(o.Iterations))

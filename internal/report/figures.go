@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/units"
 )
@@ -50,8 +51,8 @@ func latText(l *results.LatencySummary, pick func(*results.LatencySummary) float
 
 // notRecorded says an operation has no latency, in its engine's words: a
 // fio job file can switch latency off.
-func notRecorded(engine string) string {
-	if engine == "fio" {
+func notRecorded(engine model.EngineName) string {
+	if engine == model.EngineFio {
 		return "latency not recorded by this job"
 	}
 	return "latency not recorded"

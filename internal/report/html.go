@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/units"
@@ -62,13 +63,16 @@ func HTMLFolder(dir, other string) ([]byte, error) {
 type kv struct{ K, V string }
 
 type htmlRow struct {
-	Phase, Engine, Op, Hosts, Headline, Throughput, OpsPerS, Mean, P50, P99, P999, Errors, Status string
-	Bad                                                                                           bool
+	Phase, Op, Hosts, Throughput, OpsPerS, Mean, P50, P99, P999, Errors, Status string
+	Engine                                                                      model.EngineName
+	Headline                                                                    model.Headline
+	Bad                                                                         bool
 }
 
 type htmlPhase struct {
-	Name, Engine, Status, Error, Window string
-	Charts                              []template.HTML
+	Name, Status, Error, Window string
+	Engine                      model.EngineName
+	Charts                      []template.HTML
 }
 
 type htmlCmpRow struct {
@@ -107,14 +111,12 @@ func HTML(w io.Writer, in HTMLInput) error {
 		for _, t := range r.Targets {
 			d.Env = append(d.Env, kv{"Target " + t.Dir, fmt.Sprintf("%s on %s (%s)", t.FSType, t.Mount, t.Source)})
 		}
-		if list, ok := r.Agents.([]any); ok {
+		if len(r.Agents) > 0 {
 			var names []string
-			for _, a := range list {
-				if m, ok := a.(map[string]any); ok {
-					names = append(names, fmt.Sprint(m["host"]))
-				}
+			for _, a := range r.Agents {
+				names = append(names, a.Host)
 			}
-			d.Env = append(d.Env, kv{"Hosts", fmt.Sprintf("%d: %s", len(list), strings.Join(names, ", "))})
+			d.Env = append(d.Env, kv{"Hosts", fmt.Sprintf("%d: %s", len(r.Agents), strings.Join(names, ", "))})
 		}
 		keys := make([]string, 0, len(r.Settings))
 		for k := range r.Settings {
@@ -152,17 +154,17 @@ func HTML(w io.Writer, in HTMLInput) error {
 				Errors: fmt.Sprint(o.Errors), Status: status, Bad: o.Errors > 0 || p.Status != results.StatusCompleted}
 			d.Rows = append(d.Rows, r)
 			switch {
-			case p.Engine == "fio" && p.Report == "iops":
+			case p.Engine == model.EngineFio && p.Report == model.HeadlineIOPS:
 				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " IOPS", rateText(o.OpsPerS, "IOPS")})
-			case p.Engine == "fio" && p.Report == "latency":
+			case p.Engine == model.EngineFio && p.Report == model.HeadlineLatency:
 				v := strings.TrimPrefix(notRecorded(p.Engine), "latency ")
 				if o.Lat != nil {
 					v = units.Latency(o.Lat.MeanNs)
 				}
 				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " latency", v})
-			case p.Engine == "fio":
+			case p.Engine == model.EngineFio:
 				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " bandwidth", bwText(o.BwBytesPerS)})
-			case p.Engine == "md":
+			case p.Engine == model.EngineMD:
 				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op, rateText(o.OpsPerS, "ops/s")})
 			default:
 				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op, figRates(o.BwBytesPerS, o.OpsPerS, "obj/s")})

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 )
 
@@ -24,9 +25,9 @@ func Markdown(s *results.Summary) []byte {
 	var fio, md, other []results.PhaseSummary
 	for _, p := range s.Phases {
 		switch {
-		case p.Engine == "fio":
+		case p.Engine == model.EngineFio:
 			fio = append(fio, p)
-		case p.Engine == "md":
+		case p.Engine == model.EngineMD:
 			md = append(md, p)
 		default:
 			other = append(other, p)

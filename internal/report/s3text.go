@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/analyze"
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/units"
@@ -25,7 +25,7 @@ const S3EndpointsFile = "s3-endpoints.json"
 // and slowest 1-second segments, request time and time to first byte from
 // the merged histograms, per endpoint figures when there were several, and
 // errors by kind. Timestamps are printed in loc (nil: UTC).
-func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*engine.HostResult, loc *time.Location) {
+func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*model.HostResult, loc *time.Location) {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -126,7 +126,7 @@ func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*engine.HostResult, l
 	if d := meta["dropped_starts"]; d != "" && d != "0" {
 		fmt.Fprintf(w, "\nOpen loop at %s requests/s: %s scheduled starts were dropped (the client could not keep up; latency counts from the scheduled start)\n", meta["rate_ops_per_s"], d)
 	}
-	if by := meta["stopped_by"]; by == "autoterm" {
+	if by := meta["stopped_by"]; by == model.StoppedByAutoterm {
 		fmt.Fprintln(w, "\nStopped by --autoterm: throughput was stable. Compare medians, not averages, across autoterminated runs.")
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -25,7 +25,7 @@ func hist(vals ...int64) record.Hist {
 	return r.Stats(0, "x").Lat
 }
 
-func s3Hosts() []*engine.HostResult {
+func s3Hosts() []*model.HostResult {
 	const t0 = int64(1_700_000_000_000_000_000)
 	get := record.OpStats{Op: "GET", Ops: 10, Bytes: 10 * 4096, Errors: 2,
 		ErrorKinds: map[string]uint64{"connection refused": 2},
@@ -43,7 +43,7 @@ func s3Hosts() []*engine.HostResult {
 	e2.Ops, e2.Bytes = 4, 4*4096
 	e2.Lat = hist(3e6, 3e6, 4e6, 10e6)
 	per, _ := json.Marshal(map[string][]record.OpStats{"10.0.0.1:9000": {e1}, "10.0.0.2:9000": {e2}})
-	return []*engine.HostResult{{Host: "client1", Ops: []record.OpStats{get}, Series: series,
+	return []*model.HostResult{{Host: "client1", Ops: []record.OpStats{get}, Series: series,
 		Meta: map[string]string{"concurrent": "16", "dropped_starts": "3", "rate_ops_per_s": "100"},
 		Raw:  map[string][]byte{S3EndpointsFile: per}}}
 }

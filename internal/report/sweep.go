@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/stats"
 	"github.com/storbench/storbench/internal/units"
@@ -43,12 +44,12 @@ func sweepConfidence(sws []results.Sweep) float64 {
 }
 
 // metricName is the headline metric's name in tables.
-func metricName(eng, metric string) string {
+func metricName(eng model.EngineName, metric string) string {
 	switch metric {
 	case "bw_bytes_per_s":
 		return "bandwidth"
 	case "ops_per_s":
-		if eng == "fio" {
+		if eng == model.EngineFio {
 			return "IOPS"
 		}
 		return "ops/s"

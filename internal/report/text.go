@@ -9,15 +9,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/units"
 )
 
 // PhaseText writes a phase's result in its engine's way: s3 phases as warp
 // prints them, md phases as mdtest's table, file phases as wekatester.
-func PhaseText(w io.Writer, ps *results.PhaseSummary, hosts []*engine.HostResult) {
-	if ps.Engine == "s3" {
+func PhaseText(w io.Writer, ps *results.PhaseSummary, hosts []*model.HostResult) {
+	if ps.Engine == model.EngineS3 {
 		S3Text(w, ps, hosts, time.Local)
 		return
 	}
@@ -35,7 +35,7 @@ func FileText(w io.Writer, ps *results.PhaseSummary) {
 	if len(ps.LostHosts) > 0 {
 		fmt.Fprintf(w, "    lost hosts: %s\n", strings.Join(ps.LostHosts, ", "))
 	}
-	if ps.Engine == "md" || hasRates(ps) {
+	if ps.Engine == model.EngineMD || hasRates(ps) {
 		RateTable(w, "    ", ps.Ops)
 		return
 	}
@@ -52,10 +52,10 @@ func FileText(w io.Writer, ps *results.PhaseSummary) {
 				iops += *o.OpsPerS
 			}
 		}
-		if ps.Report == "iops" {
+		if ps.Report == model.HeadlineIOPS {
 			fmt.Fprintf(w, "    total iops: %s\n", units.Rate(iops, "IOPS"))
 			fmt.Fprintf(w, "    average iops: %s per host\n", units.Rate(iops/float64(n), "IOPS"))
-		} else if ps.Report != "latency" {
+		} else if ps.Report != model.HeadlineLatency {
 			fmt.Fprintf(w, "    total bandwidth: %s\n", units.Bandwidth(bw))
 			fmt.Fprintf(w, "    average bandwidth: %s per host\n", units.Bandwidth(bw/float64(n)))
 		}
@@ -71,13 +71,13 @@ func hasRates(ps *results.PhaseSummary) bool {
 	return false
 }
 
-func opText(w io.Writer, eng, report string, o results.OpSummary) {
+func opText(w io.Writer, eng model.EngineName, report model.Headline, o results.OpSummary) {
 	bw := bwText(o.BwBytesPerS)
 	iops := rateText(o.OpsPerS, "IOPS")
 	switch report {
-	case "iops":
+	case model.HeadlineIOPS:
 		fmt.Fprintf(w, "    %s iops: %s (%s)\n", o.Op, iops, bw)
-	case "latency":
+	case model.HeadlineLatency:
 		mean := strings.TrimPrefix(notRecorded(eng), "latency ")
 		if o.Lat != nil {
 			mean = units.Latency(o.Lat.MeanNs)

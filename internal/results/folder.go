@@ -21,7 +21,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 )
 
 // Run statuses, in run.json and summary.json.
@@ -33,42 +33,13 @@ const (
 )
 
 // RunInfo is run.json: what is needed to reproduce and judge the run.
-type RunInfo struct {
-	SchemaVersion int       `json:"schema_version"`
-	RunID         string    `json:"run_id"`
-	Name          string    `json:"name"`
-	Status        string    `json:"status"`
-	Error         string    `json:"error,omitempty"`
-	StartedAt     time.Time `json:"started_at"`
-	EndedAt       time.Time `json:"ended_at,omitzero"`
-	CommandLine   []string  `json:"command_line"`
-	Versions      Versions  `json:"versions"`
-	// Agents describes every host (cluster.Info values).
-	Agents any `json:"agents,omitempty"`
-	// Targets are the target directories with their filesystem types.
-	Targets []Target `json:"targets,omitempty"`
-	// Plan is every phase as sent to the agents, with resolved parameters
-	// (fio job text included). It never holds secrets.
-	Plan []engine.Phase `json:"plan"`
-	// Settings are the run's own settings (suite file, overrides).
-	Settings map[string]any `json:"settings,omitempty"`
-}
+type RunInfo = model.RunInfo
 
 // Versions of what measured.
-type Versions struct {
-	Storbench string `json:"storbench"`
-	Go        string `json:"go"`
-	Fio       string `json:"fio,omitempty"`
-	Kernel    string `json:"kernel"`
-}
+type Versions = model.Versions
 
 // Target is a target directory and the filesystem it is on.
-type Target struct {
-	Dir    string `json:"dir"`
-	FSType string `json:"fs_type"`
-	Mount  string `json:"mount_point"`
-	Source string `json:"source"`
-}
+type Target = model.Target
 
 // Folder is an open results folder.
 type Folder struct {
@@ -203,7 +174,7 @@ func (f *Folder) NextPhaseDir(name string) string {
 // fails; a failure returns an *UnsavedError. A phase whose hosts'
 // result.json could not all be written is left out of summary.json, so
 // every phase listed there can be read back.
-func (f *Folder) AddPhase(ps PhaseSummary, hosts []*engine.HostResult) error {
+func (f *Folder) AddPhase(ps PhaseSummary, hosts []*model.HostResult) error {
 	ps.Dir = f.NextPhaseDir(ps.Name)
 	complete := true
 	for _, h := range hosts {
@@ -475,7 +446,7 @@ func ReadRunInfo(dir string) (*RunInfo, error) {
 
 // ReadHostResult reads one host's result.json of a phase. Its errors name
 // the file.
-func ReadHostResult(dir, phaseDir, host string) (*engine.HostResult, error) {
+func ReadHostResult(dir, phaseDir, host string) (*model.HostResult, error) {
 	path := filepath.Join(dir, phaseDir, "hosts", SafeName(host), "result.json")
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -484,7 +455,7 @@ func ReadHostResult(dir, phaseDir, host string) (*engine.HostResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	var h engine.HostResult
+	var h model.HostResult
 	if err := json.Unmarshal(b, &h); err != nil {
 		return nil, fmt.Errorf("%s is damaged (%v): host %s's figures of phase %s cannot be read", path, err, host, phaseDir)
 	}

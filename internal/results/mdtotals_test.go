@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 )
 
@@ -30,7 +30,7 @@ func TestMdTotalsAcrossHostsHandComputed(t *testing.T) {
 	// Host h1 ran its iterations at 2000, 2000 and 3000/s.
 	wantH1 := []float64{2000, 2000, 3000}
 
-	var hosts []*engine.HostResult
+	var hosts []*model.HostResult
 	for h := range 3 {
 		o := record.OpStats{Op: "file-create"}
 		for it, st := range starts {
@@ -41,7 +41,7 @@ func TestMdTotalsAcrossHostsHandComputed(t *testing.T) {
 		o.StartNs, o.EndNs = o.Iterations[0].StartNs, o.Iterations[2].EndNs
 		// Host h's latencies: all at (h+1) µs but ten slow ones at 1 ms.
 		o.Lat.Bins = record.Bins{{V: int64(h+1) * 1000, N: o.Ops - 10}, {V: 1_000_000, N: 10}}
-		hosts = append(hosts, &engine.HostResult{Host: []string{"h0", "h1", "h2"}[h], Ops: []record.OpStats{o}})
+		hosts = append(hosts, &model.HostResult{Host: []string{"h0", "h1", "h2"}[h], Ops: []record.OpStats{o}})
 	}
 	ps := BuildPhase("md", "md", hosts)
 	tot := ps.Ops[0]

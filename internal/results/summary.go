@@ -3,7 +3,7 @@ package results
 import (
 	"time"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/stats"
 )
@@ -37,11 +37,11 @@ type Summary struct {
 
 // PhaseSummary is one phase's figures.
 type PhaseSummary struct {
-	Name   string `json:"name"`
-	Engine string `json:"engine"`
+	Name   string           `json:"name"`
+	Engine model.EngineName `json:"engine"`
 	// Report is what the phase's headline shows: bandwidth, iops or latency
 	// (fio job files say so in a "# report" comment).
-	Report string `json:"report,omitempty"`
+	Report model.Headline `json:"report,omitempty"`
 	// Status is completed, failed or interrupted.
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
@@ -64,7 +64,7 @@ type PhaseSummary struct {
 	StoppedHosts []string `json:"stopped_hosts,omitempty"`
 	// Leftovers is what the phase created and could not remove, per host:
 	// what, where, how many and why. A run with leftovers exits 1.
-	Leftovers []engine.Leftover `json:"leftovers,omitempty"`
+	Leftovers []model.Leftover `json:"leftovers,omitempty"`
 	// Timing is how long each stage of the phase took, as the controller saw
 	// it: what storbench adds around the engine's own run.
 	Timing *Timing `json:"timing,omitempty"`
@@ -93,7 +93,7 @@ type HostOps struct {
 	Ops   []OpSummary `json:"ops"`
 	// Unreachable is how long this host could not reach each endpoint
 	// that failed it (S3 connection errors).
-	Unreachable []engine.Unreachable `json:"unreachable,omitempty"`
+	Unreachable []model.Unreachable `json:"unreachable,omitempty"`
 }
 
 // OpSummary is the figures of one operation (read, write, create, get, ...).
@@ -157,7 +157,7 @@ type RateStats struct {
 
 // BuildPhase makes a phase's summary from its hosts' results: per host as
 // measured, and totals with histograms merged.
-func BuildPhase(name, eng string, hosts []*engine.HostResult) PhaseSummary {
+func BuildPhase(name string, eng model.EngineName, hosts []*model.HostResult) PhaseSummary {
 	ps := PhaseSummary{Name: name, Engine: eng, Status: "completed"}
 	lists := make([][]record.OpStats, 0, len(hosts))
 	bw, ops := map[string]*float64{}, map[string]*float64{} // op -> sum over hosts that measured it
@@ -178,7 +178,7 @@ func BuildPhase(name, eng string, hosts []*engine.HostResult) PhaseSummary {
 		lists = append(lists, h.Ops)
 	}
 	var inWin map[string][2]float64
-	if eng != "fio" && eng != "md" && len(ps.Hosts) > 1 {
+	if eng != model.EngineFio && eng != model.EngineMD && len(ps.Hosts) > 1 {
 		ps.Window, inWin = CommonWindow(hosts)
 	}
 	for _, o := range record.CombineAll(lists...) {

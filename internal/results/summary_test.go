@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 )
 
@@ -66,8 +66,8 @@ func TestOpLeavesOutWhatWasNotMeasured(t *testing.T) {
 				t.Errorf("a measured 0 ops/s must stay 0, got %v", o.OpsPerS)
 			}
 			// Totals over hosts keep absent figures absent.
-			h := &engine.HostResult{Host: "h", Ops: []record.OpStats{tc.o}}
-			tot := BuildPhase("p", "md", []*engine.HostResult{h, {Host: "g", Ops: []record.OpStats{tc.o}}}).Ops[0]
+			h := &model.HostResult{Host: "h", Ops: []record.OpStats{tc.o}}
+			tot := BuildPhase("p", "md", []*model.HostResult{h, {Host: "g", Ops: []record.OpStats{tc.o}}}).Ops[0]
 			if (tot.BwBytesPerS != nil) != tc.bw || (tot.Lat != nil) != tc.l {
 				t.Errorf("totals: bw %v lat %v; want present %v %v", tot.BwBytesPerS, tot.Lat, tc.bw, tc.l)
 			}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/stats"
 )
 
@@ -21,10 +22,10 @@ const DefaultCoVWarn = 0.05
 
 // Sweep is one operation at one matrix point, across its iterations.
 type Sweep struct {
-	Group  string `json:"group"`
-	Engine string `json:"engine"`
-	Point  []KV   `json:"point,omitempty"`
-	Op     string `json:"op"`
+	Group  string           `json:"group"`
+	Engine model.EngineName `json:"engine"`
+	Point  []KV             `json:"point,omitempty"`
+	Op     string           `json:"op"`
 	// Headline names the metric the point is judged by (bw_bytes_per_s,
 	// ops_per_s or lat_ns_mean); Metrics holds all of them that were
 	// measured (latency is absent when a fio job switched it off).
@@ -111,13 +112,13 @@ type SweepOptions struct {
 // headline picks the metric a phase is judged by.
 func headline(p PhaseSummary) string {
 	switch {
-	case p.Report == "latency":
+	case p.Report == model.HeadlineLatency:
 		return "lat_ns_mean"
-	case p.Report == "bandwidth":
+	case p.Report == model.HeadlineBandwidth:
 		return "bw_bytes_per_s"
-	case p.Report == "iops", p.Engine == "md":
+	case p.Report == model.HeadlineIOPS, p.Engine == model.EngineMD:
 		return "ops_per_s"
-	case p.Engine == "s3":
+	case p.Engine == model.EngineS3:
 		return "ops_per_s"
 	}
 	return "bw_bytes_per_s"
@@ -269,9 +270,9 @@ func ComputeScore(phases []PhaseSummary) *Score {
 		}
 		for _, o := range p.Ops {
 			switch {
-			case p.Engine == "fio" && p.Report == "bandwidth" && o.BwBytesPerS != nil && *o.BwBytesPerS > 0:
+			case p.Engine == model.EngineFio && p.Report == model.HeadlineBandwidth && o.BwBytesPerS != nil && *o.BwBytesPerS > 0:
 				bw = append(bw, *o.BwBytesPerS/(1<<30))
-			case p.Engine == "md" && o.OpsPerS != nil && *o.OpsPerS > 0:
+			case p.Engine == model.EngineMD && o.OpsPerS != nil && *o.OpsPerS > 0:
 				md = append(md, *o.OpsPerS/1000)
 			}
 		}

@@ -3,7 +3,7 @@ package results
 import (
 	"math"
 
-	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 )
 
@@ -19,7 +19,7 @@ type Window struct {
 // interval's end), and what each operation did inside it across hosts
 // (bytes, ops), intervals cut by the window counted in proportion. It
 // returns nil when a host has no series or the hosts never ran together.
-func CommonWindow(hosts []*engine.HostResult) (*Window, map[string][2]float64) {
+func CommonWindow(hosts []*model.HostResult) (*Window, map[string][2]float64) {
 	var start, end int64
 	n := 0
 	for _, h := range hosts {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -30,7 +31,7 @@ type Labels struct {
 	// Hosts runs the phase on the first Hosts agents (0: all).
 	Hosts int
 	// Report is the headline metric chosen in the suite, if any.
-	Report string
+	Report model.Headline
 }
 
 // KV is one matrix coordinate.
@@ -48,13 +49,15 @@ type Expanded struct {
 	Dirs []string
 	// Skipped notes optional phases left out and why.
 	Skipped []string
+
+	engines engine.Registry
 }
 
 // Estimate sums every phase's planned or estimated duration (Planned).
 func (x *Expanded) Estimate() time.Duration {
 	var total time.Duration
 	for _, p := range x.Phases {
-		d, _ := Planned(p)
+		d, _ := x.engines.Planned(p)
 		if total > math.MaxInt64-d {
 			return time.Duration(math.MaxInt64)
 		}
@@ -63,36 +66,17 @@ func (x *Expanded) Estimate() time.Duration {
 	return total
 }
 
-// Planned is one phase's planned duration, or for engines whose phases run
-// until their work is done (md) an estimate from the engine's model
-// (estimated is then true), or 0 when the engine can tell neither.
-func Planned(p engine.Phase) (d time.Duration, estimated bool) {
-	e, err := engine.Lookup(p.Engine)
-	if err != nil {
-		return 0, false
-	}
-	if pl, ok := e.(engine.Planner); ok {
-		d, _ := pl.Planned(p)
-		return d, false
-	}
-	if es, ok := e.(engine.Estimator); ok {
-		d, _ := es.Estimate(p)
-		return d, true
-	}
-	return 0, false
-}
-
 // EstimateModels lists, once per engine, how the estimated durations of the
 // phases were computed.
 func (x *Expanded) EstimateModels() []string {
 	var out []string
-	seen := map[string]bool{}
+	seen := map[model.EngineName]bool{}
 	for _, p := range x.Phases {
 		if seen[p.Engine] {
 			continue
 		}
 		seen[p.Engine] = true
-		if e, err := engine.Lookup(p.Engine); err == nil {
+		if e, err := x.engines.Lookup(p.Engine); err == nil {
 			if es, ok := e.(engine.Estimator); ok {
 				out = append(out, es.EstimateModel())
 			}
@@ -109,6 +93,8 @@ const MaxPhases = 10_000
 
 // ExpandOptions say what Expand may assume.
 type ExpandOptions struct {
+	// Engines validate the phases and list their settings.
+	Engines engine.Registry
 	// S3Configured says an S3 endpoint is available from the environment.
 	S3Configured bool
 	// PlanOnly expands for a dry run, which contacts nothing: s3 phases
@@ -128,7 +114,7 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 	}
 	s3Configured := o.S3Configured
 	noEndpoint := false // some s3 phase was planned without an endpoint
-	out := &Expanded{}
+	out := &Expanded{engines: o.Engines}
 	dirs := map[string]bool{}
 	names := map[string]int{}
 	add := func(p engine.Phase, l Labels) {
@@ -147,14 +133,14 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 		}
 		planNoHost := false
 		switch ps.Engine {
-		case "fio", "md":
+		case model.EngineFio, model.EngineMD:
 			if _, ok := base["dir"]; !ok {
 				if s.Dir == "" {
 					return nil, fmt.Errorf("%s: %s phase has no dir and the suite sets none", where, ps.Engine)
 				}
 				base["dir"] = s.Dir
 			}
-		case "s3":
+		case model.EngineS3:
 			for k, v := range s.S3 {
 				if _, ok := base[k]; !ok {
 					base[k] = v
@@ -197,7 +183,7 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 					return nil, err
 				}
 				l.Iteration = it
-				phases, groups, err := s.expandOne(where, ps, params, planNoHost)
+				phases, groups, err := s.expandOne(o.Engines, where, ps, params, planNoHost)
 				if err != nil {
 					return nil, err
 				}
@@ -243,7 +229,7 @@ func (s *Suite) checkPhaseCount(s3Configured bool) error {
 	}
 	var total int64
 	for _, ps := range s.Phases {
-		if ps.Engine == "s3" && ps.Optional && !s3Configured && !hasS3Host(ps.Params) && !hasS3Host(s.S3) {
+		if ps.Engine == model.EngineS3 && ps.Optional && !s3Configured && !hasS3Host(ps.Params) && !hasS3Host(s.S3) {
 			continue
 		}
 		n := int64(max(ps.Iterations, 1))
@@ -253,7 +239,7 @@ func (s *Suite) checkPhaseCount(s3Configured bool) error {
 		}
 		n = mul(n, points)
 		jobs := 1
-		if ps.Engine == "fio" {
+		if ps.Engine == model.EngineFio {
 			jobs = s.fioJobCount(ps)
 			n = mul(n, int64(jobs))
 		}
@@ -266,7 +252,7 @@ func (s *Suite) checkPhaseCount(s3Configured bool) error {
 			if pts != "1" {
 				what += "s"
 			}
-			if ps.Engine == "fio" {
+			if ps.Engine == model.EngineFio {
 				what += " x " + plural(int64(jobs), "job file")
 			}
 			full, ok := exactCount(ps, s)
@@ -294,7 +280,7 @@ func exactCount(ps PhaseSpec, s *Suite) (int64, bool) {
 	for _, d := range ps.Matrix {
 		f = append(f, int64(len(d.Values)))
 	}
-	if ps.Engine == "fio" {
+	if ps.Engine == model.EngineFio {
 		f = append(f, int64(s.fioJobCount(ps)))
 	}
 	for _, x := range f {
@@ -368,8 +354,8 @@ func phaseName(group string, l Labels) string {
 
 // paramKey maps a matrix key to the engine's parameter name: flag-style
 // names ("obj.size") become parameter names ("obj_size").
-func paramKey(eng, k string) string {
-	if eng == "fio" {
+func paramKey(eng model.EngineName, k string) string {
+	if eng == model.EngineFio {
 		return k
 	}
 	return strings.ReplaceAll(k, ".", "_")
@@ -402,8 +388,8 @@ func points(m []Dim) [][]struct {
 // expandOne makes the engine phases of one point and iteration, with the
 // group each belongs to. noEndpoint validates an s3 phase as if it named
 // one (a dry run's plan).
-func (s *Suite) expandOne(where string, ps PhaseSpec, params map[string]any, noEndpoint bool) ([]engine.Phase, []string, error) {
-	if ps.Engine == "fio" {
+func (s *Suite) expandOne(engines engine.Registry, where string, ps PhaseSpec, params map[string]any, noEndpoint bool) ([]engine.Phase, []string, error) {
+	if ps.Engine == model.EngineFio {
 		phases, err := expandFio(where, ps, params, s.base)
 		if err != nil {
 			return nil, nil, err
@@ -414,7 +400,7 @@ func (s *Suite) expandOne(where string, ps PhaseSpec, params map[string]any, noE
 		}
 		return phases, groups, nil
 	}
-	if err := checkKeys(where, ps.Engine, params); err != nil {
+	if err := checkKeys(engines, where, ps.Engine, params); err != nil {
 		return nil, nil, err
 	}
 	b, err := json.Marshal(params)
@@ -423,7 +409,7 @@ func (s *Suite) expandOne(where string, ps PhaseSpec, params map[string]any, noE
 	}
 	name := ps.Name
 	if name == "" {
-		name = ps.Engine
+		name = string(ps.Engine)
 		if op, ok := params["op"].(string); ok {
 			name += "-" + op
 		}
@@ -439,7 +425,7 @@ func (s *Suite) expandOne(where string, ps PhaseSpec, params map[string]any, noE
 			return nil, nil, fmt.Errorf("%s: %v", where, err)
 		}
 	}
-	if err := engine.Validate(check); err != nil {
+	if err := engines.Validate(check); err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", where, err)
 	}
 	return []engine.Phase{p}, []string{name}, nil
@@ -447,8 +433,8 @@ func (s *Suite) expandOne(where string, ps PhaseSpec, params map[string]any, noE
 
 // checkKeys refuses parameters the engine does not know, with a suggestion,
 // when the engine lists its keys.
-func checkKeys(where, eng string, params map[string]any) error {
-	e, err := engine.Lookup(eng)
+func checkKeys(engines engine.Registry, where string, eng model.EngineName, params map[string]any) error {
+	e, err := engines.Lookup(eng)
 	if err != nil {
 		return fmt.Errorf("%s: %v", where, err)
 	}
@@ -637,8 +623,8 @@ func FioPhases(o FioSettings) ([]engine.Phase, error) {
 		if err != nil {
 			return nil, err
 		}
-		p := engine.Phase{Name: j.Name, Engine: "fio", Params: b}
-		if err := engine.Validate(p); err != nil {
+		p := engine.Phase{Name: j.Name, Engine: model.EngineFio, Params: b}
+		if err := (fio.Engine{}).Validate(p); err != nil {
 			return nil, err
 		}
 		out = append(out, p)

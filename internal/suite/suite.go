@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 )
 
 //go:embed quick.yaml
@@ -47,7 +49,7 @@ type Suite struct {
 // PhaseSpec is one entry of "phases": an engine and its parameters.
 type PhaseSpec struct {
 	Name   string
-	Engine string
+	Engine model.EngineName
 	Params map[string]any
 	// Optional phases are skipped, with a note, when what they need is not
 	// configured (the quick suite's S3 phase without an endpoint).
@@ -58,7 +60,7 @@ type PhaseSpec struct {
 	Matrix []Dim
 	// Report chooses the headline metric of fio phases: bandwidth, iops or
 	// latency (default: the job file's "# report" comment, else by block size).
-	Report string
+	Report model.Headline
 	Line   int
 }
 
@@ -68,7 +70,16 @@ type Dim struct {
 	Values []any
 }
 
-var engines = []string{"fio", "md", "s3"}
+var engines = []model.EngineName{model.EngineFio, model.EngineMD, model.EngineS3}
+
+// joinNames lists engine names as a person writes them: "fio, md, s3".
+func joinNames(names []model.EngineName) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = string(n)
+	}
+	return strings.Join(out, ", ")
+}
 
 var globalKeys = []string{"name", "dir", "results", "keep", "s3", "agents", "drop_caches", "phases"}
 var phaseKeys = []string{"name", "optional", "iterations", "matrix", "report", "fio", "md", "s3"}
@@ -183,7 +194,7 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 					return nil, fmt.Errorf("line %d: iterations: %d; want 1 or more", k.Line, ps.Iterations)
 				}
 			case "report":
-				if err := v.Decode(&ps.Report); err != nil || (ps.Report != "bandwidth" && ps.Report != "iops" && ps.Report != "latency") {
+				if err := v.Decode(&ps.Report); err != nil || !slices.Contains(model.Headlines, ps.Report) {
 					return nil, fmt.Errorf("line %d: report: want bandwidth, iops or latency", k.Line)
 				}
 			case "matrix":
@@ -196,7 +207,7 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 				if ps.Engine != "" {
 					return nil, fmt.Errorf("line %d: a phase has one engine, found %s and %s", k.Line, ps.Engine, k.Value)
 				}
-				ps.Engine = k.Value
+				ps.Engine = model.EngineName(k.Value)
 				ps.Params = map[string]any{}
 				if v.Kind != yaml.ScalarNode || v.Tag != "!!null" {
 					if err := v.Decode(&ps.Params); err != nil {
@@ -208,7 +219,7 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 			}
 		}
 		if ps.Engine == "" {
-			return nil, fmt.Errorf("line %d: phase names no engine (one of %s)", item.Line, strings.Join(engines, ", "))
+			return nil, fmt.Errorf("line %d: phase names no engine (one of %s)", item.Line, joinNames(engines))
 		}
 		out = append(out, ps)
 	}

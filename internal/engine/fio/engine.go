@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 )
 
@@ -30,8 +31,6 @@ type Params struct {
 	Job Job `json:"job"`
 	Overrides
 }
-
-func init() { engine.Register("fio", Engine{}) }
 
 // Engine runs fio.
 type Engine struct{}
@@ -200,7 +199,7 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 	}
 	res := &engine.HostResult{
 		Host: r.env.Host,
-		Meta: map[string]string{"job": r.params.Job.Name, "report": r.job.Report, "fio_bin": r.bin},
+		Meta: map[string]string{"job": r.params.Job.Name, model.MetaReport: r.job.Report, "fio_bin": r.bin},
 		Raw:  map[string][]byte{r.params.Job.Name + ".fio": []byte(r.job.Render())},
 	}
 	cmd := exec.Command(r.bin, "--output-format=json+", "--status-interval=1", r.jobPath)
@@ -277,10 +276,10 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		}
 	}
 	if ctx.Err() != nil {
-		// What fio measured until it was stopped stays, marked interrupted.
+		// What fio measured until it was stopped stays; the agent marks it
+		// interrupted unless it asked for the stop.
 		res.Ops = ops
-		res.Err = "interrupted"
-		return res, ctx.Err()
+		return res, engine.Interrupted(ctx.Err())
 	}
 	if waitErr != nil || errno != 0 {
 		// A failed run's figures are not results (a job that read files

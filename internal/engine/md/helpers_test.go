@@ -25,10 +25,7 @@ func runPhase(t testing.TB, p map[string]any, env engine.Env) (*engine.HostResul
 		env.RunID = "run1"
 	}
 	ph := engine.Phase{Name: "md", Engine: "md", Params: raw}
-	e, err := engine.Lookup("md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	var e engine.Engine = Engine{}
 	ctx := context.Background()
 	pr, err := e.Prepare(ctx, env, ph)
 	if err != nil {

@@ -35,8 +35,6 @@ var (
 	_ engine.Prepared  = (*prepared)(nil)
 )
 
-func init() { engine.Register("md", Engine{}) }
-
 // opKind is one of the operations, in the order mdtest runs them.
 type opKind int
 
@@ -142,10 +140,7 @@ func (pr *prepared) Run(ctx context.Context, startAt time.Time, live engine.Live
 	r.start(ctx, startAt, live)
 	res := r.result()
 	if err := ctx.Err(); err != nil && r.aborted {
-		if res.Err == "" {
-			res.Err = "interrupted"
-		}
-		return res, err
+		return res, engine.Interrupted(err)
 	}
 	if res.Err != "" {
 		// As the fio engine does: the phase failed, and what it measured is

@@ -8,9 +8,11 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/s3test"
+	"github.com/storbench/storbench/internal/secret"
 )
 
-func noEnv(string) string { return "" }
+// noKeys is an agent that was given no keys.
+var noKeys engine.Credentials
 
 func TestBadParamsAreOneClearLine(t *testing.T) {
 	base := func() Params {
@@ -37,7 +39,7 @@ func TestBadParamsAreOneClearLine(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := base()
 			tc.mod(&p)
-			_, err := resolve(p, noEnv)
+			_, err := resolve(p, noKeys)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("got %v, want one line containing %q", err, tc.want)
 			}
@@ -46,7 +48,7 @@ func TestBadParamsAreOneClearLine(t *testing.T) {
 	// The limit has an override.
 	p := base()
 	p.Hosts, p.HostLimit = []string{"s3-{1...5000}:9000"}, 6000
-	if c, err := resolve(p, noEnv); err != nil || len(c.endpoints) != 5000 {
+	if c, err := resolve(p, noKeys); err != nil || len(c.endpoints) != 5000 {
 		t.Fatalf("host_limit 6000: %v", err)
 	}
 	// An object size of 0 given in JSON is refused, not taken as unset.
@@ -54,7 +56,7 @@ func TestBadParamsAreOneClearLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := resolve(p2, noEnv); err == nil || !strings.Contains(err.Error(), "at least 1 byte") {
+	if _, err := resolve(p2, noKeys); err == nil || !strings.Contains(err.Error(), "at least 1 byte") {
 		t.Fatalf("obj_size 0: %v", err)
 	}
 }
@@ -66,14 +68,49 @@ func TestUnknownParamKeyIsRefused(t *testing.T) {
 	}
 }
 
-func TestEnvSettings(t *testing.T) {
-	env := map[string]string{EnvHost: "s3-{1...3}:9000", EnvAccessKey: "ak", EnvSecretKey: "sk", EnvRegion: "eu-west-1", EnvTLS: "true"}
-	c, err := resolve(Params{Op: "stat"}, func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatal(err)
+// A phase without keys signs with its agent's; a phase that carries keys
+// (a suite's s3 block) signs with its own, key by key. The engine reads no
+// environment: a STORBENCH_ variable set here changes nothing.
+func TestKeysFromTheAgent(t *testing.T) {
+	t.Setenv(EnvAccessKey, "envak")
+	t.Setenv(EnvSecretKey, "envsk")
+	t.Setenv(EnvHost, "envhost:9000")
+	t.Setenv(EnvRegion, "env-region-1")
+	agent := engine.Credentials{AccessKey: secret.New("agentak"), SecretKey: secret.New("agentsk")}
+	base := Params{Op: "stat", Host: "s3-{1...3}:9000"}
+	for _, c := range []struct {
+		name        string
+		ak, sk      string
+		keys        engine.Credentials
+		wantAK      string
+		wantSK      string
+		wantNoCreds bool
+	}{
+		{name: "agent's keys", keys: agent, wantAK: "agentak", wantSK: "agentsk"},
+		{name: "phase's keys", ak: "phaseak", sk: "phasesk", keys: agent, wantAK: "phaseak", wantSK: "phasesk"},
+		{name: "phase's access key", ak: "phaseak", keys: agent, wantAK: "phaseak", wantSK: "agentsk"},
+		{name: "none", wantNoCreds: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := base
+			p.AccessKey, p.SecretKey = c.ak, c.sk
+			cfg, err := resolve(p, c.keys)
+			if c.wantNoCreds {
+				if err == nil || !strings.Contains(err.Error(), "no credentials") {
+					t.Fatalf("want no credentials, got %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.AccessKey != c.wantAK || cfg.SecretKey != c.wantSK || len(cfg.endpoints) != 3 || cfg.Region != "us-east-1" {
+				t.Errorf("keys %s/%s, %d endpoints, region %s", cfg.AccessKey, cfg.SecretKey, len(cfg.endpoints), cfg.Region)
+			}
+		})
 	}
-	if len(c.endpoints) != 3 || c.AccessKey != "ak" || c.SecretKey != "sk" || c.Region != "eu-west-1" || !c.tls {
-		t.Fatalf("env not applied: %+v %v", c.endpoints, c.tls)
+	if _, err := resolve(Params{Op: "stat"}, agent); err == nil || !strings.Contains(err.Error(), "no host") {
+		t.Errorf("a phase without a host took one from the environment: %v", err)
 	}
 }
 

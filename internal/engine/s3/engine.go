@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -30,9 +29,8 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/secret"
 )
-
-func init() { engine.Register("s3", Engine{}) }
 
 // Engine is the s3 engine. It is stateless; each phase gets its own clients.
 type Engine struct{}
@@ -65,13 +63,7 @@ func (Engine) Validate(p engine.Phase) error {
 	if err != nil {
 		return err
 	}
-	if ps.AccessKey == "" {
-		ps.AccessKey = "-"
-	}
-	if ps.SecretKey == "" {
-		ps.SecretKey = "-"
-	}
-	_, err = resolve(ps, os.Getenv)
+	_, err = resolve(ps, engine.Credentials{AccessKey: secret.New("-"), SecretKey: secret.New("-")})
 	return err
 }
 
@@ -187,7 +179,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	if err != nil {
 		return nil, err
 	}
-	c, err := resolve(ps, os.Getenv)
+	c, err := resolve(ps, env.Credentials)
 	if err != nil {
 		return nil, err
 	}

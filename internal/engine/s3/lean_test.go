@@ -22,7 +22,7 @@ import (
 // leanFor makes a lean client for a test server.
 func leanFor(t testing.TB, endpoint, secret string) *leanClient {
 	t.Helper()
-	c, err := resolve(Params{Op: "get", Hosts: []string{endpoint}, AccessKey: s3test.AccessKey, SecretKey: secret, Bucket: "lean"}, noEnv)
+	c, err := resolve(Params{Op: "get", Hosts: []string{endpoint}, AccessKey: s3test.AccessKey, SecretKey: secret, Bucket: "lean"}, noKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestLeanSurvivesClosedConnections(t *testing.T) {
 // and its S3 code is the error's kind; dns lookup puts the bucket in Host.
 func TestLeanChunkedErrorAndDNSLookup(t *testing.T) {
 	f := startFake(t, &fakeS3{size: 10, hostPrefix: "bkt."})
-	c, err := resolve(Params{Op: "get", Hosts: []string{f.Addr}, AccessKey: "a", SecretKey: "s", Bucket: "bkt", Lookup: "dns"}, noEnv)
+	c, err := resolve(Params{Op: "get", Hosts: []string{f.Addr}, AccessKey: "a", SecretKey: "s", Bucket: "bkt", Lookup: "dns"}, noKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestLeanChunkedErrorAndDNSLookup(t *testing.T) {
 // Cancelling the run's context aborts a request the server never answers.
 func TestLeanCancelAbortsRequestInFlight(t *testing.T) {
 	f := startFake(t, &fakeS3{mute: true})
-	c, err := resolve(Params{Op: "get", Hosts: []string{f.Addr}, AccessKey: "a", SecretKey: "s"}, noEnv)
+	c, err := resolve(Params{Op: "get", Hosts: []string{f.Addr}, AccessKey: "a", SecretKey: "s"}, noKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestLeanRequestsAllocateNothing(t *testing.T) {
 // endpoint choice, key, body, request, recording - allocates nothing.
 func TestLeanLoopsAllocateNothing(t *testing.T) {
 	f := startFake(t, &fakeS3{size: 4096})
-	c, err := resolve(Params{Op: "get", Hosts: []string{f.Addr}, AccessKey: "a", SecretKey: "s", Range: true}, noEnv)
+	c, err := resolve(Params{Op: "get", Hosts: []string{f.Addr}, AccessKey: "a", SecretKey: "s", Range: true}, noKeys)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -19,14 +16,16 @@ import (
 // Ops are the benchmark kinds, as the commands name them.
 var Ops = []string{"get", "put", "delete", "list", "stat", "mixed", "multipart", "versioned"}
 
-// Environment variables read when a setting is not given in the phase.
+// Environment variables the command line reads (once, for the settings
+// flags and suites leave unset) and an agent reads (for its keys). The
+// engine itself never reads the environment.
 const (
 	EnvHost      = "STORBENCH_HOST"
 	EnvAccessKey = "STORBENCH_ACCESS_KEY"
 	EnvSecretKey = "STORBENCH_SECRET_KEY"
 	EnvRegion    = "STORBENCH_REGION"
 	EnvTLS       = "STORBENCH_TLS"
-	// EnvSDK=1 sends every request through minio-go (as Params.SDK).
+	// EnvSDK=1 sends every request through minio-go (as --sdk).
 	EnvSDK = "STORBENCH_S3_SDK"
 )
 
@@ -59,9 +58,10 @@ type (
 // controller can hand them to an agent over its authenticated channel, but
 // they must never be stored. Results writers pass every phase through
 // Engine.Redact (engine.Redactor) before writing it; HostResult never holds
-// params. When they are empty the agent takes STORBENCH_ACCESS_KEY and
-// STORBENCH_SECRET_KEY from its own environment, which is the way to keep
-// keys off the network entirely.
+// params. When they are empty the phase uses the keys its agent was given
+// (engine.Env's Credentials): on a remote agent its own, from its
+// environment or credentials file, which is the way to keep keys off the
+// network entirely.
 type Params struct {
 	// Op is the benchmark: get, put, delete, list, stat, mixed, multipart, versioned.
 	Op string `json:"op"`
@@ -145,28 +145,7 @@ type Params struct {
 	BenchData string `json:"benchdata,omitempty"`
 }
 
-var (
-	credMu                 sync.Mutex
-	credAccess, credSecret string
-)
-
-// SetLocalCredentials gives this process's s3 phases keys to use when a
-// phase carries none. The CLI sets them from --access-key/--secret-key, and
-// an agent from its own flags or environment, so keys never travel inside
-// a phase and never reach run.json or any result.
-func SetLocalCredentials(accessKey, secretKey string) {
-	credMu.Lock()
-	credAccess, credSecret = accessKey, secretKey
-	credMu.Unlock()
-}
-
-func localCredentials() (string, string) {
-	credMu.Lock()
-	defer credMu.Unlock()
-	return credAccess, credSecret
-}
-
-// config is Params resolved: defaults applied, env read, hosts expanded.
+// config is Params resolved: defaults applied, keys chosen, hosts expanded.
 type config struct {
 	Params
 	// ObjSize is the resolved object size (Params.ObjSize or the default).
@@ -228,12 +207,10 @@ var zeroRefused = []struct {
 
 func ptr(f float64) *float64 { return &f }
 
-// resolve applies defaults and the environment, and checks every setting,
-// so a bad phase fails with one clear line before anything connects.
-func resolve(p Params, getenv func(string) string) (*config, error) {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
+// resolve applies defaults, takes the agent's keys when the phase carries
+// none, and checks every setting, so a bad phase fails with one clear line
+// before anything connects.
+func resolve(p Params, keys engine.Credentials) (*config, error) {
 	c := &config{Params: p}
 	c.Op = strings.ToLower(strings.TrimSpace(c.Op))
 	known := false
@@ -245,11 +222,6 @@ func resolve(p Params, getenv func(string) string) (*config, error) {
 	}
 	if c.Host != "" {
 		c.Hosts = append(c.Hosts, c.Host)
-	}
-	if len(c.Hosts) == 0 {
-		if h := getenv(EnvHost); h != "" {
-			c.Hosts = []string{h}
-		}
 	}
 	if len(c.Hosts) == 0 {
 		return nil, fmt.Errorf("s3: no host given (use --host or %s)", EnvHost)
@@ -267,41 +239,22 @@ func resolve(p Params, getenv func(string) string) (*config, error) {
 		}
 	}
 	c.endpoints = eps
-	if c.AccessKey == "" && c.SecretKey == "" {
-		c.AccessKey, c.SecretKey = localCredentials()
-	}
+	// A phase's own keys (a suite's s3 block) come first, then the
+	// agent's.
 	if c.AccessKey == "" {
-		c.AccessKey = getenv(EnvAccessKey)
+		c.AccessKey = keys.AccessKey.Reveal()
 	}
 	if c.SecretKey == "" {
-		c.SecretKey = getenv(EnvSecretKey)
+		c.SecretKey = keys.SecretKey.Reveal()
 	}
 	if c.AccessKey == "" || c.SecretKey == "" {
 		return nil, fmt.Errorf("s3: no credentials (use --access-key/--secret-key or %s/%s)", EnvAccessKey, EnvSecretKey)
-	}
-	if c.Region == "" {
-		c.Region = getenv(EnvRegion)
 	}
 	if c.Region == "" {
 		c.Region = "us-east-1"
 	}
 	if c.TLS != nil {
 		c.tls = *c.TLS
-	} else if v := getenv(EnvTLS); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, fmt.Errorf("s3: %s=%q is not a boolean", EnvTLS, v)
-		}
-		c.tls = b
-	}
-	if !c.SDK {
-		if v := getenv(EnvSDK); v != "" {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return nil, fmt.Errorf("s3: %s=%q is not a boolean", EnvSDK, v)
-			}
-			c.SDK = b
-		}
 	}
 	if c.Bucket == "" {
 		c.Bucket = "storbench"

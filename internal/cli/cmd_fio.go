@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/suite"
 )
 
@@ -65,7 +66,7 @@ fio's raw json+ output of every job is kept in the results folder.`,
 }
 
 // runFio runs `storbench fio`.
-func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*Result, error) {
+func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.Result, error) {
 	dir, err := filepath.Abs(o.Dir)
 	if err != nil {
 		return nil, usageErr("-d %s: %v", o.Dir, err)
@@ -74,9 +75,13 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*Resu
 	if err != nil {
 		return nil, asUsage(err)
 	}
-	return runPlan(ctx, st, Plan{
-		Name: "fio-" + filepath.Base(o.Workload), Phases: phases, Dirs: []string{dir}, Hosts: hosts,
-		ResultsRoot: o.Results, Keep: o.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Agents: o.Agents,
+	agents, err := o.Agents.runAgents(hosts)
+	if err != nil {
+		return nil, err
+	}
+	return runPlan(ctx, st, run.Plan{
+		Name: "fio-" + filepath.Base(o.Workload), Phases: phases, Dirs: []string{dir}, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
+		ResultsRoot: o.Results, Keep: o.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin,
 		Settings: map[string]any{"workload": o.Workload, "runtime": o.Runtime, "size": o.Size, "numjobs": o.Numjobs, "dir": dir},
 	})
 }

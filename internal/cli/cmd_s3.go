@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -13,10 +14,10 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
+	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/suite"
 )
-
-func init() { extraCommands = append(extraCommands, newS3Command) }
 
 // S3Options are the flags of `storbench s3 OP`, named as warp names them.
 type S3Options struct {
@@ -178,78 +179,74 @@ second, and request and first-byte latency percentiles from merged histograms.`,
 	return cmd
 }
 
-// s3Env is what the environment says of the S3 endpoint (STORBENCH_HOST,
-// _REGION, _TLS, _ACCESS_KEY, _SECRET_KEY), for what flags or a suite leave
-// unset.
-type s3Env struct {
-	Host, Region, AccessKey, SecretKey string
-	TLS                                *bool
-}
-
-func readS3Env(getenv func(string) string) (s3Env, error) {
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	e := s3Env{Host: getenv(s3e.EnvHost), Region: getenv(s3e.EnvRegion),
-		AccessKey: getenv(s3e.EnvAccessKey), SecretKey: getenv(s3e.EnvSecretKey)}
-	if v := getenv(s3e.EnvTLS); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return e, usageErr("%s=%q is not a boolean", s3e.EnvTLS, v)
-		}
-		e.TLS = &b
-	}
-	return e, nil
-}
-
-// runS3 runs `storbench s3 OP`. Keys go to the engine through
-// SetLocalCredentials, never into the phase, so run.json cannot hold them.
-func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.FlagSet) (*Result, error) {
-	env, err := readS3Env(st.Getenv)
+// runS3 runs `storbench s3 OP`. The keys travel in the plan, typed as
+// secrets, never in the phase, so run.json cannot hold them.
+func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.FlagSet) (*run.Result, error) {
+	env, err := st.environment()
 	if err != nil {
 		return nil, err
 	}
-	if o.Host == "" {
-		o.Host = env.Host
-	}
-	if o.Host == "" {
+	p := o.params(op, fs)
+	env.applyS3(p)
+	if _, ok := p["host"]; !ok {
 		return nil, usageErr("no S3 endpoint: give --host or set %s", s3e.EnvHost)
 	}
-	ak, sk := o.AccessKey, o.SecretKey
-	if ak == "" {
-		ak = env.AccessKey
+	if _, ok := p["tls"]; !ok {
+		p["tls"] = o.TLS
 	}
-	if sk == "" {
-		sk = env.SecretKey
-	}
+	keys := env.keys(o.AccessKey, o.SecretKey)
 	// Agents on other machines use their own keys (storbench agent --help).
-	if (ak == "" || sk == "") && !o.Agents.remote() {
+	if !keys.Complete() && !o.Agents.remote() {
 		return nil, usageErr("no credentials: give --access-key and --secret-key or set %s and %s", s3e.EnvAccessKey, s3e.EnvSecretKey)
 	}
-	s3e.SetLocalCredentials(ak, sk)
-	defer s3e.SetLocalCredentials("", "")
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	ph := engine.Phase{Name: "s3-" + op, Engine: model.EngineS3, Params: raw}
+	if err := st.Engines.Validate(ph); err != nil {
+		return nil, asUsage(err)
+	}
+	var startAt time.Time
+	if o.SyncStart != "" {
+		if startAt, err = syncStart(o.SyncStart, st.Now()); err != nil {
+			return nil, usageErr("--syncstart: %v", err)
+		}
+		// Objects are prepared first; the measured stage starts at hh:mm.
+		fmt.Fprintf(st.Stdout, "the measured stage starts at %s\n", startAt.Format("15:04:05"))
+	}
+	if o.Full && o.BenchData != "" {
+		return nil, usageErr("--full and --benchdata both name where requests go: give one")
+	}
+	agents, err := o.Agents.runAgents(nil)
+	if err != nil {
+		return nil, err
+	}
+	return runPlan(ctx, st, run.Plan{
+		Name: "s3-" + op, Phases: []engine.Phase{ph}, ResultsRoot: o.Results, Keep: o.Keep || o.NoClear,
+		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, Credentials: keys,
+		Settings: maps.Clone(p), StartAt: startAt, BenchdataInFolder: o.Full,
+	})
+}
 
+// params turns the flags given for op into the s3 engine's settings
+// (what was left out stays out, for the environment or the default).
+func (o S3Options) params(op string, fs *pflag.FlagSet) map[string]any {
 	p := map[string]any{
-		"op": op, "host": o.Host, "bucket": o.Bucket, "lookup": o.Lookup, "concurrent": o.Concurrent,
+		"op": op, "bucket": o.Bucket, "lookup": o.Lookup, "concurrent": o.Concurrent,
 		"host_select": o.HostSelect, "duration": o.Duration,
 	}
-	tlsOn := o.TLS
-	if !fs.Changed("tls") && env.TLS != nil {
-		tlsOn = *env.TLS
-	}
-	p["tls"] = tlsOn
-	region := o.Region
-	if region == "" {
-		region = env.Region
+	for key, v := range map[string]string{"host": o.Host, "region": o.Region} {
+		if v != "" {
+			p[key] = v
+		}
 	}
 	set := func(key string, v any, flag string) {
 		if fs.Lookup(flag) != nil && fs.Changed(flag) {
 			p[key] = v
 		}
 	}
-	if region != "" {
-		p["region"] = region
-	}
+	set("tls", o.TLS, "tls")
 	set("insecure", o.Insecure, "insecure")
 	set("obj_size", o.ObjSize, "obj.size")
 	set("obj_randsize", o.ObjRandSize, "obj.randsize")
@@ -276,35 +273,7 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	set("parts", o.Parts, "parts")
 	set("part_size", o.PartSize, "part.size")
 	set("part_concurrency", o.PartConcurrency, "part.concurrent")
-	raw, err := json.Marshal(p)
-	if err != nil {
-		return nil, err
-	}
-	ph := engine.Phase{Name: "s3-" + op, Engine: "s3", Params: raw}
-	if err := engine.Validate(ph); err != nil {
-		return nil, asUsage(err)
-	}
-	var startAt time.Time
-	if o.SyncStart != "" {
-		at, err := syncStart(o.SyncStart, st.Now())
-		if err != nil {
-			return nil, usageErr("--syncstart: %v", err)
-		}
-		// Objects are prepared first; the measured stage starts at hh:mm.
-		fmt.Fprintf(st.Stdout, "the measured stage starts at %s\n", at.Format("15:04:05"))
-		startAt = at
-	}
-	if o.Full && o.BenchData != "" {
-		return nil, usageErr("--full and --benchdata both name where requests go: give one")
-	}
-	settings := map[string]any{}
-	for k, v := range p {
-		settings[k] = v
-	}
-	return runPlan(ctx, st, Plan{
-		Name: "s3-" + op, Phases: []engine.Phase{ph}, ResultsRoot: o.Results, Keep: o.Keep || o.NoClear, Agents: o.Agents,
-		Settings: settings, StartAt: startAt, BenchdataInFolder: o.Full,
-	})
+	return p
 }
 
 // syncStart reads hh:mm as the next such local time from now.

@@ -12,7 +12,9 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/stats"
 	"github.com/storbench/storbench/internal/suite"
 	"github.com/storbench/storbench/internal/units"
@@ -85,7 +87,72 @@ missing), plus the metadata phase and, when an S3 endpoint is set
 }
 
 // runSuite runs `storbench run`.
-func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Result, error) {
+func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.Result, error) {
+	s, err := loadSuite(o, file)
+	if err != nil {
+		return nil, err
+	}
+	// S3 phases take the endpoint from the environment, as `storbench s3`
+	// does; the keys travel in the plan, never in a phase or run.json.
+	env, err := st.environment()
+	if err != nil {
+		return nil, err
+	}
+	if s.S3 == nil {
+		s.S3 = map[string]any{}
+	}
+	env.applyS3(s.S3)
+	x, err := s.Expand(ctx, suite.ExpandOptions{Engines: st.Engines, S3Configured: env.S3Host != "", PlanOnly: o.DryRun})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, interrupted()
+		}
+		return nil, asUsage(err)
+	}
+	// As `storbench s3` does: a local s3 phase without keys is bad input,
+	// found before anything runs (agents on other machines hold their own).
+	keys := env.Keys
+	var keyless string
+	if !keys.Complete() && !o.Agents.remote() && len(s.Agents) == 0 {
+		if i := slices.IndexFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == model.EngineS3 && !s3PhaseHasKeys(ph) }); i >= 0 {
+			keyless = x.Phases[i].Name
+		}
+	}
+	if o.DryRun {
+		var notes []string
+		if keyless != "" {
+			notes = append(notes, fmt.Sprintf("s3 phases have no keys yet: set %s and %s (or access_key and secret_key in the suite's s3 block) before running", s3e.EnvAccessKey, s3e.EnvSecretKey))
+		}
+		return nil, dryRun(st, s, x, notes)
+	}
+	if keyless != "" {
+		return nil, usageErr("phase %s: no S3 keys: set %s and %s (or access_key and secret_key in the suite's s3 block)", keyless, s3e.EnvAccessKey, s3e.EnvSecretKey)
+	}
+	if err := o.check(s, x); err != nil {
+		return nil, err
+	}
+	agents, err := agentsOf(o.Agents, s).runAgents(s.Agents)
+	if err != nil {
+		return nil, err
+	}
+	root := s.Results
+	if o.Results != "" {
+		root = o.Results
+	}
+	res, err := runPlan(ctx, st, run.Plan{
+		Name: s.Name, Phases: x.Phases, Labels: x.Labels, Dirs: x.Dirs, ResultsRoot: root, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
+		Credentials: keys, Keep: o.Keep || s.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Notes: x.Skipped,
+		CoVWarn: o.CoVWarn / 100, Confidence: o.Confidence / 100, Settings: map[string]any{"suite": s.Source},
+	})
+	if o.GitCommit != "" && res != nil {
+		err = commitSummaries(st, o.GitCommit, res, err)
+	}
+	return res, err
+}
+
+// loadSuite reads the suite file, or the quick suite without one, with -d
+// applied.
+func loadSuite(o RunOptions, file string) (*suite.Suite, error) {
 	var s *suite.Suite
 	var err error
 	if file == "" {
@@ -108,94 +175,49 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Resul
 			delete(s.Phases[i].Params, "dir")
 		}
 	}
-	// S3 phases take the endpoint from the environment, as `storbench s3`
-	// does, and the keys only through the engine's local credentials, so
-	// they never enter a phase or run.json.
-	env, err := readS3Env(st.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	if s.S3 == nil {
-		s.S3 = map[string]any{}
-	}
-	for key, v := range map[string]any{"host": env.Host, "region": env.Region} {
-		if _, set := s.S3[key]; !set && v != "" {
-			s.S3[key] = v
-		}
-	}
-	if _, set := s.S3["tls"]; !set && env.TLS != nil {
-		s.S3["tls"] = *env.TLS
-	}
-	if env.AccessKey != "" && env.SecretKey != "" {
-		s3e.SetLocalCredentials(env.AccessKey, env.SecretKey)
-		defer s3e.SetLocalCredentials("", "")
-	}
-	x, err := s.Expand(ctx, suite.ExpandOptions{S3Configured: env.Host != "", PlanOnly: o.DryRun})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, interrupted()
-		}
-		return nil, asUsage(err)
-	}
-	localKeys := env.AccessKey != "" && env.SecretKey != ""
-	remote := o.Agents.remote() || len(s.Agents) > 0
-	if o.DryRun {
-		var notes []string
-		if !localKeys && !remote && slices.ContainsFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == "s3" && !s3PhaseHasKeys(ph) }) {
-			notes = append(notes, fmt.Sprintf("s3 phases have no keys yet: set %s and %s (or access_key and secret_key in the suite's s3 block) before running", s3e.EnvAccessKey, s3e.EnvSecretKey))
-		}
-		return nil, dryRun(st, s, x, notes)
-	}
-	// As `storbench s3` does: a local s3 phase without keys is bad input,
-	// found before anything runs (agents on other machines hold their own).
-	if !remote && !localKeys {
-		for _, ph := range x.Phases {
-			if ph.Engine == "s3" && !s3PhaseHasKeys(ph) {
-				return nil, usageErr("phase %s: no S3 keys: set %s and %s (or access_key and secret_key in the suite's s3 block)", ph.Name, s3e.EnvAccessKey, s3e.EnvSecretKey)
-			}
-		}
-	}
+	return s, nil
+}
+
+// check refuses options that cannot work with the expanded suite: a suite
+// longer than --max-duration, --cov-warn and --confidence out of range, a
+// --git-commit that is not a repository.
+func (o RunOptions) check(s *suite.Suite, x *suite.Expanded) error {
 	if o.MaxDuration != "" {
 		limit, err := units.ParseDuration(o.MaxDuration)
 		if err != nil {
-			return nil, usageErr("--max-duration: %v", err)
+			return usageErr("--max-duration: %v", err)
 		}
 		if est := x.Estimate(); est > limit {
-			return nil, usageErr("suite %s is estimated to run %s, over --max-duration %s (see --dry-run)", s.Name, est, limit)
+			return usageErr("suite %s is estimated to run %s, over --max-duration %s (see --dry-run)", s.Name, est, limit)
 		}
 	}
 	if o.CoVWarn <= 0 {
-		return nil, usageErr("--cov-warn %v: want a percentage above 0", o.CoVWarn)
+		return usageErr("--cov-warn %v: want a percentage above 0", o.CoVWarn)
 	}
 	if err := checkConfidence(o.Confidence); err != nil {
-		return nil, err
+		return err
 	}
 	if o.GitCommit != "" {
 		if err := checkGitRepo(o.GitCommit); err != nil {
-			return nil, asUsage(err)
+			return asUsage(err)
 		}
 	}
-	root := s.Results
-	if o.Results != "" {
-		root = o.Results
-	}
-	res, err := runPlan(ctx, st, Plan{
-		Name: s.Name, Phases: x.Phases, Labels: x.Labels, Dirs: x.Dirs, ResultsRoot: root,
-		Hosts: s.Agents, Agents: agentsOf(o.Agents, s), Keep: o.Keep || s.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Notes: x.Skipped,
-		CoVWarn: o.CoVWarn / 100, Confidence: o.Confidence / 100, Settings: map[string]any{"suite": s.Source},
-	})
-	if o.GitCommit != "" && res != nil {
-		msg, gerr := gitCommit(o.GitCommit, res)
-		if gerr != nil {
-			fmt.Fprintf(st.Stderr, "storbench: --git-commit: %v\n", gerr)
-			if err == nil {
-				err = &ExitError{Code: ExitFailed, Err: fmt.Errorf("--git-commit: %w", gerr)}
-			}
-		} else {
-			fmt.Fprintf(st.Stdout, "committed to %s: %s\n", o.GitCommit, msg)
+	return nil
+}
+
+// commitSummaries commits the run's summary files to repo (--git-commit)
+// and returns the run's error, or the commit's when the run had none.
+func commitSummaries(st *State, repo string, res *run.Result, runErr error) error {
+	msg, err := gitCommit(repo, res)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "storbench: --git-commit: %v\n", err)
+		if runErr == nil {
+			return &ExitError{Code: ExitFailed, Err: fmt.Errorf("--git-commit: %w", err)}
 		}
+		return runErr
 	}
-	return res, err
+	fmt.Fprintf(st.Stdout, "committed to %s: %s\n", repo, msg)
+	return runErr
 }
 
 // dryRun prints the expanded plan: each phase with its planned or
@@ -204,14 +226,14 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*Resul
 func dryRun(st *State, s *suite.Suite, x *suite.Expanded, notes []string) error {
 	fmt.Fprintf(st.Stdout, "suite %s (%s): %d phases\n", s.Name, s.Source, len(x.Phases))
 	for i, p := range x.Phases {
-		d, estimated := suite.Planned(p)
+		d, estimated := st.Engines.Planned(p)
 		how := ""
 		if estimated {
 			how = " (estimated)"
 		}
 		fmt.Fprintf(st.Stdout, "%3d. %-4s %-28s ~%s%s\n", i+1, p.Engine, p.Name, d, how)
 		if st.Verbosity > 0 {
-			fmt.Fprintln(st.Stdout, suite.Pretty(engine.Redacted(p)))
+			fmt.Fprintln(st.Stdout, suite.Pretty(st.Engines.Redacted(p)))
 		}
 	}
 	for _, n := range append(append(x.Skipped, notes...), x.EstimateModels()...) {

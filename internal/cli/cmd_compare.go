@@ -13,8 +13,6 @@ import (
 	"github.com/storbench/storbench/internal/stats"
 )
 
-func init() { extraCommands = append(extraCommands, newCompareCommand) }
-
 // maxFailCode is the highest --fail-code: the last exit status the shell
 // gives no meaning of its own.
 const maxFailCode = 125

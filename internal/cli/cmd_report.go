@@ -14,8 +14,6 @@ import (
 	"github.com/storbench/storbench/internal/results"
 )
 
-func init() { extraCommands = append(extraCommands, newReportCommand) }
-
 // ReportOptions are the flags of `storbench report`.
 type ReportOptions struct {
 	Out     string

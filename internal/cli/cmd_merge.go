@@ -16,8 +16,6 @@ import (
 	"github.com/storbench/storbench/internal/units"
 )
 
-func init() { extraCommands = append(extraCommands, newMergeCommand) }
-
 func newMergeCommand(st *State) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{

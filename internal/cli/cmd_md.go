@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -12,11 +10,10 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/engine/md"
-	"github.com/storbench/storbench/internal/hosts"
+	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/units"
 )
-
-func init() { extraCommands = append(extraCommands, newMdCommand) }
 
 // MdOptions are the flags of `storbench md`, with mdtest's letters.
 type MdOptions struct {
@@ -129,7 +126,7 @@ func (o MdOptions) params(dir string) (md.Params, error) {
 }
 
 // runMd runs `storbench md`.
-func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*Result, error) {
+func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Result, error) {
 	dir, err := filepath.Abs(o.Dir)
 	if err != nil {
 		return nil, usageErr("-d %s: %v", o.Dir, err)
@@ -142,67 +139,16 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*Result
 	if err != nil {
 		return nil, err
 	}
-	return runPlan(ctx, st, Plan{
-		Name: "md", Phases: []engine.Phase{{Name: "md", Engine: "md", Params: raw}}, Dirs: []string{dir}, Hosts: hosts,
-		ResultsRoot: o.Results, Keep: o.Keep, Agents: o.Agents,
+	agents, err := o.Agents.runAgents(hosts)
+	if err != nil {
+		return nil, err
+	}
+	return runPlan(ctx, st, run.Plan{
+		Name: "md", Phases: []engine.Phase{{Name: "md", Engine: model.EngineMD, Params: raw}}, Dirs: []string{dir},
+		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, ResultsRoot: o.Results, Keep: o.Keep,
 		Settings: map[string]any{"dir": dir, "items": o.Items, "iterations": o.Iterations, "depth": o.Depth,
 			"branch": o.Branch, "files_only": o.FilesOnly, "dirs_only": o.DirsOnly, "unique_dir": o.UniqueDir,
 			"workers": o.Workers, "stonewall": o.Stonewall, "random": o.Random, "sync": o.Sync,
 			"write_bytes": o.WriteBytes, "read_bytes": o.ReadBytes, "rename": o.Rename, "force": o.Force},
 	})
-}
-
-// withSlots gives the md phases that set no workers the slots of the host
-// files as workers per host, as mpiexec starts one rank per slot. Every
-// host receives the same phase, so the slots must be equal on all hosts;
-// where no phase takes them, they are only noted.
-func withSlots(phases []engine.Phase, entries []hosts.Entry) ([]engine.Phase, []string, error) {
-	given := 0
-	for _, e := range entries {
-		given = max(given, e.Slots)
-	}
-	if given == 0 {
-		return phases, nil, nil
-	}
-	var notes []string
-	out := append([]engine.Phase(nil), phases...)
-	taken, mdPhases := false, 0
-	for i, ph := range phases {
-		if ph.Engine != "md" {
-			continue
-		}
-		mdPhases++
-		// json.Number keeps every number as written (a seed above 2^53).
-		var m map[string]any
-		dec := json.NewDecoder(bytes.NewReader(ph.Params))
-		dec.UseNumber()
-		if dec.Decode(&m) != nil {
-			continue // the engine's own check names what is wrong
-		}
-		if w, set := m["workers"]; set && fmt.Sprint(w) != "0" {
-			notes = append(notes, fmt.Sprintf("phase %s sets workers (-t) %v; the host files' slots (%d) are not used for it", ph.Name, w, given))
-			continue
-		}
-		slots, err := hosts.EqualSlots(entries)
-		if err != nil {
-			return nil, nil, usageErr("%v, or give md's workers with -t (workers: in a suite)", err)
-		}
-		if slots > md.MaxWorkers {
-			return nil, nil, usageErr("the host files give %d slots per host, but md runs at most %d workers per host: give fewer slots, or -t", slots, md.MaxWorkers)
-		}
-		m["workers"] = slots
-		b, err := json.Marshal(m)
-		if err != nil {
-			return nil, nil, err
-		}
-		out[i].Params = b
-		taken = true
-	}
-	switch {
-	case taken:
-		notes = append(notes, fmt.Sprintf("md phases without -t run %d workers per host: the host files' slots", given))
-	case mdPhases == 0:
-		notes = append(notes, fmt.Sprintf("the host files' slots (%d) set md workers per host; this run has no md phase", given))
-	}
-	return out, notes, nil
 }

@@ -17,8 +17,6 @@ import (
 	"github.com/storbench/storbench/internal/results"
 )
 
-func init() { extraCommands = append(extraCommands, newAnalyzeCommand) }
-
 // AnalyzeOptions are the flags of `storbench analyze`.
 type AnalyzeOptions struct {
 	Op, Host      string

@@ -9,8 +9,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { extraCommands = append(extraCommands, newVersionCommand) }
-
 // Commit is the commit storbench was built from, set at build time with
 // -ldflags "-X github.com/storbench/storbench/internal/cli.Commit=<sha>".
 // Without it, the commit Go stamped into the binary (vcs.revision) is used.

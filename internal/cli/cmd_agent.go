@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/storbench/storbench/internal/cluster"
+	"github.com/storbench/storbench/internal/engine"
+	s3e "github.com/storbench/storbench/internal/engine/s3"
+	"github.com/storbench/storbench/internal/secret"
+)
+
+// AgentServeOptions are the flags of `storbench agent`.
+type AgentServeOptions struct {
+	Listen    string
+	TokenFile string
+	TLSCert   string
+	TLSKey    string
+	TLSCA     string
+	FioBin    string
+	AllowExec bool
+	// S3CredentialsFile holds STORBENCH_ACCESS_KEY=... and
+	// STORBENCH_SECRET_KEY=... lines, for s3 phases.
+	S3CredentialsFile string
+	// Stdin makes the agent read its token from the first line of stdin
+	// and exit when stdin closes: how --ssh starts it, so the agent ends
+	// with the ssh session that started it.
+	Stdin bool
+	// ClockSkew is a test hook: the agent's clock looks this far off.
+	ClockSkew time.Duration
+}
+
+// AddFlags registers the options' flags.
+func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.Listen, "listen", fmt.Sprintf("127.0.0.1:%d", cluster.DefaultPort), "address to listen on (give the host's address, or :7761, to serve other machines)")
+	f.StringVar(&o.TokenFile, "token-file", "", "file holding the shared token the controller must send (its first line)")
+	f.StringVar(&o.TLSCert, "tls-cert", "", "serve HTTPS with this certificate (PEM)")
+	f.StringVar(&o.TLSKey, "tls-key", "", "the certificate's key (PEM)")
+	f.StringVar(&o.TLSCA, "tls-ca", "", "require controllers to present a client certificate signed by this CA (PEM)")
+	f.StringVar(&o.FioBin, "fio-bin", "fio", "fio binary (never taken from the controller)")
+	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow fio job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
+	f.StringVar(&o.S3CredentialsFile, "s3-credentials-file", "", "file with STORBENCH_ACCESS_KEY=... and STORBENCH_SECRET_KEY=... lines for s3 phases (default: those environment variables)")
+	f.BoolVar(&o.Stdin, "stdin", false, "read the token from stdin's first line and exit when stdin closes (used by --ssh)")
+	f.DurationVar(&o.ClockSkew, "test-clock-skew", 0, "test hook: make this agent's clock look off by this much")
+	_ = f.MarkHidden("test-clock-skew")
+	zeroMeans(f, "test-clock-skew", "no skew")
+}
+
+func newAgentCommand(st *State) *cobra.Command {
+	var o AgentServeOptions
+	cmd := &cobra.Command{
+		Use:   "agent [--listen ADDR] [--token-file F | --tls-cert C --tls-key K --tls-ca CA]",
+		Short: "Run phases for a controller on another machine (run, fio, md, s3 with hosts or --agents)",
+		Long: `Serves this machine to a storbench controller: the controller prepares each
+phase here, starts it at a common time on every agent, reads a snapshot each
+second and collects the full results. One controller at a time; a second one
+is told who holds the agent.
+
+Every request must carry the shared token from --token-file, or the controller
+must present a client certificate signed by --tls-ca. The agent listens on
+loopback unless --listen says otherwise. It never takes a program path from the
+network (fio is its own --fio-bin), and refuses fio options that run commands
+unless started with --allow-exec.
+
+If the controller dies or is cut off, the agent stops the load within a few
+seconds and removes what the phase created.
+
+S3 keys never travel from the controller: the agent reads STORBENCH_ACCESS_KEY
+and STORBENCH_SECRET_KEY from its own environment (or --s3-credentials-file)
+when it starts. An agent started by a controller's --ssh gets the run's keys
+over ssh's stdin instead.`,
+		Example: `  head -c 32 /dev/urandom | base64 > ~/.storbench-token   # the same file on every host
+  storbench agent --listen :7761 --token-file ~/.storbench-token
+  # on the controller:
+  storbench fio -d /mnt/weka --token-file ~/.storbench-token client{1...8}`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runAgent(cmd.Context(), st, o, nil)
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// runAgent serves until ctx ends (or stdin closes with --stdin). ready, if
+// set, is called with the address listened on.
+func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(addr string)) error {
+	c, err := o.config(st)
+	if err != nil {
+		return err
+	}
+	srv := &cluster.Server{
+		Agent: &cluster.LocalAgent{Host: hostname(), Version: version(), FioBin: o.FioBin, AllowExec: o.AllowExec,
+			Engines: st.Engines, Credentials: c.keys},
+		Token:     c.token,
+		ClockSkew: o.ClockSkew,
+		Logf: func(format string, args ...any) {
+			fmt.Fprintf(st.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+		},
+	}
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return usageErr("--listen %s: %v", o.Listen, err)
+	}
+	scheme := "token"
+	if c.tls != nil {
+		ln = tls.NewListener(ln, c.tls)
+		scheme = "TLS"
+		if c.tls.ClientCAs != nil {
+			scheme += " client certificates"
+		}
+		if c.token != "" {
+			scheme += " and token"
+		}
+	}
+	fmt.Fprintf(st.Stdout, "storbench agent %s listening on %s (protocol %d, %s)\n", version(), ln.Addr(), cluster.Protocol, scheme)
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if c.stdin != nil {
+		go func() {
+			_, _ = io.Copy(io.Discard, c.stdin)
+			cancel()
+		}()
+	}
+	if err := srv.Serve(ctx, ln); err != nil {
+		return err
+	}
+	fmt.Fprintln(st.Stdout, "storbench agent stopped")
+	return nil
+}
+
+// agentConfig is what an agent serves with: how controllers prove
+// themselves, its S3 keys, and with --stdin the stream whose end stops it.
+type agentConfig struct {
+	token string
+	tls   *tls.Config
+	keys  engine.Credentials
+	stdin *bufio.Reader
+}
+
+// config reads the token (from --token-file, or stdin's first line with
+// --stdin), the TLS configuration and the S3 keys. The keys come from the
+// agent's own environment, replaced by those an --ssh controller sent on
+// stdin, replaced by --s3-credentials-file; only both keys of one source
+// count.
+func (o AgentServeOptions) config(st *State) (agentConfig, error) {
+	var c agentConfig
+	env, err := st.environment()
+	if err != nil {
+		return c, err
+	}
+	if env.Keys.Complete() {
+		c.keys = env.Keys
+	}
+	switch {
+	case o.Stdin:
+		c.stdin = bufio.NewReader(os.Stdin)
+		var keys engine.Credentials
+		if c.token, keys, err = cluster.ReadStdin(c.stdin); err != nil {
+			return c, asUsage(err)
+		}
+		if keys.Complete() {
+			c.keys = keys
+		}
+	case o.TokenFile != "":
+		if c.token, err = cluster.ReadToken(o.TokenFile); err != nil {
+			return c, asUsage(err)
+		}
+	}
+	if c.tls, err = cluster.ServerTLS(o.TLSCert, o.TLSKey, o.TLSCA); err != nil {
+		return c, asUsage(err)
+	}
+	if c.token == "" && (c.tls == nil || c.tls.ClientCAs == nil) {
+		return c, usageErr("the agent needs --token-file F, or --tls-cert/--tls-key/--tls-ca so controllers prove themselves with a client certificate")
+	}
+	if o.S3CredentialsFile != "" {
+		if c.keys, err = credentialsFile(o.S3CredentialsFile); err != nil {
+			return c, asUsage(err)
+		}
+	}
+	return c, nil
+}
+
+// credentialsFile reads --s3-credentials-file: STORBENCH_ACCESS_KEY=...
+// and STORBENCH_SECRET_KEY=... lines.
+func credentialsFile(file string) (engine.Credentials, error) {
+	var c engine.Credentials
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return c, fmt.Errorf("--s3-credentials-file: %v", err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(l), "=")
+		switch {
+		case !ok:
+		case k == s3e.EnvAccessKey:
+			c.AccessKey = secret.New(strings.TrimSpace(v))
+		case k == s3e.EnvSecretKey:
+			c.SecretKey = secret.New(strings.TrimSpace(v))
+		}
+	}
+	if !c.Complete() {
+		return c, fmt.Errorf("--s3-credentials-file %s: want %s=... and %s=... lines", file, s3e.EnvAccessKey, s3e.EnvSecretKey)
+	}
+	return c, nil
+}
+
+// hostname is this machine's name, "localhost" when it has none.
+func hostname() string {
+	hn, _ := os.Hostname()
+	if hn == "" {
+		hn = "localhost"
+	}
+	return hn
+}

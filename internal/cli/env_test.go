@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"fmt"
+	"testing"
+)
+
+// The environment is read once per process, and applied with one
+// precedence: a flag or a suite's setting, then the environment, then the
+// default. Keys never go into a phase's settings.
+func TestEnvironmentOncePrecedence(t *testing.T) {
+	env := map[string]string{"STORBENCH_HOST": "envhost:9000", "STORBENCH_REGION": "env-1", "STORBENCH_TLS": "true",
+		"STORBENCH_S3_SDK": "1", "STORBENCH_ACCESS_KEY": "envak", "STORBENCH_SECRET_KEY": "envsk"}
+	reads := map[string]int{}
+	st, _ := testState()
+	st.Getenv = func(k string) string { reads[k]++; return env[k] }
+	for range 3 {
+		if _, err := st.environment(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range env {
+		if reads[k] != 1 {
+			t.Errorf("%s read %d times", k, reads[k])
+		}
+	}
+	e, _ := st.environment()
+	given := map[string]any{"host": "suitehost:9000", "tls": false}
+	e.applyS3(given)
+	want := map[string]any{"host": "suitehost:9000", "tls": false, "region": "env-1", "sdk": true}
+	if fmt.Sprint(given) != fmt.Sprint(want) {
+		t.Errorf("settings %v, want %v", given, want)
+	}
+	k := e.keys("flagak", "")
+	if k.AccessKey.Reveal() != "flagak" || k.SecretKey.Reveal() != "envsk" {
+		t.Errorf("keys %s/%s, want the flag's access key and the environment's secret key", k.AccessKey.Reveal(), k.SecretKey.Reveal())
+	}
+	bad, _ := testState()
+	bad.Getenv = func(k string) string { return map[string]string{"STORBENCH_S3_SDK": "sometimes"}[k] }
+	if _, err := bad.environment(); ExitCode(err) != ExitUsage {
+		t.Errorf("STORBENCH_S3_SDK=sometimes: %v, want bad input", err)
+	}
+}

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/storbench/storbench/internal/cluster"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/run"
+	"github.com/storbench/storbench/internal/units"
+)
+
+// runPlan runs a plan with a Runner that prints to the command's output
+// (textSink), then prints how the run ended.
+func runPlan(ctx context.Context, st *State, p run.Plan) (*run.Result, error) {
+	p.CommandLine = st.recordedArgs()
+	sink := &textSink{st: st, prog: newProgress(st)}
+	r := &run.Runner{Engines: st.Engines, Sink: sink, Version: version(), Now: st.Now}
+	res, err := r.Run(ctx, p)
+	if res != nil {
+		report.SweepText(st.Stdout, &res.Summary)
+		fmt.Fprintf(st.Stdout, "\nrun %s %s; results in %s\n", res.Summary.RunID, res.Summary.Status, res.Folder.Path)
+	}
+	return res, runExit(err)
+}
+
+// textSink prints a run as it goes: a line when it starts, the live
+// progress line of each phase, each phase's figures when it ends, notes.
+type textSink struct {
+	st   *State
+	prog *progress
+}
+
+var _ run.Sink = (*textSink)(nil)
+
+func (s *textSink) Started(runID, folder string) {
+	fmt.Fprintf(s.st.Stdout, "storbench %s: run %s, results in %s\n", version(), runID, folder)
+}
+
+func (s *textSink) PhaseStarted(ph engine.Phase, hosts []string) {
+	fmt.Fprintf(s.st.Stdout, "\nstarting %s phase %s on %s:\n", ph.Engine, ph.Name, describeHosts(hosts))
+	s.prog.start(ph)
+}
+
+func (s *textSink) Progress(p cluster.Progress) { s.prog.update(p) }
+
+func (s *textSink) Note(n run.Note) {
+	if n.Kind == run.NotePlan {
+		fmt.Fprintf(s.st.Stdout, "note: %s\n", n.Text)
+		return
+	}
+	s.st.logf(0, "%s", n.Text)
+}
+
+// PhaseDone prints the phase's figures (the totals, then each host's when
+// several ran), who was stopped or unreachable, and what was left behind.
+func (s *textSink) PhaseDone(d run.PhaseDone) {
+	s.prog.done()
+	st, ps := s.st, d.Summary
+	if !d.Ran {
+		leftoverLines(st, ps.Leftovers)
+		return
+	}
+	if ps.StoppedBy == model.StoppedByAutoterm {
+		fmt.Fprintf(st.Stdout, "    stopped early: the total throughput of all hosts was stable (autoterm)\n")
+	}
+	if t := ps.Timing; t != nil {
+		st.logf(1, "    stages: prepare %.2fs, run %.2fs, cleanup %.2fs", t.PrepareS, t.RunS, t.CleanupS)
+	}
+	report.PhaseText(st.Stdout, ps, d.Hosts)
+	hostLines(st, ps)
+	unreachableLines(st, ps)
+	for _, h := range ps.StoppedHosts {
+		fmt.Fprintf(st.Stdout, "    host %s: %s; its result so far is kept, and later phases run without it\n", h, d.HostErrors[h])
+	}
+	leftoverLines(st, ps.Leftovers)
+}
+
+// hostLines prints each host's headline figures under a phase's totals, as
+// wekatester does, when more than one host ran.
+func hostLines(st *State, ps *results.PhaseSummary) {
+	if len(ps.PerHost) < 2 {
+		return
+	}
+	for _, h := range ps.PerHost {
+		if h.Error != "" && len(h.Ops) == 0 {
+			fmt.Fprintf(st.Stdout, "    host %s: %s\n", h.Host, h.Error)
+			continue
+		}
+		var parts []string
+		for _, o := range h.Ops {
+			s := o.Op
+			if o.OpsPerS != nil {
+				s += " " + units.Rate(*o.OpsPerS, "op/s")
+			}
+			if o.BwBytesPerS != nil {
+				s += " " + units.Bandwidth(*o.BwBytesPerS)
+			}
+			parts = append(parts, s)
+		}
+		fmt.Fprintf(st.Stdout, "    host %s: %s\n", h.Host, strings.Join(parts, ", "))
+	}
+	if ps.Window != nil {
+		fmt.Fprintf(st.Stdout, "    totals over the %.1fs in which all %d hosts ran\n", ps.Window.DurationS, len(ps.PerHost))
+	}
+	if ps.Engine == model.EngineMD {
+		fmt.Fprintf(st.Stdout, "    totals: each operation started on all %d hosts at once; its rate is all items over the time from that start to the end of the slowest host (mdtest)\n", len(ps.PerHost))
+	}
+}
+
+// describeHosts names the hosts of a phase in its "starting" line.
+func describeHosts(hosts []string) string {
+	if len(hosts) > 4 {
+		return fmt.Sprintf("%d hosts", len(hosts))
+	}
+	return strings.Join(hosts, ", ")
+}
+
+// leftoverLines prints what cleanup left, one line per host and place.
+func leftoverLines(st *State, left []engine.Leftover) {
+	for _, l := range left {
+		fmt.Fprintf(st.Stdout, "    left behind on %s: %s\n", l.Host, l.Text())
+	}
+}
+
+// unreachableLines prints, per host and endpoint, how long the endpoint
+// could not be reached during the phase.
+func unreachableLines(st *State, ps *results.PhaseSummary) {
+	for _, h := range ps.PerHost {
+		for _, u := range h.Unreachable {
+			fmt.Fprintf(st.Stdout, "    %s could not reach %s for %.1fs (%d connection errors)\n", h.Host, u.Endpoint, u.Seconds, u.Errors)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package cluster
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/storbench/storbench/internal/hosts"
+	"github.com/storbench/storbench/internal/results"
+)
+
+// HostEntries gathers the hosts of a run from HOST arguments, --agents,
+// --agents-file and --hostfile (an MPI hostfile), expanded (ranges, Slurm
+// lists) and without duplicates, with the slots the files give them.
+func HostEntries(args, agents []string, agentsFile, hostfile string) ([]hosts.Entry, error) {
+	var out []hosts.Entry
+	if list := append(append([]string(nil), args...), agents...); len(list) > 0 {
+		names, err := hosts.Expand(list, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			e, err := hosts.ParseEntry(n)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+		}
+	}
+	for _, file := range []struct {
+		flag, path string
+		format     hosts.Format
+	}{{"--agents-file", agentsFile, hosts.AgentsFormat}, {"--hostfile", hostfile, hosts.MPIFormat}} {
+		if file.path == "" {
+			continue
+		}
+		room := hosts.DefaultLimit - len(out)
+		if room < 1 {
+			return nil, fmt.Errorf("%s: more than %d hosts in all", file.flag, hosts.DefaultLimit)
+		}
+		b, err := os.ReadFile(file.path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", file.flag, err)
+		}
+		es, err := hosts.ParseHostfile(file.path, b, file.format, room)
+		if err != nil {
+			return nil, fmt.Errorf("%s %v", file.flag, err)
+		}
+		for _, e := range es {
+			i := slices.IndexFunc(out, func(x hosts.Entry) bool { return x.Host == e.Host && x.Port == e.Port })
+			switch {
+			case i < 0:
+				out = append(out, e)
+			case out[i].Slots != e.Slots:
+				return nil, fmt.Errorf("%s: %s is given twice, with different slots; list it once", file.flag, e)
+			}
+		}
+	}
+	return out, nil
+}
+
+// IsLocal reports a host entry that means this machine without a port: it
+// runs in-process, with no agent to start.
+func IsLocal(h string) bool {
+	switch strings.ToLower(h) {
+	case "localhost", "127.0.0.1", "::1", "local":
+		return true
+	}
+	hn, _ := os.Hostname()
+	return h == hn
+}
+
+// SplitHostPort splits a host entry, host[:port], with DefaultPort when it
+// names none, and refuses a malformed host name (before anything asks for
+// a token or starts ssh with it).
+func SplitHostPort(h string) (host string, port int, err error) {
+	if _, _, e := net.SplitHostPort(h); e == nil {
+		return hosts.SplitHostPort(h)
+	}
+	if strings.Count(h, ":") > 1 { // a bare IPv6 address
+		return h, DefaultPort, hosts.CheckName(h)
+	}
+	if strings.Contains(h, ":") {
+		return "", 0, fmt.Errorf("host %s: want host or host:port", h)
+	}
+	return h, DefaultPort, hosts.CheckName(h)
+}
+
+// HostNames gives every entry a unique name for results and per-host
+// paths: the host alone when hosts differ, host-port when two share a host.
+func HostNames(entries []string) []string {
+	count := map[string]int{}
+	hs := make([]string, len(entries))
+	for i, e := range entries {
+		h, _, err := SplitHostPort(e)
+		if err != nil {
+			h = e
+		}
+		hs[i] = h
+		count[h]++
+	}
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		n := hs[i]
+		if count[n] > 1 {
+			n = e
+		}
+		out[i] = results.SafeName(strings.ReplaceAll(n, ":", "-"))
+	}
+	return out
+}

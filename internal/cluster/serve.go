@@ -1,0 +1,40 @@
+package cluster
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Serve serves the agent's protocol on ln until ctx ends or serving fails.
+// When ctx ends (a signal, or the ssh session that started the agent
+// closed), a phase in progress ends gracefully, its result goes to the
+// controller marked as stopped by context.Cause(ctx), the agent cleans up
+// (for at most two minutes), and the last line of every stream is given
+// five seconds to reach the controller before the connections close.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+	select {
+	case err := <-serveErr:
+		return err
+	case <-ctx.Done():
+	}
+	why := "stopped"
+	if c := context.Cause(ctx); c != nil && c != context.Canceled {
+		why = c.Error()
+	}
+	cctx, ccancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer ccancel()
+	if err := s.Stop(cctx, why); err != nil {
+		_ = s.Close(cctx)
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer scancel()
+	if hs.Shutdown(sctx) != nil {
+		_ = hs.Close()
+	}
+	return nil
+}

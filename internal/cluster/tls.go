@@ -1,0 +1,109 @@
+package cluster
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// The controller and the agent load their token and certificates from
+// files named on their command lines; errors name those flags, so a user
+// sees one line saying which file to fix.
+
+// ReadToken reads a token file's first line (--token-file).
+func ReadToken(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %v", err)
+	}
+	t, _, _ := strings.Cut(string(b), "\n")
+	t = strings.TrimSpace(t)
+	if t == "" {
+		return "", fmt.Errorf("--token-file %s is empty", path)
+	}
+	return t, nil
+}
+
+// ClientTLS builds a controller's TLS configuration: agents verified
+// against ca (--tls-ca), and a client certificate (--tls-cert, --tls-key)
+// for agents that require one. It returns nil when none is given.
+func ClientTLS(ca, cert, key string) (*tls.Config, error) {
+	if ca == "" && cert == "" && key == "" {
+		return nil, nil
+	}
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if ca != "" {
+		pool, err := loadPool(ca)
+		if err != nil {
+			return nil, err
+		}
+		tc.RootCAs = pool
+	}
+	if cert != "" || key != "" {
+		if err := certPair(cert, key); err != nil {
+			return nil, err
+		}
+		c, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return nil, fmt.Errorf("--tls-cert/--tls-key: %v", err)
+		}
+		tc.Certificates = []tls.Certificate{c}
+	}
+	return tc, nil
+}
+
+// ServerTLS builds an agent's TLS configuration, or nil without a
+// certificate: it serves HTTPS with cert and key (--tls-cert, --tls-key)
+// and, with ca (--tls-ca), requires controllers to present a client
+// certificate signed by it.
+func ServerTLS(cert, key, ca string) (*tls.Config, error) {
+	if cert == "" && key == "" {
+		if ca != "" {
+			return nil, errors.New("--tls-ca needs --tls-cert and --tls-key")
+		}
+		return nil, nil
+	}
+	if err := certPair(cert, key); err != nil {
+		return nil, err
+	}
+	pair, err := tls.LoadX509KeyPair(cert, key)
+	if err != nil {
+		return nil, fmt.Errorf("--tls-cert/--tls-key: %v", err)
+	}
+	c := &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	if ca != "" {
+		pool, err := loadPool(ca)
+		if err != nil {
+			return nil, err
+		}
+		c.ClientCAs, c.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	}
+	return c, nil
+}
+
+// certPair refuses a certificate without its key or a key without its
+// certificate, naming the missing flag.
+func certPair(cert, key string) error {
+	switch {
+	case cert != "" && key == "":
+		return errors.New("--tls-cert needs --tls-key (the certificate's private key, PEM)")
+	case cert == "" && key != "":
+		return errors.New("--tls-key needs --tls-cert (the certificate the key belongs to, PEM)")
+	}
+	return nil
+}
+
+func loadPool(path string) (*x509.CertPool, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--tls-ca: %v", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		return nil, fmt.Errorf("--tls-ca %s holds no PEM certificate", path)
+	}
+	return pool, nil
+}

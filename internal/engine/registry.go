@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/model"
+)
+
+// Registry is the engines a program runs, by name. It is built as an
+// explicit list (internal/engine/all for storbench's own, a test's fakes
+// for a test) and handed to whatever needs to find an engine: the agent
+// that runs phases, the controller, suites, the run.
+type Registry map[model.EngineName]Engine
+
+// Lookup returns the engine called name.
+func (r Registry) Lookup(name model.EngineName) (Engine, error) {
+	e, ok := r[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown engine %q (known: %s)", name, strings.Join(r.names(), ", "))
+	}
+	return e, nil
+}
+
+// Names lists the engines, sorted.
+func (r Registry) Names() []model.EngineName {
+	out := make([]model.EngineName, 0, len(r))
+	for n := range r {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (r Registry) names() []string {
+	var out []string
+	for _, n := range r.Names() {
+		out = append(out, string(n))
+	}
+	return out
+}
+
+// Validate checks a phase with its engine's Validator, if it has one; an
+// unknown engine is an error.
+func (r Registry) Validate(p Phase) error {
+	e, err := r.Lookup(p.Engine)
+	if err != nil {
+		return err
+	}
+	if v, ok := e.(Validator); ok {
+		return v.Validate(p)
+	}
+	return nil
+}
+
+// Redacted returns p without secrets, through its engine's Redactor.
+func (r Registry) Redacted(p Phase) Phase {
+	if e, err := r.Lookup(p.Engine); err == nil {
+		if rd, ok := e.(Redactor); ok {
+			return rd.Redact(p)
+		}
+	}
+	return p
+}
+
+// Locate asks p's engine where host's phase puts what it creates.
+func (r Registry) Locate(p Phase, runID, host string) (what, where string, ok bool) {
+	e, err := r.Lookup(p.Engine)
+	if err != nil {
+		return "", "", false
+	}
+	l, isLoc := e.(Locator)
+	if !isLoc {
+		return "", "", false
+	}
+	what, where, err = l.Location(p, runID, host)
+	return what, where, err == nil
+}
+
+// Planned is one phase's planned duration, or for engines whose phases run
+// until their work is done (md) an estimate from the engine's model
+// (estimated is then true), or 0 when the engine can tell neither.
+func (r Registry) Planned(p Phase) (d time.Duration, estimated bool) {
+	e, err := r.Lookup(p.Engine)
+	if err != nil {
+		return 0, false
+	}
+	if pl, ok := e.(Planner); ok {
+		d, _ := pl.Planned(p)
+		return d, false
+	}
+	if es, ok := e.(Estimator); ok {
+		d, _ := es.Estimate(p)
+		return d, true
+	}
+	return 0, false
+}

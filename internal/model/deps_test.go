@@ -1,0 +1,50 @@
+package model_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/storbench/storbench/"
+
+// deps lists the packages pkg depends on, itself included, through
+// `go list -deps` (what the build sees, not what the source says).
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", module+pkg).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+	}
+	return strings.Fields(string(out))
+}
+
+// The layering of DESIGN.md: the packages that read results work from the
+// model types and never pull in the engines that produced them (so a
+// report can be rendered, or a result analysed, on a machine without fio,
+// and an engine change cannot break reading old results); engines never
+// reach up into the command line, the run or the cluster.
+func TestLayers(t *testing.T) {
+	for _, rule := range []struct {
+		pkgs      []string
+		forbidden []string
+	}{
+		{[]string{"internal/results", "internal/analyze", "internal/report", "internal/model"}, []string{"internal/engine"}},
+		{[]string{"internal/engine/fio", "internal/engine/md", "internal/engine/s3", "internal/engine"},
+			[]string{"internal/cli", "internal/run", "internal/cluster"}},
+	} {
+		for _, pkg := range rule.pkgs {
+			for _, d := range deps(t, pkg) {
+				rel, ok := strings.CutPrefix(d, module)
+				if !ok {
+					continue
+				}
+				for _, f := range rule.forbidden {
+					if rel == f || strings.HasPrefix(rel, f+"/") {
+						t.Errorf("%s depends on %s", pkg, rel)
+					}
+				}
+			}
+		}
+	}
+}

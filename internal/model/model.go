@@ -1,0 +1,43 @@
+// Package model holds the data types storbench persists: what a host
+// measured in a phase (HostResult), what a run records about itself and its
+// agents (RunInfo, AgentInfo), and the names that tie them together (engine
+// names, headline kinds). It holds no behaviour, so the packages that only
+// read results (results, analyze, report) import it rather than the engines
+// that produced them.
+package model
+
+// EngineName names an engine in phases, results and suites.
+type EngineName string
+
+// The engines storbench has.
+const (
+	// EngineFio is the file engine: fio job files run by fio.
+	EngineFio EngineName = "fio"
+	// EngineMD is the native metadata engine (mdtest semantics).
+	EngineMD EngineName = "md"
+	// EngineS3 is the native S3 engine (warp's benchmarks).
+	EngineS3 EngineName = "s3"
+)
+
+// Headline is the figure a phase is judged by in summaries, sweeps and
+// comparisons.
+type Headline string
+
+// The headline kinds. A fio job file chooses one with a "# report KIND"
+// comment, a suite with report: KIND.
+const (
+	HeadlineBandwidth Headline = "bandwidth"
+	HeadlineIOPS      Headline = "iops"
+	HeadlineLatency   Headline = "latency"
+)
+
+// Headlines lists the headline kinds, in the order suites document them.
+var Headlines = []Headline{HeadlineBandwidth, HeadlineIOPS, HeadlineLatency}
+
+// MetaReport is the HostResult.Meta key in which an engine names the
+// phase's headline kind (fio: the job file's "# report" comment).
+const MetaReport = "report"
+
+// StoppedByAutoterm is a phase's stopped_by when the controller ended it
+// early because the total throughput of all hosts was stable.
+const StoppedByAutoterm = "autoterm"

@@ -1,0 +1,64 @@
+package model
+
+import "time"
+
+// RunInfo is run.json: what is needed to reproduce and judge the run.
+type RunInfo struct {
+	SchemaVersion int       `json:"schema_version"`
+	RunID         string    `json:"run_id"`
+	Name          string    `json:"name"`
+	Status        string    `json:"status"`
+	Error         string    `json:"error,omitempty"`
+	StartedAt     time.Time `json:"started_at"`
+	EndedAt       time.Time `json:"ended_at,omitzero"`
+	CommandLine   []string  `json:"command_line"`
+	Versions      Versions  `json:"versions"`
+	// Agents describes every host, in the run's order.
+	Agents []AgentInfo `json:"agents,omitempty"`
+	// Targets are the target directories with their filesystem types.
+	Targets []Target `json:"targets,omitempty"`
+	// Plan is every phase as sent to the agents, with resolved parameters
+	// (fio job text included). It never holds secrets.
+	Plan []Phase `json:"plan"`
+	// Settings are the run's own settings (suite file, overrides).
+	Settings map[string]any `json:"settings,omitempty"`
+}
+
+// Versions of what measured.
+type Versions struct {
+	Storbench string `json:"storbench"`
+	Go        string `json:"go"`
+	Fio       string `json:"fio,omitempty"`
+	Kernel    string `json:"kernel"`
+}
+
+// Target is a target directory and the filesystem it is on.
+type Target struct {
+	Dir    string `json:"dir"`
+	FSType string `json:"fs_type"`
+	Mount  string `json:"mount_point"`
+	Source string `json:"source"`
+}
+
+// AgentInfo describes an agent: who it is and what it runs. An agent
+// reports it to the controller, and run.json keeps it for every host.
+type AgentInfo struct {
+	Host       string    `json:"host"`
+	Hostname   string    `json:"hostname"`
+	Version    string    `json:"version"`
+	Protocol   int       `json:"protocol"`
+	Kernel     string    `json:"kernel"`
+	FioVersion string    `json:"fio_version,omitempty"`
+	Time       time.Time `json:"time"`
+	// Root says the agent runs as root (needed to drop caches).
+	Root bool `json:"root,omitempty"`
+	// Busy, when set, says which run and controller hold the agent now.
+	Busy string `json:"busy,omitempty"`
+	// Addr is where the controller reached the agent ("" in-process).
+	Addr string `json:"addr,omitempty"`
+	// ClockOffsetNs is the agent's clock minus the controller's, and RTTNs the
+	// round trip of the sample it was taken from, as measured before the
+	// first phase (0 in-process).
+	ClockOffsetNs int64 `json:"clock_offset_ns,omitempty"`
+	RTTNs         int64 `json:"rtt_ns,omitempty"`
+}

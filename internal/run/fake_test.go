@@ -1,0 +1,197 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/cluster"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
+)
+
+// fakeEngine is a fake engine for the run's tests: no storage is touched.
+// A phase records Ops operations of 1 ms (and Errors failed ones) spread
+// over RunMs, sending a snapshot every 10 ms; it can fail its preparation,
+// say its target lacks a feature, leave something behind, or run until
+// its context ends. Its params may carry a "secret", which Redact hides.
+type fakeEngine struct{}
+
+type fakeParams struct {
+	Ops         uint64 `json:"ops"`
+	Errors      uint64 `json:"errors,omitempty"`
+	RunMs       int    `json:"run_ms,omitempty"`
+	FailPrepare string `json:"fail_prepare,omitempty"`
+	Unsupported bool   `json:"unsupported,omitempty"`
+	Leave       bool   `json:"leave,omitempty"`
+	UntilStop   bool   `json:"until_stop,omitempty"`
+	Secret      string `json:"secret,omitempty"`
+}
+
+var (
+	_ engine.Validator = fakeEngine{}
+	_ engine.Redactor  = fakeEngine{}
+)
+
+// fakeEngines is the registry of the run's tests.
+var fakeEngines = engine.Registry{"fake": fakeEngine{}}
+
+func (fakeEngine) params(p engine.Phase) (fakeParams, error) {
+	var fp fakeParams
+	err := engine.DecodeStrict(p.Params, &fp)
+	return fp, err
+}
+
+func (e fakeEngine) Validate(p engine.Phase) error {
+	_, err := e.params(p)
+	return err
+}
+
+func (fakeEngine) Redact(p engine.Phase) engine.Phase {
+	var m map[string]any
+	_ = json.Unmarshal(p.Params, &m)
+	if _, ok := m["secret"]; ok {
+		m["secret"] = "REDACTED"
+	}
+	p.Params, _ = json.Marshal(m)
+	return p
+}
+
+func (e fakeEngine) Prepare(_ context.Context, env engine.Env, p engine.Phase) (engine.Prepared, error) {
+	fp, err := e.params(p)
+	switch {
+	case err != nil:
+		return nil, err
+	case fp.Unsupported:
+		return nil, engine.Unsupported("fake: the target cannot do this")
+	case fp.FailPrepare != "":
+		return nil, errors.New(fp.FailPrepare)
+	}
+	return &fakePhase{p: fp, host: env.Host, name: p.Name}, nil
+}
+
+type fakePhase struct {
+	p          fakeParams
+	host, name string
+}
+
+func (f *fakePhase) Run(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
+	if err := engine.WaitUntil(ctx, startAt); err != nil {
+		return nil, engine.Interrupted(err)
+	}
+	start := time.Now()
+	end := start.Add(time.Duration(f.p.RunMs) * time.Millisecond)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	var runErr error
+	for f.p.UntilStop || time.Now().Before(end) {
+		select {
+		case <-ctx.Done():
+			runErr = engine.Interrupted(ctx.Err())
+		case now := <-tick.C:
+			if live != nil {
+				live(engine.Snapshot{Host: f.host, Phase: f.name, Stage: "run", Elapsed: now.Sub(start),
+					Ops: []record.Count{{Op: "op", Ops: f.p.Ops / 2}}})
+			}
+			continue
+		}
+		break
+	}
+	stop := time.Now()
+	st := record.OpStats{Op: "op", Ops: f.p.Ops, Errors: f.p.Errors, StartNs: start.UnixNano(), EndNs: stop.UnixNano()}
+	if f.p.Ops > 0 {
+		st.Lat = record.Hist{Bins: record.Bins{{V: 1_000_000, N: f.p.Ops}}, Stats: record.StatsFromMoments(f.p.Ops, 1_000_000, 1_000_000, 1_000_000, 0)}
+	}
+	return &engine.HostResult{Host: f.host, Ops: []record.OpStats{st}}, runErr
+}
+
+func (f *fakePhase) Cleanup(context.Context) error {
+	if f.p.Leave {
+		n := int64(3)
+		return &engine.LeftoverError{Items: []engine.Leftover{{What: "objects", Where: "fake/" + f.name + "/", Count: &n, Reason: "cleanup: fake refusal"}}}
+	}
+	return nil
+}
+
+// fakePhaseOf is a phase of the fake engine.
+func fakePhaseOf(t *testing.T, name string, p fakeParams) engine.Phase {
+	t.Helper()
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return engine.Phase{Name: name, Engine: "fake", Params: b}
+}
+
+// recordingSink keeps what a run told it, in order, as lines such as
+// "phase started p1 on [h]".
+type recordingSink struct {
+	mu        sync.Mutex
+	events    []string
+	progress  int
+	done      []PhaseDone
+	startedIn string
+}
+
+var _ Sink = (*recordingSink)(nil)
+
+func (s *recordingSink) add(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, fmt.Sprintf(format, args...))
+}
+
+func (s *recordingSink) Started(runID, folder string) {
+	s.mu.Lock()
+	s.startedIn = folder
+	s.mu.Unlock()
+	s.add("started")
+}
+
+func (s *recordingSink) PhaseStarted(ph engine.Phase, hosts []string) {
+	s.add("phase started %s on %v", ph.Name, hosts)
+}
+
+func (s *recordingSink) Progress(p cluster.Progress) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.progress++
+}
+
+func (s *recordingSink) PhaseDone(d PhaseDone) {
+	s.add("phase done %s %s ran=%v", d.Summary.Name, d.Summary.Status, d.Ran)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.done = append(s.done, d)
+}
+
+func (s *recordingSink) Note(n Note) { s.add("note %d %s", n.Kind, n.Text) }
+
+// runner is a Runner over the fake engines, writing under a temporary
+// results root.
+func runner(t *testing.T) (*Runner, *recordingSink, string) {
+	t.Helper()
+	sink := &recordingSink{}
+	root := filepath.Join(t.TempDir(), "results")
+	return &Runner{Engines: fakeEngines, Sink: sink, Version: "test"}, sink, root
+}
+
+// folders lists the results folders under root.
+func folders(t *testing.T, root string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(root)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, filepath.Join(root, e.Name()))
+	}
+	return out
+}

@@ -1,0 +1,136 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/suite"
+	"github.com/storbench/storbench/internal/units"
+)
+
+// applyLabel copies a phase's place in its suite into its summary, and the
+// suite's choice of headline. A fio phase whose job file names no headline
+// is judged by bandwidth at block sizes of 64 KiB and more, by IOPS below.
+func applyLabel(ps *results.PhaseSummary, l suite.Labels) {
+	ps.Group, ps.Iteration = l.Group, l.Iteration
+	for _, kv := range l.Point {
+		ps.Point = append(ps.Point, results.KV{Key: kv.Key, Value: kv.Value})
+	}
+	if l.Report != "" {
+		ps.Report = l.Report
+	}
+	if ps.Report == "" && ps.Engine == model.EngineFio {
+		ps.Report = model.HeadlineBandwidth
+		if bs := results.PointValue(ps.Point, "bs"); bs != "" {
+			if n, err := units.ParseSize(bs); err == nil && n < 64<<10 {
+				ps.Report = model.HeadlineIOPS
+			}
+		}
+	}
+}
+
+// withBenchdata points an s3 phase's benchdata file into dir (made here).
+func withBenchdata(ph engine.Phase, dir string) (engine.Phase, error) {
+	var m map[string]any
+	if err := json.Unmarshal(ph.Params, &m); err != nil {
+		return ph, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ph, err
+	}
+	m["benchdata"] = filepath.Join(dir, "benchdata.tsv.zst")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return ph, err
+	}
+	ph.Params = b
+	return ph, nil
+}
+
+// checkBenchdata refuses an s3 phase's benchdata file that cannot be
+// created on this machine: its directory missing, or the file already there
+// (storbench writes only files it creates).
+func checkBenchdata(ph engine.Phase) error {
+	var p struct {
+		BenchData string `json:"benchdata"`
+	}
+	if json.Unmarshal(ph.Params, &p) != nil || p.BenchData == "" {
+		return nil
+	}
+	if fi, err := os.Stat(filepath.Dir(p.BenchData)); err != nil || !fi.IsDir() {
+		return badInputf("--benchdata %s: directory %s does not exist", p.BenchData, filepath.Dir(p.BenchData))
+	}
+	if _, err := os.Lstat(p.BenchData); err == nil {
+		return badInputf("--benchdata %s: the file exists; give a new file name (storbench writes only files it creates)", p.BenchData)
+	}
+	return nil
+}
+
+func statusOf(ctx context.Context, err error) string {
+	switch {
+	case ctx.Err() != nil:
+		return results.StatusInterrupted
+	case err != nil:
+		return results.StatusFailed
+	}
+	return results.StatusCompleted
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// errorShare says why a phase failed too often, or "" when it did not:
+// more than maxPct percent of its requests failed, or a host could not
+// reach an endpoint for more than maxPct percent of its run (with backoff
+// on connection errors, a dead server fails few requests: its time counts).
+func errorShare(ps *results.PhaseSummary, maxPct float64) string {
+	var ok, failed uint64
+	for _, o := range ps.Ops {
+		ok += o.Ops
+		failed += o.Errors
+	}
+	if failed > 0 {
+		if share := 100 * float64(failed) / float64(ok+failed); share > maxPct {
+			return fmt.Sprintf("%.1f%% of requests failed (%d of %d), more than --max-error-share %g%%", share, failed, ok+failed, maxPct)
+		}
+	}
+	for _, h := range ps.PerHost {
+		var run float64
+		for _, o := range h.Ops {
+			run = max(run, o.DurationS)
+		}
+		for _, u := range h.Unreachable {
+			if run > 0 && 100*u.Seconds/run > maxPct {
+				return fmt.Sprintf("%s could not reach %s for %.1fs of %.1fs (%.0f%%), more than --max-error-share %g%%",
+					h.Host, u.Endpoint, u.Seconds, run, 100*u.Seconds/run, maxPct)
+			}
+		}
+	}
+	return ""
+}
+
+// countLeftovers says how much was left in a few words.
+func countLeftovers(left []engine.Leftover) string {
+	hosts := map[string]bool{}
+	for _, l := range left {
+		hosts[l.Host] = true
+	}
+	places := "1 place"
+	if len(left) != 1 {
+		places = fmt.Sprintf("%d places", len(left))
+	}
+	if len(hosts) == 1 {
+		return "files or objects in " + places + " on 1 host"
+	}
+	return fmt.Sprintf("files or objects in %s on %d hosts", places, len(hosts))
+}

@@ -1,0 +1,89 @@
+// Package run runs a plan of phases as one run: it finds the agents (this
+// machine in-process, hosts over the network, or hosts started with ssh),
+// takes every phase through the controller, writes the results folder as
+// it goes, and tells a Sink what happens. Every command that measures (run,
+// fio, md, s3) builds a Plan and hands it to a Runner; the command line
+// only turns flags into the Plan and prints what the Sink hears.
+package run
+
+import (
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/hosts"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/suite"
+)
+
+// Plan is a run ready to go: its phases, where they run and where results
+// go.
+type Plan struct {
+	Name   string
+	Phases []engine.Phase
+	// Labels, when set, hold one entry per phase placing it in its suite
+	// (group, matrix point, iteration, host count).
+	Labels []suite.Labels
+	// CoVWarn flags sweep points whose iterations vary more than this
+	// coefficient of variation (0: the default 5%).
+	CoVWarn float64
+	// Confidence is the confidence level of sweep intervals (0: the
+	// default 95%).
+	Confidence float64
+	// Dirs are target directories checked before anything runs.
+	Dirs []string
+	// Agents are the machines the phases run on.
+	Agents Agents
+	// Credentials are the S3 keys of this run, for phases that carry none:
+	// the in-process agent uses them, and agents started with ssh are
+	// sent them. Agents started on their own use their own keys.
+	Credentials engine.Credentials
+	// MaxErrorShare is the percentage of failed requests (or of time an
+	// endpoint could not be reached) above which a phase counts as failed.
+	MaxErrorShare float64
+	// ResultsRoot is where the results folder is made (default "results").
+	ResultsRoot string
+	Keep        bool
+	AllowExec   bool
+	FioBin      string
+	// Settings are recorded in run.json (never secrets).
+	Settings map[string]any
+	// CommandLine is recorded in run.json; the caller has redacted it.
+	CommandLine []string
+	// Notes are told to the Sink before the first phase (skipped phases).
+	Notes []string
+	// StartAt starts the first phase's measured stage no earlier than this
+	// (after preparation), for clients started by hand (s3 --syncstart).
+	StartAt time.Time
+	// BenchdataInFolder writes every s3 request to benchdata.tsv.zst in the
+	// phase's host folder (s3 --full); local runs only.
+	BenchdataInFolder bool
+}
+
+// Agents say which machines run a plan and how to reach them.
+type Agents struct {
+	// Hosts are the host entries, expanded (cluster.HostEntries), with the
+	// slots host files gave them; none, or this machine alone, runs the
+	// plan in-process.
+	Hosts []hosts.Entry
+	// TokenFile, TLSCert, TLSKey and TLSCA are how the controller proves
+	// itself to remote agents and trusts them (files, read only when a
+	// remote agent is used).
+	TokenFile, TLSCert, TLSKey, TLSCA string
+	// SSH starts an agent on every host with ssh, as SSHUser with SSHOpts
+	// (extra ssh options), and stops it at the end.
+	SSH     bool
+	SSHUser string
+	SSHOpts []string
+	// DropCaches syncs and drops the page cache on every host before each
+	// phase.
+	DropCaches bool
+	// MaxClockOffset is the largest agent clock offset accepted; negative
+	// accepts any, zero one second.
+	MaxClockOffset time.Duration
+}
+
+// Result is what a run did: its results folder and summary.
+type Result struct {
+	Folder  *results.Folder
+	Summary results.Summary
+}

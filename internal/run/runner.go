@@ -1,0 +1,349 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/cluster"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/suite"
+)
+
+// Runner runs plans. Its fields are what a run needs from the program
+// around it, given explicitly so a test runs plans in-process.
+type Runner struct {
+	// Engines are the engines the phases name.
+	Engines engine.Registry
+	// Sink hears what the run does.
+	Sink Sink
+	// Version is storbench's version, recorded in run.json and reported
+	// by the in-process agent.
+	Version string
+	// Now is the clock of run ids and start times (time.Now when nil).
+	Now func() time.Time
+	// Self is this storbench binary, which --ssh copies to hosts that lack
+	// it (os.Executable when empty).
+	Self string
+}
+
+// Run runs every phase of the plan through a controller and its agents,
+// writing the results folder as it goes. It stops at the first phase that
+// fails; what finished stays in the folder, and run.json says what
+// happened. Its error is an *Error whose Kind says whether the plan was
+// bad input (nothing ran), the run failed, or it was interrupted.
+func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
+	if len(p.Phases) == 0 {
+		return nil, badInputf("nothing to run")
+	}
+	if p.MaxErrorShare < 0 || p.MaxErrorShare > 100 {
+		return nil, badInputf("--max-error-share %g: give a percentage from 0 to 100", p.MaxErrorShare)
+	}
+	slotted, notes, err := withSlots(p.Phases, p.Agents.Hosts)
+	if err != nil {
+		return nil, err
+	}
+	p.Phases, p.Notes = slotted, append(p.Notes, notes...)
+	set, err := r.agents(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	defer set.close()
+	if err := r.check(ctx, p, set); err != nil {
+		return nil, err
+	}
+	ctrl := &cluster.Controller{
+		Agents: set.agents, Engines: r.Engines, Name: hostname(), DropCaches: p.Agents.DropCaches,
+		MaxClockOffset: p.Agents.MaxClockOffset, Progress: r.Sink.Progress, StartAt: p.StartAt,
+	}
+	if set.remote {
+		ctrl.Lead = 2 * time.Second
+	}
+	infos, err := ctrl.Connect(ctx)
+	if err != nil {
+		return nil, badInputf("agents: %v", err)
+	}
+	for i, l := range p.Labels {
+		if l.Hosts > len(set.agents) {
+			return nil, badInputf("phase %s wants %d hosts, but the run has %d agents", p.Phases[i].Name, l.Hosts, len(set.agents))
+		}
+	}
+	folder, err := r.create(p, infos)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	r.Sink.Started(folder.RunInfo().RunID, folder.Path)
+	for _, n := range p.Notes {
+		r.Sink.Note(Note{Kind: NotePlan, Text: n})
+	}
+	pr := &phases{r: r, plan: p, ctrl: ctrl, set: set, folder: folder}
+	runErr := pr.runAll(ctx)
+	return r.finish(ctx, folder, runErr)
+}
+
+// check refuses, before anything is created, what would fail at once:
+// target directories, phases their engine refuses, fio job files fio
+// rejects, benchdata files that cannot be made. Directories and fio are
+// checked here only for this machine; remote agents check their own when
+// preparing.
+func (r *Runner) check(ctx context.Context, p Plan, set *agentSet) error {
+	if p.BenchdataInFolder && (set.remote || len(set.agents) != 1) {
+		return badInputf("--full keeps every request in the results folder of a local run; with agents use --benchdata PATH (written on each agent)")
+	}
+	if set.local != nil {
+		for _, d := range p.Dirs {
+			if err := engine.CheckDir(d); err != nil {
+				return badInput(err)
+			}
+		}
+	}
+	usesFio := false
+	for _, ph := range p.Phases {
+		if ctx.Err() != nil {
+			return interruptedBeforeRun()
+		}
+		if err := r.Engines.Validate(ph); err != nil {
+			return badInputf("phase %s: %v", ph.Name, err)
+		}
+		if ph.Engine == model.EngineFio {
+			usesFio = true
+			if err := fio.CheckPhase(ph, p.AllowExec); err != nil {
+				return badInput(err)
+			}
+		}
+		if ph.Engine == model.EngineS3 && set.local != nil {
+			if err := checkBenchdata(ph); err != nil {
+				return err
+			}
+		}
+	}
+	if !usesFio || set.local == nil {
+		return nil
+	}
+	bin, err := fio.FindFio(p.FioBin)
+	if err != nil {
+		return badInput(err)
+	}
+	// fio's own parser, before a results folder exists: a job file it
+	// rejects is bad input, not a failed run.
+	if err := fio.ParseOnly(ctx, bin, p.Phases); err != nil {
+		if ctx.Err() != nil {
+			return interruptedBeforeRun()
+		}
+		return badInput(err)
+	}
+	return nil
+}
+
+// create makes the results folder and its run.json.
+func (r *Runner) create(p Plan, infos []cluster.Info) (*results.Folder, error) {
+	root := p.ResultsRoot
+	if root == "" {
+		root = "results"
+	}
+	now := time.Now
+	if r.Now != nil {
+		now = r.Now
+	}
+	var targets []results.Target
+	for _, d := range p.Dirs {
+		targets = append(targets, results.TargetOf(d))
+	}
+	plan := make([]engine.Phase, len(p.Phases))
+	for i, ph := range p.Phases {
+		plan[i] = r.Engines.Redacted(ph)
+	}
+	info := infos[0]
+	folder, err := results.Create(root, results.RunInfo{
+		RunID: results.NewRunID(now()), Name: p.Name, StartedAt: now().UTC(), CommandLine: p.CommandLine,
+		Versions: results.Versions{Storbench: r.Version, Go: runtime.Version(), Fio: info.FioVersion, Kernel: info.Kernel},
+		Agents:   infos, Targets: targets, Plan: plan, Settings: p.Settings,
+	})
+	if err != nil {
+		return nil, err
+	}
+	folder.Markdown = report.Markdown
+	folder.Extra = map[string]func(*results.Summary) []byte{"sweep.tsv": report.SweepTSV}
+	folder.CoVWarn = p.CoVWarn
+	folder.Confidence = p.Confidence
+	return folder, nil
+}
+
+// finish writes the run's status, report.html and what could not be
+// saved, and returns the run's outcome.
+func (r *Runner) finish(ctx context.Context, folder *results.Folder, runErr error) (*Result, error) {
+	status := results.StatusCompleted
+	switch {
+	case ctx.Err() != nil:
+		status = results.StatusInterrupted
+	case runErr != nil:
+		status = results.StatusFailed
+	}
+	if err := folder.Finish(status, runErr); err != nil && runErr == nil {
+		runErr = err
+	}
+	// report.html, from the folder as it now stands (a report that cannot
+	// be rendered never fails the run; one that cannot be written does).
+	if b, err := report.HTMLFolder(folder.Path, ""); err != nil {
+		r.Sink.Note(Note{Kind: NoteDiagnostic, Text: fmt.Sprintf("report.html: %v", err)})
+	} else {
+		_ = folder.Save("report.html", b)
+	}
+	// Whatever could not be saved, from the first phase on, is named in
+	// one line; the figures of a phase left out were told to the sink.
+	if u := folder.Unsaved(); u != nil {
+		var prev *results.UnsavedError
+		switch {
+		case runErr == nil, errors.As(runErr, &prev):
+			runErr = u
+		default:
+			runErr = fmt.Errorf("%v; %v", runErr, u)
+		}
+		if status == results.StatusCompleted {
+			status = results.StatusFailed
+			_ = folder.Finish(status, runErr)
+		}
+	}
+	res := &Result{Folder: folder, Summary: folder.Summary()}
+	switch {
+	case status == results.StatusInterrupted:
+		if u := folder.Unsaved(); u != nil {
+			return res, &Error{Kind: Interrupted, Err: fmt.Errorf("interrupted; %v", u)}
+		}
+		return res, &Error{Kind: Interrupted, Err: errors.New("interrupted; results so far are kept")}
+	case runErr != nil:
+		var re *Error
+		if errors.As(runErr, &re) {
+			return res, runErr
+		}
+		return res, &Error{Kind: Failed, Err: runErr}
+	}
+	return res, nil
+}
+
+// phases takes a run's phases through the controller, one after another.
+type phases struct {
+	r      *Runner
+	plan   Plan
+	ctrl   *cluster.Controller
+	set    *agentSet
+	folder *results.Folder
+
+	leftovers []engine.Leftover
+	overShare []string // phases with too many failed requests
+	ranLoad   bool
+}
+
+// runAll runs every phase until one fails, and says why the run failed.
+func (pr *phases) runAll(ctx context.Context) error {
+	p := pr.plan
+	for i, ph := range p.Phases {
+		var label suite.Labels
+		if i < len(p.Labels) {
+			label = p.Labels[i]
+		}
+		if err := pr.one(ctx, ph, label); err != nil {
+			return err
+		}
+	}
+	if len(pr.overShare) > 0 {
+		return errors.New(strings.Join(pr.overShare, "; "))
+	}
+	if len(pr.leftovers) > 0 {
+		return fmt.Errorf("cleanup left %s behind (listed above and under leftovers in summary.json)", countLeftovers(pr.leftovers))
+	}
+	return nil
+}
+
+// one runs one phase, on the first label.Hosts agents when set, and
+// records it.
+func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) error {
+	agents := pr.set.agents
+	if pr.plan.BenchdataInFolder && ph.Engine == model.EngineS3 {
+		var err error
+		dir := filepath.Join(pr.folder.Path, pr.folder.NextPhaseDir(ph.Name), "hosts", results.SafeName(agents[0].Name()))
+		if ph, err = withBenchdata(ph, dir); err != nil {
+			return err
+		}
+	}
+	pr.ctrl.Agents = agents
+	if label.Hosts > 0 {
+		pr.ctrl.Agents = agents[:label.Hosts]
+	}
+	names := make([]string, len(pr.ctrl.Agents))
+	for i, a := range pr.ctrl.Agents {
+		names[i] = a.Name()
+	}
+	pr.r.Sink.PhaseStarted(ph, names)
+	out, err := pr.ctrl.RunPhase(ctx, pr.folder.RunInfo().RunID, pr.plan.Keep, ph)
+	pr.ctrl.Agents, pr.ctrl.StartAt = agents, time.Time{}
+	if out == nil {
+		return pr.notRun(ctx, ph, label, err)
+	}
+	pr.ranLoad = true
+	ps := pr.summary(ph, label, out)
+	if err != nil {
+		ps.Status, ps.Error = statusOf(ctx, err), errText(err)
+	}
+	if msg := errorShare(&ps, pr.plan.MaxErrorShare); msg != "" && err == nil {
+		// The figures stand for a target that failed too often to be
+		// judged: the phase failed, later phases still run.
+		ps.Status, ps.Error = results.StatusFailed, msg
+		pr.overShare = append(pr.overShare, ph.Name+": "+msg)
+	}
+	if werr := pr.folder.AddPhase(ps, out.Results); werr != nil && err == nil {
+		err = werr
+	}
+	hostErrs := map[string]string{}
+	for h, e := range out.Errors {
+		hostErrs[h] = errText(e)
+	}
+	pr.r.Sink.PhaseDone(PhaseDone{Summary: &ps, Ran: true, Hosts: out.Results, HostErrors: hostErrs})
+	return err
+}
+
+// notRun records a phase whose load never ran: preparation failed, or the
+// run was interrupted first.
+func (pr *phases) notRun(ctx context.Context, ph engine.Phase, label suite.Labels, err error) error {
+	base, left := engine.SplitLeftovers(err)
+	if base == nil {
+		base = err
+	}
+	ps := results.PhaseSummary{Name: ph.Name, Engine: ph.Engine, Status: statusOf(ctx, err), Error: errText(base), Hosts: pr.set.names(), Leftovers: left}
+	applyLabel(&ps, label)
+	_ = pr.folder.AddPhase(ps, nil)
+	pr.leftovers = append(pr.leftovers, left...)
+	pr.r.Sink.PhaseDone(PhaseDone{Summary: &ps})
+	if errors.Is(err, engine.ErrUnsupported) && !pr.ranLoad {
+		// Found before any load: bad input, said in one line.
+		return badInput(base)
+	}
+	return base
+}
+
+// summary is the summary of a phase whose load ran.
+func (pr *phases) summary(ph engine.Phase, label suite.Labels, out *cluster.Outcome) results.PhaseSummary {
+	ps := results.BuildPhase(ph.Name, ph.Engine, out.Results)
+	ps.LostHosts, ps.StoppedHosts, ps.StoppedBy = out.Lost, out.Stopped, out.StoppedBy
+	ps.Leftovers = out.Leftovers
+	pr.leftovers = append(pr.leftovers, out.Leftovers...)
+	for _, h := range out.Lost {
+		ps.PerHost = append(ps.PerHost, results.HostOps{Host: h, Error: "lost: " + errText(out.Errors[h])})
+	}
+	ps.Timing = &results.Timing{PrepareS: out.Prepare.Seconds(), RunS: out.End.Sub(out.Start).Seconds(), CleanupS: out.Cleanup.Seconds()}
+	for _, h := range out.Results {
+		if r := h.Meta[model.MetaReport]; r != "" {
+			ps.Report = model.Headline(r)
+		}
+	}
+	applyLabel(&ps, label)
+	return ps
+}
