@@ -97,6 +97,59 @@ func NewWorkspace(dir, runID, host, phase string) (*Workspace, error) {
 	return w, nil
 }
 
+// SharedName is the level of a run's directory that all its hosts share:
+// <dir>/storbench/<run id>/shared. No host is given this name.
+const SharedName = "shared"
+
+// SharedWorkspace joins, or creates when this host comes first, the
+// directory <dir>/storbench/<run id>/shared/<name> that every host of the
+// run works in for work they share (one tree, one file for all hosts).
+// Unlike NewWorkspace it accepts the directory when another host of the
+// run made it: every level below <run id> is the run's own. Only one host
+// removes it (Remove), once every host has finished with it.
+func SharedWorkspace(dir, runID, name string) (*Workspace, error) {
+	if err := CheckDir(dir); err != nil {
+		return nil, err
+	}
+	w := &Workspace{top: filepath.Join(dir, "storbench")}
+	w.marker = filepath.Join(w.top, createdMarker+runID)
+	p := dir
+	for i, part := range []string{"storbench", runID, SharedName, name} {
+		if part == "" || part == "." || part == ".." || filepath.Base(part) != part {
+			return nil, fmt.Errorf("invalid path element %q", part)
+		}
+		p = filepath.Join(p, part)
+		if i >= 1 {
+			w.ours = append(w.ours, p)
+		}
+		err := os.Mkdir(p, 0o755)
+		if err == nil && i == 0 {
+			if merr := os.WriteFile(w.marker, nil, 0o644); merr != nil {
+				os.Remove(p)
+				return nil, fmt.Errorf("create %s: %v", w.marker, unwrapPath(merr))
+			}
+		}
+		switch {
+		case err == nil:
+			w.created = append(w.created, p)
+		case errors.Is(err, os.ErrExist):
+			// Another run (storbench), or another host of this run.
+		default:
+			w.Remove()
+			if errors.Is(err, syscall.EROFS) || errors.Is(err, os.ErrPermission) {
+				return nil, fmt.Errorf("target directory %s is not writable: %v", dir, unwrapPath(err))
+			}
+			return nil, fmt.Errorf("create %s: %v", p, unwrapPath(err))
+		}
+	}
+	w.Path = p
+	if len(w.created) == 0 || w.created[len(w.created)-1] != p {
+		// Joined: Remove deletes the shared directory all the same.
+		w.created = append(w.created, p)
+	}
+	return w, nil
+}
+
 // Remove deletes the phase directory with everything in it, then each parent
 // this workspace created, if it is empty (another host or phase may still use
 // it), and the run's own <run id> and <host> levels when empty. Parents that

@@ -130,3 +130,36 @@ func TestWorkspaceRemoveReportsLeftovers(t *testing.T) {
 		t.Errorf("text %q", l.Text())
 	}
 }
+
+// The hosts of a run join one shared directory whichever comes first, and
+// the host that removes it leaves DIR as it found it.
+func TestSharedWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	a, err := SharedWorkspace(dir, "r1", "tree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := SharedWorkspace(dir, "r1", "tree")
+	if err != nil {
+		t.Fatalf("second host: %v", err)
+	}
+	want := filepath.Join(dir, "storbench", "r1", SharedName, "tree")
+	if a.Path != want || b.Path != want {
+		t.Fatalf("paths %s and %s, want %s", a.Path, b.Path, want)
+	}
+	if err := os.WriteFile(filepath.Join(a.Path, "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(b.Path, "f")); err != nil {
+		t.Errorf("the other host does not see the file: %v", err)
+	}
+	if _, err := SharedWorkspace(dir, "r1", ".."); err == nil {
+		t.Error("a name leaving the shared directory was accepted")
+	}
+	if err := b.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("DIR holds %v after the shared directory was removed", ents)
+	}
+}
