@@ -99,7 +99,7 @@ type leanClient struct {
 	now            time.Time
 	dialer         net.Dialer
 
-	mu  sync.Mutex // orders dials against cutAll; taken on dial only
+	mu  sync.Mutex   // orders dials against cutAll; taken on dial only
 	cut atomic.Int32 // cutNone, or why requests are being cut
 	ctx context.Context
 }

@@ -204,7 +204,7 @@ type config struct {
 	duration  time.Duration
 	// requestTimeout and grace are RequestTimeout and Grace resolved.
 	requestTimeout, grace time.Duration
-	dist      [4]float64 // get, stat, put, delete
+	dist                  [4]float64 // get, stat, put, delete
 }
 
 // distribution indexes.
