@@ -363,7 +363,7 @@ func (r *prepared) Cleanup(ctx context.Context) error {
 	if r.env.Keep {
 		return nil
 	}
-	return r.ws.Remove()
+	return r.ws.RemoveContext(ctx)
 }
 
 // fioMessage picks fio's own words out of its stderr: the lines that say what
