@@ -17,7 +17,7 @@ func TestPerRequestBookkeepingAllocatesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wk := &worker{ph: ph, rec: record.NewRecorder(ph.ops, true), body: new(dataReader),
+	wk := &worker{ph: ph, rec: record.NewRecorder(ph.ops, true),
 		epRec: []*record.Recorder{record.NewRecorder(ph.ops, true), record.NewRecorder(ph.ops, true)}}
 	wk.log.l = l
 	d := newDataBlock(64<<10, 1)
@@ -27,7 +27,7 @@ func TestPerRequestBookkeepingAllocatesNothing(t *testing.T) {
 		ep := ph.picker.pick()
 		wk.finish(0, ep, t0, t0.Add(time.Microsecond), 4096, nil)
 		wk.body.reset(d, 12345, 64<<10)
-		_, _ = io.ReadFull(wk.body, sink)
+		_, _ = io.ReadFull(&wk.body, sink)
 	})
 	wk.log.flush()
 	if err := l.close(); err != nil {

@@ -1,8 +1,11 @@
 package s3
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -203,3 +206,84 @@ func TestPrepareAndCleanupAreBounded(t *testing.T) {
 		})
 	}
 }
+
+// earlyAnswer is a FAKE S3 server that answers every request as soon as
+// its head has come, and reads the body only 100 ms later: as a busy
+// server may. net/http waits 50 ms for its writer to finish the body, then
+// hands the response back while the writer still reads the request's
+// body; the worker must not reuse its reader before the body is closed.
+func earlyAnswer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					n := 0
+					for {
+						h, err := br.ReadString('\n')
+						if err != nil {
+							return
+						}
+						if h == "\r\n" {
+							break
+						}
+						if v, ok := strings.CutPrefix(strings.ToLower(h), "content-length: "); ok {
+							n, _ = strconv.Atoi(strings.TrimSpace(v))
+						}
+					}
+					if _, err := c.Write([]byte("HTTP/1.1 200 OK\r\nETag: \"x\"\r\nContent-Length: 0\r\n\r\n")); err != nil {
+						return
+					}
+					time.Sleep(100 * time.Millisecond)
+					if _, err := br.Discard(n); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// Uploads on minio-go reuse the worker's body reader only after the
+// transport closed it. Without the gate the reader's reset raced with
+// net/http's writer still reading the previous body: the race detector
+// (go test -race, as the suite runs) reports it on every run. The bytes
+// read under the race never reached a server here (net/http drops a
+// connection whose request it could not finish writing), so only the
+// detector sees it.
+func TestUploadBodyReusedOnlyWhenClosed(t *testing.T) {
+	addr := earlyAnswer(t)
+	// Larger than the socket buffers, so the writer waits for the server.
+	c, err := resolve(Params{Op: "put", Hosts: []string{addr}, AccessKey: "a", SecretKey: "s", SDK: true, ObjSize: ptrSize(16 << 20)}, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := &phase{c: c, ops: []string{"PUT"}, data: newDataBlock(int64(c.ObjSize), 1), prefix: "storbench/r/h/p/"}
+	ph.tr = newTransport(c, 1)
+	ph.rt = &boundedTransport{base: ph.tr, timeout: c.requestTimeout}
+	cl, err := newClient(c, addr, ph.rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph.cls = [][]*minio.Client{{cl}}
+	wk := ph.newWorker(0, nil, nil)
+	for i := 0; i < 10; i++ {
+		if _, err := wk.put(context.Background(), 0, "storbench/r/h/p/k"+strconv.Itoa(i), int64(c.ObjSize)); err != nil {
+			t.Fatalf("put %d: %v", i, err)
+		}
+	}
+}
+
+func ptrSize(n Size) *Size { return &n }

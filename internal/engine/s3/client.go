@@ -68,6 +68,11 @@ type boundedTransport struct {
 }
 
 func (b *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if g, ok := req.Context().Value(bodyGateKey{}).(*bodyGate); ok && req.Body != nil && req.Body != http.NoBody {
+		req = req.WithContext(req.Context()) // a copy: RoundTrip must not change req
+		req.Body = &gatedBody{ReadCloser: req.Body, gate: g}
+		g.open = true
+	}
 	ctx, cancel := context.WithCancelCause(req.Context())
 	timer := time.AfterFunc(b.timeout, func() { cancel(errRequestTimeout) })
 	stopCut := func() bool { return false }
@@ -88,6 +93,44 @@ func (b *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	resp.Body = &boundedBody{rc: resp.Body, ctx: ctx, end: end}
 	return resp, nil
+}
+
+// bodyGate lets a worker reuse its upload body's reader only once the
+// transport is done with it. net/http closes a request's body when its
+// writer is through, which may be after the response came back (a server
+// that answers before reading the whole body; a cut request), and until
+// then may still read it: resetting the reader for the next upload would
+// change the bytes the last one sends. The transport marks the gate open
+// when it takes a body (in the worker's goroutine: RoundTrip runs in the
+// caller's) and the body's Close sends on closed.
+type bodyGate struct {
+	open   bool
+	closed chan struct{} // buffer 1
+}
+
+type bodyGateKey struct{}
+
+// wait returns once the body last handed to the transport is closed.
+func (g *bodyGate) wait() {
+	if g.open {
+		<-g.closed
+		g.open = false
+	}
+}
+
+// gatedBody is a request body that opens its gate when closed.
+type gatedBody struct {
+	io.ReadCloser
+	gate *bodyGate
+	done atomic.Bool
+}
+
+func (b *gatedBody) Close() error {
+	err := b.ReadCloser.Close()
+	if b.done.CompareAndSwap(false, true) {
+		b.gate.closed <- struct{}{}
+	}
+	return err
 }
 
 // boundErr returns the bound that cut the request of ctx, if one did, or err.

@@ -35,7 +35,10 @@ type worker struct {
 	rec   *record.Recorder
 	epRec []*record.Recorder
 	buf   []byte
-	body  *dataReader // a PUT's body on minio-go (see put)
+	body  dataReader // a PUT's body on minio-go, reused once closed (see bodyGate)
+	gate  bodyGate
+	gctx  context.Context // ctx of minio-go uploads, carrying gate
+	gbase context.Context // what gctx was made from
 	rng   *rand.Rand
 	log   opLine
 	put0  minio.PutObjectOptions
@@ -53,7 +56,6 @@ type worker struct {
 func (ph *phase) newWorker(w int, rec *record.Recorder, epRec []*record.Recorder) *worker {
 	wk := &worker{id: w, ph: ph, rec: rec, epRec: epRec,
 		buf:  make([]byte, readBufSize),
-		body: new(dataReader),
 		rng:  rand.New(rand.NewPCG(uint64(w)+1, uint64(time.Now().UnixNano()))),
 		put0: ph.putOpts(),
 		pfx:  ph.workerPrefix(w % ph.c.Concurrent),
@@ -182,27 +184,29 @@ func (wk *worker) put(ctx context.Context, ep int, key string, size int64) (mini
 	if wk.lean != nil {
 		return minio.UploadInfo{}, wk.putLean(ep, wk.keyBytes(key), size)
 	}
+	wk.gate.wait()
 	wk.body.reset(d, d.offset(key), size)
 	var md5b64 string
 	if wk.ph.c.MD5 {
 		h := md5.New()
-		_, _ = io.Copy(h, wk.body)
+		_, _ = io.Copy(h, &wk.body)
 		var sum [md5.Size]byte
 		md5b64 = base64.StdEncoding.EncodeToString(h.Sum(sum[:0]))
 		wk.body.reset(d, d.offset(key), size)
 	}
-	info, err := wk.core[ep].PutObject(ctx, wk.ph.c.Bucket, key, wk.body, size, md5b64, "", wk.put0)
-	if err != nil {
-		wk.freshBody()
-	}
-	return info, err
+	return wk.core[ep].PutObject(wk.gated(ctx), wk.ph.c.Bucket, key, &wk.body, size, md5b64, "", wk.put0)
 }
 
-// freshBody gives the worker a new body reader after a failed request: the
-// transport may still be reading the old one (net/http closes a request's
-// body in its own time after RoundTrip returns an error, a cut or a
-// cancellation), and the next request would overwrite it under that read.
-func (wk *worker) freshBody() { wk.body = new(dataReader) }
+// gated returns ctx carrying the worker's body gate, made once per ctx.
+func (wk *worker) gated(ctx context.Context) context.Context {
+	if wk.gbase != ctx {
+		if wk.gate.closed == nil {
+			wk.gate.closed = make(chan struct{}, 1)
+		}
+		wk.gctx, wk.gbase = context.WithValue(ctx, bodyGateKey{}, &wk.gate), ctx
+	}
+	return wk.gctx
+}
 
 // get reads key (or a range of it) through ep into the worker's buffer and
 // returns the bytes read and when the first byte arrived.
@@ -460,12 +464,10 @@ func (wk *worker) loopMultipart(ctx context.Context) {
 					}
 					pt0 := time.Now()
 					d := ph.data
+					h.gate.wait()
 					h.body.reset(d, (d.offset(key)+p*7919)%len(d.b), size)
-					info, perr := h.core[ep].PutObjectPart(ctx, c.Bucket, key, id, p+1, h.body, size,
+					info, perr := h.core[ep].PutObjectPart(h.gated(ctx), c.Bucket, key, id, p+1, &h.body, size,
 						minio.PutObjectPartOptions{SSE: ph.sse})
-					if perr != nil {
-						h.freshBody()
-					}
 					n := size
 					if perr != nil {
 						n = 0
