@@ -37,6 +37,7 @@ type S3Options struct {
 	SyncStart                                          string
 	Full                                               bool
 	Duration                                           string
+	RequestTimeout, Grace                              string
 	AutoTerm                                           bool
 	AutoTermPct                                        float64
 	AutoTermDur                                        string
@@ -74,6 +75,8 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
 	f.BoolVar(&o.Full, "full", false, "keep every request in benchdata.tsv.zst in the results folder (storbench analyze reads it)")
 	f.StringVar(&o.SyncStart, "syncstart", "", "start at this local time, hh:mm (for runs started by hand on several clients)")
 	f.StringVar(&o.Duration, "duration", "5m", "how long to measure")
+	f.StringVar(&o.RequestTimeout, "request-timeout", "", "cut a request still open this long after it started, counted as \"timeout: request\" (default 1m plus 1s per 16 MiB of object)")
+	f.StringVar(&o.Grace, "grace", "", "after the measured stage, cut requests still open this much later, counted as \"timeout: phase grace\" (default 10s plus 1s per 16 MiB of object)")
 	f.BoolVar(&o.AutoTerm, "autoterm", false, "stop early once throughput is stable (last 7 of 25 samples within --autoterm.pct for --autoterm.dur)")
 	f.Float64Var(&o.AutoTermPct, "autoterm.pct", 7.5, "stability threshold in percent")
 	f.StringVar(&o.AutoTermDur, "autoterm.dur", "10s", "how long throughput must be stable")
@@ -86,6 +89,8 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
 	nonZero(f, "objects", "the benchmark's default count")
 	nonZero(f, "host-limit", "the default (1024)")
 	nonZero(f, "duration", "")
+	nonZero(f, "request-timeout", "the default (1m plus 1s per 16 MiB of object)")
+	nonZero(f, "grace", "the default (10s plus 1s per 16 MiB of object)")
 	nonZero(f, "autoterm.pct", "")
 	nonZero(f, "autoterm.dur", "")
 	nonZero(f, "rate", "a closed loop (no rate)")
@@ -265,6 +270,8 @@ func (o S3Options) params(op string, fs *pflag.FlagSet) map[string]any {
 	set("autoterm_pct", o.AutoTermPct, "autoterm.pct")
 	set("autoterm_dur", o.AutoTermDur, "autoterm.dur")
 	set("rate", o.Rate, "rate")
+	set("request_timeout", o.RequestTimeout, "request-timeout")
+	set("grace", o.Grace, "grace")
 	set("get_distrib", o.GetDistrib, "get-distrib")
 	set("stat_distrib", o.StatDistrib, "stat-distrib")
 	set("put_distrib", o.PutDistrib, "put-distrib")

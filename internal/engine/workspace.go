@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 )
 
@@ -24,6 +26,10 @@ type Workspace struct {
 	// created it (any host of the run may have): the last host to finish
 	// removes both when nothing else is in top.
 	top, marker string
+
+	mu        sync.Mutex
+	removing  chan struct{} // closed when RemoveContext's removal ends
+	removeErr error
 }
 
 // createdMarker is the file a run leaves in <dir>/storbench when it created
@@ -192,6 +198,36 @@ func (w *Workspace) Remove() error {
 	w.removeTop()
 	w.created, w.ours = nil, nil
 	return first
+}
+
+// RemoveContext is Remove with a bound: on a file system that stopped
+// answering the removal may block in the kernel for good, so when ctx ends
+// first it returns the phase directory as left behind, and the removal
+// goes on by itself (a later call waits for that same removal).
+func (w *Workspace) RemoveContext(ctx context.Context) error {
+	w.mu.Lock()
+	if w.removing == nil {
+		done := make(chan struct{})
+		w.removing = done
+		go func() {
+			err := w.Remove()
+			w.mu.Lock()
+			w.removeErr = err
+			w.mu.Unlock()
+			close(done)
+		}()
+	}
+	done := w.removing
+	w.mu.Unlock()
+	select {
+	case <-done:
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.removeErr
+	case <-ctx.Done():
+		return &LeftoverError{Items: []Leftover{{What: "files and directories", Where: w.Path,
+			Reason: "cleanup: the file system did not answer in time (" + ctx.Err().Error() + "); the removal goes on"}}}
+	}
 }
 
 // removeTop removes <dir>/storbench when this run created it and holds

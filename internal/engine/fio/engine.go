@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -204,6 +205,9 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 	}
 	cmd := exec.Command(r.bin, "--output-format=json+", "--status-interval=1", r.jobPath)
 	cmd.Dir = r.ws.Path
+	// fio runs each job in a process of its own (unless thread=1), and
+	// those hold its output open: stops go to the whole process group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitWriter{w: &stderr, n: 1 << 20}
 	stdout, err := cmd.StdoutPipe()
@@ -214,52 +218,52 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start fio: %v", err)
 	}
-	// Ctrl-C or a lost controller: SIGINT makes fio stop and still print what
-	// it measured; a second, harder stop follows if it lingers.
-	stopped := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			_ = cmd.Process.Signal(syscall.SIGINT)
-			select {
-			case <-stopped:
-			case <-time.After(10 * time.Second):
-				_ = cmd.Process.Kill()
-			}
-		case <-stopped:
-		}
-	}()
-
 	var last []byte
-	var prev []record.Count
-	prevNs := start.UnixNano()
 	var warnings []string
-	splitErr := SplitObjects(stdout, func(obj []byte) {
-		last = append(last[:0], obj...)
-		o, err := ParseOutput(obj)
-		if err != nil {
-			return
+	// fio's output is read, then fio reaped, in one goroutine (the pipe
+	// must be read to its end before Wait); Run waits for both unless fio
+	// will not go.
+	var splitErr, exitErr error
+	read, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		r.follow(stdout, start, res, live, &last, &warnings, &splitErr)
+		close(read)
+		exitErr = cmd.Wait()
+	}()
+	stuck := ""
+	select {
+	case <-exited:
+	case <-ctx.Done():
+		// Ctrl-C or a lost controller: SIGINT makes fio stop and still
+		// print what it measured; SIGKILL follows if it lingers. A process
+		// in uninterruptible I/O on a stalled file system outlives even
+		// SIGKILL: after killWait fio is left to the kernel, reported.
+		pgid := cmd.Process.Pid
+		_ = syscall.Kill(-pgid, syscall.SIGINT)
+		select {
+		case <-exited:
+		case <-time.After(stopGrace):
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			select {
+			case <-exited:
+			case <-time.After(killWait):
+				stuck = fmt.Sprintf("fio (process group %d) did not end %v after SIGINT and %v after SIGKILL: a process in uninterruptible I/O (a stalled file system?) is left running",
+					pgid, stopGrace, killWait)
+				stdout.Close() // what fio wrote so far is read; the rest is not waited for
+				<-read
+			}
 		}
-		now := time.Now().UnixNano()
-		cur := o.Counts()
-		res.Series = append(res.Series, deltas(prev, cur, prevNs, now)...)
-		prev, prevNs = cur, now
-		if live != nil {
-			live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
-				Elapsed: time.Since(start), Planned: r.planned, Ops: cur})
-		}
-	}, func(line string) {
-		if len(warnings) < 20 {
-			warnings = append(warnings, line)
-		}
-	})
-	waitErr := cmd.Wait()
+	}
 	res.Meta["fio_wall_s"] = fmt.Sprintf("%.3f", time.Since(start).Seconds())
-	close(stopped)
+	var waitErr error
+	if stuck == "" {
+		waitErr = exitErr
+	}
 	if splitErr != nil && waitErr == nil {
 		waitErr = splitErr
 	}
-	if stderr.Len() > 0 {
+	if stderr.Len() > 0 && stuck == "" {
 		res.Raw["fio.stderr"] = stderr.Bytes()
 	}
 	if len(warnings) > 0 {
@@ -279,6 +283,10 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		// What fio measured until it was stopped stays; the agent marks it
 		// interrupted unless it asked for the stop.
 		res.Ops = ops
+		if stuck != "" {
+			res.Err = "interrupted; " + stuck
+			return res, engine.Interrupted(fmt.Errorf("%w; %s", ctx.Err(), stuck))
+		}
 		return res, engine.Interrupted(ctx.Err())
 	}
 	if waitErr != nil || errno != 0 {
@@ -295,6 +303,40 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		return res, fmt.Errorf("fio job %s printed no results", r.params.Job.Name)
 	}
 	return res, nil
+}
+
+// How long a stopped fio may take: to end after SIGINT (it prints what it
+// measured), then to be gone after SIGKILL. Variables for tests.
+var (
+	stopGrace = 10 * time.Second
+	killWait  = 10 * time.Second
+)
+
+// follow reads fio's output: each JSON object (the per-second status,
+// then the final one) is kept in *last and turned into the live series.
+func (r *prepared) follow(stdout io.Reader, start time.Time, res *engine.HostResult, live engine.LiveFunc,
+	last *[]byte, warnings *[]string, splitErr *error) {
+	var prev []record.Count
+	prevNs := start.UnixNano()
+	*splitErr = SplitObjects(stdout, func(obj []byte) {
+		*last = append((*last)[:0], obj...)
+		o, err := ParseOutput(obj)
+		if err != nil {
+			return
+		}
+		now := time.Now().UnixNano()
+		cur := o.Counts()
+		res.Series = append(res.Series, deltas(prev, cur, prevNs, now)...)
+		prev, prevNs = cur, now
+		if live != nil {
+			live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
+				Elapsed: time.Since(start), Planned: r.planned, Ops: cur})
+		}
+	}, func(line string) {
+		if len(*warnings) < 20 {
+			*warnings = append(*warnings, line)
+		}
+	})
 }
 
 // deltas turns two cumulative samples into one interval per direction.
@@ -320,7 +362,7 @@ func (r *prepared) Cleanup(ctx context.Context) error {
 	if r.env.Keep {
 		return nil
 	}
-	return r.ws.Remove()
+	return r.ws.RemoveContext(ctx)
 }
 
 // fioMessage picks fio's own words out of its stderr: the lines that say what

@@ -84,6 +84,9 @@ type prepared struct {
 	ops     []opKind
 	workers int
 	nodes   int64 // directories in one tree
+	// inMemory says the workspace is on a file system held in memory,
+	// where raw system calls are safe (sys_linux.go).
+	inMemory bool
 }
 
 // Prepare checks the parameters and creates the phase's workspace,
@@ -109,6 +112,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (eng
 		return nil, err
 	}
 	pr.ws = ws
+	pr.inMemory = inMemoryFS(ws.Path)
 	// The hot loop allocates nothing; collect now what setting up the run
 	// left, so that no collection (which takes a P from a worker for its
 	// marking) starts during the first operations.
@@ -118,11 +122,13 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (eng
 
 // Cleanup removes the workspace and everything left in it, unless the run
 // keeps its files. Entries that were in Dir before the run are never touched.
+// A file system that does not answer before ctx ends leaves the workspace,
+// reported as left behind.
 func (pr *prepared) Cleanup(ctx context.Context) error {
 	if pr.env.Keep || pr.ws == nil {
 		return nil
 	}
-	return pr.ws.Remove()
+	return pr.ws.RemoveContext(ctx)
 }
 
 // Run waits for startAt, runs every iteration and returns what was measured.
@@ -139,6 +145,12 @@ func (pr *prepared) Run(ctx context.Context, startAt time.Time, live engine.Live
 	defer r.close()
 	r.start(ctx, startAt, live)
 	res := r.result()
+	if r.stuck != "" {
+		// The stage in progress has no figure: its stuck workers' items
+		// and end are not known.
+		res.Err = "interrupted; " + r.stuck
+		return res, engine.Interrupted(fmt.Errorf("%w; %s", ctx.Err(), r.stuck))
+	}
 	if err := ctx.Err(); err != nil && r.aborted {
 		return res, engine.Interrupted(err)
 	}
@@ -166,7 +178,9 @@ func (r *run) result() *engine.HostResult {
 	}}
 	for j, k := range pr.ops {
 		its := r.its[j]
-		if len(its) == 0 {
+		if len(its) == 0 || (r.stuck != "" && j == r.op) {
+			// Workers left in a call were recording this operation: its
+			// earlier iterations cannot be told from the stuck one.
 			continue
 		}
 		lists := make([][]record.OpStats, len(r.workers))
@@ -187,7 +201,7 @@ func (r *run) result() *engine.HostResult {
 	}
 	raw := 0
 	for _, w := range r.workers {
-		if w.raw {
+		if w.state.Load() != abandoned && w.raw {
 			raw++
 		}
 	}
@@ -197,7 +211,9 @@ func (r *run) result() *engine.HostResult {
 		// (its time counts from the common start all the same).
 		late := int64(0)
 		for _, w := range r.workers {
-			late = max(late, w.late)
+			if w.state.Load() != abandoned {
+				late = max(late, w.late)
+			}
 		}
 		res.Meta["barrier_late_max_ns"] = strconv.FormatInt(late, 10)
 	}

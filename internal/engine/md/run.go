@@ -46,6 +46,12 @@ type run struct {
 	stop    atomic.Bool  // set when ctx ends; workers check it between operations
 	stage   atomic.Int32 // the opKind running now, for live snapshots
 	aborted bool         // set by a barrier action once stop is seen
+	// gone is set when Run gave up on workers stuck in the file system
+	// (abandon): barrier actions that return from a call then touch
+	// nothing.
+	gone atomic.Bool
+	// stuck describes the workers given up on; "" when none were.
+	stuck string
 
 	// Fields below are written only by barrier actions, which run one at a
 	// time while every worker waits, and read by workers after the barrier.
@@ -76,12 +82,20 @@ type barrier struct {
 	gen     atomic.Uint64 // incremented at each release
 	release chan struct{}
 	spin    bool
+	// quit, closed by abort, releases every wait for good; it does not
+	// need mu, which a worker stuck in an action may hold.
+	quit     chan struct{}
+	quitting atomic.Bool
 }
 
 // spinFor bounds how long (ns) a worker polls a barrier before blocking.
 const spinFor = 10_000_000
 
-func (b *barrier) wait(action func()) {
+// wait returns false when the barrier was aborted: the caller leaves.
+func (b *barrier) wait(action func()) bool {
+	if b.quitting.Load() {
+		return false
+	}
 	b.mu.Lock()
 	g := b.gen.Load()
 	b.arrived++
@@ -93,32 +107,49 @@ func (b *barrier) wait(action func()) {
 		b.gen.Add(1)
 		b.mu.Unlock()
 		close(ch)
-		return
+		return !b.quitting.Load()
 	}
 	ch := b.release
 	b.mu.Unlock()
 	if b.spin {
 		for deadline := mono() + spinFor; mono() < deadline; {
 			if b.gen.Load() != g {
-				return
+				return !b.quitting.Load()
+			}
+			if b.quitting.Load() {
+				return false
 			}
 			schedYield()
 		}
 	}
-	<-ch
+	select {
+	case <-ch:
+		return !b.quitting.Load()
+	case <-b.quit:
+		return false
+	}
+}
+
+// abort releases every worker waiting at the barrier, and every later
+// arrival, for good.
+func (b *barrier) abort() {
+	if b.quitting.CompareAndSwap(false, true) {
+		close(b.quit)
+	}
 }
 
 func newRun(pr *prepared) (*run, error) {
 	r := &run{pr: pr, iterFd: -1, its: make([][]record.Iteration, len(pr.ops))}
-	r.bar = barrier{n: pr.workers, release: make(chan struct{})}
+	r.bar = barrier{n: pr.workers, release: make(chan struct{}), quit: make(chan struct{})}
 	names := make([]string, len(pr.ops))
 	for j, k := range pr.ops {
 		names[j] = k.String()
 	}
 	// Raw system calls keep a P each; only use them when every worker can
-	// have one.
-	raw := pr.workers <= runtime.GOMAXPROCS(0)
-	r.bar.spin = raw
+	// have one, and where no call can block (sys_linux.go).
+	spin := pr.workers <= runtime.GOMAXPROCS(0)
+	raw := spin && pr.inMemory
+	r.bar.spin = spin
 	seed := pr.p.Seed
 	if seed == 0 {
 		seed = time.Now().UnixNano()
@@ -169,11 +200,10 @@ func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc
 	}
 
 	gate := make(chan struct{})
-	var wg sync.WaitGroup
 	for _, w := range r.workers {
-		wg.Add(1)
+		w.exited = make(chan struct{})
 		go func() {
-			defer wg.Done()
+			defer close(w.exited)
 			w.main(gate)
 		}()
 	}
@@ -183,6 +213,7 @@ func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc
 	startM := mono()
 	sampler := record.NewSampler(names, recs, wallNs(startM))
 	done := make(chan struct{})
+	stopped := make(chan struct{}) // closed when the sampler sees ctx end
 	var bg sync.WaitGroup
 	bg.Add(1)
 	go func() {
@@ -194,6 +225,7 @@ func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc
 			select {
 			case <-cancelled:
 				r.stop.Store(true)
+				close(stopped)
 				cancelled = nil // seen; keep sampling until the workers stop
 			case <-done:
 				return
@@ -208,15 +240,99 @@ func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc
 		}
 	}()
 	close(gate)
-	wg.Wait()
+	r.waitWorkers(stopped)
 	close(done)
 	bg.Wait()
 	sampler.Sample(wallNs(mono()))
 	r.series = sampler.Series
 }
 
-// close releases the directories the run holds open.
+// stopWait is how long workers have, once the run is stopped, to leave
+// the system call they are in. A call on a file system that stopped
+// answering (a hung NFS server, a stalled disk) does not return, and the
+// scheduler cannot take it back; Run gives up on it after stopWait.
+var stopWait = 10 * time.Second
+
+// waitWorkers waits for every worker to end, or, once stopped is closed,
+// for stopWait more: then the workers still running are in a system call
+// that does not return, and are left there (abandon).
+func (r *run) waitWorkers(stopped <-chan struct{}) {
+	all := make(chan struct{})
+	go func() {
+		for _, w := range r.workers {
+			<-w.exited
+		}
+		close(all)
+	}()
+	select {
+	case <-all:
+		return
+	case <-stopped:
+	}
+	t := time.NewTimer(stopWait)
+	defer t.Stop()
+	select {
+	case <-all:
+	case <-t.C:
+		r.abandon()
+	}
+}
+
+// abandon gives up on the workers stuck in a system call: each one not
+// yet on its way out is marked abandoned, so that when (if) its call
+// returns it leaves without touching anything Run reads, and the others,
+// waiting for it at the barrier, are released. It returns once every
+// worker it did not mark has ended.
+//
+// Workers check the stop between calls, and stopWait passed since it was
+// set: a worker not marked here claimed its way out (worker.claim) and
+// runs storbench's code, not the kernel's; it ends at once.
+func (r *run) abandon() {
+	r.gone.Store(true)
+	r.bar.abort()
+	stuck, given := 0, 0
+	for _, w := range r.workers {
+		select {
+		case <-w.exited:
+			continue
+		default:
+		}
+		// Workers waiting at the barrier for a stuck one are given up on
+		// too (they leave at once, released by abort), but are not stuck.
+		waiting := w.waiting.Load()
+		if w.state.CompareAndSwap(running, abandoned) {
+			given++
+			if !waiting {
+				stuck++
+			}
+		}
+	}
+	for _, w := range r.workers {
+		if w.state.Load() != abandoned {
+			<-w.exited
+		}
+	}
+	if given == 0 {
+		// Every worker ended after all: nothing is left in a call.
+		r.gone.Store(false)
+		return
+	}
+	// What an abandoned worker wrote before the barrier it last passed,
+	// and the barrier actions' fields, are read from here on: the barrier's
+	// generation orders them before this read. Nothing it wrote after is
+	// read (result skips the operation in progress).
+	r.bar.gen.Load()
+	r.stuck = fmt.Sprintf("%d of %d workers did not return from a file system call within %v of the stop (in %s on %s): the file system does not answer; they are left waiting in the kernel",
+		max(stuck, 1), len(r.workers), stopWait, opKind(r.stage.Load()), r.pr.ws.Path)
+}
+
+// close releases the directories the run holds open, unless workers were
+// abandoned in a call that may still return: they hold these descriptors'
+// numbers, and a number closed here could name another file by then.
 func (r *run) close() {
+	if r.gone.Load() {
+		return
+	}
 	r.closeTrees()
 	if r.iterFd >= 0 {
 		closeFd(false, r.iterFd)
@@ -251,6 +367,9 @@ func (r *run) begin(iter, op int) {
 		err = r.openIteration(iter)
 	case opTreeRemove:
 		r.closeTrees()
+	}
+	if r.gone.Load() {
+		return // Run gave up on this call's return: touch nothing
 	}
 	if err != nil {
 		r.errs = append(r.errs, err.Error())
@@ -324,18 +443,33 @@ func (r *run) end() {
 	if failed > 0 {
 		r.addErr(k, fmt.Sprintf("%s: %s; %d of %d workers stopped early, %d items done", k, kind, failed, len(r.workers), items))
 	}
-	if r.pr.p.Sync {
-		if e := syncFS(r.iterFd); e != 0 {
+	stopped := r.stop.Load()
+	if r.pr.p.Sync && !stopped {
+		e := syncFS(r.iterFd)
+		if r.gone.Load() {
+			return
+		}
+		if e != 0 {
 			r.addErr(k, fmt.Sprintf("%s: syncfs: %s", k, errnoName(e)))
 		}
 		endM = mono()
 	}
 	r.its[r.op] = append(r.its[r.op], record.Iteration{Items: items, StartNs: wallNs(r.startM), EndNs: wallNs(endM)})
+	if stopped {
+		// No stage follows: what would open or remove directories is left
+		// to Cleanup, so that a worker that claimed its way out of a
+		// stopped run (worker.claim) makes no more file system calls.
+		r.aborted = true
+		return
+	}
 	switch k {
 	case opTreeCreate:
 		r.openTrees()
 	case opTreeRemove:
 		r.closeIteration()
+	}
+	if r.gone.Load() {
+		return
 	}
 	if r.stop.Load() {
 		r.aborted = true
@@ -406,6 +540,9 @@ func (r *run) openTrees() {
 			fd, e := openat(false, r.iterFd, &path[0], syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 			if e != 0 {
 				fd = -1
+			}
+			if r.gone.Load() {
+				return // what it opened stays open: Run no longer owns it
 			}
 			fds[k] = fd
 		}

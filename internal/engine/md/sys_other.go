@@ -25,4 +25,6 @@ func syncFS(int) syscall.Errno                                  { return syscall
 
 func threadCPU() int64 { return 0 }
 
+func inMemoryFS(string) bool { return false }
+
 func schedYield() {}

@@ -3,6 +3,7 @@ package md
 import (
 	"math/bits"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/storbench/storbench/internal/record"
@@ -66,6 +67,28 @@ type worker struct {
 	// cpu is this worker's thread CPU time (ns) in each operation, all
 	// iterations together: the client's cost per operation.
 	cpu [numOps]int64
+
+	// state is running until the worker, having seen the stop, claims its
+	// way out (leaving), or Run gives up on it while it is stuck in a
+	// system call (abandoned). exited closes when main returns.
+	state  atomic.Int32
+	exited chan struct{}
+	// waiting is set while the worker waits at the barrier.
+	waiting atomic.Bool
+}
+
+// Worker states (worker.state).
+const (
+	running int32 = iota
+	leaving
+	abandoned
+)
+
+// claim is called after a system call once the run is stopped: it says
+// whether the worker may go on to record and leave, or was abandoned by
+// Run (see run.abandon), in which case it must touch nothing.
+func (w *worker) claim() bool {
+	return w.state.CompareAndSwap(running, leaving) || w.state.Load() == leaving
 }
 
 // main runs every stage of every iteration. The goroutine keeps its OS thread
@@ -77,8 +100,10 @@ func (w *worker) main(gate <-chan struct{}) {
 	r := w.r
 	for iter := 0; iter < r.pr.p.Iterations; iter++ {
 		for op := range r.pr.ops {
-			r.bar.wait(func() { r.begin(iter, op) })
-			if r.aborted {
+			w.waiting.Store(true)
+			ok := r.bar.wait(func() { r.begin(iter, op) })
+			w.waiting.Store(false)
+			if !ok || r.aborted {
 				return
 			}
 			if r.pr.env.Barrier != nil {
@@ -86,10 +111,15 @@ func (w *worker) main(gate <-chan struct{}) {
 			}
 			c0 := threadCPU()
 			w.stage(r.pr.ops[op])
+			if r.stop.Load() && !w.claim() {
+				return // abandoned: Run reads this worker's figures now
+			}
 			w.endM = mono()
 			w.cpu[op] += threadCPU() - c0
-			r.bar.wait(r.end)
-			if r.aborted {
+			w.waiting.Store(true)
+			ok = r.bar.wait(r.end)
+			w.waiting.Store(false)
+			if !ok || r.aborted {
 				return
 			}
 		}
@@ -99,6 +129,9 @@ func (w *worker) main(gate <-chan struct{}) {
 // stage runs this worker's share of one operation.
 func (w *worker) stage(k opKind) {
 	r := w.r
+	if w.state.Load() == abandoned {
+		return
+	}
 	n := r.pr.p.Items
 	switch k {
 	case opTreeCreate:
@@ -151,6 +184,10 @@ func (w *worker) treeOp(k opKind) {
 			e = unlinkat(w.raw, r.iterFd, &path[0], atRemoveDir)
 		}
 		t1 := mono()
+		stopped := r.stop.Load()
+		if stopped && !w.claim() {
+			return
+		}
 		if t1-t0 > slowCall {
 			w.slowCall()
 		}
@@ -163,7 +200,7 @@ func (w *worker) treeOp(k opKind) {
 		if create {
 			w.treeMade++
 		}
-		if r.stop.Load() {
+		if stopped {
 			return
 		}
 	}
@@ -259,6 +296,10 @@ func (w *worker) eachItem(k opKind, count int64, random bool) int64 {
 			}
 		}
 		t1 := mono()
+		stopped := r.stop.Load()
+		if stopped && !w.claim() {
+			return done
+		}
 		if t1-t0 > slowCall {
 			w.slowCall()
 		}
@@ -269,7 +310,7 @@ func (w *worker) eachItem(k opKind, count int64, random bool) int64 {
 		o.Record(t1-t0, moved)
 		t0 = t1
 		w.items++
-		if r.stop.Load() || (deadline != 0 && t1 >= deadline) {
+		if stopped || (deadline != 0 && t1 >= deadline) {
 			return done + 1
 		}
 	}

@@ -138,6 +138,7 @@ type phase struct {
 	name   string
 	ops    []string
 	tr     *http.Transport
+	rt     *boundedTransport // tr with every request's bound: what clients use
 	admin  *minio.Client
 	cls    [][]*minio.Client // [worker][endpoint]
 	runPfx string            // storbench/<run>/
@@ -195,11 +196,12 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		inFlight *= c.PartConcurrency
 	}
 	ph.tr = newTransport(c, inFlight)
+	ph.rt = &boundedTransport{base: ph.tr, timeout: c.requestTimeout}
 	ph.cls = make([][]*minio.Client, inFlight)
 	for w := range ph.cls {
 		ph.cls[w] = make([]*minio.Client, len(c.endpoints))
 		for e, ep := range c.endpoints {
-			if ph.cls[w][e], err = newClient(c, ep, ph.tr); err != nil {
+			if ph.cls[w][e], err = newClient(c, ep, ph.rt); err != nil {
 				return nil, err
 			}
 		}
@@ -525,8 +527,32 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 		}
 	}
 	// A hard stop (ctx) aborts requests in flight; the duration's stop is a
-	// flag checked between requests, so the last requests end normally.
+	// flag checked between requests, so the last requests end normally, if
+	// they end within the grace: then what is still open is cut (graceCut).
+	// minio-go's requests are cut through the transport, which holds the
+	// run's cut while it runs; the lean path's by each client.
 	stopAt := ph.monoBase.Add(c.duration)
+	cutCtx, cutRun := context.WithCancelCause(context.Background())
+	ph.rt.cut.Store(&cutCtx)
+	defer func() {
+		ph.rt.cut.Store(nil)
+		cutRun(nil)
+	}()
+	defer context.AfterFunc(ctx, func() { cutRun(context.Canceled) })()
+	graceCut := func() {
+		cutRun(errGraceCut)
+		for _, wk := range workers {
+			if wk.lean != nil {
+				wk.lean.cutAll(cutGrace)
+			}
+		}
+	}
+	var graceTimer *time.Timer
+	defer func() {
+		if graceTimer != nil {
+			graceTimer.Stop()
+		}
+	}()
 	for _, wk := range workers {
 		wg.Add(1)
 		go func(wk *worker) {
@@ -561,6 +587,7 @@ loop:
 			break loop
 		case <-stopTimer.C:
 			ph.halt()
+			graceTimer = time.AfterFunc(c.grace, graceCut)
 			<-finished
 			break loop
 		case now := <-tick.C:
@@ -571,6 +598,7 @@ loop:
 			if c.AutoTerm && term.stable(sampler.Series) {
 				stoppedBy = "autoterm"
 				ph.halt()
+				graceTimer = time.AfterFunc(c.grace, graceCut)
 				<-finished
 				break loop
 			}
@@ -596,6 +624,10 @@ loop:
 		"prefix":     ph.prefix,
 		"stopped_by": stoppedBy,
 		"s3_client":  "minio-go",
+		// The bounds the run had: what "timeout: request" and "timeout:
+		// phase grace" errors mean.
+		"request_timeout": c.requestTimeout.String(),
+		"grace":           c.grace.String(),
 	}}
 	if ph.lean {
 		res.Meta["s3_client"] = "lean"
@@ -654,7 +686,7 @@ loop:
 		}
 	}
 	if stoppedBy == "interrupted" {
-		return res, ctx.Err()
+		return res, engine.Interrupted(ctx.Err())
 	}
 	return res, nil
 }
@@ -684,14 +716,22 @@ func (ph *phase) Cleanup(ctx context.Context) error {
 			first = err
 		}
 	}
+	// Every request is bounded (boundedTransport); once one found the
+	// server unreachable, the next steps would each wait out their own
+	// bound for nothing: what stays is reported at once.
+	reached := func() bool { return first == nil || !connErrorKind(errorKind(first)) }
 	keep(ph.removeUploads(ctx))
-	keep(ph.removePrefix(ctx, ph.prefix))
-	for u := range ph.admin.ListIncompleteUploads(ctx, c.Bucket, ph.prefix, true) {
-		if u.Err != nil {
-			break // not every server lists uploads; nothing to abort then
-		}
-		if strings.HasPrefix(u.Key, ph.prefix) {
-			keep(ph.admin.RemoveIncompleteUpload(ctx, c.Bucket, u.Key))
+	if reached() {
+		keep(ph.removePrefix(ctx, ph.prefix))
+	}
+	if reached() {
+		for u := range ph.admin.ListIncompleteUploads(ctx, c.Bucket, ph.prefix, true) {
+			if u.Err != nil {
+				break // not every server lists uploads; nothing to abort then
+			}
+			if strings.HasPrefix(u.Key, ph.prefix) {
+				keep(ph.admin.RemoveIncompleteUpload(ctx, c.Bucket, u.Key))
+			}
 		}
 	}
 	if first == nil {
@@ -723,6 +763,9 @@ func (ph *phase) Cleanup(ctx context.Context) error {
 	l := engine.Leftover{Host: ph.env.Host, What: "objects", Where: c.Bucket + "/" + ph.prefix, Reason: reason}
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
+	if !reached() {
+		cancel() // the count would wait for nothing too
+	}
 	if n, err := ph.countPrefix(lctx, -1); err == nil {
 		l.Count = &n
 	} else {
@@ -775,6 +818,10 @@ func (ph *phase) removeUploads(ctx context.Context) error {
 		return nil
 	}
 	c := ph.c
+	// The first failure ends the removal: the batches after it would each
+	// wait out their request's bound on a server that does not answer.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	objs := make(chan minio.ObjectInfo, 1000)
 	go func() {
 		defer close(objs)
@@ -791,10 +838,18 @@ func (ph *phase) removeUploads(ctx context.Context) error {
 			}
 		}
 	}()
+	return drainRemovals(ph.admin.RemoveObjects(ctx, c.Bucket, objs, minio.RemoveObjectsOptions{}), stop)
+}
+
+// drainRemovals reads RemoveObjects' results and returns the first error
+// (a missing key is none); at the first one it calls stop, which ends the
+// removal's context.
+func drainRemovals(errs <-chan minio.RemoveObjectError, stop func()) error {
 	var rmErr error
-	for e := range ph.admin.RemoveObjects(ctx, c.Bucket, objs, minio.RemoveObjectsOptions{}) {
+	for e := range errs {
 		if e.Err != nil && rmErr == nil && minio.ToErrorResponse(e.Err).Code != "NoSuchKey" {
-			rmErr = fmt.Errorf("%s: %v", e.ObjectName, e.Err)
+			rmErr = fmt.Errorf("%s: %w", e.ObjectName, e.Err)
+			stop()
 		}
 	}
 	return rmErr
@@ -806,6 +861,8 @@ func (ph *phase) removePrefix(ctx context.Context, pfx string) error {
 		return fmt.Errorf("refusing to delete outside storbench's prefix: %q", pfx)
 	}
 	c := ph.c
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	objs := make(chan minio.ObjectInfo, 1000)
 	var listErr error
 	go func() {
@@ -818,19 +875,18 @@ func (ph *phase) removePrefix(ctx context.Context, pfx string) error {
 			if !strings.HasPrefix(o.Key, pfx) {
 				continue
 			}
-			objs <- o
+			select {
+			case objs <- o:
+			case <-ctx.Done():
+				return
+			}
 		}
 	}()
-	var rmErr error
-	for e := range ph.admin.RemoveObjects(ctx, c.Bucket, objs, minio.RemoveObjectsOptions{}) {
-		if e.Err != nil && rmErr == nil && minio.ToErrorResponse(e.Err).Code != "NoSuchKey" {
-			rmErr = fmt.Errorf("%s: %v", e.ObjectName, e.Err)
-		}
+	rmErr := drainRemovals(ph.admin.RemoveObjects(ctx, c.Bucket, objs, minio.RemoveObjectsOptions{}), stop)
+	if rmErr != nil {
+		return rmErr // the listing may have ended because of it
 	}
-	if listErr != nil {
-		return listErr
-	}
-	return rmErr
+	return listErr
 }
 
 // bucketWait bounds how long the host that created the bucket waits at

@@ -29,6 +29,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -66,6 +67,8 @@ type leanConn struct {
 	io     *connIO
 	br     *bufio.Reader
 	served int // responses read on this connection
+	// deadline is the connection's read and write deadline (see arm).
+	deadline time.Time
 }
 
 // leanClient is one worker's lean requests: a connection per endpoint, a
@@ -90,15 +93,47 @@ type leanClient struct {
 	// endpoint: the server closed the connection or a request failed.
 	Redials int
 
-	mu       sync.Mutex // guards conn fields against cancel; taken on dial only
-	canceled bool
-	ctx      context.Context
+	// timeout bounds each request (config.requestTimeout); now is when
+	// the request being sent was built.
+	timeout, slack time.Duration
+	now            time.Time
+	dialer         net.Dialer
+
+	mu  sync.Mutex   // orders dials against cutAll; taken on dial only
+	cut atomic.Int32 // cutNone, or why requests are being cut
+	ctx context.Context
 }
+
+// Why a lean client's requests are cut: its context ended (a hard stop),
+// or the phase's grace after the end of the measured stage ran out.
+const (
+	cutNone int32 = iota
+	cutStop
+	cutGrace
+)
+
+// The errors of requests that ran out of time: their own timeout, or the
+// grace after the end of the measured stage. Both are timeouts (net.Error)
+// counted under a kind of their own.
+var (
+	errRequestTimeout = &timeoutError{"timeout: request"}
+	errGraceCut       = &timeoutError{"timeout: phase grace"}
+)
+
+type timeoutError struct{ kind string }
+
+func (e *timeoutError) Error() string { return e.kind }
+func (e *timeoutError) Timeout() bool { return true }
+
+// Temporary is part of net.Error.
+func (e *timeoutError) Temporary() bool { return false }
 
 func newLeanClient(c *config) *leanClient {
 	lc := &leanClient{c: c, sig: newSigner(c.AccessKey, c.SecretKey, c.Region),
 		req: make([]byte, 0, 1024), uri: make([]byte, 0, 256), rng: make([]byte, 0, 48),
-		iovBuf: make([][]byte, 0, 8), ctx: context.Background()}
+		iovBuf: make([][]byte, 0, 8), ctx: context.Background(),
+		timeout: c.requestTimeout, slack: deadlineSlack(c.requestTimeout),
+		dialer: net.Dialer{Timeout: min(dialTimeout, c.requestTimeout), KeepAlive: 30 * time.Second}}
 	for _, ep := range c.endpoints {
 		host := ep
 		if c.Lookup == "dns" {
@@ -111,25 +146,76 @@ func newLeanClient(c *config) *leanClient {
 	return lc
 }
 
-// bind makes ctx's cancellation abort the request in flight (its
-// connection's deadline is set in the past) and returns the function that
-// undoes it and closes the connections, for the end of the worker.
+// bind makes ctx's cancellation abort the request in flight and returns
+// the function that undoes it and closes the connections, for the end of
+// the worker.
 func (lc *leanClient) bind(ctx context.Context) func() {
 	lc.ctx = ctx
-	stop := context.AfterFunc(ctx, func() {
-		lc.mu.Lock()
-		lc.canceled = true
-		for i := range lc.conns {
-			if cn := lc.conns[i].conn; cn != nil {
-				_ = cn.SetDeadline(time.Unix(1, 0))
-			}
-		}
-		lc.mu.Unlock()
-	})
+	stop := context.AfterFunc(ctx, func() { lc.cutAll(cutStop) })
 	return func() {
 		stop()
 		lc.close()
 	}
+}
+
+// cutAll aborts the request in flight, and any later one, for the reason
+// why: every connection's deadline is set in the past. It may be called
+// from any goroutine; the first reason stays.
+func (lc *leanClient) cutAll(why int32) {
+	if !lc.cut.CompareAndSwap(cutNone, why) {
+		return
+	}
+	lc.mu.Lock()
+	for i := range lc.conns {
+		if cn := lc.conns[i].conn; cn != nil {
+			_ = cn.SetDeadline(time.Unix(1, 0))
+		}
+	}
+	lc.mu.Unlock()
+}
+
+// cutErr is the error of a request cut for the reason why.
+func (lc *leanClient) cutErr(why int32) error {
+	if why == cutGrace {
+		return errGraceCut
+	}
+	if err := lc.ctx.Err(); err != nil {
+		return err
+	}
+	return context.Canceled
+}
+
+// dialTimeout bounds a connection's dial (and the request timeout, when
+// shorter).
+const dialTimeout = 10 * time.Second
+
+// deadlineSlack is how far past a request's timeout its connection's
+// deadline may lie: an eighth of the timeout, at most a second. Setting a
+// deadline takes the netpoller's lock and moves a runtime timer; with the
+// slack, a worker sets it about once a second instead of per request.
+func deadlineSlack(timeout time.Duration) time.Duration {
+	return min(timeout/8, time.Second)
+}
+
+// arm makes sure cn's deadline lets the request being sent run its
+// timeout, from lc.now, and cuts it no later than the slack after that.
+// A deadline set in the past by cutAll is kept: cut is read after setting
+// one, and cutAll sets cut before its own deadline (the netpoller orders
+// the two), so whichever comes last, the request is cut.
+func (lc *leanClient) arm(cn *leanConn) error {
+	want := lc.now.Add(lc.timeout)
+	if !cn.deadline.Before(want) {
+		return nil
+	}
+	d := want.Add(lc.slack)
+	if err := cn.conn.SetDeadline(d); err != nil {
+		return err
+	}
+	cn.deadline = d
+	if why := lc.cut.Load(); why != cutNone {
+		return lc.cutErr(why)
+	}
+	return nil
 }
 
 func (lc *leanClient) close() {
@@ -152,14 +238,18 @@ func (lc *leanClient) drop(cn *leanConn) {
 	lc.mu.Unlock()
 }
 
-var leanDialer = net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-
 func (lc *leanClient) dial(cn *leanConn) error {
+	if why := lc.cut.Load(); why != cutNone {
+		return lc.cutErr(why)
+	}
 	if err := lc.ctx.Err(); err != nil {
 		return err
 	}
-	conn, err := leanDialer.DialContext(lc.ctx, "tcp", cn.addr)
+	conn, err := lc.dialer.DialContext(lc.ctx, "tcp", cn.addr)
 	if err != nil {
+		if lc.ctx.Err() == nil && isTimeout(err) && lc.dialer.Timeout == lc.timeout {
+			return errRequestTimeout
+		}
 		return err
 	}
 	if tc, ok := conn.(*net.TCPConn); ok {
@@ -171,12 +261,12 @@ func (lc *leanClient) dial(cn *leanConn) error {
 		return err
 	}
 	lc.mu.Lock()
-	if lc.canceled {
+	if why := lc.cut.Load(); why != cutNone {
 		lc.mu.Unlock()
 		conn.Close()
-		return context.Canceled
+		return lc.cutErr(why)
 	}
-	cn.conn, cn.io = conn, cio
+	cn.conn, cn.io, cn.deadline = conn, cio, time.Time{}
 	lc.mu.Unlock()
 	if cn.br == nil {
 		cn.br = bufio.NewReaderSize(cio, 32<<10)
@@ -210,6 +300,10 @@ func (lc *leanClient) begin(ep int, body [][]byte, head bool) (*leanConn, respon
 				return cn, response{}, err
 			}
 		}
+		if err := lc.arm(cn); err != nil {
+			lc.drop(cn)
+			return cn, response{}, err
+		}
 		reused := cn.served > 0
 		lc.iov = append(lc.iovBuf[:0], lc.req)
 		lc.iov = append(lc.iov, body...)
@@ -229,7 +323,7 @@ func (lc *leanClient) begin(ep int, body [][]byte, head bool) (*leanConn, respon
 			}
 		}
 		lc.drop(cn)
-		if attempt == 0 && reused && retryable(err) && lc.ctx.Err() == nil {
+		if attempt == 0 && reused && retryable(err) && lc.ctx.Err() == nil && lc.cut.Load() == cutNone {
 			continue
 		}
 		return cn, r, lc.netErr(err)
@@ -241,12 +335,20 @@ func retryable(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
-// netErr turns a deadline set by cancellation back into the context's error.
+// netErr says why a request whose connection's deadline passed was cut:
+// cancellation (the context's error), the phase's grace, or its own
+// timeout.
 func (lc *leanClient) netErr(err error) error {
-	if cerr := lc.ctx.Err(); cerr != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		return err
+	}
+	if why := lc.cut.Load(); why != cutNone {
+		return lc.cutErr(why)
+	}
+	if cerr := lc.ctx.Err(); cerr != nil {
 		return cerr
 	}
-	return err
+	return errRequestTimeout
 }
 
 // The parser below reads what an S3 server sends back, and is held to
@@ -699,7 +801,8 @@ func (lc *leanClient) startRequest(ep int, method string, key []byte, payload []
 	}
 	u = appendURIPath(u, key)
 	lc.uri = u
-	lc.sig.setTime(time.Now())
+	lc.now = time.Now()
+	lc.sig.setTime(lc.now)
 	lc.sig.sign(method, u, cn.host, payload, rng)
 	b := append(lc.req[:0], method...)
 	b = append(b, ' ')

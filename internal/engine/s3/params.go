@@ -44,6 +44,22 @@ const (
 	MaxConcurrent = 10000
 )
 
+// Bounds of every wait on the server. A request that moves its body at
+// less than SlowestStream is not one a benchmark can use, and 16 MiB/s is
+// well below what one stream to any S3 server reaches on a working
+// network; DefaultRequestTimeout covers what comes before the body (a
+// server's queue, a slow first byte). Requests in flight at the end of the
+// measured stage were started in it and are measured like the others, so
+// they get as long to end as the object takes plus DefaultGrace, then are
+// cut: a server that stops answering cannot hold a phase open forever.
+const (
+	DefaultRequestTimeout = time.Minute
+	DefaultGrace          = 10 * time.Second
+	// SlowestStream is the slowest body transfer (bytes/s) the default
+	// bounds allow for.
+	SlowestStream = 16 << 20
+)
+
 // Size and Duration read from JSON as numbers or as strings a person
 // writes ("4KiB", "30s").
 type (
@@ -121,6 +137,18 @@ type Params struct {
 	AutoTerm    bool     `json:"autoterm,omitempty"`
 	AutoTermPct float64  `json:"autoterm_pct,omitempty"`
 	AutoTermDur Duration `json:"autoterm_dur,omitempty"`
+	// RequestTimeout bounds every request, on both request paths and in
+	// every stage (prepare, run, cleanup): a request still open that long
+	// after it started is cut and counted as "timeout: request". Default:
+	// DefaultRequestTimeout plus the time the object (or part) takes at
+	// SlowestStream.
+	RequestTimeout Duration `json:"request_timeout,omitempty"`
+	// Grace is how long requests still in flight when the measured stage
+	// ends (duration, autoterm or a stop) may go on before they are cut and
+	// counted as "timeout: phase grace". Default: DefaultGrace plus the time
+	// the object (or part) takes at SlowestStream.
+	Grace Duration `json:"grace,omitempty"`
+
 	// Rate, when > 0, is an open-loop request rate in requests per second
 	// for the whole host: requests start on a fixed schedule and latency is
 	// measured from the scheduled start.
@@ -153,7 +181,9 @@ type config struct {
 	endpoints []string
 	tls       bool
 	duration  time.Duration
-	dist      [4]float64 // get, stat, put, delete
+	// requestTimeout and grace are RequestTimeout and Grace resolved.
+	requestTimeout, grace time.Duration
+	dist                  [4]float64 // get, stat, put, delete
 }
 
 // distribution indexes.
@@ -199,6 +229,8 @@ var zeroRefused = []struct {
 	{"autoterm_pct", "--autoterm.pct", "the default (7.5)", func(p *Params) bool { return p.AutoTermPct == 0 }},
 	{"autoterm_dur", "--autoterm.dur", "the default (10s)", func(p *Params) bool { return p.AutoTermDur == 0 }},
 	{"rate", "--rate", "a closed loop (no rate)", func(p *Params) bool { return p.Rate == 0 }},
+	{"request_timeout", "--request-timeout", "the default (1m plus 1s per 16 MiB of object)", func(p *Params) bool { return p.RequestTimeout == 0 }},
+	{"grace", "--grace", "the default (10s plus 1s per 16 MiB of object)", func(p *Params) bool { return p.Grace == 0 }},
 	{"batch", "--batch", "the default (100)", func(p *Params) bool { return p.Batch == 0 }},
 	{"parts", "--parts", "the default (20)", func(p *Params) bool { return p.Parts == 0 }},
 	{"part_size", "--part.size", "the default (5 MiB)", func(p *Params) bool { return p.PartSize == 0 }},
@@ -349,6 +381,27 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 			return nil, fmt.Errorf("s3: --part.concurrent %d: want 1 to --parts (%d)", c.PartConcurrency, c.Parts)
 		}
 		c.ObjSize = c.PartSize * Size(c.Parts)
+	}
+	// The largest body one request carries sets how long a sound request
+	// may take.
+	body := c.ObjSize
+	if c.Op == "multipart" {
+		body = c.PartSize
+	}
+	transfer := time.Duration(float64(body) / SlowestStream * float64(time.Second))
+	c.requestTimeout = DefaultRequestTimeout + transfer
+	if p.RequestTimeout != 0 {
+		c.requestTimeout = time.Duration(p.RequestTimeout)
+	}
+	if c.requestTimeout < 0 {
+		return nil, fmt.Errorf("s3: --request-timeout %v: want a positive time", c.requestTimeout)
+	}
+	c.grace = DefaultGrace + transfer
+	if p.Grace != 0 {
+		c.grace = time.Duration(p.Grace)
+	}
+	if c.grace < 0 {
+		return nil, fmt.Errorf("s3: --grace %v: want a positive time", c.grace)
 	}
 	def := [4]float64{45, 30, 15, 10}
 	for i, v := range []*float64{c.GetDistrib, c.StatDistrib, c.PutDistrib, c.DeleteDistrib} {

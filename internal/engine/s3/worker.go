@@ -35,7 +35,10 @@ type worker struct {
 	rec   *record.Recorder
 	epRec []*record.Recorder
 	buf   []byte
-	body  dataReader
+	body  dataReader // a PUT's body on minio-go, reused once closed (see bodyGate)
+	gate  bodyGate
+	gctx  context.Context // ctx of minio-go uploads, carrying gate
+	gbase context.Context // what gctx was made from
 	rng   *rand.Rand
 	log   opLine
 	put0  minio.PutObjectOptions
@@ -181,6 +184,7 @@ func (wk *worker) put(ctx context.Context, ep int, key string, size int64) (mini
 	if wk.lean != nil {
 		return minio.UploadInfo{}, wk.putLean(ep, wk.keyBytes(key), size)
 	}
+	wk.gate.wait()
 	wk.body.reset(d, d.offset(key), size)
 	var md5b64 string
 	if wk.ph.c.MD5 {
@@ -190,7 +194,18 @@ func (wk *worker) put(ctx context.Context, ep int, key string, size int64) (mini
 		md5b64 = base64.StdEncoding.EncodeToString(h.Sum(sum[:0]))
 		wk.body.reset(d, d.offset(key), size)
 	}
-	return wk.core[ep].PutObject(ctx, wk.ph.c.Bucket, key, &wk.body, size, md5b64, "", wk.put0)
+	return wk.core[ep].PutObject(wk.gated(ctx), wk.ph.c.Bucket, key, &wk.body, size, md5b64, "", wk.put0)
+}
+
+// gated returns ctx carrying the worker's body gate, made once per ctx.
+func (wk *worker) gated(ctx context.Context) context.Context {
+	if wk.gbase != ctx {
+		if wk.gate.closed == nil {
+			wk.gate.closed = make(chan struct{}, 1)
+		}
+		wk.gctx, wk.gbase = context.WithValue(ctx, bodyGateKey{}, &wk.gate), ctx
+	}
+	return wk.gctx
 }
 
 // get reads key (or a range of it) through ep into the worker's buffer and
@@ -449,8 +464,9 @@ func (wk *worker) loopMultipart(ctx context.Context) {
 					}
 					pt0 := time.Now()
 					d := ph.data
+					h.gate.wait()
 					h.body.reset(d, (d.offset(key)+p*7919)%len(d.b), size)
-					info, perr := h.core[ep].PutObjectPart(ctx, c.Bucket, key, id, p+1, &h.body, size,
+					info, perr := h.core[ep].PutObjectPart(h.gated(ctx), c.Bucket, key, id, p+1, &h.body, size,
 						minio.PutObjectPartOptions{SSE: ph.sse})
 					n := size
 					if perr != nil {
