@@ -127,8 +127,9 @@ func CombineAll(lists ...[]OpStats) []OpStats {
 
 // Recorder records the operations of one worker. Only that worker writes to
 // it, so recording takes no lock and allocates nothing; counts are atomics so a
-// sampler may read them live, and histograms are read only after the worker
-// has stopped.
+// sampler may read them live, the per-second histograms change hands with
+// the sampler through two atomics (see intervals), and the phase's
+// histograms are read only after the worker has stopped.
 type Recorder struct {
 	ops []OpRecorder
 }
@@ -139,8 +140,10 @@ type OpRecorder struct {
 	bytes  atomic.Uint64
 	errors atomic.Uint64
 
-	lat   *hdr.Histogram
-	ttfb  *hdr.Histogram
+	lat  *hdr.Histogram
+	ttfb *hdr.Histogram
+	// iv, set by a Sampler, keeps the latencies per interval as well.
+	iv    *intervals
 	stats LatStats
 	tstat LatStats
 	kinds map[string]uint64
@@ -199,7 +202,11 @@ func (o *OpRecorder) Counts() (ops, bytes, errors uint64) {
 }
 
 func (o *OpRecorder) observe(ns int64) {
-	_ = o.lat.RecordValue(clamp(ns))
+	v := clamp(ns)
+	_ = o.lat.RecordValue(v)
+	if o.iv != nil {
+		o.iv.record(v)
+	}
 	welford(&o.stats, ns)
 }
 

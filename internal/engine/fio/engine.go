@@ -232,7 +232,8 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 	}()
 
 	var last []byte
-	var prev []record.Count
+	var lastOut *Output
+	var seconds perSecond
 	prevNs := start.UnixNano()
 	var warnings []string
 	splitErr := SplitObjects(stdout, func(obj []byte) {
@@ -243,8 +244,8 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		}
 		now := time.Now().UnixNano()
 		cur := o.Counts()
-		res.Series = append(res.Series, deltas(prev, cur, prevNs, now)...)
-		prev, prevNs = cur, now
+		seconds.add(o, prevNs, now)
+		lastOut, prevNs = o, now
 		if live != nil {
 			live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
 				Elapsed: time.Since(start), Planned: r.planned, Ops: cur})
@@ -255,6 +256,13 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		}
 	})
 	waitErr := cmd.Wait()
+	if lastOut != nil {
+		var lat []record.LatSecond
+		res.Series, lat = seconds.result(lastOut)
+		if len(lat) > 0 {
+			res.LatencySeconds, _ = record.EncodeLatSeconds(lat)
+		}
+	}
 	res.Meta["fio_wall_s"] = fmt.Sprintf("%.3f", time.Since(start).Seconds())
 	close(stopped)
 	if splitErr != nil && waitErr == nil {
@@ -296,24 +304,6 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		return res, fmt.Errorf("fio job %s printed no results", r.params.Job.Name)
 	}
 	return res, nil
-}
-
-// deltas turns two cumulative samples into one interval per direction.
-func deltas(prev, cur []record.Count, fromNs, toNs int64) []record.Second {
-	var out []record.Second
-	for _, c := range cur {
-		var p record.Count
-		for _, x := range prev {
-			if x.Op == c.Op {
-				p = x
-			}
-		}
-		if c.Ops > p.Ops {
-			out = append(out, record.Second{StartNs: fromNs, EndNs: toNs, Op: c.Op,
-				Ops: c.Ops - p.Ops, Bytes: c.Bytes - p.Bytes})
-		}
-	}
-	return out
 }
 
 // Cleanup removes the phase directory with fio's files, unless Keep.
