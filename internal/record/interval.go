@@ -85,18 +85,37 @@ func newIntervals() *intervals {
 	return iv
 }
 
-// record adds one latency (clamped to the histogram's range). It is the
-// worker's side: one atomic load, a comparison, and two adds.
-func (iv *intervals) record(v int64) {
+// record adds one latency v (clamped to the histogram's range) whose
+// bucket is i. It is the worker's side: one atomic load, a comparison,
+// and three adds.
+func (iv *intervals) record(i int, v int64) {
 	if w := iv.want.Load(); w != iv.seen {
 		iv.seen = w
 		iv.cur ^= 1
 		iv.ack.Store(w<<1 | iv.cur)
 	}
 	b := &iv.buf[iv.cur]
-	b.counts[binIndex(v)]++
+	b.counts[i]++
 	b.n++
 	b.sumNs += uint64(v)
+}
+
+// phaseHist is a phase's latency histogram in the bucket scheme above: a
+// count per bucket, allocated once, recorded into with an index and an add.
+type phaseHist []uint64
+
+func newPhaseHist() phaseHist { return make(phaseHist, histBins) }
+
+// bins returns the histogram's non-empty buckets; each reports its
+// highest value, as HdrHistogram's ValueAtQuantile does.
+func (h phaseHist) bins() Bins {
+	var out Bins
+	for i, n := range h {
+		if n > 0 {
+			out = append(out, Bin{V: binValue(i), N: n})
+		}
+	}
+	return out
 }
 
 // drainInto adds buffer i to the dense counts and empties it, returning

@@ -11,8 +11,10 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// A per-second bin must carry the value the phase histogram gives the same
-// latency, or seconds would not add up to the phase.
+// The buckets are HdrHistogram's (1 ns to 1 hour, 2 digits): a bin holds
+// the latencies HdrHistogram puts together and reports the value its
+// ValueAtQuantile gives them, so figures match HdrHistogram's and fio's
+// rule alike.
 func TestBinIndexMatchesHdrHistogram(t *testing.T) {
 	h := hdr.New(histLowest, histHighest, histSigFigs)
 	// One value at the top makes Distribution walk every bucket up to
