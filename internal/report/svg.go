@@ -18,6 +18,9 @@ type chartLine struct {
 	Band   bool
 	// Thin draws a thin dashed line, for lines named beside a band.
 	Thin bool
+	// Gap, when set, breaks the line (and a band) between points further
+	// apart in x than it: time in which the line had no value.
+	Gap float64
 	// Color, when set, replaces the palette's colour.
 	Color string
 }
@@ -157,18 +160,27 @@ func svgChart(c chartSpec) template.HTML {
 		}
 		if l.Band {
 			var up, down []string
+			flush := func() {
+				slices.Reverse(down)
+				if len(up) > 0 {
+					fmt.Fprintf(&b, `<polygon class="band" fill="%s" fill-opacity="0.22" stroke="none" points="%s %s"/>`, col, strings.Join(up, " "), strings.Join(down, " "))
+				}
+				up, down = nil, nil
+			}
+			last := math.NaN()
 			for k := range l.X {
 				if !l.valid(k, c.LogY) {
 					continue
 				}
+				if l.Gap > 0 && l.X[k]-last > l.Gap {
+					flush()
+				}
+				last = l.X[k]
 				x := px(l.X[k])
 				up = append(up, fmt.Sprintf("%.1f,%.1f", x, py(l.Hi[k])))
 				down = append(down, fmt.Sprintf("%.1f,%.1f", x, py(l.Lo[k])))
 			}
-			slices.Reverse(down)
-			if len(up) > 0 {
-				fmt.Fprintf(&b, `<polygon class="band" fill="%s" fill-opacity="0.22" stroke="none" points="%s %s"/>`, col, strings.Join(up, " "), strings.Join(down, " "))
-			}
+			flush()
 		}
 		ly := padT + 8 + float64(i)*legendRow
 		opacity := ""
@@ -187,10 +199,35 @@ func svgChart(c chartSpec) template.HTML {
 			col = l.Color
 		}
 		var pts []string
-		for k := range l.X {
-			if !l.valid(k, c.LogY) {
-				continue
+		style := `stroke-width="1.5"`
+		if l.Thin {
+			style = `stroke-width="1" stroke-dasharray="3 2"`
+		}
+		flush := func() {
+			if len(pts) > 1 {
+				fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" %s points="%s"/>`, col, style, strings.Join(pts, " "))
 			}
+			pts = pts[:0]
+		}
+		// A point with no neighbour within Gap is a line of its own:
+		// drawn larger, so that it shows.
+		var valid []int
+		for k := range l.X {
+			if l.valid(k, c.LogY) {
+				valid = append(valid, k)
+			}
+		}
+		alone := map[int]bool{}
+		for j, k := range valid {
+			near := func(o int) bool { return o >= 0 && o < len(valid) && math.Abs(l.X[valid[o]]-l.X[k]) <= l.Gap }
+			alone[k] = l.Gap > 0 && !near(j-1) && !near(j+1)
+		}
+		last := math.NaN()
+		for _, k := range valid {
+			if l.Gap > 0 && l.X[k]-last > l.Gap {
+				flush()
+			}
+			last = l.X[k]
 			x, y := px(l.X[k]), py(l.Y[k])
 			if c.Bars {
 				fmt.Fprintf(&b, `<rect class="pt" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, x-bw/2, y, bw, math.Max(padT+ph-y, 0.5), col)
@@ -202,18 +239,15 @@ func svgChart(c chartSpec) template.HTML {
 			}
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, y))
 			r := 1.6
-			if l.Thin {
+			switch {
+			case alone[k]:
+				r = 3
+			case l.Thin:
 				r = 1
 			}
 			fmt.Fprintf(&b, `<circle class="pt" cx="%.1f" cy="%.1f" r="%g" fill="%s"/>`, x, y, r, col)
 		}
-		if len(pts) > 1 {
-			style := `stroke-width="1.5"`
-			if l.Thin {
-				style = `stroke-width="1" stroke-dasharray="3 2"`
-			}
-			fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" %s points="%s"/>`, col, style, strings.Join(pts, " "))
-		}
+		flush()
 	}
 	b.WriteString("</svg>")
 	return template.HTML(b.String())

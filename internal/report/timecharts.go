@@ -43,6 +43,11 @@ type timeAxis struct {
 
 func (a timeAxis) x(s analyze.OpSecond) float64 { return float64(s.StartNs-a.t0) / 1e9 }
 
+// gap is the distance in x (seconds) past which a line over time breaks:
+// more than a segment without a value (an md operation between its
+// iterations, latency in a second in which nothing ended).
+func (a timeAxis) gap() float64 { return 1.5 * a.seg.Seconds() }
+
 // per is "per second", or "per 6 s" for longer segments.
 func (a timeAxis) per() string {
 	if a.seg <= time.Second {
@@ -171,7 +176,7 @@ func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, t
 			name string
 			pct  float64
 		}{{"p50", 50}, {"p99", 99}, {"p99.9", 99.9}} {
-			l := chartLine{Name: q.name}
+			l := chartLine{Name: q.name, Gap: ax.gap()}
 			for _, s := range os.Seconds {
 				if s.LatN > 0 {
 					l.X, l.Y = append(l.X, ax.x(s)), append(l.Y, float64(s.Bins.Percentile(q.pct)))
@@ -232,7 +237,7 @@ func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, t
 
 // rateLines are an operation's MiB/s and ops/s over time.
 func rateLines(name string, os analyze.OpSeconds, ax timeAxis) (mib, ops chartLine) {
-	mib, ops = chartLine{Name: name}, chartLine{Name: name}
+	mib, ops = chartLine{Name: name, Gap: ax.gap()}, chartLine{Name: name, Gap: ax.gap()}
 	for _, s := range os.Seconds {
 		ops.X, ops.Y = append(ops.X, ax.x(s)), append(ops.Y, s.OpsPerS)
 		mib.X, mib.Y = append(mib.X, ax.x(s)), append(mib.Y, s.BytesPerS/(1<<20))
@@ -319,7 +324,7 @@ func spreadLines(hosts []*engine.HostResult, perHost [][]analyze.OpSeconds, op s
 		if !ok {
 			continue
 		}
-		l := chartLine{Name: "slow: " + h.Host, Thin: true}
+		l := chartLine{Name: "slow: " + h.Host, Thin: true, Gap: ax.gap()}
 		for _, s := range os.Seconds {
 			v := val(s)
 			if math.IsNaN(v) {
@@ -342,8 +347,8 @@ func spreadLines(hosts []*engine.HostResult, perHost [][]analyze.OpSeconds, op s
 		return nil
 	}
 	sort.Ints(xs)
-	band := chartLine{Name: fmt.Sprintf("min-max of %d hosts", len(hosts)), Band: true, Color: "#1f77b4"}
-	med := chartLine{Name: "median host", Color: "#1f77b4"}
+	band := chartLine{Name: fmt.Sprintf("min-max of %d hosts", len(hosts)), Band: true, Color: "#1f77b4", Gap: ax.gap()}
+	med := chartLine{Name: "median host", Color: "#1f77b4", Gap: ax.gap()}
 	for _, i := range xs {
 		vs := *byX[i]
 		sort.Float64s(vs)
