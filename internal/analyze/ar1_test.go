@@ -195,3 +195,19 @@ func TestAR1VerdictsHoldTheirLevel(t *testing.T) {
 		}
 	}
 }
+
+// Runs too short for a block bootstrap keep the tests of single requests,
+// which say what they assume, and the comparison says why.
+func TestShortRunsFallBack(t *testing.T) {
+	a, b := ar1Run(1, 10, 1200, 0.8, 0.08, 0.35, 1), ar1Run(2, 10, 1200, 0.8, 0.08, 0.35, 1.5)
+	cmp := Compare([]PhaseData{a}, []PhaseData{b}, CompareOptions{ThresholdPct: 5})
+	op := cmp.Phases[0].Ops[0]
+	if len(op.Notes) != 1 || !strings.Contains(op.Notes[0], "10 vs 10 seconds are too few for a block bootstrap") {
+		t.Errorf("notes %q", op.Notes)
+	}
+	for _, f := range op.Figures {
+		if f.Unit == "ns" && (!strings.Contains(f.Method, "assumes independent requests") || f.Verdict == Untested) {
+			t.Errorf("%s: %s (%s)", f.Name, f.Verdict, f.Method)
+		}
+	}
+}

@@ -363,6 +363,10 @@ func latRuns(a, b PhaseData, op string) (ra, rb latRun, ok bool, note string) {
 			note = fmt.Sprintf("per-second latency unreadable (%v): latency tested as if requests were independent", err)
 		}
 	}
+	if okA && okB && (len(ra.n) < 2*stats.MinBlocks || len(rb.n) < 2*stats.MinBlocks) {
+		return ra, rb, false, fmt.Sprintf("latency: %d vs %d seconds are too few for a block bootstrap over seconds (%d needed): tested as if requests were independent",
+			len(ra.n), len(rb.n), 2*stats.MinBlocks)
+	}
 	return ra, rb, okA && okB, note
 }
 
