@@ -176,8 +176,8 @@ func (o Options) record() AnalysisOptions {
 	return AnalysisOptions{Op: o.Op, Host: o.Host, SkipS: o.Skip.Seconds(), SegmentS: o.segment().Seconds()}
 }
 
-// ReadPhaseHosts reads the result.json of every host of a phase that
-// finished it. Hosts lost mid-phase left none, nor did phases that never
+// ReadPhaseHosts reads the result.json (and per-second latency file) of
+// every host of a phase that finished it. Hosts lost mid-phase left none, nor did phases that never
 // ran (they have no per-host figures); any other host's file that is
 // missing or damaged is an error naming it, never a phase silently read
 // with fewer hosts.
@@ -189,6 +189,9 @@ func ReadPhaseHosts(dir string, ps *results.PhaseSummary) ([]*model.HostResult, 
 		}
 		hr, err := results.ReadHostResult(dir, ps.Dir, h.Host)
 		if err != nil {
+			return nil, err
+		}
+		if hr.LatencySeconds, err = results.ReadHostLatency(dir, ps.Dir, h.Host); err != nil {
 			return nil, err
 		}
 		out = append(out, hr)

@@ -27,6 +27,11 @@ type HostResult struct {
 	Ops []record.OpStats `json:"ops"`
 	// Series is the per-second throughput series.
 	Series []record.Second `json:"series,omitempty"`
+	// LatencySeconds is the latency histogram of every operation in every
+	// interval of Series, in the per-second latency file format
+	// (record.EncodeLatSeconds). The results folder keeps it as its own
+	// file (record.LatSecondsFile), not in result.json.
+	LatencySeconds []byte `json:"latency_seconds,omitempty"`
 	// Meta carries engine facts worth keeping (fio's version, the job's
 	// report kind, the files' directory).
 	Meta map[string]string `json:"meta,omitempty"`

@@ -316,7 +316,8 @@ var (
 // then the final one) is kept in *last and turned into the live series.
 func (r *prepared) follow(stdout io.Reader, start time.Time, res *engine.HostResult, live engine.LiveFunc,
 	last *[]byte, warnings *[]string, splitErr *error) {
-	var prev []record.Count
+	var lastOut *Output
+	var seconds perSecond
 	prevNs := start.UnixNano()
 	*splitErr = SplitObjects(stdout, func(obj []byte) {
 		*last = append((*last)[:0], obj...)
@@ -325,36 +326,24 @@ func (r *prepared) follow(stdout io.Reader, start time.Time, res *engine.HostRes
 			return
 		}
 		now := time.Now().UnixNano()
-		cur := o.Counts()
-		res.Series = append(res.Series, deltas(prev, cur, prevNs, now)...)
-		prev, prevNs = cur, now
+		seconds.add(o, prevNs, now)
+		lastOut, prevNs = o, now
 		if live != nil {
 			live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
-				Elapsed: time.Since(start), Planned: r.planned, Ops: cur})
+				Elapsed: time.Since(start), Planned: r.planned, Ops: o.Counts()})
 		}
 	}, func(line string) {
 		if len(*warnings) < 20 {
 			*warnings = append(*warnings, line)
 		}
 	})
-}
-
-// deltas turns two cumulative samples into one interval per direction.
-func deltas(prev, cur []record.Count, fromNs, toNs int64) []record.Second {
-	var out []record.Second
-	for _, c := range cur {
-		var p record.Count
-		for _, x := range prev {
-			if x.Op == c.Op {
-				p = x
-			}
-		}
-		if c.Ops > p.Ops {
-			out = append(out, record.Second{StartNs: fromNs, EndNs: toNs, Op: c.Op,
-				Ops: c.Ops - p.Ops, Bytes: c.Bytes - p.Bytes})
+	if lastOut != nil {
+		var lat []record.LatSecond
+		res.Series, lat = seconds.result(lastOut)
+		if len(lat) > 0 {
+			res.LatencySeconds, _ = record.EncodeLatSeconds(lat)
 		}
 	}
-	return out
 }
 
 // Cleanup removes the phase directory with fio's files, unless Keep.

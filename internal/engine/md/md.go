@@ -199,6 +199,11 @@ func (r *run) result() *engine.HostResult {
 		o.StartNs, o.EndNs = its[0].StartNs, its[len(its)-1].EndNs
 		res.Ops = append(res.Ops, o)
 	}
+	if len(r.latSecs) > 0 {
+		if b, err := record.EncodeLatSeconds(r.latSecs); err == nil {
+			res.LatencySeconds = b
+		}
+	}
 	raw := 0
 	for _, w := range r.workers {
 		if w.state.Load() != abandoned && w.raw {

@@ -64,6 +64,7 @@ type run struct {
 	its      [][]record.Iteration // per op index, per iteration
 	errs     []string
 	series   []record.Second
+	latSecs  []record.LatSecond
 }
 
 // barrier makes n workers wait for each other; the last to arrive runs an
@@ -245,6 +246,7 @@ func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc
 	bg.Wait()
 	sampler.Sample(wallNs(mono()))
 	r.series = sampler.Series
+	r.latSecs = sampler.LatSeconds()
 }
 
 // stopWait is how long workers have, once the run is stopped, to leave

@@ -616,8 +616,12 @@ loop:
 		ph.written += int64(wk.seq)
 	}
 	sampler.Sample(endNs)
+	var latSecs []byte
+	if secs := sampler.LatSeconds(); len(secs) > 0 {
+		latSecs, _ = record.EncodeLatSeconds(secs)
+	}
 
-	res := &engine.HostResult{Host: ph.env.Host, Series: sampler.Series, Meta: map[string]string{
+	res := &engine.HostResult{Host: ph.env.Host, Series: sampler.Series, LatencySeconds: latSecs, Meta: map[string]string{
 		"endpoints":  strings.Join(c.endpoints, ","),
 		"concurrent": strconv.Itoa(c.Concurrent),
 		"obj_size":   strconv.FormatInt(int64(c.ObjSize), 10),
