@@ -129,8 +129,11 @@ func errorKind(err error) string {
 	case nil:
 		return ""
 	}
-	if err == errShortRead {
+	switch err {
+	case errShortRead:
 		return "short read"
+	case errContentMismatch:
+		return "content mismatch"
 	}
 	var se *s3Error
 	if errors.As(err, &se) {

@@ -430,7 +430,7 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 				if i >= n || ctx.Err() != nil {
 					return
 				}
-				size := objectSize(c, wk.rng)
+				size := c.sizes.draw(wk.rng)
 				ep := i % len(c.endpoints)
 				info, err := wk.put(uctx, ep, ph.keys[i], size)
 				if err != nil && ctx.Err() != nil {
@@ -519,6 +519,7 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 		}
 		workers[w] = ph.newWorker(w, recs[w], er)
 		workers[w].log.l = olog
+		workers[w].szRec = ph.sizeRecorders()
 		if c.Op == "multipart" {
 			for k := 1; k < c.PartConcurrency; k++ {
 				pw := c.Concurrent + (w*(c.PartConcurrency-1) + k - 1)
@@ -624,6 +625,10 @@ loop:
 			res.Ops = append(res.Ops, s)
 		}
 	}
+	res.BySize = ph.sizeStats(workers, startNs, endNs)
+	if len(res.BySize) > 0 {
+		res.Meta["obj_sizes"] = c.sizes.desc
+	}
 	if c.Rate > 0 {
 		// Starts scheduled within the run (the schedule ends at the
 		// duration) that no worker took.
@@ -665,6 +670,55 @@ loop:
 		return res, ctx.Err()
 	}
 	return res, nil
+}
+
+// sizedOps are the operations given per size class when objects have
+// several sizes: those that move an object's bytes.
+func sizedOp(name string) bool { return name == "GET" || name == "PUT" }
+
+// sizeRecorders returns a worker's recorders of the size classes, one per
+// operation that has them (nil for the others), or nil when the phase's
+// objects have one size.
+func (ph *phase) sizeRecorders() []*record.Recorder {
+	classes := ph.c.sizes.classes
+	if len(classes) == 0 {
+		return nil
+	}
+	out := make([]*record.Recorder, len(ph.ops))
+	has := false
+	for i, name := range ph.ops {
+		if sizedOp(name) {
+			out[i] = record.NewRecorder(make([]string, len(classes)), name == "GET")
+			has = true
+		}
+	}
+	if !has {
+		return nil
+	}
+	return out
+}
+
+// sizeStats merges the workers' size-class recorders into per-operation,
+// per-class statistics over the run's window.
+func (ph *phase) sizeStats(workers []*worker, startNs, endNs int64) []record.SizeOpStats {
+	var out []record.SizeOpStats
+	for i, name := range ph.ops {
+		for k, class := range ph.c.sizes.classes {
+			var s record.OpStats
+			for _, wk := range workers {
+				if wk.szRec != nil && wk.szRec[i] != nil {
+					s = s.Combine(wk.szRec[i].Stats(k, name))
+				}
+			}
+			if s.Ops == 0 && s.Errors == 0 {
+				continue
+			}
+			s.Op = name
+			s.StartNs, s.EndNs = startNs, endNs
+			out = append(out, record.SizeOpStats{Size: class, OpStats: s})
+		}
+	}
+	return out
 }
 
 // gcPercent is GOGC during a run.

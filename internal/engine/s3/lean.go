@@ -85,6 +85,8 @@ type leanClient struct {
 	rng    []byte                // Range value
 	etag   [64]byte
 	etagN  int
+	// check, when set, sees every byte of the next GET body (--verify).
+	check *bodyCheck
 
 	// Redials counts connections made after a worker's first one to an
 	// endpoint: the server closed the connection or a request failed.
@@ -480,14 +482,23 @@ func parseUint(b []byte) (int64, bool) {
 // len(buf) bytes are kept apart from the last pass) and returns its length.
 // With neither a length nor chunking the body runs to the connection's end.
 func (lc *leanClient) readBody(cn *leanConn, r *response, buf []byte) (int64, error) {
+	return readBody(cn.br, r, buf, nil)
+}
+
+// readBody reads a body from br into buf as leanClient.readBody does,
+// showing every byte to chk when it is not nil.
+func readBody(br *bufio.Reader, r *response, buf []byte, chk *bodyCheck) (int64, error) {
 	if r.chunked {
-		return readChunked(cn.br, buf)
+		return readChunked(br, buf, chk)
 	}
 	if r.clen < 0 {
 		r.close = true
 		var n int64
 		for {
-			m, err := cn.br.Read(buf)
+			m, err := br.Read(buf)
+			if chk != nil {
+				chk.check(buf[:m])
+			}
 			n += int64(m)
 			if err == io.EOF {
 				return n, nil
@@ -499,7 +510,10 @@ func (lc *leanClient) readBody(cn *leanConn, r *response, buf []byte) (int64, er
 	}
 	var n int64
 	for n < r.clen {
-		m, err := io.ReadFull(cn.br, buf[:min(int64(len(buf)), r.clen-n)])
+		m, err := io.ReadFull(br, buf[:min(int64(len(buf)), r.clen-n)])
+		if chk != nil {
+			chk.check(buf[:m])
+		}
 		n += int64(m)
 		if err != nil {
 			if err == io.EOF {
@@ -521,8 +535,8 @@ const (
 )
 
 // readChunked reads a chunked body, its trailer included. The first
-// len(buf) bytes stay in buf.
-func readChunked(br *bufio.Reader, buf []byte) (int64, error) {
+// len(buf) bytes stay in buf. chk, when not nil, sees every body byte.
+func readChunked(br *bufio.Reader, buf []byte, chk *bodyCheck) (int64, error) {
 	var n, overhead int64
 	for {
 		line, err := br.ReadSlice('\n')
@@ -546,6 +560,9 @@ func readChunked(br *bufio.Reader, buf []byte) (int64, error) {
 				dst = buf[n:]
 			}
 			m, err := io.ReadFull(br, dst[:min(int64(len(dst)), size)])
+			if chk != nil {
+				chk.check(dst[:m])
+			}
 			n += int64(m)
 			size -= int64(m)
 			if err != nil {
@@ -735,12 +752,15 @@ func (lc *leanClient) get(ep int, key []byte, off, n int64, buf []byte) (int64, 
 	if r.status != http.StatusOK && r.status != http.StatusPartialContent {
 		return 0, r.first, lc.errorResponse(cn, &r, buf, true)
 	}
-	got, err := lc.readBody(cn, &r, buf)
+	got, err := readBody(cn.br, &r, buf, lc.check)
 	if err != nil {
 		lc.drop(cn)
 		return got, r.first, lc.netErr(err)
 	}
 	lc.finishResponse(cn, &r)
+	if lc.check != nil && lc.check.bad {
+		return got, r.first, errContentMismatch
+	}
 	return got, r.first, nil
 }
 

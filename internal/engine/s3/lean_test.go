@@ -300,28 +300,43 @@ func TestLeanRequestsAllocateNothing(t *testing.T) {
 // endpoint choice, key, body, request, recording - allocates nothing.
 func TestLeanLoopsAllocateNothing(t *testing.T) {
 	f := startFake(t, &fakeS3{size: 4096})
-	c, err := resolve(Params{Op: "get", Hosts: []string{f.Addr}, AccessKey: "a", SecretKey: "s", Range: true}, noEnv)
+	c, err := resolve(Params{Op: "get", Hosts: []string{f.Addr}, AccessKey: "a", SecretKey: "s"}, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The fake's bodies are all 'x': so is the content --verify expects.
 	ph := &phase{c: c, ops: []string{"GET"}, picker: newHostPicker(1, false), monoBase: time.Now(),
 		keys: []string{"storbench/r/h/p/w0/p0", "storbench/r/h/p/w0/p1"}, sizes: []int64{4096, 4096},
-		data: newDataBlock(64<<10, 5)}
+		data: &dataBlock{b: bytes.Repeat([]byte{'x'}, 64<<10)}}
 	wk := &worker{ph: ph, rec: record.NewRecorder(ph.ops, true), buf: make([]byte, readBufSize),
 		rng: rand.New(rand.NewPCG(1, 2)), pfx: "storbench/r/h/p/w0/", lean: newLeanClient(c)}
 	defer wk.lean.bind(context.Background())()
+	fixed := c.sizes
+	buckets, err := parseSizes("1KiB:1,4KiB:1,64KiB:1", false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
-		name  string
-		rng   bool
-		fn    func()
-		errOK bool
+		name    string
+		rng     bool
+		verify  bool
+		buckets bool
+		fn      func()
+		errOK   bool
 	}{
-		{"GET", false, func() { wk.getOnceLean(time.Now()) }, false},
+		{"GET", false, false, false, func() { wk.getOnce(context.Background(), time.Now()) }, false},
 		// The fake serves whole objects, so ranged GETs are counted short.
-		{"ranged GET", true, func() { wk.getOnceLean(time.Now()) }, true},
-		{"PUT", false, func() { wk.putOnce(context.Background(), time.Now()) }, false},
+		{"ranged GET", true, false, false, func() { wk.getOnce(context.Background(), time.Now()) }, true},
+		{"verified GET", false, true, false, func() { wk.getOnce(context.Background(), time.Now()) }, false},
+		{"GET by size class", false, false, true, func() { wk.getOnce(context.Background(), time.Now()) }, false},
+		{"PUT", false, false, false, func() { wk.putOnce(context.Background(), time.Now()) }, false},
+		{"PUT of drawn size by size class", false, false, true, func() { wk.putOnce(context.Background(), time.Now()) }, false},
 	} {
-		c.Range = tc.rng
+		c.Range, c.Verify, c.sizes, wk.szRec = tc.rng, tc.verify, fixed, nil
+		if tc.buckets {
+			c.sizes = buckets
+			wk.szRec = ph.sizeRecorders()
+		}
 		wk.rec = record.NewRecorder(ph.ops, true)
 		tc.fn() // warm: connection, buffers
 		a := testing.AllocsPerRun(300, tc.fn)
@@ -331,6 +346,16 @@ func TestLeanLoopsAllocateNothing(t *testing.T) {
 		}
 		if a != 0 {
 			t.Errorf("%s: %.2f allocations per request", tc.name, a)
+		}
+		if tc.buckets {
+			var n uint64
+			for k := range c.sizes.classes {
+				o, _, e := wk.szRec[0].Op(k).Counts()
+				n += o + e
+			}
+			if n != 302 {
+				t.Errorf("%s: %d requests in size classes, want 302", tc.name, n)
+			}
 		}
 	}
 }

@@ -15,6 +15,10 @@ import (
 	"github.com/storbench/storbench/internal/record"
 )
 
+// checksumNames lists --checksum's algorithms for error lines.
+const checksumNames = "CRC32, CRC32C, CRC64NVME, SHA1 or SHA256"
+
+// checksumTypes are the S3 checksum algorithms --checksum takes.
 var checksumTypes = map[string]minio.ChecksumType{
 	"CRC32":     minio.ChecksumCRC32,
 	"CRC32C":    minio.ChecksumCRC32C,
@@ -34,6 +38,12 @@ type worker struct {
 	core  []minio.Core // one per endpoint
 	rec   *record.Recorder
 	epRec []*record.Recorder
+	// szRec are per operation (nil where it has none) the recorders of
+	// its size classes, when the phase's objects have several sizes.
+	szRec []*record.Recorder
+	// reqSize is the size of the object of the request finish records
+	// next (a ranged GET's too), for its size class; 0: none.
+	reqSize int64
 	buf   []byte
 	body  dataReader
 	rng   *rand.Rand
@@ -46,6 +56,7 @@ type worker struct {
 	parts []*worker   // multipart: helpers uploading parts of this worker's uploads
 	lean  *leanClient // GET, PUT, HEAD, DELETE of one object, when usable
 	iov   [][]byte    // body chunks of a lean PUT
+	chk   bodyCheck   // --verify: the GET body being checked
 	kb    []byte      // the key of a lean request
 	reach reach       // endpoints' reachability and the backoff (run stage only)
 }
@@ -147,8 +158,30 @@ func (wk *worker) finish(op, ep int, t0, first time.Time, n int64, err error) {
 			}
 		}
 	}
+	if wk.szRec != nil {
+		wk.recordSize(op, lat, ttfb, n, kind, err != nil)
+	}
 	if wk.log.l != nil {
 		wk.log.add(ph.ops[op], wk.id, ph.c.endpoints[ep], ph.unixBase+int64(t0.Sub(ph.monoBase)), ttfb, lat, n, kind)
+	}
+}
+
+// recordSize records a request in its size class, and forgets its size.
+func (wk *worker) recordSize(op int, lat, ttfb, n int64, kind string, failed bool) {
+	size := wk.reqSize
+	wk.reqSize = 0
+	r := wk.szRec[op]
+	if r == nil || size <= 0 {
+		return
+	}
+	o := r.Op(wk.ph.c.sizes.class(size))
+	if failed {
+		o.RecordError(kind)
+		return
+	}
+	o.Record(lat, n)
+	if ttfb > 0 {
+		o.RecordTTFB(ttfb)
 	}
 }
 
@@ -193,11 +226,32 @@ func (wk *worker) put(ctx context.Context, ep int, key string, size int64) (mini
 	return wk.core[ep].PutObject(ctx, wk.ph.c.Bucket, key, &wk.body, size, md5b64, "", wk.put0)
 }
 
-// get reads key (or a range of it) through ep into the worker's buffer and
-// returns the bytes read and when the first byte arrived.
-func (wk *worker) get(ctx context.Context, ep int, key string, size int64, opts *minio.GetObjectOptions) (int64, time.Time, error) {
+// get reads key (version ver when not empty; the bytes [off, off+ln) of
+// it when ln > 0) through ep into the worker's buffer, and returns the
+// bytes read and when the first byte arrived; want is the length the body
+// must have. With --verify every byte is checked as it streams.
+func (wk *worker) get(ctx context.Context, ep int, key, ver string, want, off, ln int64) (int64, time.Time, error) {
+	var chk *bodyCheck
+	if wk.ph.c.Verify {
+		chk = &wk.chk
+		chk.reset(wk.ph.data, offsetOf(wk.ph.data, key), off)
+	}
 	if wk.lean != nil {
-		return wk.getLean(ep, wk.keyBytes(key), size, 0, 0)
+		wk.lean.check = chk
+		n, first, err := wk.lean.get(ep, wk.keyBytes(key), off, ln, wk.buf)
+		if err == nil && want >= 0 && n != want {
+			err = errShortRead
+		}
+		return n, first, err
+	}
+	opts := &wk.get0
+	if ln > 0 || ver != "" {
+		// A new value, not a copy of get0: SetRange writes into a header map.
+		o := minio.GetObjectOptions{ServerSideEncryption: wk.get0.ServerSideEncryption, VersionID: ver}
+		if ln > 0 {
+			_ = o.SetRange(off, off+ln-1)
+		}
+		opts = &o
 	}
 	rc, _, _, err := wk.core[ep].GetObject(ctx, wk.ph.c.Bucket, key, *opts)
 	if err != nil {
@@ -212,6 +266,9 @@ func (wk *worker) get(ctx context.Context, ep int, key string, size int64, opts 
 				first = time.Now()
 			}
 			n += int64(m)
+			if chk != nil {
+				chk.check(wk.buf[:m])
+			}
 		}
 		if rerr == io.EOF {
 			break
@@ -222,7 +279,10 @@ func (wk *worker) get(ctx context.Context, ep int, key string, size int64, opts 
 		}
 	}
 	rc.Close()
-	if size >= 0 && n != size {
+	if chk != nil && chk.bad {
+		return n, first, errContentMismatch
+	}
+	if want >= 0 && n != want {
 		return n, first, errShortRead
 	}
 	return n, first, nil
@@ -234,46 +294,35 @@ func (wk *worker) loopGet(ctx context.Context) {
 		if !ok {
 			return
 		}
-		if wk.lean != nil {
-			wk.getOnceLean(t0)
-		} else {
-			wk.getOnce(ctx, t0)
-		}
+		wk.getOnce(ctx, t0)
 	}
 }
 
-// pickGet draws the object of a GET, and with --range its byte range
-// (rangeLen 0: the whole object), and returns the length the body must have.
-func (wk *worker) pickGet() (i int, rangeOff, rangeLen, want int64) {
-	ph := wk.ph
-	i = wk.rng.IntN(len(ph.keys))
-	size := ph.sizes[i]
-	if ph.c.Range && size > 1 {
-		rangeOff = wk.rng.Int64N(size)
-		rangeLen = 1 + wk.rng.Int64N(size-rangeOff)
-		return i, rangeOff, rangeLen, rangeLen
+// pickRange draws the byte range of a GET of an object of size bytes:
+// with --range-size a range of that length at a random offset, with
+// --range a random offset and length, else the whole object (ln 0). want
+// is the length the body must have.
+func (wk *worker) pickRange(size int64) (off, ln, want int64) {
+	c := wk.ph.c
+	switch {
+	case c.RangeSize > 0:
+		ln = int64(c.RangeSize)
+		return wk.rng.Int64N(size-ln+1), ln, ln
+	case c.Range && size > 1:
+		off = wk.rng.Int64N(size)
+		ln = 1 + wk.rng.Int64N(size-off)
+		return off, ln, ln
 	}
-	return i, 0, 0, size
+	return 0, 0, size
 }
 
 func (wk *worker) getOnce(ctx context.Context, t0 time.Time) {
-	i, off, ln, want := wk.pickGet()
-	ep := wk.ph.picker.pick()
-	opts := &wk.get0
-	if ln > 0 {
-		// A new value, not a copy of get0: SetRange writes into a header map.
-		ro := minio.GetObjectOptions{ServerSideEncryption: wk.get0.ServerSideEncryption}
-		_ = ro.SetRange(off, off+ln-1)
-		opts = &ro
-	}
-	n, first, err := wk.get(ctx, ep, wk.ph.keys[i], want, opts)
-	wk.finish(0, ep, t0, first, n, err)
-}
-
-func (wk *worker) getOnceLean(t0 time.Time) {
-	i, off, ln, want := wk.pickGet()
-	ep := wk.ph.picker.pick()
-	n, first, err := wk.getLean(ep, wk.keyBytes(wk.ph.keys[i]), want, off, ln)
+	ph := wk.ph
+	i := wk.rng.IntN(len(ph.keys))
+	off, ln, want := wk.pickRange(ph.sizes[i])
+	ep := ph.picker.pick()
+	n, first, err := wk.get(ctx, ep, ph.keys[i], "", want, off, ln)
+	wk.reqSize = ph.sizes[i]
 	wk.finish(0, ep, t0, first, n, err)
 }
 
@@ -300,7 +349,7 @@ func (wk *worker) putOnce(ctx context.Context, t0 time.Time) {
 	ph := wk.ph
 	wk.seq++
 	wk.kb = putKey(wk.kb[:0], wk.pfx, wk.id, "-", wk.seq)
-	size := objectSize(ph.c, wk.rng)
+	size := ph.c.sizes.draw(wk.rng)
 	ep := ph.picker.pick()
 	var err error
 	if wk.lean != nil {
@@ -308,6 +357,7 @@ func (wk *worker) putOnce(ctx context.Context, t0 time.Time) {
 	} else {
 		_, err = wk.put(ctx, ep, string(wk.kb), size)
 	}
+	wk.reqSize = size
 	if err != nil {
 		size = 0
 	}
@@ -515,11 +565,13 @@ func (wk *worker) loopMixed(ctx context.Context) {
 			var n int64
 			var first time.Time
 			if op == dGet {
-				opts := wk.get0
+				ver := ""
 				if versioned {
-					opts.VersionID = obj.ver
+					ver = obj.ver
 				}
-				n, first, err = wk.get(ctx, ep, obj.key, obj.size, &opts)
+				off, ln, want := wk.pickRange(obj.size)
+				n, first, err = wk.get(ctx, ep, obj.key, ver, want, off, ln)
+				wk.reqSize = obj.size
 			} else {
 				opts := wk.stat0
 				if versioned {
@@ -534,7 +586,7 @@ func (wk *worker) loopMixed(ctx context.Context) {
 			ph.pool.release(obj)
 			wk.finish(op, ep, t0, first, n, err)
 		case dPut:
-			size := objectSize(c, wk.rng)
+			size := c.sizes.draw(wk.rng)
 			var key string
 			if versioned {
 				// A new version of an existing key, so keys carry history.
@@ -549,6 +601,7 @@ func (wk *worker) loopMixed(ctx context.Context) {
 				key = wk.pfx + strconv.Itoa(wk.id) + "-m" + strconv.Itoa(wk.seq)
 			}
 			info, err := wk.put(ctx, ep, key, size)
+			wk.reqSize = size
 			if err == nil {
 				ph.pool.add(poolObj{key: key, size: size, ver: info.VersionID})
 			} else {
@@ -574,16 +627,6 @@ func (wk *worker) loopMixed(ctx context.Context) {
 			wk.finish(op, ep, t0, time.Time{}, 0, err)
 		}
 	}
-}
-
-// getLean reads key (or rangeLen bytes of it from rangeOff) on the lean
-// path; want is the length the body must have.
-func (wk *worker) getLean(ep int, key []byte, want, rangeOff, rangeLen int64) (int64, time.Time, error) {
-	n, first, err := wk.lean.get(ep, key, rangeOff, rangeLen, wk.buf)
-	if err == nil && want >= 0 && n != want {
-		err = errShortRead
-	}
-	return n, first, err
 }
 
 // putLean uploads size bytes of the phase's content for key on the lean path.

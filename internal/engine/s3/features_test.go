@@ -1,0 +1,157 @@
+package s3
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/s3test"
+)
+
+// runPhase prepares, runs and cleans up one phase against srv.
+func runPhase(t *testing.T, name string, p map[string]any) (*phase, *engine.HostResult) {
+	t.Helper()
+	ctx := context.Background()
+	pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "feat"}, phaseOf(t, name, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := pr.Run(ctx, time.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pr.Cleanup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return pr.(*phase), res
+}
+
+// With a size distribution, GET and PUT are given per size class too: the
+// classes add up to the operation, and every class's requests have sizes
+// inside it.
+func TestSizeClassesAgainstVersityGW(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	for _, tc := range []struct {
+		name  string
+		extra map[string]any
+		ops   []string
+	}{
+		{"get buckets", map[string]any{"op": "get", "obj_size": "1KiB:50,8KiB:30,64KiB:20", "objects": 60}, []string{"GET"}},
+		{"put buckets", map[string]any{"op": "put", "obj_size": "1KiB:50,8KiB:30,64KiB:20"}, []string{"PUT"}},
+		{"put uniform sdk", map[string]any{"op": "put", "obj_size": "1KiB,256KiB", "sdk": true}, []string{"PUT"}},
+		{"get lognormal", map[string]any{"op": "get", "obj_dist": "lognormal", "obj_mean": "16KiB", "obj_sd": "16KiB", "obj_size": "1MiB", "objects": 60}, []string{"GET"}},
+		{"mixed ranges", map[string]any{"op": "mixed", "obj_size": "8KiB,256KiB", "objects": 60, "range_size": "1KiB"}, []string{"GET", "PUT"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams(srv, "get")
+			for k, v := range tc.extra {
+				p[k] = v
+			}
+			ph, res := runPhase(t, "sz", p)
+			for _, op := range tc.ops {
+				var total, sum uint64
+				for _, o := range res.Ops {
+					if o.Op == op {
+						total = o.Ops
+						if o.Errors != 0 {
+							t.Errorf("%s: %d errors %v", op, o.Errors, o.ErrorKinds)
+						}
+					}
+				}
+				classes := 0
+				for _, s := range res.BySize {
+					if s.Op != op {
+						continue
+					}
+					classes++
+					sum += s.Ops
+					if s.Ops == 0 || s.Lat.Stats.N != s.Ops {
+						t.Errorf("%s %s: %d requests, %d latencies", op, s.Size.Label, s.Ops, s.Lat.Stats.N)
+					}
+					if op == "GET" && (s.TTFB == nil || s.TTFB.Stats.N != s.Ops) {
+						t.Errorf("GET %s: no time to first byte", s.Size.Label)
+					}
+					if s.EndNs <= s.StartNs {
+						t.Errorf("%s %s: no window", op, s.Size.Label)
+					}
+					mean := int64(s.Bytes / s.Ops)
+					if p["range_size"] != nil && op == "GET" {
+						if mean != 1024 {
+							t.Errorf("GET %s: %d bytes per ranged GET, want 1024", s.Size.Label, mean)
+						}
+					} else if mean < s.Size.MinBytes || mean > s.Size.MaxBytes {
+						t.Errorf("%s %s: mean request %d bytes is outside the class [%d, %d]", op, s.Size.Label, mean, s.Size.MinBytes, s.Size.MaxBytes)
+					}
+				}
+				if classes < 2 || sum != total {
+					t.Errorf("%s: %d classes adding up to %d requests, the operation has %d: %+v", op, classes, sum, total, res.BySize)
+				}
+			}
+			if res.Meta["obj_sizes"] == "" {
+				t.Error("the result does not say how sizes were drawn")
+			}
+			if ph.c.sizes.classes == nil {
+				t.Error("no classes")
+			}
+		})
+	}
+	// One size: no per-size results.
+	p := baseParams(srv, "get")
+	if _, res := runPhase(t, "one", p); len(res.BySize) != 0 || res.Meta["obj_sizes"] != "" {
+		t.Errorf("one object size has per-size results %+v", res.BySize)
+	}
+}
+
+// --verify checks every GET body against what storbench wrote: an object
+// changed behind the benchmark's back is counted under its own error
+// kind, on both request paths; untouched objects pass.
+func TestVerifyCountsMismatches(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	for _, client := range []string{"lean", "minio-go"} {
+		t.Run(client, func(t *testing.T) {
+			for _, rng := range []bool{false, true} {
+				p := baseParams(srv, "get")
+				p["verify"], p["sdk"], p["objects"], p["obj_size"] = true, client == "minio-go", 4, "100KiB"
+				if rng {
+					p["range_size"] = "30KiB"
+				}
+				ctx := context.Background()
+				pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "ver"}, phaseOf(t, "v"+client, p))
+				if err != nil {
+					t.Fatal(err)
+				}
+				ph := pr.(*phase)
+				// One of four objects changes on the server's disk: one byte
+				// in every 4 KiB, so every range of it sees a change.
+				file := filepath.Join(srv.Root, ph.c.Bucket, filepath.FromSlash(ph.keys[0]))
+				b, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < len(b); i += 4096 {
+					b[i] ^= 0xff
+				}
+				if err := os.WriteFile(file, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				res, err := pr.Run(ctx, time.Now(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = pr.Cleanup(ctx)
+				o := res.Ops[0]
+				bad := o.ErrorKinds["content mismatch"]
+				if bad == 0 || bad != o.Errors {
+					t.Fatalf("range %v: %d errors %v, want only content mismatches", rng, o.Errors, o.ErrorKinds)
+				}
+				// About a quarter of the GETs read the changed object.
+				if f := float64(bad) / float64(o.Ops+o.Errors); f < 0.1 || f > 0.45 {
+					t.Errorf("range %v: %.2f of GETs mismatched, want about 0.25", rng, f)
+				}
+			}
+		})
+	}
+}
