@@ -34,7 +34,7 @@ func TestBadSizeDistributions(t *testing.T) {
 		{"unknown dist", "4KiB", func(p *Params) { p.ObjDist = "pareto" }, `--obj.dist "pareto"`},
 		{"mean without dist", "4KiB", func(p *Params) { p.ObjMean = 4096 }, "need --obj.dist lognormal"},
 		{"lognormal without sd", "1MiB", func(p *Params) { p.ObjDist, p.ObjMean = "lognormal", 4096 }, "--obj.sd must be at least 1 byte"},
-		{"lognormal mean above max", "1MiB", func(p *Params) { p.ObjDist, p.ObjMean, p.ObjSD = "lognormal", 2 << 20, 10 }, "above the largest size"},
+		{"lognormal mean above max", "1MiB", func(p *Params) { p.ObjDist, p.ObjMean, p.ObjSD = "lognormal", 2<<20, 10 }, "above the largest size"},
 		{"lognormal with buckets", "4KiB:1,8KiB:1", func(p *Params) { p.ObjDist, p.ObjMean, p.ObjSD = "lognormal", 10, 10 }, "give one size"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,7 +58,7 @@ func TestRangeSizeLargerThanObject(t *testing.T) {
 		ok       bool
 	}{
 		{"4KiB", "8KiB", false},
-		{"4KiB,1MiB", "8KiB", false}, // the smallest object is 4 KiB
+		{"4KiB,1MiB", "8KiB", false},       // the smallest object is 4 KiB
 		{"4KiB:50,1MiB:50", "2KiB", false}, // the first bucket starts at 1 byte
 		{"4KiB", "4KiB", true},
 		{"64KiB,1MiB", "8KiB", true},

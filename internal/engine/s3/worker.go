@@ -44,21 +44,21 @@ type worker struct {
 	// reqSize is the size of the object of the request finish records
 	// next (a ranged GET's too), for its size class; 0: none.
 	reqSize int64
-	buf   []byte
-	body  dataReader
-	rng   *rand.Rand
-	log   opLine
-	put0  minio.PutObjectOptions
-	get0  minio.GetObjectOptions
-	stat0 minio.StatObjectOptions
-	seq   int
-	pfx   string
-	parts []*worker   // multipart: helpers uploading parts of this worker's uploads
-	lean  *leanClient // GET, PUT, HEAD, DELETE of one object, when usable
-	iov   [][]byte    // body chunks of a lean PUT
-	chk   bodyCheck   // --verify: the GET body being checked
-	kb    []byte      // the key of a lean request
-	reach reach       // endpoints' reachability and the backoff (run stage only)
+	buf     []byte
+	body    dataReader
+	rng     *rand.Rand
+	log     opLine
+	put0    minio.PutObjectOptions
+	get0    minio.GetObjectOptions
+	stat0   minio.StatObjectOptions
+	seq     int
+	pfx     string
+	parts   []*worker   // multipart: helpers uploading parts of this worker's uploads
+	lean    *leanClient // GET, PUT, HEAD, DELETE of one object, when usable
+	iov     [][]byte    // body chunks of a lean PUT
+	chk     bodyCheck   // --verify: the GET body being checked
+	kb      []byte      // the key of a lean request
+	reach   reach       // endpoints' reachability and the backoff (run stage only)
 }
 
 func (ph *phase) newWorker(w int, rec *record.Recorder, epRec []*record.Recorder) *worker {
@@ -307,7 +307,7 @@ func (wk *worker) pickRange(size int64) (off, ln, want int64) {
 	switch {
 	case c.RangeSize > 0:
 		ln = int64(c.RangeSize)
-		return wk.rng.Int64N(size-ln+1), ln, ln
+		return wk.rng.Int64N(size - ln + 1), ln, ln
 	case c.Range && size > 1:
 		off = wk.rng.Int64N(size)
 		ln = 1 + wk.rng.Int64N(size-off)
