@@ -26,7 +26,9 @@ import (
 // The write buffer holds a whole request when the object is small enough:
 // net/http then sends headers and body in one write, and does not fall back
 // to net's generic ReadFrom, which allocates 32 KiB per request.
-func newTransport(c *config, inFlight int) *http.Transport {
+//
+// local, when not nil, is the address connections start from (--bind).
+func newTransport(c *config, inFlight int, local *net.TCPAddr) *http.Transport {
 	wbuf := int(min(max(int64(c.ObjSize)+16<<10, 64<<10), 1<<20))
 	if c.Op == "multipart" {
 		wbuf = 1 << 20
@@ -36,6 +38,7 @@ func newTransport(c *config, inFlight int) *http.Transport {
 		DialContext: (&net.Dialer{
 			Timeout:   10 * time.Second,
 			KeepAlive: 30 * time.Second,
+			LocalAddr: localAddr(local),
 		}).DialContext,
 		MaxIdleConns:          inFlight * len(c.endpoints),
 		MaxIdleConnsPerHost:   inFlight,
@@ -52,6 +55,15 @@ func newTransport(c *config, inFlight int) *http.Transport {
 		t.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.Insecure} //nolint:gosec // --insecure is the user's explicit choice
 	}
 	return t
+}
+
+// localAddr is local as a net.Addr: a nil *net.TCPAddr would be a non-nil
+// interface, which net.Dialer would try to use.
+func localAddr(local *net.TCPAddr) net.Addr {
+	if local == nil {
+		return nil
+	}
+	return local
 }
 
 // newClient makes a minio-go client for one endpoint. Retries are off: a

@@ -15,7 +15,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"runtime/debug"
@@ -145,7 +147,7 @@ type phase struct {
 	env    engine.Env
 	name   string
 	ops    []string
-	tr     *http.Transport
+	trs    []*http.Transport // one per --bind address, or one
 	admin  *minio.Client
 	cls    [][]*minio.Client // [worker][endpoint]
 	runPfx string            // storbench/<run>/
@@ -202,12 +204,20 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	if c.Op == "multipart" {
 		inFlight *= c.PartConcurrency
 	}
-	ph.tr = newTransport(c, inFlight)
+	if err := checkBind(c.bind); err != nil {
+		return nil, err
+	}
+	// One transport per --bind address (one without), each pooling the
+	// connections of the workers that start from that address.
+	nt := max(1, len(c.bind))
+	for i := range nt {
+		ph.trs = append(ph.trs, newTransport(c, (inFlight+nt-1)/nt, ph.localAddr(i)))
+	}
 	ph.cls = make([][]*minio.Client, inFlight)
 	for w := range ph.cls {
 		ph.cls[w] = make([]*minio.Client, len(c.endpoints))
 		for e, ep := range c.endpoints {
-			if ph.cls[w][e], err = newClient(c, ep, ph.tr); err != nil {
+			if ph.cls[w][e], err = newClient(c, ep, ph.trs[w%nt]); err != nil {
 				return nil, err
 			}
 		}
@@ -227,7 +237,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	ph.data = newDataBlock(int64(c.ObjSize), uint64(seed[0])|uint64(seed[1])<<8|uint64(seed[2])<<16|uint64(seed[3])<<24)
 
 	if err := ph.checkEndpoints(ctx); err != nil {
-		ph.tr.CloseIdleConnections()
+		ph.closeIdle()
 		return nil, err
 	}
 	// From here on the bucket, its marker and objects may exist: a failure
@@ -255,6 +265,41 @@ func (ph *phase) halt() {
 			close(ph.stopCh)
 		}
 	})
+}
+
+// closeIdle closes the idle connections of the phase's transports.
+func (ph *phase) closeIdle() {
+	for _, t := range ph.trs {
+		t.CloseIdleConnections()
+	}
+}
+
+// localAddr is the address worker w's connections start from (--bind,
+// the addresses in turn), or nil.
+func (ph *phase) localAddr(w int) *net.TCPAddr {
+	if len(ph.c.bind) == 0 {
+		return nil
+	}
+	return &net.TCPAddr{IP: net.ParseIP(ph.c.bind[w%len(ph.c.bind)])}
+}
+
+// checkBind makes sure every --bind address is one of this machine's: a
+// socket is bound to each. A missing one is bad input, said before any
+// load runs.
+func checkBind(addrs []string) error {
+	for _, a := range addrs {
+		l, err := net.Listen("tcp", net.JoinHostPort(a, "0"))
+		if err != nil {
+			why := err.Error()
+			var se *os.SyscallError
+			if errors.As(err, &se) {
+				why = se.Err.Error()
+			}
+			return engine.Unsupported(fmt.Sprintf("s3: --bind %s: not an address of this machine (%s)", a, why))
+		}
+		l.Close()
+	}
+	return nil
 }
 
 // sanitize makes a name safe as one element of an object key.
@@ -735,7 +780,7 @@ const EndpointsFile = "s3-endpoints.json"
 // with the count of objects still there (or, when the server does not
 // answer, how many at most), and the bucket this run created.
 func (ph *phase) Cleanup(ctx context.Context) error {
-	defer ph.tr.CloseIdleConnections()
+	defer ph.closeIdle()
 	if ph.env.Keep || ph.c.NoClear {
 		return nil
 	}

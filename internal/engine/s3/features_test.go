@@ -2,8 +2,10 @@ package s3
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -154,4 +156,70 @@ func TestVerifyCountsMismatches(t *testing.T) {
 			}
 		})
 	}
+}
+
+// --bind spreads the workers over the local addresses given: versitygw's
+// access log shows requests from each, on both request paths. An address
+// this machine does not have is refused before anything is written.
+func TestBindSpreadsWorkersOverLocalAddresses(t *testing.T) {
+	logFile := filepath.Join(t.TempDir(), "access.log")
+	srv := s3test.StartT(t, s3test.Options{AccessLog: logFile})
+	for _, client := range []string{"lean", "minio-go"} {
+		t.Run(client, func(t *testing.T) {
+			_ = os.Truncate(logFile, 0)
+			p := baseParams(srv, "get")
+			p["bind"], p["sdk"], p["duration"] = "127.0.0.1,127.0.0.2", client == "minio-go", "500ms"
+			_, res := runPhase(t, "bind-"+client, p)
+			if res.Ops[0].Ops == 0 || res.Ops[0].Errors != 0 {
+				t.Fatalf("%d GETs, %d errors %v", res.Ops[0].Ops, res.Ops[0].Errors, res.Ops[0].ErrorKinds)
+			}
+			from := requestsFrom(t, logFile, "s3_GetObject")
+			if from["127.0.0.1"] == 0 || from["127.0.0.2"] == 0 || len(from) != 2 {
+				t.Errorf("GETs by client address: %v, want both 127.0.0.1 and 127.0.0.2", from)
+			}
+		})
+	}
+	p := baseParams(srv, "get")
+	p["bind"] = "127.0.0.1,192.0.2.77" // TEST-NET-1: on no machine
+	err := prepareErr(t, p)
+	if err == nil || !errors.Is(err, engine.ErrUnsupported) ||
+		err.Error() != "s3: --bind 192.0.2.77: not an address of this machine (cannot assign requested address)" {
+		t.Fatalf("got %v, want the one line naming the address", err)
+	}
+	if keys := keysUnder(t, adminClient(t, srv), "bench", ""); len(keys) != 0 {
+		t.Errorf("a refused --bind wrote %v", keys)
+	}
+	p["bind"] = "127.0.0.1,eth0"
+	if _, err := resolve(mustDecode(t, p), noEnv); err == nil || !strings.Contains(err.Error(), `"eth0" is not an IP address`) {
+		t.Fatalf("a name in --bind: %v", err)
+	}
+}
+
+func mustDecode(t *testing.T, p map[string]any) Params {
+	t.Helper()
+	ps, err := DecodeParams(phaseOf(t, "x", p).Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
+}
+
+// requestsFrom counts the requests of one action in a versitygw access log
+// by client address (the field after the time in brackets).
+func requestsFrom(t *testing.T, file, action string) map[string]int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, line := range strings.Split(string(b), "\n") {
+		_, rest, ok := strings.Cut(line, "] ")
+		if !ok || !strings.Contains(line, " "+action+" ") {
+			continue
+		}
+		ip, _, _ := strings.Cut(rest, " ")
+		out[ip]++
+	}
+	return out
 }

@@ -92,6 +92,9 @@ type leanClient struct {
 	// endpoint: the server closed the connection or a request failed.
 	Redials int
 
+	// local, when set, is the address connections start from (--bind).
+	local net.Addr
+
 	mu       sync.Mutex // guards conn fields against cancel; taken on dial only
 	canceled bool
 	ctx      context.Context
@@ -160,7 +163,9 @@ func (lc *leanClient) dial(cn *leanConn) error {
 	if err := lc.ctx.Err(); err != nil {
 		return err
 	}
-	conn, err := leanDialer.DialContext(lc.ctx, "tcp", cn.addr)
+	d := leanDialer
+	d.LocalAddr = lc.local
+	conn, err := d.DialContext(lc.ctx, "tcp", cn.addr)
 	if err != nil {
 		return err
 	}

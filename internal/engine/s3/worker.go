@@ -73,6 +73,7 @@ func (ph *phase) newWorker(w int, rec *record.Recorder, epRec []*record.Recorder
 	}
 	if ph.lean {
 		wk.lean = newLeanClient(ph.c)
+		wk.lean.local = localAddr(ph.localAddr(w))
 	}
 	if rec != nil {
 		wk.reach.init(len(ph.c.endpoints))
