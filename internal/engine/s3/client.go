@@ -30,7 +30,7 @@ import (
 // local, when not nil, is the address connections start from (--bind).
 func newTransport(c *config, inFlight int, local *net.TCPAddr) *http.Transport {
 	wbuf := int(min(max(int64(c.ObjSize)+16<<10, 64<<10), 1<<20))
-	if c.Op == "multipart" {
+	if c.multipart() {
 		wbuf = 1 << 20
 	}
 	t := &http.Transport{
@@ -80,6 +80,8 @@ func newClient(c *config, endpoint string, tr http.RoundTripper) (*minio.Client,
 		Region:       c.Region,
 		BucketLookup: lookup,
 		MaxRetries:   1,
+		// minio-go sends --checksum on uploads in parts as trailers.
+		TrailingHeaders: c.Checksum != "",
 	})
 	if err != nil {
 		return nil, fmt.Errorf("s3: endpoint %s: %v", endpoint, err)

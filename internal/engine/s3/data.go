@@ -106,6 +106,29 @@ func (r *dataReader) WriteTo(w io.Writer) (int64, error) {
 	return total, nil
 }
 
+// ReadAt copies the object's bytes from off into p. It changes nothing of
+// the reader, so minio-go may read parts of one upload at once.
+func (r *dataReader) ReadAt(p []byte, off int64) (int, error) {
+	if off >= r.size {
+		return 0, io.EOF
+	}
+	n := 0
+	for n < len(p) && off < r.size {
+		i := (r.off + int(off%int64(len(r.d.b)))) % len(r.d.b)
+		chunk := r.d.b[i:]
+		if rem := r.size - off; int64(len(chunk)) > rem {
+			chunk = chunk[:rem]
+		}
+		c := copy(p[n:], chunk)
+		n += c
+		off += int64(c)
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
 // Seek lets the SDK rewind the body (it checks for io.Seeker).
 func (r *dataReader) Seek(offset int64, whence int) (int64, error) {
 	var abs int64

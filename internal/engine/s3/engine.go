@@ -132,6 +132,11 @@ func opNames(op string) []string {
 		return []string{"STAT"}
 	case "multipart":
 		return []string{"UPLOAD", "PART"}
+	case "multipart-put":
+		// warp's name for a part; UPLOAD is the whole object.
+		return []string{"UPLOAD", "PUTPART"}
+	case "retention":
+		return []string{"GETRETENTION", "RETENTION"}
 	default: // mixed, versioned
 		return []string{"GET", "STAT", "PUT", "DELETE"}
 	}
@@ -153,7 +158,8 @@ type phase struct {
 	runPfx string            // storbench/<run>/
 	prefix string            // storbench/<run>/<host>/<phase>/
 	data   *dataBlock
-	sse    encrypt.ServerSide
+	sse    encrypt.ServerSide // SSE-C: every request on an object carries the key
+	putSSE encrypt.ServerSide // what uploads carry: SSE-C, SSE-S3 or SSE-KMS
 	lean   bool // GET, PUT, HEAD and DELETE of one object bypass minio-go
 
 	createdBucket bool
@@ -201,7 +207,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	ph.runPfx = "storbench/" + env.RunID + "/"
 	ph.prefix = ph.runPfx + host + "/" + sanitize(p.Name) + "/"
 	inFlight := c.Concurrent
-	if c.Op == "multipart" {
+	if c.multipart() {
 		inFlight *= c.PartConcurrency
 	}
 	if err := checkBind(c.bind); err != nil {
@@ -232,6 +238,15 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 			return nil, err
 		}
 	}
+	ph.putSSE = ph.sse
+	switch {
+	case c.SSES3:
+		ph.putSSE = encrypt.NewSSE()
+	case c.SSEKMS != "":
+		if ph.putSSE, err = encrypt.NewSSEKMS(c.SSEKMS, nil); err != nil {
+			return nil, fmt.Errorf("s3: --sse-kms: %v", err)
+		}
+	}
 	var seed [8]byte
 	_, _ = rand.Read(seed[:])
 	ph.data = newDataBlock(int64(c.ObjSize), uint64(seed[0])|uint64(seed[1])<<8|uint64(seed[2])<<16|uint64(seed[3])<<24)
@@ -243,6 +258,9 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	// From here on the bucket, its marker and objects may exist: a failure
 	// or an interrupt removes what this phase made before returning.
 	if err := ph.ensureBucket(ctx); err != nil {
+		return nil, ph.undo(ctx, err)
+	}
+	if err := ph.probeOptions(ctx); err != nil {
 		return nil, ph.undo(ctx, err)
 	}
 	if err := ph.prepareObjects(ctx); err != nil {
@@ -401,6 +419,53 @@ func (ph *phase) ensureBucket(ctx context.Context) error {
 	return nil
 }
 
+// probeOptions uploads one small object with the upload options a server
+// may ignore without a word - encryption, storage class - and reads it
+// back: a server that refused or ignored one is said in one line, before
+// any load, rather than measured as if it had applied it.
+func (ph *phase) probeOptions(ctx context.Context) error {
+	c := ph.c
+	class := c.StorageClass != "" && c.StorageClass != "STANDARD" // STANDARD is not echoed
+	if !c.SSES3 && c.SSEKMS == "" && !class {
+		return nil
+	}
+	var flags []string
+	if c.SSES3 {
+		flags = append(flags, "--sse-s3-encrypt")
+	}
+	if c.SSEKMS != "" {
+		flags = append(flags, "--sse-kms "+c.SSEKMS)
+	}
+	if class {
+		flags = append(flags, "--storage-class "+c.StorageClass)
+	}
+	key := ph.prefix + "probe"
+	opts := ph.putOpts()
+	opts.Checksum = 0
+	core := minio.Core{Client: ph.admin}
+	if _, err := core.PutObject(ctx, c.Bucket, key, strings.NewReader("probe"), 5, "", "", opts); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return engine.Unsupported(fmt.Sprintf("s3: %s: the server refused an upload with it (%s)", strings.Join(flags, " "), errorKind(err)))
+	}
+	info, err := ph.admin.StatObject(ctx, c.Bucket, key, minio.StatObjectOptions{})
+	_ = ph.admin.RemoveObject(context.WithoutCancel(ctx), c.Bucket, key, minio.RemoveObjectOptions{})
+	if err != nil {
+		return fmt.Errorf("s3: reading back an upload with %s: %v", strings.Join(flags, " "), err)
+	}
+	got := info.Metadata.Get("X-Amz-Server-Side-Encryption")
+	switch {
+	case c.SSES3 && got != "AES256":
+		return engine.Unsupported("s3: --sse-s3-encrypt: the server does not encrypt with SSE-S3 (an object written with it reads back without x-amz-server-side-encryption: AES256)")
+	case c.SSEKMS != "" && got != "aws:kms":
+		return engine.Unsupported("s3: --sse-kms: the server does not encrypt with SSE-KMS (an object written with it reads back without x-amz-server-side-encryption: aws:kms)")
+	case class && info.StorageClass != c.StorageClass:
+		return engine.Unsupported(fmt.Sprintf("s3: --storage-class %s: the server does not keep storage classes (an object written with it reads back as %q)", c.StorageClass, info.StorageClass))
+	}
+	return nil
+}
+
 // noVersioning recognises a server's answer that it has no bucket
 // versioning (versitygw without --versioning-dir, MinIO in FS mode, ...).
 func noVersioning(err error) bool {
@@ -419,11 +484,17 @@ func (ph *phase) workerPrefix(w int) string {
 	return ph.prefix + "w" + strconv.Itoa(w) + "/"
 }
 
+// putOpts are the options of a single PUT (and of a multipart upload's
+// creation and completion) through minio-go.
 func (ph *phase) putOpts() minio.PutObjectOptions {
+	c := ph.c
 	o := minio.PutObjectOptions{
-		DisableContentSha256: !ph.c.SignPayload,
+		DisableContentSha256: !c.SignPayload,
 		DisableMultipart:     true,
-		ServerSideEncryption: ph.sse,
+		ServerSideEncryption: ph.putSSE,
+		StorageClass:         c.StorageClass,
+		UserMetadata:         c.AddMetadata,
+		UserTags:             c.Tag,
 	}
 	if ph.c.Checksum != "" {
 		o.Checksum = checksumTypes[ph.c.Checksum]
@@ -436,7 +507,7 @@ func (ph *phase) putOpts() minio.PutObjectOptions {
 func (ph *phase) prepareObjects(ctx context.Context) error {
 	c := ph.c
 	switch c.Op {
-	case "put", "multipart":
+	case "put", "multipart", "multipart-put":
 		return nil
 	}
 	n := c.Objects
@@ -532,7 +603,7 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 		}
 	}
 	nw := c.Concurrent
-	if c.Op == "multipart" {
+	if c.multipart() {
 		nw = c.Concurrent * c.PartConcurrency
 	}
 	recs := make([]*record.Recorder, nw)
@@ -565,7 +636,7 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 		workers[w] = ph.newWorker(w, recs[w], er)
 		workers[w].log.l = olog
 		workers[w].szRec = ph.sizeRecorders()
-		if c.Op == "multipart" {
+		if c.multipart() {
 			for k := 1; k < c.PartConcurrency; k++ {
 				pw := c.Concurrent + (w*(c.PartConcurrency-1) + k - 1)
 				var per []*record.Recorder
@@ -599,7 +670,7 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 	defer tick.Stop()
 	stopTimer := time.NewTimer(time.Until(stopAt))
 	defer stopTimer.Stop()
-	term := autoTerm{pct: c.AutoTermPct, minDur: time.Duration(c.AutoTermDur), bytes: c.Op == "get" || c.Op == "put" || c.Op == "multipart"}
+	term := autoTerm{pct: c.AutoTermPct, minDur: time.Duration(c.AutoTermDur), bytes: c.Op == "get" || c.Op == "put" || c.multipart()}
 	planned := c.duration
 	stoppedBy := "duration"
 loop:

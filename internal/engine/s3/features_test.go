@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/minio/minio-go/v7"
+
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/s3test"
 )
@@ -222,4 +224,180 @@ func requestsFrom(t *testing.T, file, action string) map[string]int {
 		out[ip]++
 	}
 	return out
+}
+
+// Storage class, user metadata and tags reach the server with every
+// upload, on both request paths.
+func TestUploadOptionsAgainstVersityGW(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	cl := adminClient(t, srv)
+	ctx := context.Background()
+	for _, client := range []string{"lean", "minio-go"} {
+		t.Run(client, func(t *testing.T) {
+			p := baseParams(srv, "put")
+			p["sdk"], p["duration"] = client == "minio-go", "300ms"
+			p["storage_class"] = "STANDARD"
+			p["add_metadata"] = map[string]string{"Team": "storage  bench", "run": "r1"}
+			p["tag"] = map[string]string{"project": "storbench", "a b": "c+d=e"}
+			pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "opt"}, phaseOf(t, "opt"+client, p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pr.Cleanup(ctx)
+			res, err := pr.Run(ctx, time.Now(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Ops[0].Ops == 0 || res.Ops[0].Errors != 0 || res.Meta["s3_client"] != client {
+				t.Fatalf("%s: %d PUTs, %d errors %v", res.Meta["s3_client"], res.Ops[0].Ops, res.Ops[0].Errors, res.Ops[0].ErrorKinds)
+			}
+			checked := 0
+			for k := range keysUnder(t, cl, "bench", pr.(*phase).prefix) {
+				info, err := cl.StatObject(ctx, "bench", k, minio.StatObjectOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if info.UserMetadata["Team"] != "storage  bench" || info.UserMetadata["Run"] != "r1" {
+					t.Errorf("%s: metadata %v", k, info.UserMetadata)
+				}
+				tags, err := cl.GetObjectTagging(ctx, "bench", k, minio.GetObjectTaggingOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m := tags.ToMap(); m["project"] != "storbench" || m["a b"] != "c+d=e" || len(m) != 2 {
+					t.Errorf("%s: tags %v", k, m)
+				}
+				if checked++; checked == 5 {
+					break
+				}
+			}
+			if checked == 0 {
+				t.Fatal("no object to look at")
+			}
+		})
+	}
+}
+
+// Encryption and storage classes versitygw accepts but does not apply are
+// refused in one line each before any load, and what the phase made is
+// removed.
+func TestUploadOptionsTheServerIgnoresAreRefused(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	cl := adminClient(t, srv)
+	for _, tc := range []struct {
+		extra map[string]any
+		want  string
+	}{
+		{map[string]any{"sse_s3_encrypt": true}, "s3: --sse-s3-encrypt: the server does not encrypt with SSE-S3 (an object written with it reads back without x-amz-server-side-encryption: AES256)"},
+		{map[string]any{"sse_kms": "bench-key"}, "s3: --sse-kms: the server does not encrypt with SSE-KMS (an object written with it reads back without x-amz-server-side-encryption: aws:kms)"},
+		{map[string]any{"storage_class": "GLACIER_IR"}, `s3: --storage-class GLACIER_IR: the server does not keep storage classes (an object written with it reads back as "")`},
+	} {
+		p := baseParams(srv, "get")
+		p["bucket"] = "refused"
+		for k, v := range tc.extra {
+			p[k] = v
+		}
+		err := prepareErr(t, p)
+		if err == nil || err.Error() != tc.want || !errors.Is(err, engine.ErrUnsupported) {
+			t.Errorf("%v: got %v\nwant %s", tc.extra, err, tc.want)
+		}
+		if ok, _ := cl.BucketExists(context.Background(), "refused"); ok {
+			t.Errorf("%v: the bucket the refused phase created was left", tc.extra)
+		}
+	}
+}
+
+// Objects over 16 MiB are uploaded in parts, as warp does, unless
+// --disable-multipart: then one PUT, on the lean path.
+func TestDisableMultipart(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	cl := adminClient(t, srv)
+	ctx := context.Background()
+	for _, single := range []bool{false, true} {
+		p := baseParams(srv, "put")
+		p["obj_size"], p["concurrent"], p["duration"], p["disable_multipart"] = "17MiB", 2, "300ms", single
+		pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "mp"}, phaseOf(t, "mp", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := pr.Run(ctx, time.Now(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Ops[0].Ops == 0 || res.Ops[0].Errors != 0 {
+			t.Fatalf("disable_multipart %v: %d PUTs, %d errors %v", single, res.Ops[0].Ops, res.Ops[0].Errors, res.Ops[0].ErrorKinds)
+		}
+		ph := pr.(*phase)
+		n := 0
+		for k, size := range keysUnder(t, cl, "bench", ph.prefix) {
+			info, err := cl.StatObject(ctx, "bench", k, minio.StatObjectOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A multipart upload's ETag ends in -<parts>.
+			if parts := strings.Contains(info.ETag, "-"); parts == single || size != 17<<20 {
+				t.Errorf("disable_multipart %v: %s has ETag %s, %d bytes", single, k, info.ETag, size)
+			}
+			n++
+		}
+		if n == 0 {
+			t.Errorf("disable_multipart %v: nothing uploaded", single)
+		}
+		if err := pr.Cleanup(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// --checksum reaches the server with every upload - one PUT, a PUT sent in
+// parts, and each part of multipart-put - and the server keeps it: a HEAD
+// asking for checksums returns one of the algorithm.
+func TestChecksumOnEveryUpload(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	cl := adminClient(t, srv)
+	ctx := context.Background()
+	for _, ck := range []string{"CRC32", "CRC32C", "CRC64NVME", "SHA1", "SHA256"} {
+		for _, tc := range []struct {
+			name  string
+			extra map[string]any
+		}{
+			{"put", map[string]any{"op": "put"}},
+			{"put in parts", map[string]any{"op": "put", "obj_size": "17MiB", "concurrent": 1}},
+			{"multipart-put", map[string]any{"op": "multipart-put", "parts": 2, "part_size": "5MiB", "part_concurrency": 2, "concurrent": 1}},
+		} {
+			p := baseParams(srv, "put")
+			p["checksum"], p["duration"] = ck, "300ms"
+			for k, v := range tc.extra {
+				p[k] = v
+			}
+			pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "ck"}, phaseOf(t, "ck", p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := pr.Run(ctx, time.Now(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range res.Ops {
+				if o.Ops == 0 || o.Errors != 0 {
+					t.Errorf("%s %s: %s %d ops, %d errors %v", ck, tc.name, o.Op, o.Ops, o.Errors, o.ErrorKinds)
+				}
+			}
+			for k := range keysUnder(t, cl, "bench", pr.(*phase).prefix) {
+				info, err := cl.StatObject(ctx, "bench", k, minio.StatObjectOptions{Checksum: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]string{"CRC32": info.ChecksumCRC32, "CRC32C": info.ChecksumCRC32C,
+					"CRC64NVME": info.ChecksumCRC64NVME, "SHA1": info.ChecksumSHA1, "SHA256": info.ChecksumSHA256}
+				if got[ck] == "" {
+					t.Errorf("%s %s: %s kept no %s checksum: %v", ck, tc.name, k, ck, got)
+				}
+				break
+			}
+			if err := pr.Cleanup(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }

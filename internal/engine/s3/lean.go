@@ -35,8 +35,14 @@ import (
 
 // leanUsable says whether c's requests can take the lean path: plain HTTP,
 // no SSE-C, no S3 checksum header, no versions, and not forced to the SDK.
+// Storage class, user metadata, tags, SSE-S3 and SSE-KMS are headers it
+// sends (and signs) with every PUT.
 func leanUsable(c *config) bool {
-	return !c.SDK && !c.tls && !c.Encrypt && c.Checksum == "" && c.Op != "versioned" && c.Op != "multipart"
+	switch c.Op {
+	case "versioned", "multipart", "multipart-put", "retention":
+		return false
+	}
+	return !c.SDK && !c.tls && !c.Encrypt && c.Checksum == "" && !(c.Op == "list" && (c.Versions > 1 || c.Metadata))
 }
 
 // s3Error is an error response of the lean path: the HTTP status and the S3
@@ -87,6 +93,8 @@ type leanClient struct {
 	etagN  int
 	// check, when set, sees every byte of the next GET body (--verify).
 	check *bodyCheck
+	// putExtra are the x-amz-* options every PUT carries, or nil.
+	putExtra *extraHeaders
 
 	// Redials counts connections made after a worker's first one to an
 	// endpoint: the server closed the connection or a request failed.
@@ -101,7 +109,7 @@ type leanClient struct {
 }
 
 func newLeanClient(c *config) *leanClient {
-	lc := &leanClient{c: c, sig: newSigner(c.AccessKey, c.SecretKey, c.Region),
+	lc := &leanClient{c: c, sig: newSigner(c.AccessKey, c.SecretKey, c.Region), putExtra: newExtraHeaders(c.putHeaders),
 		req: make([]byte, 0, 1024), uri: make([]byte, 0, 256), rng: make([]byte, 0, 48),
 		iovBuf: make([][]byte, 0, 8), ctx: context.Background()}
 	for _, ep := range c.endpoints {
@@ -709,10 +717,10 @@ func xmlField(b []byte, name string) string {
 	return string(bytes.TrimSpace(rest[:j]))
 }
 
-// startRequest writes the request line, Host and signature headers for
-// method on key into lc.req; the caller appends its own headers and the
-// final CRLF.
-func (lc *leanClient) startRequest(ep int, method string, key []byte, payload []byte, rng []byte) {
+// startRequest writes the request line, Host and signature headers (and
+// extra's) for method on key into lc.req; the caller appends its own
+// headers and the final CRLF.
+func (lc *leanClient) startRequest(ep int, method string, key []byte, payload []byte, rng []byte, extra *extraHeaders) {
 	c, cn := lc.c, &lc.conns[ep]
 	u := append(lc.uri[:0], '/')
 	if c.Lookup != "dns" {
@@ -722,7 +730,7 @@ func (lc *leanClient) startRequest(ep int, method string, key []byte, payload []
 	u = appendURIPath(u, key)
 	lc.uri = u
 	lc.sig.setTime(time.Now())
-	lc.sig.sign(method, u, cn.host, payload, rng)
+	lc.sig.sign(method, u, cn.host, payload, rng, extra)
 	b := append(lc.req[:0], method...)
 	b = append(b, ' ')
 	b = append(b, u...)
@@ -734,7 +742,7 @@ func (lc *leanClient) startRequest(ep int, method string, key []byte, payload []
 		b = append(b, rng...)
 		b = append(b, "\r\n"...)
 	}
-	lc.req = lc.sig.appendAuth(b, payload, rng != nil)
+	lc.req = lc.sig.appendAuth(b, payload, rng != nil, extra)
 }
 
 // get reads key (the bytes [off, off+n) of it when n > 0) into buf and
@@ -748,7 +756,7 @@ func (lc *leanClient) get(ep int, key []byte, off, n int64, buf []byte) (int64, 
 		rng = strconv.AppendInt(rng, off+n-1, 10)
 		lc.rng = rng
 	}
-	lc.startRequest(ep, "GET", key, unsignedPayloadB, rng)
+	lc.startRequest(ep, "GET", key, unsignedPayloadB, rng, nil)
 	lc.req = append(lc.req, "\r\n"...)
 	cn, r, err := lc.begin(ep, nil, false)
 	if err != nil {
@@ -786,7 +794,7 @@ func (lc *leanClient) put(ep int, key []byte, size int64, body [][]byte, buf []b
 		hex.Encode(lc.pay[:], lc.sha.Sum(sum[:0]))
 		payload = lc.pay[:]
 	}
-	lc.startRequest(ep, "PUT", key, payload, nil)
+	lc.startRequest(ep, "PUT", key, payload, nil, lc.putExtra)
 	b := append(lc.req, "Content-Length: "...)
 	b = strconv.AppendInt(b, size, 10)
 	b = append(b, "\r\n"...)
@@ -825,7 +833,7 @@ func (lc *leanClient) ETag() []byte { return lc.etag[:lc.etagN] }
 
 // simple sends a body-less request whose success is okStatus (HEAD, DELETE).
 func (lc *leanClient) simple(ep int, method string, key []byte, okStatus int, buf []byte) error {
-	lc.startRequest(ep, method, key, unsignedPayloadB, nil)
+	lc.startRequest(ep, method, key, unsignedPayloadB, nil, nil)
 	lc.req = append(lc.req, "\r\n"...)
 	head := method == "HEAD"
 	cn, r, err := lc.begin(ep, nil, head)

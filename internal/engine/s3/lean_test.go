@@ -249,10 +249,11 @@ func TestLeanCancelAbortsRequestInFlight(t *testing.T) {
 // allocates nothing either, so the count is the client's) and against
 // versitygw (another process).
 func TestLeanRequestsAllocateNothing(t *testing.T) {
-	check := func(t *testing.T, lc *leanClient, key string) {
+	check := func(t *testing.T, lc *leanClient, key string, d *dataBlock) {
 		buf := make([]byte, readBufSize)
-		d := newDataBlock(64<<10, 3)
 		var iov [][]byte
+		var chk bodyCheck
+		extra := newExtraHeaders(map[string]string{"x-amz-storage-class": "STANDARD", "x-amz-meta-team": "bench", "x-amz-tagging": "a=b"})
 		kb := []byte(key)
 		if err := lc.put(0, kb, 64<<10, d.bodyChunks(nil, d.offset(key), 64<<10), buf); err != nil {
 			t.Fatal(err)
@@ -268,6 +269,20 @@ func TestLeanRequestsAllocateNothing(t *testing.T) {
 				return lc.put(0, kb, 64<<10, iov, buf)
 			},
 			"HEAD": func() error { return lc.stat(0, kb, buf) },
+			"PUT with storage class, metadata and tags": func() error {
+				lc.putExtra = extra
+				iov = d.bodyChunks(iov[:0], d.offset(key), 64<<10)
+				err := lc.put(0, kb, 64<<10, iov, buf)
+				lc.putExtra = nil
+				return err
+			},
+			"verified GET": func() error {
+				chk.reset(d, d.offset(key), 0)
+				lc.check = &chk
+				_, _, err := lc.get(0, kb, 0, 0, buf)
+				lc.check = nil
+				return err
+			},
 		} {
 			var err error
 			a := testing.AllocsPerRun(300, func() {
@@ -285,14 +300,15 @@ func TestLeanRequestsAllocateNothing(t *testing.T) {
 	}
 	t.Run("fake", func(t *testing.T) {
 		f := startFake(t, &fakeS3{size: 64 << 10})
-		check(t, leanFor(t, f.Addr, "s"), "k")
+		// The fake's bodies are all 'x'.
+		check(t, leanFor(t, f.Addr, "s"), "k", &dataBlock{b: bytes.Repeat([]byte{'x'}, 64<<10)})
 	})
 	t.Run("versitygw", func(t *testing.T) {
 		srv := s3test.StartT(t, s3test.Options{})
 		if err := adminClient(t, srv).MakeBucket(context.Background(), "lean", minio.MakeBucketOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		check(t, leanFor(t, srv.Endpoint, s3test.SecretKey), "alloc/k")
+		check(t, leanFor(t, srv.Endpoint, s3test.SecretKey), "alloc/k", newDataBlock(64<<10, 3))
 	})
 }
 

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/minio/minio-go/v7/pkg/tags"
+
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/hosts"
 	"github.com/storbench/storbench/internal/units"
@@ -222,6 +224,9 @@ type config struct {
 	ObjSize   Size
 	sizes     *sizeDist // object sizes (multipart: one part's size)
 	bind      []string  // local addresses, one per worker in turn
+	// putHeaders are the x-amz-* headers of every upload's options
+	// (lower-case names), for the lean path.
+	putHeaders map[string]string
 	endpoints []string
 	tls       bool
 	duration  time.Duration
@@ -554,6 +559,7 @@ func resolveSizes(c *config, p Params) error {
 // resolveRequestOptions checks what every upload carries: encryption,
 // storage class, metadata, tags, and --bind's local addresses.
 func resolveRequestOptions(c *config) error {
+	c.putHeaders = map[string]string{}
 	sse := 0
 	for _, on := range []bool{c.Encrypt, c.SSES3, c.SSEKMS != ""} {
 		if on {
@@ -576,16 +582,33 @@ func resolveRequestOptions(c *config) error {
 			return err
 		}
 	}
-	if len(c.Tag) > 10 {
-		return fmt.Errorf("s3: --tag: %d tags, S3 allows at most 10 per object", len(c.Tag))
+	if len(c.Tag) > 0 {
+		for k, v := range c.Tag {
+			if err := checkPair("--tag", k, v, false); err != nil {
+				return err
+			}
+		}
+		// S3's rules (10 tags, lengths, letters, digits, blanks and
+		// +-=._:/@), as minio-go checks them: minio-go drops tags it finds
+		// invalid without a word.
+		t, err := tags.NewTags(c.Tag, true)
+		if err != nil {
+			return fmt.Errorf("s3: --tag: %v", err)
+		}
+		c.putHeaders["x-amz-tagging"] = t.String()
 	}
-	for k, v := range c.Tag {
-		if err := checkPair("--tag", k, v, false); err != nil {
-			return err
-		}
-		if len(k) > 128 || len(v) > 256 {
-			return fmt.Errorf("s3: --tag %s: S3 allows keys of up to 128 and values of up to 256 characters", k)
-		}
+	if c.StorageClass != "" {
+		c.putHeaders["x-amz-storage-class"] = c.StorageClass
+	}
+	for k, v := range c.AddMetadata {
+		c.putHeaders["x-amz-meta-"+strings.ToLower(k)] = v
+	}
+	switch {
+	case c.SSES3:
+		c.putHeaders["x-amz-server-side-encryption"] = "AES256"
+	case c.SSEKMS != "":
+		c.putHeaders["x-amz-server-side-encryption"] = "aws:kms"
+		c.putHeaders["x-amz-server-side-encryption-aws-kms-key-id"] = c.SSEKMS
 	}
 	if c.Bind != "" {
 		for _, a := range strings.Split(c.Bind, ",") {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/base64"
+	"hash"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -57,6 +59,7 @@ type worker struct {
 	lean    *leanClient // GET, PUT, HEAD, DELETE of one object, when usable
 	iov     [][]byte    // body chunks of a lean PUT
 	chk     bodyCheck   // --verify: the GET body being checked
+	ckHash  hash.Hash   // --checksum of multipart parts
 	kb      []byte      // the key of a lean request
 	reach   reach       // endpoints' reachability and the backoff (run stage only)
 }
@@ -202,7 +205,7 @@ func (wk *worker) run(ctx context.Context) {
 		wk.loopDelete(ctx)
 	case "list":
 		wk.loopList(ctx)
-	case "multipart":
+	case "multipart", "multipart-put":
 		wk.loopMultipart(ctx)
 	default:
 		wk.loopMixed(ctx)
@@ -212,19 +215,28 @@ func (wk *worker) run(ctx context.Context) {
 // put uploads one object of size bytes to key through endpoint ep.
 func (wk *worker) put(ctx context.Context, ep int, key string, size int64) (minio.UploadInfo, error) {
 	d := wk.ph.data
+	c := wk.ph.c
+	if size > MultipartThreshold && !c.DisableMultipart {
+		// In parts, as warp (through minio-go) uploads it: the body is an
+		// io.ReaderAt, so minio-go sends parts from it without buffers.
+		wk.body.reset(d, d.offset(key), size)
+		opts := wk.put0
+		opts.DisableMultipart = false
+		return wk.core[ep].Client.PutObject(ctx, c.Bucket, key, &wk.body, size, opts)
+	}
 	if wk.lean != nil {
 		return minio.UploadInfo{}, wk.putLean(ep, wk.keyBytes(key), size)
 	}
 	wk.body.reset(d, d.offset(key), size)
 	var md5b64 string
-	if wk.ph.c.MD5 {
+	if c.MD5 {
 		h := md5.New()
 		_, _ = io.Copy(h, &wk.body)
 		var sum [md5.Size]byte
 		md5b64 = base64.StdEncoding.EncodeToString(h.Sum(sum[:0]))
 		wk.body.reset(d, d.offset(key), size)
 	}
-	return wk.core[ep].PutObject(ctx, wk.ph.c.Bucket, key, &wk.body, size, md5b64, "", wk.put0)
+	return wk.core[ep].PutObject(ctx, c.Bucket, key, &wk.body, size, md5b64, "", wk.put0)
 }
 
 // get reads key (version ver when not empty; the bytes [off, off+ln) of
@@ -353,7 +365,7 @@ func (wk *worker) putOnce(ctx context.Context, t0 time.Time) {
 	size := ph.c.sizes.draw(wk.rng)
 	ep := ph.picker.pick()
 	var err error
-	if wk.lean != nil {
+	if wk.lean != nil && (size <= MultipartThreshold || ph.c.DisableMultipart) {
 		err = wk.putLean(ep, wk.kb, size)
 	} else {
 		_, err = wk.put(ctx, ep, string(wk.kb), size)
@@ -469,6 +481,18 @@ func (wk *worker) loopMultipart(ctx context.Context) {
 	size := int64(c.PartSize)
 	helpers := append([]*worker{wk}, wk.parts...)
 	parts := make([]minio.CompletePart, c.Parts)
+	create := wk.put0
+	ck := checksumTypes[c.Checksum]
+	if ck.IsSet() {
+		// The upload announces the algorithm; every part carries its sum.
+		create.UserMetadata = map[string]string{"x-amz-checksum-algorithm": ck.String()}
+		if ck.FullObjectRequested() {
+			create.UserMetadata["x-amz-checksum-type"] = "FULL_OBJECT"
+		}
+		for k, v := range c.AddMetadata {
+			create.UserMetadata[k] = v
+		}
+	}
 	for {
 		t0, ok := wk.begin()
 		if !ok {
@@ -477,7 +501,7 @@ func (wk *worker) loopMultipart(ctx context.Context) {
 		wk.seq++
 		key := wk.pfx + strconv.Itoa(wk.id) + "-" + strconv.Itoa(wk.seq)
 		ep := ph.picker.pick()
-		id, err := wk.core[ep].NewMultipartUpload(ctx, c.Bucket, key, wk.put0)
+		id, err := wk.core[ep].NewMultipartUpload(ctx, c.Bucket, key, create)
 		if err != nil {
 			wk.finish(0, ep, t0, time.Time{}, 0, err)
 			continue
@@ -500,9 +524,15 @@ func (wk *worker) loopMultipart(ctx context.Context) {
 					}
 					pt0 := time.Now()
 					d := ph.data
-					h.body.reset(d, (d.offset(key)+p*7919)%len(d.b), size)
-					info, perr := h.core[ep].PutObjectPart(ctx, c.Bucket, key, id, p+1, &h.body, size,
-						minio.PutObjectPartOptions{SSE: ph.sse})
+					start := (d.offset(key) + p*7919) % len(d.b)
+					popts := minio.PutObjectPartOptions{SSE: ph.sse, DisableContentSha256: !c.SignPayload}
+					var sum string
+					if ck.IsSet() {
+						sum = h.partChecksum(ck, start, size)
+						popts.CustomHeader = http.Header{ck.Key(): []string{sum}}
+					}
+					h.body.reset(d, start, size)
+					info, perr := h.core[ep].PutObjectPart(ctx, c.Bucket, key, id, p+1, &h.body, size, popts)
 					n := size
 					if perr != nil {
 						n = 0
@@ -510,7 +540,7 @@ func (wk *worker) loopMultipart(ctx context.Context) {
 						failed++
 						mu.Unlock()
 					}
-					parts[p] = minio.CompletePart{PartNumber: p + 1, ETag: info.ETag}
+					parts[p] = completePart(p+1, info.ETag, ck, sum)
 					h.finish(1, ep, pt0, time.Time{}, n, perr)
 				}
 			}(h)
@@ -528,6 +558,37 @@ func (wk *worker) loopMultipart(ctx context.Context) {
 		}
 		wk.finish(0, ep, t0, time.Time{}, n, err)
 	}
+}
+
+// partChecksum is the --checksum of a part of size bytes whose content
+// starts at start in the data block, base64 as S3 wants it.
+func (wk *worker) partChecksum(ck minio.ChecksumType, start int, size int64) string {
+	if wk.ckHash == nil {
+		wk.ckHash = ck.Hasher()
+	}
+	wk.ckHash.Reset()
+	wk.body.reset(wk.ph.data, start, size)
+	_, _ = wk.body.WriteTo(wk.ckHash)
+	return base64.StdEncoding.EncodeToString(wk.ckHash.Sum(nil))
+}
+
+// completePart is a part as CompleteMultipartUpload lists it, with its
+// checksum when the upload has one.
+func completePart(n int, etag string, ck minio.ChecksumType, sum string) minio.CompletePart {
+	p := minio.CompletePart{PartNumber: n, ETag: etag}
+	switch ck.Base() {
+	case minio.ChecksumCRC32:
+		p.ChecksumCRC32 = sum
+	case minio.ChecksumCRC32C:
+		p.ChecksumCRC32C = sum
+	case minio.ChecksumCRC64NVME:
+		p.ChecksumCRC64NVME = sum
+	case minio.ChecksumSHA1:
+		p.ChecksumSHA1 = sum
+	case minio.ChecksumSHA256:
+		p.ChecksumSHA256 = sum
+	}
+	return p
 }
 
 var errPartFailed = &partError{}
