@@ -160,7 +160,7 @@ type phase struct {
 	data   *dataBlock
 	sse    encrypt.ServerSide // SSE-C: every request on an object carries the key
 	putSSE encrypt.ServerSide // what uploads carry: SSE-C, SSE-S3 or SSE-KMS
-	lean   bool // GET, PUT, HEAD and DELETE of one object bypass minio-go
+	lean   bool               // GET, PUT, HEAD and DELETE of one object bypass minio-go
 
 	createdBucket bool
 	// bucketGone says cleanup removed the bucket this run created.

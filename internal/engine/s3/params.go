@@ -221,16 +221,16 @@ func localCredentials() (string, string) {
 type config struct {
 	Params
 	// ObjSize is the resolved object size (Params.ObjSize or the default).
-	ObjSize   Size
-	sizes     *sizeDist // object sizes (multipart: one part's size)
-	bind      []string  // local addresses, one per worker in turn
+	ObjSize Size
+	sizes   *sizeDist // object sizes (multipart: one part's size)
+	bind    []string  // local addresses, one per worker in turn
 	// putHeaders are the x-amz-* headers of every upload's options
 	// (lower-case names), for the lean path.
 	putHeaders map[string]string
-	endpoints []string
-	tls       bool
-	duration  time.Duration
-	dist      [4]float64 // get, stat, put, delete
+	endpoints  []string
+	tls        bool
+	duration   time.Duration
+	dist       [4]float64 // get, stat, put, delete
 }
 
 // distribution indexes.
