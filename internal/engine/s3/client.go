@@ -148,6 +148,10 @@ func errorKind(err error) string {
 		return "short read"
 	case errContentMismatch:
 		return "content mismatch"
+	case errListCount:
+		return "list count"
+	case errBadRetention:
+		return "bad retention"
 	}
 	var se *s3Error
 	if errors.As(err, &se) {

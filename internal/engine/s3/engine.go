@@ -153,6 +153,7 @@ type phase struct {
 	name   string
 	ops    []string
 	trs    []*http.Transport // one per --bind address, or one
+	httpc  []*http.Client    // over trs: requests minio-go does not make
 	admin  *minio.Client
 	cls    [][]*minio.Client // [worker][endpoint]
 	runPfx string            // storbench/<run>/
@@ -163,6 +164,8 @@ type phase struct {
 	lean   bool               // GET, PUT, HEAD and DELETE of one object bypass minio-go
 
 	createdBucket bool
+	// versioningOn says the bucket keeps versions (phases that list them).
+	versioningOn bool
 	// bucketGone says cleanup removed the bucket this run created.
 	bucketGone bool
 	// written counts the uploads the run stage attempted (put, mixed,
@@ -184,6 +187,11 @@ type phase struct {
 	delNext  atomic.Int64
 	putSeqs  []int // put: uploads made by each worker, whose keys putKey gives
 	listPfx  []string
+	listWant []int64  // list: the entries each worker's listing must return
+	retVers  []string // retention: version j/len(keys) of key j%len(keys)
+	// retainFor is how far ahead of now uploads and updates set the
+	// retention (retention).
+	retainFor time.Duration
 	monoBase time.Time
 	unixBase int64
 }
@@ -219,6 +227,10 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	for i := range nt {
 		ph.trs = append(ph.trs, newTransport(c, (inFlight+nt-1)/nt, ph.localAddr(i)))
 	}
+	for _, t := range ph.trs {
+		ph.httpc = append(ph.httpc, &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }})
+	}
+	ph.retainFor = c.duration + time.Hour
 	ph.cls = make([][]*minio.Client, inFlight)
 	for w := range ph.cls {
 		ph.cls[w] = make([]*minio.Client, len(c.endpoints))
@@ -367,13 +379,17 @@ func (ph *phase) ensureBucket(ctx context.Context) error {
 		// be one cleanup cannot tell is storbench's.
 		mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		err := ph.admin.MakeBucket(mctx, c.Bucket, minio.MakeBucketOptions{Region: c.Region})
+		// retention needs object lock, which only a new bucket can have.
+		lock := c.Op == "retention"
+		err := ph.admin.MakeBucket(mctx, c.Bucket, minio.MakeBucketOptions{Region: c.Region, ObjectLocking: lock})
 		if err != nil {
 			code := minio.ToErrorResponse(err).Code
-			switch code {
-			case "BucketAlreadyOwnedByYou", "BucketAlreadyExists":
+			switch {
+			case code == "BucketAlreadyOwnedByYou", code == "BucketAlreadyExists":
 				// Another host of this run made it a moment ago.
-			case "AccessDenied":
+			case lock && (code == "NotImplemented" || code == "InvalidBucketObjectLockConfiguration"):
+				return engine.Unsupported("s3: retention: the server does not support object lock")
+			case code == "AccessDenied":
 				return fmt.Errorf("s3: bucket %q does not exist and these credentials may not create it: create it or use --bucket with an existing one", c.Bucket)
 			default:
 				// Hosts of one run create the bucket at the same moment, and
@@ -396,27 +412,64 @@ func (ph *phase) ensureBucket(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if c.Op == "versioned" {
+	if c.Op == "retention" {
+		if err := ph.checkObjectLock(ctx); err != nil {
+			return err
+		}
+	}
+	if c.versionedListing() {
+		if v, err := ph.admin.GetBucketVersioning(ctx, c.Bucket); err == nil {
+			ph.versioningOn = v.Enabled()
+		}
+	}
+	if c.Op == "versioned" || c.Versions > 1 {
+		// What says the phase needs versions, in the refusal.
+		what := c.Op
+		if c.Op != "versioned" {
+			what = fmt.Sprintf("%s --versions %d", c.Op, c.Versions)
+		}
+		unsupported := "s3: " + what + ": the server does not support bucket versioning"
+		if c.Op != "versioned" {
+			unsupported += " (use --versions 1)"
+		}
 		v, err := ph.admin.GetBucketVersioning(ctx, c.Bucket)
 		if err != nil {
 			if noVersioning(err) {
-				return engine.Unsupported("s3: versioned: the server does not support bucket versioning")
+				return engine.Unsupported(unsupported)
 			}
-			return fmt.Errorf("s3: versioned: cannot read versioning of bucket %q: %v", c.Bucket, err)
+			return fmt.Errorf("s3: %s: cannot read versioning of bucket %q: %v", what, c.Bucket, err)
 		}
 		if !v.Enabled() {
 			if !ph.createdBucket {
-				return engine.Unsupported(fmt.Sprintf("s3: versioned: bucket %q has versioning off; storbench does not change a bucket it did not create: use a new --bucket", c.Bucket))
+				return engine.Unsupported(fmt.Sprintf("s3: %s: bucket %q has versioning off; storbench does not change a bucket it did not create: use a new --bucket", what, c.Bucket))
 			}
 			if err := ph.admin.EnableVersioning(ctx, c.Bucket); err != nil {
 				if noVersioning(err) {
-					return engine.Unsupported("s3: versioned: the server does not support bucket versioning")
+					return engine.Unsupported(unsupported)
 				}
-				return fmt.Errorf("s3: versioned: enable versioning on %q: %v", c.Bucket, err)
+				return fmt.Errorf("s3: %s: enable versioning on %q: %v", what, c.Bucket, err)
 			}
+			ph.versioningOn = true
 		}
 	}
 	return nil
+}
+
+// checkObjectLock makes sure the bucket has object lock, which retention
+// needs: storbench creates a bucket with it, and never changes one it did
+// not create.
+func (ph *phase) checkObjectLock(ctx context.Context) error {
+	c := ph.c
+	status, _, _, _, err := ph.admin.GetObjectLockConfig(ctx, c.Bucket)
+	switch code := minio.ToErrorResponse(err).Code; {
+	case err == nil && status == "Enabled":
+		return nil
+	case code == "NotImplemented" || code == "NotSupported" || (ph.createdBucket && err != nil):
+		return engine.Unsupported("s3: retention: the server does not support object lock")
+	case err != nil && code != "ObjectLockConfigurationNotFoundError":
+		return fmt.Errorf("s3: retention: cannot read the object lock of bucket %q: %v", c.Bucket, err)
+	}
+	return engine.Unsupported(fmt.Sprintf("s3: retention: bucket %q has no object lock, which only a new bucket can get: use a new --bucket", c.Bucket))
 }
 
 // probeOptions uploads one small object with the upload options a server
@@ -496,8 +549,22 @@ func (ph *phase) putOpts() minio.PutObjectOptions {
 		UserMetadata:         c.AddMetadata,
 		UserTags:             c.Tag,
 	}
-	if ph.c.Checksum != "" {
-		o.Checksum = checksumTypes[ph.c.Checksum]
+	if c.Checksum != "" {
+		o.Checksum = checksumTypes[c.Checksum]
+	}
+	if c.Op == "list" && c.Metadata {
+		// Something for a listing with metadata to return.
+		md := map[string]string{"storbench": "list"}
+		for k, v := range c.AddMetadata {
+			md[k] = v
+		}
+		o.UserMetadata = md
+	}
+	if c.Op == "retention" {
+		// Uploads are made with a retention the run then reads and
+		// updates.
+		o.Mode = minio.Governance
+		o.RetainUntilDate = time.Now().Add(ph.retainFor).UTC()
 	}
 	return o
 }
@@ -521,7 +588,16 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 	if c.Op == "list" {
 		for w := 0; w < c.Concurrent; w++ {
 			ph.listPfx = append(ph.listPfx, ph.workerPrefix(w))
+			// Keys go to the workers' prefixes in turn, each in every
+			// version.
+			ph.listWant = append(ph.listWant, int64((n-w+c.Concurrent-1)/c.Concurrent*c.Versions))
 		}
+	}
+	// Every key is uploaded in --versions versions: item j is version
+	// j/n of key j%n, so the versions of one key are made apart in time.
+	total := n * c.Versions
+	if c.Op == "retention" {
+		ph.retVers = make([]string, total)
 	}
 	// An interrupt stops new uploads at once, but lets those in flight
 	// finish for up to prepareGrace: an upload cut mid-way may still land
@@ -542,12 +618,13 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 				defer wk.lean.bind(uctx)()
 			}
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
+				j := int(next.Add(1) - 1)
+				if j >= total || ctx.Err() != nil {
 					return
 				}
+				i := j % n
 				size := c.sizes.draw(wk.rng)
-				ep := i % len(c.endpoints)
+				ep := j % len(c.endpoints)
 				info, err := wk.put(uctx, ep, ph.keys[i], size)
 				if err != nil && ctx.Err() != nil {
 					return
@@ -558,11 +635,16 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 						firstErr = fmt.Errorf("s3: prepare: upload %s: %v", ph.keys[i], explain(c.endpoints[ep], c, err))
 					}
 					mu.Unlock()
-					next.Store(int64(n))
+					next.Store(int64(total))
 					return
 				}
-				ph.sizes[i] = size
-				ph.vers[i] = info.VersionID
+				if ph.retVers != nil {
+					ph.retVers[j] = info.VersionID
+				}
+				if j < n {
+					ph.sizes[i] = size
+					ph.vers[i] = info.VersionID
+				}
 			}
 		}(w)
 	}
@@ -575,6 +657,28 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 	}
 	if c.Op == "mixed" || c.Op == "versioned" {
 		ph.pool = newObjectPool(ph.keys, ph.sizes, ph.vers)
+	}
+	if c.Op == "list" && c.Metadata {
+		return ph.probeListMetadata(ctx)
+	}
+	return nil
+}
+
+// probeListMetadata lists one prepared object with metadata: a server that
+// does not return the metadata every upload carried lacks the MinIO
+// extension --metadata measures.
+func (ph *phase) probeListMetadata(ctx context.Context) error {
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opts := minio.ListObjectsOptions{Prefix: ph.listPfx[0], Recursive: true, WithMetadata: true, MaxKeys: 1}
+	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, opts) {
+		if o.Err != nil {
+			return fmt.Errorf("s3: list --metadata: %v", o.Err)
+		}
+		if len(o.UserMetadata) == 0 {
+			return engine.Unsupported("s3: list --metadata: the server does not return user metadata in listings (MinIO's extension of ListObjectsV2)")
+		}
+		break
 	}
 	return nil
 }
@@ -927,7 +1031,7 @@ func (ph *phase) countPrefix(ctx context.Context, limit int64) (int64, error) {
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var n int64
-	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, minio.ListObjectsOptions{Prefix: ph.prefix, Recursive: true, WithVersions: ph.c.Op == "versioned"}) {
+	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, minio.ListObjectsOptions{Prefix: ph.prefix, Recursive: true, WithVersions: ph.c.versionedListing()}) {
 		if o.Err != nil {
 			if minio.ToErrorResponse(o.Err).Code == "NoSuchBucket" {
 				return 0, nil
@@ -988,7 +1092,7 @@ func (ph *phase) removePrefix(ctx context.Context, pfx string) error {
 	var listErr error
 	go func() {
 		defer close(objs)
-		for o := range ph.admin.ListObjects(ctx, c.Bucket, minio.ListObjectsOptions{Prefix: pfx, Recursive: true, WithVersions: c.Op == "versioned"}) {
+		for o := range ph.admin.ListObjects(ctx, c.Bucket, minio.ListObjectsOptions{Prefix: pfx, Recursive: true, WithVersions: c.versionedListing()}) {
 			if o.Err != nil {
 				listErr = o.Err
 				return
@@ -996,11 +1100,19 @@ func (ph *phase) removePrefix(ctx context.Context, pfx string) error {
 			if !strings.HasPrefix(o.Key, pfx) {
 				continue
 			}
+			if o.VersionID == "null" && !ph.versioningOn {
+				// The one version of an object in a bucket without
+				// versioning: versitygw deletes it only when asked without
+				// a version.
+				o.VersionID = ""
+			}
 			objs <- o
 		}
 	}()
 	var rmErr error
-	for e := range ph.admin.RemoveObjects(ctx, c.Bucket, objs, minio.RemoveObjectsOptions{}) {
+	// Objects of retention are under governance-mode retention, which the
+	// remover may bypass.
+	for e := range ph.admin.RemoveObjects(ctx, c.Bucket, objs, minio.RemoveObjectsOptions{GovernanceBypass: c.Op == "retention"}) {
 		if e.Err != nil && rmErr == nil && minio.ToErrorResponse(e.Err).Code != "NoSuchKey" {
 			rmErr = fmt.Errorf("%s: %v", e.ObjectName, e.Err)
 		}
@@ -1044,7 +1156,7 @@ func (ph *phase) removeBucketIfOurs(ctx context.Context) (left string, err error
 			if err := ph.admin.RemoveObject(ctx, c.Bucket, marker, minio.RemoveObjectOptions{}); err != nil && !noSuchBucket(err) {
 				return "", err
 			}
-			if c.Op == "versioned" {
+			if c.versionedListing() {
 				_ = ph.removePrefix(ctx, ph.runPfx) // delete markers of the marker
 			}
 			err := ph.admin.RemoveBucket(ctx, c.Bucket)
@@ -1075,7 +1187,7 @@ func (ph *phase) removeBucketIfOurs(ctx context.Context) (left string, err error
 func (ph *phase) bucketHolds(ctx context.Context, marker string) (others, foreign bool, err error) {
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opts := minio.ListObjectsOptions{Recursive: true, WithVersions: ph.c.Op == "versioned"}
+	opts := minio.ListObjectsOptions{Recursive: true, WithVersions: ph.c.versionedListing()}
 	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, opts) {
 		switch {
 		case o.Err != nil:

@@ -401,3 +401,147 @@ func TestChecksumOnEveryUpload(t *testing.T) {
 		}
 	}
 }
+
+// list takes warp's --max-keys, --versions and --metadata: every listing
+// returns every entry prepared (a missing one is an error); versions need
+// bucket versioning and metadata MinIO's extension, and a server without
+// either is refused in one line.
+func TestListOptionsAgainstVersityGW(t *testing.T) {
+	vsrv := s3test.StartT(t, s3test.Options{Versioning: true})
+	for _, tc := range []struct {
+		name  string
+		extra map[string]any
+	}{
+		{"max-keys", map[string]any{"max_keys": 3}},
+		{"max-keys sdk", map[string]any{"max_keys": 4, "sdk": true}},
+		// versitygw repeats the latest version of a key whose versions a
+		// page boundary splits (a list count error here): 3 versions, 3
+		// keys a page.
+		{"versions", map[string]any{"versions": 3, "max_keys": 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams(vsrv, "list")
+			p["bucket"] = "list-" + strings.ReplaceAll(tc.name, " ", "-")
+			for k, v := range tc.extra {
+				p[k] = v
+			}
+			_, res := runPhase(t, "l", p)
+			o := res.Ops[0]
+			if o.Op != "LIST" || o.Ops == 0 || o.Errors != 0 || o.TTFB == nil {
+				t.Fatalf("%s: %d listings, %d errors %v", o.Op, o.Ops, o.Errors, o.ErrorKinds)
+			}
+		})
+	}
+	srv := s3test.StartT(t, s3test.Options{}) // no versioning
+	cl := adminClient(t, srv)
+	for _, tc := range []struct {
+		extra map[string]any
+		want  string
+	}{
+		{map[string]any{"versions": 3}, "s3: list --versions 3: the server does not support bucket versioning (use --versions 1)"},
+		{map[string]any{"metadata": true}, "s3: list --metadata: the server does not return user metadata in listings (MinIO's extension of ListObjectsV2)"},
+	} {
+		p := baseParams(srv, "list")
+		p["bucket"] = "nolist"
+		for k, v := range tc.extra {
+			p[k] = v
+		}
+		err := prepareErr(t, p)
+		if err == nil || err.Error() != tc.want || !errors.Is(err, engine.ErrUnsupported) {
+			t.Errorf("%v: got %v\nwant %s", tc.extra, err, tc.want)
+		}
+		if ok, _ := cl.BucketExists(context.Background(), "nolist"); ok {
+			t.Errorf("%v: the refused phase left its bucket", tc.extra)
+		}
+	}
+}
+
+// retention uploads every version with a governance retention, then reads
+// (GETRETENTION) and moves (RETENTION) retentions; cleanup removes the
+// locked versions and the bucket it made with object lock. A server or
+// bucket without what it needs is refused in one line.
+func TestRetentionAgainstVersityGW(t *testing.T) {
+	vsrv := s3test.StartT(t, s3test.Options{Versioning: true})
+	srv := s3test.StartT(t, s3test.Options{})
+	for _, tc := range []struct {
+		name     string
+		srv      *s3test.Server
+		versions int
+	}{
+		{"versions", vsrv, 3},
+		{"without versioning, one version", srv, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams(tc.srv, "retention")
+			p["bucket"], p["objects"], p["versions"] = "locked", 10, tc.versions
+			_, res := runPhase(t, "r", p)
+			if len(res.Ops) != 2 {
+				t.Fatalf("ops %+v", res.Ops)
+			}
+			for i, want := range []string{"GETRETENTION", "RETENTION"} {
+				o := res.Ops[i]
+				if o.Op != want || o.Ops == 0 || o.Errors != 0 {
+					t.Errorf("%s: %d requests, %d errors %v", o.Op, o.Ops, o.Errors, o.ErrorKinds)
+				}
+			}
+			if ok, _ := adminClient(t, tc.srv).BucketExists(context.Background(), "locked"); ok {
+				t.Error("the locked bucket storbench created was left")
+			}
+		})
+	}
+	cl := adminClient(t, srv)
+	if err := cl.MakeBucket(context.Background(), "unlocked", minio.MakeBucketOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		bucket   string
+		versions any
+		want     string
+	}{
+		{"fresh", nil, "s3: retention --versions 5: the server does not support bucket versioning (use --versions 1)"},
+		{"unlocked", 1, `s3: retention: bucket "unlocked" has no object lock, which only a new bucket can get: use a new --bucket`},
+	} {
+		p := baseParams(srv, "retention")
+		p["bucket"], p["objects"] = tc.bucket, 10
+		if tc.versions != nil {
+			p["versions"] = tc.versions
+		}
+		err := prepareErr(t, p)
+		if err == nil || err.Error() != tc.want || !errors.Is(err, engine.ErrUnsupported) {
+			t.Errorf("%s: got %v\nwant %s", tc.bucket, err, tc.want)
+		}
+	}
+	if ok, _ := cl.BucketExists(context.Background(), "fresh"); ok {
+		t.Error("the refused phase left the bucket it created")
+	}
+	if keys := keysUnder(t, cl, "unlocked", ""); len(keys) != 0 {
+		t.Errorf("the refused phase wrote into a bucket it did not create: %v", keys)
+	}
+}
+
+// multipart-put uploads objects in parts, several at once, and records
+// each part (PUTPART, warp's name) and each whole object (UPLOAD).
+func TestMultipartPutAgainstVersityGW(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	p := baseParams(srv, "multipart-put")
+	p["parts"], p["part_size"], p["part_concurrency"], p["concurrent"] = 4, "5MiB", 3, 2
+	ph, res := runPhase(t, "mpp", p)
+	if len(res.Ops) != 2 || res.Ops[0].Op != "UPLOAD" || res.Ops[1].Op != "PUTPART" {
+		t.Fatalf("ops %+v", res.Ops)
+	}
+	up, part := res.Ops[0], res.Ops[1]
+	if up.Ops == 0 || up.Errors != 0 || part.Errors != 0 || part.Ops < 4*up.Ops {
+		t.Fatalf("%d uploads (%d errors), %d parts (%d errors)", up.Ops, up.Errors, part.Ops, part.Errors)
+	}
+	if up.Bytes != up.Ops*20<<20 || part.Bytes != part.Ops*5<<20 {
+		t.Errorf("bytes: uploads %d, parts %d", up.Bytes, part.Bytes)
+	}
+	if ph.c.Parts != 4 || ph.c.PartConcurrency != 3 {
+		t.Errorf("settings %d parts, %d at once", ph.c.Parts, ph.c.PartConcurrency)
+	}
+	// warp's defaults when none are given.
+	c, err := resolve(Params{Op: "multipart-put", Hosts: []string{"h:1"}, AccessKey: "a", SecretKey: "b"}, noEnv)
+	if err != nil || c.Parts != 100 || c.PartConcurrency != 20 || c.PartSize != 5<<20 {
+		t.Errorf("defaults: %v %+v", err, c)
+	}
+}

@@ -657,6 +657,10 @@ func resolveBenchOptions(c *config) error {
 	if c.Versions > 1 && c.Op != "list" && c.Op != "retention" {
 		return fmt.Errorf("s3: --versions is for list and retention, not %s", c.Op)
 	}
+	if c.Op == "retention" && c.Checksum == "" {
+		// S3 wants an upload with object lock settings to carry a digest.
+		c.MD5 = true
+	}
 	if c.MaxKeys == 0 {
 		c.MaxKeys = 100 // warp's
 	}
@@ -696,6 +700,8 @@ func defaultObjects(op string) int {
 		return 10000
 	case "stat":
 		return 10000
+	case "retention":
+		return 25000
 	default:
 		return 2500
 	}

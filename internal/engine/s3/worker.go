@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/base64"
+	"errors"
 	"hash"
 	"io"
 	"math/rand/v2"
@@ -207,6 +208,8 @@ func (wk *worker) run(ctx context.Context) {
 		wk.loopList(ctx)
 	case "multipart", "multipart-put":
 		wk.loopMultipart(ctx)
+	case "retention":
+		wk.loopRetention(ctx)
 	default:
 		wk.loopMixed(ctx)
 	}
@@ -441,11 +444,16 @@ func sliceChan(objs []minio.ObjectInfo) <-chan minio.ObjectInfo {
 	return ch
 }
 
-// loopList lists the worker's own prefix in full, page by page; the time to
-// the first page is its TTFB.
+// loopList lists the worker's own prefix in full, --max-keys keys a
+// request (with --versions > 1 every version, with --metadata the objects'
+// metadata); the time to the first page is its TTFB. A listing that does
+// not return every entry prepared is an error ("list count"), as warp
+// counts it.
 func (wk *worker) loopList(ctx context.Context) {
 	ph := wk.ph
+	c := ph.c
 	pfx := ph.listPfx[wk.id%len(ph.listPfx)]
+	want := ph.listWant[wk.id%len(ph.listWant)]
 	for {
 		t0, ok := wk.begin()
 		if !ok {
@@ -454,24 +462,49 @@ func (wk *worker) loopList(ctx context.Context) {
 		ep := ph.picker.pick()
 		var first time.Time
 		var err error
-		token := ""
-		for {
-			res, lerr := wk.core[ep].ListObjectsV2(ph.c.Bucket, pfx, "", token, "", 1000)
-			if first.IsZero() {
-				first = time.Now()
+		var n int64
+		if c.Versions > 1 || c.Metadata {
+			lctx, cancel := context.WithCancel(ctx)
+			opts := minio.ListObjectsOptions{Prefix: pfx, Recursive: true, WithVersions: c.Versions > 1,
+				WithMetadata: c.Metadata, MaxKeys: c.MaxKeys}
+			for o := range wk.core[ep].Client.ListObjects(lctx, c.Bucket, opts) {
+				if first.IsZero() {
+					first = time.Now()
+				}
+				if o.Err != nil {
+					err = o.Err
+					break
+				}
+				n++
 			}
-			if lerr != nil {
-				err = lerr
-				break
+			cancel()
+		} else {
+			token := ""
+			for {
+				res, lerr := wk.core[ep].ListObjectsV2(c.Bucket, pfx, "", token, "", c.MaxKeys)
+				if first.IsZero() {
+					first = time.Now()
+				}
+				if lerr != nil {
+					err = lerr
+					break
+				}
+				n += int64(len(res.Contents))
+				if !res.IsTruncated || res.NextContinuationToken == "" {
+					break
+				}
+				token = res.NextContinuationToken
 			}
-			if !res.IsTruncated || res.NextContinuationToken == "" {
-				break
-			}
-			token = res.NextContinuationToken
+		}
+		if err == nil && n != want {
+			err = errListCount
 		}
 		wk.finish(0, ep, t0, first, 0, err)
 	}
 }
+
+// errListCount is a listing that did not return every entry prepared.
+var errListCount = errors.New("the listing missed entries or returned others")
 
 // loopMultipart uploads objects of --parts parts, --part.concurrent at a
 // time; each part is a PART request, each whole upload an UPLOAD.
