@@ -192,8 +192,8 @@ type phase struct {
 	// retainFor is how far ahead of now uploads and updates set the
 	// retention (retention).
 	retainFor time.Duration
-	monoBase time.Time
-	unixBase int64
+	monoBase  time.Time
+	unixBase  int64
 }
 
 // Prepare checks the endpoints, creates the bucket if it is missing, and
