@@ -313,6 +313,17 @@ func (ph *phase) localAddr(w int) *net.TCPAddr {
 	return &net.TCPAddr{IP: net.ParseIP(ph.c.bind[w%len(ph.c.bind)])}
 }
 
+// CheckBind checks --bind's addresses (comma-separated) on this machine,
+// as an agent does before its phase: for a run whose workers are local,
+// before anything is written.
+func CheckBind(bind string) error {
+	c := &config{Params: Params{Bind: bind}}
+	if err := resolveRequestOptions(c); err != nil {
+		return err
+	}
+	return checkBind(c.bind)
+}
+
 // checkBind makes sure every --bind address is one of this machine's: a
 // socket is bound to each. A missing one is bad input, said before any
 // load runs.
