@@ -442,3 +442,42 @@ func TestClientChoiceIsRecorded(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLeanGet4KiBVerifiedFake is BenchmarkLeanGet4KiBFake with
+// --verify: the difference is what checking a body costs per GET.
+func BenchmarkLeanGet4KiBVerifiedFake(b *testing.B) {
+	f := startFake(b, &fakeS3{size: 4096})
+	lc := leanFor(b, f.Addr, "s")
+	buf := make([]byte, readBufSize)
+	key := []byte("storbench/r/h/p/w0/p17")
+	d := &dataBlock{b: bytes.Repeat([]byte{'x'}, 64<<10)} // the fake's bodies
+	var chk bodyCheck
+	lc.check = &chk
+	b.ReportAllocs()
+	for b.Loop() {
+		chk.reset(d, offsetOf(d, key), 0)
+		if _, _, err := lc.get(0, key, 0, 0, buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBodyCheck measures --verify's comparison alone, per byte of
+// body (64 KiB reads, as the worker's buffer takes them).
+func BenchmarkBodyCheck(b *testing.B) {
+	d := newDataBlock(8<<20, 9)
+	body := make([]byte, 64<<10)
+	var r dataReader
+	r.reset(d, 12345, int64(len(body)))
+	_, _ = io.ReadFull(&r, body)
+	var chk bodyCheck
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		chk.reset(d, 12345, 0)
+		chk.check(body)
+		if chk.bad {
+			b.Fatal("mismatch")
+		}
+	}
+}
