@@ -41,28 +41,29 @@ type worker struct {
 	core  []minio.Core // one per endpoint
 	rec   *record.Recorder
 	epRec []*record.Recorder
+	buf   []byte
+	body  dataReader
+	rng   *rand.Rand
+	log   opLine
+	put0  minio.PutObjectOptions
+	get0  minio.GetObjectOptions
+	stat0 minio.StatObjectOptions
+	seq   int
+	pfx   string
+	parts []*worker   // multipart: helpers uploading parts of this worker's uploads
+	lean  *leanClient // GET, PUT, HEAD, DELETE of one object, when usable
+	iov   [][]byte    // body chunks of a lean PUT
+	kb    []byte      // the key of a lean request
+	reach reach       // endpoints' reachability and the backoff (run stage only)
+
 	// szRec are per operation (nil where it has none) the recorders of
 	// its size classes, when the phase's objects have several sizes.
 	szRec []*record.Recorder
 	// reqSize is the size of the object of the request finish records
 	// next (a ranged GET's too), for its size class; 0: none.
 	reqSize int64
-	buf     []byte
-	body    dataReader
-	rng     *rand.Rand
-	log     opLine
-	put0    minio.PutObjectOptions
-	get0    minio.GetObjectOptions
-	stat0   minio.StatObjectOptions
-	seq     int
-	pfx     string
-	parts   []*worker   // multipart: helpers uploading parts of this worker's uploads
-	lean    *leanClient // GET, PUT, HEAD, DELETE of one object, when usable
-	iov     [][]byte    // body chunks of a lean PUT
-	chk     bodyCheck   // --verify: the GET body being checked
-	ckHash  hash.Hash   // --checksum of multipart parts
-	kb      []byte      // the key of a lean request
-	reach   reach       // endpoints' reachability and the backoff (run stage only)
+	chk     bodyCheck // --verify: the GET body being checked
+	ckHash  hash.Hash // --checksum of multipart parts
 }
 
 func (ph *phase) newWorker(w int, rec *record.Recorder, epRec []*record.Recorder) *worker {
@@ -225,6 +226,7 @@ func (wk *worker) put(ctx context.Context, ep int, key string, size int64) (mini
 		wk.body.reset(d, d.offset(key), size)
 		opts := wk.put0
 		opts.DisableMultipart = false
+		opts.SendContentMd5 = c.MD5
 		return wk.core[ep].Client.PutObject(ctx, c.Bucket, key, &wk.body, size, opts)
 	}
 	if wk.lean != nil {
