@@ -25,6 +25,10 @@ type HostResult struct {
 	Host string `json:"host"`
 	// Ops are per-operation statistics with their windows set.
 	Ops []record.OpStats `json:"ops"`
+	// BySize splits operations by object size class, when the phase's
+	// objects had several sizes (s3 with a size distribution); windows
+	// are those of the operations.
+	BySize []record.SizeOpStats `json:"by_size,omitempty"`
 	// Series is the per-second throughput series.
 	Series []record.Second `json:"series,omitempty"`
 	// LatencySeconds is the latency histogram of every operation in every

@@ -43,4 +43,3 @@ func TestRecordCost(t *testing.T) {
 		}
 	}
 }
-

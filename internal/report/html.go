@@ -159,6 +159,12 @@ func HTML(w io.Writer, in HTMLInput) error {
 				P50: latText(o.Lat, latP50), P99: latText(o.Lat, latP99), P999: latText(o.Lat, latP999),
 				Errors: fmt.Sprint(o.Errors), Status: status, Bad: o.Errors > 0 || p.Status != results.StatusCompleted}
 			d.Rows = append(d.Rows, r)
+			for _, c := range o.BySize {
+				d.Rows = append(d.Rows, htmlRow{Phase: p.Name, Engine: p.Engine, Op: sizeOpLabel(o.Op, c), Hosts: r.Hosts,
+					Throughput: bwText(c.BwBytesPerS), OpsPerS: rateText(c.OpsPerS, ""), Mean: latText(c.Lat, latMean),
+					P50: latText(c.Lat, latP50), P99: latText(c.Lat, latP99), P999: latText(c.Lat, latP999),
+					Errors: fmt.Sprint(c.Errors), Status: status, Bad: c.Errors > 0 || p.Status != results.StatusCompleted})
+			}
 			switch {
 			case p.Engine == model.EngineFio && p.Report == model.HeadlineIOPS:
 				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " IOPS", rateText(o.OpsPerS, "IOPS")})

@@ -51,6 +51,9 @@ type Options struct {
 	Port int
 	// IAM keeps users in a directory so CreateUser can add restricted ones.
 	IAM bool
+	// AccessLog, when set, is a file versitygw logs every request to, the
+	// client's address included.
+	AccessLog string
 }
 
 var installMu sync.Mutex
@@ -118,7 +121,11 @@ func Start(dir string, o Options) (*Server, error) {
 		}
 	}
 	endpoint := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	args := []string{"--port", endpoint, "--quiet", "--keep-alive", "posix"}
+	args := []string{"--port", endpoint, "--quiet", "--keep-alive"}
+	if o.AccessLog != "" {
+		args = append(args, "--access-log", o.AccessLog)
+	}
+	args = append(args, "posix")
 	if o.Versioning {
 		vdir := filepath.Join(dir, "versions")
 		if err := os.MkdirAll(vdir, 0o755); err != nil {

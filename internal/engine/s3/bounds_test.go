@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -266,14 +267,14 @@ func earlyAnswer(t *testing.T) string {
 func TestUploadBodyReusedOnlyWhenClosed(t *testing.T) {
 	addr := earlyAnswer(t)
 	// Larger than the socket buffers, so the writer waits for the server.
-	c, err := resolve(Params{Op: "put", Hosts: []string{addr}, AccessKey: "a", SecretKey: "s", SDK: true, ObjSize: ptrSize(16 << 20)}, noKeys)
+	c, err := resolve(Params{Op: "put", Hosts: []string{addr}, AccessKey: "a", SecretKey: "s", SDK: true, ObjSize: ptrSize("16MiB")}, noKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ph := &phase{c: c, ops: []string{"PUT"}, data: newDataBlock(int64(c.ObjSize), 1), prefix: "storbench/r/h/p/"}
-	ph.tr = newTransport(c, 1)
-	ph.rt = &boundedTransport{base: ph.tr, timeout: c.requestTimeout}
-	cl, err := newClient(c, addr, ph.rt)
+	tr := newTransport(c, 1, nil)
+	ph.trs, ph.rts = []*http.Transport{tr}, []*boundedTransport{{base: tr, timeout: c.requestTimeout}}
+	cl, err := newClient(c, addr, ph.rts[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,4 +287,4 @@ func TestUploadBodyReusedOnlyWhenClosed(t *testing.T) {
 	}
 }
 
-func ptrSize(n Size) *Size { return &n }
+func ptrSize(s SizeSpec) *SizeSpec { return &s }

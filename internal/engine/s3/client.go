@@ -26,9 +26,11 @@ import (
 // The write buffer holds a whole request when the object is small enough:
 // net/http then sends headers and body in one write, and does not fall back
 // to net's generic ReadFrom, which allocates 32 KiB per request.
-func newTransport(c *config, inFlight int) *http.Transport {
+//
+// local, when not nil, is the address connections start from (--bind).
+func newTransport(c *config, inFlight int, local *net.TCPAddr) *http.Transport {
 	wbuf := int(min(max(int64(c.ObjSize)+16<<10, 64<<10), 1<<20))
-	if c.Op == "multipart" {
+	if c.multipart() {
 		wbuf = 1 << 20
 	}
 	t := &http.Transport{
@@ -36,6 +38,7 @@ func newTransport(c *config, inFlight int) *http.Transport {
 		DialContext: (&net.Dialer{
 			Timeout:   10 * time.Second,
 			KeepAlive: 30 * time.Second,
+			LocalAddr: localAddr(local),
 		}).DialContext,
 		MaxIdleConns:          inFlight * len(c.endpoints),
 		MaxIdleConnsPerHost:   inFlight,
@@ -162,6 +165,15 @@ func (b *boundedBody) Close() error {
 	return err
 }
 
+// localAddr is local as a net.Addr: a nil *net.TCPAddr would be a non-nil
+// interface, which net.Dialer would try to use.
+func localAddr(local *net.TCPAddr) net.Addr {
+	if local == nil {
+		return nil
+	}
+	return local
+}
+
 // newClient makes a minio-go client for one endpoint. Retries are off: a
 // benchmark counts a failed request, it does not hide it behind a retry.
 func newClient(c *config, endpoint string, tr http.RoundTripper) (*minio.Client, error) {
@@ -176,6 +188,8 @@ func newClient(c *config, endpoint string, tr http.RoundTripper) (*minio.Client,
 		Region:       c.Region,
 		BucketLookup: lookup,
 		MaxRetries:   1,
+		// minio-go sends --checksum on uploads in parts as trailers.
+		TrailingHeaders: c.Checksum != "",
 	})
 	if err != nil {
 		return nil, fmt.Errorf("s3: endpoint %s: %v", endpoint, err)
@@ -239,8 +253,15 @@ func errorKind(err error) string {
 	case nil:
 		return ""
 	}
-	if err == errShortRead {
+	switch err {
+	case errShortRead:
 		return "short read"
+	case errContentMismatch:
+		return "content mismatch"
+	case errListCount:
+		return "list count"
+	case errBadRetention:
+		return "bad retention"
 	}
 	var se *s3Error
 	if errors.As(err, &se) {

@@ -15,8 +15,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -122,6 +125,11 @@ func opNames(op string) []string {
 		return []string{"STAT"}
 	case "multipart":
 		return []string{"UPLOAD", "PART"}
+	case "multipart-put":
+		// warp's name for a part; UPLOAD is the whole object.
+		return []string{"UPLOAD", "PUTPART"}
+	case "retention":
+		return []string{"GETRETENTION", "RETENTION"}
 	default: // mixed, versioned
 		return []string{"GET", "STAT", "PUT", "DELETE"}
 	}
@@ -137,17 +145,21 @@ type phase struct {
 	env    engine.Env
 	name   string
 	ops    []string
-	tr     *http.Transport
-	rt     *boundedTransport // tr with every request's bound: what clients use
+	trs    []*http.Transport   // one per --bind address, or one
+	rts    []*boundedTransport // over trs, with every request's bound: what clients use
+	httpc  []*http.Client      // over rts: requests minio-go does not make
 	admin  *minio.Client
 	cls    [][]*minio.Client // [worker][endpoint]
 	runPfx string            // storbench/<run>/
 	prefix string            // storbench/<run>/<host>/<phase>/
 	data   *dataBlock
-	sse    encrypt.ServerSide
-	lean   bool // GET, PUT, HEAD and DELETE of one object bypass minio-go
+	sse    encrypt.ServerSide // SSE-C: every request on an object carries the key
+	putSSE encrypt.ServerSide // what uploads carry: SSE-C, SSE-S3 or SSE-KMS
+	lean   bool               // GET, PUT, HEAD and DELETE of one object bypass minio-go
 
 	createdBucket bool
+	// versioningOn says the bucket keeps versions (phases that list them).
+	versioningOn bool
 	// bucketGone says cleanup removed the bucket this run created.
 	bucketGone bool
 	// written counts the uploads the run stage attempted (put, mixed,
@@ -169,8 +181,13 @@ type phase struct {
 	delNext  atomic.Int64
 	putSeqs  []int // put: uploads made by each worker, whose keys putKey gives
 	listPfx  []string
-	monoBase time.Time
-	unixBase int64
+	listWant []int64  // list: the entries each worker's listing must return
+	retVers  []string // retention: version j/len(keys) of key j%len(keys)
+	// retainFor is how far ahead of now uploads and updates set the
+	// retention (retention).
+	retainFor time.Duration
+	monoBase  time.Time
+	unixBase  int64
 }
 
 // Prepare checks the endpoints, creates the bucket if it is missing, and
@@ -192,16 +209,28 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	ph.runPfx = "storbench/" + env.RunID + "/"
 	ph.prefix = ph.runPfx + host + "/" + sanitize(p.Name) + "/"
 	inFlight := c.Concurrent
-	if c.Op == "multipart" {
+	if c.multipart() {
 		inFlight *= c.PartConcurrency
 	}
-	ph.tr = newTransport(c, inFlight)
-	ph.rt = &boundedTransport{base: ph.tr, timeout: c.requestTimeout}
+	if err := checkBind(c.bind); err != nil {
+		return nil, err
+	}
+	// One transport per --bind address (one without), each pooling the
+	// connections of the workers that start from that address, and each
+	// bounding every request (boundedTransport).
+	nt := max(1, len(c.bind))
+	for i := range nt {
+		t := newTransport(c, (inFlight+nt-1)/nt, ph.localAddr(i))
+		rt := &boundedTransport{base: t, timeout: c.requestTimeout}
+		ph.trs, ph.rts = append(ph.trs, t), append(ph.rts, rt)
+		ph.httpc = append(ph.httpc, &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }})
+	}
+	ph.retainFor = c.duration + time.Hour
 	ph.cls = make([][]*minio.Client, inFlight)
 	for w := range ph.cls {
 		ph.cls[w] = make([]*minio.Client, len(c.endpoints))
 		for e, ep := range c.endpoints {
-			if ph.cls[w][e], err = newClient(c, ep, ph.rt); err != nil {
+			if ph.cls[w][e], err = newClient(c, ep, ph.rts[w%nt]); err != nil {
 				return nil, err
 			}
 		}
@@ -216,17 +245,29 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 			return nil, err
 		}
 	}
+	ph.putSSE = ph.sse
+	switch {
+	case c.SSES3:
+		ph.putSSE = encrypt.NewSSE()
+	case c.SSEKMS != "":
+		if ph.putSSE, err = encrypt.NewSSEKMS(c.SSEKMS, nil); err != nil {
+			return nil, fmt.Errorf("s3: --sse-kms: %v", err)
+		}
+	}
 	var seed [8]byte
 	_, _ = rand.Read(seed[:])
 	ph.data = newDataBlock(int64(c.ObjSize), uint64(seed[0])|uint64(seed[1])<<8|uint64(seed[2])<<16|uint64(seed[3])<<24)
 
 	if err := ph.checkEndpoints(ctx); err != nil {
-		ph.tr.CloseIdleConnections()
+		ph.closeIdle()
 		return nil, err
 	}
 	// From here on the bucket, its marker and objects may exist: a failure
 	// or an interrupt removes what this phase made before returning.
 	if err := ph.ensureBucket(ctx); err != nil {
+		return nil, ph.undo(ctx, err)
+	}
+	if err := ph.probeOptions(ctx); err != nil {
 		return nil, ph.undo(ctx, err)
 	}
 	if err := ph.prepareObjects(ctx); err != nil {
@@ -249,6 +290,52 @@ func (ph *phase) halt() {
 			close(ph.stopCh)
 		}
 	})
+}
+
+// closeIdle closes the idle connections of the phase's transports.
+func (ph *phase) closeIdle() {
+	for _, t := range ph.trs {
+		t.CloseIdleConnections()
+	}
+}
+
+// localAddr is the address worker w's connections start from (--bind,
+// the addresses in turn), or nil.
+func (ph *phase) localAddr(w int) *net.TCPAddr {
+	if len(ph.c.bind) == 0 {
+		return nil
+	}
+	return &net.TCPAddr{IP: net.ParseIP(ph.c.bind[w%len(ph.c.bind)])}
+}
+
+// CheckBind checks --bind's addresses (comma-separated) on this machine,
+// as an agent does before its phase: for a run whose workers are local,
+// before anything is written.
+func CheckBind(bind string) error {
+	c := &config{Params: Params{Bind: bind}}
+	if err := resolveRequestOptions(c); err != nil {
+		return err
+	}
+	return checkBind(c.bind)
+}
+
+// checkBind makes sure every --bind address is one of this machine's: a
+// socket is bound to each. A missing one is bad input, said before any
+// load runs.
+func checkBind(addrs []string) error {
+	for _, a := range addrs {
+		l, err := net.Listen("tcp", net.JoinHostPort(a, "0"))
+		if err != nil {
+			why := err.Error()
+			var se *os.SyscallError
+			if errors.As(err, &se) {
+				why = se.Err.Error()
+			}
+			return engine.Unsupported(fmt.Sprintf("s3: --bind %s: not an address of this machine (%s)", a, why))
+		}
+		l.Close()
+	}
+	return nil
 }
 
 // sanitize makes a name safe as one element of an object key.
@@ -298,13 +385,17 @@ func (ph *phase) ensureBucket(ctx context.Context) error {
 		// be one cleanup cannot tell is storbench's.
 		mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		err := ph.admin.MakeBucket(mctx, c.Bucket, minio.MakeBucketOptions{Region: c.Region})
+		// retention needs object lock, which only a new bucket can have.
+		lock := c.Op == "retention"
+		err := ph.admin.MakeBucket(mctx, c.Bucket, minio.MakeBucketOptions{Region: c.Region, ObjectLocking: lock})
 		if err != nil {
 			code := minio.ToErrorResponse(err).Code
-			switch code {
-			case "BucketAlreadyOwnedByYou", "BucketAlreadyExists":
+			switch {
+			case code == "BucketAlreadyOwnedByYou", code == "BucketAlreadyExists":
 				// Another host of this run made it a moment ago.
-			case "AccessDenied":
+			case lock && (code == "NotImplemented" || code == "InvalidBucketObjectLockConfiguration"):
+				return engine.Unsupported("s3: retention: the server does not support object lock")
+			case code == "AccessDenied":
 				return fmt.Errorf("s3: bucket %q does not exist and these credentials may not create it: create it or use --bucket with an existing one", c.Bucket)
 			default:
 				// Hosts of one run create the bucket at the same moment, and
@@ -327,25 +418,109 @@ func (ph *phase) ensureBucket(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if c.Op == "versioned" {
+	if c.Op == "retention" {
+		if err := ph.checkObjectLock(ctx); err != nil {
+			return err
+		}
+	}
+	if c.versionedListing() {
+		if v, err := ph.admin.GetBucketVersioning(ctx, c.Bucket); err == nil {
+			ph.versioningOn = v.Enabled()
+		}
+	}
+	if c.Op == "versioned" || c.Versions > 1 {
+		// What says the phase needs versions, in the refusal.
+		what := c.Op
+		if c.Op != "versioned" {
+			what = fmt.Sprintf("%s --versions %d", c.Op, c.Versions)
+		}
+		unsupported := "s3: " + what + ": the server does not support bucket versioning"
+		if c.Op != "versioned" {
+			unsupported += " (use --versions 1)"
+		}
 		v, err := ph.admin.GetBucketVersioning(ctx, c.Bucket)
 		if err != nil {
 			if noVersioning(err) {
-				return engine.Unsupported("s3: versioned: the server does not support bucket versioning")
+				return engine.Unsupported(unsupported)
 			}
-			return fmt.Errorf("s3: versioned: cannot read versioning of bucket %q: %v", c.Bucket, err)
+			return fmt.Errorf("s3: %s: cannot read versioning of bucket %q: %v", what, c.Bucket, err)
 		}
 		if !v.Enabled() {
 			if !ph.createdBucket {
-				return engine.Unsupported(fmt.Sprintf("s3: versioned: bucket %q has versioning off; storbench does not change a bucket it did not create: use a new --bucket", c.Bucket))
+				return engine.Unsupported(fmt.Sprintf("s3: %s: bucket %q has versioning off; storbench does not change a bucket it did not create: use a new --bucket", what, c.Bucket))
 			}
 			if err := ph.admin.EnableVersioning(ctx, c.Bucket); err != nil {
 				if noVersioning(err) {
-					return engine.Unsupported("s3: versioned: the server does not support bucket versioning")
+					return engine.Unsupported(unsupported)
 				}
-				return fmt.Errorf("s3: versioned: enable versioning on %q: %v", c.Bucket, err)
+				return fmt.Errorf("s3: %s: enable versioning on %q: %v", what, c.Bucket, err)
 			}
+			ph.versioningOn = true
 		}
+	}
+	return nil
+}
+
+// checkObjectLock makes sure the bucket has object lock, which retention
+// needs: storbench creates a bucket with it, and never changes one it did
+// not create.
+func (ph *phase) checkObjectLock(ctx context.Context) error {
+	c := ph.c
+	status, _, _, _, err := ph.admin.GetObjectLockConfig(ctx, c.Bucket)
+	switch code := minio.ToErrorResponse(err).Code; {
+	case err == nil && status == "Enabled":
+		return nil
+	case code == "NotImplemented" || code == "NotSupported" || (ph.createdBucket && err != nil):
+		return engine.Unsupported("s3: retention: the server does not support object lock")
+	case err != nil && code != "ObjectLockConfigurationNotFoundError":
+		return fmt.Errorf("s3: retention: cannot read the object lock of bucket %q: %v", c.Bucket, err)
+	}
+	return engine.Unsupported(fmt.Sprintf("s3: retention: bucket %q has no object lock, which only a new bucket can get: use a new --bucket", c.Bucket))
+}
+
+// probeOptions uploads one small object with the upload options a server
+// may ignore without a word - encryption, storage class - and reads it
+// back: a server that refused or ignored one is said in one line, before
+// any load, rather than measured as if it had applied it.
+func (ph *phase) probeOptions(ctx context.Context) error {
+	c := ph.c
+	class := c.StorageClass != "" && c.StorageClass != "STANDARD" // STANDARD is not echoed
+	if !c.SSES3 && c.SSEKMS == "" && !class {
+		return nil
+	}
+	var flags []string
+	if c.SSES3 {
+		flags = append(flags, "--sse-s3-encrypt")
+	}
+	if c.SSEKMS != "" {
+		flags = append(flags, "--sse-kms "+c.SSEKMS)
+	}
+	if class {
+		flags = append(flags, "--storage-class "+c.StorageClass)
+	}
+	key := ph.prefix + "probe"
+	opts := ph.putOpts()
+	opts.Checksum = 0
+	core := minio.Core{Client: ph.admin}
+	if _, err := core.PutObject(ctx, c.Bucket, key, strings.NewReader("probe"), 5, "", "", opts); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return engine.Unsupported(fmt.Sprintf("s3: %s: the server refused an upload with it (%s)", strings.Join(flags, " "), errorKind(err)))
+	}
+	info, err := ph.admin.StatObject(ctx, c.Bucket, key, minio.StatObjectOptions{})
+	_ = ph.admin.RemoveObject(context.WithoutCancel(ctx), c.Bucket, key, minio.RemoveObjectOptions{})
+	if err != nil {
+		return fmt.Errorf("s3: reading back an upload with %s: %v", strings.Join(flags, " "), err)
+	}
+	got := info.Metadata.Get("X-Amz-Server-Side-Encryption")
+	switch {
+	case c.SSES3 && got != "AES256":
+		return engine.Unsupported("s3: --sse-s3-encrypt: the server does not encrypt with SSE-S3 (an object written with it reads back without x-amz-server-side-encryption: AES256)")
+	case c.SSEKMS != "" && got != "aws:kms":
+		return engine.Unsupported("s3: --sse-kms: the server does not encrypt with SSE-KMS (an object written with it reads back without x-amz-server-side-encryption: aws:kms)")
+	case class && info.StorageClass != c.StorageClass:
+		return engine.Unsupported(fmt.Sprintf("s3: --storage-class %s: the server does not keep storage classes (an object written with it reads back as %q)", c.StorageClass, info.StorageClass))
 	}
 	return nil
 }
@@ -368,14 +543,34 @@ func (ph *phase) workerPrefix(w int) string {
 	return ph.prefix + "w" + strconv.Itoa(w) + "/"
 }
 
+// putOpts are the options of a single PUT (and of a multipart upload's
+// creation and completion) through minio-go.
 func (ph *phase) putOpts() minio.PutObjectOptions {
+	c := ph.c
 	o := minio.PutObjectOptions{
-		DisableContentSha256: !ph.c.SignPayload,
+		DisableContentSha256: !c.SignPayload,
 		DisableMultipart:     true,
-		ServerSideEncryption: ph.sse,
+		ServerSideEncryption: ph.putSSE,
+		StorageClass:         c.StorageClass,
+		UserMetadata:         c.AddMetadata,
+		UserTags:             c.Tag,
 	}
-	if ph.c.Checksum != "" {
-		o.Checksum = checksumTypes[ph.c.Checksum]
+	if c.Checksum != "" {
+		o.Checksum = checksumTypes[c.Checksum]
+	}
+	if c.Op == "list" && c.Metadata {
+		// Something for a listing with metadata to return.
+		md := map[string]string{"storbench": "list"}
+		for k, v := range c.AddMetadata {
+			md[k] = v
+		}
+		o.UserMetadata = md
+	}
+	if c.Op == "retention" {
+		// Uploads are made with a retention the run then reads and
+		// updates.
+		o.Mode = minio.Governance
+		o.RetainUntilDate = time.Now().Add(ph.retainFor).UTC()
 	}
 	return o
 }
@@ -385,7 +580,7 @@ func (ph *phase) putOpts() minio.PutObjectOptions {
 func (ph *phase) prepareObjects(ctx context.Context) error {
 	c := ph.c
 	switch c.Op {
-	case "put", "multipart":
+	case "put", "multipart", "multipart-put":
 		return nil
 	}
 	n := c.Objects
@@ -399,7 +594,16 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 	if c.Op == "list" {
 		for w := 0; w < c.Concurrent; w++ {
 			ph.listPfx = append(ph.listPfx, ph.workerPrefix(w))
+			// Keys go to the workers' prefixes in turn, each in every
+			// version.
+			ph.listWant = append(ph.listWant, int64((n-w+c.Concurrent-1)/c.Concurrent*c.Versions))
 		}
+	}
+	// Every key is uploaded in --versions versions: item j is version
+	// j/n of key j%n, so the versions of one key are made apart in time.
+	total := n * c.Versions
+	if c.Op == "retention" {
+		ph.retVers = make([]string, total)
 	}
 	// An interrupt stops new uploads at once, but lets those in flight
 	// finish for up to prepareGrace: an upload cut mid-way may still land
@@ -420,12 +624,13 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 				defer wk.lean.bind(uctx)()
 			}
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
+				j := int(next.Add(1) - 1)
+				if j >= total || ctx.Err() != nil {
 					return
 				}
-				size := objectSize(c, wk.rng)
-				ep := i % len(c.endpoints)
+				i := j % n
+				size := c.sizes.draw(wk.rng)
+				ep := j % len(c.endpoints)
 				info, err := wk.put(uctx, ep, ph.keys[i], size)
 				if err != nil && ctx.Err() != nil {
 					return
@@ -436,11 +641,16 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 						firstErr = fmt.Errorf("s3: prepare: upload %s: %v", ph.keys[i], explain(c.endpoints[ep], c, err))
 					}
 					mu.Unlock()
-					next.Store(int64(n))
+					next.Store(int64(total))
 					return
 				}
-				ph.sizes[i] = size
-				ph.vers[i] = info.VersionID
+				if ph.retVers != nil {
+					ph.retVers[j] = info.VersionID
+				}
+				if j < n {
+					ph.sizes[i] = size
+					ph.vers[i] = info.VersionID
+				}
 			}
 		}(w)
 	}
@@ -453,6 +663,28 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 	}
 	if c.Op == "mixed" || c.Op == "versioned" {
 		ph.pool = newObjectPool(ph.keys, ph.sizes, ph.vers)
+	}
+	if c.Op == "list" && c.Metadata {
+		return ph.probeListMetadata(ctx)
+	}
+	return nil
+}
+
+// probeListMetadata lists one prepared object with metadata: a server that
+// does not return the metadata every upload carried lacks the MinIO
+// extension --metadata measures.
+func (ph *phase) probeListMetadata(ctx context.Context) error {
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opts := minio.ListObjectsOptions{Prefix: ph.listPfx[0], Recursive: true, WithMetadata: true, MaxKeys: 1}
+	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, opts) {
+		if o.Err != nil {
+			return fmt.Errorf("s3: list --metadata: %v", o.Err)
+		}
+		if len(o.UserMetadata) == 0 {
+			return engine.Unsupported("s3: list --metadata: the server does not return user metadata in listings (MinIO's extension of ListObjectsV2)")
+		}
+		break
 	}
 	return nil
 }
@@ -481,7 +713,7 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 		}
 	}
 	nw := c.Concurrent
-	if c.Op == "multipart" {
+	if c.multipart() {
 		nw = c.Concurrent * c.PartConcurrency
 	}
 	recs := make([]*record.Recorder, nw)
@@ -513,7 +745,8 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 		}
 		workers[w] = ph.newWorker(w, recs[w], er)
 		workers[w].log.l = olog
-		if c.Op == "multipart" {
+		workers[w].szRec = ph.sizeRecorders()
+		if c.multipart() {
 			for k := 1; k < c.PartConcurrency; k++ {
 				pw := c.Concurrent + (w*(c.PartConcurrency-1) + k - 1)
 				var per []*record.Recorder
@@ -533,9 +766,13 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 	// run's cut while it runs; the lean path's by each client.
 	stopAt := ph.monoBase.Add(c.duration)
 	cutCtx, cutRun := context.WithCancelCause(context.Background())
-	ph.rt.cut.Store(&cutCtx)
+	for _, rt := range ph.rts {
+		rt.cut.Store(&cutCtx)
+	}
 	defer func() {
-		ph.rt.cut.Store(nil)
+		for _, rt := range ph.rts {
+			rt.cut.Store(nil)
+		}
 		cutRun(nil)
 	}()
 	defer context.AfterFunc(ctx, func() { cutRun(context.Canceled) })()
@@ -571,7 +808,7 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 	defer tick.Stop()
 	stopTimer := time.NewTimer(time.Until(stopAt))
 	defer stopTimer.Stop()
-	term := autoTerm{pct: c.AutoTermPct, minDur: time.Duration(c.AutoTermDur), bytes: c.Op == "get" || c.Op == "put" || c.Op == "multipart"}
+	term := autoTerm{pct: c.AutoTermPct, minDur: time.Duration(c.AutoTermDur), bytes: c.Op == "get" || c.Op == "put" || c.multipart()}
 	planned := c.duration
 	stoppedBy := "duration"
 loop:
@@ -652,6 +889,10 @@ loop:
 			res.Ops = append(res.Ops, s)
 		}
 	}
+	res.BySize = ph.sizeStats(workers, startNs, endNs)
+	if len(res.BySize) > 0 {
+		res.Meta["obj_sizes"] = c.sizes.desc
+	}
 	if c.Rate > 0 {
 		// Starts scheduled within the run (the schedule ends at the
 		// duration) that no worker took.
@@ -695,6 +936,55 @@ loop:
 	return res, nil
 }
 
+// sizedOps are the operations given per size class when objects have
+// several sizes: those that move an object's bytes.
+func sizedOp(name string) bool { return name == "GET" || name == "PUT" }
+
+// sizeRecorders returns a worker's recorders of the size classes, one per
+// operation that has them (nil for the others), or nil when the phase's
+// objects have one size.
+func (ph *phase) sizeRecorders() []*record.Recorder {
+	classes := ph.c.sizes.classes
+	if len(classes) == 0 {
+		return nil
+	}
+	out := make([]*record.Recorder, len(ph.ops))
+	has := false
+	for i, name := range ph.ops {
+		if sizedOp(name) {
+			out[i] = record.NewRecorder(make([]string, len(classes)), name == "GET")
+			has = true
+		}
+	}
+	if !has {
+		return nil
+	}
+	return out
+}
+
+// sizeStats merges the workers' size-class recorders into per-operation,
+// per-class statistics over the run's window.
+func (ph *phase) sizeStats(workers []*worker, startNs, endNs int64) []record.SizeOpStats {
+	var out []record.SizeOpStats
+	for i, name := range ph.ops {
+		for k, class := range ph.c.sizes.classes {
+			var s record.OpStats
+			for _, wk := range workers {
+				if wk.szRec != nil && wk.szRec[i] != nil {
+					s = s.Combine(wk.szRec[i].Stats(k, name))
+				}
+			}
+			if s.Ops == 0 && s.Errors == 0 {
+				continue
+			}
+			s.Op = name
+			s.StartNs, s.EndNs = startNs, endNs
+			out = append(out, record.SizeOpStats{Size: class, OpStats: s})
+		}
+	}
+	return out
+}
+
 // gcPercent is GOGC during a run.
 const gcPercent = 400
 
@@ -709,7 +999,7 @@ const EndpointsFile = "s3-endpoints.json"
 // with the count of objects still there (or, when the server does not
 // answer, how many at most), and the bucket this run created.
 func (ph *phase) Cleanup(ctx context.Context) error {
-	defer ph.tr.CloseIdleConnections()
+	defer ph.closeIdle()
 	if ph.env.Keep || ph.c.NoClear {
 		return nil
 	}
@@ -796,7 +1086,7 @@ func (ph *phase) countPrefix(ctx context.Context, limit int64) (int64, error) {
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var n int64
-	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, minio.ListObjectsOptions{Prefix: ph.prefix, Recursive: true, WithVersions: ph.c.Op == "versioned"}) {
+	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, minio.ListObjectsOptions{Prefix: ph.prefix, Recursive: true, WithVersions: ph.c.versionedListing()}) {
 		if o.Err != nil {
 			if minio.ToErrorResponse(o.Err).Code == "NoSuchBucket" {
 				return 0, nil
@@ -871,13 +1161,19 @@ func (ph *phase) removePrefix(ctx context.Context, pfx string) error {
 	var listErr error
 	go func() {
 		defer close(objs)
-		for o := range ph.admin.ListObjects(ctx, c.Bucket, minio.ListObjectsOptions{Prefix: pfx, Recursive: true, WithVersions: c.Op == "versioned"}) {
+		for o := range ph.admin.ListObjects(ctx, c.Bucket, minio.ListObjectsOptions{Prefix: pfx, Recursive: true, WithVersions: c.versionedListing()}) {
 			if o.Err != nil {
 				listErr = o.Err
 				return
 			}
 			if !strings.HasPrefix(o.Key, pfx) {
 				continue
+			}
+			if o.VersionID == "null" && !ph.versioningOn {
+				// The one version of an object in a bucket without
+				// versioning: versitygw deletes it only when asked without
+				// a version.
+				o.VersionID = ""
 			}
 			select {
 			case objs <- o:
@@ -886,7 +1182,9 @@ func (ph *phase) removePrefix(ctx context.Context, pfx string) error {
 			}
 		}
 	}()
-	rmErr := drainRemovals(ph.admin.RemoveObjects(ctx, c.Bucket, objs, minio.RemoveObjectsOptions{}), stop)
+	// Objects of retention are under governance-mode retention, which the
+	// remover may bypass.
+	rmErr := drainRemovals(ph.admin.RemoveObjects(ctx, c.Bucket, objs, minio.RemoveObjectsOptions{GovernanceBypass: c.Op == "retention"}), stop)
 	if rmErr != nil {
 		return rmErr // the listing may have ended because of it
 	}
@@ -926,7 +1224,7 @@ func (ph *phase) removeBucketIfOurs(ctx context.Context) (left string, err error
 			if err := ph.admin.RemoveObject(ctx, c.Bucket, marker, minio.RemoveObjectOptions{}); err != nil && !noSuchBucket(err) {
 				return "", err
 			}
-			if c.Op == "versioned" {
+			if c.versionedListing() {
 				_ = ph.removePrefix(ctx, ph.runPfx) // delete markers of the marker
 			}
 			err := ph.admin.RemoveBucket(ctx, c.Bucket)
@@ -957,7 +1255,7 @@ func (ph *phase) removeBucketIfOurs(ctx context.Context) (left string, err error
 func (ph *phase) bucketHolds(ctx context.Context, marker string) (others, foreign bool, err error) {
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opts := minio.ListObjectsOptions{Recursive: true, WithVersions: ph.c.Op == "versioned"}
+	opts := minio.ListObjectsOptions{Recursive: true, WithVersions: ph.c.versionedListing()}
 	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, opts) {
 		switch {
 		case o.Err != nil:

@@ -36,8 +36,14 @@ import (
 
 // leanUsable says whether c's requests can take the lean path: plain HTTP,
 // no SSE-C, no S3 checksum header, no versions, and not forced to the SDK.
+// Storage class, user metadata, tags, SSE-S3 and SSE-KMS are headers it
+// sends (and signs) with every PUT.
 func leanUsable(c *config) bool {
-	return !c.SDK && !c.tls && !c.Encrypt && c.Checksum == "" && c.Op != "versioned" && c.Op != "multipart"
+	switch c.Op {
+	case "versioned", "multipart", "multipart-put", "retention":
+		return false
+	}
+	return !c.SDK && !c.tls && !c.Encrypt && c.Checksum == "" && !(c.Op == "list" && (c.Versions > 1 || c.Metadata))
 }
 
 // s3Error is an error response of the lean path: the HTTP status and the S3
@@ -88,6 +94,10 @@ type leanClient struct {
 	rng    []byte                // Range value
 	etag   [64]byte
 	etagN  int
+	// check, when set, sees every byte of the next GET body (--verify).
+	check *bodyCheck
+	// putExtra are the x-amz-* options every PUT carries, or nil.
+	putExtra *extraHeaders
 
 	// Redials counts connections made after a worker's first one to an
 	// endpoint: the server closed the connection or a request failed.
@@ -98,6 +108,8 @@ type leanClient struct {
 	timeout, slack time.Duration
 	now            time.Time
 	dialer         net.Dialer
+	// local, when set, is the address connections start from (--bind).
+	local net.Addr
 
 	mu  sync.Mutex   // orders dials against cutAll; taken on dial only
 	cut atomic.Int32 // cutNone, or why requests are being cut
@@ -129,7 +141,7 @@ func (e *timeoutError) Timeout() bool { return true }
 func (e *timeoutError) Temporary() bool { return false }
 
 func newLeanClient(c *config) *leanClient {
-	lc := &leanClient{c: c, sig: newSigner(c.AccessKey, c.SecretKey, c.Region),
+	lc := &leanClient{c: c, sig: newSigner(c.AccessKey, c.SecretKey, c.Region), putExtra: newExtraHeaders(c.putHeaders),
 		req: make([]byte, 0, 1024), uri: make([]byte, 0, 256), rng: make([]byte, 0, 48),
 		iovBuf: make([][]byte, 0, 8), ctx: context.Background(),
 		timeout: c.requestTimeout, slack: deadlineSlack(c.requestTimeout),
@@ -245,7 +257,9 @@ func (lc *leanClient) dial(cn *leanConn) error {
 	if err := lc.ctx.Err(); err != nil {
 		return err
 	}
-	conn, err := lc.dialer.DialContext(lc.ctx, "tcp", cn.addr)
+	d := lc.dialer
+	d.LocalAddr = lc.local
+	conn, err := d.DialContext(lc.ctx, "tcp", cn.addr)
 	if err != nil {
 		if lc.ctx.Err() == nil && isTimeout(err) && lc.dialer.Timeout == lc.timeout {
 			return errRequestTimeout
@@ -582,14 +596,23 @@ func parseUint(b []byte) (int64, bool) {
 // len(buf) bytes are kept apart from the last pass) and returns its length.
 // With neither a length nor chunking the body runs to the connection's end.
 func (lc *leanClient) readBody(cn *leanConn, r *response, buf []byte) (int64, error) {
+	return readBody(cn.br, r, buf, nil)
+}
+
+// readBody reads a body from br into buf as leanClient.readBody does,
+// showing every byte to chk when it is not nil.
+func readBody(br *bufio.Reader, r *response, buf []byte, chk *bodyCheck) (int64, error) {
 	if r.chunked {
-		return readChunked(cn.br, buf)
+		return readChunked(br, buf, chk)
 	}
 	if r.clen < 0 {
 		r.close = true
 		var n int64
 		for {
-			m, err := cn.br.Read(buf)
+			m, err := br.Read(buf)
+			if chk != nil {
+				chk.check(buf[:m])
+			}
 			n += int64(m)
 			if err == io.EOF {
 				return n, nil
@@ -601,7 +624,10 @@ func (lc *leanClient) readBody(cn *leanConn, r *response, buf []byte) (int64, er
 	}
 	var n int64
 	for n < r.clen {
-		m, err := io.ReadFull(cn.br, buf[:min(int64(len(buf)), r.clen-n)])
+		m, err := io.ReadFull(br, buf[:min(int64(len(buf)), r.clen-n)])
+		if chk != nil {
+			chk.check(buf[:m])
+		}
 		n += int64(m)
 		if err != nil {
 			if err == io.EOF {
@@ -623,8 +649,8 @@ const (
 )
 
 // readChunked reads a chunked body, its trailer included. The first
-// len(buf) bytes stay in buf.
-func readChunked(br *bufio.Reader, buf []byte) (int64, error) {
+// len(buf) bytes stay in buf. chk, when not nil, sees every body byte.
+func readChunked(br *bufio.Reader, buf []byte, chk *bodyCheck) (int64, error) {
 	var n, overhead int64
 	for {
 		line, err := br.ReadSlice('\n')
@@ -648,6 +674,9 @@ func readChunked(br *bufio.Reader, buf []byte) (int64, error) {
 				dst = buf[n:]
 			}
 			m, err := io.ReadFull(br, dst[:min(int64(len(dst)), size)])
+			if chk != nil {
+				chk.check(dst[:m])
+			}
 			n += int64(m)
 			size -= int64(m)
 			if err != nil {
@@ -789,10 +818,10 @@ func xmlField(b []byte, name string) string {
 	return string(bytes.TrimSpace(rest[:j]))
 }
 
-// startRequest writes the request line, Host and signature headers for
-// method on key into lc.req; the caller appends its own headers and the
-// final CRLF.
-func (lc *leanClient) startRequest(ep int, method string, key []byte, payload []byte, rng []byte) {
+// startRequest writes the request line, Host and signature headers (and
+// extra's) for method on key into lc.req; the caller appends its own
+// headers and the final CRLF.
+func (lc *leanClient) startRequest(ep int, method string, key []byte, payload []byte, rng []byte, extra *extraHeaders) {
 	c, cn := lc.c, &lc.conns[ep]
 	u := append(lc.uri[:0], '/')
 	if c.Lookup != "dns" {
@@ -803,7 +832,7 @@ func (lc *leanClient) startRequest(ep int, method string, key []byte, payload []
 	lc.uri = u
 	lc.now = time.Now()
 	lc.sig.setTime(lc.now)
-	lc.sig.sign(method, u, cn.host, payload, rng)
+	lc.sig.sign(method, u, cn.host, payload, rng, extra)
 	b := append(lc.req[:0], method...)
 	b = append(b, ' ')
 	b = append(b, u...)
@@ -815,7 +844,7 @@ func (lc *leanClient) startRequest(ep int, method string, key []byte, payload []
 		b = append(b, rng...)
 		b = append(b, "\r\n"...)
 	}
-	lc.req = lc.sig.appendAuth(b, payload, rng != nil)
+	lc.req = lc.sig.appendAuth(b, payload, rng != nil, extra)
 }
 
 // get reads key (the bytes [off, off+n) of it when n > 0) into buf and
@@ -829,7 +858,7 @@ func (lc *leanClient) get(ep int, key []byte, off, n int64, buf []byte) (int64, 
 		rng = strconv.AppendInt(rng, off+n-1, 10)
 		lc.rng = rng
 	}
-	lc.startRequest(ep, "GET", key, unsignedPayloadB, rng)
+	lc.startRequest(ep, "GET", key, unsignedPayloadB, rng, nil)
 	lc.req = append(lc.req, "\r\n"...)
 	cn, r, err := lc.begin(ep, nil, false)
 	if err != nil {
@@ -838,12 +867,15 @@ func (lc *leanClient) get(ep int, key []byte, off, n int64, buf []byte) (int64, 
 	if r.status != http.StatusOK && r.status != http.StatusPartialContent {
 		return 0, r.first, lc.errorResponse(cn, &r, buf, true)
 	}
-	got, err := lc.readBody(cn, &r, buf)
+	got, err := readBody(cn.br, &r, buf, lc.check)
 	if err != nil {
 		lc.drop(cn)
 		return got, r.first, lc.netErr(err)
 	}
 	lc.finishResponse(cn, &r)
+	if lc.check != nil && lc.check.bad {
+		return got, r.first, errContentMismatch
+	}
 	return got, r.first, nil
 }
 
@@ -864,7 +896,7 @@ func (lc *leanClient) put(ep int, key []byte, size int64, body [][]byte, buf []b
 		hex.Encode(lc.pay[:], lc.sha.Sum(sum[:0]))
 		payload = lc.pay[:]
 	}
-	lc.startRequest(ep, "PUT", key, payload, nil)
+	lc.startRequest(ep, "PUT", key, payload, nil, lc.putExtra)
 	b := append(lc.req, "Content-Length: "...)
 	b = strconv.AppendInt(b, size, 10)
 	b = append(b, "\r\n"...)
@@ -903,7 +935,7 @@ func (lc *leanClient) ETag() []byte { return lc.etag[:lc.etagN] }
 
 // simple sends a body-less request whose success is okStatus (HEAD, DELETE).
 func (lc *leanClient) simple(ep int, method string, key []byte, okStatus int, buf []byte) error {
-	lc.startRequest(ep, method, key, unsignedPayloadB, nil)
+	lc.startRequest(ep, method, key, unsignedPayloadB, nil, nil)
 	lc.req = append(lc.req, "\r\n"...)
 	head := method == "HEAD"
 	cn, r, err := lc.begin(ep, nil, head)

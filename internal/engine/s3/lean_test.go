@@ -249,10 +249,11 @@ func TestLeanCancelAbortsRequestInFlight(t *testing.T) {
 // allocates nothing either, so the count is the client's) and against
 // versitygw (another process).
 func TestLeanRequestsAllocateNothing(t *testing.T) {
-	check := func(t *testing.T, lc *leanClient, key string) {
+	check := func(t *testing.T, lc *leanClient, key string, d *dataBlock) {
 		buf := make([]byte, readBufSize)
-		d := newDataBlock(64<<10, 3)
 		var iov [][]byte
+		var chk bodyCheck
+		extra := newExtraHeaders(map[string]string{"x-amz-storage-class": "STANDARD", "x-amz-meta-team": "bench", "x-amz-tagging": "a=b"})
 		kb := []byte(key)
 		if err := lc.put(0, kb, 64<<10, d.bodyChunks(nil, d.offset(key), 64<<10), buf); err != nil {
 			t.Fatal(err)
@@ -268,6 +269,20 @@ func TestLeanRequestsAllocateNothing(t *testing.T) {
 				return lc.put(0, kb, 64<<10, iov, buf)
 			},
 			"HEAD": func() error { return lc.stat(0, kb, buf) },
+			"PUT with storage class, metadata and tags": func() error {
+				lc.putExtra = extra
+				iov = d.bodyChunks(iov[:0], d.offset(key), 64<<10)
+				err := lc.put(0, kb, 64<<10, iov, buf)
+				lc.putExtra = nil
+				return err
+			},
+			"verified GET": func() error {
+				chk.reset(d, d.offset(key), 0)
+				lc.check = &chk
+				_, _, err := lc.get(0, kb, 0, 0, buf)
+				lc.check = nil
+				return err
+			},
 		} {
 			var err error
 			a := testing.AllocsPerRun(300, func() {
@@ -285,14 +300,15 @@ func TestLeanRequestsAllocateNothing(t *testing.T) {
 	}
 	t.Run("fake", func(t *testing.T) {
 		f := startFake(t, &fakeS3{size: 64 << 10})
-		check(t, leanFor(t, f.Addr, "s"), "k")
+		// The fake's bodies are all 'x'.
+		check(t, leanFor(t, f.Addr, "s"), "k", &dataBlock{b: bytes.Repeat([]byte{'x'}, 64<<10)})
 	})
 	t.Run("versitygw", func(t *testing.T) {
 		srv := s3test.StartT(t, s3test.Options{})
 		if err := adminClient(t, srv).MakeBucket(context.Background(), "lean", minio.MakeBucketOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		check(t, leanFor(t, srv.Endpoint, s3test.SecretKey), "alloc/k")
+		check(t, leanFor(t, srv.Endpoint, s3test.SecretKey), "alloc/k", newDataBlock(64<<10, 3))
 	})
 }
 
@@ -300,28 +316,43 @@ func TestLeanRequestsAllocateNothing(t *testing.T) {
 // endpoint choice, key, body, request, recording - allocates nothing.
 func TestLeanLoopsAllocateNothing(t *testing.T) {
 	f := startFake(t, &fakeS3{size: 4096})
-	c, err := resolve(Params{Op: "get", Hosts: []string{f.Addr}, AccessKey: "a", SecretKey: "s", Range: true}, noKeys)
+	c, err := resolve(Params{Op: "get", Hosts: []string{f.Addr}, AccessKey: "a", SecretKey: "s"}, noKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The fake's bodies are all 'x': so is the content --verify expects.
 	ph := &phase{c: c, ops: []string{"GET"}, picker: newHostPicker(1, false), monoBase: time.Now(),
 		keys: []string{"storbench/r/h/p/w0/p0", "storbench/r/h/p/w0/p1"}, sizes: []int64{4096, 4096},
-		data: newDataBlock(64<<10, 5)}
+		data: &dataBlock{b: bytes.Repeat([]byte{'x'}, 64<<10)}}
 	wk := &worker{ph: ph, rec: record.NewRecorder(ph.ops, true), buf: make([]byte, readBufSize),
 		rng: rand.New(rand.NewPCG(1, 2)), pfx: "storbench/r/h/p/w0/", lean: newLeanClient(c)}
 	defer wk.lean.bind(context.Background())()
+	fixed := c.sizes
+	buckets, err := parseSizes("1KiB:1,4KiB:1,64KiB:1", false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
-		name  string
-		rng   bool
-		fn    func()
-		errOK bool
+		name    string
+		rng     bool
+		verify  bool
+		buckets bool
+		fn      func()
+		errOK   bool
 	}{
-		{"GET", false, func() { wk.getOnceLean(time.Now()) }, false},
+		{"GET", false, false, false, func() { wk.getOnce(context.Background(), time.Now()) }, false},
 		// The fake serves whole objects, so ranged GETs are counted short.
-		{"ranged GET", true, func() { wk.getOnceLean(time.Now()) }, true},
-		{"PUT", false, func() { wk.putOnce(context.Background(), time.Now()) }, false},
+		{"ranged GET", true, false, false, func() { wk.getOnce(context.Background(), time.Now()) }, true},
+		{"verified GET", false, true, false, func() { wk.getOnce(context.Background(), time.Now()) }, false},
+		{"GET by size class", false, false, true, func() { wk.getOnce(context.Background(), time.Now()) }, false},
+		{"PUT", false, false, false, func() { wk.putOnce(context.Background(), time.Now()) }, false},
+		{"PUT of drawn size by size class", false, false, true, func() { wk.putOnce(context.Background(), time.Now()) }, false},
 	} {
-		c.Range = tc.rng
+		c.Range, c.Verify, c.sizes, wk.szRec = tc.rng, tc.verify, fixed, nil
+		if tc.buckets {
+			c.sizes = buckets
+			wk.szRec = ph.sizeRecorders()
+		}
 		wk.rec = record.NewRecorder(ph.ops, true)
 		tc.fn() // warm: connection, buffers
 		a := testing.AllocsPerRun(300, tc.fn)
@@ -331,6 +362,16 @@ func TestLeanLoopsAllocateNothing(t *testing.T) {
 		}
 		if a != 0 {
 			t.Errorf("%s: %.2f allocations per request", tc.name, a)
+		}
+		if tc.buckets {
+			var n uint64
+			for k := range c.sizes.classes {
+				o, _, e := wk.szRec[0].Op(k).Counts()
+				n += o + e
+			}
+			if n != 302 {
+				t.Errorf("%s: %d requests in size classes, want 302", tc.name, n)
+			}
 		}
 	}
 }
@@ -398,6 +439,45 @@ func TestClientChoiceIsRecorded(t *testing.T) {
 		}
 		if res.Ops[0].Ops == 0 || res.Ops[0].Errors != 0 {
 			t.Errorf("%v: %d GETs, %d errors %v", tc.extra, res.Ops[0].Ops, res.Ops[0].Errors, res.Ops[0].ErrorKinds)
+		}
+	}
+}
+
+// BenchmarkLeanGet4KiBVerifiedFake is BenchmarkLeanGet4KiBFake with
+// --verify: the difference is what checking a body costs per GET.
+func BenchmarkLeanGet4KiBVerifiedFake(b *testing.B) {
+	f := startFake(b, &fakeS3{size: 4096})
+	lc := leanFor(b, f.Addr, "s")
+	buf := make([]byte, readBufSize)
+	key := []byte("storbench/r/h/p/w0/p17")
+	d := &dataBlock{b: bytes.Repeat([]byte{'x'}, 64<<10)} // the fake's bodies
+	var chk bodyCheck
+	lc.check = &chk
+	b.ReportAllocs()
+	for b.Loop() {
+		chk.reset(d, offsetOf(d, key), 0)
+		if _, _, err := lc.get(0, key, 0, 0, buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBodyCheck measures --verify's comparison alone, per byte of
+// body (64 KiB reads, as the worker's buffer takes them).
+func BenchmarkBodyCheck(b *testing.B) {
+	d := newDataBlock(8<<20, 9)
+	body := make([]byte, 64<<10)
+	var r dataReader
+	r.reset(d, 12345, int64(len(body)))
+	_, _ = io.ReadFull(&r, body)
+	var chk bodyCheck
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		chk.reset(d, 12345, 0)
+		chk.check(body)
+		if chk.bad {
+			b.Fatal("mismatch")
 		}
 	}
 }

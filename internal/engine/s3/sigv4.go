@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -19,9 +21,11 @@ var unsignedPayloadB = []byte(unsignedPayload)
 // is derived once a day, and the canonical request, string to sign and
 // signature are built in buffers the signer keeps.
 //
-// It signs host, x-amz-content-sha256, x-amz-date and, when given, range:
-// the headers SigV4 requires plus the one whose change would alter the
-// response. Other headers are sent unsigned, which S3 allows.
+// It signs host, x-amz-content-sha256, x-amz-date and, when given, range
+// and a PUT's x-amz-* options (extraHeaders): the headers SigV4 requires,
+// every x-amz-* header (S3 refuses x-amz-* headers left unsigned), and the
+// one whose change would alter the response. Other headers are sent
+// unsigned, which S3 allows.
 type signer struct {
 	access, secret, region, service string
 
@@ -91,8 +95,9 @@ func appendDigits(b []byte, v, n int) []byte {
 // sign computes the signature of a request with an empty query string into
 // s.Sig. uri is the path exactly as sent (already URI-encoded), host the Host
 // header, payload the x-amz-content-sha256 value, rng the Range header value
-// or nil. setTime must have been called.
-func (s *signer) sign(method string, uri []byte, host string, payload []byte, rng []byte) {
+// or nil, extra the request's other x-amz-* headers or nil. setTime must
+// have been called.
+func (s *signer) sign(method string, uri []byte, host string, payload []byte, rng []byte, extra *extraHeaders) {
 	c := append(s.canon[:0], method...)
 	c = append(c, '\n')
 	c = append(c, uri...)
@@ -106,8 +111,11 @@ func (s *signer) sign(method string, uri []byte, host string, payload []byte, rn
 	c = append(c, payload...)
 	c = append(c, "\nx-amz-date:"...)
 	c = append(c, s.date[:]...)
+	if extra != nil {
+		c = append(c, extra.canon...)
+	}
 	c = append(c, "\n\n"...)
-	c = s.appendSignedHeaders(c, rng != nil)
+	c = s.appendSignedHeaders(c, rng != nil, extra)
 	c = append(c, '\n')
 	c = append(c, payload...)
 	s.canon = c
@@ -126,11 +134,16 @@ func (s *signer) sign(method string, uri []byte, host string, payload []byte, rn
 	hex.Encode(s.Sig[:], s.mac.Sum(s.sum[:0]))
 }
 
-func (s *signer) appendSignedHeaders(b []byte, rng bool) []byte {
+func (s *signer) appendSignedHeaders(b []byte, rng bool, extra *extraHeaders) []byte {
 	if rng {
-		return append(b, "host;range;x-amz-content-sha256;x-amz-date"...)
+		b = append(b, "host;range;x-amz-content-sha256;x-amz-date"...)
+	} else {
+		b = append(b, "host;x-amz-content-sha256;x-amz-date"...)
 	}
-	return append(b, "host;x-amz-content-sha256;x-amz-date"...)
+	if extra != nil {
+		b = append(b, extra.names...)
+	}
+	return b
 }
 
 func (s *signer) appendScope(b []byte) []byte {
@@ -143,8 +156,9 @@ func (s *signer) appendScope(b []byte) []byte {
 }
 
 // appendAuth appends the signing headers of the last signed request:
-// X-Amz-Content-Sha256, X-Amz-Date and Authorization, each ending in CRLF.
-func (s *signer) appendAuth(b []byte, payload []byte, rng bool) []byte {
+// X-Amz-Content-Sha256, X-Amz-Date and Authorization, each ending in CRLF,
+// then extra's headers.
+func (s *signer) appendAuth(b []byte, payload []byte, rng bool, extra *extraHeaders) []byte {
 	b = append(b, "X-Amz-Content-Sha256: "...)
 	b = append(b, payload...)
 	b = append(b, "\r\nX-Amz-Date: "...)
@@ -154,10 +168,48 @@ func (s *signer) appendAuth(b []byte, payload []byte, rng bool) []byte {
 	b = append(b, '/')
 	b = s.appendScope(b)
 	b = append(b, ", SignedHeaders="...)
-	b = s.appendSignedHeaders(b, rng)
+	b = s.appendSignedHeaders(b, rng, extra)
 	b = append(b, ", Signature="...)
 	b = append(b, s.Sig[:]...)
-	return append(b, "\r\n"...)
+	b = append(b, "\r\n"...)
+	if extra != nil {
+		b = append(b, extra.wire...)
+	}
+	return b
+}
+
+// extraHeaders are the x-amz-* headers every upload of a phase carries
+// (storage class, user metadata, tags, SSE-S3 or SSE-KMS), made once in the
+// three forms a request needs: canonical lines for the signature, names for
+// SignedHeaders, and the lines sent. Every such name sorts after
+// x-amz-date, so they follow it in the canonical request.
+type extraHeaders struct {
+	canon []byte // "\nname:value" per header, names in lower case, sorted
+	names []byte // ";name" per header
+	wire  []byte // "name: value\r\n" per header
+}
+
+// newExtraHeaders makes the extra headers of h (lower-case names; values
+// already free of control bytes), or nil when h is empty.
+func newExtraHeaders(h map[string]string) *extraHeaders {
+	if len(h) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	e := &extraHeaders{}
+	for _, k := range names {
+		// The canonical value is trimmed with runs of blanks folded into
+		// one; the value sent is as given (trimmed, as a header's is).
+		v := strings.TrimSpace(h[k])
+		e.canon = append(append(append(append(e.canon, '\n'), k...), ':'), strings.Join(strings.Fields(v), " ")...)
+		e.names = append(append(e.names, ';'), k...)
+		e.wire = append(append(append(append(e.wire, k...), ": "...), v...), "\r\n"...)
+	}
+	return e
 }
 
 // appendURIPath appends s URI-encoded as SigV4 wants for S3 paths: every

@@ -15,7 +15,7 @@ func TestSigV4KnownAnswer(t *testing.T) {
 	s := newSigner("AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "us-east-1")
 	s.setTime(time.Date(2013, 5, 24, 0, 0, 0, 0, time.UTC))
 	empty := []byte("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-	s.sign("GET", []byte("/test.txt"), "examplebucket.s3.amazonaws.com", empty, []byte("bytes=0-9"))
+	s.sign("GET", []byte("/test.txt"), "examplebucket.s3.amazonaws.com", empty, []byte("bytes=0-9"), nil)
 	if got, want := string(s.Sig[:]), "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"; got != want {
 		t.Fatalf("signature %s, want %s", got, want)
 	}
@@ -54,12 +54,49 @@ func TestSigV4MatchesMinioGo(t *testing.T) {
 				r = []byte(rng)
 			}
 			uri := appendURIPath([]byte("/bucket/"), key)
-			s.sign("GET", uri, "127.0.0.1:9000", unsignedPayloadB, r)
-			auth := string(s.appendAuth(nil, unsignedPayloadB, r != nil))
+			s.sign("GET", uri, "127.0.0.1:9000", unsignedPayloadB, r, nil)
+			auth := string(s.appendAuth(nil, unsignedPayloadB, r != nil, nil))
 			want := signed.Header.Get("Authorization")
 			if !strings.Contains(auth, "Authorization: "+want+"\r\n") {
 				t.Errorf("key %q range %q:\n lean  %q\n minio %q", key, rng, auth, want)
 			}
 		}
+	}
+}
+
+// A PUT's x-amz-* options are signed as minio-go signs them: metadata with
+// runs of blanks, tags, storage class, SSE-KMS.
+func TestSigV4ExtraHeadersMatchMinioGo(t *testing.T) {
+	h := map[string]string{
+		"x-amz-meta-team":                             "storage  bench ",
+		"x-amz-meta-a":                                "1",
+		"x-amz-storage-class":                         "STANDARD_IA",
+		"x-amz-tagging":                               "a+b=c%2Bd&project=storbench",
+		"x-amz-server-side-encryption":                "aws:kms",
+		"x-amz-server-side-encryption-aws-kms-key-id": "key-1",
+	}
+	extra := newExtraHeaders(h)
+	req, err := http.NewRequest("PUT", "http://127.0.0.1:9000/bucket/k", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Amz-Content-Sha256", unsignedPayload)
+	for k, v := range h {
+		req.Header.Set(k, v)
+	}
+	signed := miniosigner.SignV4(*req, "AKID", "secret", "", "us-east-1")
+	at, err := time.Parse("20060102T150405Z", signed.Header.Get("X-Amz-Date"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSigner("AKID", "secret", "us-east-1")
+	s.setTime(at)
+	s.sign("PUT", []byte("/bucket/k"), "127.0.0.1:9000", unsignedPayloadB, nil, extra)
+	auth := string(s.appendAuth(nil, unsignedPayloadB, false, extra))
+	if want := signed.Header.Get("Authorization"); !strings.Contains(auth, "Authorization: "+want+"\r\n") {
+		t.Errorf("lean  %q\nminio %q", auth, want)
+	}
+	if !strings.Contains(auth, "x-amz-meta-team: storage  bench\r\n") || !strings.HasSuffix(auth, "x-amz-tagging: a+b=c%2Bd&project=storbench\r\n") {
+		t.Errorf("headers sent: %q", auth)
 	}
 }
