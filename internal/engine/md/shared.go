@@ -36,6 +36,11 @@ func (Engine) Advice(ph engine.Phase, hosts int) []string {
 		return nil
 	}
 	hosts = max(hosts, 1)
+	if p.Workers > 0 && p.Stride%(hosts*p.Workers) == 0 {
+		total := hosts * p.Workers
+		return []string{fmt.Sprintf("phase %s: stride (-N) %d is a multiple of the %d workers of all hosts (%d x %d): every worker works on its own items, and no stat, read or remove crosses hosts",
+			ph.Name, p.Stride, total, hosts, p.Workers)}
+	}
 	if hosts == 1 {
 		return []string{fmt.Sprintf("phase %s: stride (-N) %d on one host: workers work on each other's items, but no stat, read or remove crosses hosts", ph.Name, p.Stride)}
 	}
@@ -43,10 +48,6 @@ func (Engine) Advice(ph engine.Phase, hosts int) []string {
 		return nil // one per CPU on each host: the hosts' counts say it in the results
 	}
 	total := hosts * p.Workers
-	if p.Stride%total == 0 {
-		return []string{fmt.Sprintf("phase %s: stride (-N) %d is a multiple of the %d workers of all hosts (%d hosts x %d): every worker works on its own items, and no stat, read or remove crosses hosts (-N %d reads back the next host's)",
-			ph.Name, p.Stride, total, hosts, p.Workers, p.Workers)}
-	}
 	crossing := 0
 	for g := range total {
 		if (g+p.Stride)%total/p.Workers != g/p.Workers {
