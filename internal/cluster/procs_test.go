@@ -488,6 +488,9 @@ func TestClusterMdStride(t *testing.T) {
 				}
 			}
 		}
+		if !strings.Contains(out, "created by another host: file-stat 3000 of 3000, file-read 3000 of 3000, file-remove 3000 of 3000") {
+			t.Errorf("the table does not say the items came from other hosts:\n%s", out)
+		}
 		ri, err := results.ReadRunInfo(folder)
 		if err != nil {
 			t.Fatal(err)

@@ -332,6 +332,20 @@ func TestBadInput(t *testing.T) {
 		{"bad size", map[string]any{"dir": dir, "write_bytes": "lots"}, "write_bytes"},
 		{"bad stonewall", map[string]any{"dir": dir, "stonewall": "soon"}, "stonewall"},
 		{"negative write", map[string]any{"dir": dir, "write_bytes": -1}, "write-bytes"},
+		{"negative stride", map[string]any{"dir": dir, "stride": -1}, "stride (-N) must be 0 to"},
+		{"huge stride", map[string]any{"dir": dir, "stride": 1 << 30}, "stride (-N) must be 0 to"},
+		{"only nothing", map[string]any{"dir": dir, "only": []string{}}, "only: give at least one"},
+		{"only unknown", map[string]any{"dir": dir, "only": []string{"creat"}}, `"creat" is not an operation`},
+		{"only stat without a tree", map[string]any{"dir": dir, "only": []string{"stat"}}, "name it with tree: NAME"},
+		{"tree with a slash", map[string]any{"dir": dir, "tree": "a/b"}, `tree "a/b": give a name`},
+		{"tree dot-dot", map[string]any{"dir": dir, "tree": ".."}, `tree "..": give a name`},
+		{"tree empty-ish", map[string]any{"dir": dir, "tree": "x y"}, `tree "x y": give a name`},
+		{"tree with iterations", map[string]any{"dir": dir, "tree": "t", "iterations": 2}, "run one iteration each"},
+		{"find name with a slash", map[string]any{"dir": dir, "find": true, "find_name": "a/*"}, "find_name"},
+		{"find name empty", map[string]any{"dir": dir, "find": true, "find_name": ""}, "find_name"},
+		{"find size negative", map[string]any{"dir": dir, "find": true, "find_size": -1}, "find_size"},
+		{"find size malformed", map[string]any{"dir": dir, "find": true, "find_size": "big"}, "find_size"},
+		{"rename with dirs only", map[string]any{"dir": dir, "dirs_only": true, "only": []string{"create", "rename", "remove"}}, "dirs-only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := runPhase(t, tc.params, engine.Env{})

@@ -1,6 +1,7 @@
 package md
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -200,5 +201,65 @@ func TestTreeAcrossPhases(t *testing.T) {
 	}
 	if left := listTree(t, dir); len(left) != 0 {
 		t.Errorf("left behind after the remove phase: %v", left)
+	}
+}
+
+// What md asks the run to prove shared (and to remove at its end): the
+// target directory whenever workers of several hosts meet in one tree (no
+// -u) or read each other's items (-N), and the shared entry of a tree that
+// phases share even on one host; nothing for trees of each host's own.
+func TestSharedDeclared(t *testing.T) {
+	for _, tc := range []struct {
+		params map[string]any
+		hosts  int
+		want   engine.SharedArea
+		where  string
+	}{
+		{map[string]any{"unique_dir": true}, 3, engine.SharedArea{}, "/d/storbench/r1/h9/p"},
+		{map[string]any{}, 1, engine.SharedArea{}, ""},
+		{map[string]any{}, 3, engine.SharedArea{Dir: "/d", Name: "p", Hosts: true}, "/d/storbench/r1/shared/p"},
+		{map[string]any{"unique_dir": true, "stride": 4}, 2, engine.SharedArea{Dir: "/d", Name: "p", Hosts: true}, "/d/storbench/r1/shared/p"},
+		{map[string]any{"stride": 1}, 1, engine.SharedArea{}, ""},
+		{map[string]any{"tree": "hard", "only": []string{"create"}}, 1, engine.SharedArea{Dir: "/d", Name: "hard", Kept: true}, ""},
+		{map[string]any{"tree": "hard", "only": []string{"remove"}, "unique_dir": true}, 4, engine.SharedArea{Dir: "/d", Name: "hard", Hosts: true}, "/d/storbench/r1/shared/hard"},
+	} {
+		tc.params["dir"] = "/d"
+		raw, _ := json.Marshal(tc.params)
+		ph := engine.Phase{Name: "p", Engine: "md", Params: raw}
+		got, err := Engine{}.Shared(ph, tc.hosts)
+		if err != nil || got != tc.want {
+			t.Errorf("%v on %d hosts: %+v %v, want %+v", tc.params, tc.hosts, got, err, tc.want)
+		}
+		if tc.where == "" {
+			continue
+		}
+		// A host lost from it left its part there.
+		if _, where, _ := (Engine{}).Location(ph, "r1", "h9"); where != tc.where {
+			t.Errorf("%v: a lost host's files in %s, want %s", tc.params, where, tc.where)
+		}
+	}
+}
+
+// A stride's advice: one that maps every worker to itself, one on a single
+// host, one that leads only some workers to another host; none for the
+// workers per host.
+func TestStrideAdvice(t *testing.T) {
+	for _, tc := range []struct {
+		stride, workers, hosts int
+		want                   string
+	}{
+		{6, 2, 3, "every worker works on its own items"},
+		{12, 2, 3, "every worker works on its own items"},
+		{1, 2, 1, "on one host"},
+		{1, 4, 2, "2 of 8 workers work on items another host created"},
+		{4, 4, 2, ""},
+		{2, 2, 3, ""},
+		{0, 2, 3, ""},
+	} {
+		raw, _ := json.Marshal(map[string]any{"dir": "/d", "stride": tc.stride, "workers": tc.workers})
+		got := strings.Join(Engine{}.Advice(engine.Phase{Name: "p", Engine: "md", Params: raw}, tc.hosts), " ")
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("-N %d, %d hosts x %d: %q, want %q", tc.stride, tc.hosts, tc.workers, got, tc.want)
+		}
 	}
 }
