@@ -36,6 +36,11 @@ type OpStats struct {
 	// Iterations holds one entry per iteration for engines that repeat a phase
 	// (md), each with its own window, so rates can be computed mdtest's way.
 	Iterations []Iteration `json:"iterations,omitempty"`
+	// CrossHost, where the engine tells, is how many of the items done
+	// were created by another host (md's stat, read, rename and remove
+	// with a stride or a tree all hosts share): those no client cache of
+	// this host could answer.
+	CrossHost *uint64 `json:"cross_host_items,omitempty"`
 }
 
 // Iteration is one repetition of an operation: Items done between StartNs and
@@ -76,6 +81,13 @@ func (o OpStats) Combine(x OpStats) OpStats {
 		out.StartNs, out.EndNs = x.StartNs, x.EndNs
 	case x.StartNs != 0 || x.EndNs != 0:
 		out.StartNs, out.EndNs = min(o.StartNs, x.StartNs), max(o.EndNs, x.EndNs)
+	}
+	if x.CrossHost != nil {
+		n := *x.CrossHost
+		if o.CrossHost != nil {
+			n += *o.CrossHost
+		}
+		out.CrossHost = &n
 	}
 	out.Lat = o.Lat.Combine(x.Lat)
 	if x.TTFB != nil {

@@ -140,6 +140,11 @@ type OpSummary struct {
 	// slowest host: never below the slowest host's rate, never above the
 	// sum of the hosts' rates.
 	Rate *RateStats `json:"rate,omitempty"`
+	// CrossHostItems is how many of the items were created by another
+	// host, for md's operations on items (stat, read, rename, remove) with
+	// a stride (-N) or a tree all hosts share: what no client cache could
+	// have answered. Absent where the engine does not tell.
+	CrossHostItems *uint64 `json:"cross_host_items,omitempty"`
 }
 
 // LatencySummary is a latency distribution in nanoseconds.
@@ -295,7 +300,7 @@ func addFigure(sum, v *float64) *float64 {
 func Op(o record.OpStats) OpSummary {
 	s := OpSummary{
 		Op: o.Op, Ops: o.Ops, Bytes: o.Bytes, Errors: o.Errors, ErrorKinds: o.ErrorKinds,
-		DurationS: o.Seconds(), Lat: LatencyOf(o.Lat),
+		DurationS: o.Seconds(), Lat: LatencyOf(o.Lat), CrossHostItems: o.CrossHost,
 	}
 	if s.DurationS > 0 {
 		s.OpsPerS = Figure(float64(o.Ops) / s.DurationS)

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/engine/md"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/results"
@@ -104,6 +106,9 @@ func (r *Runner) check(ctx context.Context, p Plan, set *agentSet) error {
 				return badInput(err)
 			}
 		}
+	}
+	if err := md.CheckTrees(p.Phases, p.Keep); err != nil {
+		return badInput(err)
 	}
 	usesFio := false
 	for _, ph := range p.Phases {
@@ -245,13 +250,28 @@ type phases struct {
 // runAll runs every phase until one fails, and says why the run failed.
 func (pr *phases) runAll(ctx context.Context) error {
 	p := pr.plan
+	// Entries of the shared area that a phase left for a later one (md's
+	// tree kept from phase to phase), by directory and name.
+	kept := map[[2]string]engine.SharedArea{}
 	for i, ph := range p.Phases {
 		var label suite.Labels
 		if i < len(p.Labels) {
 			label = p.Labels[i]
 		}
-		if err := pr.one(ctx, ph, label); err != nil {
-			return err
+		err := pr.one(ctx, ph, label)
+		hosts := len(pr.set.agents)
+		if label.Hosts > 0 {
+			hosts = label.Hosts
+		}
+		if a, aerr := pr.r.Engines.Shared(ph, hosts); aerr == nil && a.Name != "" {
+			if a.Kept && err == nil && !p.Keep {
+				kept[[2]string{a.Dir, a.Name}] = a
+			} else {
+				delete(kept, [2]string{a.Dir, a.Name})
+			}
+		}
+		if err != nil {
+			return pr.stranded(kept, err)
 		}
 	}
 	if len(pr.overShare) > 0 {
@@ -261,6 +281,26 @@ func (pr *phases) runAll(ctx context.Context) error {
 		return fmt.Errorf("cleanup left %s behind (listed above and under leftovers in summary.json)", countLeftovers(pr.leftovers))
 	}
 	return nil
+}
+
+// stranded names what the run leaves in the shared area because it
+// stopped (err) before the phases that would have removed it, and returns
+// err with it.
+func (pr *phases) stranded(kept map[[2]string]engine.SharedArea, err error) error {
+	if len(kept) == 0 {
+		return err
+	}
+	var where []string
+	for _, a := range kept {
+		w := filepath.Join(a.Dir, "storbench", pr.folder.RunInfo().RunID, engine.SharedName, a.Name)
+		where = append(where, w)
+		l := engine.Leftover{Host: engine.SharedName, What: "files and directories", Where: w,
+			Reason: "the run stopped before the phase that removes it"}
+		pr.leftovers = append(pr.leftovers, l)
+		pr.r.Sink.Note(Note{Kind: NoteDiagnostic, Text: "left behind: " + l.Text()})
+	}
+	slices.Sort(where)
+	return fmt.Errorf("%w; left behind: %s (the run stopped before the phase that removes it)", err, strings.Join(where, ", "))
 }
 
 // one runs one phase, on the first label.Hosts agents when set, and
@@ -282,6 +322,9 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 	for i, a := range pr.ctrl.Agents {
 		names[i] = a.Name()
 	}
+	for _, a := range pr.r.Engines.Advice(ph, len(names)) {
+		pr.r.Sink.Note(Note{Kind: NotePlan, Text: a})
+	}
 	pr.r.Sink.PhaseStarted(ph, names)
 	out, err := pr.ctrl.RunPhase(ctx, pr.folder.RunInfo().RunID, pr.plan.Keep, ph)
 	pr.ctrl.Agents, pr.ctrl.StartAt = agents, time.Time{}
@@ -299,8 +342,14 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 		ps.Status, ps.Error = results.StatusFailed, msg
 		pr.overShare = append(pr.overShare, ph.Name+": "+msg)
 	}
+	phaseDir := pr.folder.NextPhaseDir(ps.Name)
 	if werr := pr.folder.AddPhase(ps, out.Results); werr != nil && err == nil {
 		err = werr
+	}
+	if rk, ok := ranksOf(phaseDir, out.Results); ok {
+		if werr := pr.folder.Update(func(ri *results.RunInfo) { ri.Ranks = append(ri.Ranks, rk) }); werr != nil && err == nil {
+			err = werr
+		}
 	}
 	hostErrs := map[string]string{}
 	for h, e := range out.Errors {

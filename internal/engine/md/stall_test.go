@@ -40,7 +40,7 @@ func (b *stallBarrier) Wait(ctx context.Context, name string, data []byte) (engi
 		}
 		close(b.placed)
 	}
-	return engine.Release{Start: time.Now()}, nil
+	return engine.Release{Start: time.Now(), Hosts: []engine.Arrival{{Host: "h1", Data: data}}}, nil
 }
 
 // stallHelperEnv runs TestStalledFileSystemLeavesProcessAlive's child.

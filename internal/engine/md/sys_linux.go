@@ -116,6 +116,13 @@ func readFd(fd int, b []byte) (int, syscall.Errno) {
 	return int(n), e
 }
 
+// getdents reads directory entries (getdents64(2)) into b: always
+// scheduled, as a large directory may take long to read.
+func getdents(fd int, b []byte) (int, syscall.Errno) {
+	n, _, e := syscall.Syscall(syscall.SYS_GETDENTS64, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+	return int(n), e
+}
+
 // syncFS flushes the file system that holds fd (syncfs(2)), not every file
 // system on the host as sync(2) would.
 func syncFS(fd int) syscall.Errno {
