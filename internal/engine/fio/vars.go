@@ -63,9 +63,9 @@ var timeOptions = map[string]bool{
 //     HOWTO writes one (offset=(${STORBENCH_HOST_INDEX}*2*47008)), is
 //     computed by storbench and replaced by its value: fio builds without
 //     its expression parser (Debian's fio 3.33) refuse such a value, and
-//     computed here it reads the same on every fio. Whole numbers and + -
-//   - / % ^ only, and not in a time option (fio reads an expression
-//     there in microseconds).
+//     computed here it reads the same on every fio. Whole numbers and the
+//     operators + - * / % ^ only, and not in a time option (fio reads an
+//     expression there in microseconds).
 //   - ${STORBENCH_SHARED_DIR}, in a shared phase only, becomes "." in
 //     filename= and filename_format= (fio puts directory=, which is that
 //     directory, in front of every file name, absolute ones included) and
