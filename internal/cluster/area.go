@@ -243,15 +243,14 @@ func sharedVerdict(dir, runID string, names, seen []string) error {
 			}
 		}
 	}
-	area := engine.SharedArea(dir, runID)
 	if len(others) == 0 {
 		// One group, yet some files unseen: hosts that all fail to read
 		// what some of them wrote (a file system that hides other
 		// clients' files for a while, say).
-		return fmt.Errorf("%s do not read back each other's probe files in %s: they do not see one file system at %s", strings.Join(refs, ", "), area, dir)
+		return fmt.Errorf("%s do not read back each other's probe files under %s: they do not see one file system there", strings.Join(refs, ", "), engine.SharedArea(dir, runID))
 	}
-	return fmt.Errorf("%s %s another file system at %s than %s (each host wrote a probe file in %s and read the others' back): mount the shared file system at %s on every host",
-		strings.Join(others, ", "), verb(len(others)), dir, strings.Join(refs, ", "), area, dir)
+	return fmt.Errorf("%s %s another file system at %s than %s (each host wrote a probe file under it and read the others' back); mount the shared file system there on every host",
+		strings.Join(others, ", "), verb(len(others)), dir, strings.Join(refs, ", "))
 }
 
 func verb(n int) string {

@@ -78,8 +78,8 @@ func TestProveSharedNamesHostsOnAnotherFileSystem(t *testing.T) {
 			if err == nil {
 				t.Fatal("hosts on different file systems passed the probe")
 			}
-			if msg := strings.ReplaceAll(err.Error(), dir, "DIR"); !strings.Contains(msg, tc.want) || !strings.Contains(msg, "DIR/storbench/run1/shared") {
-				t.Errorf("got %q, want it to say %q and where the probe wrote", msg, tc.want)
+			if msg := strings.ReplaceAll(err.Error(), dir, "DIR"); !strings.Contains(msg, tc.want) || !strings.Contains(msg, "mount the shared file system there on every host") {
+				t.Errorf("got %q, want it to say %q and what to do", msg, tc.want)
 			}
 			emptyDir(t, dir)
 			for _, o := range owns {

@@ -164,7 +164,7 @@ func (r *Runner) proveShared(ctx context.Context, p Plan, ctrl *cluster.Controll
 			if ctx.Err() != nil {
 				return nil, interruptedBeforeRun()
 			}
-			return nil, badInputf("phase %s works in the shared area of %s, which its hosts must all see: %v", a.phase, a.dir, err)
+			return nil, badInputf("phase %s needs its hosts to share one file system: %v", a.phase, err)
 		}
 	}
 	return areas, nil
