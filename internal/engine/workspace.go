@@ -220,9 +220,11 @@ func removeAll(p string) *Leftover {
 }
 
 // SharedArea is the directory of a run that all its hosts share:
-// <dir>/storbench/<run id>/shared. Its entries are named by the engine
-// that makes them ("fio", "fio-<host>", md's trees), so that each engine
-// can remove its own.
+// <dir>/storbench/<run id>/shared. Its entries start with the name of what
+// makes them, so that each can remove its own (RemoveSharedEntries): fio's
+// are "fio" (shared phases' files) and "fio-<host>" (a host's files kept
+// for a later phase), the run's probe's "probe-<nonce>"; md's start with
+// "md".
 func SharedArea(dir, runID string) string {
 	return filepath.Join(dir, "storbench", runID, SharedName)
 }
