@@ -92,12 +92,12 @@ func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 			return nil, &LinkError{r.i, fmt.Errorf("phase %s: read_from: %s reads the files another host wrote in an earlier phase, but no earlier %s on %s writes %s (fio names files after the job: give the write and read phases the same filename= or filename_format=)",
 				name, ReadFromNeighbour, kind, r.ps.Dir, someNames(r.files))}
 		}
-		if hw, hr := hostsOf(from.i), hostsOf(r.i); hw > 0 && (hr == 0 || hr > hw) {
-			on := "all hosts"
-			if hr > 0 {
-				on = strconv.Itoa(hr) + " hosts"
-			}
-			return nil, &LinkError{r.i, fmt.Errorf("phase %s reads on %s the files phase %s wrote on %d: a host would find no neighbour's files", name, on, phases[from.i].Name, hw)}
+		if hw, hr := hostsOf(from.i), hostsOf(r.i); r.ps.Shared && hw != hr {
+			// One file laid out by the hosts' index and count: read on
+			// other hosts, its parts are not where the readers look.
+			return nil, &LinkError{r.i, fmt.Errorf("phase %s reads on %s the shared file phase %s wrote on %s: a shared read_from phase runs on the hosts that wrote", name, hostWord(hr), phases[from.i].Name, hostWord(hw))}
+		} else if hw > 0 && (hr == 0 || hr > hw) {
+			return nil, &LinkError{r.i, fmt.Errorf("phase %s reads on %s the files phase %s wrote on %d: a host would find no neighbour's files", name, hostWord(hr), phases[from.i].Name, hw)}
 		}
 		if !from.ps.Shared {
 			from.ps.RunFiles = true
@@ -136,6 +136,13 @@ func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 		out[fp.i].Params = b
 	}
 	return out, nil
+}
+
+func hostWord(n int) string {
+	if n == 0 {
+		return "all hosts"
+	}
+	return strconv.Itoa(n) + " hosts"
 }
 
 func covers(have, want map[string]bool) bool {

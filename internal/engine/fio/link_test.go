@@ -80,6 +80,8 @@ func TestLinkRefusesReadFromWithoutWriter(t *testing.T) {
 		{"shared reads a shared file", []engine.Phase{write("/d", "f.$jobnum", Params{}), read("/d", Params{Shared: true})}, nil, "no earlier shared fio phase"},
 		{"more hosts than wrote", []engine.Phase{write("/d", "f.$jobnum", Params{}), read("/d", Params{})}, []int{2, 4}, "reads on 4 hosts the files phase write wrote on 2"},
 		{"all hosts after some", []engine.Phase{write("/d", "f.$jobnum", Params{}), read("/d", Params{})}, []int{2, 0}, "reads on all hosts"},
+		{"a shared file on fewer hosts", []engine.Phase{write("/d", "f.$jobnum", Params{Shared: true}), read("/d", Params{Shared: true})}, []int{4, 2},
+			"reads on 2 hosts the shared file phase write wrote on 4 hosts"},
 	} {
 		_, err := Link(tc.phases, tc.hosts)
 		var le *LinkError
