@@ -53,22 +53,23 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 		return nil, err
 	}
 	p.Phases, p.Notes = slotted, append(p.Notes, notes...)
-	// Phases that read what earlier ones wrote, checked across the plan
-	// (a suite did so already; a plan made elsewhere too).
-	hosts := make([]int, len(p.Phases))
-	for i := range hosts {
-		if i < len(p.Labels) {
-			hosts[i] = p.Labels[i].Hosts
-		}
-	}
-	if p.Phases, err = fio.Link(p.Phases, hosts); err != nil {
-		return nil, badInput(err)
-	}
 	set, err := r.agents(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	defer set.close()
+	// Phases that read what earlier ones wrote, checked across the plan
+	// with every phase's host count (a suite did so without them).
+	hosts := make([]int, len(p.Phases))
+	for i := range hosts {
+		hosts[i] = len(set.agents)
+		if i < len(p.Labels) && p.Labels[i].Hosts > 0 {
+			hosts[i] = min(hosts[i], p.Labels[i].Hosts)
+		}
+	}
+	if p.Phases, err = fio.Link(p.Phases, hosts); err != nil {
+		return nil, badInput(err)
+	}
 	if err := r.check(ctx, p, set); err != nil {
 		return nil, err
 	}

@@ -31,7 +31,8 @@ func (e *LinkError) Unwrap() error { return e.Err }
 // where their files live (Params.RunFiles, Params.Later); it returns the
 // phases with those set, and sets them the same whenever it runs again.
 // hosts[i], when given, is how many hosts phase i runs on (0: all the
-// run's).
+// run's, a count not known yet: a suite links its phases before it knows
+// its agents, the run again with every count).
 //
 // A read_from: neighbour phase reads the files an earlier fio phase on the
 // same directory wrote: the latest one, shared or not as it is, whose job
@@ -92,12 +93,15 @@ func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 			return nil, &LinkError{r.i, fmt.Errorf("phase %s: read_from: %s reads the files another host wrote in an earlier phase, but no earlier %s on %s writes %s (fio names files after the job: give the write and read phases the same filename= or filename_format=)",
 				name, ReadFromNeighbour, kind, r.ps.Dir, someNames(r.files))}
 		}
-		if hw, hr := hostsOf(from.i), hostsOf(r.i); r.ps.Shared && hw != hr {
+		// 0 is "all the run's hosts", a count a suite does not know yet:
+		// the run checks again once it does.
+		if hw, hr := hostsOf(from.i), hostsOf(r.i); hw == 0 || hr == 0 {
+		} else if r.ps.Shared && hw != hr {
 			// One file laid out by the hosts' index and count: read on
 			// other hosts, its parts are not where the readers look.
-			return nil, &LinkError{r.i, fmt.Errorf("phase %s reads on %s the shared file phase %s wrote on %s: a shared read_from phase runs on the hosts that wrote", name, hostWord(hr), phases[from.i].Name, hostWord(hw))}
-		} else if hw > 0 && (hr == 0 || hr > hw) {
-			return nil, &LinkError{r.i, fmt.Errorf("phase %s reads on %s the files phase %s wrote on %d: a host would find no neighbour's files", name, hostWord(hr), phases[from.i].Name, hw)}
+			return nil, &LinkError{r.i, fmt.Errorf("phase %s reads on %d hosts the shared file phase %s wrote on %d: a shared read_from phase runs on the hosts that wrote", name, hr, phases[from.i].Name, hw)}
+		} else if hr > hw {
+			return nil, &LinkError{r.i, fmt.Errorf("phase %s reads on %d hosts the files phase %s wrote on %d: a host would find no neighbour's files", name, hr, phases[from.i].Name, hw)}
 		}
 		if !from.ps.Shared {
 			from.ps.RunFiles = true
@@ -136,13 +140,6 @@ func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 		out[fp.i].Params = b
 	}
 	return out, nil
-}
-
-func hostWord(n int) string {
-	if n == 0 {
-		return "all hosts"
-	}
-	return strconv.Itoa(n) + " hosts"
 }
 
 func covers(have, want map[string]bool) bool {
