@@ -59,6 +59,18 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 		return nil, err
 	}
 	defer set.close()
+	// Phases that read what earlier ones wrote, checked across the plan
+	// with every phase's host count (a suite did so without them).
+	hosts := make([]int, len(p.Phases))
+	for i := range hosts {
+		hosts[i] = len(set.agents)
+		if i < len(p.Labels) && p.Labels[i].Hosts > 0 {
+			hosts[i] = min(hosts[i], p.Labels[i].Hosts)
+		}
+	}
+	if p.Phases, err = fio.Link(p.Phases, hosts); err != nil {
+		return nil, badInput(err)
+	}
 	if err := r.check(ctx, p, set); err != nil {
 		return nil, err
 	}
@@ -78,7 +90,17 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 			return nil, badInputf("phase %s wants %d hosts, but the run has %d agents", p.Phases[i].Name, l.Hosts, len(set.agents))
 		}
 	}
-	folder, err := r.create(p, infos)
+	runID := results.NewRunID(r.now())
+	areas, err := r.proveShared(ctx, p, ctrl, set, runID)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range areas {
+		if a.hosts > 1 {
+			p.Notes = append(p.Notes, fmt.Sprintf("the %d hosts of the shared phases see one file system at %s (each read back every host's probe file)", a.hosts, a.dir))
+		}
+	}
+	folder, err := r.create(p, infos, runID)
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -86,9 +108,68 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	for _, n := range p.Notes {
 		r.Sink.Note(Note{Kind: NotePlan, Text: n})
 	}
-	pr := &phases{r: r, plan: p, ctrl: ctrl, set: set, folder: folder}
+	pr := &phases{r: r, plan: p, ctrl: ctrl, set: set, folder: folder, areas: areas}
 	runErr := pr.runAll(ctx)
 	return r.finish(ctx, folder, runErr)
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// area is a directory whose shared area (DIR/storbench/<run id>/shared)
+// phases of the run work in, and the most hosts any of them runs on.
+type area struct {
+	dir   string
+	hosts int
+	phase string // the first phase that works there
+}
+
+// proveShared finds the directories whose shared area a phase works in
+// (engine.SharedUser) and, before any phase runs, proves that the hosts of
+// those phases see one file system at each: a host that sees another is
+// named, and the run refused as bad input, with nothing created.
+func (r *Runner) proveShared(ctx context.Context, p Plan, ctrl *cluster.Controller, set *agentSet, runID string) ([]area, error) {
+	var areas []area
+	for i, ph := range p.Phases {
+		e, err := r.Engines.Lookup(ph.Engine)
+		if err != nil {
+			continue
+		}
+		su, ok := e.(engine.SharedUser)
+		if !ok {
+			continue
+		}
+		n := len(set.agents)
+		if i < len(p.Labels) && p.Labels[i].Hosts > 0 {
+			n = min(n, p.Labels[i].Hosts)
+		}
+		dir, ok := su.SharedDir(ph, n)
+		if !ok {
+			continue
+		}
+		at := slices.IndexFunc(areas, func(a area) bool { return a.dir == dir })
+		if at < 0 {
+			areas = append(areas, area{dir: dir, phase: ph.Name})
+			at = len(areas) - 1
+		}
+		areas[at].hosts = max(areas[at].hosts, n)
+	}
+	for _, a := range areas {
+		if a.hosts < 2 {
+			continue // one host shares a directory with itself
+		}
+		if err := ctrl.ProveShared(ctx, runID, a.dir, set.agents[:a.hosts]); err != nil {
+			if ctx.Err() != nil {
+				return nil, interruptedBeforeRun()
+			}
+			return nil, badInputf("phase %s needs its hosts to share one file system: %v", a.phase, err)
+		}
+	}
+	return areas, nil
 }
 
 // check refuses, before anything is created, what would fail at once:
@@ -149,15 +230,12 @@ func (r *Runner) check(ctx context.Context, p Plan, set *agentSet) error {
 }
 
 // create makes the results folder and its run.json.
-func (r *Runner) create(p Plan, infos []cluster.Info) (*results.Folder, error) {
+func (r *Runner) create(p Plan, infos []cluster.Info, runID string) (*results.Folder, error) {
 	root := p.ResultsRoot
 	if root == "" {
 		root = "results"
 	}
-	now := time.Now
-	if r.Now != nil {
-		now = r.Now
-	}
+	now := r.now
 	var targets []results.Target
 	for _, d := range p.Dirs {
 		targets = append(targets, results.TargetOf(d))
@@ -168,7 +246,7 @@ func (r *Runner) create(p Plan, infos []cluster.Info) (*results.Folder, error) {
 	}
 	info := infos[0]
 	folder, err := results.Create(root, results.RunInfo{
-		RunID: results.NewRunID(now()), Name: p.Name, StartedAt: now().UTC(), CommandLine: p.CommandLine,
+		RunID: runID, Name: p.Name, StartedAt: now().UTC(), CommandLine: p.CommandLine,
 		Versions: results.Versions{Storbench: r.Version, Go: runtime.Version(), Fio: info.FioVersion, Kernel: info.Kernel},
 		Agents:   infos, Targets: targets, Plan: plan, Settings: p.Settings,
 	})
@@ -242,37 +320,31 @@ type phases struct {
 	set    *agentSet
 	folder *results.Folder
 
+	// areas are the directories whose shared area phases work in.
+	areas []area
+
 	leftovers []engine.Leftover
 	overShare []string // phases with too many failed requests
 	ranLoad   bool
 }
 
-// runAll runs every phase until one fails, and says why the run failed.
+// runAll runs every phase until one fails, removes what phases left in
+// the shared area, and says why the run failed.
 func (pr *phases) runAll(ctx context.Context) error {
 	p := pr.plan
-	// Entries of the shared area that a phase left for a later one (md's
-	// tree kept from phase to phase), by directory and name.
-	kept := map[[2]string]engine.SharedArea{}
+	var err error
 	for i, ph := range p.Phases {
 		var label suite.Labels
 		if i < len(p.Labels) {
 			label = p.Labels[i]
 		}
-		err := pr.one(ctx, ph, label)
-		hosts := len(pr.set.agents)
-		if label.Hosts > 0 {
-			hosts = label.Hosts
+		if err = pr.one(ctx, ph, label); err != nil {
+			break
 		}
-		if a, aerr := pr.r.Engines.Shared(ph, hosts); aerr == nil && a.Name != "" {
-			if a.Kept && err == nil && !p.Keep {
-				kept[[2]string{a.Dir, a.Name}] = a
-			} else {
-				delete(kept, [2]string{a.Dir, a.Name})
-			}
-		}
-		if err != nil {
-			return pr.stranded(kept, err)
-		}
+	}
+	pr.removeShared(ctx)
+	if err != nil {
+		return err
 	}
 	if len(pr.overShare) > 0 {
 		return errors.New(strings.Join(pr.overShare, "; "))
@@ -283,24 +355,28 @@ func (pr *phases) runAll(ctx context.Context) error {
 	return nil
 }
 
-// stranded names what the run leaves in the shared area because it
-// stopped (err) before the phases that would have removed it, and returns
-// err with it.
-func (pr *phases) stranded(kept map[[2]string]engine.SharedArea, err error) error {
-	if len(kept) == 0 {
-		return err
+// removeShared is the run-level cleanup of the shared area: after the last
+// phase, or the phase that failed, or Ctrl-C, one agent removes what phases
+// left there (engine.SharedUser: the last phase that used an entry removed
+// it already when all went well). What stays is told to the sink and
+// fails the run.
+func (pr *phases) removeShared(ctx context.Context) {
+	if pr.plan.Keep || len(pr.areas) == 0 {
+		return
 	}
-	var where []string
-	for _, a := range kept {
-		w := filepath.Join(a.Dir, "storbench", pr.folder.RunInfo().RunID, engine.SharedName, a.Name)
-		where = append(where, w)
-		l := engine.Leftover{Host: engine.SharedName, What: "files and directories", Where: w,
-			Reason: "the run stopped before the phase that removes it"}
-		pr.leftovers = append(pr.leftovers, l)
-		pr.r.Sink.Note(Note{Kind: NoteDiagnostic, Text: "left behind: " + l.Text()})
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Minute)
+	defer cancel()
+	for _, a := range pr.areas {
+		left := pr.ctrl.RemoveShared(cctx, pr.folder.RunInfo().RunID, a.dir)
+		for _, l := range left {
+			on := ""
+			if l.Host != "" {
+				on = " on " + l.Host
+			}
+			pr.r.Sink.Note(Note{Kind: NoteDiagnostic, Text: fmt.Sprintf("left behind%s: %s", on, l.Text())})
+		}
+		pr.leftovers = append(pr.leftovers, left...)
 	}
-	slices.Sort(where)
-	return fmt.Errorf("%w; left behind: %s (the run stopped before the phase that removes it)", err, strings.Join(where, ", "))
 }
 
 // one runs one phase, on the first label.Hosts agents when set, and

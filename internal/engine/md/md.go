@@ -89,13 +89,13 @@ func (p Params) shared(hosts int) bool {
 	return p.Tree != "" || hosts > 1 && (!p.UniqueDir || p.Stride > 0)
 }
 
-// sharedName is the phase's entry in the shared area: its tree's name, or
-// the phase's.
+// sharedName is the phase's entry in the shared area: md- and its tree's
+// name, or the phase's (engine.SharedArea: entries start with their maker).
 func (p Params) sharedName(phase string) string {
 	if p.Tree != "" {
-		return p.Tree
+		return "md-" + p.Tree
 	}
-	return phase
+	return "md-" + phase
 }
 
 // prepared is a phase whose workspace exists.
@@ -126,7 +126,7 @@ const stateFile = "md-state.json"
 
 // Prepare checks the parameters and creates the phase's workspace:
 // <dir>/storbench/<run id>/<host>/<phase>, or, when hosts or phases share
-// it, <dir>/storbench/<run id>/shared/<tree or phase>.
+// it, <dir>/storbench/<run id>/shared/md-<tree or phase>.
 func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (engine.Prepared, error) {
 	p, err := DecodeParams(ph.Params)
 	if err != nil {

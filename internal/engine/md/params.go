@@ -76,7 +76,7 @@ type Params struct {
 	// Empty: the whole sequence.
 	Only []string `json:"only,omitempty"`
 	// Tree names a tree that phases of one run share, in
-	// <dir>/storbench/<run id>/shared/<tree>: one phase creates it (only:
+	// <dir>/storbench/<run id>/shared/md-<tree>: one phase creates it (only:
 	// [create]), later ones stat, read or remove it, with other phases in
 	// between, as IO500 interleaves its phases. It is removed by the phase
 	// that runs "remove", or at the end of the run.

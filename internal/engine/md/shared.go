@@ -9,22 +9,21 @@ import (
 )
 
 var (
-	_ engine.Sharer  = Engine{}
-	_ engine.Adviser = Engine{}
+	_ engine.SharedUser = Engine{}
+	_ engine.Adviser    = Engine{}
 )
 
-// Shared says what a phase on hosts hosts needs shared: with one tree for
-// all hosts (no -u), a stride (-N) or a tree that phases share, the target
-// directory, which all hosts must see as one namespace when there are
-// several, and the phase's entry in the run's shared area.
-func (Engine) Shared(ph engine.Phase, hosts int) (engine.SharedArea, error) {
+// SharedDir names the target directory whose shared area a phase on hosts
+// hosts works in: with one tree for all hosts (no -u) or a stride (-N) on
+// several hosts, which must then see it as one namespace (the run proves
+// it), and with a tree that phases share, even on one host, so that the
+// run removes it at its end if the phase that removes it never ran.
+func (Engine) SharedDir(ph engine.Phase, hosts int) (string, bool) {
 	p, err := DecodeParams(ph.Params)
 	if err != nil || !p.shared(hosts) {
-		return engine.SharedArea{}, err
+		return "", false
 	}
-	ops := p.ops()
-	return engine.SharedArea{Dir: p.Dir, Name: p.sharedName(ph.Name), Hosts: hosts > 1,
-		Kept: p.Tree != "" && !slices.Contains(ops, opTreeRemove)}, nil
+	return p.Dir, true
 }
 
 // Advice warns of a stride that does not make reads cross hosts: one

@@ -174,7 +174,7 @@ func TestTreeAcrossPhases(t *testing.T) {
 	if opNames(res)[1] != "file-create" || len(res.Ops) != 2 {
 		t.Errorf("create phase ran %v", opNames(res))
 	}
-	state := filepath.Join(dir, "storbench", "tr1", "shared", "hard", stateFile)
+	state := filepath.Join(dir, "storbench", "tr1", "shared", "md-hard", stateFile)
 	if _, err := os.Stat(state); err != nil {
 		t.Fatalf("the tree's counts are not kept: %v", err)
 	}
@@ -212,23 +212,23 @@ func TestSharedDeclared(t *testing.T) {
 	for _, tc := range []struct {
 		params map[string]any
 		hosts  int
-		want   engine.SharedArea
+		want   string // the directory; "" for none
 		where  string
 	}{
-		{map[string]any{"unique_dir": true}, 3, engine.SharedArea{}, "/d/storbench/r1/h9/p"},
-		{map[string]any{}, 1, engine.SharedArea{}, ""},
-		{map[string]any{}, 3, engine.SharedArea{Dir: "/d", Name: "p", Hosts: true}, "/d/storbench/r1/shared/p"},
-		{map[string]any{"unique_dir": true, "stride": 4}, 2, engine.SharedArea{Dir: "/d", Name: "p", Hosts: true}, "/d/storbench/r1/shared/p"},
-		{map[string]any{"stride": 1}, 1, engine.SharedArea{}, ""},
-		{map[string]any{"tree": "hard", "only": []string{"create"}}, 1, engine.SharedArea{Dir: "/d", Name: "hard", Kept: true}, ""},
-		{map[string]any{"tree": "hard", "only": []string{"remove"}, "unique_dir": true}, 4, engine.SharedArea{Dir: "/d", Name: "hard", Hosts: true}, "/d/storbench/r1/shared/hard"},
+		{map[string]any{"unique_dir": true}, 3, "", "/d/storbench/r1/h9/p"},
+		{map[string]any{}, 1, "", ""},
+		{map[string]any{}, 3, "/d", "/d/storbench/r1/shared/md-p"},
+		{map[string]any{"unique_dir": true, "stride": 4}, 2, "/d", "/d/storbench/r1/shared/md-p"},
+		{map[string]any{"stride": 1}, 1, "", ""},
+		{map[string]any{"tree": "hard", "only": []string{"create"}}, 1, "/d", ""},
+		{map[string]any{"tree": "hard", "only": []string{"remove"}, "unique_dir": true}, 4, "/d", "/d/storbench/r1/shared/md-hard"},
 	} {
 		tc.params["dir"] = "/d"
 		raw, _ := json.Marshal(tc.params)
 		ph := engine.Phase{Name: "p", Engine: "md", Params: raw}
-		got, err := Engine{}.Shared(ph, tc.hosts)
-		if err != nil || got != tc.want {
-			t.Errorf("%v on %d hosts: %+v %v, want %+v", tc.params, tc.hosts, got, err, tc.want)
+		got, ok := Engine{}.SharedDir(ph, tc.hosts)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("%v on %d hosts: %q %v, want %q", tc.params, tc.hosts, got, ok, tc.want)
 		}
 		if tc.where == "" {
 			continue
