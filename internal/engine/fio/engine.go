@@ -246,7 +246,7 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		prev, prevNs = cur, now
 		if live != nil {
 			live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
-				Elapsed: time.Since(start), Planned: r.planned, Ops: cur})
+				Elapsed: time.Since(start), Planned: r.planned, Ops: cur, Lat: o.LiveLat()})
 		}
 	}, func(line string) {
 		if len(warnings) < 20 {

@@ -177,11 +177,15 @@ func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc
 			w.main(gate)
 		}()
 	}
+	if live != nil {
+		live(engine.Starting(r.pr.env.Host, r.pr.phase, names, 0))
+	}
 	if err := engine.WaitUntil(ctx, startAt); err != nil {
 		r.stop.Store(true)
 	}
 	startM := mono()
 	sampler := record.NewSampler(names, recs, wallNs(startM))
+	feed := record.NewLiveFeed(sampler)
 	done := make(chan struct{})
 	var bg sync.WaitGroup
 	bg.Add(1)
@@ -202,7 +206,7 @@ func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc
 				counts := sampler.Sample(wallNs(now))
 				if live != nil {
 					live(engine.Snapshot{Host: r.pr.env.Host, Phase: r.pr.phase,
-						Stage: opKind(r.stage.Load()).String(), Elapsed: time.Duration(now - startM), Ops: counts})
+						Stage: opKind(r.stage.Load()).String(), Elapsed: time.Duration(now - startM), Ops: counts, Lat: feed.Take()})
 				}
 			}
 		}
