@@ -16,8 +16,8 @@ import (
 
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/metrics"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
+	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/secret"
 )
 

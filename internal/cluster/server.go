@@ -63,8 +63,8 @@ type session struct {
 	id, runID, from string
 	// phase and host name the phase and this agent in it.
 	phase, host string
-	ctx             context.Context
-	cancel          context.CancelCauseFunc
+	ctx         context.Context
+	cancel      context.CancelCauseFunc
 	// op is held by whichever of prepare, run and cleanup is working, so an
 	// abort cleans up only after the engine has returned.
 	op       sync.Mutex
