@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"sync"
 	"time"
@@ -105,12 +106,12 @@ func (l *Live) Started(runID, folder string) {
 		return
 	}
 	l.q, l.done = make(chan []byte, liveQueue), make(chan struct{})
-	go l.write(w)
+	go l.write(w, l.q, l.done)
 }
 
-func (l *Live) write(w io.WriteCloser) {
-	defer close(l.done)
-	for b := range l.q {
+func (l *Live) write(w io.WriteCloser, q <-chan []byte, done chan<- struct{}) {
+	defer close(done)
+	for b := range q {
 		if _, err := w.Write(b); err != nil {
 			l.mu.Lock()
 			if l.err == nil {
@@ -128,16 +129,29 @@ func (l *Live) write(w io.WriteCloser) {
 	}
 }
 
+// closeWait bounds how long Close waits for a reader to take the last
+// lines.
+const closeWait = 5 * time.Second
+
 // Close writes what is queued and closes the stream; it returns the first
-// write error and how many lines a slow reader made it drop.
+// write error and how many lines a slow reader made it drop. A reader
+// that takes nothing for closeWait is left behind.
 func (l *Live) Close() (dropped int, err error) {
 	l.mu.Lock()
-	q := l.q
+	q, done := l.q, l.done
 	l.q = nil
 	l.mu.Unlock()
 	if q != nil {
 		close(q)
-		<-l.done
+		select {
+		case <-done:
+		case <-time.After(closeWait):
+			l.mu.Lock()
+			if l.err == nil {
+				l.err = errors.New("the reader took no line for 5s; the last lines are lost")
+			}
+			l.mu.Unlock()
+		}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
