@@ -12,22 +12,22 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Path is where metrics are served.
 const Path = "/metrics"
 
-// Handler serves r (and the process's own figures: CPU, memory, Go
-// runtime) under Path in the OpenMetrics text format, or Prometheus'
-// protobuf when the scraper asks for it (native histograms). With a
+// Handler serves r under Path in the OpenMetrics text format, or
+// Prometheus' protobuf when the scraper asks for it (native histograms).
+// The process's own figures (CPU, memory, Go runtime) are left to the
+// machine's exporters: reading them cost more than the run's metrics. With a
 // token, every request must carry it as a bearer token (Prometheus:
 // authorization.credentials_file); without one, the caller must serve
 // only on loopback (Listen refuses anything else).
 func Handler(r *Registry, token string) http.Handler {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(r, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector())
+	reg.MustRegister(r)
 	h := promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true, MaxRequestsInFlight: 4, Timeout: 10 * time.Second})
 	mux := http.NewServeMux()
 	mux.Handle(Path, h)

@@ -107,7 +107,7 @@ func promBin(t *testing.T) string {
 
 // startPrometheus starts Prometheus on loopback with config and waits
 // until it is ready; it returns its API's base URL.
-func startPrometheus(t *testing.T, config string) string {
+func startPrometheus(t *testing.T, config string, flags ...string) string {
 	t.Helper()
 	bin := promBin(t)
 	dir := t.TempDir()
@@ -118,6 +118,7 @@ func startPrometheus(t *testing.T, config string) string {
 	addr := freePort(t, "127.0.0.1")
 	cmd := exec.Command(bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--log.level=warn")
+	cmd.Args = append(cmd.Args, flags...)
 	var log strings.Builder
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
@@ -273,8 +274,20 @@ scrape_configs:
     static_configs:
       - targets: ['%s']
 `, token, agentMetrics, ctrlMetrics))
+	// A second one asks for native histograms (protobuf).
+	native := startPrometheus(t, fmt.Sprintf(`global:
+  scrape_interval: 1s
+  scrape_timeout: 900ms
+scrape_configs:
+  - job_name: agent
+    authorization:
+      credentials_file: %s
+    static_configs:
+      - targets: ['%s']
+`, token, agentMetrics), "--enable-feature=native-histograms")
 	// The agent is scraped with the token before the run starts.
 	waitUp(t, base, "agent")
+	waitUp(t, native, "agent")
 
 	suite := filepath.Join(dir, "suite.yaml")
 	data := filepath.Join(dir, "data")
@@ -326,6 +339,31 @@ phases:
 		}
 	}
 	checkDashboard(t, base)
+	checkNative(t, native, sum)
+}
+
+// checkNative reads the latency histograms a Prometheus with native
+// histograms stored: as native ones (no _bucket series), holding every
+// operation.
+func checkNative(t *testing.T, base string, sum results.Summary) {
+	t.Helper()
+	for _, ph := range sum.Phases {
+		for _, o := range ph.Ops {
+			if o.Ops == 0 {
+				continue
+			}
+			sel := fmt.Sprintf(`storbench_latency_seconds{run=%q,phase=%q,op=%q}`, sum.RunID, ph.Name, o.Op)
+			n, ok := promScalar(t, base, "histogram_count(last_over_time("+sel+"[10m]))")
+			p99, _ := promScalar(t, base, "histogram_quantile(0.99, last_over_time("+sel+"[10m]))")
+			t.Logf("native %s %s: %.0f operations, p99 %.3g s; summary.json %d, p99 %.3g s", ph.Name, o.Op, n, p99, o.Ops, float64(o.Lat.P99Ns)/1e9)
+			if !ok || math.Abs(n-float64(o.Ops)) > 0.01*float64(o.Ops) {
+				t.Errorf("native %s %s: histogram holds %v operations, summary.json %d", ph.Name, o.Op, n, o.Ops)
+			}
+		}
+	}
+	if v, ok := promScalar(t, base, `count({__name__="storbench_latency_seconds_bucket"})`); ok && v > 0 {
+		t.Errorf("a Prometheus with native histograms stored %v classic bucket series", v)
+	}
 }
 
 func waitUp(t *testing.T, base, job string) {
