@@ -80,6 +80,10 @@ unless started with --allow-exec.
 If the controller dies or is cut off, the agent stops the load within a few
 seconds and removes what the phase created.
 
+With --metrics-listen it serves Prometheus metrics of its phases under
+/metrics on a listener of its own: without a token on loopback, and anywhere
+else only to a scraper that sends --token-file's token as a bearer token.
+
 S3 keys never travel from the controller: the agent reads STORBENCH_ACCESS_KEY
 and STORBENCH_SECRET_KEY from its own environment (or --s3-credentials-file)
 when it starts. An agent started by a controller's --ssh gets the run's keys

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -134,6 +135,9 @@ func liveOpener(st *State, file string) (func() (io.WriteCloser, error), error) 
 	}
 	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
 		return nil, usageErr("--live %s is a folder: give a file", file)
+	}
+	if err := syscall.Access(dir, 2 /* W_OK */); err != nil {
+		return nil, usageErr("--live %s: cannot write in %s: %v", file, dir, err)
 	}
 	return func() (io.WriteCloser, error) {
 		return os.OpenFile(file, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
