@@ -1,6 +1,6 @@
 # storbench: build, demo, test and release. Each installs what it needs on a
 # fresh machine: from the distribution's packages fio (demo, test), Chromium,
-# rpm and systemd-analyze (test) and podman (test, release); into ./.tools/
+# rpm, systemd-analyze and prometheus (test) and podman (test, release); into ./.tools/
 # versitygw (demo, test), helm (test) and nfpm (test, release).
 GO        ?= go
 TOOLS     := $(CURDIR)/.tools
@@ -15,7 +15,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS   := -X github.com/storbench/storbench/internal/cli.Version=$(VERSION) -X github.com/storbench/storbench/internal/cli.Commit=$(COMMIT)
 
-.PHONY: build demo test fio chromium podman rpm systemd-analyze chart vet bench-fio bench-md tools release
+.PHONY: build demo test fio chromium podman rpm systemd-analyze prometheus chart vet bench-fio bench-md tools release
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/storbench
@@ -51,7 +51,12 @@ rpm:
 systemd-analyze:
 	@command -v systemd-analyze >/dev/null 2>&1 || scripts/install-pkg.sh systemd
 
-tools: fio $(VERSITYGW) chromium $(HELM) $(NFPM) podman rpm systemd-analyze
+# Debian's Prometheus, which the metrics test starts on loopback to scrape
+# an agent and a controller.
+prometheus:
+	@command -v prometheus >/dev/null 2>&1 || scripts/install-pkg.sh prometheus
+
+tools: fio $(VERSITYGW) chromium $(HELM) $(NFPM) podman rpm systemd-analyze prometheus
 
 # The Helm chart: lint with the CI values, and render (values without a
 # target must fail: tested in deploy/helm_test.go).

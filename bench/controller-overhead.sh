@@ -17,14 +17,22 @@
 #   s3 put: controller CPU 0.143s over 49.8s wall = 0.29% of one core
 #   md:     controller CPU 0.191s over 49.4s wall = 0.39% of one core
 #
+# WATCH=on watches the run as issue 14 lets a user: every agent and the
+# controller serve --metrics-listen on loopback, curl scrapes them all
+# every second, and the controller writes --live to a file. The controller
+# then waits for one scrape after the run (about a second, in the wall
+# time); compare the CPU seconds as well as the share.
+#
 # usage: bench/controller-overhead.sh [STORBENCH_BIN]
-#   env: ENGINE (s3 or md, default s3), AGENTS (default 4), DURATION (default 30s)
+#   env: ENGINE (s3 or md, default s3), AGENTS (default 4), DURATION (default 30s),
+#        WATCH (off or on, default off)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$here/bin/storbench}
 engine=${ENGINE:-s3}
 agents=${AGENTS:-4}
 duration=${DURATION:-30s}
+watch=${WATCH:-off}
 [ -x "$bin" ] || (cd "$here" && go build -o "$bin" ./cmd/storbench)
 
 work=$(mktemp -d)
@@ -52,13 +60,28 @@ if [ "$engine" = s3 ]; then
 fi
 
 list=()
+scrape=()
+watchargs=()
 for i in $(seq 1 "$agents"); do
 	port=$(freeport)
+	magent=()
+	if [ "$watch" = on ]; then
+		mport=$(freeport)
+		magent=(--metrics-listen "127.0.0.1:$mport")
+		scrape+=("http://127.0.0.1:$mport/metrics")
+	fi
 	STORBENCH_ACCESS_KEY=$ROOT_ACCESS_KEY STORBENCH_SECRET_KEY=$ROOT_SECRET_KEY \
-		"$bin" agent --listen "127.0.0.1:$port" --token-file "$work/token" >"$work/agent$i.log" 2>&1 &
+		"$bin" agent --listen "127.0.0.1:$port" --token-file "$work/token" "${magent[@]}" >"$work/agent$i.log" 2>&1 &
 	pids+=($!)
 	list+=("127.0.0.1:$port")
 done
+if [ "$watch" = on ]; then
+	mport=$(freeport)
+	watchargs=(--metrics-listen "127.0.0.1:$mport" --live "$work/live.jsonl")
+	scrape+=("http://127.0.0.1:$mport/metrics")
+	(while sleep 1; do for u in "${scrape[@]}"; do curl -s -o /dev/null "$u" || true; done; done) &
+	pids+=($!)
+fi
 sleep 0.5
 agentlist=$(IFS=,; echo "${list[*]}")
 mkdir -p "$work/data"
@@ -72,7 +95,7 @@ esac
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date +%s.%N)
 (
-	env -u ROOT_ACCESS_KEY -u ROOT_SECRET_KEY "$bin" "${args[@]}" --agents "$agentlist" --token-file "$work/token" --results "$work/results" >"$work/controller.log" 2>&1
+	env -u ROOT_ACCESS_KEY -u ROOT_SECRET_KEY "$bin" "${args[@]}" --agents "$agentlist" --token-file "$work/token" --results "$work/results" "${watchargs[@]}" >"$work/controller.log" 2>&1
 	times >"$work/times"
 )
 end=$(date +%s.%N)
@@ -80,7 +103,7 @@ echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
 grep -E "host |total|totals over|lost" "$work/controller.log" || true
 # The second line of `times` is the children's user and system time.
 read -r cu cs < <(sed -n 2p "$work/times" | sed -E 's/([0-9]+)m([0-9.]+)s/\1 \2/g' | awk '{print $1*60+$2, $3*60+$4}')
-awk -v u="$cu" -v s="$cs" -v a="$start" -v b="$end" -v n="$agents" -v e="$engine" 'BEGIN {
+awk -v u="$cu" -v s="$cs" -v a="$start" -v b="$end" -v n="$agents" -v e="$engine" -v w="$watch" 'BEGIN {
 	wall = b - a; cpu = u + s
-	printf "%s phase on %d agents: controller CPU %.3fs (user %.3fs, sys %.3fs) over %.1fs wall = %.2f%% of one core\n", e, n, cpu, u, s, wall, 100 * cpu / wall
+	printf "%s phase on %d agents, watch %s: controller CPU %.3fs (user %.3fs, sys %.3fs) over %.1fs wall = %.2f%% of one core\n", e, n, w, cpu, u, s, wall, 100 * cpu / wall
 }'

@@ -21,9 +21,13 @@
 # CLIENTS="lean verify" gives the CPU --verify adds per GET; GET_SIZE
 # changes the GET's object size (4KiB by default).
 #
+# WATCH="off on" measures each run twice, alternating: as is, and watched
+# (--metrics-listen on loopback scraped every second by curl, and --live
+# to a file), the cost of issue 14's metrics; the medians are per setting.
+#
 # usage: bench/s3-cpu.sh [STORBENCH_BIN]
 #   env: DURATION (default 30s), ROUNDS (default 1), CLIENTS (default "lean sdk"),
-#        GET_SIZE (default 4KiB)
+#        GET_SIZE (default 4KiB), WATCH (default "off")
 # profile: STORBENCH_CPU=1 STORBENCH_CPU_OP=get go test ./internal/engine/s3 \
 #   -run TestCPUPerRequest -cpuprofile cpu.out  (add STORBENCH_S3_SDK=1 for minio-go)
 set -euo pipefail
@@ -33,6 +37,7 @@ duration=${DURATION:-30s}
 rounds=${ROUNDS:-1}
 clients=${CLIENTS:-lean sdk}
 get_size=${GET_SIZE:-4KiB}
+watches=${WATCH:-off}
 vgw=${STORBENCH_VERSITYGW:-$here/.tools/versitygw}
 [ -x "$vgw" ] || (mkdir -p "$here/.tools" && GOBIN=$here/.tools go install github.com/versity/versitygw/cmd/versitygw@v1.8.0)
 [ -x "$bin" ] || (cd "$here" && go build -o "$bin" ./cmd/storbench)
@@ -49,17 +54,25 @@ for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break;
 
 export STORBENCH_HOST=127.0.0.1:$port STORBENCH_ACCESS_KEY=$ROOT_ACCESS_KEY STORBENCH_SECRET_KEY=$ROOT_SECRET_KEY
 
-run() { # client op size objects-prepared extra-args...
-  local client=$1 op=$2 size=$3 prepared=$4; shift 4
-  local out=$work/$op.out flag=()
+run() { # client watch op size objects-prepared extra-args...
+  local client=$1 watch=$2 op=$3 size=$4 prepared=$5; shift 5
+  local out=$work/$op.out flag=() scraper=
   [ "$client" = sdk ] && flag=(--sdk)
   [ "$client" = verify ] && flag=(--verify)
+  if [ "$watch" = on ]; then
+    local mport
+    mport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    flag+=(--metrics-listen "127.0.0.1:$mport" --live "$work/live.jsonl")
+    (while sleep 1; do curl -s -o /dev/null "http://127.0.0.1:$mport/metrics" || true; done) &
+    scraper=$!
+  fi
   /usr/bin/time -f '%U %S' -o "$work/$op.time" \
     "$bin" s3 "$op" --obj.size "$size" --concurrent 16 --duration "$duration" \
     --bucket "cpu-$op" --results "$work/results" "${flag[@]}" "$@" >"$out" 2>&1 || { cat "$out"; exit 1; }
+  [ -n "$scraper" ] && { kill "$scraper"; wait "$scraper" 2>/dev/null || true; }
   local folder
   folder=$(sed -n 's/.*results in \(.*\)$/\1/p' "$out" | tail -1)
-  python3 - "$folder/summary.json" "$work/$op.time" "$op" "$size" "$prepared" "$client" <<'EOF' | tee -a "$work/lines"
+  python3 - "$folder/summary.json" "$work/$op.time" "$op" "$size" "$prepared" "$client/$watch" <<'EOF' | tee -a "$work/lines"
 import json, sys
 summary, timefile, op, size, prepared, client = sys.argv[1:7]
 s = json.load(open(summary))
@@ -67,7 +80,7 @@ o = s["phases"][0]["ops"][0]
 user, sys_ = map(float, open(timefile).read().split()[-2:])
 reqs = o["ops"] + o["errors"] + int(prepared)
 cpu_us = (user + sys_) * 1e6 / reqs
-print(f"{client:4} {op} {size}: {o['ops_per_s']:.0f} obj/s, {o['ops']} requests measured, {o['errors']} errors, "
+print(f"{client:8} {op} {size}: {o['ops_per_s']:.0f} obj/s, {o['ops']} requests measured, {o['errors']} errors, "
       f"CPU {cpu_us:.1f} us/request (user {user:.2f}s, sys {sys_:.2f}s over {reqs} requests incl. {prepared} prepare uploads)")
 EOF
 }
@@ -75,8 +88,10 @@ EOF
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$rounds"); do
   for client in $clients; do
-    run "$client" get "$get_size" 1000 --objects 1000
-    [ "$client" = verify ] || run "$client" put 64KiB 0
+    for watch in $watches; do
+      run "$client" "$watch" get "$get_size" 1000 --objects 1000
+      [ "$client" = verify ] || run "$client" "$watch" put 64KiB 0
+    done
   done
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -88,7 +103,7 @@ for l in open(sys.argv[1]):
     if m:
         rows.setdefault(m.group(1, 2, 3), []).append((int(m.group(4)), float(m.group(5))))
 for (client, op, size), v in rows.items():
-    print(f"median of {len(v)}: {client:4} {op} {size}: {statistics.median(x[0] for x in v):.0f} obj/s, "
+    print(f"median of {len(v)}: {client:8} {op} {size}: {statistics.median(x[0] for x in v):.0f} obj/s, "
           f"CPU {statistics.median(x[1] for x in v):.1f} us/request")
 EOF
 fi

@@ -17,6 +17,7 @@ import (
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
+	"github.com/storbench/storbench/internal/metrics"
 	"github.com/storbench/storbench/internal/secret"
 )
 
@@ -38,6 +39,9 @@ type AgentServeOptions struct {
 	Stdin bool
 	// ClockSkew is a test hook: the agent's clock looks this far off.
 	ClockSkew time.Duration
+	// MetricsListen serves the agent's Prometheus metrics there ("":
+	// none).
+	MetricsListen string
 }
 
 // AddFlags registers the options' flags.
@@ -51,6 +55,7 @@ func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow fio job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
 	f.StringVar(&o.S3CredentialsFile, "s3-credentials-file", "", "file with STORBENCH_ACCESS_KEY=... and STORBENCH_SECRET_KEY=... lines for s3 phases (default: those environment variables)")
 	f.BoolVar(&o.Stdin, "stdin", false, "read the token from stdin's first line and exit when stdin closes (used by --ssh)")
+	f.StringVar(&o.MetricsListen, "metrics-listen", "", "serve Prometheus metrics under /metrics at this address (a bare :PORT is loopback, unauthenticated; any other address requires the --token-file token as a bearer token)")
 	f.DurationVar(&o.ClockSkew, "test-clock-skew", 0, "test hook: make this agent's clock look off by this much")
 	_ = f.MarkHidden("test-clock-skew")
 	zeroMeans(f, "test-clock-skew", "no skew")
@@ -74,6 +79,10 @@ unless started with --allow-exec.
 
 If the controller dies or is cut off, the agent stops the load within a few
 seconds and removes what the phase created.
+
+With --metrics-listen it serves Prometheus metrics of its phases under
+/metrics on a listener of its own: without a token on loopback, and anywhere
+else only to a scraper that sends --token-file's token as a bearer token.
 
 S3 keys never travel from the controller: the agent reads STORBENCH_ACCESS_KEY
 and STORBENCH_SECRET_KEY from its own environment (or --s3-credentials-file)
@@ -108,6 +117,11 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 			fmt.Fprintf(st.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
 		},
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := o.serveMetrics(ctx, st, srv); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return usageErr("--listen %s: %v", o.Listen, err)
@@ -127,8 +141,6 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	if c.stdin != nil {
 		go func() {
 			_, _ = io.Copy(io.Discard, c.stdin)
@@ -139,6 +151,27 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 		return err
 	}
 	fmt.Fprintln(st.Stdout, "storbench agent stopped")
+	return nil
+}
+
+// serveMetrics serves the agent's metrics on their own listener until ctx
+// ends, guarded by the agent's token unless on loopback.
+func (o AgentServeOptions) serveMetrics(ctx context.Context, st *State, srv *cluster.Server) error {
+	if o.MetricsListen == "" {
+		return nil
+	}
+	ln, need, err := metrics.Listen("--metrics-listen", loopbackPort(o.MetricsListen), srv.Token)
+	if err != nil {
+		return asUsage(err)
+	}
+	reg := metrics.NewRegistry()
+	srv.Watch = metrics.Agent{Registry: reg}
+	auth := "bearer token"
+	if need == "" {
+		auth = "loopback, no token"
+	}
+	fmt.Fprintf(st.Stdout, "storbench agent metrics on http://%s%s (%s)\n", ln.Addr(), metrics.Path, auth)
+	go func() { _ = metrics.Serve(ctx, ln, metrics.Handler(reg, need)) }()
 	return nil
 }
 

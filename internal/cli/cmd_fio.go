@@ -23,6 +23,8 @@ type FioOptions struct {
 	AllowExec bool
 	Results   string
 	Agents    AgentsOptions
+	// Watch says how the run is watched and what it prints.
+	Watch WatchOptions
 }
 
 // AddFlags registers the options' flags, named as wekatester names them.
@@ -62,6 +64,7 @@ fio's raw json+ output of every job is kept in the results folder.`,
 	}
 	o.AddFlags(cmd.Flags())
 	o.Agents.AddFlags(cmd.Flags())
+	o.Watch.AddFlags(cmd.Flags())
 	return cmd
 }
 
@@ -79,7 +82,7 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.
 	if err != nil {
 		return nil, err
 	}
-	return runPlan(ctx, st, run.Plan{
+	return runPlan(ctx, st, o.Watch, run.Plan{
 		Name: "fio-" + filepath.Base(o.Workload), Phases: phases, Dirs: []string{dir}, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
 		ResultsRoot: o.Results, Keep: o.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin,
 		Settings: map[string]any{"workload": o.Workload, "runtime": o.Runtime, "size": o.Size, "numjobs": o.Numjobs, "dir": dir},

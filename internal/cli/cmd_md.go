@@ -43,6 +43,8 @@ type MdOptions struct {
 	Keep       bool
 	Results    string
 	Agents     AgentsOptions
+	// Watch says how the run is watched and what it prints.
+	Watch WatchOptions
 }
 
 // AddFlags registers the options' flags: mdtest's letters where they do not
@@ -114,6 +116,7 @@ iterations, and latency percentiles from merged histograms.`,
 	}
 	o.AddFlags(cmd.Flags())
 	o.Agents.AddFlags(cmd.Flags())
+	o.Watch.AddFlags(cmd.Flags())
 	return cmd
 }
 
@@ -171,7 +174,7 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 	if err != nil {
 		return nil, err
 	}
-	return runPlan(ctx, st, run.Plan{
+	return runPlan(ctx, st, o.Watch, run.Plan{
 		Name: "md", Phases: []engine.Phase{{Name: "md", Engine: model.EngineMD, Params: raw}}, Dirs: []string{dir},
 		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, ResultsRoot: o.Results, Keep: o.Keep,
 		Settings: map[string]any{"dir": dir, "items": o.Items, "iterations": o.Iterations, "depth": o.Depth,

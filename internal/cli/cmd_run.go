@@ -39,6 +39,8 @@ type RunOptions struct {
 	// Agents are the controller's agent settings; a suite's agents: list
 	// adds to --agents.
 	Agents AgentsOptions
+	// Watch says how the run is watched and what it prints.
+	Watch WatchOptions
 }
 
 // AddFlags registers the options' flags.
@@ -55,6 +57,7 @@ func (o *RunOptions) AddFlags(f *pflag.FlagSet) {
 	nonZero(f, "confidence", "")
 	f.StringVar(&o.GitCommit, "git-commit", "", "after the run, copy the summary files into this git repository and commit them")
 	o.Agents.AddFlags(f)
+	o.Watch.AddFlags(f)
 	nonZero(f, "max-duration", "no limit")
 	nonZero(f, "cov-warn", "")
 }
@@ -139,7 +142,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	if o.Results != "" {
 		root = o.Results
 	}
-	res, err := runPlan(ctx, st, run.Plan{
+	res, err := runPlan(ctx, st, o.Watch, run.Plan{
 		Name: s.Name, Phases: x.Phases, Labels: x.Labels, Dirs: x.Dirs, ResultsRoot: root, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
 		Credentials: keys, Keep: o.Keep || s.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Notes: x.Skipped,
 		CoVWarn: o.CoVWarn / 100, Confidence: o.Confidence / 100, Settings: map[string]any{"suite": s.Source},

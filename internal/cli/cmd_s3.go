@@ -55,6 +55,8 @@ type S3Options struct {
 	Keep                                               bool
 	SDK                                                bool
 	Agents                                             AgentsOptions
+	// Watch says how the run is watched and what it prints.
+	Watch WatchOptions
 }
 
 // AddFlags registers the flags for op (mixed and versioned get the
@@ -237,6 +239,7 @@ second, and request and first-byte latency percentiles from merged histograms.`,
 		}
 		o.AddFlags(sub.Flags(), op)
 		o.Agents.AddFlags(sub.Flags())
+		o.Watch.AddFlags(sub.Flags())
 		cmd.AddCommand(sub)
 	}
 	return cmd
@@ -286,7 +289,7 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 			return nil, usageErr("--syncstart: %v", err)
 		}
 		// Objects are prepared first; the measured stage starts at hh:mm.
-		fmt.Fprintf(st.Stdout, "the measured stage starts at %s\n", startAt.Format("15:04:05"))
+		fmt.Fprintf(o.Watch.textState(st).Stdout, "the measured stage starts at %s\n", startAt.Format("15:04:05"))
 	}
 	if o.Full && o.BenchData != "" {
 		return nil, usageErr("--full and --benchdata both name where requests go: give one")
@@ -295,7 +298,7 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	if err != nil {
 		return nil, err
 	}
-	return runPlan(ctx, st, run.Plan{
+	return runPlan(ctx, st, o.Watch, run.Plan{
 		Name: "s3-" + op, Phases: []engine.Phase{ph}, ResultsRoot: o.Results, Keep: o.Keep || o.NoClear,
 		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, Credentials: keys,
 		Settings: maps.Clone(p), StartAt: startAt, BenchdataInFolder: o.Full,

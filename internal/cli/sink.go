@@ -15,15 +15,27 @@ import (
 )
 
 // runPlan runs a plan with a Runner that prints to the command's output
-// (textSink), then prints how the run ended.
-func runPlan(ctx context.Context, st *State, p run.Plan) (*run.Result, error) {
+// (textSink) and to what w asks for (live stream, metrics), then prints
+// how the run ended, or with --json its summary.json.
+func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.Result, error) {
 	p.CommandLine = st.recordedArgs()
-	sink := &textSink{st: st, prog: newProgress(st)}
-	r := &run.Runner{Engines: st.Engines, Sink: sink, Version: version(), Now: st.Now}
+	watched, err := w.start(ctx, st, p)
+	if err != nil {
+		return nil, err
+	}
+	text := w.textState(st)
+	sink := run.FanOut{&textSink{st: text, prog: newProgress(text)}}
+	r := &run.Runner{Engines: st.Engines, Sink: append(sink, watched.sinks...), Version: version(), Now: st.Now}
 	res, err := r.Run(ctx, p)
+	watched.close(text)
 	if res != nil {
-		report.SweepText(st.Stdout, &res.Summary)
-		fmt.Fprintf(st.Stdout, "\nrun %s %s; results in %s\n", res.Summary.RunID, res.Summary.Status, res.Folder.Path)
+		report.SweepText(text.Stdout, &res.Summary)
+		fmt.Fprintf(text.Stdout, "\nrun %s %s; results in %s\n", res.Summary.RunID, res.Summary.Status, res.Folder.Path)
+		if w.JSON {
+			if jerr := printJSON(st, res); jerr != nil && err == nil {
+				err = jerr
+			}
+		}
 	}
 	return res, runExit(err)
 }

@@ -36,6 +36,9 @@ type Server struct {
 	ClockSkew time.Duration
 	// HeartbeatTimeout overrides HeartbeatTimeout (tests).
 	HeartbeatTimeout time.Duration
+	// Watch, if set, hears what the agent's phases do (the agent's
+	// metrics).
+	Watch Watcher
 
 	infoOnce sync.Once
 	info     Info
@@ -47,11 +50,22 @@ type Server struct {
 	stopping string
 }
 
+// Watcher hears, on an agent, the phases it runs: each is prepared, sends
+// snapshots about once a second, and ends with a result or an error. Calls
+// come from the session's goroutines and must not block.
+type Watcher interface {
+	Prepare(runID, phase, host string)
+	Snapshot(runID string, s engine.Snapshot)
+	Ended(runID, phase, host string, res *engine.HostResult, err error)
+}
+
 // session is one phase for one controller, from prepare to cleanup.
 type session struct {
 	id, runID, from string
-	ctx             context.Context
-	cancel          context.CancelCauseFunc
+	// phase and host name the phase and this agent in it.
+	phase, host string
+	ctx         context.Context
+	cancel      context.CancelCauseFunc
 	// op is held by whichever of prepare, run and cleanup is working, so an
 	// abort cleans up only after the engine has returned.
 	op       sync.Mutex
@@ -234,7 +248,11 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	sess := &session{id: id, runID: req.RunID, from: req.Controller, ctx: ctx, cancel: cancel, ended: make(chan struct{}), stage: "prepare"}
+	sess := &session{id: id, runID: req.RunID, from: req.Controller, ctx: ctx, cancel: cancel, ended: make(chan struct{}), stage: "prepare",
+		phase: req.Phase.Name, host: req.Host}
+	if sess.host == "" {
+		sess.host = s.Agent.Host
+	}
 	req.Barrier = nil
 	if req.Hosts > 1 {
 		sess.bar = newStreamBarrier(s.ClockSkew)
@@ -244,6 +262,9 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 	s.sess = sess
 	s.mu.Unlock()
 	s.logf("run %s: phase %s (%s) for %s", req.RunID, req.Phase.Name, req.Phase.Engine, req.Controller)
+	if s.Watch != nil {
+		s.Watch.Prepare(sess.runID, sess.phase, sess.host)
+	}
 	go s.watchdog(sess)
 
 	done := make(chan error, 1)
@@ -274,6 +295,9 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		// A failed prepare leaves nothing to clean up: the session ends here.
 		s.logf("run %s: prepare failed: %v", req.RunID, err)
+		if s.Watch != nil {
+			s.Watch.Ended(sess.runID, sess.phase, sess.host, nil, err)
+		}
 		s.end(sess, err)
 	}
 }
@@ -298,6 +322,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	var latest *engine.Snapshot
 	notify := make(chan struct{}, 1)
 	live := func(snap engine.Snapshot) {
+		if s.Watch != nil {
+			s.Watch.Snapshot(sess.runID, snap)
+		}
 		latestMu.Lock()
 		latest = &snap
 		latestMu.Unlock()
@@ -338,6 +365,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 				res.Meta["stopped_by"] = "signal"
 			}
 			err = s.stoppedErr(sess, nil, why)
+		}
+		if s.Watch != nil {
+			s.Watch.Ended(sess.runID, sess.phase, sess.host, res, err)
 		}
 		shiftResult(res, s.ClockSkew)
 		done <- outcome{res, err}

@@ -101,6 +101,24 @@ type Snapshot struct {
 	Planned time.Duration `json:"planned"`
 	// Ops are cumulative counts per operation since the phase started.
 	Ops []record.Count `json:"ops"`
+	// Lat is each operation's latency since the phase started, cumulative
+	// and in Prometheus' native buckets (record.LiveLat: about 32 buckets
+	// of 12 bytes for every doubling of latency, 1 to 3 KB per operation),
+	// absent until some was collected. On the native engines it trails Ops
+	// by up to a second: a worker hands its second's latencies over at its
+	// next operation, never waiting for the sampler.
+	Lat []record.LiveLat `json:"lat,omitempty"`
+}
+
+// Starting is the snapshot an engine sends as its run begins, before the
+// common start: every operation at zero, so live counters start from zero
+// and a rate over the phase sees all of it.
+func Starting(host, phase string, ops []string, planned time.Duration) Snapshot {
+	s := Snapshot{Host: host, Phase: phase, Stage: "start", Planned: planned, Ops: make([]record.Count, len(ops))}
+	for i, op := range ops {
+		s.Ops[i].Op = op
+	}
+	return s
 }
 
 // LiveFunc receives snapshots. It must not block for long.

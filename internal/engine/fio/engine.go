@@ -502,7 +502,7 @@ func (r *prepared) follow(stdout io.Reader, start time.Time, res *engine.HostRes
 		lastOut, prevNs = o, now
 		if live != nil {
 			live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
-				Elapsed: time.Since(start), Planned: r.planned, Ops: o.Counts()})
+				Elapsed: time.Since(start), Planned: r.planned, Ops: o.Counts(), Lat: o.LiveLat()})
 		}
 	}, func(line string) {
 		if len(*warnings) < 20 {

@@ -229,6 +229,9 @@ func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc
 			w.main(gate)
 		}()
 	}
+	if live != nil {
+		live(engine.Starting(r.pr.env.Host, r.pr.phase, names, 0))
+	}
 	if err := engine.WaitUntil(ctx, startAt); err != nil {
 		r.stop.Store(true)
 	}
@@ -241,6 +244,7 @@ func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc
 	}
 	startM := mono()
 	sampler := record.NewSampler(names, recs, wallNs(startM))
+	feed := record.NewLiveFeed(sampler)
 	done := make(chan struct{})
 	stopped := make(chan struct{}) // closed when the sampler sees ctx end
 	var bg sync.WaitGroup
@@ -263,7 +267,7 @@ func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc
 				counts := sampler.Sample(wallNs(now))
 				if live != nil {
 					live(engine.Snapshot{Host: r.pr.env.Host, Phase: r.pr.phase,
-						Stage: opKind(r.stage.Load()).String(), Elapsed: time.Duration(now - startM), Ops: counts})
+						Stage: opKind(r.stage.Load()).String(), Elapsed: time.Duration(now - startM), Ops: counts, Lat: feed.Take()})
 				}
 			}
 		}

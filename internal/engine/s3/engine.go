@@ -697,6 +697,9 @@ const prepareGrace = 5 * time.Second
 // ctx, and returns what was measured. ctx cancelled mid-run still returns
 // the results so far.
 func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
+	if live != nil {
+		live(engine.Starting(ph.env.Host, ph.name, ph.ops, ph.c.duration))
+	}
 	if err := engine.WaitUntil(ctx, startAt); err != nil {
 		return nil, err
 	}
@@ -735,6 +738,7 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 	ph.unixBase = ph.monoBase.UnixNano()
 	startNs := ph.unixBase
 	sampler := record.NewSampler(ph.ops, recs, startNs)
+	feed := record.NewLiveFeed(sampler)
 
 	var wg sync.WaitGroup
 	workers := make([]*worker, c.Concurrent)
@@ -830,7 +834,7 @@ loop:
 		case now := <-tick.C:
 			cum := sampler.Sample(now.UnixNano())
 			if live != nil {
-				live(engine.Snapshot{Host: ph.env.Host, Phase: ph.name, Stage: "run", Elapsed: now.Sub(ph.monoBase), Planned: planned, Ops: cum})
+				live(engine.Snapshot{Host: ph.env.Host, Phase: ph.name, Stage: "run", Elapsed: now.Sub(ph.monoBase), Planned: planned, Ops: cum, Lat: feed.Take()})
 			}
 			if c.AutoTerm && term.stable(sampler.Series) {
 				stoppedBy = "autoterm"

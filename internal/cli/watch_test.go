@@ -1,0 +1,246 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine/all"
+	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/testutil"
+)
+
+// splitState is a State whose stdout and stderr are apart.
+func splitState() (*State, *testutil.Buffer, *testutil.Buffer) {
+	out, errw := &testutil.Buffer{}, &testutil.Buffer{}
+	return &State{Stdout: out, Stderr: errw, Getenv: func(string) string { return "" }, Now: time.Now, Args: []string{"storbench", "test"}, Engines: all.Engines()}, out, errw
+}
+
+// Bad watch options are one line and exit 2, before any load: nothing is
+// written, neither in the target nor in the results folder.
+func TestWatchBadInput(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	missing := filepath.Join(t.TempDir(), "missing", "live.jsonl")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--metrics-listen", taken.Addr().String()}, "--metrics-listen " + taken.Addr().String() + ": the port is taken by another program"},
+		{[]string{"--metrics-listen", "0.0.0.0:0"}, "served on loopback only"},
+		{[]string{"--metrics-listen", "nonsense:port:x"}, "--metrics-listen"},
+		{[]string{"--live", missing}, "--live " + missing + ": the folder " + filepath.Dir(missing) + " does not exist"},
+		{[]string{"--live", t.TempDir()}, "is a folder"},
+		{[]string{"--live", "-", "--json"}, "both want stdout"},
+	} {
+		dir, res := t.TempDir(), t.TempDir()
+		st, out := testState()
+		err := Execute(context.Background(), st, append([]string{"md", "-d", dir, "-n", "10", "--results", res}, tc.args...))
+		var ee *ExitError
+		if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: err %v, want one usage line with %q\n%s", tc.args, err, tc.want, out)
+		}
+		for _, d := range []string{dir, res, filepath.Dir(filepath.Dir(missing))} {
+			if left, _ := os.ReadDir(d); len(left) != 0 && d != filepath.Dir(filepath.Dir(missing)) {
+				t.Errorf("%v: wrote %v in %s", tc.args, left, d)
+			}
+		}
+		if _, err := os.Stat(filepath.Dir(missing)); err == nil {
+			t.Errorf("%v: made the live file's folder", tc.args)
+		}
+	}
+}
+
+// mdArgs is an md phase of about five seconds or more: files are created
+// for 4 s (stonewall), then stated, read and removed.
+func mdArgs(t *testing.T) []string {
+	return []string{"md", "-d", t.TempDir(), "-n", "1000000", "-t", "2", "-F", "-u", "-W", "4s", "--results", t.TempDir()}
+}
+
+// --json prints summary.json on stdout and nothing else (the text goes to
+// stderr); --live writes a line per second per host and the total, with
+// each second's percentiles; --quiet prints nothing at all.
+func TestJSONLiveQuiet(t *testing.T) {
+	st, out, errw := splitState()
+	live := filepath.Join(t.TempDir(), "live.jsonl")
+	err := Execute(context.Background(), st, append(mdArgs(t), "--json", "--live", live))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errw)
+	}
+	var sum results.Summary
+	if err := json.Unmarshal([]byte(out.String()), &sum); err != nil || len(sum.Phases) != 1 || sum.Phases[0].Engine != "md" {
+		t.Fatalf("stdout is not summary.json: %v\n%s", err, out)
+	}
+	if !strings.Contains(errw.String(), "file-create") || !strings.Contains(errw.String(), "completed; results in") {
+		t.Errorf("the text did not go to stderr:\n%s", errw)
+	}
+	f, err := os.Open(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var hosts, totals, withP99 int
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var l metrics.LiveLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("live line is not JSON: %s", sc.Text())
+		}
+		if l.Run != sum.RunID || l.Phase != "md" {
+			t.Errorf("line of run %q phase %q", l.Run, l.Phase)
+		}
+		switch {
+		case l.Total:
+			totals++
+		case l.Host != "":
+			hosts++
+		}
+		if l.P99Ns != nil && l.OpsPerS > 0 {
+			withP99++
+		}
+	}
+	if hosts < 2 || totals < 2 || withP99 < 1 {
+		t.Errorf("live stream: %d host lines, %d total lines, %d with p99", hosts, totals, withP99)
+	}
+
+	st, out, errw = splitState()
+	if err := Execute(context.Background(), st, append(mdArgs(t), "--quiet")); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "" || errw.String() != "" {
+		t.Errorf("--quiet printed:\n%s\n%s", out, errw)
+	}
+}
+
+// --live - writes the lines on stdout, and the text on stderr.
+func TestLiveToStdout(t *testing.T) {
+	st, out, errw := splitState()
+	if err := Execute(context.Background(), st, append(mdArgs(t), "--live", "-")); err != nil {
+		t.Fatalf("%v\n%s", err, errw)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Fatalf("stdout has a line that is not JSON: %q", l)
+		}
+	}
+	if len(lines) < 2 || !strings.Contains(errw.String(), "completed; results in") {
+		t.Errorf("%d lines on stdout; stderr:\n%s", len(lines), errw)
+	}
+}
+
+var metricsLine = regexp.MustCompile(`metrics on http://(\S+)/metrics`)
+
+// startAgentIn runs an agent in this process and returns its metrics
+// address.
+func startAgentIn(t *testing.T, o AgentServeOptions) (string, error) {
+	t.Helper()
+	st, out, _ := splitState()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan struct{})
+	errc := make(chan error, 1)
+	go func() { errc <- runAgent(ctx, st, o, func(string) { close(ready) }) }()
+	t.Cleanup(func() { cancel(); <-errc })
+	select {
+	case <-ready:
+	case err := <-errc:
+		errc <- err
+		return "", err
+	case <-time.After(10 * time.Second):
+		t.Fatal("agent did not start")
+	}
+	m := metricsLine.FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("agent did not say where its metrics are:\n%s", out)
+	}
+	return m[1], nil
+}
+
+// An agent's metrics on an address other than loopback need its token:
+// a scrape without it gets 401 and nothing else, on any path; on
+// loopback they are served without one. A taken port stops the agent
+// before it listens for controllers.
+func TestAgentMetricsListener(t *testing.T) {
+	token := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(token, []byte("agent-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	host := outsideIPv4(t)
+	addr, err := startAgentIn(t, AgentServeOptions{Listen: "127.0.0.1:0", TokenFile: token, MetricsListen: net.JoinHostPort(host, "0")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/metrics", "/", "/v1/info"} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || strings.Contains(string(b), "process_") {
+			t.Errorf("%s without the token: %s %s", path, resp.Status, b)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer agent-secret")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("with the token: %s", resp.Status)
+	}
+
+	local, err := startAgentIn(t, AgentServeOptions{Listen: "127.0.0.1:0", TokenFile: token, MetricsListen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err = http.Get("http://" + local + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("loopback without a token: %s", resp.Status)
+	}
+
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	_, err = startAgentIn(t, AgentServeOptions{Listen: "127.0.0.1:0", TokenFile: token, MetricsListen: taken.Addr().String()})
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), "the port is taken") {
+		t.Errorf("taken metrics port: %v", err)
+	}
+}
+
+// outsideIPv4 is an address of this machine other than loopback.
+func outsideIPv4(t *testing.T) string {
+	t.Helper()
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			return n.IP.String()
+		}
+	}
+	t.Skip("this machine has no address besides loopback")
+	return ""
+}

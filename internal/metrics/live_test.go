@@ -1,0 +1,149 @@
+package metrics_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/cluster"
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/run"
+)
+
+// snap is host's snapshot after sec seconds at rate operations a second
+// of 4 KiB, latencies spread from 1 to 2 ms (1 to 4 ms on h2).
+func snap(host string, sec int, rate uint64) engine.Snapshot {
+	n := rate * uint64(sec)
+	var bins record.Bins
+	if n > 0 {
+		hi := int64(2_000_000)
+		if host == "h2" {
+			hi = 4_000_000
+		}
+		for v := int64(1_000_000); v <= hi; v += 10_000 {
+			bins = append(bins, record.Bin{V: v, N: 1})
+		}
+		bins = scale(bins, n)
+	}
+	s := engine.Snapshot{Host: host, Phase: "p", Stage: "run", Elapsed: time.Duration(sec) * time.Second,
+		Ops: []record.Count{{Op: "GET", Ops: n, Bytes: n * 4096}}}
+	if n > 0 {
+		s.Lat = []record.LiveLat{record.LiveLatOf("GET", bins, 0)}
+	}
+	return s
+}
+
+// scale makes bins hold n operations, spread evenly.
+func scale(b record.Bins, n uint64) record.Bins {
+	out := make(record.Bins, len(b))
+	per, rest := n/uint64(len(b)), n%uint64(len(b))
+	for i := range b {
+		out[i] = record.Bin{V: b[i].V, N: per}
+		if uint64(i) < rest {
+			out[i].N++
+		}
+	}
+	return out
+}
+
+// Each second brings one line per host with a new snapshot and one for
+// the total, readable by a follower at once (before the stream ends); a
+// host with nothing new has no line, and its last second still counts in
+// the total once.
+func TestLiveLines(t *testing.T) {
+	pr, pw := io.Pipe()
+	l := &metrics.Live{Open: func() (io.WriteCloser, error) { return pw, nil }}
+	l.Started("run1", "folder")
+	l.PhaseStarted(engine.Phase{Name: "p"}, []string{"h1", "h2"})
+	lines := make(chan metrics.LiveLine, 100)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var ln metrics.LiveLine
+			if err := json.Unmarshal(sc.Bytes(), &ln); err != nil {
+				t.Errorf("not JSON: %s", sc.Text())
+			}
+			lines <- ln
+		}
+		close(lines)
+	}()
+	next := func() metrics.LiveLine {
+		select {
+		case ln := <-lines:
+			return ln
+		case <-time.After(5 * time.Second):
+			t.Fatal("no line within 5 s: the stream is not flushed")
+		}
+		return metrics.LiveLine{}
+	}
+	l.Progress(cluster.Progress{Hosts: []engine.Snapshot{snap("h1", 0, 1000), snap("h2", 0, 500)}})
+	l.Progress(cluster.Progress{Hosts: []engine.Snapshot{snap("h1", 1, 1000), snap("h2", 1, 500)}})
+	h1, h2, tot := next(), next(), next()
+	if h1.Host != "h1" || h1.OpsPerS != 1000 || h1.BytesPerS != 1000*4096 || h1.Run != "run1" || h1.Phase != "p" {
+		t.Errorf("h1: %+v", h1)
+	}
+	if h2.Host != "h2" || h2.OpsPerS != 500 {
+		t.Errorf("h2: %+v", h2)
+	}
+	if !tot.Total || tot.Hosts != 2 || tot.OpsPerS != 1500 || len(tot.Ops) != 1 || tot.Ops[0].OpsPerS != 1500 {
+		t.Errorf("total: %+v", tot)
+	}
+	// h1's p50 is near 1.5 ms, h2's near 2.5 ms; p99.9 of the total is h2's top.
+	if h1.P50Ns == nil || *h1.P50Ns < 1_450_000 || *h1.P50Ns > 1_550_000*1.023 {
+		t.Errorf("h1 p50: %v", h1.P50Ns)
+	}
+	if tot.P999Ns == nil || *tot.P999Ns < 3_900_000 || *tot.P999Ns > 4_000_000*1.023 {
+		t.Errorf("total p99.9: %v", tot.P999Ns)
+	}
+	// h2 sends nothing new: no line for it; the total still has it once.
+	l.Progress(cluster.Progress{Hosts: []engine.Snapshot{snap("h1", 2, 2000), snap("h2", 1, 500)}})
+	h1, tot = next(), next()
+	if h1.Host != "h1" || h1.OpsPerS != 3000 || !tot.Total || tot.Hosts != 2 || tot.OpsPerS != 3500 {
+		t.Errorf("second 2: h1 %+v total %+v", h1, tot)
+	}
+	l.Progress(cluster.Progress{Hosts: []engine.Snapshot{snap("h1", 3, 2000), snap("h2", 1, 500)}})
+	h1, tot = next(), next()
+	if tot.Hosts != 1 || tot.OpsPerS != h1.OpsPerS {
+		t.Errorf("a host silent for two seconds still counts: %+v", tot)
+	}
+	// A second with no operation has no percentiles (absent, not 0).
+	l.Progress(cluster.Progress{Hosts: []engine.Snapshot{{Host: "h1", Phase: "p", Elapsed: 4 * time.Second, Ops: snap("h1", 3, 2000).Ops, Lat: snap("h1", 3, 2000).Lat}}})
+	if h1 = next(); h1.OpsPerS != 0 || h1.P50Ns != nil {
+		t.Errorf("idle second: %+v", h1)
+	}
+	next()
+	if dropped, err := l.Close(); dropped != 0 || err != nil {
+		t.Errorf("close: %d dropped, %v", dropped, err)
+	}
+	if _, ok := <-lines; ok {
+		t.Error("lines after the stream closed")
+	}
+}
+
+// A reader that never reads does not stall the run: Progress returns at
+// once, and what could not wait is dropped and counted.
+func TestLiveNeverBlocks(t *testing.T) {
+	pr, pw := io.Pipe()
+	l := &metrics.Live{Open: func() (io.WriteCloser, error) { return pw, nil }}
+	l.Started("r", "f")
+	l.PhaseStarted(engine.Phase{Name: "p"}, nil)
+	start := time.Now()
+	for s := range 200 {
+		l.Progress(cluster.Progress{Hosts: []engine.Snapshot{snap("h1", s, 10)}})
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("200 seconds of lines took %s with a stalled reader", d)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	dropped, err := l.Close()
+	if dropped == 0 || err != nil {
+		t.Errorf("stalled reader: %d dropped, %v", dropped, err)
+	}
+}
+
+var _ run.Sink = (*metrics.Live)(nil)
