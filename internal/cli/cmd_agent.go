@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,6 +37,11 @@ type AgentServeOptions struct {
 	// and exit when stdin closes: how --ssh starts it, so the agent ends
 	// with the ssh session that started it.
 	Stdin bool
+	// Slurm marks an agent started by --launcher slurm as one task of a
+	// job step: it listens on a port of the kernel's choice on every
+	// interface (unless --listen says otherwise) and announces its node,
+	// task and port on stdout for the launcher.
+	Slurm bool
 	// ClockSkew is a test hook: the agent's clock looks this far off.
 	ClockSkew time.Duration
 }
@@ -51,6 +57,7 @@ func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow fio job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
 	f.StringVar(&o.S3CredentialsFile, "s3-credentials-file", "", "file with STORBENCH_ACCESS_KEY=... and STORBENCH_SECRET_KEY=... lines for s3 phases (default: those environment variables)")
 	f.BoolVar(&o.Stdin, "stdin", false, "read the token from stdin's first line and exit when stdin closes (used by --ssh)")
+	f.BoolVar(&o.Slurm, "slurm", false, "run as a task of a Slurm job step (used by --launcher slurm): listen on a free port on every interface and print its node, task and port")
 	f.DurationVar(&o.ClockSkew, "test-clock-skew", 0, "test hook: make this agent's clock look off by this much")
 	_ = f.MarkHidden("test-clock-skew")
 	zeroMeans(f, "test-clock-skew", "no skew")
@@ -85,6 +92,9 @@ over ssh's stdin instead.`,
   storbench fio -d /mnt/weka --token-file ~/.storbench-token client{1...8}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.Slurm && !cmd.Flags().Changed("listen") {
+				o.Listen = ":0"
+			}
 			return runAgent(cmd.Context(), st, o, nil)
 		},
 	}
@@ -96,6 +106,10 @@ over ssh's stdin instead.`,
 // set, is called with the address listened on.
 func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(addr string)) error {
 	c, err := o.config(st)
+	if err != nil {
+		return err
+	}
+	announce, err := o.slurmTask(st)
 	if err != nil {
 		return err
 	}
@@ -124,6 +138,9 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 		}
 	}
 	fmt.Fprintf(st.Stdout, "storbench agent %s listening on %s (protocol %d, %s)\n", version(), ln.Addr(), cluster.Protocol, scheme)
+	if announce != nil {
+		fmt.Fprintln(st.Stdout, announce(ln.Addr().(*net.TCPAddr).Port))
+	}
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -140,6 +157,21 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 	}
 	fmt.Fprintln(st.Stdout, "storbench agent stopped")
 	return nil
+}
+
+// slurmTask returns, with --slurm, the announcement of this agent as a
+// task of a Slurm job step, given its port; nil without --slurm.
+func (o AgentServeOptions) slurmTask(st *State) (func(port int) string, error) {
+	if !o.Slurm {
+		return nil, nil
+	}
+	node := st.getenv("SLURMD_NODENAME")
+	procid, err1 := strconv.Atoi(st.getenv("SLURM_PROCID"))
+	localid, err2 := strconv.Atoi(st.getenv("SLURM_LOCALID"))
+	if node == "" || err1 != nil || err2 != nil {
+		return nil, usageErr("--slurm: this is not a task of a Slurm job step (SLURMD_NODENAME, SLURM_PROCID, SLURM_LOCALID): --slurm is for agents started by --launcher slurm")
+	}
+	return func(port int) string { return cluster.FormatAnnounce(node, procid, localid, port) }, nil
 }
 
 // agentConfig is what an agent serves with: how controllers prove
