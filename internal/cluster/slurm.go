@@ -150,9 +150,9 @@ func FormatAnnounce(node string, procid, localid, port int) string {
 
 // announcement is one agent's announcement, parsed.
 type announcement struct {
-	node             string
+	node            string
 	procid, localid int
-	port             int
+	port            int
 }
 
 func parseAnnounce(l string) (announcement, bool) {
