@@ -37,9 +37,10 @@ type Allocation struct {
 // ErrNoAllocation says storbench runs outside a Slurm allocation.
 var ErrNoAllocation = errors.New("--launcher slurm: not inside a Slurm allocation (SLURM_JOB_ID is not set): run storbench under salloc or in an sbatch script")
 
-// MaxSlurmAgents caps the agents one run starts through Slurm, as
-// hosts.DefaultLimit caps host lists.
-const MaxSlurmAgents = hosts.DefaultLimit
+// MaxSlurmAgents caps the agents one run starts through Slurm: the
+// controller was measured driving 1,000 (README, "Scale"); mdtest's
+// 8 clients x 136 ranks is 1,088.
+const MaxSlurmAgents = 4096
 
 // AllocationFromEnv reads the allocation from Slurm's variables through
 // getenv. Without SLURM_NTASKS (the job gave no task count) it takes one
@@ -277,7 +278,7 @@ func (l *SlurmLauncher) Start(ctx context.Context, token string) (*SlurmStep, er
 		s.Shutdown()
 		return nil, fmt.Errorf("--launcher slurm: srun: %v", err)
 	}
-	l.logf("srun started %d agents on %d nodes of job %s", l.Alloc.Total(), len(l.Alloc.Nodes), l.Alloc.JobID)
+	l.logf("starting %d agents on %d nodes of job %s with srun", l.Alloc.Total(), len(l.Alloc.Nodes), l.Alloc.JobID)
 	got, err := l.collect(ctx, s, announced, exited)
 	if err != nil {
 		s.Shutdown()
@@ -286,7 +287,11 @@ func (l *SlurmLauncher) Start(ctx context.Context, token string) (*SlurmStep, er
 	s.Agents, s.Failed = l.agents(got, token, s.errOut.get())
 	if len(s.Agents) == 0 {
 		s.Shutdown()
-		return nil, fmt.Errorf("--launcher slurm: no agent started: %s", strings.Join(s.Failed, "; "))
+		said := s.errOut.get()
+		if len(said) > 3 {
+			said = said[len(said)-3:]
+		}
+		return nil, fmt.Errorf("--launcher slurm: no agent started: %s; srun said: %s", strings.Join(s.Failed, "; "), strings.Join(said, "; "))
 	}
 	return s, nil
 }

@@ -57,8 +57,8 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 		return nil, err
 	}
 	defer set.close()
-	ctx, release := r.untilEnded(ctx, set)
-	defer release()
+	ctx, stop := untilEnded(ctx, set)
+	defer stop(nil)
 	if err := r.check(ctx, p, set); err != nil {
 		return nil, err
 	}
@@ -88,6 +88,9 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	}
 	pr := &phases{r: r, plan: p, ctrl: ctrl, set: set, folder: folder}
 	runErr := pr.runAll(ctx)
+	if stepEnded(set, len(ctrl.Lost())) {
+		stop(errStepEnded)
+	}
 	if errors.Is(context.Cause(ctx), errStepEnded) {
 		r.Sink.Note(Note{Kind: NotePlan, Text: errStepEnded.Error() + ": the run stopped"})
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/storbench/storbench/internal/cluster"
 )
@@ -63,12 +64,13 @@ func (r *Runner) slurmAgents(ctx context.Context, p Plan) (*agentSet, error) {
 }
 
 // untilEnded returns ctx, cancelled with errStepEnded when the set's agents
-// go away on their own (the run then ends as interrupted), and its release.
-func (r *Runner) untilEnded(ctx context.Context, set *agentSet) (context.Context, func()) {
-	if set.ended == nil {
-		return ctx, func() {}
-	}
+// go away on their own (the run then ends as interrupted), and its
+// cancel, which takes the cause.
+func untilEnded(ctx context.Context, set *agentSet) (context.Context, context.CancelCauseFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
+	if set.ended == nil {
+		return ctx, cancel
+	}
 	go func() {
 		select {
 		case <-set.ended:
@@ -76,5 +78,27 @@ func (r *Runner) untilEnded(ctx context.Context, set *agentSet) (context.Context
 		case <-ctx.Done():
 		}
 	}()
-	return ctx, func() { cancel(nil) }
+	return ctx, cancel
+}
+
+// stepEnded reports that the set's agents went away on their own. When
+// every agent stopped (scancel sends them SIGTERM: they return what they
+// measured, clean up and exit) the phase may end before the step does: it
+// then waits up to five seconds for the step.
+func stepEnded(set *agentSet, lost int) bool {
+	if set.ended == nil {
+		return false
+	}
+	if lost >= len(set.agents) {
+		select {
+		case <-set.ended:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	select {
+	case <-set.ended:
+		return true
+	default:
+		return false
+	}
 }
