@@ -317,6 +317,39 @@ func TestSlurmRealCluster(t *testing.T) {
 		t.Errorf("hosts %v, want the 3 tasks of the allocation\n%s", ph.Hosts, out)
 	}
 
+	t.Run("sbatch example", func(t *testing.T) {
+		root, err := s3test.RepoRoot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(root, "examples", "slurm", "storbench.sbatch"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The shipped script, on this cluster's one node: 3 tasks instead
+		// of 8 nodes x 136.
+		script := strings.NewReplacer("#SBATCH --nodes=8\n", "#SBATCH --nodes=1\n",
+			"#SBATCH --ntasks-per-node=136\n", "#SBATCH --ntasks=3\n#SBATCH --overcommit\n",
+			"#SBATCH --time=01:00:00\n", "#SBATCH --time=5\n",
+			"#SBATCH --output=storbench-%j.out\n", "#SBATCH --output="+filepath.Join(s.dir, "sbatch.out")+"\n").Replace(string(b))
+		if strings.Count(script, "#SBATCH") != 6 || !strings.Contains(script, "--ntasks=3") {
+			t.Fatalf("the example's #SBATCH lines changed; update this test:\n%s", b)
+		}
+		path := filepath.Join(s.dir, "storbench.sbatch")
+		_ = os.WriteFile(path, []byte(script), 0o755)
+		cmd := s.command("sbatch", "-W", "--chdir="+root, path)
+		cmd.Env = append(cmd.Env, "STORBENCH="+bin, "STORBENCH_DIR="+data, "STORBENCH_RESULTS="+res)
+		code, out := runExit(t, cmd)
+		log, _ := os.ReadFile(filepath.Join(s.dir, "sbatch.out"))
+		if code != 0 || !strings.Contains(string(log), "completed") {
+			t.Fatalf("sbatch: exit %d %s\n%s", code, out, log)
+		}
+		ph := summaryOf(t, folderOf(t, string(log))).Phases[0]
+		if len(ph.Hosts) != 3 || ph.Engine != "md" {
+			t.Errorf("the mdtest example ran %s on %v, want md on 3 hosts", ph.Engine, ph.Hosts)
+		}
+	})
+
 	t.Run("scancel", func(t *testing.T) {
 		cmd := salloc("-n", "1000000", "-F")
 		var outb testutil.Buffer
