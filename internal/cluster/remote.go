@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -418,33 +417,23 @@ func (a *RemoteAgent) startHeartbeats() {
 	a.mu.Unlock()
 	go func() {
 		defer close(done)
-		// The controller prepares every agent at once: each agent's beats
-		// start at a random point of the first second, so a thousand
-		// agents beat as a steady stream, not in one burst a second whose
-		// requests delay each other past HeartbeatTimeout.
-		next := time.NewTimer(mrand.N(HeartbeatEvery))
-		defer next.Stop()
+		t := time.NewTicker(HeartbeatEvery)
+		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-next.C:
+			case <-t.C:
+				hctx, hcancel := context.WithTimeout(ctx, 2*time.Second)
+				if req, err := a.request(hctx, http.MethodPost, "heartbeat", nil); err == nil {
+					if resp, err := a.do(a.beats, req); err == nil {
+						resp.Body.Close()
+					}
+				}
+				hcancel()
 			}
-			next.Reset(HeartbeatEvery)
-			a.beat(ctx)
 		}
 	}()
-}
-
-// beat sends one heartbeat, waiting at most two seconds for the answer.
-func (a *RemoteAgent) beat(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	if req, err := a.request(ctx, http.MethodPost, "heartbeat", nil); err == nil {
-		if resp, err := a.do(a.beats, req); err == nil {
-			resp.Body.Close()
-		}
-	}
 }
 
 func (a *RemoteAgent) stopHeartbeats() {
