@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,7 +37,10 @@ func runExit(t *testing.T, cmd *exec.Cmd) (int, string) {
 }
 
 // agentPIDs lists the running `storbench agent` processes of binary bin.
-func agentPIDs(bin string) []int {
+func agentPIDs(bin string) []int { return pidsOf(bin, "agent") }
+
+// pidsOf lists the running `storbench CMD` processes of binary bin.
+func pidsOf(bin, command string) []int {
 	var out []int
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -49,7 +53,7 @@ func agentPIDs(bin string) []int {
 			continue
 		}
 		args := strings.Split(string(b), "\x00")
-		if len(args) > 1 && args[0] == bin && args[1] == "agent" {
+		if len(args) > 1 && args[0] == bin && args[1] == command {
 			out = append(out, pid)
 		}
 	}
@@ -105,7 +109,7 @@ func TestSlurmNodeFailsToStart(t *testing.T) {
 	}
 
 	code, out = runExit(t, md("--allow-partial"))
-	if code != 0 || !strings.Contains(out, "running on the 2 agents that started (--allow-partial)") {
+	if code != 0 || !strings.Contains(out, "running on 2 of 3 agents (--allow-partial)") {
 		t.Fatalf("--allow-partial: exit %d\n%s", code, out)
 	}
 	if h := summaryOf(t, folderOf(t, out)).Phases[0].Hosts; strings.Join(h, ",") != "127.0.0.1,127.0.0.3" {
@@ -350,6 +354,33 @@ func TestSlurmRealCluster(t *testing.T) {
 		}
 	})
 
+	t.Run("Ctrl-C", func(t *testing.T) {
+		cmd := salloc("-n", "1000000", "-F")
+		var outb testutil.Buffer
+		cmd.Stdout, cmd.Stderr = &outb, &outb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = cmd.Process.Kill() }()
+		waitFor(t, "file-create in the live line", func() bool { return strings.Contains(outb.String(), "file-create ") })
+		ctl := pidsOf(bin, "md")
+		if len(ctl) != 1 || len(agentPIDs(bin)) != 3 {
+			t.Fatalf("controllers %v, agents %v", ctl, agentPIDs(bin))
+		}
+		// A terminal's Ctrl-C: SIGINT to the foreground process group,
+		// which salloc made the controller's (srun is in it too).
+		if err := syscall.Kill(-ctl[0], syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		interrupted := time.Now()
+		waitFor(t, "every agent to exit", func() bool { return len(agentPIDs(bin)) == 0 })
+		t.Logf("Ctrl-C -> every agent exited: %.2f s", time.Since(interrupted).Seconds())
+		err := cmd.Wait()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(outb.String(), "interrupted") {
+			t.Fatalf("after Ctrl-C: %v, want exit 130:\n%s", err, outb.String())
+		}
+	})
+
 	t.Run("scancel", func(t *testing.T) {
 		cmd := salloc("-n", "1000000", "-F")
 		var outb testutil.Buffer
@@ -436,4 +467,54 @@ func loadStopped(t *testing.T, folder string, want int) time.Time {
 		}
 	}
 	return time.Unix(0, last)
+}
+
+// --launcher ssh is --ssh; a host whose agent does not start (its port is
+// taken) is named and the run refused before any load, or with
+// --allow-partial run on the other host. ssh is the stand-in
+// testdata/fake-ssh, as in TestClusterSSH.
+func TestSSHAllowPartial(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("the ssh stand-in needs python3")
+	}
+	bin := storbenchBin(t)
+	dir := t.TempDir()
+	fake, err := filepath.Abs("testdata/fake-ssh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pathDir := filepath.Join(dir, "bin")
+	_ = os.MkdirAll(pathDir, 0o755)
+	if err := os.Symlink(fake, filepath.Join(pathDir, "ssh")); err != nil {
+		t.Fatal(err)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	_, pBusy, _ := net.SplitHostPort(busy.Addr().String())
+	_, pFree, _ := net.SplitHostPort(freeAddr(t))
+	data, res := t.TempDir(), filepath.Join(dir, "results")
+	md := func(extra ...string) *exec.Cmd {
+		cmd := exec.Command(bin, append([]string{"md", "-d", data, "-n", "20", "-F", "--launcher", "ssh", "--results", res, "nodeA:" + pFree, "nodeB:" + pBusy}, extra...)...)
+		cmd.Env = append(os.Environ(), "PATH="+pathDir+":"+os.Getenv("PATH"), "FAKESSH_LOG="+filepath.Join(dir, "ssh.log"), "FAKESSH_HOMES="+filepath.Join(dir, "homes"))
+		return cmd
+	}
+	code, out := runExit(t, md())
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	last := lines[len(lines)-1]
+	if code != 2 || !strings.Contains(last, "nodeB:"+pBusy+": ") || strings.Contains(last, "nodeA:"+pFree+": ") || !strings.Contains(last, "--allow-partial") {
+		t.Fatalf("exit %d, want 2 and a line naming nodeB only:\n%s", code, out)
+	}
+	if ents, _ := os.ReadDir(res); len(ents) != 0 {
+		t.Errorf("a refused run left a results folder: %v", ents)
+	}
+	code, out = runExit(t, md("--allow-partial"))
+	if code != 0 || !strings.Contains(out, "running on 1 of 2 hosts (--allow-partial)") {
+		t.Fatalf("--allow-partial: exit %d\n%s", code, out)
+	}
+	if h := summaryOf(t, folderOf(t, out)).Phases[0].Hosts; strings.Join(h, ",") != "nodeA" {
+		t.Errorf("hosts %v, want nodeA alone", h)
+	}
 }

@@ -180,7 +180,7 @@ func (r *Runner) sshAgents(ctx context.Context, a Agents, keys engine.Credential
 		return nil, badInputf("--ssh: %s: the run was refused before any load%s", strings.Join(msgs, "; "), partialHint(a, len(msgs) < len(entries)))
 	}
 	if len(msgs) > 0 {
-		r.Sink.Note(Note{Kind: NotePlan, Text: fmt.Sprintf("--ssh: %s; running on the %d other hosts (--allow-partial)", strings.Join(msgs, "; "), len(entries)-len(msgs))})
+		r.Sink.Note(Note{Kind: NotePlan, Text: fmt.Sprintf("--ssh: %s; running on %d of %d hosts (--allow-partial)", strings.Join(msgs, "; "), len(entries)-len(msgs), len(entries))})
 	}
 	set := &agentSet{remote: true, close: stopAll}
 	hn, _ := os.Hostname()

@@ -50,9 +50,9 @@ func (r *Runner) slurmAgents(ctx context.Context, p Plan) (*agentSet, error) {
 		msg := "--launcher slurm: " + strings.Join(step.Failed, "; ")
 		if !p.Agents.AllowPartial {
 			step.Shutdown()
-			return nil, badInputf("%s: the run was refused before any load (--allow-partial runs on the %d agents that started)", msg, len(step.Agents))
+			return nil, badInputf("%s: the run was refused before any load (--allow-partial runs on the %d of %d agents that started)", msg, len(step.Agents), alloc.Total())
 		}
-		r.Sink.Note(Note{Kind: NotePlan, Text: fmt.Sprintf("%s; running on the %d agents that started (--allow-partial)", msg, len(step.Agents))})
+		r.Sink.Note(Note{Kind: NotePlan, Text: fmt.Sprintf("%s; running on %d of %d agents (--allow-partial)", msg, len(step.Agents), alloc.Total())})
 	}
 	set := &agentSet{remote: true, close: step.Shutdown, ended: step.Done()}
 	hn := hostname()
