@@ -17,15 +17,20 @@ type AgentsOptions struct {
 	AgentsFile string
 	// Hostfile is an MPI hostfile: MPICH's host:slots or Open MPI's host
 	// slots=N; agents listen on the default port there.
-	Hostfile   string
-	TokenFile  string
-	TLSCert    string
-	TLSKey     string
-	TLSCA      string
-	SSH        bool
-	SSHUser    string
-	SSHOpts    string
-	DropCaches bool
+	Hostfile  string
+	TokenFile string
+	TLSCert   string
+	TLSKey    string
+	TLSCA     string
+	SSH       bool
+	// Launcher starts the agents: "ssh" (as --ssh) or "slurm" (srun, one
+	// agent per task of the Slurm allocation storbench runs in).
+	Launcher string
+	// AllowPartial runs on the agents that started when some did not.
+	AllowPartial bool
+	SSHUser      string
+	SSHOpts      string
+	DropCaches   bool
 	// MaxClockOffset is the largest agent clock offset accepted; negative
 	// accepts any.
 	MaxClockOffset time.Duration
@@ -48,6 +53,8 @@ func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.TLSKey, "tls-key", "", "the client certificate's key (PEM)")
 	f.StringVar(&o.TLSCA, "tls-ca", "", "connect to agents over HTTPS, trusting this CA (PEM)")
 	f.BoolVar(&o.SSH, "ssh", false, "start the agent on every host with ssh (copying this binary when the host lacks it) and stop it at the end")
+	f.StringVar(&o.Launcher, "launcher", "", "start the agents and stop them at the end: ssh (as --ssh) or slurm (inside salloc or sbatch: srun starts one agent per task of the allocation)")
+	f.BoolVar(&o.AllowPartial, "allow-partial", false, "with --ssh or --launcher: run on the agents that started when some host's agent did not (default: refuse the run before any load)")
 	f.StringVar(&o.SSHUser, "ssh-user", "", "user for --ssh (default: ssh's own choice)")
 	f.StringVar(&o.SSHOpts, "ssh-opts", "", "extra ssh options for --ssh, e.g. \"-J jump -i key\"")
 	f.BoolVar(&o.DropCaches, "drop-caches", false, "sync and drop the page cache on every host before each phase (agents must run as root)")
@@ -59,20 +66,55 @@ func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
 
 // runAgents gathers the hosts of a run from HOST arguments, --agents,
 // --agents-file and --hostfile, with the flags that say how to reach them.
-func (o AgentsOptions) runAgents(args []string) (run.Agents, error) {
+func (o AgentsOptions) runAgents(st *State, args []string) (run.Agents, error) {
+	a := run.Agents{
+		TokenFile: o.TokenFile, TLSCert: o.TLSCert, TLSKey: o.TLSKey, TLSCA: o.TLSCA,
+		SSH: o.SSH || o.Launcher == launcherSSH, SSHUser: o.SSHUser, SSHOpts: strings.Fields(o.SSHOpts),
+		DropCaches: o.DropCaches, MaxClockOffset: o.MaxClockOffset, AllowPartial: o.AllowPartial,
+	}
+	switch o.Launcher {
+	case "", launcherSSH:
+	case launcherSlurm:
+		return o.slurmAgents(st, a, args)
+	default:
+		return a, usageErr("--launcher %q: want ssh or slurm", o.Launcher)
+	}
+	if o.AllowPartial && !a.SSH {
+		return a, usageErr("--allow-partial is for agents storbench starts: give --ssh or --launcher")
+	}
 	entries, err := cluster.HostEntries(args, o.Agents, o.AgentsFile, o.Hostfile)
 	if err != nil {
-		return run.Agents{}, asUsage(err)
+		return a, asUsage(err)
 	}
-	return run.Agents{
-		Hosts: entries, TokenFile: o.TokenFile, TLSCert: o.TLSCert, TLSKey: o.TLSKey, TLSCA: o.TLSCA,
-		SSH: o.SSH, SSHUser: o.SSHUser, SSHOpts: strings.Fields(o.SSHOpts),
-		DropCaches: o.DropCaches, MaxClockOffset: o.MaxClockOffset,
-	}, nil
+	a.Hosts = entries
+	return a, nil
+}
+
+// The launchers --launcher names.
+const (
+	launcherSSH   = "ssh"
+	launcherSlurm = "slurm"
+)
+
+// slurmAgents reads the Slurm allocation storbench runs in: its nodes and
+// tasks are the agents, so no other host may be named.
+func (o AgentsOptions) slurmAgents(st *State, a run.Agents, args []string) (run.Agents, error) {
+	if o.SSH {
+		return a, usageErr("--launcher slurm and --ssh both say how agents start: give one")
+	}
+	if len(args) > 0 || len(o.Agents) > 0 || o.AgentsFile != "" || o.Hostfile != "" {
+		return a, usageErr("--launcher slurm takes its hosts from the Slurm allocation: drop HOST arguments, --agents, --agents-file and --hostfile (and a suite's agents:)")
+	}
+	alloc, err := cluster.AllocationFromEnv(st.getenv)
+	if err != nil {
+		return a, asUsage(err)
+	}
+	a.Slurm = &alloc
+	return a, nil
 }
 
 // remote reports that the options name agents, so the phases may run on
 // other machines (which hold their own S3 keys).
 func (o AgentsOptions) remote() bool {
-	return len(o.Agents) > 0 || o.AgentsFile != "" || o.Hostfile != "" || o.SSH
+	return len(o.Agents) > 0 || o.AgentsFile != "" || o.Hostfile != "" || o.SSH || o.Launcher != ""
 }

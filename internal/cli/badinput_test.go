@@ -21,6 +21,8 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 	_ = os.WriteFile(notes, []byte("meeting at 10\n"), 0o644)
 	s3Suite := writeSuite(t, "name: nokeys\nphases:\n  - s3: {op: get, duration: 1s, objects: 5}\n")
 	keys := map[string]string{"STORBENCH_ACCESS_KEY": "a", "STORBENCH_SECRET_KEY": "b"}
+	sweep := writeSuite(t, "name: sweep\ndir: "+tmp+"\nphases:\n  - md: {items: 5}\n    matrix: {hosts: [1, 2, 4]}\n")
+	twoTasks := map[string]string{"SLURM_JOB_ID": "77", "SLURM_JOB_NODELIST": "node[1-2]", "SLURM_NTASKS": "2", "SLURM_TASKS_PER_NODE": "1(x2)"}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -58,6 +60,16 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 			[]string{`"bad host!"`, "malformed"}},
 		{"malformed agent", []string{"fio", "-d", tmp, "--agents", "client/1:7761"}, nil, false,
 			[]string{`"client/1"`, "malformed"}},
+		{"--launcher slurm outside an allocation", []string{"md", "-d", tmp, "-n", "5", "--launcher", "slurm"}, nil, false,
+			[]string{"--launcher slurm", "not inside a Slurm allocation", "salloc", "sbatch"}},
+		{"allocation smaller than the suite's hosts sweep", []string{"run", sweep, "--launcher", "slurm"}, twoTasks, false,
+			[]string{"wants 4 hosts", "job 77 has 2 tasks", "-n 4"}},
+		{"--launcher slurm with hosts", []string{"md", "-d", tmp, "-n", "5", "--launcher", "slurm", "node1"}, twoTasks, false,
+			[]string{"--launcher slurm takes its hosts from the Slurm allocation"}},
+		{"unknown launcher", []string{"md", "-d", tmp, "-n", "5", "--launcher", "pbs"}, nil, false,
+			[]string{`--launcher "pbs"`, "ssh or slurm"}},
+		{"--allow-partial without a launcher", []string{"md", "-d", tmp, "-n", "5", "--allow-partial", "node1"}, nil, false,
+			[]string{"--allow-partial", "--ssh or --launcher"}},
 		{"host that would be an ssh option", []string{"md", "-d", tmp, "-n", "5", "--ssh", "--", "-oProxyCommand=sh"}, nil, false,
 			[]string{`"-oProxyCommand=sh"`, "malformed"}},
 	} {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,6 +38,11 @@ type AgentServeOptions struct {
 	// and exit when stdin closes: how --ssh starts it, so the agent ends
 	// with the ssh session that started it.
 	Stdin bool
+	// Slurm marks an agent started by --launcher slurm as one task of a
+	// job step: it listens on a port of the kernel's choice on every
+	// interface (unless --listen says otherwise) and announces its node,
+	// task and port on stdout for the launcher.
+	Slurm bool
 	// ClockSkew is a test hook: the agent's clock looks this far off.
 	ClockSkew time.Duration
 	// MetricsListen serves the agent's Prometheus metrics there ("":
@@ -56,6 +62,7 @@ func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.S3CredentialsFile, "s3-credentials-file", "", "file with STORBENCH_ACCESS_KEY=... and STORBENCH_SECRET_KEY=... lines for s3 phases (default: those environment variables)")
 	f.BoolVar(&o.Stdin, "stdin", false, "read the token from stdin's first line and exit when stdin closes (used by --ssh)")
 	f.StringVar(&o.MetricsListen, "metrics-listen", "", "serve Prometheus metrics under /metrics at this address (a bare :PORT is loopback, unauthenticated; any other address requires the --token-file token as a bearer token)")
+	f.BoolVar(&o.Slurm, "slurm", false, "run as a task of a Slurm job step (used by --launcher slurm): listen on a free port on every interface and print its node, task and port")
 	f.DurationVar(&o.ClockSkew, "test-clock-skew", 0, "test hook: make this agent's clock look off by this much")
 	_ = f.MarkHidden("test-clock-skew")
 	zeroMeans(f, "test-clock-skew", "no skew")
@@ -94,6 +101,9 @@ over ssh's stdin instead.`,
   storbench fio -d /mnt/weka --token-file ~/.storbench-token client{1...8}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.Slurm && !cmd.Flags().Changed("listen") {
+				o.Listen = ":0"
+			}
 			return runAgent(cmd.Context(), st, o, nil)
 		},
 	}
@@ -105,6 +115,10 @@ over ssh's stdin instead.`,
 // set, is called with the address listened on.
 func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(addr string)) error {
 	c, err := o.config(st)
+	if err != nil {
+		return err
+	}
+	announce, err := o.slurmTask(st)
 	if err != nil {
 		return err
 	}
@@ -138,6 +152,9 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 		}
 	}
 	fmt.Fprintf(st.Stdout, "storbench agent %s listening on %s (protocol %d, %s)\n", version(), ln.Addr(), cluster.Protocol, scheme)
+	if announce != nil {
+		fmt.Fprintln(st.Stdout, announce(ln.Addr().(*net.TCPAddr).Port))
+	}
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -173,6 +190,21 @@ func (o AgentServeOptions) serveMetrics(ctx context.Context, st *State, srv *clu
 	fmt.Fprintf(st.Stdout, "storbench agent metrics on http://%s%s (%s)\n", ln.Addr(), metrics.Path, auth)
 	go func() { _ = metrics.Serve(ctx, ln, metrics.Handler(reg, need)) }()
 	return nil
+}
+
+// slurmTask returns, with --slurm, the announcement of this agent as a
+// task of a Slurm job step, given its port; nil without --slurm.
+func (o AgentServeOptions) slurmTask(st *State) (func(port int) string, error) {
+	if !o.Slurm {
+		return nil, nil
+	}
+	node := st.getenv("SLURMD_NODENAME")
+	procid, err1 := strconv.Atoi(st.getenv("SLURM_PROCID"))
+	localid, err2 := strconv.Atoi(st.getenv("SLURM_LOCALID"))
+	if node == "" || err1 != nil || err2 != nil {
+		return nil, usageErr("--slurm: this is not a task of a Slurm job step (SLURMD_NODENAME, SLURM_PROCID, SLURM_LOCALID): --slurm is for agents started by --launcher slurm")
+	}
+	return func(port int) string { return cluster.FormatAnnounce(node, procid, localid, port) }, nil
 }
 
 // agentConfig is what an agent serves with: how controllers prove

@@ -78,7 +78,7 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.
 	if err != nil {
 		return nil, asUsage(err)
 	}
-	agents, err := o.Agents.runAgents(hosts)
+	agents, err := o.Agents.runAgents(st, hosts)
 	if err != nil {
 		return nil, err
 	}

@@ -170,7 +170,7 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 	if err != nil {
 		return nil, err
 	}
-	agents, err := o.Agents.runAgents(hosts)
+	agents, err := o.Agents.runAgents(st, hosts)
 	if err != nil {
 		return nil, err
 	}

@@ -134,7 +134,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	if err := o.check(s, x); err != nil {
 		return nil, err
 	}
-	agents, err := agentsOf(o.Agents, s).runAgents(s.Agents)
+	agents, err := agentsOf(o.Agents, s).runAgents(st, s.Agents)
 	if err != nil {
 		return nil, err
 	}

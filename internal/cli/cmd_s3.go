@@ -294,7 +294,7 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	if o.Full && o.BenchData != "" {
 		return nil, usageErr("--full and --benchdata both name where requests go: give one")
 	}
-	agents, err := o.Agents.runAgents(nil)
+	agents, err := o.Agents.runAgents(st, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -91,7 +91,7 @@ func TestAgentsFlagTakesSlurmLists(t *testing.T) {
 	if err := f.Parse([]string{"--agents", "node[01-02,5]:7761", "--agents", "x,y[1-2]"}); err != nil {
 		t.Fatal(err)
 	}
-	ra, err := o.runAgents([]string{"arg[1-2]"})
+	ra, err := o.runAgents(&State{}, []string{"arg[1-2]"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestAgentsFlagTakesSlurmLists(t *testing.T) {
 // slots is refused.
 func TestHostEntriesFromEverySource(t *testing.T) {
 	o := AgentsOptions{Agents: []string{"a"}, AgentsFile: writeFile(t, "agents", "b:7762 slots=2\n"), Hostfile: writeFile(t, "hosts", "c[1-2]:2\n")}
-	ra, err := o.runAgents([]string{"a"})
+	ra, err := o.runAgents(&State{}, []string{"a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestHostEntriesFromEverySource(t *testing.T) {
 		t.Errorf("entries %v", got)
 	}
 	o = AgentsOptions{Agents: []string{"c1"}, Hostfile: o.Hostfile}
-	if _, err := o.runAgents(nil); err == nil || !strings.Contains(err.Error(), "c1") || !strings.Contains(err.Error(), "twice") {
+	if _, err := o.runAgents(&State{}, nil); err == nil || !strings.Contains(err.Error(), "c1") || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("c1 with and without slots: %v", err)
 	}
 }

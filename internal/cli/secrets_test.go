@@ -117,11 +117,11 @@ func startAgents(t *testing.T, bin string, n int, env []string, flags ...string)
 
 // A secret never reaches a file of the results folder, a git commit made
 // with --git-commit, the output at -vvv (controller and agents), the dry-run
-// plan or an ssh command line, whichever way it is given: --secret-key S,
+// plan or an ssh or srun command line, whichever way it is given: --secret-key S,
 // --secret-key=S, STORBENCH_SECRET_KEY, a suite's s3 secret_key, an agent's
 // --s3-credentials-file, the agents' --token-file, the one-run token of
-// --ssh and the keys --ssh sends its agents (one from a flag, one from the
-// environment). Access keys are held to the same rule: the s3 engine treats them
+// --ssh and --launcher slurm and the keys they send their agents (one from
+// a flag, one from the environment). Access keys are held to the same rule: the s3 engine treats them
 // as secret (RedactPhase blanks both).
 func TestSecretsNeverWritten(t *testing.T) {
 	bin := storbenchBin(t)
@@ -248,5 +248,38 @@ func TestSecretsNeverWritten(t *testing.T) {
 		}
 		calls, _ := os.ReadFile(sshLog)
 		check(t, res, map[string]string{"output": out, "ssh command lines": string(calls)}, ak, sk, tokens[0])
+	})
+	t.Run("--launcher slurm one-run token", func(t *testing.T) {
+		if _, err := exec.LookPath("python3"); err != nil {
+			t.Skip("the srun stand-in needs python3")
+		}
+		fake, err := filepath.Abs("../cluster/testdata/fake-srun")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ak, sk := user("slurm")
+		dir := t.TempDir()
+		pathDir, capture, argLog := filepath.Join(dir, "bin"), filepath.Join(dir, "stdin"), filepath.Join(dir, "srun.args")
+		_ = os.MkdirAll(pathDir, 0o755)
+		// The stand-in keeps srun's command line and what the controller
+		// sends the agents on srun's stdin, where the token travels.
+		wrapper := "#!/bin/sh\necho \"$*\" >> " + argLog + "\ntee -a " + capture + " | python3 " + fake + " \"$@\"\n"
+		if err := os.WriteFile(filepath.Join(pathDir, "srun"), []byte(wrapper), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		env := append(baseEnv(), "PATH="+pathDir+":"+os.Getenv("PATH"), "SLURM_JOB_ID=99", "SLURM_JOB_NODELIST=127.0.0.[1-2]",
+			"FAKESRUN_NODES=127.0.0.1,127.0.0.2", "STORBENCH_SECRET_KEY="+sk)
+		res := t.TempDir()
+		out := run(t, env, true, append(stat, "--bucket", "sslurm", "--results", res, "--launcher", "slurm", "--access-key", ak)...)
+		sent, _ := os.ReadFile(capture)
+		if !strings.Contains(string(sent), "STORBENCH_ACCESS_KEY="+ak+"\n") || !strings.Contains(string(sent), "STORBENCH_SECRET_KEY="+sk+"\n") {
+			t.Errorf("the run's keys did not reach the agents over srun's stdin:\n%s", sent)
+		}
+		tokens := regexp.MustCompile(`(?m)^[0-9a-f]{64}$`).FindAllString(string(sent), -1)
+		if len(tokens) != 1 {
+			t.Fatalf("want the one-run token sent once on srun's stdin, saw %d:\n%s", len(tokens), sent)
+		}
+		calls, _ := os.ReadFile(argLog)
+		check(t, res, map[string]string{"output": out, "srun command lines": string(calls)}, ak, sk, tokens[0])
 	})
 }

@@ -25,6 +25,9 @@ type agentSet struct {
 	// remote says some agent is on another process.
 	remote bool
 	close  func()
+	// ended, if set, is closed when the agents went away on their own (the
+	// Slurm job step ended: scancel, the time limit); the run then stops.
+	ended <-chan struct{}
 }
 
 // names lists the agents' names, in order.
@@ -56,6 +59,9 @@ func (r *Runner) agents(ctx context.Context, p Plan) (*agentSet, error) {
 		if _, _, err := cluster.SplitHostPort(e); err != nil {
 			return nil, badInput(err)
 		}
+	}
+	if p.Agents.Slurm != nil {
+		return r.slurmAgents(ctx, p)
 	}
 	hn := hostname()
 	newLocal := func(name string) *cluster.LocalAgent {
@@ -132,9 +138,7 @@ func (r *Runner) sshAgents(ctx context.Context, a Agents, keys engine.Credential
 			return nil, badInputf("--ssh: cannot find this storbench binary: %v", err)
 		}
 	}
-	var b [32]byte
-	_, _ = rand.Read(b[:])
-	token := hex.EncodeToString(b[:])
+	token := oneRunToken()
 	l := &cluster.SSHLauncher{
 		SSH: "ssh", User: a.SSHUser, Opts: a.SSHOpts, Version: r.Version, Binary: self, Credentials: keys,
 		Logf: func(format string, args ...any) {
@@ -171,16 +175,37 @@ func (r *Runner) sshAgents(ctx context.Context, a Agents, keys engine.Credential
 			msgs = append(msgs, fmt.Sprintf("%s: %v", entries[i], err))
 		}
 	}
-	if len(msgs) > 0 {
+	if len(msgs) > 0 && (!a.AllowPartial || len(msgs) == len(entries)) {
 		stopAll()
-		return nil, badInputf("--ssh: %s", strings.Join(msgs, "; "))
+		return nil, badInputf("--ssh: %s: the run was refused before any load%s", strings.Join(msgs, "; "), partialHint(a, len(msgs) < len(entries)))
+	}
+	if len(msgs) > 0 {
+		r.Sink.Note(Note{Kind: NotePlan, Text: fmt.Sprintf("--ssh: %s; running on %d of %d hosts (--allow-partial)", strings.Join(msgs, "; "), len(entries)-len(msgs), len(entries))})
 	}
 	set := &agentSet{remote: true, close: stopAll}
 	hn, _ := os.Hostname()
 	for _, sa := range started {
+		if sa == nil {
+			continue
+		}
 		sa.Controller = hn
 		sa.DropCaches = a.DropCaches
 		set.agents = append(set.agents, sa)
 	}
 	return set, nil
+}
+
+// oneRunToken is a fresh random token for agents a run starts itself.
+func oneRunToken() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// partialHint tells how to run anyway on the hosts whose agents started.
+func partialHint(a Agents, some bool) string {
+	if a.AllowPartial || !some {
+		return ""
+	}
+	return " (--allow-partial runs on the hosts whose agents started)"
 }

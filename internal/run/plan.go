@@ -9,6 +9,7 @@ package run
 import (
 	"time"
 
+	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/hosts"
 	"github.com/storbench/storbench/internal/results"
@@ -74,6 +75,13 @@ type Agents struct {
 	SSH     bool
 	SSHUser string
 	SSHOpts []string
+	// Slurm, when set, starts one agent per task of this Slurm allocation
+	// with srun and stops them at the end; Hosts are then empty.
+	Slurm *cluster.Allocation
+	// AllowPartial runs on the agents that started when some host's agent
+	// did not (--ssh, --launcher slurm); without it such a run is refused
+	// before any load.
+	AllowPartial bool
 	// DropCaches syncs and drops the page cache on every host before each
 	// phase.
 	DropCaches bool

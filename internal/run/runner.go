@@ -71,6 +71,8 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	if p.Phases, err = fio.Link(p.Phases, hosts); err != nil {
 		return nil, badInput(err)
 	}
+	ctx, stop := untilEnded(ctx, set)
+	defer stop(nil)
 	if err := r.check(ctx, p, set); err != nil {
 		return nil, err
 	}
@@ -110,6 +112,12 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	}
 	pr := &phases{r: r, plan: p, ctrl: ctrl, set: set, folder: folder, areas: areas}
 	runErr := pr.runAll(ctx)
+	if stepEnded(set, len(ctrl.Lost())) {
+		stop(errStepEnded)
+	}
+	if errors.Is(context.Cause(ctx), errStepEnded) {
+		r.Sink.Note(Note{Kind: NotePlan, Text: errStepEnded.Error() + ": the run stopped"})
+	}
 	return r.finish(ctx, folder, runErr)
 }
 
