@@ -51,7 +51,9 @@ func TestIO500SuiteBadInput(t *testing.T) {
 		{"two phases missing", func(s string) string {
 			return strings.Replace(strings.Replace(s, "name: find", "name: pfind", 1), "name: ior-hard-read", "name: ior-hard-reread", 1)
 		}, "no phase is named find, ior-hard-read"},
-		{"a name twice", func(s string) string { return strings.Replace(s, "name: mdtest-hard-stat", "name: mdtest-easy-stat", 1) },
+		{"a name twice", func(s string) string {
+			return strings.Replace(s, "name: mdtest-hard-stat", "name: mdtest-easy-stat", 1)
+		},
 			"phase mdtest-easy-stat: score: io500 takes one figure from it, and two phases have this name"},
 		{"wrong engine", func(s string) string {
 			return strings.Replace(s, "  - name: find\n    md:\n      <<: *mdtest-hard\n      only: [find]", "  - name: find\n    fio:\n      job: {rw: read, filename: x}", 1)
