@@ -173,3 +173,36 @@ func ptr(v *float64) string {
 	}
 	return fmt.Sprint(*v)
 }
+
+// A phase of an IO500-shaped run that fails leaves the score absent, never
+// 0: the run says which phases have no figure (the failed one, and those
+// the stopped run never reached), and summary.json has no score.
+func TestIO500ScoreAbsentWhenAPhaseFails(t *testing.T) {
+	needFio(t)
+	// ior-hard-read checks md5 checksums of blocks written with crc32c:
+	// fio's verification fails, and the run stops there.
+	s := io500Suite(t, func(s string) string {
+		return strings.Replace(s, "        rw: \"read:((${STORBENCH_HOST_COUNT}*2-1)*47008)\"\n        do_verify: 1\n",
+			"        rw: \"read:((${STORBENCH_HOST_COUNT}*2-1)*47008)\"\n        do_verify: 1\n        verify: md5\n", 1)
+	})
+	st, out := testState()
+	res, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 95, FioBin: "fio"}, s)
+	if err == nil || ExitCode(err) != ExitFailed {
+		t.Fatalf("want a failed run, got %v\n%s", err, out)
+	}
+	want := "    score absent: no figure from ior-hard-read: failed; mdtest-hard-stat: did not run; mdtest-easy-delete: did not run; mdtest-hard-read: did not run; mdtest-hard-delete: did not run\n"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("the run does not say which phases the score lacks (want %q):\n%s", want, out)
+	}
+	sum, err := results.ReadSummary(res.Folder.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := sum.IO500; s == nil || s.Score != nil || s.MetadataKIOPS != nil || len(s.Missing) != 5 {
+		t.Errorf("summary.json's io500: %+v", s)
+	}
+	md, _ := os.ReadFile(filepath.Join(res.Folder.Path, "summary.md"))
+	if !strings.Contains(string(md), "score absent: no figure from ior-hard-read: failed;") || strings.Contains(string(md), "**score**") {
+		t.Errorf("summary.md does not say the score is absent:\n%s", md)
+	}
+}

@@ -85,7 +85,7 @@ func TestIO500ScoreAbsentWithoutAFigure(t *testing.T) {
 		{"failed", func(ps []PhaseSummary) []PhaseSummary {
 			ps[indexOf(ps, "mdtest-hard-read")].Status, ps[indexOf(ps, "mdtest-hard-read")].Error = StatusFailed, "no space left on device"
 			return ps
-		}, "mdtest-hard-read: failed (no space left on device)", true},
+		}, "mdtest-hard-read: failed", true},
 		{"not run", func(ps []PhaseSummary) []PhaseSummary {
 			return ps[:indexOf(ps, "mdtest-hard-delete")]
 		}, "mdtest-hard-delete: did not run", true},
