@@ -51,6 +51,9 @@ type Analysis struct {
 	// Notes are said of the whole result (a run that never finished).
 	Notes  []string        `json:"notes,omitempty"`
 	Phases []PhaseAnalysis `json:"phases"`
+	// IO500 is the run's IO500-shaped score as summary.json records it
+	// (from whole phases: --skip and --host do not change it).
+	IO500 *results.IO500Score `json:"io500,omitempty"`
 }
 
 // AnalysisOptions are the options as recorded in an analysis.
@@ -211,7 +214,7 @@ func AnalyzeFolder(dir string, o Options) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Analysis{Source: filepath.Base(filepath.Clean(dir)), Kind: "results", RunID: sum.RunID, Name: sum.Name, Options: o.record()}
+	a := &Analysis{Source: filepath.Base(filepath.Clean(dir)), Kind: "results", RunID: sum.RunID, Name: sum.Name, Options: o.record(), IO500: sum.IO500}
 	if sum.Status == results.StatusRunning {
 		a.Notes = append(a.Notes, results.NeverFinishedNote)
 	}

@@ -145,7 +145,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	res, err := runPlan(ctx, st, o.Watch, run.Plan{
 		Name: s.Name, Phases: x.Phases, Labels: x.Labels, Dirs: x.Dirs, ResultsRoot: root, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
 		Credentials: keys, Keep: o.Keep || s.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Notes: x.Skipped,
-		CoVWarn: o.CoVWarn / 100, Confidence: o.Confidence / 100, Settings: map[string]any{"suite": s.Source},
+		CoVWarn: o.CoVWarn / 100, Confidence: o.Confidence / 100, Score: s.Score, Settings: map[string]any{"suite": s.Source},
 	})
 	if o.GitCommit != "" && res != nil {
 		err = commitSummaries(st, o.GitCommit, res, err)

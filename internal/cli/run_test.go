@@ -158,6 +158,8 @@ func TestExamplesRun(t *testing.T) {
 				if err != nil || !strings.HasPrefix(string(tsv), "group\tpoint\top\tmetric\tunit\tn\tcov\ttot\tmin_host\tmax_host\tavg_host") {
 					t.Errorf("sweep.tsv: %v\n%s", err, tsv)
 				}
+			case strings.Contains(f, "io500"):
+				checkIO500Example(t, res, out.String())
 			case strings.Contains(f, "mdtest"):
 				if p := res.Summary.Phases[0]; p.Ops[0].Rate == nil || p.Ops[0].Rate.Iterations != 3 {
 					t.Errorf("mdtest example lacks 3 iterations of rates: %+v", p.Ops[0].Rate)

@@ -96,6 +96,7 @@ func AnalysisText(w io.Writer, a *analyze.Analysis) {
 			fmt.Fprintf(w, "note: %s\n", n)
 		}
 	}
+	IO500Text(w, a.IO500)
 }
 
 func opAnalysisText(w io.Writer, in string, eng model.EngineName, o analyze.OpAnalysis, scope string) {
@@ -219,6 +220,7 @@ func AnalysisMarkdown(w io.Writer, a *analyze.Analysis) {
 			fmt.Fprintf(w, "\nNote: %s\n", n)
 		}
 	}
+	io500Markdown(w, a.IO500)
 	fmt.Fprintf(w, "\n%s\n", notMeasuredLegend)
 }
 

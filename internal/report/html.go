@@ -206,6 +206,13 @@ func HTML(w io.Writer, in HTMLInput) error {
 	if s.Score != nil {
 		d.Headlines = append(d.Headlines, kv{s.Score.Label, fmt.Sprintf("%.3f", s.Score.Score)})
 	}
+	if s.IO500 != nil {
+		card, note := io500Headline(s.IO500)
+		d.Headlines = append(d.Headlines, card)
+		if note != "" {
+			d.Notes = append(d.Notes, note)
+		}
+	}
 	for _, pd := range in.Phases {
 		d.Phases = append(d.Phases, phaseCharts(pd))
 	}

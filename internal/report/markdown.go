@@ -74,6 +74,7 @@ func Markdown(s *results.Summary) []byte {
 		fmt.Fprintf(&b, "\n## Score\n\n%s: **%.3f** (bandwidth %.3f GiB/s over %d figures, metadata %.3f kIOPS over %d figures)\n",
 			s.Score.Label, s.Score.Score, s.Score.BandwidthGiB, s.Score.BandwidthFigures, s.Score.MetadataKOps, s.Score.MetadataFigures)
 	}
+	io500Markdown(&b, s.IO500)
 	if notes := notRecordedNotes(s.Phases); len(notes) > 0 {
 		b.WriteString("\n")
 		for _, n := range notes {

@@ -96,6 +96,7 @@ func SweepText(w io.Writer, s *results.Summary) {
 		fmt.Fprintf(w, "\n%s: %.3f (bandwidth %.3f GiB/s over %d figures, metadata %.3f kIOPS over %d figures)\n",
 			s.Score.Label, s.Score.Score, s.Score.BandwidthGiB, s.Score.BandwidthFigures, s.Score.MetadataKOps, s.Score.MetadataFigures)
 	}
+	IO500Text(w, s.IO500)
 }
 
 // SweepTSV renders sweep.tsv, the spreadsheet line of the Gluster procedure

@@ -57,6 +57,9 @@ type Folder struct {
 	// Confidence is the confidence level of sweep intervals (0.95 for 95%;
 	// 0: stats.DefaultConfidence).
 	Confidence float64
+	// Score chooses the run's score: ScoreIO500 computes the IO500-shaped
+	// score (Summary.IO500) instead of the default one (Summary.Score).
+	Score string
 
 	mu  sync.Mutex
 	run RunInfo
@@ -208,7 +211,11 @@ func (f *Folder) AddPhase(ps PhaseSummary, hosts []*model.HostResult) error {
 	if complete {
 		f.sum.Phases = append(f.sum.Phases, ps)
 		f.sum.Sweeps = Sweeps(f.sum.Phases, SweepOptions{CoVWarn: f.covWarn(), Confidence: f.Confidence})
-		f.sum.Score = ComputeScore(f.sum.Phases)
+		if f.Score == ScoreIO500 {
+			f.sum.IO500 = ComputeIO500(f.sum.Phases)
+		} else {
+			f.sum.Score = ComputeScore(f.sum.Phases)
+		}
 	} else {
 		f.dropped = append(f.dropped, ps.Name)
 	}

@@ -33,8 +33,11 @@ type Summary struct {
 	// phases that repeat or sweep parameters.
 	Sweeps []Sweep `json:"sweeps,omitempty"`
 	// Score is storbench's IO500-style headline, when the run has bandwidth
-	// and metadata phases.
+	// and metadata phases, unless the suite chose IO500's.
 	Score *Score `json:"score,omitempty"`
+	// IO500 is storbench's IO500-shaped score, when the suite asked for it
+	// (score: io500); it names the phases it lacks, if any.
+	IO500 *IO500Score `json:"io500,omitempty"`
 }
 
 // PhaseSummary is one phase's figures.

@@ -46,6 +46,8 @@ type Plan struct {
 	Keep        bool
 	AllowExec   bool
 	FioBin      string
+	// Score chooses the run's score (results.Folder.Score).
+	Score string
 	// Settings are recorded in run.json (never secrets).
 	Settings map[string]any
 	// CommandLine is recorded in run.json; the caller has redacted it.

@@ -265,6 +265,7 @@ func (r *Runner) create(p Plan, infos []cluster.Info, runID string) (*results.Fo
 	folder.Extra = map[string]func(*results.Summary) []byte{"sweep.tsv": report.SweepTSV}
 	folder.CoVWarn = p.CoVWarn
 	folder.Confidence = p.Confidence
+	folder.Score = p.Score
 	return folder, nil
 }
 

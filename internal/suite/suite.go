@@ -17,6 +17,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/results"
 )
 
 //go:embed quick.yaml
@@ -38,6 +39,10 @@ type Suite struct {
 	Agents []string
 	// DropCaches asks every agent to drop the page cache before each phase.
 	DropCaches bool
+	// Score chooses the run's score: "io500" (results.ScoreIO500) is
+	// storbench's IO500-shaped score of the phases named as IO500's; empty
+	// is the default score over every bandwidth and metadata figure.
+	Score string
 	// Phases in order.
 	Phases []PhaseSpec
 	// Source is the file the suite came from ("built-in quick suite").
@@ -88,7 +93,7 @@ func joinNames(names []model.EngineName) string {
 	return strings.Join(out, ", ")
 }
 
-var globalKeys = []string{"name", "dir", "results", "keep", "s3", "agents", "drop_caches", "phases"}
+var globalKeys = []string{"name", "dir", "results", "keep", "s3", "agents", "drop_caches", "score", "phases"}
 var phaseKeys = []string{"name", "optional", "iterations", "matrix", "report", "shared", "read_from", "fio", "md", "s3"}
 
 // Quick returns the built-in quick suite: the four corners scaled to a small
@@ -130,6 +135,7 @@ func Parse(name string, b []byte) (*Suite, error) {
 		return nil, fmt.Errorf("%s:%d: a suite is a mapping with name, dir and phases", name, doc.Line)
 	}
 	s := &Suite{Source: name, Results: "results"}
+	scoreLine := 0
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		k, v := doc.Content[i], doc.Content[i+1]
 		var err error
@@ -154,6 +160,11 @@ func Parse(name string, b []byte) (*Suite, error) {
 			}
 		case "drop_caches":
 			err = v.Decode(&s.DropCaches)
+		case "score":
+			scoreLine = k.Line
+			if v.Decode(&s.Score) != nil || s.Score != results.ScoreIO500 {
+				return nil, fmt.Errorf("%s:%d: score: want io500 (IO500's formula over the phases named as IO500's)", name, k.Line)
+			}
 		case "phases":
 			s.Phases, err = parsePhases(name, v)
 		default:
@@ -165,6 +176,11 @@ func Parse(name string, b []byte) (*Suite, error) {
 	}
 	if len(s.Phases) == 0 {
 		return nil, fmt.Errorf("%s: no phases", name)
+	}
+	if s.Score == results.ScoreIO500 {
+		if err := checkIO500(name, scoreLine, s.Phases); err != nil {
+			return nil, err
+		}
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
@@ -241,6 +257,66 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 		out = append(out, ps)
 	}
 	return out, nil
+}
+
+// checkIO500 refuses a suite that asks for the IO500-shaped score and
+// cannot give it: each of IO500's phases must be one suite entry of that
+// name, of the engine that measures its figure, run once (no iterations,
+// no matrix), a fio one as one inline job (job files would name the
+// phase after each job), an md one running the operation that counts.
+func checkIO500(file string, line int, phases []PhaseSpec) error {
+	var missing []string
+	for _, ip := range results.IO500Phases {
+		at := -1
+		for i, ps := range phases {
+			if ps.Name != ip.Name {
+				continue
+			}
+			if at >= 0 {
+				return fmt.Errorf("%s:%d: phase %s: score: io500 takes one figure from it, and two phases have this name (lines %d and %d)", file, ps.Line, ps.Name, phases[at].Line, ps.Line)
+			}
+			at = i
+		}
+		if at < 0 {
+			missing = append(missing, ip.Name)
+			continue
+		}
+		ps := phases[at]
+		where := fmt.Sprintf("%s:%d: phase %s: score: io500", file, ps.Line, ps.Name)
+		switch {
+		case ps.Engine != ip.Engine && ip.Unit == results.UnitGiBPerS:
+			return fmt.Errorf("%s takes %s's bandwidth from a %s phase", where, ip.Name, ip.Engine)
+		case ps.Engine != ip.Engine:
+			return fmt.Errorf("%s takes %s's rate from an %s phase", where, ip.Name, ip.Engine)
+		case ps.Iterations > 1 || len(ps.Matrix) > 0:
+			return fmt.Errorf("%s takes one figure from it: no iterations or matrix", where)
+		}
+		if ps.Engine == model.EngineFio {
+			if _, inline := ps.Params["job"]; !inline {
+				return fmt.Errorf("%s needs its one fio job inline (job: {...}), so the phase keeps its name", where)
+			}
+			continue
+		}
+		if only, ok := ps.Params["only"].([]any); ok {
+			word := strings.TrimPrefix(ip.Op, "file-")
+			if !slices.ContainsFunc(only, func(x any) bool { return x == word }) {
+				return fmt.Errorf("%s takes its %s rate, which only: %s does not run", where, ip.Op, flowList(only))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s:%d: score: io500 takes one figure from each of IO500's phases, and no phase is named %s (name them as IO500 does: see examples/io500-shapes.yaml)", file, line, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// flowList writes a YAML list as a suite writes it: [create, stat].
+func flowList(xs []any) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 func parseMatrix(v *yaml.Node) ([]Dim, error) {

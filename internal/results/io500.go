@@ -1,0 +1,155 @@
+package results
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/storbench/storbench/internal/model"
+)
+
+// ScoreIO500 is the suite setting (score: io500) that asks for the
+// IO500-shaped score of IO500Phases.
+const ScoreIO500 = "io500"
+
+// IO500Label says what the IO500-shaped score is and is not.
+const IO500Label = "storbench's IO500-shaped score (not an IO500 submission)"
+
+// Units of the IO500 figures, as IO500 prints them.
+const (
+	UnitGiBPerS = "GiB/s"
+	UnitKIOPS   = "kIOPS"
+)
+
+// IO500Phase is one of IO500's scored phases: the suite phase of that name
+// supplies one figure, an operation's bandwidth (GiB/s) or rate (kIOPS).
+type IO500Phase struct {
+	Name   string
+	Engine model.EngineName
+	// Op is the operation of the phase whose figure counts (an md phase
+	// also records its tree's operations, which do not).
+	Op   string
+	Unit string
+}
+
+// IO500Phases are the phases IO500's score is made of (its standard
+// mode: io500's src/phase-definitions.h, phases scored and not optional),
+// in the order IO500 runs them. The ior phases are fio phases and give
+// their bandwidth; mdtest's and find are md phases and give their rate,
+// mdtest's (all items over the time of the slowest worker) and find's
+// entries checked per second.
+var IO500Phases = []IO500Phase{
+	{"ior-easy-write", model.EngineFio, "write", UnitGiBPerS},
+	{"mdtest-easy-write", model.EngineMD, "file-create", UnitKIOPS},
+	{"ior-hard-write", model.EngineFio, "write", UnitGiBPerS},
+	{"mdtest-hard-write", model.EngineMD, "file-create", UnitKIOPS},
+	{"find", model.EngineMD, "find", UnitKIOPS},
+	{"ior-easy-read", model.EngineFio, "read", UnitGiBPerS},
+	{"mdtest-easy-stat", model.EngineMD, "file-stat", UnitKIOPS},
+	{"ior-hard-read", model.EngineFio, "read", UnitGiBPerS},
+	{"mdtest-hard-stat", model.EngineMD, "file-stat", UnitKIOPS},
+	{"mdtest-easy-delete", model.EngineMD, "file-remove", UnitKIOPS},
+	{"mdtest-hard-read", model.EngineMD, "file-read", UnitKIOPS},
+	{"mdtest-hard-delete", model.EngineMD, "file-remove", UnitKIOPS},
+}
+
+// IO500Score is storbench's IO500-shaped score of a run whose suite asked
+// for it: IO500's formula over the figures of the phases named as IO500's.
+// Each mean is present only when every figure of its group is, and the
+// score only when both are: a figure missing or zero makes them absent,
+// never 0, and Missing says why.
+type IO500Score struct {
+	Label string `json:"label"`
+	// Figures are IO500Phases' figures, in IO500's order; a figure the run
+	// does not have is absent.
+	Figures []IO500Figure `json:"figures"`
+	// BandwidthGiB is the geometric mean of the four ior bandwidths (GiB/s),
+	// MetadataKIOPS that of the eight metadata rates (kIOPS), Score the
+	// geometric mean of the two.
+	BandwidthGiB  *float64 `json:"bandwidth_gib_per_s,omitempty"`
+	MetadataKIOPS *float64 `json:"metadata_kiops,omitempty"`
+	Score         *float64 `json:"score,omitempty"`
+	// Missing names each phase without a figure and why ("mdtest-hard-read:
+	// failed", "find: did not run").
+	Missing []string `json:"missing,omitempty"`
+}
+
+// IO500Figure is one phase's figure in the score.
+type IO500Figure struct {
+	Phase string   `json:"phase"`
+	Op    string   `json:"op"`
+	Unit  string   `json:"unit"`
+	Value *float64 `json:"value,omitempty"`
+}
+
+// ComputeIO500 computes the IO500-shaped score from a run's phases. A
+// phase is found by its name; one that did not complete, lacks the
+// operation or measured 0 of it has no figure.
+func ComputeIO500(phases []PhaseSummary) *IO500Score {
+	s := &IO500Score{Label: IO500Label}
+	var bw, md []float64
+	for _, ip := range IO500Phases {
+		f := IO500Figure{Phase: ip.Name, Op: ip.Op, Unit: ip.Unit}
+		v, why := io500Figure(phases, ip)
+		if why != "" {
+			s.Missing = append(s.Missing, ip.Name+": "+why)
+		} else {
+			f.Value = &v
+		}
+		s.Figures = append(s.Figures, f)
+		if ip.Unit == UnitGiBPerS {
+			bw = append(bw, v)
+		} else {
+			md = append(md, v)
+		}
+	}
+	s.BandwidthGiB, s.MetadataKIOPS = geomeanOf(bw), geomeanOf(md)
+	if s.BandwidthGiB != nil && s.MetadataKIOPS != nil {
+		s.Score = Figure(math.Sqrt(*s.BandwidthGiB * *s.MetadataKIOPS))
+	}
+	return s
+}
+
+// io500Figure is phase ip's figure, or why it has none.
+func io500Figure(phases []PhaseSummary, ip IO500Phase) (float64, string) {
+	var p *PhaseSummary
+	for i := range phases {
+		if phases[i].Name == ip.Name {
+			p = &phases[i]
+			break
+		}
+	}
+	switch {
+	case p == nil:
+		return 0, "did not run"
+	case p.Engine != ip.Engine:
+		return 0, fmt.Sprintf("is a %s phase, not %s", p.Engine, ip.Engine)
+	case p.Status != StatusCompleted: // its error is the phase's, told with it
+		return 0, p.Status
+	}
+	what := ip.Op + " rate"
+	if ip.Unit == UnitGiBPerS {
+		what = ip.Op + " bandwidth"
+	}
+	for _, o := range p.Ops {
+		if o.Op != ip.Op {
+			continue
+		}
+		switch {
+		case ip.Unit == UnitGiBPerS && o.BwBytesPerS != nil && *o.BwBytesPerS > 0:
+			return *o.BwBytesPerS / (1 << 30), ""
+		case ip.Unit == UnitKIOPS && o.OpsPerS != nil && *o.OpsPerS > 0:
+			return *o.OpsPerS / 1000, ""
+		}
+	}
+	return 0, "measured no " + what
+}
+
+// geomeanOf is the geometric mean of xs, absent when any is not above 0.
+func geomeanOf(xs []float64) *float64 {
+	for _, x := range xs {
+		if !(x > 0) {
+			return nil
+		}
+	}
+	return Figure(geomean(xs))
+}
