@@ -19,11 +19,12 @@ var unsignedPayloadB = []byte(unsignedPayload)
 // is derived once a day, and the canonical request, string to sign and
 // signature are built in buffers the signer keeps.
 //
-// It signs host, x-amz-content-sha256, x-amz-date and, when given, range:
-// the headers SigV4 requires plus the one whose change would alter the
-// response. Other headers are sent unsigned, which S3 allows.
+// It signs host, x-amz-content-sha256, x-amz-date and, when given, range
+// and x-amz-security-token (temporary keys): the headers SigV4 requires,
+// the one whose change would alter the response, and the session token,
+// which AWS wants signed. Other headers are sent unsigned, which S3 allows.
 type signer struct {
-	access, secret, region, service string
+	access, secret, token, region, service string
 
 	day  [8]byte // yyyymmdd of the current signing key
 	mac  hash.Hash
@@ -38,9 +39,9 @@ type signer struct {
 	Sig [2 * sha256.Size]byte
 }
 
-func newSigner(access, secret, region string) *signer {
-	return &signer{access: access, secret: secret, region: region, service: "s3",
-		canon: make([]byte, 0, 512), sts: make([]byte, 0, 256)}
+func newSigner(access, secret, token, region string) *signer {
+	return &signer{access: access, secret: secret, token: token, region: region, service: "s3",
+		canon: make([]byte, 0, 512+len(token)), sts: make([]byte, 0, 256)}
 }
 
 // setTime sets the request time (second resolution) and, when the day
@@ -106,6 +107,10 @@ func (s *signer) sign(method string, uri []byte, host string, payload []byte, rn
 	c = append(c, payload...)
 	c = append(c, "\nx-amz-date:"...)
 	c = append(c, s.date[:]...)
+	if s.token != "" {
+		c = append(c, "\nx-amz-security-token:"...)
+		c = append(c, s.token...)
+	}
 	c = append(c, "\n\n"...)
 	c = s.appendSignedHeaders(c, rng != nil)
 	c = append(c, '\n')
@@ -128,9 +133,14 @@ func (s *signer) sign(method string, uri []byte, host string, payload []byte, rn
 
 func (s *signer) appendSignedHeaders(b []byte, rng bool) []byte {
 	if rng {
-		return append(b, "host;range;x-amz-content-sha256;x-amz-date"...)
+		b = append(b, "host;range;x-amz-content-sha256;x-amz-date"...)
+	} else {
+		b = append(b, "host;x-amz-content-sha256;x-amz-date"...)
 	}
-	return append(b, "host;x-amz-content-sha256;x-amz-date"...)
+	if s.token != "" {
+		b = append(b, ";x-amz-security-token"...)
+	}
+	return b
 }
 
 func (s *signer) appendScope(b []byte) []byte {
@@ -143,12 +153,17 @@ func (s *signer) appendScope(b []byte) []byte {
 }
 
 // appendAuth appends the signing headers of the last signed request:
-// X-Amz-Content-Sha256, X-Amz-Date and Authorization, each ending in CRLF.
+// X-Amz-Content-Sha256, X-Amz-Date, X-Amz-Security-Token with temporary
+// keys, and Authorization, each ending in CRLF.
 func (s *signer) appendAuth(b []byte, payload []byte, rng bool) []byte {
 	b = append(b, "X-Amz-Content-Sha256: "...)
 	b = append(b, payload...)
 	b = append(b, "\r\nX-Amz-Date: "...)
 	b = append(b, s.date[:]...)
+	if s.token != "" {
+		b = append(b, "\r\nX-Amz-Security-Token: "...)
+		b = append(b, s.token...)
+	}
 	b = append(b, "\r\nAuthorization: AWS4-HMAC-SHA256 Credential="...)
 	b = append(b, s.access...)
 	b = append(b, '/')

@@ -12,7 +12,7 @@ import (
 // AWS's published example (S3 API reference, "Signature Calculations for
 // the Authorization Header: GET Object").
 func TestSigV4KnownAnswer(t *testing.T) {
-	s := newSigner("AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "us-east-1")
+	s := newSigner("AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "", "us-east-1")
 	s.setTime(time.Date(2013, 5, 24, 0, 0, 0, 0, time.UTC))
 	empty := []byte("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
 	s.sign("GET", []byte("/test.txt"), "examplebucket.s3.amazonaws.com", empty, []byte("bytes=0-9"))
@@ -25,10 +25,17 @@ func TestSigV4KnownAnswer(t *testing.T) {
 }
 
 // The lean signer and minio-go's agree on keys that need encoding, with and
-// without a range, across a day change.
+// without a range, across a day change, with and without a session token
+// (temporary keys: X-Amz-Security-Token is sent and signed).
 func TestSigV4MatchesMinioGo(t *testing.T) {
+	for _, token := range []string{"", "FwoGZXIvYXdzEJr//////////wEaDH+token/with+slash="} {
+		t.Run("token="+token, func(t *testing.T) { sigV4MatchesMinioGo(t, token) })
+	}
+}
+
+func sigV4MatchesMinioGo(t *testing.T, token string) {
 	keys := []string{"storbench/r1/h/p/w0/p1", "a b+c", "ünï/cödé", "x~y_z-.!*'()", "q?x=1&y#z", "%41", "dir//double/"}
-	s := newSigner("AKID", "se/cr+et", "eu-west-1")
+	s := newSigner("AKID", "se/cr+et", token, "eu-west-1")
 	for i, key := range keys {
 		for _, rng := range []string{"", "bytes=3-99"} {
 			req, err := http.NewRequest("GET", "http://127.0.0.1:9000/", nil)
@@ -40,7 +47,7 @@ func TestSigV4MatchesMinioGo(t *testing.T) {
 			if rng != "" {
 				req.Header.Set("Range", rng)
 			}
-			signed := miniosigner.SignV4(*req, "AKID", "se/cr+et", "", "eu-west-1")
+			signed := miniosigner.SignV4(*req, "AKID", "se/cr+et", token, "eu-west-1")
 			at, err := time.Parse("20060102T150405Z", signed.Header.Get("X-Amz-Date"))
 			if err != nil {
 				t.Fatal(err)
@@ -59,6 +66,9 @@ func TestSigV4MatchesMinioGo(t *testing.T) {
 			want := signed.Header.Get("Authorization")
 			if !strings.Contains(auth, "Authorization: "+want+"\r\n") {
 				t.Errorf("key %q range %q:\n lean  %q\n minio %q", key, rng, auth, want)
+			}
+			if tok := signed.Header.Get("X-Amz-Security-Token"); (tok != "") != strings.Contains(auth, "X-Amz-Security-Token: "+tok+"\r\n") {
+				t.Errorf("key %q: minio-go sends token %q, the lean path's headers: %q", key, tok, auth)
 			}
 		}
 	}
