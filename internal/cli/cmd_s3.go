@@ -23,6 +23,7 @@ import (
 type S3Options struct {
 	Host, AccessKey, SecretKey, Region, Bucket, Lookup string
 	TLS, Insecure                                      bool
+	CACert                                             string
 	Concurrent                                         int
 	ObjSize                                            string
 	ObjRandSize                                        bool
@@ -54,12 +55,13 @@ type S3Options struct {
 // AddFlags registers the flags for op (mixed and versioned get the
 // distributions, multipart the part settings, delete the batch).
 func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
-	f.StringVar(&o.Host, "host", "", "S3 endpoints host:port; comma lists, {1...N} ranges anywhere in the name and Slurm lists (s[1-4]:9000) [$STORBENCH_HOST]")
-	f.StringVar(&o.AccessKey, "access-key", "", "access key [$STORBENCH_ACCESS_KEY]")
-	f.StringVar(&o.SecretKey, "secret-key", "", "secret key [$STORBENCH_SECRET_KEY]")
-	f.BoolVar(&o.TLS, "tls", false, "use HTTPS [$STORBENCH_TLS]")
+	f.StringVar(&o.Host, "host", "", "S3 endpoints host[:port] (port 80, or 443 with --tls, when left out); comma lists, {1...N} ranges anywhere in the name and Slurm lists (s[1-4]:9000) [$STORBENCH_HOST, $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the AWS profile's endpoint_url]")
+	f.StringVar(&o.AccessKey, "access-key", "", "access key [$STORBENCH_ACCESS_KEY, $AWS_ACCESS_KEY_ID, the AWS profile]")
+	f.StringVar(&o.SecretKey, "secret-key", "", "secret key [$STORBENCH_SECRET_KEY, $AWS_SECRET_ACCESS_KEY, the AWS profile]")
+	f.BoolVar(&o.TLS, "tls", false, "use HTTPS [$STORBENCH_TLS, or the scheme of an AWS endpoint URL]")
 	f.BoolVar(&o.Insecure, "insecure", false, "do not verify the server's TLS certificate")
-	f.StringVar(&o.Region, "region", "", "region (default us-east-1) [$STORBENCH_REGION]")
+	f.StringVar(&o.CACert, "ca-cert", "", "check the server's TLS certificate against the CA certificates in this PEM file (with --tls) [$AWS_CA_BUNDLE, the AWS profile's ca_bundle]")
+	f.StringVar(&o.Region, "region", "", "region (default us-east-1) [$STORBENCH_REGION, $AWS_REGION, $AWS_DEFAULT_REGION, the AWS profile's region]")
 	f.StringVar(&o.Bucket, "bucket", "storbench", "bucket; created if missing, and removed afterwards only if storbench created it and it is empty")
 	f.StringVar(&o.Lookup, "lookup", "path", "bucket addressing: path or dns")
 	f.IntVar(&o.Concurrent, "concurrent", 20, "requests in flight")
@@ -189,15 +191,19 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	p := o.params(op, fs)
 	env.applyS3(p)
 	if _, ok := p["host"]; !ok {
-		return nil, usageErr("no S3 endpoint: give --host or set %s", s3e.EnvHost)
+		return nil, usageErr("no S3 endpoint: give --host or set %s (or %s)", s3e.EnvHost, envAWSEndpointS3)
 	}
 	if _, ok := p["tls"]; !ok {
 		p["tls"] = o.TLS
 	}
-	keys := env.keys(o.AccessKey, o.SecretKey)
+	keys, err := env.keys(o.AccessKey, o.SecretKey)
+	if err != nil {
+		return nil, asUsage(err)
+	}
 	// Agents on other machines use their own keys (storbench agent --help).
 	if !keys.Complete() && !o.Agents.remote() {
-		return nil, usageErr("no credentials: give --access-key and --secret-key or set %s and %s", s3e.EnvAccessKey, s3e.EnvSecretKey)
+		return nil, usageErr("no credentials: give --access-key and --secret-key, set %s and %s or %s and %s, or name an AWS profile (%s)",
+			s3e.EnvAccessKey, s3e.EnvSecretKey, envAWSAccessKey, envAWSSecretKey, envAWSProfile)
 	}
 	raw, err := json.Marshal(p)
 	if err != nil {
@@ -248,6 +254,7 @@ func (o S3Options) params(op string, fs *pflag.FlagSet) map[string]any {
 	}
 	set("tls", o.TLS, "tls")
 	set("insecure", o.Insecure, "insecure")
+	set("ca_cert", o.CACert, "ca-cert")
 	set("obj_size", o.ObjSize, "obj.size")
 	set("obj_randsize", o.ObjRandSize, "obj.randsize")
 	set("objects", o.Objects, "objects")

@@ -2,6 +2,8 @@ package s3
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -76,7 +78,7 @@ func TestKeysFromTheAgent(t *testing.T) {
 	t.Setenv(EnvSecretKey, "envsk")
 	t.Setenv(EnvHost, "envhost:9000")
 	t.Setenv(EnvRegion, "env-region-1")
-	agent := engine.Credentials{AccessKey: secret.New("agentak"), SecretKey: secret.New("agentsk")}
+	agent := engine.Credentials{AccessKey: secret.New("agentak"), SecretKey: secret.New("agentsk"), SessionToken: secret.New("agenttok")}
 	base := Params{Op: "stat", Host: "s3-{1...3}:9000"}
 	for _, c := range []struct {
 		name        string
@@ -84,9 +86,11 @@ func TestKeysFromTheAgent(t *testing.T) {
 		keys        engine.Credentials
 		wantAK      string
 		wantSK      string
+		wantTok     string
 		wantNoCreds bool
 	}{
-		{name: "agent's keys", keys: agent, wantAK: "agentak", wantSK: "agentsk"},
+		{name: "agent's keys", keys: agent, wantAK: "agentak", wantSK: "agentsk", wantTok: "agenttok"},
+		// The agent's session token belongs to the agent's access key.
 		{name: "phase's keys", ak: "phaseak", sk: "phasesk", keys: agent, wantAK: "phaseak", wantSK: "phasesk"},
 		{name: "phase's access key", ak: "phaseak", keys: agent, wantAK: "phaseak", wantSK: "agentsk"},
 		{name: "none", wantNoCreds: true},
@@ -104,8 +108,8 @@ func TestKeysFromTheAgent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cfg.AccessKey != c.wantAK || cfg.SecretKey != c.wantSK || len(cfg.endpoints) != 3 || cfg.Region != "us-east-1" {
-				t.Errorf("keys %s/%s, %d endpoints, region %s", cfg.AccessKey, cfg.SecretKey, len(cfg.endpoints), cfg.Region)
+			if cfg.AccessKey != c.wantAK || cfg.SecretKey != c.wantSK || cfg.SessionToken != c.wantTok || len(cfg.endpoints) != 3 || cfg.Region != "us-east-1" {
+				t.Errorf("keys %s/%s token %q, %d endpoints, region %s", cfg.AccessKey, cfg.SecretKey, cfg.SessionToken, len(cfg.endpoints), cfg.Region)
 			}
 		})
 	}
@@ -115,8 +119,8 @@ func TestKeysFromTheAgent(t *testing.T) {
 }
 
 func TestRedactRemovesKeys(t *testing.T) {
-	ph := Engine{}.Redact(engine.Phase{Params: []byte(`{"op":"get","access_key":"AKIAXX","secret_key":"s3cr3t"}`)})
-	if s := string(ph.Params); strings.Contains(s, "AKIAXX") || strings.Contains(s, "s3cr3t") || !strings.Contains(s, `"op":"get"`) {
+	ph := Engine{}.Redact(engine.Phase{Params: []byte(`{"op":"get","access_key":"AKIAXX","secret_key":"s3cr3t","session_token":"T0k3n"}`)})
+	if s := string(ph.Params); strings.Contains(s, "AKIAXX") || strings.Contains(s, "s3cr3t") || strings.Contains(s, "T0k3n") || !strings.Contains(s, `"op":"get"`) {
 		t.Fatalf("redacted params: %s", s)
 	}
 }
@@ -145,6 +149,9 @@ func TestNetworkBadInput(t *testing.T) {
 		{"unreachable host", func(p map[string]any) { p["hosts"] = []string{"127.0.0.1:1"} }, "cannot reach 127.0.0.1:1"},
 		{"wrong keys", func(p map[string]any) { p["secret_key"] = "wrong" }, "refused the credentials"},
 		{"TLS to a plain endpoint", func(p map[string]any) { p["tls"] = true }, "does not speak TLS"},
+		// versitygw has no STS: any session token is one it refuses, as S3
+		// refuses an expired one; the line names the server's code.
+		{"session token the server refuses", func(p map[string]any) { p["session_token"] = "FQoGZXIvYXdzEXPIRED" }, "refused the keys with a session token (InvalidToken: "},
 		{"missing bucket, no right to create it", func(p map[string]any) {
 			p["access_key"], p["secret_key"], p["bucket"] = "plainuser", "plainusersecret", "nobucket"
 		}, "may not create it"},
@@ -157,7 +164,7 @@ func TestNetworkBadInput(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want %q", err, tc.want)
 			}
-			if strings.Contains(err.Error(), s3test.SecretKey) || strings.Contains(err.Error(), "plainusersecret") {
+			if strings.Contains(err.Error(), s3test.SecretKey) || strings.Contains(err.Error(), "plainusersecret") || strings.Contains(err.Error(), "FQoGZXIvYXdzEXPIRED") {
 				t.Fatal("the error shows a secret")
 			}
 		})
@@ -199,5 +206,87 @@ func serverDiesMidRun(t *testing.T, sdk bool) {
 	}
 	if err := pr.Cleanup(context.Background()); err == nil {
 		t.Error("cleanup against a dead server reported success")
+	}
+}
+
+// An endpoint without a port is HTTP's port 80, or 443 with TLS, as a URL
+// without one; the Host header then carries no port, as minio-go sends it.
+// An empty or bad port is still refused.
+func TestEndpointDefaultPort(t *testing.T) {
+	for _, tc := range []struct {
+		host     string
+		tls      bool
+		dial     string
+		hostHead string
+	}{
+		{"s3.example.com", false, "s3.example.com:80", "s3.example.com"},
+		{"s3.example.com", true, "s3.example.com:443", "s3.example.com"},
+		{"10.0.0.1:9000", true, "10.0.0.1:9000", "10.0.0.1:9000"},
+		{"[::1]", true, "[::1]:443", "[::1]"},
+		{"[::1]:9000", false, "[::1]:9000", "[::1]:9000"},
+		{"s3.example.com:80", true, "s3.example.com:80", "s3.example.com:80"},
+	} {
+		tls := tc.tls
+		c, err := resolve(Params{Op: "get", Host: tc.host, TLS: &tls, AccessKey: "a", SecretKey: "b"}, noKeys)
+		if err != nil {
+			t.Errorf("%s: %v", tc.host, err)
+			continue
+		}
+		lc := newLeanClient(c)
+		if c.endpoints[0] != tc.dial || lc.conns[0].addr != tc.dial || lc.conns[0].host != tc.hostHead {
+			t.Errorf("%s (tls %v): endpoint %s, dials %s with Host %s; want %s with Host %s", tc.host, tc.tls,
+				c.endpoints[0], lc.conns[0].addr, lc.conns[0].host, tc.dial, tc.hostHead)
+		}
+	}
+	for _, bad := range []string{"s3.example.com:", "s3.example.com:0", "a:b:c"} {
+		if _, err := resolve(Params{Op: "get", Host: bad, AccessKey: "a", SecretKey: "b"}, noKeys); err == nil || !strings.Contains(err.Error(), "port") {
+			t.Errorf("%s: %v, want the port refused", bad, err)
+		}
+	}
+}
+
+// Over HTTPS the server's certificate is checked against the system's CAs
+// or --ca-cert's; --insecure skips the check. A certificate not trusted,
+// a CA file that is not there or holds no certificate, and --ca-cert
+// without --tls are one clear line each.
+func TestTLSCertificateChoices(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{TLS: true})
+	otherCA, _, err := s3test.SelfSigned(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	notPEM := filepath.Join(t.TempDir(), "notpem")
+	_ = os.WriteFile(notPEM, []byte("hello"), 0o600)
+	for _, tc := range []struct {
+		name string
+		mod  func(map[string]any)
+		want string // "" runs
+	}{
+		{"--ca-cert", func(p map[string]any) {}, ""},
+		{"--insecure", func(p map[string]any) { delete(p, "ca_cert"); p["insecure"] = true }, ""},
+		{"--insecure on minio-go", func(p map[string]any) { delete(p, "ca_cert"); p["insecure"], p["sdk"] = true, true }, ""},
+		{"neither", func(p map[string]any) { delete(p, "ca_cert") }, "TLS certificate not trusted"},
+		{"another CA", func(p map[string]any) { p["ca_cert"] = otherCA }, "TLS certificate not trusted"},
+		{"CA file missing", func(p map[string]any) { p["ca_cert"] = "/nonexistent/ca.pem" }, "--ca-cert: open /nonexistent/ca.pem"},
+		{"CA file not PEM", func(p map[string]any) { p["ca_cert"] = notPEM }, "no PEM certificate"},
+		{"--ca-cert without --tls", func(p map[string]any) { p["tls"] = false }, "--ca-cert needs --tls"},
+		{"--ca-cert and --insecure", func(p map[string]any) { p["insecure"] = true }, "give one"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams(srv, "get")
+			p["duration"], p["objects"] = "200ms", 8
+			tc.mod(p)
+			ph := phaseOf(t, "tls", p)
+			err := Engine{}.Validate(ph)
+			if err == nil {
+				err = prepareErr(t, p)
+			}
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("want it to run: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n")):
+				t.Fatalf("got %v, want one line with %q", err, tc.want)
+			}
+		})
 	}
 }

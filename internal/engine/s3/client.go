@@ -49,7 +49,7 @@ func newTransport(c *config, inFlight int) *http.Transport {
 		ReadBufferSize:        64 << 10,
 	}
 	if c.tls {
-		t.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.Insecure} //nolint:gosec // --insecure is the user's explicit choice
+		t.TLSClientConfig = c.tlsConf
 	}
 	return t
 }
@@ -62,7 +62,7 @@ func newClient(c *config, endpoint string, tr http.RoundTripper) (*minio.Client,
 		lookup = minio.BucketLookupDNS
 	}
 	cl, err := minio.New(endpoint, &minio.Options{
-		Creds:        credentials.NewStaticV4(c.AccessKey, c.SecretKey, ""),
+		Creds:        credentials.NewStaticV4(c.AccessKey, c.SecretKey, c.SessionToken),
 		Secure:       c.tls,
 		Transport:    tr,
 		Region:       c.Region,
@@ -163,6 +163,16 @@ func errorKind(err error) string {
 	case errors.Is(err, errBadResponse):
 		return "bad response"
 	}
+	// The lean path's TLS errors come from crypto/tls directly.
+	var certErr *tls.CertificateVerificationError
+	var alert tls.AlertError
+	var record tls.RecordHeaderError
+	switch {
+	case errors.As(err, &certErr):
+		return "tls certificate"
+	case errors.As(err, &alert), errors.As(err, &record):
+		return "tls"
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		msg := ue.Err.Error()
@@ -186,6 +196,21 @@ func isTimeout(err error) bool {
 
 var errShortRead = errors.New("object shorter than expected")
 
+// serverError is an S3 error response as "Code: message".
+func serverError(err error) string {
+	var se *s3Error
+	if errors.As(err, &se) {
+		return se.Error()
+	}
+	if r := minio.ToErrorResponse(err); r.Code != "" {
+		if r.Message == "" {
+			return r.Code
+		}
+		return r.Code + ": " + strings.Join(strings.Fields(r.Message), " ")
+	}
+	return err.Error()
+}
+
 // explain turns a first-contact error into one line that says what to do.
 func explain(endpoint string, c *config, err error) error {
 	kind := errorKind(err)
@@ -201,6 +226,12 @@ func explain(endpoint string, c *config, err error) error {
 		return fmt.Errorf("s3: %s: TLS certificate not trusted (%v); add --insecure only if you trust this server", endpoint, err)
 	case "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidSignature":
 		return fmt.Errorf("s3: %s refused the credentials (%s): check --access-key/--secret-key", endpoint, kind)
+	case "ExpiredToken", "InvalidToken", "TokenRefreshRequired", "ExpiredTokenException":
+		what := "with a session token"
+		if c.SessionToken == "" {
+			what = "without a session token"
+		}
+		return fmt.Errorf("s3: %s refused the keys %s (%s): temporary keys expire with their token; get fresh keys and token (AWS_SESSION_TOKEN, the profile's aws_session_token)", endpoint, what, serverError(err))
 	case "AccessDenied":
 		return fmt.Errorf("s3: %s: access denied (%v): the credentials need rights to create, list, read, write and delete objects in the bucket", endpoint, err)
 	}

@@ -6,9 +6,9 @@
 // Two request paths: the hot loop's GET, PUT, HEAD and DELETE of one object
 // go by default over the lean path (lean.go: one hand-written HTTP/1.1
 // keep-alive connection per worker and endpoint, no allocation per
-// request); everything else, and every request with Params.SDK, TLS, SSE-C,
-// checksums or versions, goes through minio-go v7 with per-worker clients
-// over one shared transport.
+// request), over HTTP or HTTPS; everything else, and every request with
+// Params.SDK, SSE-C, checksums or versions, goes through minio-go v7 with
+// per-worker clients over one shared transport.
 package s3
 
 import (
@@ -63,8 +63,12 @@ func (Engine) Validate(p engine.Phase) error {
 	if err != nil {
 		return err
 	}
-	_, err = resolve(ps, engine.Credentials{AccessKey: secret.New("-"), SecretKey: secret.New("-")})
-	return err
+	c, err := resolve(ps, engine.Credentials{AccessKey: secret.New("-"), SecretKey: secret.New("-")})
+	if err != nil {
+		return err
+	}
+	// A --ca-cert that cannot be read is found here, before anything runs.
+	return c.loadTLS(1)
 }
 
 // Planned returns the measured stage's length (prepare and cleanup excluded).
@@ -85,7 +89,8 @@ func (Engine) Redact(p engine.Phase) engine.Phase {
 	return RedactPhase(p)
 }
 
-// RedactPhase blanks access_key and secret_key in an s3 phase's params.
+// RedactPhase blanks access_key, secret_key and session_token in an s3
+// phase's params.
 func RedactPhase(p engine.Phase) engine.Phase {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(p.Params, &m) != nil {
@@ -94,7 +99,7 @@ func RedactPhase(p engine.Phase) engine.Phase {
 		return p
 	}
 	changed := false
-	for _, k := range []string{"access_key", "secret_key"} {
+	for _, k := range []string{"access_key", "secret_key", "session_token"} {
 		if _, ok := m[k]; ok {
 			m[k] = json.RawMessage(`"REDACTED"`)
 			changed = true
@@ -193,6 +198,9 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	inFlight := c.Concurrent
 	if c.Op == "multipart" {
 		inFlight *= c.PartConcurrency
+	}
+	if err := c.loadTLS(inFlight * len(c.endpoints)); err != nil {
+		return nil, err
 	}
 	ph.tr = newTransport(c, inFlight)
 	ph.cls = make([][]*minio.Client, inFlight)
@@ -599,11 +607,17 @@ loop:
 	}}
 	if ph.lean {
 		res.Meta["s3_client"] = "lean"
-		redials := 0
+		redials, hs, resumed := 0, 0, 0
 		for _, wk := range workers {
 			redials += wk.lean.Redials
+			hs += wk.lean.Handshakes
+			resumed += wk.lean.Resumed
 		}
 		res.Meta["reconnects"] = strconv.Itoa(redials)
+		if c.tls {
+			res.Meta["tls_handshakes"] = strconv.Itoa(hs)
+			res.Meta["tls_resumed"] = strconv.Itoa(resumed)
+		}
 	}
 	for i, name := range ph.ops {
 		var s record.OpStats

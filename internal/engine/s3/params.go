@@ -2,9 +2,12 @@ package s3
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -23,8 +26,10 @@ const (
 	EnvHost      = "STORBENCH_HOST"
 	EnvAccessKey = "STORBENCH_ACCESS_KEY"
 	EnvSecretKey = "STORBENCH_SECRET_KEY"
-	EnvRegion    = "STORBENCH_REGION"
-	EnvTLS       = "STORBENCH_TLS"
+	// EnvSessionToken goes with temporary keys given as STORBENCH_*.
+	EnvSessionToken = "STORBENCH_SESSION_TOKEN"
+	EnvRegion       = "STORBENCH_REGION"
+	EnvTLS          = "STORBENCH_TLS"
 	// EnvSDK=1 sends every request through minio-go (as --sdk).
 	EnvSDK = "STORBENCH_S3_SDK"
 )
@@ -65,7 +70,8 @@ type (
 type Params struct {
 	// Op is the benchmark: get, put, delete, list, stat, mixed, multipart, versioned.
 	Op string `json:"op"`
-	// Hosts are S3 endpoints (host:port), with comma lists and {1...N} ranges.
+	// Hosts are S3 endpoints (host:port; without a port, 80, or 443 with
+	// TLS), with comma lists and {1...N} ranges.
 	Hosts []string `json:"hosts,omitempty"`
 	// Host is the same as a string (what --host and suites' "host:" give).
 	Host string `json:"host,omitempty"`
@@ -74,11 +80,18 @@ type Params struct {
 
 	AccessKey string `json:"access_key,omitempty"`
 	SecretKey string `json:"secret_key,omitempty"`
+	// SessionToken goes with temporary keys (AWS STS): sent and signed as
+	// X-Amz-Security-Token on every request.
+	SessionToken string `json:"session_token,omitempty"`
 
-	TLS      *bool  `json:"tls,omitempty"`
-	Insecure bool   `json:"insecure,omitempty"`
-	Region   string `json:"region,omitempty"`
-	Bucket   string `json:"bucket,omitempty"`
+	TLS      *bool `json:"tls,omitempty"`
+	Insecure bool  `json:"insecure,omitempty"`
+	// CACert is a PEM file of the CA certificates the endpoints' TLS
+	// certificates are checked against (instead of the system's). It is
+	// read where the phase runs.
+	CACert string `json:"ca_cert,omitempty"`
+	Region string `json:"region,omitempty"`
+	Bucket string `json:"bucket,omitempty"`
 	// Lookup is the bucket addressing: "path" (default) or "dns".
 	Lookup string `json:"lookup,omitempty"`
 
@@ -152,8 +165,12 @@ type config struct {
 	ObjSize   Size
 	endpoints []string
 	tls       bool
-	duration  time.Duration
-	dist      [4]float64 // get, stat, put, delete
+	// tlsConf is the TLS client configuration of every connection of the
+	// phase, lean and minio-go (one session cache: reconnections resume);
+	// set by loadTLS, nil without TLS.
+	tlsConf  *tls.Config
+	duration time.Duration
+	dist     [4]float64 // get, stat, put, delete
 }
 
 // distribution indexes.
@@ -230,31 +247,36 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("s3: --host: %v", err)
 	}
-	for _, e := range eps {
+	if c.TLS != nil {
+		c.tls = *c.TLS
+	}
+	for i, e := range eps {
 		if strings.Contains(e, "://") || strings.Contains(e, "/") {
-			return nil, fmt.Errorf("s3: host %q: give host:port without a scheme or path (use --tls for https)", e)
+			return nil, fmt.Errorf("s3: host %q: give host[:port] without a scheme or path (use --tls for https)", e)
 		}
-		if _, _, err := hosts.SplitHostPort(e); err != nil {
+		eps[i] = withDefaultPort(e, c.tls)
+		if _, _, err := hosts.SplitHostPort(eps[i]); err != nil {
 			return nil, fmt.Errorf("s3: --host %v", err)
 		}
 	}
 	c.endpoints = eps
 	// A phase's own keys (a suite's s3 block) come first, then the
-	// agent's.
+	// agent's. A session token belongs to its access key: the agent's
+	// token goes only with the agent's access key.
 	if c.AccessKey == "" {
 		c.AccessKey = keys.AccessKey.Reveal()
+		if c.SessionToken == "" {
+			c.SessionToken = keys.SessionToken.Reveal()
+		}
 	}
 	if c.SecretKey == "" {
 		c.SecretKey = keys.SecretKey.Reveal()
 	}
 	if c.AccessKey == "" || c.SecretKey == "" {
-		return nil, fmt.Errorf("s3: no credentials (use --access-key/--secret-key or %s/%s)", EnvAccessKey, EnvSecretKey)
+		return nil, fmt.Errorf("s3: no credentials (use --access-key/--secret-key, %s/%s, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or an AWS profile)", EnvAccessKey, EnvSecretKey)
 	}
 	if c.Region == "" {
 		c.Region = "us-east-1"
-	}
-	if c.TLS != nil {
-		c.tls = *c.TLS
 	}
 	if c.Bucket == "" {
 		c.Bucket = "storbench"
@@ -310,6 +332,12 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 	}
 	if c.Rate < 0 {
 		return nil, fmt.Errorf("s3: --rate %g: want a positive rate", c.Rate)
+	}
+	if c.CACert != "" && !c.tls {
+		return nil, errors.New("s3: --ca-cert needs --tls")
+	}
+	if c.CACert != "" && c.Insecure {
+		return nil, errors.New("s3: --ca-cert checks the server's certificate and --insecure does not: give one")
 	}
 	if c.Encrypt && !c.tls {
 		return nil, errors.New("s3: --encrypt (SSE-C) needs --tls: S3 refuses customer keys over plain HTTP")
@@ -370,6 +398,50 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 		}
 	}
 	return c, nil
+}
+
+// loadTLS makes c's TLS client configuration: TLS 1.2 or later, the
+// system's CAs or those of --ca-cert, --insecure's choice, and a session
+// cache of sessions entries, so a connection made again (the server closed
+// one, a request failed) resumes its session instead of a full handshake.
+func (c *config) loadTLS(sessions int) error {
+	if !c.tls {
+		return nil
+	}
+	conf := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.Insecure, //nolint:gosec // --insecure is the user's explicit choice
+		ClientSessionCache: tls.NewLRUClientSessionCache(sessions),
+		// Whole records from the first byte: the benchmark sends bodies,
+		// not a web page whose first bytes should arrive first.
+		DynamicRecordSizingDisabled: true}
+	if c.CACert != "" {
+		pem, err := os.ReadFile(c.CACert)
+		if err != nil {
+			return fmt.Errorf("s3: --ca-cert: %v", err)
+		}
+		conf.RootCAs = x509.NewCertPool()
+		if !conf.RootCAs.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("s3: --ca-cert %s: no PEM certificate in it", c.CACert)
+		}
+	}
+	c.tlsConf = conf
+	return nil
+}
+
+// withDefaultPort gives an endpoint written without a port HTTP's port
+// (80), or HTTPS's (443) with TLS, as a URL without one means. "[v6]"
+// literals count; anything else with a colon is left to the port check.
+func withDefaultPort(e string, tls bool) string {
+	port := "80"
+	if tls {
+		port = "443"
+	}
+	if strings.HasPrefix(e, "[") && strings.HasSuffix(e, "]") {
+		return e + ":" + port
+	}
+	if !strings.Contains(e, ":") {
+		return e + ":" + port
+	}
+	return e
 }
 
 func defaultSize(op string) Size {
