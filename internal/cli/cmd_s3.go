@@ -49,6 +49,8 @@ type S3Options struct {
 	Results                                            string
 	Keep                                               bool
 	SDK                                                bool
+	ListExisting                                       bool
+	Prefix                                             string
 	Agents                                             AgentsOptions
 }
 
@@ -83,6 +85,9 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
 	f.BoolVar(&o.Keep, "keep", false, "keep created objects (same as --noclear)")
 	f.BoolVar(&o.SDK, "sdk", false, "send GET, PUT, HEAD and DELETE through minio-go instead of the lean HTTP/1.1 path [$STORBENCH_S3_SDK]")
+	// On every benchmark, so that a write benchmark refuses them in words.
+	f.BoolVar(&o.ListExisting, "list-existing", false, "read the objects already in the bucket under --prefix (get, stat, list, mixed without writes): nothing is uploaded, written or deleted")
+	f.StringVar(&o.Prefix, "prefix", "", "with --list-existing: the key prefix of the objects to read (default: the whole bucket)")
 	nonZero(f, "concurrent", "")
 	nonZero(f, "obj.size", "the benchmark's default size")
 	nonZero(f, "objects", "the benchmark's default count")
@@ -143,10 +148,21 @@ func newS3Command(st *State) *cobra.Command {
 until --autoterm), clean up. Objects live under storbench/<run id>/ in the
 bucket; only those are deleted, and the bucket only if storbench created it and
 it is empty. Prints average MiB/s and obj/s, the fastest, median and slowest
-second, and request and first-byte latency percentiles from merged histograms.`,
+second, and request and first-byte latency percentiles from merged histograms.
+
+With --list-existing, get, stat, list and mixed (reads only) run on the
+objects already in --bucket under --prefix, listed once: nothing is uploaded,
+written or deleted.
+
+Keys come from --access-key/--secret-key, STORBENCH_ACCESS_KEY/
+STORBENCH_SECRET_KEY, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (with
+AWS_SESSION_TOKEN), or the AWS profile (AWS_PROFILE, else default) in
+~/.aws/credentials and ~/.aws/config, in that order. Over HTTPS (--tls, or an
+https:// AWS endpoint URL) requests take the same lean path as over HTTP.`,
 		Example: `  storbench s3 get --host 10.0.0.{1...4}:9000 --obj.size 4KiB --concurrent 16 --duration 30s
   STORBENCH_ACCESS_KEY=... STORBENCH_SECRET_KEY=... storbench s3 mixed --host s3:9000 --autoterm
-  storbench s3 put --host s3:9000 --obj.size 64KiB --rate 500 --benchdata put.tsv.zst`,
+  storbench s3 put --host s3:9000 --obj.size 64KiB --rate 500 --benchdata put.tsv.zst
+  AWS_PROFILE=prod storbench s3 get --bucket data --list-existing --prefix images/ --duration 1m`,
 		// Only a benchmark name may follow "s3": anything else is an unknown
 		// benchmark, named as such, not a complaint about the flags after it.
 		Args:               cobra.ArbitraryArgs,
@@ -268,6 +284,8 @@ func (o S3Options) params(op string, fs *pflag.FlagSet) map[string]any {
 	set("sign_payload", o.SignPayload, "sign-payload")
 	set("benchdata", o.BenchData, "benchdata")
 	set("sdk", o.SDK, "sdk")
+	set("list_existing", o.ListExisting, "list-existing")
+	set("prefix", o.Prefix, "prefix")
 	set("autoterm", o.AutoTerm, "autoterm")
 	set("autoterm_pct", o.AutoTermPct, "autoterm.pct")
 	set("autoterm_dur", o.AutoTermDur, "autoterm.dur")

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -224,11 +225,24 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	}
 	var seed [8]byte
 	_, _ = rand.Read(seed[:])
-	ph.data = newDataBlock(int64(c.ObjSize), uint64(seed[0])|uint64(seed[1])<<8|uint64(seed[2])<<16|uint64(seed[3])<<24)
+	blockSize := int64(c.ObjSize)
+	if c.ListExisting {
+		blockSize = 0 // nothing is uploaded
+	}
+	ph.data = newDataBlock(blockSize, uint64(seed[0])|uint64(seed[1])<<8|uint64(seed[2])<<16|uint64(seed[3])<<24)
 
 	if err := ph.checkEndpoints(ctx); err != nil {
 		ph.tr.CloseIdleConnections()
 		return nil, err
+	}
+	if c.ListExisting {
+		// Reads only: no bucket, marker or object is made, so there is
+		// nothing to undo.
+		if err := ph.listExisting(ctx); err != nil {
+			ph.tr.CloseIdleConnections()
+			return nil, err
+		}
+		return ph, nil
 	}
 	// From here on the bucket, its marker and objects may exist: a failure
 	// or an interrupt removes what this phase made before returning.
@@ -239,6 +253,53 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		return nil, ph.undo(ctx, err)
 	}
 	return ph, nil
+}
+
+// listExisting lists the objects under --prefix once, into the key list
+// the run draws from. The keys share one string, so a key costs its own
+// length plus 24 bytes (its string header and its size): a million keys of
+// 60 bytes take 84 MB.
+func (ph *phase) listExisting(ctx context.Context) error {
+	c := ph.c
+	ok, err := ph.admin.BucketExists(ctx, c.Bucket)
+	if err != nil {
+		return explain(c.endpoints[0], c, err)
+	}
+	if !ok {
+		return engine.Unsupported(fmt.Sprintf("s3: --list-existing: bucket %q does not exist", c.Bucket))
+	}
+	var all strings.Builder
+	var ends []int
+	var sizes []int64
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for o := range ph.admin.ListObjects(lctx, c.Bucket, minio.ListObjectsOptions{Prefix: c.Prefix, Recursive: true}) {
+		if o.Err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("s3: --list-existing: list %s/%s: %v", c.Bucket, c.Prefix, explain(c.endpoints[0], c, o.Err))
+		}
+		all.WriteString(o.Key)
+		ends = append(ends, all.Len())
+		sizes = append(sizes, o.Size)
+		if c.Objects > 0 && len(ends) == c.Objects {
+			break
+		}
+	}
+	if len(ends) == 0 {
+		return engine.Unsupported(fmt.Sprintf("s3: --list-existing: no objects under %s/%s: give the --prefix (and --bucket) of objects that are there", c.Bucket, c.Prefix))
+	}
+	// Copies of exactly the size needed: what the listing grew is freed.
+	keys, start := strings.Clone(all.String()), 0
+	ph.keys = make([]string, len(ends))
+	for i, end := range ends {
+		ph.keys[i] = keys[start:end]
+		start = end
+	}
+	ph.sizes = slices.Clone(sizes)
+	ph.listPfx = []string{c.Prefix}
+	return nil
 }
 
 // undo cleans up after a failed or interrupted preparation and returns err
@@ -640,6 +701,14 @@ loop:
 	}
 	if c.Op == "list" {
 		res.Meta["objects_per_list"] = strconv.Itoa((c.Objects + c.Concurrent - 1) / c.Concurrent)
+		if c.ListExisting {
+			res.Meta["objects_per_list"] = strconv.Itoa(len(ph.keys))
+		}
+	}
+	if c.ListExisting {
+		res.Meta["list_existing"] = c.Bucket + "/" + c.Prefix
+		res.Meta["objects"] = strconv.Itoa(len(ph.keys))
+		res.Meta["prefix"] = c.Prefix
 	}
 	if epRecs != nil {
 		per := map[string][]record.OpStats{}
@@ -688,7 +757,8 @@ const EndpointsFile = "s3-endpoints.json"
 // answer, how many at most), and the bucket this run created.
 func (ph *phase) Cleanup(ctx context.Context) error {
 	defer ph.tr.CloseIdleConnections()
-	if ph.env.Keep || ph.c.NoClear {
+	if ph.env.Keep || ph.c.NoClear || ph.c.ListExisting {
+		// --list-existing made nothing: it deletes nothing either.
 		return nil
 	}
 	c := ph.c

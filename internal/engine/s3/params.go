@@ -101,7 +101,8 @@ type Params struct {
 	ObjSize *Size `json:"obj_size,omitempty"`
 	// ObjRandSize draws each object's size log2-uniformly up to ObjSize.
 	ObjRandSize bool `json:"obj_randsize,omitempty"`
-	// Objects is how many objects prepare uploads (get, stat, delete, list, mixed).
+	// Objects is how many objects prepare uploads (get, stat, delete, list,
+	// mixed); with ListExisting, at most how many are listed (0: all).
 	Objects int `json:"objects,omitempty"`
 	// Range makes GETs read a random byte range of each object.
 	Range bool `json:"range,omitempty"`
@@ -152,6 +153,14 @@ type Params struct {
 	Parts           int  `json:"parts,omitempty"`
 	PartSize        Size `json:"part_size,omitempty"`
 	PartConcurrency int  `json:"part_concurrency,omitempty"`
+
+	// ListExisting runs get, stat, list and mixed (reads only) on the
+	// objects already in the bucket under Prefix, listed once at
+	// preparation, instead of uploading a pool: storbench then writes and
+	// deletes nothing (no bucket, no marker, no cleanup).
+	ListExisting bool `json:"list_existing,omitempty"`
+	// Prefix is where ListExisting's objects are ("" for the whole bucket).
+	Prefix string `json:"prefix,omitempty"`
 
 	// BenchData, when set, is a file that receives every request as a line
 	// of zstd-compressed TSV, written as the run goes.
@@ -301,6 +310,9 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 	if c.Concurrent < 1 || c.Concurrent > MaxConcurrent {
 		return nil, fmt.Errorf("s3: --concurrent %d: want 1 to %d", c.Concurrent, MaxConcurrent)
 	}
+	if err := checkListExisting(c, p); err != nil {
+		return nil, err
+	}
 	c.ObjSize = defaultSize(c.Op)
 	if p.ObjSize != nil {
 		c.ObjSize = *p.ObjSize
@@ -311,10 +323,10 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 	if c.Op != "multipart" && c.ObjSize > MaxPutSize {
 		return nil, fmt.Errorf("s3: --obj.size %s is over S3's 5 GiB limit for one PUT (use `s3 multipart` for bigger objects)", units.Bytes(float64(c.ObjSize)))
 	}
-	if c.Objects == 0 {
+	if c.Objects == 0 && !c.ListExisting {
 		c.Objects = defaultObjects(c.Op)
 	}
-	if c.Objects < 1 {
+	if c.Objects < 0 || (c.Objects == 0 && !c.ListExisting) {
 		return nil, fmt.Errorf("s3: --objects %d: want at least 1", c.Objects)
 	}
 	if c.Duration == 0 {
@@ -379,6 +391,9 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 		c.ObjSize = c.PartSize * Size(c.Parts)
 	}
 	def := [4]float64{45, 30, 15, 10}
+	if c.ListExisting {
+		def[dPut], def[dDelete] = 0, 0
+	}
 	for i, v := range []*float64{c.GetDistrib, c.StatDistrib, c.PutDistrib, c.DeleteDistrib} {
 		c.dist[i] = def[i]
 		if v != nil {
@@ -398,6 +413,36 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 		}
 	}
 	return c, nil
+}
+
+// checkListExisting refuses what --list-existing cannot do: it reads the
+// objects already there and writes nothing, so benchmarks that write and
+// settings that only shape what storbench would write are bad input.
+func checkListExisting(c *config, p Params) error {
+	if !c.ListExisting {
+		if c.Prefix != "" {
+			return errors.New("s3: --prefix names the existing objects to read: give it with --list-existing")
+		}
+		return nil
+	}
+	switch c.Op {
+	case "get", "stat", "list":
+	case "mixed":
+		if (p.PutDistrib != nil && *p.PutDistrib != 0) || (p.DeleteDistrib != nil && *p.DeleteDistrib != 0) {
+			return errors.New("s3: --list-existing writes and deletes nothing: mixed reads only, so leave out --put-distrib and --delete-distrib (or give 0)")
+		}
+	default:
+		return fmt.Errorf("s3: --list-existing writes and deletes nothing, and %s writes: use get, stat, list or mixed", c.Op)
+	}
+	switch {
+	case p.ObjSize != nil || p.ObjRandSize:
+		return errors.New("s3: --list-existing reads the objects as they are: leave out --obj.size and --obj.randsize")
+	case c.Encrypt:
+		return errors.New("s3: --list-existing: --encrypt reads with a key of its own, which objects already there were not written with")
+	case c.Op == "list" && c.Objects != 0:
+		return errors.New("s3: --list-existing: list reads the whole --prefix each time: leave out --objects")
+	}
+	return nil
 }
 
 // loadTLS makes c's TLS client configuration: TLS 1.2 or later, the

@@ -506,7 +506,7 @@ func (wk *worker) loopMixed(ctx context.Context) {
 		ep := ph.picker.pick()
 		switch op {
 		case dGet, dStat:
-			obj, ok := ph.pool.lease(wk.rng)
+			obj, ok := ph.readObject(wk.rng)
 			if !ok {
 				wk.finish(op, ep, t0, time.Time{}, 0, errPoolEmpty)
 				continue
@@ -531,7 +531,9 @@ func (wk *worker) loopMixed(ctx context.Context) {
 					_, err = wk.core[ep].StatObject(ctx, c.Bucket, obj.key, opts)
 				}
 			}
-			ph.pool.release(obj)
+			if ph.pool != nil {
+				ph.pool.release(obj)
+			}
 			wk.finish(op, ep, t0, first, n, err)
 		case dPut:
 			size := objectSize(c, wk.rng)
@@ -574,6 +576,17 @@ func (wk *worker) loopMixed(ctx context.Context) {
 			wk.finish(op, ep, t0, time.Time{}, 0, err)
 		}
 	}
+}
+
+// readObject draws the object of a mixed GET or STAT: leased from the
+// pool, or with --list-existing (reads only, nothing to protect a read
+// from) one of the listed objects.
+func (ph *phase) readObject(rng *rand.Rand) (poolObj, bool) {
+	if ph.pool != nil {
+		return ph.pool.lease(rng)
+	}
+	i := rng.IntN(len(ph.keys))
+	return poolObj{key: ph.keys[i], size: ph.sizes[i]}, true
 }
 
 // getLean reads key (or rangeLen bytes of it from rangeOff) on the lean
