@@ -16,8 +16,14 @@
 # load average (printed before and after) matters: other work on the
 # machine lowers obj/s and raises CPU per request.
 #
+# A third client, "verify", is the lean path with --verify: its GETs check
+# every body byte against what was written (it makes no PUT round), so
+# CLIENTS="lean verify" gives the CPU --verify adds per GET; GET_SIZE
+# changes the GET's object size (4KiB by default).
+#
 # usage: bench/s3-cpu.sh [STORBENCH_BIN]
-#   env: DURATION (default 30s), ROUNDS (default 1), CLIENTS (default "lean sdk")
+#   env: DURATION (default 30s), ROUNDS (default 1), CLIENTS (default "lean sdk"),
+#        GET_SIZE (default 4KiB)
 # profile: STORBENCH_CPU=1 STORBENCH_CPU_OP=get go test ./internal/engine/s3 \
 #   -run TestCPUPerRequest -cpuprofile cpu.out  (add STORBENCH_S3_SDK=1 for minio-go)
 set -euo pipefail
@@ -26,6 +32,7 @@ bin=${1:-$here/bin/storbench}
 duration=${DURATION:-30s}
 rounds=${ROUNDS:-1}
 clients=${CLIENTS:-lean sdk}
+get_size=${GET_SIZE:-4KiB}
 vgw=${STORBENCH_VERSITYGW:-$here/.tools/versitygw}
 [ -x "$vgw" ] || (mkdir -p "$here/.tools" && GOBIN=$here/.tools go install github.com/versity/versitygw/cmd/versitygw@v1.8.0)
 [ -x "$bin" ] || (cd "$here" && go build -o "$bin" ./cmd/storbench)
@@ -46,6 +53,7 @@ run() { # client op size objects-prepared extra-args...
   local client=$1 op=$2 size=$3 prepared=$4; shift 4
   local out=$work/$op.out flag=()
   [ "$client" = sdk ] && flag=(--sdk)
+  [ "$client" = verify ] && flag=(--verify)
   /usr/bin/time -f '%U %S' -o "$work/$op.time" \
     "$bin" s3 "$op" --obj.size "$size" --concurrent 16 --duration "$duration" \
     --bucket "cpu-$op" --results "$work/results" "${flag[@]}" "$@" >"$out" 2>&1 || { cat "$out"; exit 1; }
@@ -67,8 +75,8 @@ EOF
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$rounds"); do
   for client in $clients; do
-    run "$client" get 4KiB 1000 --objects 1000
-    run "$client" put 64KiB 0
+    run "$client" get "$get_size" 1000 --objects 1000
+    [ "$client" = verify ] || run "$client" put 64KiB 0
   done
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

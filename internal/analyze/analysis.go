@@ -117,6 +117,10 @@ type OpAnalysis struct {
 	TTFB *results.LatencySummary `json:"ttfb,omitempty"`
 	// Bins is the merged latency histogram, for percentile curves.
 	Bins record.Bins `json:"-"`
+	// BySize is the operation per object size class (s3 phases whose
+	// objects had several sizes), over the whole phase as summary.json
+	// gives it: --skip does not narrow it.
+	BySize []results.OpSummary `json:"by_size,omitempty"`
 }
 
 // SegmentStats are warp's fastest / median / slowest segments.
@@ -176,8 +180,8 @@ func (o Options) record() AnalysisOptions {
 	return AnalysisOptions{Op: o.Op, Host: o.Host, SkipS: o.Skip.Seconds(), SegmentS: o.segment().Seconds()}
 }
 
-// ReadPhaseHosts reads the result.json of every host of a phase that
-// finished it. Hosts lost mid-phase left none, nor did phases that never
+// ReadPhaseHosts reads the result.json (and per-second latency file) of
+// every host of a phase that finished it. Hosts lost mid-phase left none, nor did phases that never
 // ran (they have no per-host figures); any other host's file that is
 // missing or damaged is an error naming it, never a phase silently read
 // with fewer hosts.
@@ -189,6 +193,9 @@ func ReadPhaseHosts(dir string, ps *results.PhaseSummary) ([]*model.HostResult, 
 		}
 		hr, err := results.ReadHostResult(dir, ps.Dir, h.Host)
 		if err != nil {
+			return nil, err
+		}
+		if hr.LatencySeconds, err = results.ReadHostLatency(dir, ps.Dir, h.Host); err != nil {
 			return nil, err
 		}
 		out = append(out, hr)
@@ -270,10 +277,41 @@ func AnalyzeHosts(name string, eng model.EngineName, status string, hosts []*mod
 			pa.PerHost = append(pa.PerHost, ha)
 		}
 	}
+	addBySize(&pa, name, eng, hosts)
 	if o.Skip > 0 {
 		pa.Notes = append(pa.Notes, "latency covers the whole phase: a results folder keeps one histogram per phase, so --skip narrows throughput only")
 	}
 	return pa
+}
+
+// addBySize gives every operation that has them its per-size-class
+// figures, as summary.json has them: totals and per host.
+func addBySize(pa *PhaseAnalysis, name string, eng model.EngineName, hosts []*model.HostResult) {
+	if !slices.ContainsFunc(hosts, func(h *model.HostResult) bool { return len(h.BySize) > 0 }) {
+		return
+	}
+	ps := results.BuildPhase(name, eng, hosts)
+	find := func(ops []results.OpSummary, op string) []results.OpSummary {
+		for _, o := range ops {
+			if o.Op == op {
+				return o.BySize
+			}
+		}
+		return nil
+	}
+	for i := range pa.Ops {
+		pa.Ops[i].BySize = find(ps.Ops, pa.Ops[i].Op)
+	}
+	for i := range pa.PerHost {
+		for _, h := range ps.PerHost {
+			if h.Host != pa.PerHost[i].Host {
+				continue
+			}
+			for j := range pa.PerHost[i].Ops {
+				pa.PerHost[i].Ops[j].BySize = find(h.Ops, pa.PerHost[i].Ops[j].Op)
+			}
+		}
+	}
 }
 
 func opSeries(all []record.Second, op string) []record.Second {

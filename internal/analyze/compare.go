@@ -271,6 +271,15 @@ func compareOp(op string, a, b []PhaseData, o CompareOptions) OpComparison {
 	oc := OpComparison{Op: op}
 	sa, sb := opSummaries(a, op), opSummaries(b, op)
 	iterated := len(sa) > 1 && len(sb) > 1
+	var ra, rb latRun
+	var perSecond bool
+	if !iterated {
+		var note string
+		ra, rb, perSecond, note = latRuns(a[0], b[0], op)
+		if note != "" {
+			oc.Notes = append(oc.Notes, note)
+		}
+	}
 	for _, spec := range figureSpecs {
 		va, okA := values(sa, spec.get)
 		vb, okB := values(sb, spec.get)
@@ -295,6 +304,8 @@ func compareOp(op string, a, b []PhaseData, o CompareOptions) OpComparison {
 		var sig bool
 		var tested bool
 		switch {
+		case !iterated && spec.unit == "ns" && perSecond:
+			sig, tested, f.Method = bootstrapTest(ra, rb, spec.pct, sa[0], sb[0], o)
 		case iterated:
 			w := stats.WelchTest(va, vb)
 			f.Method = fmt.Sprintf("Welch t-test across iterations (%d vs %d)", len(va), len(vb))
@@ -332,6 +343,64 @@ func compareOp(op string, a, b []PhaseData, o CompareOptions) OpComparison {
 		oc.Figures = append(oc.Figures, f)
 	}
 	return oc
+}
+
+// latRuns reads an operation's per-second latency on both sides, for the
+// block bootstrap; ok is false when a side kept none (results written
+// before they were kept, fio with latency off), and note says why when
+// the files could not be read.
+func latRuns(a, b PhaseData, op string) (ra, rb latRun, ok bool, note string) {
+	side := func(p PhaseData) (latRun, bool, error) {
+		secs, err := SecondsOf(p.Hosts, PhaseStart(p.Hosts), time.Second, func(x string) bool { return x == op })
+		if err != nil || len(secs) == 0 || !secs[0].Latency {
+			return latRun{}, false, err
+		}
+		return latRunOf(secs[0]), true, nil
+	}
+	ra, okA, errA := side(a)
+	rb, okB, errB := side(b)
+	for _, err := range []error{errA, errB} {
+		if err != nil {
+			note = fmt.Sprintf("per-second latency unreadable (%v): latency tested as if requests were independent", err)
+		}
+	}
+	if okA && okB && (len(ra.n) < 2*stats.MinBlocks || len(rb.n) < 2*stats.MinBlocks) {
+		return ra, rb, false, fmt.Sprintf("latency: %d vs %d seconds are too few for a block bootstrap over seconds (%d needed): tested as if requests were independent",
+			len(ra.n), len(rb.n), 2*stats.MinBlocks)
+	}
+	return ra, rb, okA && okB, note
+}
+
+// bootstrapTest compares a latency figure (pct: its percentile, 0 for the
+// mean) of two runs by a circular block bootstrap over seconds on each
+// side: intervals of the figure at 1-alpha/2 each, on the log scale; the
+// change is significant when they do not overlap, which bounds the error
+// at alpha (Bonferroni), as the percentile intervals of single requests
+// do. Resampling blocks of seconds keeps what independent requests do not
+// have: a run's latency wanders, and its seconds are alike with their
+// neighbours.
+func bootstrapTest(ra, rb latRun, pct float64, sa, sb results.OpSummary, o CompareOptions) (sig, tested bool, method string) {
+	if pct > 0 {
+		need := uint64(math.Ceil(10 / (1 - pct/100)))
+		if sa.Ops < need || sb.Ops < need {
+			return false, false, fmt.Sprintf("too few requests (%d vs %d; %d needed for this percentile)", sa.Ops, sb.Ops, need)
+		}
+	}
+	ea, okA := bootstrapLatency(ra, pct, 1)
+	eb, okB := bootstrapLatency(rb, pct, 2)
+	if !okA || !okB {
+		return false, false, fmt.Sprintf("too few seconds with latency for a block bootstrap (%d vs %d; %d needed)", len(ra.n), len(rb.n), 2*stats.MinBlocks)
+	}
+	conf := 1 - o.alpha()/2
+	loA, hiA := ea.interval(conf)
+	loB, hiB := eb.interval(conf)
+	sig = loB > hiA || hiB < loA
+	how := "overlap"
+	if sig {
+		how = "do not overlap"
+	}
+	return sig, true, fmt.Sprintf("block bootstrap over %d vs %d seconds (circular blocks of %d vs %d s, %d resamples each): %.4g%% intervals %s",
+		ea.bb.N, eb.bb.N, ea.bb.L, eb.bb.L, BootstrapResamples, 100*conf, how)
 }
 
 func verdict(tested, sig bool, relPct float64, higherBetter bool, threshold float64) string {

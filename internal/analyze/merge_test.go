@@ -16,11 +16,17 @@ func writeClient(t *testing.T, host string, startS int64) string {
 	t.Helper()
 	h := &model.HostResult{Host: host}
 	rec := record.NewRecorder([]string{"GET"}, false)
+	sampler := record.NewSampler([]string{"GET"}, []*record.Recorder{rec}, startS*1e9)
 	for s := int64(0); s < 10; s++ {
 		h.Series = append(h.Series, record.Second{StartNs: (startS + s) * 1e9, EndNs: (startS + s + 1) * 1e9, Op: "GET", Ops: 100, Bytes: 100_000})
 		for i := 0; i < 100; i++ {
 			rec.Op(0).Record(int64(1e6*(1+float64(startS%1000)/4)), 1000)
 		}
+		sampler.Sample((startS + s + 1) * 1e9)
+	}
+	var err error
+	if h.LatencySeconds, err = record.EncodeLatSeconds(sampler.LatSeconds()); err != nil {
+		t.Fatal(err)
 	}
 	st := rec.Stats(0, "GET")
 	st.StartNs, st.EndNs = startS*1e9, (startS+10)*1e9
@@ -70,6 +76,21 @@ func TestMergeKeepsOverlapAddsHistograms(t *testing.T) {
 	}
 	if _, err := results.ReadHostResult(f.Path, p.Dir, p.Hosts[1]); err != nil {
 		t.Errorf("second client's result not kept: %v", err)
+	}
+	// Each client's latency per second is kept, and reads back merged
+	// second by second: 10 s each, 6 of them in common.
+	for _, host := range p.Hosts {
+		if b, err := results.ReadHostLatency(f.Path, p.Dir, host); err != nil || len(b) == 0 {
+			t.Errorf("%s's per-second latency not kept (%v)", host, err)
+		}
+	}
+	ps, err := PerSecondFolder(f.Path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := ps.Phases[0].Ops[0].Rows
+	if len(rows) != 14 || rows[4].Lat == nil || rows[4].Lat.Requests != 200 || rows[0].Lat.Requests != 100 {
+		t.Errorf("merged per-second rows: %d, want 14 with 200 requests in the 6 s in common", len(rows))
 	}
 	// Runs that never overlapped cannot be merged.
 	if _, err := Merge([]string{a, writeClient(t, "vm3", 3000)}, MergeOptions{Root: t.TempDir()}); err == nil {

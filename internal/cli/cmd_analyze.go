@@ -22,6 +22,7 @@ type AnalyzeOptions struct {
 	Op, Host      string
 	Skip, Segment string
 	JSON, CSV, MD bool
+	PerSecond     bool
 	Out           string
 }
 
@@ -34,6 +35,7 @@ func (o *AnalyzeOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.JSON, "json", false, "print the analysis as JSON")
 	f.BoolVar(&o.CSV, "csv", false, "print the time series CSV (one line per segment and operation)")
 	f.BoolVar(&o.MD, "md", false, "print Markdown tables")
+	f.BoolVar(&o.PerSecond, "per-second", false, "print a table per operation with a row per second (per --segment): ops, throughput, errors, latency mean, p50, p99, p99.9 (results folders)")
 	f.StringVarP(&o.Out, "output", "o", "", "write to this file instead of stdout")
 }
 
@@ -48,12 +50,16 @@ operation and host: throughput over the window in which every worker (host)
 was running, the fastest, median and slowest time segment, latency
 percentiles from merged histograms, and errors. A warp file's window is cut
 as warp analyze cuts it, so its figures are the ones warp printed. --csv
-prints the time series with warp's columns. Files are told apart by their
-first line and streamed: memory stays bounded whatever their size.`,
+prints the time series with warp's columns. --per-second prints, per
+operation, one row per second (or --segment): operations, throughput and
+errors of all hosts, and latency mean, p50, p99 and p99.9 from that second's
+histograms merged across hosts. Files are told apart by their first line and
+streamed: memory stays bounded whatever their size.`,
 		Example: `  storbench analyze results/20261121T051502Z-3fa9_quick
   storbench analyze --op GET --skip 10s --segment 5s get.tsv.zst
   storbench analyze warp-get-2026-01-10.csv.zst
-  storbench analyze --csv results/20261121T051502Z-3fa9_quick > series.csv`,
+  storbench analyze --csv results/20261121T051502Z-3fa9_quick > series.csv
+  storbench analyze --per-second --op GET results/20261121T051502Z-3fa9_quick`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runAnalyze(cmd.Context(), st, o, args[0])
@@ -88,7 +94,14 @@ func runAnalyze(_ context.Context, st *State, o AnalyzeOptions, path string) err
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	a, err := analyze.Analyze(path, analyze.Options{Op: o.Op, Host: o.Host, Skip: skip, Segment: seg})
+	opts := analyze.Options{Op: o.Op, Host: o.Host, Skip: skip, Segment: seg}
+	if o.PerSecond {
+		if !fi.IsDir() {
+			return usageErr("--per-second reads a results folder; %s is a file", path)
+		}
+		return perSecond(st, o, path, opts)
+	}
+	a, err := analyze.Analyze(path, opts)
 	switch {
 	case err == nil:
 	case errors.Is(err, analyze.ErrNoData):
@@ -112,13 +125,41 @@ func runAnalyze(_ context.Context, st *State, o AnalyzeOptions, path string) err
 	if err != nil {
 		return err
 	}
-	if o.Out != "" {
-		if err := results.WriteFile(o.Out, buf.Bytes()); err != nil {
-			return writeErr(fmt.Errorf("%s not saved: %v", o.Out, err))
+	return writeOut(st, o.Out, buf.Bytes())
+}
+
+// perSecond is `analyze --per-second`.
+func perSecond(st *State, o AnalyzeOptions, path string, opts analyze.Options) error {
+	a, err := analyze.PerSecondFolder(path, opts)
+	if err != nil {
+		return asUsage(err) // results name the folder and what is missing
+	}
+	var buf bytes.Buffer
+	switch {
+	case o.JSON:
+		err = report.PerSecondJSON(&buf, a)
+	case o.CSV:
+		err = report.PerSecondCSV(&buf, a)
+	case o.MD:
+		report.PerSecondMarkdown(&buf, a)
+	default:
+		report.PerSecondText(&buf, a)
+	}
+	if err != nil {
+		return err
+	}
+	return writeOut(st, o.Out, buf.Bytes())
+}
+
+// writeOut writes an analysis to --output, or to stdout.
+func writeOut(st *State, out string, b []byte) error {
+	if out != "" {
+		if err := results.WriteFile(out, b); err != nil {
+			return writeErr(fmt.Errorf("%s not saved: %v", out, err))
 		}
 		return nil
 	}
-	_, err = st.Stdout.Write(buf.Bytes())
+	_, err := st.Stdout.Write(b)
 	return err
 }
 

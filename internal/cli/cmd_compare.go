@@ -43,15 +43,20 @@ func newCompareCommand(st *State) *cobra.Command {
 ops/s, and latency mean, p50, p99 and p99.9 before -> after, with the absolute
 and relative change and a verdict: faster, slower, within noise, or untested
 (too few samples). Throughput is tested with Welch's t-test on batch means of
-the per-second series (or across iterations where a phase has several);
-latency mean with Welch's t-test on the requests, percentiles with
-distribution-free confidence intervals from the merged histograms. A change is
-called faster or slower only if the test says so and it exceeds --threshold.
-Settings that differ between the runs are listed. Either side can be a file
-of requests, an s3 benchdata file or a file recorded by warp (.csv.zst), so a
-warp history compares with storbench runs: the file is compared with every s3
-phase of the other side that has an operation in common, its figures those
-analyze gives it.`,
+the per-second series (or across iterations where a phase has several).
+Latency mean and percentiles are tested by a circular block bootstrap over
+seconds of the per-second histograms, so that a run whose latency wanders is
+not called slower by chance: each side's figure gets an interval from
+resampled blocks of seconds, and the change is significant when the
+intervals do not overlap. Results without per-second histograms fall back to
+tests that take requests as independent (Welch's t-test, distribution-free
+intervals), and say so. Each verdict names its test. A change is called
+faster or slower only if the test says so and it exceeds --threshold.
+Settings that differ between the runs are listed. Either side can be an s3
+benchdata file or a file recorded by warp (.csv.zst), so a warp history
+compares with storbench runs: the file is compared with every s3 phase of
+the other side that has an operation in common, its figures those analyze
+gives it.`,
 		Example: `  storbench compare results/before results/after
   storbench compare --threshold 3 --fail-code 3 results/nightly-1 results/nightly-2
   storbench compare warp-get-2026-01-10.csv.zst results/20261121T051502Z-3fa9_s3-get`,

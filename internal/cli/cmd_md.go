@@ -32,6 +32,12 @@ type MdOptions struct {
 	WriteBytes string
 	ReadBytes  string
 	Rename     bool
+	Stride     int
+	Only       []string
+	Tree       string
+	Find       bool
+	FindName   string
+	FindSize   string
 	Force      bool
 	Seed       int64
 	Keep       bool
@@ -58,6 +64,12 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVarP(&o.WriteBytes, "write-bytes", "w", "0", "bytes to write to each file on creation (e.g. 4k)")
 	f.StringVarP(&o.ReadBytes, "read-bytes", "e", "0", "bytes to read from each file in file-read (e.g. 4k)")
 	f.BoolVar(&o.Rename, "rename", false, "also rename every file (file-rename)")
+	f.IntVarP(&o.Stride, "stride", "N", 0, "work on the items of the worker this many ranks further on after the creates (stat, read, rename, remove), as mdtest -N: with the workers per host, every worker reads back what the next host wrote (hosts must share DIR)")
+	f.StringSliceVar(&o.Only, "only", nil, "run only these operations: create, stat, find, read, rename, remove (as mdtest -C, -T, -E, -r; comma list)")
+	f.StringVar(&o.Tree, "tree", "", "name of a tree that phases of a run share (suites: one phase creates, later ones stat, read, remove)")
+	f.BoolVar(&o.Find, "find", false, "add the find operation after the file creates: walk the trees and match names and sizes, as IO500's find")
+	f.StringVar(&o.FindName, "find-name", d.FindName, "find's name pattern (* and ? match)")
+	f.StringVar(&o.FindSize, "find-size", "", "the file size find matches (default: --write-bytes)")
 	f.BoolVar(&o.Force, "force", false, "allow a tree of more than 100,000 directories")
 	f.Int64Var(&o.Seed, "seed", 0, "seed of the random order (default: from the clock)")
 	f.BoolVar(&o.Keep, "keep", false, "keep the trees and files created")
@@ -69,6 +81,8 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet) {
 	nonZero(f, "stonewall", "no stonewall")
 	nonZero(f, "seed", "a seed from the clock")
 	zeroMeans(f, "depth", "one directory per tree")
+	zeroMeans(f, "stride", "every worker works on its own items (mdtest's local)")
+	zeroMeans(f, "find-size", "empty files")
 	zeroMeans(f, "write-bytes", "empty files")
 	zeroMeans(f, "read-bytes", "no data read")
 }
@@ -83,11 +97,16 @@ creation and stat, file creation (writing --write-bytes), stat and read
 (--read-bytes), rename (--rename), file and directory removal, tree removal.
 Workers meet at a barrier before and after each operation; an iteration's rate
 is the items of all workers over the time of the slowest, as mdtest computes
-it. The summary gives each operation's max, min, mean and std dev across
+it. Workers are numbered across hosts (host order x workers per host, as MPI
+ranks); with -N S, worker r stats, reads, renames and removes the items
+rank r+S created, so with S the workers per host no client reads from its
+own cache. On several hosts, workers without -u share one tree, and trees
+with -N sit in one directory for all hosts: DIR must be shared. The summary gives each operation's max, min, mean and std dev across
 iterations, and latency percentiles from merged histograms.`,
 		Example: `  storbench md -d /mnt/weka -n 10000 -i 3 -F -u
   storbench md -d /mnt/weka -t 16 -n 1000 -z 2 -b 4 --write-bytes 4k --read-bytes 4k
-  storbench md -d /tmp/x -n 20000 -t 2 -u -F -W 30s`,
+  storbench md -d /tmp/x -n 20000 -t 2 -u -F -W 30s
+  storbench md -d /mnt/weka -t 136 -n 18382 -F -u -N 136 client{1...8}`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, err := runMd(cmd.Context(), st, o, args)
 			return err
@@ -104,6 +123,15 @@ func (o MdOptions) params(dir string) (md.Params, error) {
 		Dir: dir, Items: o.Items, Iterations: o.Iterations, Depth: o.Depth, Branch: o.Branch,
 		FilesOnly: o.FilesOnly, DirsOnly: o.DirsOnly, UniqueDir: o.UniqueDir, Workers: o.Workers,
 		Random: o.Random, Sync: o.Sync, Rename: o.Rename, Force: o.Force, Seed: o.Seed,
+		Stride: o.Stride, Only: o.Only, Tree: o.Tree, Find: o.Find, FindName: o.FindName,
+	}
+	if o.FindSize != "" {
+		n, err := units.ParseSize(o.FindSize)
+		if err != nil {
+			return p, usageErr("--find-size %s: %v", o.FindSize, err)
+		}
+		sz := md.Size(n)
+		p.FindSize = &sz
 	}
 	if o.Stonewall != "" {
 		d, err := units.ParseDuration(o.Stonewall)
@@ -149,6 +177,7 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 		Settings: map[string]any{"dir": dir, "items": o.Items, "iterations": o.Iterations, "depth": o.Depth,
 			"branch": o.Branch, "files_only": o.FilesOnly, "dirs_only": o.DirsOnly, "unique_dir": o.UniqueDir,
 			"workers": o.Workers, "stonewall": o.Stonewall, "random": o.Random, "sync": o.Sync,
-			"write_bytes": o.WriteBytes, "read_bytes": o.ReadBytes, "rename": o.Rename, "force": o.Force},
+			"write_bytes": o.WriteBytes, "read_bytes": o.ReadBytes, "rename": o.Rename, "force": o.Force,
+			"stride": o.Stride, "only": o.Only, "tree": o.Tree, "find": o.Find, "find_name": o.FindName, "find_size": o.FindSize},
 	})
 }

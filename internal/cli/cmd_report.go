@@ -35,8 +35,11 @@ func newReportCommand(st *State) *cobra.Command {
 		Short: "Self-contained HTML report (works offline) and Markdown summary",
 		Long: `Writes one HTML file that opens offline - no script, font, image or any other
 request; charts are inline SVG - with the run's settings and environment, the
-summary table, throughput over time per host, latency by percentile (from
-merged histograms, log scale), errors over time and, given a second results
+summary table, throughput over time per host (past 6 hosts: the total, and the
+spread across hosts with the slowest named, every host in a table), latency
+over time (p50, p99 and p99.9 per second, from each second's histograms
+merged across hosts), latency by percentile (from merged histograms, log
+scale), errors over time and, given a second results
 folder (BEFORE, or --compare), the comparison. Also writes summary.md for
 pasting. Every run writes report.html at its end.`,
 		Example: `  storbench report results/20261121T051502Z-3fa9_quick

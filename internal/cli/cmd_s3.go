@@ -38,6 +38,7 @@ type S3Options struct {
 	SyncStart                                          string
 	Full                                               bool
 	Duration                                           string
+	RequestTimeout, Grace                              string
 	AutoTerm                                           bool
 	AutoTermPct                                        float64
 	AutoTermDur                                        string
@@ -46,6 +47,11 @@ type S3Options struct {
 	Batch                                              int
 	Parts, PartConcurrency                             int
 	PartSize                                           string
+	ObjDist, ObjMean, ObjSD, RangeSize, Bind           string
+	Verify, SSES3, DisableMultipart, Metadata          bool
+	StorageClass, SSEKMS                               string
+	AddMetadata, Tag                                   []string
+	Versions, MaxKeys                                  int
 	Results                                            string
 	Keep                                               bool
 	SDK                                                bool
@@ -57,6 +63,14 @@ type S3Options struct {
 // AddFlags registers the flags for op (mixed and versioned get the
 // distributions, multipart the part settings, delete the batch).
 func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
+	o.addEndpointFlags(f)
+	o.addObjectFlags(f)
+	o.addRunFlags(f)
+	o.addOpFlags(f, op)
+}
+
+// addEndpointFlags registers where the requests go and with which keys.
+func (o *S3Options) addEndpointFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Host, "host", "", "S3 endpoints host[:port] (port 80, or 443 with --tls, when left out); comma lists, {1...N} ranges anywhere in the name and Slurm lists (s[1-4]:9000) [$STORBENCH_HOST, $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the AWS profile's endpoint_url]")
 	f.StringVar(&o.AccessKey, "access-key", "", "access key [$STORBENCH_ACCESS_KEY, $AWS_ACCESS_KEY_ID, the AWS profile]")
 	f.StringVar(&o.SecretKey, "secret-key", "", "secret key [$STORBENCH_SECRET_KEY, $AWS_SECRET_ACCESS_KEY, the AWS profile]")
@@ -67,8 +81,28 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
 	f.StringVar(&o.Bucket, "bucket", "storbench", "bucket; created if missing, and removed afterwards only if storbench created it and it is empty")
 	f.StringVar(&o.Lookup, "lookup", "path", "bucket addressing: path or dns")
 	f.IntVar(&o.Concurrent, "concurrent", 20, "requests in flight")
-	f.StringVar(&o.ObjSize, "obj.size", "", "object size (e.g. 4KiB, 10MiB; default per benchmark, as warp)")
-	f.BoolVar(&o.ObjRandSize, "obj.randsize", false, "random sizes up to --obj.size, log2-distributed (as many objects per doubling of size)")
+}
+
+// addObjectFlags registers the objects' sizes and what every upload carries.
+func (o *S3Options) addObjectFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.ObjSize, "obj.size", "", "object size (e.g. 4KiB, 10MiB; default per benchmark, as warp), MIN,MAX (uniform), or buckets SIZE:WEIGHT,... (4KiB:50,64KiB:30,1MiB:20: a bucket by weight, a size uniformly up to its bound from the one below); results per size class")
+	f.BoolVar(&o.ObjRandSize, "obj.randsize", false, "random sizes up to --obj.size (or between MIN,MAX), log2-distributed (as many objects per doubling of size)")
+	f.StringVar(&o.ObjDist, "obj.dist", "", "lognormal: sizes from a lognormal distribution of --obj.mean and --obj.sd, up to --obj.size (default 5GiB)")
+	f.StringVar(&o.ObjMean, "obj.mean", "", "mean object size of --obj.dist lognormal")
+	f.StringVar(&o.ObjSD, "obj.sd", "", "standard deviation of object sizes of --obj.dist lognormal")
+	f.StringVar(&o.Bind, "bind", "", "local addresses the connections start from, spread over the workers (10.0.0.1,10.0.1.1: one per NIC)")
+	f.StringVar(&o.StorageClass, "storage-class", "", "storage class of every upload (STANDARD_IA, ...); a server that does not keep it is refused")
+	f.StringArrayVar(&o.AddMetadata, "add-metadata", nil, "user metadata KEY=VALUE on every upload (repeat the flag for more)")
+	f.StringArrayVar(&o.Tag, "tag", nil, "object tag KEY=VALUE on every upload (repeat the flag for more, up to 10)")
+	f.BoolVar(&o.SSES3, "sse-s3-encrypt", false, "server-side encryption with the server's keys (SSE-S3); a server that does not encrypt is refused")
+	f.StringVar(&o.SSEKMS, "sse-kms", "", "server-side encryption with this KMS key id (SSE-KMS); a server that does not encrypt is refused")
+	f.BoolVar(&o.DisableMultipart, "disable-multipart", false, "send every upload as one PUT (objects over 16MiB are otherwise uploaded in parts, as warp does)")
+	nonZero(f, "obj.mean", "")
+	nonZero(f, "obj.sd", "")
+}
+
+// addRunFlags registers how long and how a benchmark runs and what it keeps.
+func (o *S3Options) addRunFlags(f *pflag.FlagSet) {
 	f.IntVar(&o.Objects, "objects", 0, "objects to prepare (default per benchmark)")
 	f.BoolVar(&o.NoPrefix, "noprefix", false, "one prefix for all workers instead of one each")
 	f.BoolVar(&o.NoClear, "noclear", false, "leave this run's objects in place afterwards (nothing else is ever deleted)")
@@ -78,6 +112,8 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
 	f.BoolVar(&o.Full, "full", false, "keep every request in benchdata.tsv.zst in the results folder (storbench analyze reads it)")
 	f.StringVar(&o.SyncStart, "syncstart", "", "start at this local time, hh:mm (for runs started by hand on several clients)")
 	f.StringVar(&o.Duration, "duration", "5m", "how long to measure")
+	f.StringVar(&o.RequestTimeout, "request-timeout", "", "cut a request still open this long after it started, counted as \"timeout: request\" (default 1m plus 1s per 16 MiB of object)")
+	f.StringVar(&o.Grace, "grace", "", "after the measured stage, cut requests still open this much later, counted as \"timeout: phase grace\" (default 10s plus 1s per 16 MiB of object)")
 	f.BoolVar(&o.AutoTerm, "autoterm", false, "stop early once throughput is stable (last 7 of 25 samples within --autoterm.pct for --autoterm.dur)")
 	f.Float64Var(&o.AutoTermPct, "autoterm.pct", 7.5, "stability threshold in percent")
 	f.StringVar(&o.AutoTermDur, "autoterm.dur", "10s", "how long throughput must be stable")
@@ -93,15 +129,36 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
 	nonZero(f, "objects", "the benchmark's default count")
 	nonZero(f, "host-limit", "the default (1024)")
 	nonZero(f, "duration", "")
+	nonZero(f, "request-timeout", "the default (1m plus 1s per 16 MiB of object)")
+	nonZero(f, "grace", "the default (10s plus 1s per 16 MiB of object)")
 	nonZero(f, "autoterm.pct", "")
 	nonZero(f, "autoterm.dur", "")
 	nonZero(f, "rate", "a closed loop (no rate)")
+}
+
+// addOpFlags registers the flags only some benchmarks have.
+func (o *S3Options) addOpFlags(f *pflag.FlagSet, op string) {
 	switch op {
 	case "get", "mixed", "versioned":
 		f.BoolVar(&o.Range, "range", false, "GET a random byte range of each object")
+		f.BoolVar(&o.Verify, "verify", false, "check every GET body against what storbench wrote, as it streams; a mismatch is an error of kind \"content mismatch\"")
 	}
 	switch op {
-	case "put", "get", "mixed", "versioned", "multipart", "delete", "list", "stat":
+	case "get", "mixed":
+		f.StringVar(&o.RangeSize, "range-size", "", "GET ranges of this size at random offsets (implies --range; at most the smallest object)")
+		nonZero(f, "range-size", "whole objects (or --range)")
+	case "list":
+		f.IntVar(&o.Versions, "versions", 1, "versions of each object; over 1 lists versions (needs bucket versioning)")
+		f.BoolVar(&o.Metadata, "metadata", false, "list with user metadata (MinIO's extension of ListObjectsV2)")
+		f.IntVar(&o.MaxKeys, "max-keys", 100, "keys asked for per LIST request")
+		nonZero(f, "versions", "")
+		nonZero(f, "max-keys", "")
+	case "retention":
+		f.IntVar(&o.Versions, "versions", 5, "versions of each object, each uploaded with a retention (over 1 needs bucket versioning)")
+		nonZero(f, "versions", "")
+	}
+	switch op {
+	case "put", "get", "mixed", "versioned", "multipart", "multipart-put", "delete", "list", "stat", "retention":
 		f.BoolVar(&o.MD5, "md5", false, "send Content-MD5 with uploads")
 		f.StringVar(&o.Checksum, "checksum", "", "S3 checksum on uploads: CRC32, CRC32C, CRC64NVME, SHA1, SHA256")
 		f.BoolVar(&o.Encrypt, "encrypt", false, "SSE-C with a random key (needs --tls)")
@@ -116,10 +173,14 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
 		for _, d := range []string{"get-distrib", "stat-distrib", "put-distrib", "delete-distrib"} {
 			zeroMeans(f, d, "none of that operation")
 		}
-	case "multipart":
-		f.IntVar(&o.Parts, "parts", 20, "parts per upload")
+	case "multipart", "multipart-put":
+		parts, conc := 20, 4
+		if op == "multipart-put" {
+			parts, conc = 100, 20 // warp's
+		}
+		f.IntVar(&o.Parts, "parts", parts, "parts per upload")
 		f.StringVar(&o.PartSize, "part.size", "5MiB", "part size")
-		f.IntVar(&o.PartConcurrency, "part.concurrent", 4, "parts in flight per upload")
+		f.IntVar(&o.PartConcurrency, "part.concurrent", conc, "parts in flight per upload")
 		nonZero(f, "parts", "")
 		nonZero(f, "part.size", "")
 		nonZero(f, "part.concurrent", "")
@@ -130,19 +191,21 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
 }
 
 var s3Short = map[string]string{
-	"get":       "Upload --objects objects, then GET random ones for --duration",
-	"put":       "PUT objects of --obj.size for --duration",
-	"delete":    "Upload --objects objects, then DELETE them in batches of --batch",
-	"list":      "Upload --objects objects under one prefix per worker, then LIST them",
-	"stat":      "Upload --objects objects, then HEAD random ones",
-	"mixed":     "GET, STAT, PUT and DELETE on a pool of objects, by --*-distrib weights",
-	"multipart": "Multipart uploads of --parts parts of --part.size, --part.concurrent at a time",
-	"versioned": "Like mixed, on object versions (the bucket must have versioning)",
+	"get":           "Upload --objects objects, then GET random ones for --duration",
+	"put":           "PUT objects of --obj.size for --duration",
+	"delete":        "Upload --objects objects, then DELETE them in batches of --batch",
+	"list":          "Upload --objects objects under one prefix per worker, then LIST them",
+	"stat":          "Upload --objects objects, then HEAD random ones",
+	"mixed":         "GET, STAT, PUT and DELETE on a pool of objects, by --*-distrib weights",
+	"multipart":     "Multipart uploads of --parts parts of --part.size, --part.concurrent at a time",
+	"multipart-put": "warp's multipart-put: uploads of --parts parts, --part.concurrent at a time, per part (PUTPART) and per object (UPLOAD)",
+	"versioned":     "Like mixed, on object versions (the bucket must have versioning)",
+	"retention":     "Upload --objects objects in --versions versions with object lock retention, then read (GETRETENTION) and update (RETENTION) retentions",
 }
 
 func newS3Command(st *State) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "s3 get|put|delete|list|stat|mixed|multipart|versioned",
+		Use:   "s3 get|put|delete|list|stat|mixed|multipart|multipart-put|versioned|retention",
 		Short: "Native S3 benchmark (warp's benchmarks, on minio-go)",
 		Long: `Runs one of warp's S3 benchmarks: prepare objects, run for --duration (or
 until --autoterm), clean up. Objects live under storbench/<run id>/ in the
@@ -205,6 +268,9 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 		return nil, err
 	}
 	p := o.params(op, fs)
+	if err := o.keyValues(p); err != nil {
+		return nil, err
+	}
 	env.applyS3(p)
 	if _, ok := p["host"]; !ok {
 		return nil, usageErr("no S3 endpoint: give --host or set %s (or %s)", s3e.EnvHost, envAWSEndpointS3)
@@ -228,6 +294,13 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	ph := engine.Phase{Name: "s3-" + op, Engine: model.EngineS3, Params: raw}
 	if err := st.Engines.Validate(ph); err != nil {
 		return nil, asUsage(err)
+	}
+	if o.Bind != "" && !o.Agents.remote() {
+		// The workers are this process's: their addresses are checked here,
+		// before a results folder is made.
+		if err := s3e.CheckBind(o.Bind); err != nil {
+			return nil, asUsage(err)
+		}
 	}
 	var startAt time.Time
 	if o.SyncStart != "" {
@@ -290,6 +363,8 @@ func (o S3Options) params(op string, fs *pflag.FlagSet) map[string]any {
 	set("autoterm_pct", o.AutoTermPct, "autoterm.pct")
 	set("autoterm_dur", o.AutoTermDur, "autoterm.dur")
 	set("rate", o.Rate, "rate")
+	set("request_timeout", o.RequestTimeout, "request-timeout")
+	set("grace", o.Grace, "grace")
 	set("get_distrib", o.GetDistrib, "get-distrib")
 	set("stat_distrib", o.StatDistrib, "stat-distrib")
 	set("put_distrib", o.PutDistrib, "put-distrib")
@@ -298,7 +373,46 @@ func (o S3Options) params(op string, fs *pflag.FlagSet) map[string]any {
 	set("parts", o.Parts, "parts")
 	set("part_size", o.PartSize, "part.size")
 	set("part_concurrency", o.PartConcurrency, "part.concurrent")
+	set("obj_dist", o.ObjDist, "obj.dist")
+	set("obj_mean", o.ObjMean, "obj.mean")
+	set("obj_sd", o.ObjSD, "obj.sd")
+	set("range_size", o.RangeSize, "range-size")
+	set("verify", o.Verify, "verify")
+	set("bind", o.Bind, "bind")
+	set("storage_class", o.StorageClass, "storage-class")
+	set("sse_s3_encrypt", o.SSES3, "sse-s3-encrypt")
+	set("sse_kms", o.SSEKMS, "sse-kms")
+	set("disable_multipart", o.DisableMultipart, "disable-multipart")
+	set("versions", o.Versions, "versions")
+	set("metadata", o.Metadata, "metadata")
+	set("max_keys", o.MaxKeys, "max-keys")
 	return p
+}
+
+// keyValues adds --add-metadata and --tag (KEY=VALUE, each key once) to
+// the s3 engine's settings.
+func (o S3Options) keyValues(p map[string]any) error {
+	for _, kv := range []struct {
+		key, flag string
+		vals      []string
+	}{{"add_metadata", "add-metadata", o.AddMetadata}, {"tag", "tag", o.Tag}} {
+		if len(kv.vals) == 0 {
+			continue
+		}
+		m := map[string]string{}
+		for _, v := range kv.vals {
+			k, val, ok := strings.Cut(v, "=")
+			if !ok || k == "" {
+				return usageErr("--%s %q: want KEY=VALUE", kv.flag, v)
+			}
+			if _, dup := m[k]; dup {
+				return usageErr("--%s: key %q given twice", kv.flag, k)
+			}
+			m[k] = val
+		}
+		p[kv.key] = m
+	}
+	return nil
 }
 
 // syncStart reads hh:mm as the next such local time from now.

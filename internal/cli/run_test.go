@@ -43,6 +43,15 @@ func TestSuiteBadInput(t *testing.T) {
 		{"huge confidence", "dir: /tmp\nphases:\n  - fio: {}\n", "--confidence 1e+09: want", RunOptions{Confidence: 1e9}},
 		{"confidence as a fraction", "dir: /tmp\nphases:\n  - fio: {}\n", "--confidence 0.95: want a percentage", RunOptions{Confidence: 0.95}},
 		{"confidence NaN", "dir: /tmp\nphases:\n  - fio: {}\n", "--confidence NaN: want", RunOptions{Confidence: math.NaN()}},
+		// Issue 12: reading a neighbour's files needs an earlier phase that wrote them.
+		{"read_from without an earlier write", "dir: /tmp\nphases:\n  - name: rd\n    read_from: neighbour\n    fio: {job: {rw: read, size: 1m}}\n",
+			"suite.yaml:3: phase rd: read_from: neighbour reads the files another host wrote in an earlier phase, but no earlier fio phase on /tmp writes rd.0.0", RunOptions{}},
+		{"read_from before the write", "dir: /tmp\nphases:\n  - name: rd\n    read_from: neighbour\n    fio: {job: {rw: read, filename: f}}\n  - fio: {job: {rw: write, filename: f}}\n",
+			"no earlier fio phase on /tmp writes f", RunOptions{}},
+		{"read_from on a write phase", "dir: /tmp\nphases:\n  - read_from: neighbour\n    fio: {job: {rw: write}}\n", "it is for read phases", RunOptions{}},
+		{"read_from unknown", "dir: /tmp\nphases:\n  - read_from: next\n    fio: {}\n", "read_from: want neighbour", RunOptions{}},
+		{"shared not a bool", "dir: /tmp\nphases:\n  - shared: maybe\n    fio: {}\n", "shared: want true or false", RunOptions{}},
+		{"shared md", "dir: /tmp\nphases:\n  - shared: true\n    md: {items: 5}\n", "shared: md phases have no such mode", RunOptions{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 // duration); with the numeric flag types they are every numeric flag.
 var numericStrings = map[string]bool{
 	"runtime": true, "size": true, "duration": true, "obj.size": true, "part.size": true, "autoterm.dur": true,
-	"max-duration": true, "stonewall": true, "write-bytes": true, "read-bytes": true,
+	"max-duration": true, "stonewall": true, "write-bytes": true, "read-bytes": true, "find-size": true,
 }
 
 func isNumericFlag(f *pflag.Flag) bool {

@@ -41,6 +41,8 @@ type Request struct {
 	// among them, from 0 (see engine.Env).
 	Hosts int `json:"hosts,omitempty"`
 	Rank  int `json:"rank,omitempty"`
+	// Names are the hosts' names by rank, when Hosts > 1.
+	Names []string `json:"names,omitempty"`
 	// Barrier is the phase's barrier across hosts, for the engine, when
 	// Hosts > 1. It never travels: a remote agent's server gives its engine
 	// a barrier that relays over the run stream, and the controller's
@@ -69,8 +71,12 @@ type Stopper interface {
 }
 
 // Protocol is the version of the controller-agent protocol. 2: barriers
-// across hosts (arrive lines on the run stream, POST /v1/release).
-const Protocol = 2
+// across hosts (arrive lines on the run stream, POST /v1/release). 3: the
+// run's shared area - the agent's built-in AreaEngine (the probe that
+// proves hosts share a directory, the run-level cleanup), every host's
+// name in a prepare request, and fio phases that are shared or read from
+// a neighbour.
+const Protocol = 3
 
 var _ Stopper = (*LocalAgent)(nil)
 
@@ -135,10 +141,10 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	if host == "" {
 		host = a.Host
 	}
-	e, err := a.Engines.Lookup(req.Phase.Engine)
+	e, err := a.lookup(req.Phase.Engine)
 	if err == nil {
 		env := engine.Env{Host: host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, FioBin: a.FioBin, Credentials: a.Credentials,
-			Hosts: max(req.Hosts, 1), Rank: req.Rank, Barrier: req.Barrier}
+			Hosts: max(req.Hosts, 1), Rank: req.Rank, Names: req.Names, Barrier: req.Barrier}
 		var p engine.Prepared
 		p, err = e.Prepare(ctx, env, req.Phase)
 		if err == nil && req.DropCaches {
@@ -160,6 +166,15 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	a.busy = false
 	a.mu.Unlock()
 	return engine.OnHost(err, host)
+}
+
+// lookup finds the engine of a phase: one of the agent's engines, or the
+// built-in AreaEngine every agent runs.
+func (a *LocalAgent) lookup(name model.EngineName) (engine.Engine, error) {
+	if name == AreaEngine {
+		return areaEngine{}, nil
+	}
+	return a.Engines.Lookup(name)
 }
 
 // busyErr says who holds the agent; a.mu is held.

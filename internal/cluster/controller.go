@@ -171,7 +171,9 @@ type Outcome struct {
 // others finish is reported in the Outcome only, and later phases run
 // without it.
 func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p engine.Phase) (*Outcome, error) {
-	req := Request{RunID: runID, Keep: keep, Phase: p, Controller: c.Name, DropCaches: c.DropCaches}
+	// The shared area's own steps (probe, cleanup) measure nothing: no
+	// cache to drop before them.
+	req := Request{RunID: runID, Keep: keep, Phase: p, Controller: c.Name, DropCaches: c.DropCaches && p.Engine != AreaEngine}
 	if len(c.Agents) == 0 {
 		return nil, errors.New("no agents")
 	}
@@ -223,11 +225,11 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	// With several hosts, the engine may make them meet between stages
 	// (md: every operation starts on all hosts together).
 	var hub *barrierHub
+	names := make([]string, n)
+	for i, a := range agents {
+		names[i] = a.Name()
+	}
 	if n > 1 && firstErr(agents, prepErrs) == nil {
-		names := make([]string, n)
-		for i, a := range agents {
-			names[i] = a.Name()
-		}
 		hub = newBarrierHub(names, BarrierLead+3*slices.Max(rtts))
 	}
 	each(agents, func(i int, a Agent) {
@@ -236,7 +238,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 		}
 		r := req
 		if hub != nil {
-			r.Hosts, r.Rank, r.Barrier = n, i, hub.member(i)
+			r.Hosts, r.Rank, r.Names, r.Barrier = n, i, names, hub.member(i)
 		}
 		prepErrs[i] = a.Prepare(ctx, r)
 	})

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/hosts"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -90,6 +91,8 @@ func SplitHostPort(h string) (host string, port int, err error) {
 
 // HostNames gives every entry a unique name for results and per-host
 // paths: the host alone when hosts differ, host-port when two share a host.
+// A host whose name would be the run's shared area, engine.SharedName in
+// any case, is renamed (HostName).
 func HostNames(entries []string) []string {
 	count := map[string]int{}
 	hs := make([]string, len(entries))
@@ -109,5 +112,33 @@ func HostNames(entries []string) []string {
 		}
 		out[i] = results.SafeName(strings.ReplaceAll(n, ":", "-"))
 	}
+	for i, n := range out {
+		taken := func(c string) bool {
+			for j, o := range out {
+				if j != i && strings.EqualFold(o, c) {
+					return true
+				}
+			}
+			return false
+		}
+		for isReserved(n) || n != out[i] && taken(n) {
+			n += "-host"
+		}
+		out[i] = n
+	}
 	return out
 }
+
+// HostName is the name a host with this name gets in a run: the name
+// itself, or, when it is the run's shared area (engine.SharedName, in any
+// case, since a file system may ignore case), the name with "-host" added.
+// Every host's files live in DIR/storbench/<run id>/<host>/, next to the
+// shared/ directory that all hosts share.
+func HostName(name string) string {
+	if isReserved(name) {
+		return name + "-host"
+	}
+	return name
+}
+
+func isReserved(name string) bool { return strings.EqualFold(name, engine.SharedName) }

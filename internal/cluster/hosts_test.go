@@ -15,6 +15,11 @@ func TestHostNames(t *testing.T) {
 		{"client1,client2:7000", "client1,client2"},
 		{"127.0.0.1:7761,127.0.0.1:7762", "127.0.0.1-7761,127.0.0.1-7762"},
 		{"[::1]:7761,[::1]:7762", "1--7761,1--7762"},
+		// shared is the run's shared area (DIR/storbench/<run id>/shared),
+		// in any case: such a host is renamed, to a name no other host has.
+		{"shared:7761,client2", "shared-host,client2"},
+		{"SHARED", "SHARED-host"},
+		{"shared,shared-host:7000", "shared-host-host,shared-host"},
 	} {
 		got := strings.Join(HostNames(strings.Split(tc.in, ",")), ",")
 		if got != tc.want {

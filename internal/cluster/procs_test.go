@@ -446,6 +446,84 @@ func TestClusterMd(t *testing.T) {
 	})
 }
 
+// The must-show of md's -N across hosts: agents in separate network
+// namespaces share one directory; with 3 hosts x 2 workers and -N 2 every
+// stat, read and remove of every worker touches items another host
+// created (summary.json's per-host counts say so), the totals equal the
+// items created, run.json numbers the workers host by host, and the
+// shared directory is gone afterwards. A stride that maps every worker to
+// itself (-N 6) runs too, with a warning, and no item crosses hosts.
+func TestClusterMdStride(t *testing.T) {
+	topologies(t, 3, func(t *testing.T, tp *topology) {
+		c := startCluster(t, tp, nil, nil)
+		data := t.TempDir()
+		code, out := c.run(t, "md", "-d", data, "-n", "500", "-t", "2", "-F", "-N", "2", "--write-bytes", "64", "--read-bytes", "64")
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+		folder := folderOf(t, out)
+		ph := summaryOf(t, folder).Phases[0]
+		if len(ph.PerHost) != 3 {
+			t.Fatalf("%d hosts", len(ph.PerHost))
+		}
+		total := map[string]uint64{}
+		for _, o := range ph.Ops {
+			total[o.Op] = o.Ops
+			if o.Errors != 0 {
+				t.Errorf("%s: %d errors %v", o.Op, o.Errors, o.ErrorKinds)
+			}
+		}
+		if total["file-create"] != 3*2*500 {
+			t.Fatalf("created %d files, want %d", total["file-create"], 3*2*500)
+		}
+		for _, op := range []string{"file-stat", "file-read", "file-remove"} {
+			if total[op] != total["file-create"] {
+				t.Errorf("%s: %d items in all, %d created", op, total[op], total["file-create"])
+			}
+			for _, h := range ph.PerHost {
+				for _, o := range h.Ops {
+					if o.Op == op && (o.CrossHostItems == nil || *o.CrossHostItems != o.Ops || o.Ops != 1000) {
+						t.Errorf("host %s %s: %d items, %v of them created by another host; want 1000, all", h.Host, op, o.Ops, o.CrossHostItems)
+					}
+				}
+			}
+		}
+		if !strings.Contains(out, "created by another host: file-stat 3000 of 3000, file-read 3000 of 3000, file-remove 3000 of 3000") {
+			t.Errorf("the table does not say the items came from other hosts:\n%s", out)
+		}
+		ri, err := results.ReadRunInfo(folder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ri.Ranks) != 1 || ri.Ranks[0].Total != 6 || len(ri.Ranks[0].Hosts) != 3 {
+			t.Fatalf("run.json ranks %+v", ri.Ranks)
+		}
+		for i, h := range ri.Ranks[0].Hosts {
+			if h.Host != ph.PerHost[i].Host || h.First != 2*i || h.Count != 2 {
+				t.Errorf("run.json: host %d is %+v", i, h)
+			}
+		}
+		if ents, _ := os.ReadDir(data); len(ents) != 0 {
+			t.Errorf("DIR holds %v after the run", ents)
+		}
+
+		code, out = c.run(t, "md", "-d", data, "-n", "100", "-t", "2", "-F", "-N", "6")
+		if code != 0 {
+			t.Fatalf("-N 6: exit %d:\n%s", code, out)
+		}
+		if !strings.Contains(out, "no stat, read or remove crosses hosts") {
+			t.Errorf("no warning for a stride that maps every worker to itself:\n%s", out)
+		}
+		for _, h := range summaryOf(t, folderOf(t, out)).Phases[0].PerHost {
+			for _, o := range h.Ops {
+				if o.Op == "file-stat" && (o.CrossHostItems == nil || *o.CrossHostItems != 0 || o.Ops != 200) {
+					t.Errorf("-N 6: host %s file-stat %d items, %v from another host", h.Host, o.Ops, o.CrossHostItems)
+				}
+			}
+		}
+	})
+}
+
 // s3 across all agents against one versitygw: the agents hold the keys
 // (from their environment), the controller none.
 func TestClusterS3(t *testing.T) {

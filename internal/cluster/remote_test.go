@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -107,13 +108,13 @@ func TestProtocolMismatch(t *testing.T) {
 
 	// An agent of a later protocol.
 	later := startHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set(HeaderProtocol, "3")
+		w.Header().Set(HeaderProtocol, strconv.Itoa(Protocol+1))
 		w.Header().Set(HeaderVersion, "v9.0.0")
 		w.WriteHeader(http.StatusBadRequest)
 	}))
 	_, err = newController(&RemoteAgent{Addr: later, Host: "c", Token: testToken}).Connect(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "protocol mismatch") || !strings.Contains(err.Error(), "v9.0.0") || !strings.Contains(err.Error(), "same storbench version") {
-		t.Fatalf("controller against protocol 3: %v", err)
+		t.Fatalf("controller against protocol %d: %v", Protocol+1, err)
 	}
 
 	// Something that is not an agent at all.

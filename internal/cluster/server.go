@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
 )
 
 // Server serves an agent to one controller at a time over HTTP: the
@@ -667,5 +668,10 @@ func shiftResult(res *engine.HostResult, d time.Duration) {
 	for i := range res.Series {
 		res.Series[i].StartNs += ns
 		res.Series[i].EndNs += ns
+	}
+	if b, err := record.ShiftLatSeconds(res.LatencySeconds, ns); err == nil {
+		res.LatencySeconds = b
+	} else {
+		res.LatencySeconds = nil // unreadable: better absent than at the wrong time
 	}
 }

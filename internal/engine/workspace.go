@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -24,6 +27,10 @@ type Workspace struct {
 	// created it (any host of the run may have): the last host to finish
 	// removes both when nothing else is in top.
 	top, marker string
+
+	mu        sync.Mutex
+	removing  chan struct{} // closed when RemoveContext's removal ends
+	removeErr error
 }
 
 // createdMarker is the file a run leaves in <dir>/storbench when it created
@@ -58,6 +65,11 @@ func CheckDir(dir string) error {
 func NewWorkspace(dir, runID, host, phase string) (*Workspace, error) {
 	if err := CheckDir(dir); err != nil {
 		return nil, err
+	}
+	if strings.EqualFold(host, SharedName) {
+		// Any case: on a file system that ignores case it is the same
+		// directory.
+		return nil, fmt.Errorf("host name %q is reserved for the run's shared area (%s); give the host another name", host, SharedArea(dir, runID))
 	}
 	w := &Workspace{top: filepath.Join(dir, "storbench")}
 	w.marker = filepath.Join(w.top, createdMarker+runID)
@@ -156,21 +168,25 @@ func SharedWorkspace(dir, runID, name string) (*Workspace, error) {
 // existed before the run are never removed; <dir>/storbench goes only when
 // this run made it (its marker is there) and nothing else is in it. What
 // cannot be removed is returned as a *LeftoverError with its count.
-func (w *Workspace) Remove() error {
+func (w *Workspace) Remove() error { return w.remove(true) }
+
+// Leave is Remove for a host that joined a shared directory and removed
+// its own entries in it: the directory goes only when it is empty (the
+// last host to leave takes it), then the levels above as Remove does.
+func (w *Workspace) Leave() error { return w.remove(false) }
+
+func (w *Workspace) remove(all bool) error {
 	var first error
 	for i := len(w.created) - 1; i >= 0; i-- {
 		p := w.created[i]
 		var err error
 		switch p {
 		case w.Path:
-			err = os.RemoveAll(p)
-			if err != nil && !errors.Is(err, os.ErrNotExist) {
-				n, ok := countEntries(p)
-				l := Leftover{What: "files and directories", Where: p, Reason: "cleanup: " + unwrapPath(err).Error()}
-				if ok {
-					l.Count = &n
-				}
-				first = &LeftoverError{Items: []Leftover{l}}
+			if !all {
+				break
+			}
+			if l := removeAll(p); l != nil {
+				first = &LeftoverError{Items: []Leftover{*l}}
 			}
 			continue
 		case w.top:
@@ -192,6 +208,120 @@ func (w *Workspace) Remove() error {
 	w.removeTop()
 	w.created, w.ours = nil, nil
 	return first
+}
+
+// RemoveContext is Remove with a bound: on a file system that stopped
+// answering the removal may block in the kernel for good, so when ctx ends
+// first it returns the phase directory as left behind, and the removal
+// goes on by itself (a later call waits for that same removal).
+func (w *Workspace) RemoveContext(ctx context.Context) error {
+	w.mu.Lock()
+	if w.removing == nil {
+		done := make(chan struct{})
+		w.removing = done
+		go func() {
+			err := w.Remove()
+			w.mu.Lock()
+			w.removeErr = err
+			w.mu.Unlock()
+			close(done)
+		}()
+	}
+	done := w.removing
+	w.mu.Unlock()
+	select {
+	case <-done:
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.removeErr
+	case <-ctx.Done():
+		return &LeftoverError{Items: []Leftover{{What: "files and directories", Where: w.Path,
+			Reason: "cleanup: the file system did not answer in time (" + ctx.Err().Error() + "); the removal goes on"}}}
+	}
+}
+
+// removeAll removes p with everything in it, and says what stayed when it
+// could not.
+func removeAll(p string) *Leftover {
+	err := os.RemoveAll(p)
+	if err == nil || errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	n, ok := countEntries(p)
+	l := Leftover{What: "files and directories", Where: p, Reason: "cleanup: " + unwrapPath(err).Error()}
+	if ok {
+		l.Count = &n
+	}
+	return &l
+}
+
+// SharedArea is the directory of a run that all its hosts share:
+// <dir>/storbench/<run id>/shared. Its entries start with the name of what
+// makes them, so that each can remove its own (RemoveSharedEntries): fio's
+// are "fio" (shared phases' files) and "fio-<host>" (a host's files kept
+// for a later phase), the run's probe's "probe-<nonce>"; md's start with
+// "md".
+func SharedArea(dir, runID string) string {
+	return filepath.Join(dir, "storbench", runID, SharedName)
+}
+
+// SharedUser is implemented by engines whose phases work in the run's
+// shared area (SharedWorkspace) rather than, or besides, each host's own
+// directory. The run proves that the hosts of such a phase see one file
+// system at that directory before any phase runs (the probe: each host
+// writes a file there and every host must read every other's back), and
+// refuses the run naming the hosts that do not.
+//
+// Cleanup once: an entry of the shared area is removed by one host (rank
+// 0), in the Cleanup of the last phase that uses it; the controller starts
+// any host's Cleanup only after every host's Run has ended, so no barrier
+// is needed for that. Entries a later phase still needs stay until that
+// phase. Whatever is left - a run that failed, was interrupted or lost a
+// host between - goes at the end of the run: one agent removes the whole
+// shared area of every directory a SharedUser phase named (RemoveShared),
+// unless the run keeps its files.
+type SharedUser interface {
+	// SharedDir returns the target directory whose shared area phase p,
+	// run on hosts hosts, works in, and false when p works in no shared
+	// area.
+	SharedDir(p Phase, hosts int) (dir string, ok bool)
+}
+
+// RemoveSharedEntries removes, with everything in them, the entries of the
+// run's shared area on dir whose names match, then the shared area and the
+// run's own levels above it when they are empty (and <dir>/storbench when
+// this run made it). One host calls it, after every host finished with
+// those entries. A shared area that is not there is not an error. What
+// could not be removed comes back as a *LeftoverError.
+func RemoveSharedEntries(dir, runID string, match func(name string) bool) error {
+	area := SharedArea(dir, runID)
+	top := filepath.Join(dir, "storbench")
+	w := &Workspace{ours: []string{filepath.Join(top, runID), area}, top: top, marker: filepath.Join(top, createdMarker+runID)}
+	ents, err := os.ReadDir(area)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		w.remove(false)
+		return &LeftoverError{Items: []Leftover{{What: "files and directories", Where: area, Reason: "cleanup: " + unwrapPath(err).Error()}}}
+	}
+	var left []Leftover
+	for _, e := range ents {
+		if !match(e.Name()) {
+			continue
+		}
+		if l := removeAll(filepath.Join(area, e.Name())); l != nil {
+			left = append(left, *l)
+		}
+	}
+	w.remove(false)
+	if len(left) > 0 {
+		return &LeftoverError{Items: left}
+	}
+	return nil
+}
+
+// RemoveShared removes the run's whole shared area on dir: the run-level
+// cleanup after the last phase (see SharedUser).
+func RemoveShared(dir, runID string) error {
+	return RemoveSharedEntries(dir, runID, func(string) bool { return true })
 }
 
 // removeTop removes <dir>/storbench when this run created it and holds

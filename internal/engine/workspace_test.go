@@ -163,3 +163,91 @@ func TestSharedWorkspace(t *testing.T) {
 		t.Errorf("DIR holds %v after the shared directory was removed", ents)
 	}
 }
+
+// No host works in a directory named like the run's shared area: its
+// files would mix with every host's shared work (cluster.HostNames renames
+// such a host; this is the last guard).
+func TestWorkspaceRefusesHostNamedShared(t *testing.T) {
+	dir := t.TempDir()
+	for _, h := range []string{"shared", "Shared", "SHARED"} {
+		if _, err := NewWorkspace(dir, "r", h, "p"); err == nil || !strings.Contains(err.Error(), "reserved") {
+			t.Errorf("host %q: %v, want a refusal saying the name is reserved", h, err)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("DIR holds %v after the refusals", ents)
+	}
+}
+
+// Hosts that each put one file in a shared directory and leave it: the
+// last one out takes the directory and the run's levels with it, and a
+// host that leaves first removes nothing another host still has there.
+func TestSharedWorkspaceLeave(t *testing.T) {
+	dir := t.TempDir()
+	var ws []*Workspace
+	for _, h := range []string{"a", "b"} {
+		w, err := SharedWorkspace(dir, "r", "probe")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(w.Path, h), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ws = append(ws, w)
+	}
+	os.Remove(filepath.Join(ws[0].Path, "a"))
+	if err := ws[0].Leave(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(ws[1].Path, "b")); err != nil {
+		t.Fatalf("the first host out removed the other's file: %v", err)
+	}
+	os.Remove(filepath.Join(ws[1].Path, "b"))
+	if err := ws[1].Leave(); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("DIR holds %v after both hosts left", ents)
+	}
+}
+
+// The run-level cleanup removes the run's shared area with whatever is in
+// it, once, then the run's levels that are empty; entries of one engine go
+// on their own and leave another's (md's trees, say) in place.
+func TestRemoveShared(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "keep"), nil, 0o644)
+	for _, name := range []string{"fio", "fio-h1", "md-tree"} {
+		w, err := SharedWorkspace(dir, "r", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Join(w.Path, "sub"), 0o755)
+		os.WriteFile(filepath.Join(w.Path, "sub", "f"), []byte("x"), 0o644)
+	}
+	host, err := NewWorkspace(dir, "r", "h1", "job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	isFio := func(n string) bool { return n == "fio" || strings.HasPrefix(n, "fio-") }
+	if err := RemoveSharedEntries(dir, "r", isFio); err != nil {
+		t.Fatal(err)
+	}
+	shared := filepath.Join(dir, "storbench", "r", SharedName)
+	if ents, _ := os.ReadDir(shared); len(ents) != 1 || ents[0].Name() != "md-tree" {
+		t.Fatalf("shared area after removing fio's entries: %v, want md-tree alone", ents)
+	}
+	if err := host.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveShared(dir, "r"); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != "keep" {
+		t.Errorf("DIR holds %v after the run-level cleanup, want keep alone", ents)
+	}
+	// Nothing there (a later phase removed it already): nothing to do.
+	if err := RemoveShared(dir, "r"); err != nil {
+		t.Errorf("second removal: %v", err)
+	}
+}

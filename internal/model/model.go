@@ -38,6 +38,15 @@ var Headlines = []Headline{HeadlineBandwidth, HeadlineIOPS, HeadlineLatency}
 // phase's headline kind (fio: the job file's "# report" comment).
 const MetaReport = "report"
 
+// MetaRankFirst and MetaRanks are the HostResult.Meta keys in which an
+// engine that numbers its workers across hosts (md, as MPI ranks are:
+// host order x workers per host) gives the first global rank of the host's
+// workers and how many it has; run.json's ranks records them per phase.
+const (
+	MetaRankFirst = "rank_first"
+	MetaRanks     = "ranks"
+)
+
 // StoppedByAutoterm is a phase's stopped_by when the controller ended it
 // early because the total throughput of all hosts was stable.
 const StoppedByAutoterm = "autoterm"

@@ -25,8 +25,17 @@ type HostResult struct {
 	Host string `json:"host"`
 	// Ops are per-operation statistics with their windows set.
 	Ops []record.OpStats `json:"ops"`
+	// BySize splits operations by object size class, when the phase's
+	// objects had several sizes (s3 with a size distribution); windows
+	// are those of the operations.
+	BySize []record.SizeOpStats `json:"by_size,omitempty"`
 	// Series is the per-second throughput series.
 	Series []record.Second `json:"series,omitempty"`
+	// LatencySeconds is the latency histogram of every operation in every
+	// interval of Series, in the per-second latency file format
+	// (record.EncodeLatSeconds). The results folder keeps it as its own
+	// file (record.LatSecondsFile), not in result.json.
+	LatencySeconds []byte `json:"latency_seconds,omitempty"`
 	// Meta carries engine facts worth keeping (fio's version, the job's
 	// report kind, the files' directory).
 	Meta map[string]string `json:"meta,omitempty"`

@@ -22,6 +22,25 @@ type RunInfo struct {
 	Plan []Phase `json:"plan"`
 	// Settings are the run's own settings (suite file, overrides).
 	Settings map[string]any `json:"settings,omitempty"`
+	// Ranks numbers the workers of the phases whose engine numbers them
+	// across hosts (md, as MPI ranks are), added as each phase runs.
+	Ranks []PhaseRanks `json:"ranks,omitempty"`
+}
+
+// PhaseRanks are the global worker ranks of one phase: host order (the
+// phase's hosts, as the run lists its agents) x workers per host.
+type PhaseRanks struct {
+	// Phase is the phase's folder in the results folder ("02-md").
+	Phase string      `json:"phase"`
+	Total int         `json:"total"`
+	Hosts []HostRanks `json:"hosts"`
+}
+
+// HostRanks are one host's workers: ranks First to First+Count-1.
+type HostRanks struct {
+	Host  string `json:"host"`
+	First int    `json:"first"`
+	Count int    `json:"count"`
 }
 
 // Versions of what measured.

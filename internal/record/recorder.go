@@ -1,14 +1,12 @@
 package record
 
 import (
-	"sort"
 	"sync/atomic"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Histogram bounds for native engines: 1 ns to 1 hour at 2 significant
-// digits (1% bucket width, close to fio's 1.6%), about 37 KB per histogram.
+// digits (1% bucket width, close to fio's 1.6%), HdrHistogram's scheme
+// (interval.go writes it out), about 37 KB per histogram.
 const (
 	histLowest  = 1
 	histHighest = 3_600_000_000_000
@@ -38,6 +36,11 @@ type OpStats struct {
 	// Iterations holds one entry per iteration for engines that repeat a phase
 	// (md), each with its own window, so rates can be computed mdtest's way.
 	Iterations []Iteration `json:"iterations,omitempty"`
+	// CrossHost, where the engine tells, is how many of the items done
+	// were created by another host (md's stat, read, rename and remove
+	// with a stride or a tree all hosts share): those no client cache of
+	// this host could answer.
+	CrossHost *uint64 `json:"cross_host_items,omitempty"`
 }
 
 // Iteration is one repetition of an operation: Items done between StartNs and
@@ -78,6 +81,13 @@ func (o OpStats) Combine(x OpStats) OpStats {
 		out.StartNs, out.EndNs = x.StartNs, x.EndNs
 	case x.StartNs != 0 || x.EndNs != 0:
 		out.StartNs, out.EndNs = min(o.StartNs, x.StartNs), max(o.EndNs, x.EndNs)
+	}
+	if x.CrossHost != nil {
+		n := *x.CrossHost
+		if o.CrossHost != nil {
+			n += *o.CrossHost
+		}
+		out.CrossHost = &n
 	}
 	out.Lat = o.Lat.Combine(x.Lat)
 	if x.TTFB != nil {
@@ -127,8 +137,9 @@ func CombineAll(lists ...[]OpStats) []OpStats {
 
 // Recorder records the operations of one worker. Only that worker writes to
 // it, so recording takes no lock and allocates nothing; counts are atomics so a
-// sampler may read them live, and histograms are read only after the worker
-// has stopped.
+// sampler may read them live, the per-second histograms change hands with
+// the sampler through two atomics (see intervals), and the phase's
+// histograms are read only after the worker has stopped.
 type Recorder struct {
 	ops []OpRecorder
 }
@@ -139,8 +150,10 @@ type OpRecorder struct {
 	bytes  atomic.Uint64
 	errors atomic.Uint64
 
-	lat   *hdr.Histogram
-	ttfb  *hdr.Histogram
+	lat  phaseHist
+	ttfb phaseHist
+	// iv, set by a Sampler, keeps the latencies per interval as well.
+	iv    *intervals
 	stats LatStats
 	tstat LatStats
 	kinds map[string]uint64
@@ -152,9 +165,9 @@ type OpRecorder struct {
 func NewRecorder(ops []string, ttfb bool) *Recorder {
 	r := &Recorder{ops: make([]OpRecorder, len(ops))}
 	for i := range r.ops {
-		r.ops[i].lat = hdr.New(histLowest, histHighest, histSigFigs)
+		r.ops[i].lat = newPhaseHist()
 		if ttfb {
-			r.ops[i].ttfb = hdr.New(histLowest, histHighest, histSigFigs)
+			r.ops[i].ttfb = newPhaseHist()
 		}
 	}
 	return r
@@ -178,7 +191,7 @@ func (o *OpRecorder) RecordTTFB(ns int64) {
 	if o.ttfb == nil {
 		return
 	}
-	_ = o.ttfb.RecordValue(clamp(ns))
+	o.ttfb[binIndex(clamp(ns))]++
 	welford(&o.tstat, ns)
 }
 
@@ -199,7 +212,12 @@ func (o *OpRecorder) Counts() (ops, bytes, errors uint64) {
 }
 
 func (o *OpRecorder) observe(ns int64) {
-	_ = o.lat.RecordValue(clamp(ns))
+	v := clamp(ns)
+	i := binIndex(v)
+	o.lat[i]++
+	if o.iv != nil {
+		o.iv.record(i, v)
+	}
 	welford(&o.stats, ns)
 }
 
@@ -236,7 +254,7 @@ func (r *Recorder) Stats(i int, name string) OpStats {
 		Ops:    o.ops.Load(),
 		Bytes:  o.bytes.Load(),
 		Errors: o.errors.Load(),
-		Lat:    Hist{Stats: o.stats, Bins: binsOf(o.lat)},
+		Lat:    Hist{Stats: o.stats, Bins: o.lat.bins()},
 	}
 	if len(o.kinds) > 0 {
 		s.ErrorKinds = make(map[string]uint64, len(o.kinds))
@@ -245,7 +263,7 @@ func (r *Recorder) Stats(i int, name string) OpStats {
 		}
 	}
 	if o.ttfb != nil && o.tstat.N > 0 {
-		s.TTFB = &Hist{Stats: o.tstat, Bins: binsOf(o.ttfb)}
+		s.TTFB = &Hist{Stats: o.tstat, Bins: o.ttfb.bins()}
 	}
 	return s
 }
@@ -256,25 +274,7 @@ func (r *Recorder) Reset(i int) {
 	o.ops.Store(0)
 	o.bytes.Store(0)
 	o.errors.Store(0)
-	o.lat.Reset()
-	if o.ttfb != nil {
-		o.ttfb.Reset()
-	}
+	clear(o.lat)
+	clear(o.ttfb)
 	o.stats, o.tstat, o.kinds = LatStats{}, LatStats{}, nil
-}
-
-// binsOf converts an HdrHistogram to Bins; each bucket reports its highest
-// equivalent value, as HdrHistogram's own ValueAtQuantile does.
-func binsOf(h *hdr.Histogram) Bins {
-	if h.TotalCount() == 0 {
-		return nil
-	}
-	var out Bins
-	for _, b := range h.Distribution() {
-		if b.Count > 0 {
-			out = append(out, Bin{V: b.To, N: uint64(b.Count)})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].V < out[j].V })
-	return out
 }

@@ -141,6 +141,22 @@ func opAnalysisText(w io.Writer, in string, eng model.EngineName, o analyze.OpAn
 			fmt.Fprintf(w, "%s  First byte: %s\n", in, latLine(*o.TTFB))
 		}
 	}
+	if len(o.BySize) > 0 {
+		fmt.Fprintf(w, "%s  By object size (whole phase):\n", in)
+		for _, c := range o.BySize {
+			fmt.Fprintf(w, "%s   * %s: %s, %d requests", in, c.Size.Label, figRates(c.BwBytesPerS, c.OpsPerS, "ops/s"), c.Ops)
+			if c.Errors > 0 {
+				fmt.Fprintf(w, ", %d errors", c.Errors)
+			}
+			fmt.Fprintln(w)
+			if c.Lat != nil {
+				fmt.Fprintf(w, "%s     - %s\n", in, latLine(*c.Lat))
+			}
+			if c.TTFB != nil {
+				fmt.Fprintf(w, "%s     - First byte: %s\n", in, latLine(*c.TTFB))
+			}
+		}
+	}
 	if o.Errors > 0 || len(o.ErrorKinds) > 0 {
 		fmt.Fprintf(w, "%s  Errors: %.0f in the window", in, o.Errors)
 		if len(o.ErrorKinds) > 0 {
@@ -176,12 +192,21 @@ func AnalysisMarkdown(w io.Writer, a *analyze.Analysis) {
 				notes = append(notes, fmt.Sprintf("%s %s: %s", host, o.Op, notRecorded(p.Engine)))
 			}
 		}
+		sizeRows := func(host string, o analyze.OpAnalysis) {
+			for _, c := range o.BySize {
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | - | - | - | %s | %s | %s | %s | %d |\n", host, sizeOpLabel(o.Op, c), windowCell(results.Window{DurationS: c.DurationS}),
+					bwText(c.BwBytesPerS), rateText(c.OpsPerS, ""), latText(c.Lat, latMean), latText(c.Lat, latP50),
+					latText(c.Lat, latP99), latText(c.Lat, latP999), c.Errors)
+			}
+		}
 		for _, o := range p.Ops {
 			row("all", o)
+			sizeRows("all", o)
 		}
 		for _, h := range p.PerHost {
 			for _, o := range h.Ops {
 				row(h.Host, o)
+				sizeRows(h.Host, o)
 			}
 		}
 		if len(notes) > 0 {

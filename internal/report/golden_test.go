@@ -93,3 +93,38 @@ func TestCompareGolden(t *testing.T) {
 		})
 	}
 }
+
+// analyze --per-second of each engine's results: one row per second with
+// the hosts' throughput and the second's latency percentiles.
+func TestPerSecondGolden(t *testing.T) {
+	for _, name := range []string{"fio-lat", "md-lat", "s3-lat-a"} {
+		t.Run(name, func(t *testing.T) {
+			a, err := analyze.PerSecondFolder(filepath.Join(resultsDir, name), analyze.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text, csv bytes.Buffer
+			PerSecondText(&text, a)
+			if err := PerSecondCSV(&csv, a); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "persecond-"+name+".txt", text.Bytes())
+			golden(t, "persecond-"+name+".csv", csv.Bytes())
+		})
+	}
+}
+
+// Two s3 runs with per-second histograms: latency verdicts name the block
+// bootstrap over seconds.
+func TestCompareBootstrapGolden(t *testing.T) {
+	c, err := analyze.CompareFolders(filepath.Join(resultsDir, "s3-lat-a"), filepath.Join(resultsDir, "s3-lat-b"), analyze.CompareOptions{ThresholdPct: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	CompareText(&text, c)
+	if !bytes.Contains(text.Bytes(), []byte("block bootstrap over 20 vs 20 seconds")) {
+		t.Errorf("latency verdicts do not name the block bootstrap:\n%s", text.Bytes())
+	}
+	golden(t, "compare-s3-lat.txt", text.Bytes())
+}

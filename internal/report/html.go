@@ -73,6 +73,12 @@ type htmlPhase struct {
 	Name, Status, Error, Window string
 	Engine                      model.EngineName
 	Charts                      []template.HTML
+	// Notes name the slowest hosts and what was not recorded.
+	Notes []string
+	// Hosts is every host's figures, when several ran the phase.
+	Hosts []htmlHostRow
+	// HostsOpen shows the table unfolded (when it is short).
+	HostsOpen bool
 }
 
 type htmlCmpRow struct {
@@ -153,6 +159,12 @@ func HTML(w io.Writer, in HTMLInput) error {
 				P50: latText(o.Lat, latP50), P99: latText(o.Lat, latP99), P999: latText(o.Lat, latP999),
 				Errors: fmt.Sprint(o.Errors), Status: status, Bad: o.Errors > 0 || p.Status != results.StatusCompleted}
 			d.Rows = append(d.Rows, r)
+			for _, c := range o.BySize {
+				d.Rows = append(d.Rows, htmlRow{Phase: p.Name, Engine: p.Engine, Op: sizeOpLabel(o.Op, c), Hosts: r.Hosts,
+					Throughput: bwText(c.BwBytesPerS), OpsPerS: rateText(c.OpsPerS, ""), Mean: latText(c.Lat, latMean),
+					P50: latText(c.Lat, latP50), P99: latText(c.Lat, latP99), P999: latText(c.Lat, latP999),
+					Errors: fmt.Sprint(c.Errors), Status: status, Bad: c.Errors > 0 || p.Status != results.StatusCompleted})
+			}
 			switch {
 			case p.Engine == model.EngineFio && p.Report == model.HeadlineIOPS:
 				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " IOPS", rateText(o.OpsPerS, "IOPS")})
@@ -222,54 +234,26 @@ func fmtTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
-// phaseCharts draws a phase's throughput per host over time, its latency
-// percentile curves and its errors over time.
+// phaseCharts draws a phase's throughput and latency over time (see
+// timeCharts), its latency percentile curves and its errors over time.
 func phaseCharts(pd analyze.PhaseData) htmlPhase {
 	p := pd.Summary
 	hp := htmlPhase{Name: p.Name, Engine: p.Engine, Status: p.Status, Error: p.Error}
 	if p.Window != nil {
 		hp.Window = fmt.Sprintf("common window of all hosts: %.1f s", p.Window.DurationS)
 	}
-	var t0 int64 = math.MaxInt64
+	hp.Charts, hp.Notes, hp.Hosts = timeCharts(pd)
+	hp.HostsOpen = len(hp.Hosts) <= 16
+	t0 := analyze.PhaseStart(pd.Hosts)
+	totalErrs := map[int64]float64{}
 	for _, h := range pd.Hosts {
 		for _, s := range h.Series {
-			t0 = min(t0, s.StartNs)
-		}
-	}
-	// Throughput: one line per host and operation, in operations per
-	// second, and in MiB/s for operations that move data.
-	var opsLines, mibLines, errs []chartLine
-	totalErrs := map[int64]float64{}
-	for _, o := range p.Ops {
-		for _, h := range pd.Hosts {
-			ol, ml := chartLine{Name: o.Op + " " + h.Host}, chartLine{Name: o.Op + " " + h.Host}
-			moved := false
-			for _, s := range h.Series {
-				if s.Op != o.Op || s.EndNs <= s.StartNs {
-					continue
-				}
-				d := float64(s.EndNs-s.StartNs) / 1e9
-				x := float64(s.EndNs-t0) / 1e9
-				ol.X, ol.Y = append(ol.X, x), append(ol.Y, float64(s.Ops)/d)
-				ml.X, ml.Y = append(ml.X, x), append(ml.Y, float64(s.Bytes)/d/(1<<20))
-				moved = moved || s.Bytes > 0
-				totalErrs[int64(math.Round(x))] += float64(s.Errors)
-			}
-			if len(ol.X) > 0 {
-				opsLines = append(opsLines, ol)
-			}
-			if moved {
-				mibLines = append(mibLines, ml)
+			if s.EndNs > s.StartNs {
+				totalErrs[int64(math.Round(float64(s.EndNs-t0)/1e9))] += float64(s.Errors)
 			}
 		}
 	}
 	secs := func(v float64) string { return fmt.Sprintf("%gs", v) }
-	if len(mibLines) > 0 {
-		hp.Charts = append(hp.Charts, svgChart(chartSpec{Title: "Throughput per host (MiB/s)", XLabel: "seconds into the phase", YLabel: "MiB/s",
-			Lines: mibLines, XTick: secs, YTick: compact}))
-	}
-	hp.Charts = append(hp.Charts, svgChart(chartSpec{Title: "Operations per second per host", XLabel: "seconds into the phase", YLabel: "ops/s",
-		Lines: opsLines, XTick: secs, YTick: compact}))
 	// Latency percentiles from merged histograms, x on a log scale of 1/(1-p).
 	var curves []chartLine
 	for _, o := range p.Ops {
@@ -293,6 +277,7 @@ func phaseCharts(pd analyze.PhaseData) htmlPhase {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	var errs []chartLine
 	el := chartLine{Name: "errors"}
 	for _, k := range keys {
 		el.X, el.Y = append(el.X, float64(k)), append(el.Y, totalErrs[k])

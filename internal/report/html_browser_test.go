@@ -152,23 +152,35 @@ func artifactDir(t *testing.T) string {
 }
 
 // TestHTMLReportInChromium opens the report of each engine's results (the
-// s3 one with a comparison) in headless Chromium: the page must load with
-// no request but its own file, no console error or exception, and every
-// chart must have data points. A full-page screenshot is kept.
+// s3 one with a comparison), of a synthetic run on 64 hosts, and of results
+// written before per-second latency was kept, in headless Chromium: the
+// page must load with no request but its own file, no console error or
+// exception, every chart must have data points and nothing in a chart may
+// be cut off (every text, legend included, inside the chart's box), and
+// every phase of a run with per-second latency must have its latency over
+// time. A full-page screenshot is kept.
 func TestHTMLReportInChromium(t *testing.T) {
 	bin := chromiumBinary(t)
 	if bin == "" {
 		t.Skip("chromium is not installed and could not be installed (apt-get install -y chromium)")
 	}
-	for _, tc := range []struct{ name, dir, before string }{
-		{"fio", "fio-a", ""}, {"md", "md-a", ""}, {"s3-compare", "s3-b", "s3-a"},
+	for _, tc := range []struct {
+		name, dir, before string
+		perSecond         bool
+	}{
+		{"fio", "fio-lat", "", true}, {"md", "md-lat", "", true}, {"s3-compare", "s3-lat-b", "s3-lat-a", true},
+		{"64-hosts", "", "", true}, {"before-per-second", "s3-b", "s3-a", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(resultsDir, tc.dir)
+			if tc.dir == "" {
+				dir = synthHosts(t, 64, 40)
+			}
 			before := ""
 			if tc.before != "" {
 				before = filepath.Join(resultsDir, tc.before)
 			}
-			page, err := HTMLFolder(filepath.Join(resultsDir, tc.dir), before)
+			page, err := HTMLFolder(dir, before)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,13 +190,39 @@ func TestHTMLReportInChromium(t *testing.T) {
 				t.Fatal(err)
 			}
 			shot := filepath.Join(artifactDir(t), "report-"+tc.name+".png")
-			checkInChromium(t, bin, file, shot)
+			checkInChromium(t, bin, file, shot, tc.perSecond)
 			t.Logf("screenshot: %s", shot)
 		})
 	}
 }
 
-func checkInChromium(t *testing.T, bin, file, shot string) {
+// layoutCheck lists, in the page, every text of a chart that reaches
+// outside the chart's box, and every phase without a latency-over-time
+// chart.
+const layoutCheck = `JSON.stringify((() => {
+  const out = {cut: [], phases: 0, missing: []};
+  for (const svg of document.querySelectorAll('svg.chart')) {
+    const box = svg.getBoundingClientRect();
+    for (const el of svg.querySelectorAll('text')) {
+      const b = el.getBoundingClientRect(); // after rotation, on the page
+      if (b.left < box.left - 0.5 || b.top < box.top - 0.5 || b.right > box.right + 0.5 || b.bottom > box.bottom + 0.5) {
+        out.cut.push(svg.getAttribute('aria-label') + ': "' + el.textContent + '" spans x ' + (b.left - box.left).toFixed(1) + '-' +
+          (b.right - box.left).toFixed(1) + ', y ' + (b.top - box.top).toFixed(1) + '-' + (b.bottom - box.top).toFixed(1) + ' of ' + box.width + 'x' + box.height);
+      }
+    }
+  }
+  for (const h of document.querySelectorAll('h3')) {
+    out.phases++;
+    let found = false;
+    for (let el = h.nextElementSibling; el && el.tagName !== 'H3' && el.tagName !== 'H2'; el = el.nextElementSibling) {
+      if (el.querySelector('svg.chart[aria-label^="Latency per"]')) found = true;
+    }
+    if (!found) out.missing.push(h.textContent);
+  }
+  return out;
+})())`
+
+func checkInChromium(t *testing.T, bin, file, shot string, perSecond bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	inR, inW, err := os.Pipe()
@@ -262,6 +300,29 @@ func checkInChromium(t *testing.T, bin, file, shot string) {
 			t.Errorf("chart %q has no data points", ch[0])
 		}
 	}
+	var layout struct {
+		Cut     []string `json:"cut"`
+		Phases  int      `json:"phases"`
+		Missing []string `json:"missing"`
+	}
+	if err := c.call(ctx, s, "Runtime.evaluate", map[string]any{"returnByValue": true, "expression": layoutCheck}, &eval); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(eval.Result.Value), &layout); err != nil {
+		t.Fatalf("layout: %v (%q)", err, eval.Result.Value)
+	}
+	for _, c := range layout.Cut {
+		t.Errorf("cut off: %s", c)
+	}
+	if layout.Phases == 0 {
+		t.Error("the page shows no phase")
+	}
+	if perSecond && len(layout.Missing) > 0 {
+		t.Errorf("phases without latency over time: %v", layout.Missing)
+	}
+	if !perSecond && !strings.Contains(string(must(os.ReadFile(file))), "Latency per second: not recorded") {
+		t.Error("results without per-second latency do not say it was not recorded")
+	}
 	var metrics struct {
 		Content struct {
 			Width, Height float64
@@ -313,4 +374,11 @@ func checkInChromium(t *testing.T, bin, file, shot string) {
 		}
 	}
 	t.Logf("%d charts, points %v", len(charts), charts)
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

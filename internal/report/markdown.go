@@ -101,7 +101,20 @@ func rows(b *bytes.Buffer, p results.PhaseSummary, cells func(results.OpSummary)
 	}
 	for _, o := range p.Ops {
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", p.Name, hosts, cells(o), status)
+		for _, c := range o.BySize {
+			c.Op = sizeOpLabel(o.Op, c)
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", p.Name, hosts, cells(c), status)
+		}
 	}
+}
+
+// sizeOpLabel names an operation's figures for one object size class:
+// "GET objects <=4KiB".
+func sizeOpLabel(op string, c results.OpSummary) string {
+	if c.Size == nil {
+		return op
+	}
+	return op + " objects " + c.Size.Label
 }
 
 // notRecordedNotes names the operations that ran but recorded no latency

@@ -95,6 +95,25 @@ func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*model.HostResult, lo
 				fmt.Fprintf(w, " * First byte: %s\n", latLine(*o.TTFB))
 			}
 		}
+		if len(o.BySize) > 0 {
+			fmt.Fprintln(w, "\nThroughput by object size:")
+			for _, c := range o.BySize {
+				fmt.Fprintf(w, " * %s: %s, %d requests", c.Size.Label, figRates(c.BwBytesPerS, c.OpsPerS, "obj/s"), c.Ops)
+				if o.Ops > 0 {
+					fmt.Fprintf(w, " (%.1f%%)", 100*float64(c.Ops)/float64(o.Ops))
+				}
+				if c.Errors > 0 {
+					fmt.Fprintf(w, ", %d errors", c.Errors)
+				}
+				fmt.Fprintln(w)
+				if c.Lat != nil {
+					fmt.Fprintf(w, "     - %s\n", latLine(*c.Lat))
+				}
+				if c.TTFB != nil {
+					fmt.Fprintf(w, "     - First byte: %s\n", latLine(*c.TTFB))
+				}
+			}
+		}
 		if len(endpoints) > 1 {
 			fmt.Fprintln(w, "\nThroughput by endpoint:")
 			eps := make([]string, 0, len(endpoints))
@@ -122,6 +141,9 @@ func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*model.HostResult, lo
 		if o.Errors > 0 {
 			fmt.Fprintf(w, "\nErrors: %d (%s)\n", o.Errors, s3kinds(o.ErrorKinds))
 		}
+	}
+	if sz := meta["obj_sizes"]; sz != "" {
+		fmt.Fprintf(w, "\nObject sizes: %s; a ranged GET counts in its object's size class.\n", sz)
 	}
 	if d := meta["dropped_starts"]; d != "" && d != "0" {
 		fmt.Fprintf(w, "\nOpen loop at %s requests/s: %s scheduled starts were dropped (the client could not keep up; latency counts from the scheduled start)\n", meta["rate_ops_per_s"], d)

@@ -109,6 +109,17 @@ func RateTable(w io.Writer, indent string, ops []results.OpSummary) {
 			fmt.Fprintf(w, "%s  %s errors: %d%s\n", indent, o.Op, o.Errors, kinds(o.ErrorKinds))
 		}
 	}
+	// md with a stride or a tree for all hosts: how many items each
+	// operation found that another host created (no client cache held them).
+	var cross []string
+	for _, o := range ops {
+		if o.CrossHostItems != nil {
+			cross = append(cross, fmt.Sprintf("%s %d of %d", o.Op, *o.CrossHostItems, o.Ops))
+		}
+	}
+	if len(cross) > 0 {
+		fmt.Fprintf(w, "%screated by another host: %s\n", indent, strings.Join(cross, ", "))
+	}
 }
 
 // rateCells are mdtest's max, min, mean and std dev of an operation's rate

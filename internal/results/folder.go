@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/record"
 )
 
 // Run statuses, in run.json and summary.json.
@@ -190,8 +191,11 @@ func (f *Folder) AddPhase(ps PhaseSummary, hosts []*model.HostResult) error {
 		for name, b := range h.Raw {
 			_ = f.Save(filepath.Join(dir, SafeName(name)), b)
 		}
+		if len(h.LatencySeconds) > 0 {
+			_ = f.Save(filepath.Join(dir, record.LatSecondsFile), h.LatencySeconds)
+		}
 		stripped := *h
-		stripped.Raw = nil
+		stripped.Raw, stripped.LatencySeconds = nil, nil
 		b, err := json.MarshalIndent(stripped, "", " ")
 		if err != nil {
 			return err
@@ -460,6 +464,19 @@ func ReadHostResult(dir, phaseDir, host string) (*model.HostResult, error) {
 		return nil, fmt.Errorf("%s is damaged (%v): host %s's figures of phase %s cannot be read", path, err, host, phaseDir)
 	}
 	return &h, nil
+}
+
+// ReadHostLatency reads one host's per-second latency file of a phase
+// (record.LatSecondsFile, in the format record.EncodeLatSeconds writes),
+// undecoded; nil when the host kept none (results written before
+// storbench kept them, or fio with latency off).
+func ReadHostLatency(dir, phaseDir, host string) ([]byte, error) {
+	path := filepath.Join(dir, phaseDir, "hosts", SafeName(host), record.LatSecondsFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
 }
 
 // TargetOf finds the mount that holds dir in /proc/self/mountinfo.

@@ -14,8 +14,10 @@ import (
 // latency moved from lat_ns_* fields into an optional "lat" object, and
 // bw_bytes_per_s and ops_per_s are left out where nothing was measured.
 // Also new in 2: leftovers and stopped_hosts per phase, unreachable per
-// host. ReadSummary reads version 1 too.
-const SchemaVersion = 2
+// host. Version 3: an operation's by_size, the same figures per object
+// size class (s3 with a size distribution). ReadSummary reads versions 1
+// and 2 too.
+const SchemaVersion = 3
 
 // Summary is summary.json: the figures of every phase of a run, per host and
 // merged across hosts. Field names carry their units.
@@ -121,6 +123,15 @@ type OpSummary struct {
 	Lat *LatencySummary `json:"lat,omitempty"`
 	// TTFB is the time to first byte, where the engine measures it (s3).
 	TTFB *LatencySummary `json:"ttfb,omitempty"`
+	// BySize splits the operation by object size class, when the phase's
+	// objects had several sizes (s3 with a size distribution): its figures
+	// for the requests on objects of each class (a ranged read counts in
+	// its object's class), in the order of the classes. A class's
+	// throughput is its requests over the host's window, hosts' figures
+	// added.
+	BySize []OpSummary `json:"by_size,omitempty"`
+	// Size is the size class an entry of BySize covers.
+	Size *record.SizeClass `json:"size,omitempty"`
 	// Rate is the per-iteration rate statistics, for phases that repeat (md):
 	// each iteration's rate is the items of all workers over the time of the
 	// slowest, as mdtest computes it. Across hosts, every host began the
@@ -129,6 +140,11 @@ type OpSummary struct {
 	// slowest host: never below the slowest host's rate, never above the
 	// sum of the hosts' rates.
 	Rate *RateStats `json:"rate,omitempty"`
+	// CrossHostItems is how many of the items were created by another
+	// host, for md's operations on items (stat, read, rename, remove) with
+	// a stride (-N) or a tree all hosts share: what no client cache could
+	// have answered. Absent where the engine does not tell.
+	CrossHostItems *uint64 `json:"cross_host_items,omitempty"`
 }
 
 // LatencySummary is a latency distribution in nanoseconds.
@@ -162,6 +178,7 @@ func BuildPhase(name string, eng model.EngineName, hosts []*model.HostResult) Ph
 	lists := make([][]record.OpStats, 0, len(hosts))
 	bw, ops := map[string]*float64{}, map[string]*float64{} // op -> sum over hosts that measured it
 	longest := map[string]float64{}
+	var sizes sizeTotals
 	for _, h := range hosts {
 		if h == nil {
 			continue
@@ -170,12 +187,14 @@ func BuildPhase(name string, eng model.EngineName, hosts []*model.HostResult) Ph
 		ho := HostOps{Host: h.Host, Error: h.Err, Unreachable: h.Unreachable}
 		for _, o := range h.Ops {
 			s := Op(o)
+			s.BySize = bySize(h.BySize, o.Op)
 			ho.Ops = append(ho.Ops, s)
 			bw[o.Op], ops[o.Op] = addFigure(bw[o.Op], s.BwBytesPerS), addFigure(ops[o.Op], s.OpsPerS)
 			longest[o.Op] = max(longest[o.Op], s.DurationS)
 		}
 		ps.PerHost = append(ps.PerHost, ho)
 		lists = append(lists, h.Ops)
+		sizes.add(h.BySize)
 	}
 	var inWin map[string][2]float64
 	if eng != model.EngineFio && eng != model.EngineMD && len(ps.Hosts) > 1 {
@@ -191,9 +210,63 @@ func BuildPhase(name string, eng model.EngineName, hosts []*model.HostResult) Ph
 				s.BwBytesPerS, s.OpsPerS = WindowRates(inWin[o.Op], s.Bytes, s.DurationS)
 			}
 		}
+		s.BySize = sizes.of(o.Op)
 		ps.Ops = append(ps.Ops, s)
 	}
 	return ps
+}
+
+// bySize is the per-size-class figures of operation op.
+func bySize(stats []record.SizeOpStats, op string) []OpSummary {
+	var out []OpSummary
+	for _, st := range stats {
+		if st.Op != op {
+			continue
+		}
+		s := Op(st.OpStats)
+		class := st.Size
+		s.Size = &class
+		out = append(out, s)
+	}
+	return out
+}
+
+// sizeTotals adds the hosts' per-size-class statistics: counts add,
+// histograms merge, and throughput is the sum of the hosts' figures.
+type sizeTotals struct {
+	lists   [][]record.SizeOpStats
+	bw, ops map[[2]string]*float64
+	longest map[[2]string]float64
+}
+
+func (t *sizeTotals) add(stats []record.SizeOpStats) {
+	if t.bw == nil {
+		t.bw, t.ops, t.longest = map[[2]string]*float64{}, map[[2]string]*float64{}, map[[2]string]float64{}
+	}
+	t.lists = append(t.lists, stats)
+	for _, st := range stats {
+		k := [2]string{st.Op, st.Size.Label}
+		s := Op(st.OpStats)
+		t.bw[k], t.ops[k] = addFigure(t.bw[k], s.BwBytesPerS), addFigure(t.ops[k], s.OpsPerS)
+		t.longest[k] = max(t.longest[k], s.DurationS)
+	}
+}
+
+// of returns operation op's totals per size class.
+func (t *sizeTotals) of(op string) []OpSummary {
+	var out []OpSummary
+	for _, st := range record.CombineBySize(t.lists...) {
+		if st.Op != op {
+			continue
+		}
+		k := [2]string{st.Op, st.Size.Label}
+		s := Op(st.OpStats)
+		s.BwBytesPerS, s.OpsPerS, s.DurationS = t.bw[k], t.ops[k], t.longest[k]
+		class := st.Size
+		s.Size = &class
+		out = append(out, s)
+	}
+	return out
 }
 
 // WindowRates are the throughput of work done in a window of d seconds:
@@ -227,7 +300,7 @@ func addFigure(sum, v *float64) *float64 {
 func Op(o record.OpStats) OpSummary {
 	s := OpSummary{
 		Op: o.Op, Ops: o.Ops, Bytes: o.Bytes, Errors: o.Errors, ErrorKinds: o.ErrorKinds,
-		DurationS: o.Seconds(), Lat: LatencyOf(o.Lat),
+		DurationS: o.Seconds(), Lat: LatencyOf(o.Lat), CrossHostItems: o.CrossHost,
 	}
 	if s.DurationS > 0 {
 		s.OpsPerS = Figure(float64(o.Ops) / s.DurationS)

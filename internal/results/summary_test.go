@@ -74,3 +74,53 @@ func TestOpLeavesOutWhatWasNotMeasured(t *testing.T) {
 		})
 	}
 }
+
+// Per-size-class figures: each host's as measured, and totals with counts
+// added, histograms merged (so percentiles are exact) and the hosts'
+// throughput added. Hand-computed: host 1 made 3 GETs of 4 KiB objects
+// (10, 20, 30 ms) and 1 of a 1 MiB object in 2 s, host 2 one 4 KiB GET
+// (40 ms) in 1 s.
+func TestBuildPhaseBySize(t *testing.T) {
+	rec := func(lats ...int64) record.Hist {
+		r := record.NewRecorder([]string{"GET"}, false)
+		for _, l := range lats {
+			r.Op(0).Record(l, 0)
+		}
+		return r.Stats(0, "GET").Lat
+	}
+	small := record.SizeClass{Label: "<=4KiB", MinBytes: 1, MaxBytes: 4096}
+	big := record.SizeClass{Label: "4KiB-1MiB", MinBytes: 4097, MaxBytes: 1 << 20}
+	s := int64(1e9)
+	h1 := &model.HostResult{Host: "c1",
+		Ops: []record.OpStats{{Op: "GET", Ops: 4, Bytes: 3*4096 + 1<<20, StartNs: s, EndNs: 3 * s, Lat: rec(10e6, 20e6, 30e6, 50e6)}},
+		BySize: []record.SizeOpStats{
+			{Size: small, OpStats: record.OpStats{Op: "GET", Ops: 3, Bytes: 3 * 4096, StartNs: s, EndNs: 3 * s, Lat: rec(10e6, 20e6, 30e6)}},
+			{Size: big, OpStats: record.OpStats{Op: "GET", Ops: 1, Bytes: 1 << 20, StartNs: s, EndNs: 3 * s, Lat: rec(50e6)}},
+		}}
+	h2 := &model.HostResult{Host: "c2",
+		Ops:    []record.OpStats{{Op: "GET", Ops: 1, Bytes: 4096, StartNs: s, EndNs: 2 * s, Lat: rec(40e6)}},
+		BySize: []record.SizeOpStats{{Size: small, OpStats: record.OpStats{Op: "GET", Ops: 1, Bytes: 4096, StartNs: s, EndNs: 2 * s, Lat: rec(40e6)}}}}
+	ps := BuildPhase("g", "s3", []*model.HostResult{h1, h2})
+	if by := ps.PerHost[0].Ops[0].BySize; len(by) != 2 || by[0].Size.Label != "<=4KiB" || *by[0].OpsPerS != 1.5 {
+		t.Fatalf("host 1 by size: %+v", by)
+	}
+	by := ps.Ops[0].BySize
+	if len(by) != 2 || by[0].Size.Label != "<=4KiB" || by[1].Size.Label != "4KiB-1MiB" {
+		t.Fatalf("totals by size: %+v", by)
+	}
+	// <=4KiB: 3 + 1 GETs; 1.5 + 1 obj/s; latencies 10, 20, 30, 40 ms: the
+	// median is 20 ms and the slowest 40 ms (HDR buckets are 1% wide).
+	if by[0].Ops != 4 || *by[0].OpsPerS != 2.5 || *by[0].BwBytesPerS != 2.5*4096 {
+		t.Errorf("<=4KiB: %d GETs, %v obj/s, %v B/s", by[0].Ops, *by[0].OpsPerS, *by[0].BwBytesPerS)
+	}
+	if l := by[0].Lat; l.P50Ns < 20e6 || l.P50Ns > 20.2e6 || l.MaxNs != 40e6 || l.MinNs != 10e6 {
+		t.Errorf("<=4KiB latency %+v", l)
+	}
+	if by[1].Ops != 1 || *by[1].OpsPerS != 0.5 || by[1].Size.MaxBytes != 1<<20 {
+		t.Errorf("4KiB-1MiB: %+v", by[1])
+	}
+	// The classes add up to the operation.
+	if by[0].Ops+by[1].Ops != ps.Ops[0].Ops {
+		t.Errorf("classes add up to %d GETs, the operation has %d", by[0].Ops+by[1].Ops, ps.Ops[0].Ops)
+	}
+}

@@ -62,7 +62,7 @@ func (r *Runner) agents(ctx context.Context, p Plan) (*agentSet, error) {
 		return &cluster.LocalAgent{Host: name, Version: r.Version, FioBin: p.FioBin, AllowExec: p.AllowExec, Engines: r.Engines, Credentials: p.Credentials}
 	}
 	if len(entries) == 0 || (len(entries) == 1 && cluster.IsLocal(entries[0]) && !p.Agents.SSH) {
-		l := newLocal(hn)
+		l := newLocal(cluster.HostName(hn))
 		return &agentSet{agents: []cluster.Agent{l}, local: l, close: func() {}}, nil
 	}
 	if p.Agents.SSH {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
@@ -70,6 +71,26 @@ func checkBenchdata(ph engine.Phase) error {
 		return badInputf("--benchdata %s: the file exists; give a new file name (storbench writes only files it creates)", p.BenchData)
 	}
 	return nil
+}
+
+// ranksOf is the global worker ranks the hosts of a phase report (md), by
+// the phase's folder in the results folder; ok is false when no host
+// numbered its workers.
+func ranksOf(phaseDir string, hosts []*model.HostResult) (model.PhaseRanks, bool) {
+	pr := model.PhaseRanks{Phase: phaseDir}
+	for _, h := range hosts {
+		if h == nil {
+			continue
+		}
+		first, err1 := strconv.Atoi(h.Meta[model.MetaRankFirst])
+		n, err2 := strconv.Atoi(h.Meta[model.MetaRanks])
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		pr.Hosts = append(pr.Hosts, model.HostRanks{Host: h.Host, First: first, Count: n})
+		pr.Total += n
+	}
+	return pr, len(pr.Hosts) > 0
 }
 
 func statusOf(ctx context.Context, err error) string {

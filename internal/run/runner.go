@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/engine/md"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/results"
@@ -57,6 +59,18 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 		return nil, err
 	}
 	defer set.close()
+	// Phases that read what earlier ones wrote, checked across the plan
+	// with every phase's host count (a suite did so without them).
+	hosts := make([]int, len(p.Phases))
+	for i := range hosts {
+		hosts[i] = len(set.agents)
+		if i < len(p.Labels) && p.Labels[i].Hosts > 0 {
+			hosts[i] = min(hosts[i], p.Labels[i].Hosts)
+		}
+	}
+	if p.Phases, err = fio.Link(p.Phases, hosts); err != nil {
+		return nil, badInput(err)
+	}
 	if err := r.check(ctx, p, set); err != nil {
 		return nil, err
 	}
@@ -76,7 +90,17 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 			return nil, badInputf("phase %s wants %d hosts, but the run has %d agents", p.Phases[i].Name, l.Hosts, len(set.agents))
 		}
 	}
-	folder, err := r.create(p, infos)
+	runID := results.NewRunID(r.now())
+	areas, err := r.proveShared(ctx, p, ctrl, set, runID)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range areas {
+		if a.hosts > 1 {
+			p.Notes = append(p.Notes, fmt.Sprintf("the %d hosts of the shared phases see one file system at %s (each read back every host's probe file)", a.hosts, a.dir))
+		}
+	}
+	folder, err := r.create(p, infos, runID)
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -84,9 +108,68 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	for _, n := range p.Notes {
 		r.Sink.Note(Note{Kind: NotePlan, Text: n})
 	}
-	pr := &phases{r: r, plan: p, ctrl: ctrl, set: set, folder: folder}
+	pr := &phases{r: r, plan: p, ctrl: ctrl, set: set, folder: folder, areas: areas}
 	runErr := pr.runAll(ctx)
 	return r.finish(ctx, folder, runErr)
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// area is a directory whose shared area (DIR/storbench/<run id>/shared)
+// phases of the run work in, and the most hosts any of them runs on.
+type area struct {
+	dir   string
+	hosts int
+	phase string // the first phase that works there
+}
+
+// proveShared finds the directories whose shared area a phase works in
+// (engine.SharedUser) and, before any phase runs, proves that the hosts of
+// those phases see one file system at each: a host that sees another is
+// named, and the run refused as bad input, with nothing created.
+func (r *Runner) proveShared(ctx context.Context, p Plan, ctrl *cluster.Controller, set *agentSet, runID string) ([]area, error) {
+	var areas []area
+	for i, ph := range p.Phases {
+		e, err := r.Engines.Lookup(ph.Engine)
+		if err != nil {
+			continue
+		}
+		su, ok := e.(engine.SharedUser)
+		if !ok {
+			continue
+		}
+		n := len(set.agents)
+		if i < len(p.Labels) && p.Labels[i].Hosts > 0 {
+			n = min(n, p.Labels[i].Hosts)
+		}
+		dir, ok := su.SharedDir(ph, n)
+		if !ok {
+			continue
+		}
+		at := slices.IndexFunc(areas, func(a area) bool { return a.dir == dir })
+		if at < 0 {
+			areas = append(areas, area{dir: dir, phase: ph.Name})
+			at = len(areas) - 1
+		}
+		areas[at].hosts = max(areas[at].hosts, n)
+	}
+	for _, a := range areas {
+		if a.hosts < 2 {
+			continue // one host shares a directory with itself
+		}
+		if err := ctrl.ProveShared(ctx, runID, a.dir, set.agents[:a.hosts]); err != nil {
+			if ctx.Err() != nil {
+				return nil, interruptedBeforeRun()
+			}
+			return nil, badInputf("phase %s needs its hosts to share one file system: %v", a.phase, err)
+		}
+	}
+	return areas, nil
 }
 
 // check refuses, before anything is created, what would fail at once:
@@ -104,6 +187,9 @@ func (r *Runner) check(ctx context.Context, p Plan, set *agentSet) error {
 				return badInput(err)
 			}
 		}
+	}
+	if err := md.CheckTrees(p.Phases, p.Keep); err != nil {
+		return badInput(err)
 	}
 	usesFio := false
 	for _, ph := range p.Phases {
@@ -144,15 +230,12 @@ func (r *Runner) check(ctx context.Context, p Plan, set *agentSet) error {
 }
 
 // create makes the results folder and its run.json.
-func (r *Runner) create(p Plan, infos []cluster.Info) (*results.Folder, error) {
+func (r *Runner) create(p Plan, infos []cluster.Info, runID string) (*results.Folder, error) {
 	root := p.ResultsRoot
 	if root == "" {
 		root = "results"
 	}
-	now := time.Now
-	if r.Now != nil {
-		now = r.Now
-	}
+	now := r.now
 	var targets []results.Target
 	for _, d := range p.Dirs {
 		targets = append(targets, results.TargetOf(d))
@@ -163,7 +246,7 @@ func (r *Runner) create(p Plan, infos []cluster.Info) (*results.Folder, error) {
 	}
 	info := infos[0]
 	folder, err := results.Create(root, results.RunInfo{
-		RunID: results.NewRunID(now()), Name: p.Name, StartedAt: now().UTC(), CommandLine: p.CommandLine,
+		RunID: runID, Name: p.Name, StartedAt: now().UTC(), CommandLine: p.CommandLine,
 		Versions: results.Versions{Storbench: r.Version, Go: runtime.Version(), Fio: info.FioVersion, Kernel: info.Kernel},
 		Agents:   infos, Targets: targets, Plan: plan, Settings: p.Settings,
 	})
@@ -237,22 +320,31 @@ type phases struct {
 	set    *agentSet
 	folder *results.Folder
 
+	// areas are the directories whose shared area phases work in.
+	areas []area
+
 	leftovers []engine.Leftover
 	overShare []string // phases with too many failed requests
 	ranLoad   bool
 }
 
-// runAll runs every phase until one fails, and says why the run failed.
+// runAll runs every phase until one fails, removes what phases left in
+// the shared area, and says why the run failed.
 func (pr *phases) runAll(ctx context.Context) error {
 	p := pr.plan
+	var err error
 	for i, ph := range p.Phases {
 		var label suite.Labels
 		if i < len(p.Labels) {
 			label = p.Labels[i]
 		}
-		if err := pr.one(ctx, ph, label); err != nil {
-			return err
+		if err = pr.one(ctx, ph, label); err != nil {
+			break
 		}
+	}
+	pr.removeShared(ctx)
+	if err != nil {
+		return err
 	}
 	if len(pr.overShare) > 0 {
 		return errors.New(strings.Join(pr.overShare, "; "))
@@ -261,6 +353,30 @@ func (pr *phases) runAll(ctx context.Context) error {
 		return fmt.Errorf("cleanup left %s behind (listed above and under leftovers in summary.json)", countLeftovers(pr.leftovers))
 	}
 	return nil
+}
+
+// removeShared is the run-level cleanup of the shared area: after the last
+// phase, or the phase that failed, or Ctrl-C, one agent removes what phases
+// left there (engine.SharedUser: the last phase that used an entry removed
+// it already when all went well). What stays is told to the sink and
+// fails the run.
+func (pr *phases) removeShared(ctx context.Context) {
+	if pr.plan.Keep || len(pr.areas) == 0 {
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Minute)
+	defer cancel()
+	for _, a := range pr.areas {
+		left := pr.ctrl.RemoveShared(cctx, pr.folder.RunInfo().RunID, a.dir)
+		for _, l := range left {
+			on := ""
+			if l.Host != "" {
+				on = " on " + l.Host
+			}
+			pr.r.Sink.Note(Note{Kind: NoteDiagnostic, Text: fmt.Sprintf("left behind%s: %s", on, l.Text())})
+		}
+		pr.leftovers = append(pr.leftovers, left...)
+	}
 }
 
 // one runs one phase, on the first label.Hosts agents when set, and
@@ -282,6 +398,9 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 	for i, a := range pr.ctrl.Agents {
 		names[i] = a.Name()
 	}
+	for _, a := range pr.r.Engines.Advice(ph, len(names)) {
+		pr.r.Sink.Note(Note{Kind: NotePlan, Text: a})
+	}
 	pr.r.Sink.PhaseStarted(ph, names)
 	out, err := pr.ctrl.RunPhase(ctx, pr.folder.RunInfo().RunID, pr.plan.Keep, ph)
 	pr.ctrl.Agents, pr.ctrl.StartAt = agents, time.Time{}
@@ -299,8 +418,14 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 		ps.Status, ps.Error = results.StatusFailed, msg
 		pr.overShare = append(pr.overShare, ph.Name+": "+msg)
 	}
+	phaseDir := pr.folder.NextPhaseDir(ps.Name)
 	if werr := pr.folder.AddPhase(ps, out.Results); werr != nil && err == nil {
 		err = werr
+	}
+	if rk, ok := ranksOf(phaseDir, out.Results); ok {
+		if werr := pr.folder.Update(func(ri *results.RunInfo) { ri.Ranks = append(ri.Ranks, rk) }); werr != nil && err == nil {
+			err = werr
+		}
 	}
 	hostErrs := map[string]string{}
 	for h, e := range out.Errors {

@@ -68,6 +68,9 @@ type Options struct {
 	// TLS serves HTTPS with a self-signed certificate made for the server
 	// (Server.CAFile).
 	TLS bool
+	// AccessLog, when set, is a file versitygw logs every request to, the
+	// client's address included.
+	AccessLog string
 }
 
 var installMu sync.Mutex
@@ -147,6 +150,9 @@ func Start(dir string, o Options) (*Server, error) {
 		ca = x509.NewCertPool()
 		ca.AppendCertsFromPEM(pem)
 		args = append(args, "--cert", caFile, "--key", keyFile)
+	}
+	if o.AccessLog != "" {
+		args = append(args, "--access-log", o.AccessLog)
 	}
 	args = append(args, "posix")
 	if o.Versioning {

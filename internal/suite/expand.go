@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -117,6 +118,8 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 	out := &Expanded{engines: o.Engines}
 	dirs := map[string]bool{}
 	names := map[string]int{}
+	var wheres []string // by phase: its entry's file and line
+	where := ""
 	add := func(p engine.Phase, l Labels) {
 		names[p.Name]++
 		if n := names[p.Name]; n > 1 {
@@ -124,9 +127,13 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 		}
 		out.Phases = append(out.Phases, p)
 		out.Labels = append(out.Labels, l)
+		wheres = append(wheres, where)
 	}
 	for _, ps := range s.Phases {
-		where := fmt.Sprintf("%s:%d", s.Source, ps.Line)
+		where = fmt.Sprintf("%s:%d", s.Source, ps.Line)
+		if err := checkSharing(o.Engines, where, ps); err != nil {
+			return nil, err
+		}
 		base := map[string]any{}
 		for k, v := range ps.Params {
 			base[k] = v
@@ -178,6 +185,14 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 				params["dir"] = s.abs(d)
 				dirs[params["dir"].(string)] = true
 			}
+			if ps.Engine != model.EngineFio {
+				if ps.Shared {
+					params["shared"] = true
+				}
+				if ps.ReadFrom != "" {
+					params["read_from"] = ps.ReadFrom
+				}
+			}
 			for it := 1; it <= iters; it++ {
 				if err := ctx.Err(); err != nil {
 					return nil, err
@@ -196,6 +211,21 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 			}
 		}
 	}
+	// Phases that read what earlier ones wrote, and where files stay
+	// between them, are settled across the whole suite.
+	hosts := make([]int, len(out.Labels))
+	for i, l := range out.Labels {
+		hosts[i] = l.Hosts
+	}
+	linked, err := fio.Link(out.Phases, hosts)
+	if err != nil {
+		var le *fio.LinkError
+		if errors.As(err, &le) && le.Phase < len(wheres) {
+			return nil, fmt.Errorf("%s: %v", wheres[le.Phase], le.Err)
+		}
+		return nil, err
+	}
+	out.Phases = linked
 	for d := range dirs {
 		out.Dirs = append(out.Dirs, d)
 	}
@@ -204,6 +234,26 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 		out.Skipped = append(out.Skipped, "s3 phases have no S3 endpoint yet: set STORBENCH_HOST or host: in the suite's s3 block before running")
 	}
 	return out, nil
+}
+
+// checkSharing refuses shared and read_from on a phase whose engine has no
+// such mode: fio has, and an engine that lists them among its settings.
+func checkSharing(engines engine.Registry, where string, ps PhaseSpec) error {
+	if ps.Engine == model.EngineFio || !ps.Shared && ps.ReadFrom == "" {
+		return nil
+	}
+	var keys []string
+	if e, err := engines.Lookup(ps.Engine); err == nil {
+		if kl, ok := e.(engine.KeyLister); ok {
+			keys = kl.ParamKeys()
+		}
+	}
+	for key, set := range map[string]bool{"shared": ps.Shared, "read_from": ps.ReadFrom != ""} {
+		if set && !contains(keys, key) {
+			return fmt.Errorf("%s: %s: %s phases have no such mode; it is for fio phases", where, key, ps.Engine)
+		}
+	}
+	return nil
 }
 
 // hasS3Host reports s3 parameters that name an endpoint.
@@ -469,7 +519,7 @@ func contains(list []string, s string) bool {
 var fioKeys = []string{"dir", "workload", "job", "runtime", "size", "numjobs", "options"}
 
 func expandFio(where string, ps PhaseSpec, params map[string]any, base string) ([]engine.Phase, error) {
-	o := FioSettings{Options: map[string]string{}}
+	o := FioSettings{Options: map[string]string{}, Shared: ps.Shared, ReadFrom: ps.ReadFrom}
 	matrixKeys := map[string]bool{}
 	for _, d := range ps.Matrix {
 		matrixKeys[d.Key] = true
@@ -576,6 +626,9 @@ type FioSettings struct {
 	Numjobs int
 	// Options are set in every job section (see fio.Overrides.Options).
 	Options map[string]string
+	// Shared and ReadFrom are the phase's sharing (fio.Params).
+	Shared   bool
+	ReadFrom string
 }
 
 // FioPhases turns fio settings into one engine phase per job file.
@@ -619,7 +672,7 @@ func FioPhases(o FioSettings) ([]engine.Phase, error) {
 	}
 	var out []engine.Phase
 	for _, j := range jobs {
-		b, err := json.Marshal(fio.Params{Dir: o.Dir, Job: j, Overrides: ov})
+		b, err := json.Marshal(fio.Params{Dir: o.Dir, Job: j, Overrides: ov, Shared: o.Shared, ReadFrom: o.ReadFrom})
 		if err != nil {
 			return nil, err
 		}

@@ -61,7 +61,14 @@ type PhaseSpec struct {
 	// Report chooses the headline metric of fio phases: bandwidth, iops or
 	// latency (default: the job file's "# report" comment, else by block size).
 	Report model.Headline
-	Line   int
+	// Shared runs the phase's work in the run's shared area, one set of
+	// files for all hosts (fio: N-to-1 files); the run first proves the
+	// hosts see one file system there.
+	Shared bool
+	// ReadFrom, "neighbour", makes host i read what host (i+1) mod n wrote
+	// in an earlier phase (IOR's -C, mdtest's -N).
+	ReadFrom string
+	Line     int
 }
 
 // Dim is one swept parameter and its values, in file order.
@@ -82,7 +89,7 @@ func joinNames(names []model.EngineName) string {
 }
 
 var globalKeys = []string{"name", "dir", "results", "keep", "s3", "agents", "drop_caches", "phases"}
-var phaseKeys = []string{"name", "optional", "iterations", "matrix", "report", "fio", "md", "s3"}
+var phaseKeys = []string{"name", "optional", "iterations", "matrix", "report", "shared", "read_from", "fio", "md", "s3"}
 
 // Quick returns the built-in quick suite: the four corners scaled to a small
 // machine, plus metadata and S3 phases, on ./storbench-data.
@@ -197,6 +204,16 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 				if err := v.Decode(&ps.Report); err != nil || !slices.Contains(model.Headlines, ps.Report) {
 					return nil, fmt.Errorf("line %d: report: want bandwidth, iops or latency", k.Line)
 				}
+			case "shared":
+				if err := v.Decode(&ps.Shared); err != nil {
+					return nil, fmt.Errorf("line %d: shared: want true or false", k.Line)
+				}
+			case "read_from":
+				var from string
+				if err := v.Decode(&from); err != nil || (from != "neighbour" && from != "neighbor") {
+					return nil, fmt.Errorf("line %d: read_from: want neighbour (host i reads what host i+1 wrote in an earlier phase)", k.Line)
+				}
+				ps.ReadFrom = "neighbour"
 			case "matrix":
 				m, err := parseMatrix(v)
 				if err != nil {

@@ -9,10 +9,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -23,29 +25,71 @@ import (
 )
 
 // Params are a fio phase's settings: one job file, the target directory and
-// the overrides.
+// the overrides, and where the phase's files are.
 type Params struct {
 	// Dir is the target directory; files go under Dir/storbench/<run id>/.
 	Dir string `json:"dir"`
 	// Job is the job file's name and text, read on the controller.
 	Job Job `json:"job"`
 	Overrides
+	// Shared runs the job's files in the run's shared area, one set for
+	// all hosts (N-to-1 files, IOR-hard's shape): fio's directory= is
+	// Dir/storbench/<run id>/shared/fio on every host. Every section opens
+	// its files with create_on_open=1, so no host lays out (unlinks and
+	// re-creates) a file the others are writing.
+	Shared bool `json:"shared,omitempty"`
+	// ReadFrom, "neighbour", makes host i play host (i+1) mod n's part in
+	// a read phase (IOR's -C, mdtest's -N), so that no host reads its own
+	// cached pages: ${STORBENCH_HOST_INDEX} is that host's index, and in a
+	// phase that is not shared fio reads the files that host wrote in an
+	// earlier phase (Link finds it). fio runs with --readonly and
+	// allow_file_create=0: it never writes, lays out or creates a file.
+	ReadFrom string `json:"read_from,omitempty"`
+	// RunFiles keeps the phase's files in the run-level place of this
+	// host, Dir/storbench/<run id>/shared/fio-<host>, instead of the job's
+	// directory, because a later read_from phase reads them (set by Link).
+	RunFiles bool `json:"run_files,omitempty"`
+	// Later says a later phase of the run uses fio's files in the shared
+	// area of Dir, so they stay after this phase (set by Link). Without
+	// it, the phase's first host removes them once every host finished.
+	Later bool `json:"later,omitempty"`
 }
+
+// ReadFromNeighbour is the one value of Params.ReadFrom.
+const ReadFromNeighbour = "neighbour"
+
+// sharedEntry is the entry of the run's shared area that holds shared
+// phases' files; runEntry(host) holds the files a host keeps for a later
+// phase. Every fio entry of the shared area is one of these (isFioEntry).
+const sharedEntry = "fio"
+
+func runEntry(host string) string { return sharedEntry + "-" + host }
+
+func isFioEntry(name string) bool {
+	return name == sharedEntry || strings.HasPrefix(name, sharedEntry+"-")
+}
+
+// usesArea reports a phase whose files are in the run's shared area.
+func (ps *Params) usesArea() bool { return ps.Shared || ps.ReadFrom != "" || ps.RunFiles }
 
 // Engine runs fio.
 type Engine struct{}
 
 var (
-	_ engine.Engine    = Engine{}
-	_ engine.Validator = Engine{}
-	_ engine.Planner   = Engine{}
-	_ engine.Prepared  = (*prepared)(nil)
+	_ engine.Engine     = Engine{}
+	_ engine.Validator  = Engine{}
+	_ engine.Planner    = Engine{}
+	_ engine.SharedUser = Engine{}
+	_ engine.Prepared   = (*prepared)(nil)
 )
 
 func decode(p engine.Phase) (*Params, *JobFile, error) {
 	var ps Params
 	if err := engine.DecodeStrict(p.Params, &ps); err != nil {
 		return nil, nil, fmt.Errorf("fio phase %s: %v", p.Name, err)
+	}
+	if ps.ReadFrom != "" && ps.ReadFrom != ReadFromNeighbour {
+		return nil, nil, fmt.Errorf("fio phase %s: read_from: %q; the one value is %s", p.Name, ps.ReadFrom, ReadFromNeighbour)
 	}
 	jf, err := ParseJobFile(ps.Job.Name, ps.Job.Text)
 	if err != nil {
@@ -54,27 +98,59 @@ func decode(p engine.Phase) (*Params, *JobFile, error) {
 	return &ps, jf, nil
 }
 
+// resolve decodes a phase and makes its job file what fio will run: the
+// overrides applied, storbench's variables filled in (with placeholders
+// when vars is nil: the controller's checks, made before any host has its
+// own values), and the settings of a shared or read_from phase.
+func resolve(p engine.Phase, vars *Vars) (*Params, *JobFile, error) {
+	ps, jf, err := decode(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Options may add settings: check the file as fio will run it.
+	jf.Apply(ps.Overrides)
+	v := placeholderVars(ps.Shared)
+	if vars != nil {
+		v = *vars
+	}
+	if err := jf.Fill(v); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", ps.Job.Name, err)
+	}
+	if err := jf.share(ps); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", ps.Job.Name, err)
+	}
+	return ps, jf, nil
+}
+
 // Validate checks the job file parses and, with its overrides, keeps to
 // PathRules. It lets through the options that --allow-exec governs: that is
 // decided by CheckPhase on the controller and by each agent, from their own
 // flags.
 func (Engine) Validate(p engine.Phase) error {
-	ps, jf, err := decode(p)
+	ps, jf, err := resolve(p, nil)
 	if err != nil {
 		return err
 	}
-	jf.Apply(ps.Overrides)
 	return jf.CheckSafe(ps.Job.Name, true)
 }
 
 // Planned estimates the phase's duration from the job file with overrides.
 func (Engine) Planned(p engine.Phase) (time.Duration, error) {
-	ps, jf, err := decode(p)
+	_, jf, err := resolve(p, nil)
 	if err != nil {
 		return 0, err
 	}
-	jf.Apply(ps.Overrides)
 	return jf.Duration(), nil
+}
+
+// SharedDir names the directory whose shared area a shared or read_from
+// phase, or one that keeps its files for such a phase, works in.
+func (Engine) SharedDir(p engine.Phase, _ int) (string, bool) {
+	ps, _, err := decode(p)
+	if err != nil || !ps.usesArea() {
+		return "", false
+	}
+	return ps.Dir, true
 }
 
 // FindFio resolves the fio binary, with a one-line error saying what to do.
@@ -110,19 +186,59 @@ type prepared struct {
 	ws      *engine.Workspace
 	jobPath string
 	planned time.Duration
+	// dataDir is fio's directory=: the job's data/ directory, or a place
+	// in the run's shared area.
+	dataDir string
+	// fioEnv is the environment of the fio process: the agent's without
+	// storbench's own settings, with storbench's variables.
+	fioEnv []string
+}
+
+// places returns where a phase's files are on this host (fio's
+// directory=), the variables it fills in, and, for a read_from phase that
+// is not shared, the host whose files it reads.
+func places(ps *Params, env engine.Env, wsPath string) (dataDir string, v Vars, from string) {
+	n := max(env.Hosts, 1)
+	v = Vars{Index: env.Rank, Count: n}
+	from = env.Host
+	if ps.ReadFrom != "" {
+		v.Index = (env.Rank + 1) % n
+		if len(env.Names) == n {
+			from = env.Names[v.Index]
+		}
+	}
+	area := engine.SharedArea(ps.Dir, env.RunID)
+	switch {
+	case ps.Shared:
+		dataDir = filepath.Join(area, sharedEntry)
+		v.SharedDir = dataDir
+	case ps.ReadFrom != "":
+		dataDir = filepath.Join(area, runEntry(from))
+	case ps.RunFiles:
+		dataDir = filepath.Join(area, runEntry(env.Host))
+	default:
+		dataDir = filepath.Join(wsPath, "data")
+	}
+	return dataDir, v, from
 }
 
 // Prepare resolves fio, checks the job file (PathRules with this agent's own
 // --allow-exec, whatever the controller checked; then fio's own --parse-only,
 // so fio's message reaches the user before anything runs), creates the
-// phase's directory and writes the resolved job file into it.
+// phase's directory and writes the resolved job file into it. A shared or
+// read_from phase has its files in the run's shared area, which the run
+// proved every host sees before any phase.
 func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engine.Prepared, error) {
-	ps, jf, err := decode(p)
+	ps, _, err := decode(p)
 	if err != nil {
 		return nil, err
 	}
-	// Options may add settings: check the file as fio will run it.
-	jf.Apply(ps.Overrides)
+	wsPath := filepath.Join(ps.Dir, "storbench", env.RunID, env.Host, ps.Job.Name)
+	dataDir, vars, from := places(ps, env, wsPath)
+	ps, jf, err := resolve(p, &vars)
+	if err != nil {
+		return nil, err
+	}
 	if err := jf.CheckSafe(ps.Job.Name, env.AllowExec); err != nil {
 		return nil, err
 	}
@@ -132,22 +248,39 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	}
 	// fio cuts a job file line at ';' or '#', so it could not be told this
 	// directory; it splits directory= at ':' unless escaped.
-	if d := filepath.Join(ps.Dir, "storbench", env.RunID, env.Host, ps.Job.Name); strings.ContainsAny(d, ";#") {
-		return nil, fmt.Errorf("fio cannot be given a directory whose path holds ';' or '#' (%s); choose another DIR or job file name", d)
+	for _, d := range []string{wsPath, dataDir} {
+		if strings.ContainsAny(d, ";#") {
+			return nil, fmt.Errorf("fio cannot be given a directory whose path holds ';' or '#' (%s); choose another DIR or job file name", d)
+		}
 	}
 	if err := checkLevels(ps.Dir, env.RunID, env.Host); err != nil {
 		return nil, err
+	}
+	if ps.usesArea() {
+		if err := checkLevels(ps.Dir, env.RunID, engine.SharedName, filepath.Base(dataDir)); err != nil {
+			return nil, err
+		}
 	}
 	ws, err := engine.NewWorkspace(ps.Dir, env.RunID, env.Host, ps.Job.Name)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkWorkspace(ps.Dir, ws.Path, jf); err != nil {
-		ws.Remove()
-		return nil, err
+	// A place in the shared area is never removed here when preparing
+	// fails: other hosts may be in it; the run removes it at its end.
+	switch {
+	case ps.Shared || ps.RunFiles && ps.ReadFrom == "":
+		_, err = engine.SharedWorkspace(ps.Dir, env.RunID, filepath.Base(dataDir))
+	case ps.ReadFrom != "":
+		if _, serr := os.Stat(dataDir); serr != nil {
+			err = fmt.Errorf("read_from: %s: the files %s wrote in an earlier phase are not in %s (%v); did its write phase run?", ReadFromNeighbour, from, dataDir, unwrapPath(serr))
+		}
+	default:
+		err = os.Mkdir(dataDir, 0o755)
 	}
-	dataDir := filepath.Join(ws.Path, "data")
-	if err := os.Mkdir(dataDir, 0o755); err != nil {
+	if err == nil {
+		err = checkWorkspace(ps.Dir, ws.Path, dataDir, jf)
+	}
+	if err != nil {
 		ws.Remove()
 		return nil, err
 	}
@@ -163,26 +296,59 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		return nil, fmt.Errorf("fio rejects job file %s: %s", ps.Job.Name, fioMessage(string(out), err))
 	}
 	return &prepared{env: env, phase: p, params: ps, job: jf, bin: bin, ws: ws, jobPath: jobPath,
-		planned: jf.Duration()}, nil
+		planned: jf.Duration(), dataDir: dataDir, fioEnv: fioEnviron(os.Environ(), vars)}, nil
 }
 
-// checkWorkspace makes sure the job's directory is inside dir once resolved
-// (a level made a symbolic link after checkLevels looked), and that no path
-// a confined option names leads out of it through a symbolic link.
-func checkWorkspace(dir, wsPath string, jf *JobFile) error {
+// fioEnviron is the environment of a fio process: the agent's, without
+// any STORBENCH_ variable of its own (an agent's S3 keys are among them:
+// no job file can have fio put them in its output), plus storbench's
+// variables, for a program --allow-exec lets a job file run.
+func fioEnviron(environ []string, v Vars) []string {
+	out := make([]string, 0, len(environ)+3)
+	for _, kv := range environ {
+		if !strings.HasPrefix(strings.ToUpper(kv), "STORBENCH_") {
+			out = append(out, kv)
+		}
+	}
+	out = append(out, VarHostIndex+"="+strconv.Itoa(v.Index), VarHostCount+"="+strconv.Itoa(v.Count))
+	if v.SharedDir != "" {
+		out = append(out, VarSharedDir+"="+v.SharedDir)
+	}
+	return out
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// checkWorkspace makes sure the job's directory and its data directory are
+// inside dir once resolved (a level made a symbolic link after checkLevels
+// looked), and that no path a confined option names leads out of them
+// through a symbolic link.
+func checkWorkspace(dir, wsPath, dataDir string, jf *JobFile) error {
 	realDir, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return err
 	}
-	realWs, err := filepath.EvalSymlinks(wsPath)
-	if err != nil {
-		return err
-	}
-	if !within(realDir, realWs) {
-		return fmt.Errorf("%s resolves to %s, outside %s: a symbolic link leads out of DIR", wsPath, realWs, dir)
+	for _, p := range []string{wsPath, dataDir} {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return err
+		}
+		if !within(realDir, real) {
+			return fmt.Errorf("%s resolves to %s, outside %s: a symbolic link leads out of DIR", p, real, dir)
+		}
 	}
 	for _, p := range jf.diskPaths() {
-		if err := checkOnDisk(wsPath, p); err != nil {
+		root := wsPath
+		if p.inData {
+			root = dataDir
+		}
+		if err := checkOnDisk(root, p.rel); err != nil {
 			return err
 		}
 	}
@@ -202,8 +368,18 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		Meta: map[string]string{"job": r.params.Job.Name, model.MetaReport: r.job.Report, "fio_bin": r.bin},
 		Raw:  map[string][]byte{r.params.Job.Name + ".fio": []byte(r.job.Render())},
 	}
-	cmd := exec.Command(r.bin, "--output-format=json+", "--status-interval=1", r.jobPath)
+	args := []string{"--output-format=json+", "--status-interval=1"}
+	if r.params.ReadFrom != "" {
+		// Another host's files: fio refuses to write, and to lay out (unlink
+		// and re-create) a file shorter than the job's region.
+		args = append(args, "--readonly")
+	}
+	cmd := exec.Command(r.bin, append(args, r.jobPath)...)
 	cmd.Dir = r.ws.Path
+	// fio runs each job in a process of its own (unless thread=1), and
+	// those hold its output open: stops go to the whole process group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = r.fioEnv
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitWriter{w: &stderr, n: 1 << 20}
 	stdout, err := cmd.StdoutPipe()
@@ -214,52 +390,52 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start fio: %v", err)
 	}
-	// Ctrl-C or a lost controller: SIGINT makes fio stop and still print what
-	// it measured; a second, harder stop follows if it lingers.
-	stopped := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			_ = cmd.Process.Signal(syscall.SIGINT)
-			select {
-			case <-stopped:
-			case <-time.After(10 * time.Second):
-				_ = cmd.Process.Kill()
-			}
-		case <-stopped:
-		}
-	}()
-
 	var last []byte
-	var prev []record.Count
-	prevNs := start.UnixNano()
 	var warnings []string
-	splitErr := SplitObjects(stdout, func(obj []byte) {
-		last = append(last[:0], obj...)
-		o, err := ParseOutput(obj)
-		if err != nil {
-			return
+	// fio's output is read, then fio reaped, in one goroutine (the pipe
+	// must be read to its end before Wait); Run waits for both unless fio
+	// will not go.
+	var splitErr, exitErr error
+	read, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		r.follow(stdout, start, res, live, &last, &warnings, &splitErr)
+		close(read)
+		exitErr = cmd.Wait()
+	}()
+	stuck := ""
+	select {
+	case <-exited:
+	case <-ctx.Done():
+		// Ctrl-C or a lost controller: SIGINT makes fio stop and still
+		// print what it measured; SIGKILL follows if it lingers. A process
+		// in uninterruptible I/O on a stalled file system outlives even
+		// SIGKILL: after killWait fio is left to the kernel, reported.
+		pgid := cmd.Process.Pid
+		_ = syscall.Kill(-pgid, syscall.SIGINT)
+		select {
+		case <-exited:
+		case <-time.After(stopGrace):
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			select {
+			case <-exited:
+			case <-time.After(killWait):
+				stuck = fmt.Sprintf("fio (process group %d) did not end %v after SIGINT and %v after SIGKILL: a process in uninterruptible I/O (a stalled file system?) is left running",
+					pgid, stopGrace, killWait)
+				stdout.Close() // what fio wrote so far is read; the rest is not waited for
+				<-read
+			}
 		}
-		now := time.Now().UnixNano()
-		cur := o.Counts()
-		res.Series = append(res.Series, deltas(prev, cur, prevNs, now)...)
-		prev, prevNs = cur, now
-		if live != nil {
-			live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
-				Elapsed: time.Since(start), Planned: r.planned, Ops: cur})
-		}
-	}, func(line string) {
-		if len(warnings) < 20 {
-			warnings = append(warnings, line)
-		}
-	})
-	waitErr := cmd.Wait()
+	}
 	res.Meta["fio_wall_s"] = fmt.Sprintf("%.3f", time.Since(start).Seconds())
-	close(stopped)
+	var waitErr error
+	if stuck == "" {
+		waitErr = exitErr
+	}
 	if splitErr != nil && waitErr == nil {
 		waitErr = splitErr
 	}
-	if stderr.Len() > 0 {
+	if stderr.Len() > 0 && stuck == "" {
 		res.Raw["fio.stderr"] = stderr.Bytes()
 	}
 	if len(warnings) > 0 {
@@ -279,6 +455,10 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		// What fio measured until it was stopped stays; the agent marks it
 		// interrupted unless it asked for the stop.
 		res.Ops = ops
+		if stuck != "" {
+			res.Err = "interrupted; " + stuck
+			return res, engine.Interrupted(fmt.Errorf("%w; %s", ctx.Err(), stuck))
+		}
 		return res, engine.Interrupted(ctx.Err())
 	}
 	if waitErr != nil || errno != 0 {
@@ -297,30 +477,73 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 	return res, nil
 }
 
-// deltas turns two cumulative samples into one interval per direction.
-func deltas(prev, cur []record.Count, fromNs, toNs int64) []record.Second {
-	var out []record.Second
-	for _, c := range cur {
-		var p record.Count
-		for _, x := range prev {
-			if x.Op == c.Op {
-				p = x
-			}
+// How long a stopped fio may take: to end after SIGINT (it prints what it
+// measured), then to be gone after SIGKILL. Variables for tests.
+var (
+	stopGrace = 10 * time.Second
+	killWait  = 10 * time.Second
+)
+
+// follow reads fio's output: each JSON object (the per-second status,
+// then the final one) is kept in *last and turned into the live series.
+func (r *prepared) follow(stdout io.Reader, start time.Time, res *engine.HostResult, live engine.LiveFunc,
+	last *[]byte, warnings *[]string, splitErr *error) {
+	var lastOut *Output
+	var seconds perSecond
+	prevNs := start.UnixNano()
+	*splitErr = SplitObjects(stdout, func(obj []byte) {
+		*last = append((*last)[:0], obj...)
+		o, err := ParseOutput(obj)
+		if err != nil {
+			return
 		}
-		if c.Ops > p.Ops {
-			out = append(out, record.Second{StartNs: fromNs, EndNs: toNs, Op: c.Op,
-				Ops: c.Ops - p.Ops, Bytes: c.Bytes - p.Bytes})
+		now := time.Now().UnixNano()
+		seconds.add(o, prevNs, now)
+		lastOut, prevNs = o, now
+		if live != nil {
+			live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
+				Elapsed: time.Since(start), Planned: r.planned, Ops: o.Counts()})
+		}
+	}, func(line string) {
+		if len(*warnings) < 20 {
+			*warnings = append(*warnings, line)
+		}
+	})
+	if lastOut != nil {
+		var lat []record.LatSecond
+		res.Series, lat = seconds.result(lastOut)
+		if len(lat) > 0 {
+			res.LatencySeconds, _ = record.EncodeLatSeconds(lat)
 		}
 	}
-	return out
 }
 
-// Cleanup removes the phase directory with fio's files, unless Keep.
+// Cleanup removes the phase directory with fio's files, unless Keep. The
+// files of a phase in the run's shared area are removed once, by the
+// phase's first host, and only when no later phase uses them (Later); the
+// controller cleans up no host before every host's run ended.
 func (r *prepared) Cleanup(ctx context.Context) error {
 	if r.env.Keep {
 		return nil
 	}
-	return r.ws.Remove()
+	err := r.ws.RemoveContext(ctx)
+	if r.params.usesArea() && !r.params.Later && r.env.Rank == 0 {
+		err = joinLeftovers(err, engine.RemoveSharedEntries(r.params.Dir, r.env.RunID, isFioEntry))
+	}
+	return err
+}
+
+// joinLeftovers joins two cleanup errors, the leftovers of both in one
+// *engine.LeftoverError when both are.
+func joinLeftovers(a, b error) error {
+	if a == nil || b == nil {
+		return errors.Join(a, b)
+	}
+	var la, lb *engine.LeftoverError
+	if errors.As(a, &la) && errors.As(b, &lb) {
+		return &engine.LeftoverError{Items: append(append([]engine.Leftover(nil), la.Items...), lb.Items...)}
+	}
+	return errors.Join(a, b)
 }
 
 // fioMessage picks fio's own words out of its stderr: the lines that say what
@@ -377,7 +600,7 @@ func errorLines(lines []string) string {
 		l = strings.TrimSpace(l)
 		if m := pidLine.FindStringSubmatch(l); m != nil {
 			l = m[1] + ": " + m[2]
-		} else if !strings.Contains(l, "fio:") && !strings.HasPrefix(l, "verify:") && !strings.Contains(strings.ToLower(l), "error") && !strings.Contains(l, "bad option") {
+		} else if !strings.Contains(l, "fio:") && !strings.HasPrefix(l, "verify:") && !strings.Contains(l, "verify failed") && !strings.Contains(strings.ToLower(l), "error") && !strings.Contains(l, "bad option") {
 			continue
 		}
 		l = strings.TrimPrefix(l, "fio: ")
@@ -413,10 +636,9 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 // CheckPhase runs the safety check a controller can make before any agent
 // starts work; each agent checks again with its own --allow-exec.
 func CheckPhase(p engine.Phase, allowExec bool) error {
-	ps, jf, err := decode(p)
+	ps, jf, err := resolve(p, nil)
 	if err != nil {
 		return err
 	}
-	jf.Apply(ps.Overrides)
 	return jf.CheckSafe(ps.Job.Name, allowExec)
 }

@@ -34,11 +34,10 @@ func ParseOnly(ctx context.Context, bin string, phases []engine.Phase) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ps, jf, err := decode(p)
+		ps, jf, err := resolve(p, nil)
 		if err != nil {
 			return err
 		}
-		jf.Apply(ps.Overrides)
 		jf.Global().Set("directory", dir)
 		text := jf.Render()
 		if seen[text] {

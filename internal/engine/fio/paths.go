@@ -94,7 +94,7 @@ var PathRules = []PathRule{
 	{Option: "trigger-file", Rule: Refuse, Why: "a fio command-line option (a file that triggers a command)"},
 	{Option: "trigger", Rule: Refuse, Why: "a fio command-line option (runs a command)"},
 	{Option: "trigger-remote", Rule: Refuse, Why: "a fio command-line option (runs a command)"},
-	{Option: "${VAR}", Rule: Refuse, Why: "fio fills `${VAR}` in from the agent's environment, in an option's name or in the value of a `confine` option, so storbench cannot see what fio will use"},
+	{Option: "${VAR}", Rule: Refuse, Why: "fio fills `${VAR}` in from the agent's environment, in an option's name or in the value of a `confine` option, so storbench cannot see what fio will use (storbench fills in its own `${STORBENCH_HOST_INDEX}`, `${STORBENCH_HOST_COUNT}` and `${STORBENCH_SHARED_DIR}` itself, before this check)"},
 	{Option: "exec_prerun", Rule: RefuseUnlessAllowExec, Why: "runs a command before the job"},
 	{Option: "exec_postrun", Rule: RefuseUnlessAllowExec, Why: "runs a command after the job"},
 	{Option: "ioengine", Rule: RefuseUnlessAllowExec, Why: "any engine but the file engines (" + fileEngineList + "): `exec` runs a program; `external:PATH`, a path or an unknown name loads a shared library; network and device engines reach past DIR"},
@@ -364,10 +364,17 @@ func within(dir, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
 
-// diskPaths lists, relative to the job's directory, every path a confined
-// option names, for the agent's check of its own disk.
-func (jf *JobFile) diskPaths() []string {
-	var out []string
+// diskPath is a path a confined option names, relative to the job's
+// directory, or to its data directory (fio's directory=) when inData.
+type diskPath struct {
+	rel    string
+	inData bool
+}
+
+// diskPaths lists every path a confined option names, for the agent's
+// check of its own disk.
+func (jf *JobFile) diskPaths() []diskPath {
+	var out []diskPath
 	for _, s := range jf.Sections {
 		for _, o := range s.Options {
 			r := ruleOf[strings.ToLower(o.Key)]
@@ -378,22 +385,20 @@ func (jf *JobFile) diskPaths() []string {
 				if p == "" {
 					continue
 				}
-				if r.inData {
-					p = filepath.Join("data", p)
-				}
-				out = append(out, p)
+				out = append(out, diskPath{rel: p, inData: r.inData})
 			}
 		}
 	}
 	return out
 }
 
-// checkLevels refuses a level of DIR/storbench/<run id>/<host> that already
-// exists as a symbolic link: the job's directory would be made wherever it
-// leads.
-func checkLevels(dir, runID, host string) error {
+// checkLevels refuses a level of DIR/<parts...> that already exists as a
+// symbolic link: the directory below it would be made wherever it leads.
+// The job's directory is DIR/storbench/<run id>/<host>/<job>, a shared
+// phase's files are in DIR/storbench/<run id>/shared/<entry>.
+func checkLevels(dir string, parts ...string) error {
 	p := dir
-	for _, part := range []string{"storbench", runID, host} {
+	for _, part := range append([]string{"storbench"}, parts...) {
 		p = filepath.Join(p, part)
 		fi, err := os.Lstat(p)
 		if err != nil {

@@ -37,9 +37,10 @@ func (b *fakeBarrier) Wait(ctx context.Context, name string, data []byte) (engin
 	return engine.Release{Start: st, Hosts: []engine.Arrival{{Host: "h1", Data: data}, {Host: "h2", Left: true}}}, nil
 }
 
-// With a barrier across hosts, md meets it once before every operation of
-// every iteration, in mdtest's order, and each iteration's window starts at
-// the barrier's common start exactly, not when this host happened to begin.
+// With a barrier across hosts, md meets it once to number the workers of
+// all hosts, then before every operation of every iteration, in mdtest's
+// order, and each iteration's window starts at the barrier's common start
+// exactly, not when this host happened to begin.
 func TestBarrierBeforeEveryStage(t *testing.T) {
 	b := &fakeBarrier{lead: 5 * time.Millisecond}
 	res, err := runPhase(t, map[string]any{"dir": shmDir(t), "items": 50, "workers": 2, "iterations": 2, "unique_dir": true},
@@ -47,7 +48,7 @@ func TestBarrierBeforeEveryStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []string
+	want := []string{"ranks"}
 	for _, it := range []string{"0", "1"} {
 		for _, o := range res.Ops {
 			want = append(want, it+"/"+o.Op)
@@ -56,7 +57,8 @@ func TestBarrierBeforeEveryStage(t *testing.T) {
 	if strings.Join(b.names, " ") != strings.Join(want, " ") {
 		t.Fatalf("barriers %v, want %v", b.names, want)
 	}
-	for i, name := range b.names {
+	for i, name := range b.names[1:] {
+		i++
 		it, opName, _ := strings.Cut(name, "/")
 		o := op(t, res, opName)
 		x := o.Iterations[map[string]int{"0": 0, "1": 1}[it]]

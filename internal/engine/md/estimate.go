@@ -18,9 +18,9 @@ const EstimateRate = 1000
 var _ engine.Estimator = Engine{}
 
 // Estimate returns a phase's estimated duration: each worker's items
-// through every per-item operation of every iteration at EstimateRate
-// (workers run side by side), a stonewall bounding the creates. Tree
-// creation and removal are not counted.
+// through every per-item operation the phase runs (find: every entry), of
+// every iteration, at EstimateRate (workers run side by side), a stonewall
+// bounding the creates. Tree creation and removal are not counted.
 func (Engine) Estimate(ph engine.Phase) (time.Duration, error) {
 	p, err := DecodeParams(ph.Params)
 	if err != nil {
@@ -34,12 +34,17 @@ func (Engine) Estimate(ph engine.Phase) (time.Duration, error) {
 		create = min(create, time.Duration(p.Stonewall).Seconds())
 	}
 	var it float64
-	if !p.FilesOnly { // dir-create, dir-stat, dir-remove
-		it += create + 2*perOp
-	}
-	if !p.DirsOnly { // file-create, file-stat, file-read, file-remove (file-rename)
-		it += create + 3*perOp
-		if p.Rename {
+	for _, k := range p.ops() {
+		switch k {
+		case opTreeCreate, opTreeRemove:
+		case opDirCreate, opFileCreate:
+			it += create
+		case opFind: // every file and directory, dealt out over the workers
+			it += perOp
+			if !p.FilesOnly && !p.DirsOnly {
+				it += perOp
+			}
+		default:
 			it += perOp
 		}
 	}

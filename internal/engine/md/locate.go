@@ -9,11 +9,15 @@ import (
 var _ engine.Locator = Engine{}
 
 // Location names the directory host's phase works in: its trees stay there
-// when the host is lost before cleanup.
+// when the host is lost before cleanup. A host is lost only from a phase
+// on several hosts, so a phase that would share a tree there did.
 func (Engine) Location(p engine.Phase, runID, host string) (what, where string, err error) {
 	ps, err := DecodeParams(p.Params)
 	if err != nil {
 		return "", "", err
+	}
+	if ps.shared(2) {
+		return "files and directories", filepath.Join(ps.Dir, "storbench", runID, engine.SharedName, ps.sharedName(p.Name)), nil
 	}
 	return "files and directories", filepath.Join(ps.Dir, "storbench", runID, host, p.Name), nil
 }

@@ -17,12 +17,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 )
 
@@ -43,6 +46,7 @@ const (
 	opDirCreate
 	opDirStat
 	opFileCreate
+	opFind
 	opFileStat
 	opFileRead
 	opFileRename
@@ -54,7 +58,7 @@ const (
 
 // OpNames are the operations' names in results, in the order they run.
 var OpNames = [numOps]string{
-	"tree-create", "dir-create", "dir-stat", "file-create", "file-stat",
+	"tree-create", "dir-create", "dir-stat", "file-create", "find", "file-stat",
 	"file-read", "file-rename", "file-remove", "dir-remove", "tree-remove",
 }
 
@@ -66,13 +70,32 @@ func (p Params) ops() []opKind {
 	for k := opTreeCreate; k < numOps; k++ {
 		switch {
 		case p.FilesOnly && (k == opDirCreate || k == opDirStat || k == opDirRemove):
-		case p.DirsOnly && k >= opFileCreate && k <= opFileRemove:
-		case !p.Rename && k == opFileRename:
+		case p.DirsOnly && k >= opFileCreate && k <= opFileRemove && k != opFind:
+		case k == opFileRename && !p.Rename && !slices.Contains(p.Only, "rename"):
+		case k == opFind && !p.finds():
+		case !p.only(groupOf(k)):
 		default:
 			out = append(out, k)
 		}
 	}
 	return out
+}
+
+// shared says whether the phase works in the run's shared area, one
+// directory for all hosts, rather than in one of this host's own: when all
+// hosts' workers share one tree, when a worker works on another host's
+// items (-N), and when phases share a tree.
+func (p Params) shared(hosts int) bool {
+	return p.Tree != "" || hosts > 1 && (!p.UniqueDir || p.Stride > 0)
+}
+
+// sharedName is the phase's entry in the shared area: md- and its tree's
+// name, or the phase's (engine.SharedArea: entries start with their maker).
+func (p Params) sharedName(phase string) string {
+	if p.Tree != "" {
+		return "md-" + p.Tree
+	}
+	return "md-" + phase
 }
 
 // prepared is a phase whose workspace exists.
@@ -84,10 +107,26 @@ type prepared struct {
 	ops     []opKind
 	workers int
 	nodes   int64 // directories in one tree
+	// inMemory says the workspace is on a file system held in memory,
+	// where raw system calls are safe (sys_linux.go).
+	inMemory bool
+	// shared: the workspace is the run's shared area (Params.shared);
+	// makesTree: the phase creates its tree (else an earlier phase did);
+	// keepsTree: it leaves the tree for a later phase (Tree, no remove).
+	shared, makesTree, keepsTree bool
+	// failed is set when Run failed on this host or another: the run
+	// stops, and no later phase removes a tree this one keeps.
+	failed bool
 }
 
-// Prepare checks the parameters and creates the phase's workspace,
-// <dir>/storbench/<run id>/<host>/<phase>.
+// stateFile is the file beside a shared tree's iteration directory that
+// says how many items each rank's share of it holds, for the phases that
+// come after the one that made it.
+const stateFile = "md-state.json"
+
+// Prepare checks the parameters and creates the phase's workspace:
+// <dir>/storbench/<run id>/<host>/<phase>, or, when hosts or phases share
+// it, <dir>/storbench/<run id>/shared/md-<tree or phase>.
 func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (engine.Prepared, error) {
 	p, err := DecodeParams(ph.Params)
 	if err != nil {
@@ -97,18 +136,43 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (eng
 		return nil, errors.New("the metadata engine runs on Linux (amd64, arm64) only")
 	}
 	pr := &prepared{p: p, env: env, phase: ph.Name, ops: p.ops(), workers: p.workers(),
-		nodes: treeNodes(p.Depth, p.Branch, 1<<40)}
-	// Every tree directory stays open while items are worked on.
-	need := uint64(pr.nodes)*uint64(p.trees()) + uint64(pr.workers) + 64
+		nodes: treeNodes(p.Depth, p.Branch, 1<<40), shared: p.shared(env.Hosts)}
+	pr.makesTree = slices.Contains(pr.ops, opTreeCreate)
+	pr.keepsTree = p.Tree != "" && !slices.Contains(pr.ops, opTreeRemove)
+	// Every tree directory stays open while items are worked on: this
+	// host's own, and with a stride and a tree per worker the trees of the
+	// workers whose items this host's work on.
+	trees := uint64(p.trees())
+	if p.UniqueDir && p.Stride > 0 {
+		trees *= 2
+	}
+	need := uint64(pr.nodes)*trees + uint64(pr.workers) + 64
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && need > lim.Cur {
 		return nil, fmt.Errorf("the trees need %d open directories, more than the open-file limit of %d (raise ulimit -n or use a smaller tree)", need, lim.Cur)
 	}
-	ws, err := engine.NewWorkspace(p.Dir, env.RunID, env.Host, ph.Name)
+	var ws *engine.Workspace
+	if pr.shared {
+		ws, err = engine.SharedWorkspace(p.Dir, env.RunID, p.sharedName(ph.Name))
+	} else {
+		ws, err = engine.NewWorkspace(p.Dir, env.RunID, env.Host, ph.Name)
+	}
 	if err != nil {
 		return nil, err
 	}
 	pr.ws = ws
+	pr.inMemory = inMemoryFS(ws.Path)
+	if p.Tree != "" {
+		if made, err := pr.checkTree(); err != nil {
+			if !made {
+				// The tree was not there: what SharedWorkspace made
+				// for it goes. A tree that was there is the earlier
+				// phase's, and stays.
+				ws.Remove()
+			}
+			return nil, err
+		}
+	}
 	// The hot loop allocates nothing; collect now what setting up the run
 	// left, so that no collection (which takes a P from a worker for its
 	// marking) starts during the first operations.
@@ -116,13 +180,44 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (eng
 	return pr, nil
 }
 
+// checkTree refuses, before any load, a phase whose shared tree is not
+// where the phase expects it: made already by an earlier phase when this
+// one makes it, or not made when this one works on it.
+func (pr *prepared) checkTree() (made bool, err error) {
+	st, err := readState(pr.ws.Path)
+	made = !errors.Is(err, os.ErrNotExist)
+	switch {
+	case pr.makesTree && made:
+		return made, fmt.Errorf("tree %s: an earlier phase of this run made it already; the phase that creates a tree comes first and only once", pr.p.Tree)
+	case pr.makesTree:
+		return made, nil
+	case !made:
+		return made, fmt.Errorf("tree %s does not exist: no earlier phase of this run created it (a phase with only: [create] and tree: %s comes first)", pr.p.Tree, pr.p.Tree)
+	case err != nil:
+		return made, fmt.Errorf("tree %s: %v", pr.p.Tree, err)
+	case st.Layout != pr.p.layout():
+		return made, fmt.Errorf("tree %s was made with %s; this phase says %s: give the phases that share a tree the same shape", pr.p.Tree, st.Layout, pr.p.layout())
+	}
+	return made, nil
+}
+
 // Cleanup removes the workspace and everything left in it, unless the run
 // keeps its files. Entries that were in Dir before the run are never touched.
+// A file system that does not answer before ctx ends leaves the workspace,
+// reported as left behind.
+//
+// A workspace the hosts share is removed by one of them, the first host,
+// once every host has finished (the controller cleans up after all hosts'
+// runs have ended). A tree kept for a later phase stays, unless the phase
+// failed: the run then stops, and no later phase would remove it.
 func (pr *prepared) Cleanup(ctx context.Context) error {
 	if pr.env.Keep || pr.ws == nil {
 		return nil
 	}
-	return pr.ws.Remove()
+	if pr.shared && (pr.env.Rank != 0 || pr.keepsTree && !pr.failed) {
+		return nil
+	}
+	return pr.ws.RemoveContext(ctx)
 }
 
 // Run waits for startAt, runs every iteration and returns what was measured.
@@ -139,6 +234,12 @@ func (pr *prepared) Run(ctx context.Context, startAt time.Time, live engine.Live
 	defer r.close()
 	r.start(ctx, startAt, live)
 	res := r.result()
+	if r.stuck != "" {
+		// The stage in progress has no figure: its stuck workers' items
+		// and end are not known.
+		res.Err = "interrupted; " + r.stuck
+		return res, engine.Interrupted(fmt.Errorf("%w; %s", ctx.Err(), r.stuck))
+	}
 	if err := ctx.Err(); err != nil && r.aborted {
 		return res, engine.Interrupted(err)
 	}
@@ -164,9 +265,45 @@ func (r *run) result() *engine.HostResult {
 		"tree_dirs":  strconv.FormatInt(pr.nodes*int64(pr.p.trees()), 10),
 		"unique_dir": strconv.FormatBool(pr.p.UniqueDir),
 	}}
+	if r.total > 0 {
+		// This host's workers' global ranks: host order x workers.
+		res.Meta[model.MetaRankFirst] = strconv.Itoa(r.first)
+		res.Meta[model.MetaRanks] = strconv.Itoa(len(r.workers))
+		res.Meta["ranks_total"] = strconv.Itoa(r.total)
+	}
+	if pr.p.Stride > 0 {
+		res.Meta["stride"] = strconv.Itoa(pr.p.Stride)
+	}
+	if pr.shared {
+		res.Meta["shared"] = "true"
+	}
+	if pr.p.Tree != "" {
+		res.Meta["tree"] = pr.p.Tree
+	}
+	if pr.p.Stonewall > 0 && r.total > 0 {
+		// Items per rank at the stonewall, all hosts' ranks where the
+		// hosts exchanged them, as mdtest reports the min and max.
+		for _, c := range []struct {
+			k    opKind
+			of   []int64
+			name string
+		}{{opDirCreate, r.dirsOf, "dir"}, {opFileCreate, r.filesOf, "file"}} {
+			if !slices.Contains(pr.ops, c.k) {
+				continue
+			}
+			of := c.of
+			if !pr.shared {
+				of = of[r.first : r.first+len(r.workers)]
+			}
+			res.Meta["stonewall_"+c.name+"_items_per_rank_min"] = strconv.FormatInt(slices.Min(of), 10)
+			res.Meta["stonewall_"+c.name+"_items_per_rank_max"] = strconv.FormatInt(slices.Max(of), 10)
+		}
+	}
 	for j, k := range pr.ops {
 		its := r.its[j]
-		if len(its) == 0 {
+		if len(its) == 0 || (r.stuck != "" && j == r.op) {
+			// Workers left in a call were recording this operation: its
+			// earlier iterations cannot be told from the stuck one.
 			continue
 		}
 		lists := make([][]record.OpStats, len(r.workers))
@@ -183,21 +320,41 @@ func (r *run) result() *engine.HostResult {
 		}
 		o.Iterations = its
 		o.StartNs, o.EndNs = its[0].StartNs, its[len(its)-1].EndNs
+		if r.tracksCross && touchesOthers(k) {
+			n := r.cross[j]
+			o.CrossHost = &n
+		}
 		res.Ops = append(res.Ops, o)
+	}
+	if len(r.latSecs) > 0 {
+		if b, err := record.EncodeLatSeconds(r.latSecs); err == nil {
+			res.LatencySeconds = b
+		}
 	}
 	raw := 0
 	for _, w := range r.workers {
-		if w.raw {
+		if w.state.Load() != abandoned && w.raw {
 			raw++
 		}
 	}
 	res.Meta["raw_syscall_workers"] = strconv.Itoa(raw)
+	if slices.Contains(pr.ops, opFind) {
+		var found uint64
+		for _, w := range r.workers {
+			found += w.found
+		}
+		res.Meta["find_found"] = strconv.FormatUint(found, 10)
+		res.Meta["find_name"] = pr.p.FindName
+		res.Meta["find_size"] = strconv.FormatInt(pr.p.findSize(), 10)
+	}
 	if pr.env.Barrier != nil {
 		// How late this host began a stage after the hosts' common start
 		// (its time counts from the common start all the same).
 		late := int64(0)
 		for _, w := range r.workers {
-			late = max(late, w.late)
+			if w.state.Load() != abandoned {
+				late = max(late, w.late)
+			}
 		}
 		res.Meta["barrier_late_max_ns"] = strconv.FormatInt(late, 10)
 	}

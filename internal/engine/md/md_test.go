@@ -49,16 +49,16 @@ func listTree(t *testing.T, dir string) []string {
 	return out
 }
 
-// TestEveryOperation runs all ten operations over two iterations of a small
-// tree and checks what a user reads in the summary: every operation, in
-// mdtest's order, each iteration's item count, bytes moved, no errors, and
-// nothing left behind.
+// TestEveryOperation runs all eleven operations over two iterations of a
+// small tree and checks what a user reads in the summary: every operation,
+// in mdtest's order, each iteration's item count, bytes moved, what find
+// matched, no errors, and nothing left behind.
 func TestEveryOperation(t *testing.T) {
 	dir := t.TempDir()
 	res, err := runPhase(t, map[string]any{
 		"dir": dir, "items": 30, "iterations": 2, "depth": 2, "branch": 2,
 		"workers": 2, "unique_dir": true, "rename": true, "random": true, "sync": true,
-		"write_bytes": "1k", "read_bytes": 600,
+		"write_bytes": "1k", "read_bytes": 600, "find": true, "find_name": "f.1*",
 	}, engine.Env{})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,9 @@ func TestEveryOperation(t *testing.T) {
 		t.Fatalf("operations %v, want %v", got, want)
 	}
 	// Two trees of 1+2+4 directories; 30 items per worker over 7 nodes.
-	items := map[string]uint64{"tree-create": 14, "tree-remove": 14}
+	// find checks every entry of every tree directory: per tree 30
+	// directories, 30 files and 6 tree directories.
+	items := map[string]uint64{"tree-create": 14, "tree-remove": 14, "find": 132}
 	for _, o := range res.Ops {
 		wantItems := items[o.Op]
 		if wantItems == 0 {
@@ -100,6 +102,10 @@ func TestEveryOperation(t *testing.T) {
 	}
 	if b := op(t, res, "file-read").Bytes; b != 120*600 {
 		t.Errorf("file-read read %d bytes, want %d", b, 120*600)
+	}
+	// f.1 and f.10 to f.19 of each worker, in each iteration, all of 1 KiB.
+	if got := res.Meta["find_found"]; got != "44" {
+		t.Errorf("find matched %s files, want 44", got)
 	}
 	// The iterations' windows follow each other in mdtest's order.
 	for i := 1; i < len(res.Ops); i++ {
@@ -326,6 +332,20 @@ func TestBadInput(t *testing.T) {
 		{"bad size", map[string]any{"dir": dir, "write_bytes": "lots"}, "write_bytes"},
 		{"bad stonewall", map[string]any{"dir": dir, "stonewall": "soon"}, "stonewall"},
 		{"negative write", map[string]any{"dir": dir, "write_bytes": -1}, "write-bytes"},
+		{"negative stride", map[string]any{"dir": dir, "stride": -1}, "stride (-N) must be 0 to"},
+		{"huge stride", map[string]any{"dir": dir, "stride": 1 << 30}, "stride (-N) must be 0 to"},
+		{"only nothing", map[string]any{"dir": dir, "only": []string{}}, "only: give at least one"},
+		{"only unknown", map[string]any{"dir": dir, "only": []string{"creat"}}, `"creat" is not an operation`},
+		{"only stat without a tree", map[string]any{"dir": dir, "only": []string{"stat"}}, "name it with tree: NAME"},
+		{"tree with a slash", map[string]any{"dir": dir, "tree": "a/b"}, `tree "a/b": give a name`},
+		{"tree dot-dot", map[string]any{"dir": dir, "tree": ".."}, `tree "..": give a name`},
+		{"tree empty-ish", map[string]any{"dir": dir, "tree": "x y"}, `tree "x y": give a name`},
+		{"tree with iterations", map[string]any{"dir": dir, "tree": "t", "iterations": 2}, "run one iteration each"},
+		{"find name with a slash", map[string]any{"dir": dir, "find": true, "find_name": "a/*"}, "find_name"},
+		{"find name empty", map[string]any{"dir": dir, "find": true, "find_name": ""}, "find_name"},
+		{"find size negative", map[string]any{"dir": dir, "find": true, "find_size": -1}, "find_size"},
+		{"find size malformed", map[string]any{"dir": dir, "find": true, "find_size": "big"}, "find_size"},
+		{"rename with dirs only", map[string]any{"dir": dir, "dirs_only": true, "only": []string{"create", "rename", "remove"}}, "dirs-only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := runPhase(t, tc.params, engine.Env{})

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -31,6 +33,9 @@ const (
 	MaxTreeDirs = 100_000
 	// MaxIOBytes bounds write_bytes and read_bytes per file.
 	MaxIOBytes = 1 << 30
+	// MaxStride bounds the stride (-N): it is taken modulo the workers of
+	// all hosts, so a larger one is a typing mistake.
+	MaxStride = 1 << 20
 )
 
 // Params are the md engine's settings, modelled on mdtest's flags. Suites and
@@ -53,7 +58,38 @@ type Params struct {
 	DirsOnly  bool `json:"dirs_only"`
 	// UniqueDir (-u) gives each worker its own tree; otherwise all workers
 	// share one tree and their items sit side by side in its directories.
+	// On several hosts the one tree is all hosts' (mdtest's default), in
+	// <dir>/storbench/<run id>/shared/, and so are the trees of -u with a
+	// stride: the hosts must share the directory.
 	UniqueDir bool `json:"unique_dir"`
+	// Stride (-N) makes every operation after the creates (stat, read,
+	// rename, remove) work on the items that the worker Stride ranks
+	// further on created: worker r (a global rank, host order x workers
+	// per host) takes those of (r + Stride) mod the workers of all hosts.
+	// With Stride the workers per host on several hosts, every worker reads
+	// back what another host wrote, and no client answers from its cache.
+	// 0: every worker works on its own items.
+	Stride int `json:"stride,omitempty"`
+	// Only runs a part of the sequence, as mdtest's -C, -T, -E and -r do:
+	// any of "create" (tree, directories, files), "stat", "read", "rename",
+	// "find" and "remove" (files, directories, tree), in mdtest's order.
+	// Empty: the whole sequence.
+	Only []string `json:"only,omitempty"`
+	// Tree names a tree that phases of one run share, in
+	// <dir>/storbench/<run id>/shared/md-<tree>: one phase creates it (only:
+	// [create]), later ones stat, read or remove it, with other phases in
+	// between, as IO500 interleaves its phases. It is removed by the phase
+	// that runs "remove", or at the end of the run.
+	Tree string `json:"tree,omitempty"`
+	// Find adds the find operation after the file creates: the workers
+	// walk every directory of the trees and match each entry's name against
+	// FindName and, for files whose name matches, the size against
+	// FindSize, as IO500's find phase does (-name "*01*" -size 3901c).
+	Find bool `json:"find"`
+	// FindName is find's name pattern ("*" and "?"); FindSize the file
+	// size it matches, in bytes (default: write_bytes).
+	FindName string `json:"find_name,omitempty"`
+	FindSize *Size  `json:"find_size,omitempty"`
 	// Workers is the number of workers on each host (-t); 0 means one per
 	// CPU.
 	Workers int `json:"workers,omitempty"`
@@ -79,7 +115,7 @@ type Params struct {
 
 // DefaultParams are the settings a phase gets for keys it leaves out.
 func DefaultParams() Params {
-	return Params{Items: 1000, Iterations: 1, Branch: 1}
+	return Params{Items: 1000, Iterations: 1, Branch: 1, FindName: "*01*"}
 }
 
 // Size and Duration read from JSON as numbers or as strings a person
@@ -136,7 +172,7 @@ func fieldError(raw json.RawMessage, err error) error {
 	if json.Unmarshal(raw, &m) != nil {
 		return err
 	}
-	for _, k := range []string{"write_bytes", "read_bytes"} {
+	for _, k := range []string{"write_bytes", "read_bytes", "find_size"} {
 		var s Size
 		if v, ok := m[k]; ok && s.UnmarshalJSON(v) != nil {
 			return fmt.Errorf("%s: %v", k, s.UnmarshalJSON(v))
@@ -207,8 +243,16 @@ func (p Params) check() error {
 		return fmt.Errorf("write-bytes must be 0 to %d, got %d", int64(MaxIOBytes), p.WriteBytes)
 	case p.ReadBytes < 0 || p.ReadBytes > MaxIOBytes:
 		return fmt.Errorf("read-bytes must be 0 to %d, got %d", int64(MaxIOBytes), p.ReadBytes)
-	case p.DirsOnly && (p.WriteBytes > 0 || p.ReadBytes > 0 || p.Rename):
+	case p.DirsOnly && (p.WriteBytes > 0 || p.ReadBytes > 0 || p.Rename || slices.Contains(p.Only, "rename")):
 		return errors.New("write-bytes, read-bytes and rename act on files; they make no sense with dirs-only (-D)")
+	case p.Stride < 0 || p.Stride > MaxStride:
+		return fmt.Errorf("stride (-N) must be 0 to %d, got %d", MaxStride, p.Stride)
+	}
+	if err := p.checkOnly(); err != nil {
+		return err
+	}
+	if err := p.checkFind(); err != nil {
+		return err
 	}
 	nodes := treeNodes(p.Depth, p.Branch, MaxTreeDirs)
 	total := nodes * int64(p.trees())
@@ -223,6 +267,102 @@ func (p Params) check() error {
 		}
 	}
 	return nil
+}
+
+// group is a name Only takes and the operations it stands for.
+type group struct {
+	name string
+	ops  []opKind
+}
+
+// groups are the names Only takes, in mdtest's order.
+var groups = []group{
+	{"create", []opKind{opTreeCreate, opDirCreate, opFileCreate}},
+	{"stat", []opKind{opDirStat, opFileStat}},
+	{"find", []opKind{opFind}},
+	{"read", []opKind{opFileRead}},
+	{"rename", []opKind{opFileRename}},
+	{"remove", []opKind{opFileRemove, opDirRemove, opTreeRemove}},
+}
+
+// groupOf returns the group (Only's name) of operation k.
+func groupOf(k opKind) string {
+	for _, g := range groups {
+		if slices.Contains(g.ops, k) {
+			return g.name
+		}
+	}
+	return ""
+}
+
+// only says whether the phase runs the group name: every group when Only
+// is empty.
+func (p Params) only(name string) bool {
+	return len(p.Only) == 0 || slices.Contains(p.Only, name)
+}
+
+// checkOnly refuses a part of the sequence that cannot run.
+func (p Params) checkOnly() error {
+	if p.Only != nil && len(p.Only) == 0 {
+		return errors.New("only: give at least one of create, stat, find, read, rename, remove (or leave it out for all)")
+	}
+	for _, o := range p.Only {
+		if !slices.ContainsFunc(groups, func(g group) bool { return g.name == o }) {
+			return fmt.Errorf("only: %q is not an operation; give any of create, stat, find, read, rename, remove", o)
+		}
+	}
+	if p.Tree != "" {
+		if err := checkTreeName(p.Tree); err != nil {
+			return err
+		}
+		if p.Iterations != 1 {
+			return fmt.Errorf("tree %s: phases that share a tree run one iteration each (iterations: 1), got %d", p.Tree, p.Iterations)
+		}
+	}
+	if !p.only("create") && p.Tree == "" {
+		return fmt.Errorf("only %v works on a tree an earlier phase created: name it with tree: NAME in both phases", p.Only)
+	}
+	return nil
+}
+
+// checkTreeName refuses a tree name that is not one plain path element.
+func checkTreeName(s string) error {
+	if len(s) > 64 || s == "." || s == ".." {
+		return fmt.Errorf("tree %q: give a name of 1 to 64 letters, digits, '.', '-' or '_'", s)
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return fmt.Errorf("tree %q: give a name of 1 to 64 letters, digits, '.', '-' or '_'", s)
+		}
+	}
+	return nil
+}
+
+// checkFind refuses a find pattern or size that cannot match.
+func (p Params) checkFind() error {
+	if !p.finds() {
+		return nil
+	}
+	switch {
+	case p.FindName == "" || len(p.FindName) > 255 || strings.ContainsAny(p.FindName, "/\x00"):
+		return fmt.Errorf("find_name %q: give a file name pattern (\"*\" and \"?\" match) of 1 to 255 bytes without '/'", p.FindName)
+	case p.FindSize != nil && *p.FindSize < 0:
+		return fmt.Errorf("find_size must not be negative, got %d", *p.FindSize)
+	}
+	return nil
+}
+
+// finds says whether the phase runs the find operation.
+func (p Params) finds() bool {
+	return p.Find || slices.Contains(p.Only, "find")
+}
+
+// findSize is the file size find matches: FindSize, or write_bytes.
+func (p Params) findSize() int64 {
+	if p.FindSize != nil {
+		return int64(*p.FindSize)
+	}
+	return int64(p.WriteBytes)
 }
 
 func atLeast(n, limit int64) string {

@@ -2,8 +2,14 @@ package md
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +52,20 @@ type run struct {
 	stop    atomic.Bool  // set when ctx ends; workers check it between operations
 	stage   atomic.Int32 // the opKind running now, for live snapshots
 	aborted bool         // set by a barrier action once stop is seen
+	// gone is set when Run gave up on workers stuck in the file system
+	// (abandon): barrier actions that return from a call then touch
+	// nothing.
+	gone atomic.Bool
+	// stuck describes the workers given up on; "" when none were.
+	stuck string
+
+	// Ranks, set before the first stage: this host's workers are the
+	// global ranks first to first+len(workers)-1 of total (host order x
+	// workers per host, as mpiexec places ranks by slot), and hostFirst[h]
+	// is the first rank of host h (engine.Env.Rank), hostFirst[hosts] the
+	// total. hostRank is this host's h.
+	first, total, hostRank int
+	hostFirst              []int
 
 	// Fields below are written only by barrier actions, which run one at a
 	// time while every worker waits, and read by workers after the barrier.
@@ -58,6 +78,21 @@ type run struct {
 	its      [][]record.Iteration // per op index, per iteration
 	errs     []string
 	series   []record.Second
+	latSecs  []record.LatSecond
+
+	// The items of every global rank that exist: directories, files, and
+	// how many of those files are renamed (the first ones). A worker with a
+	// stride works on another rank's items, so after the creates and the
+	// renames every host sends the counts it changed (updated) at the next
+	// barrier between hosts, and learns the others'.
+	dirsOf, filesOf, renamedOf []int64
+	updated                    []int
+	// cross counts, per op index, the items this host's workers worked
+	// on that another host created; kept when tracksCross.
+	cross       []uint64
+	tracksCross bool
+	// found counts the entries find matched.
+	found uint64
 }
 
 // barrier makes n workers wait for each other; the last to arrive runs an
@@ -76,12 +111,20 @@ type barrier struct {
 	gen     atomic.Uint64 // incremented at each release
 	release chan struct{}
 	spin    bool
+	// quit, closed by abort, releases every wait for good; it does not
+	// need mu, which a worker stuck in an action may hold.
+	quit     chan struct{}
+	quitting atomic.Bool
 }
 
 // spinFor bounds how long (ns) a worker polls a barrier before blocking.
 const spinFor = 10_000_000
 
-func (b *barrier) wait(action func()) {
+// wait returns false when the barrier was aborted: the caller leaves.
+func (b *barrier) wait(action func()) bool {
+	if b.quitting.Load() {
+		return false
+	}
 	b.mu.Lock()
 	g := b.gen.Load()
 	b.arrived++
@@ -93,36 +136,55 @@ func (b *barrier) wait(action func()) {
 		b.gen.Add(1)
 		b.mu.Unlock()
 		close(ch)
-		return
+		return !b.quitting.Load()
 	}
 	ch := b.release
 	b.mu.Unlock()
 	if b.spin {
 		for deadline := mono() + spinFor; mono() < deadline; {
 			if b.gen.Load() != g {
-				return
+				return !b.quitting.Load()
+			}
+			if b.quitting.Load() {
+				return false
 			}
 			schedYield()
 		}
 	}
-	<-ch
+	select {
+	case <-ch:
+		return !b.quitting.Load()
+	case <-b.quit:
+		return false
+	}
+}
+
+// abort releases every worker waiting at the barrier, and every later
+// arrival, for good.
+func (b *barrier) abort() {
+	if b.quitting.CompareAndSwap(false, true) {
+		close(b.quit)
+	}
 }
 
 func newRun(pr *prepared) (*run, error) {
-	r := &run{pr: pr, iterFd: -1, its: make([][]record.Iteration, len(pr.ops))}
-	r.bar = barrier{n: pr.workers, release: make(chan struct{})}
+	r := &run{pr: pr, iterFd: -1, its: make([][]record.Iteration, len(pr.ops)), cross: make([]uint64, len(pr.ops))}
+	r.bar = barrier{n: pr.workers, release: make(chan struct{}), quit: make(chan struct{})}
+	r.tracksCross = pr.p.Stride > 0 || pr.shared && pr.env.Barrier != nil
 	names := make([]string, len(pr.ops))
 	for j, k := range pr.ops {
 		names[j] = k.String()
 	}
 	// Raw system calls keep a P each; only use them when every worker can
-	// have one.
-	raw := pr.workers <= runtime.GOMAXPROCS(0)
-	r.bar.spin = raw
+	// have one, and where no call can block (sys_linux.go).
+	spin := pr.workers <= runtime.GOMAXPROCS(0)
+	raw := spin && pr.inMemory
+	r.bar.spin = spin
 	seed := pr.p.Seed
 	if seed == 0 {
 		seed = time.Now().UnixNano()
 	}
+	finds := slices.Contains(pr.ops, opFind)
 	for i := 0; i < pr.workers; i++ {
 		w := &worker{r: r, id: i, rec: record.NewRecorder(names, false), raw: raw, seed: uint64(seed) + uint64(i)*0x9e3779b97f4a7c15}
 		w.recIdx = [numOps]int{}
@@ -132,24 +194,15 @@ func newRun(pr *prepared) (*run, error) {
 		for j, k := range pr.ops {
 			w.recIdx[k] = j
 		}
-		tag := ""
-		if !pr.p.UniqueDir {
-			tag = strconv.Itoa(i) + "."
-		}
-		w.dirPfx = []byte("d." + tag)
-		w.filePfx = []byte("f." + tag)
-		w.renPfx = []byte("r." + tag)
-		if pr.p.UniqueDir {
-			w.tree = i
-			w.root = "w" + strconv.Itoa(i)
-		} else {
-			w.root = "shared"
-		}
 		if n := int64(max(pr.p.WriteBytes, pr.p.ReadBytes)); n > 0 {
 			w.buf = make([]byte, min(n, 1<<20))
 			for j := range w.buf {
 				w.buf[j] = byte(j)
 			}
+		}
+		if finds {
+			w.dents = make([]byte, 32<<10)
+			w.path = make([]byte, 0, 16*(MaxDepth+2))
 		}
 		r.workers = append(r.workers, w)
 	}
@@ -169,20 +222,27 @@ func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc
 	}
 
 	gate := make(chan struct{})
-	var wg sync.WaitGroup
 	for _, w := range r.workers {
-		wg.Add(1)
+		w.exited = make(chan struct{})
 		go func() {
-			defer wg.Done()
+			defer close(w.exited)
 			w.main(gate)
 		}()
 	}
 	if err := engine.WaitUntil(ctx, startAt); err != nil {
 		r.stop.Store(true)
 	}
+	if err := r.setRanks(); err != nil {
+		if ctx.Err() == nil {
+			r.errs = append(r.errs, err.Error())
+		}
+		r.stop.Store(true)
+		r.aborted = true
+	}
 	startM := mono()
 	sampler := record.NewSampler(names, recs, wallNs(startM))
 	done := make(chan struct{})
+	stopped := make(chan struct{}) // closed when the sampler sees ctx end
 	var bg sync.WaitGroup
 	bg.Add(1)
 	go func() {
@@ -194,6 +254,7 @@ func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc
 			select {
 			case <-cancelled:
 				r.stop.Store(true)
+				close(stopped)
 				cancelled = nil // seen; keep sampling until the workers stop
 			case <-done:
 				return
@@ -208,15 +269,318 @@ func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc
 		}
 	}()
 	close(gate)
-	wg.Wait()
+	r.waitWorkers(stopped)
 	close(done)
 	bg.Wait()
 	sampler.Sample(wallNs(mono()))
 	r.series = sampler.Series
+	r.latSecs = sampler.LatSeconds()
+	r.finish()
 }
 
-// close releases the directories the run holds open.
+// setRanks learns every host's workers at a first barrier between hosts
+// and gives each worker its global rank, and the rank whose items it works
+// on after the creates: (rank + stride) mod all workers. A phase on a tree
+// an earlier phase made reads that tree's counts now, before any load.
+func (r *run) setRanks() error {
+	pr := r.pr
+	n := len(r.workers)
+	r.hostFirst = []int{0, n}
+	if b := pr.env.Barrier; b != nil {
+		rel, err := b.Wait(r.ctx, "ranks", binary.AppendUvarint(nil, uint64(n)))
+		if err != nil {
+			return fmt.Errorf("ranks: %v", err)
+		}
+		r.hostFirst = make([]int, len(rel.Hosts)+1)
+		for h, a := range rel.Hosts {
+			w := uint64(0)
+			if !a.Left {
+				var k int
+				if w, k = binary.Uvarint(a.Data); k <= 0 {
+					return fmt.Errorf("ranks: host %s sent no worker count", a.Host)
+				}
+			}
+			r.hostFirst[h+1] = r.hostFirst[h] + int(w)
+		}
+		r.hostRank = pr.env.Rank
+		if r.hostRank >= len(rel.Hosts) || r.hostFirst[r.hostRank+1]-r.hostFirst[r.hostRank] != n {
+			return fmt.Errorf("ranks: host %d of %d does not see its own %d workers", r.hostRank, len(rel.Hosts), n)
+		}
+	}
+	r.first, r.total = r.hostFirst[r.hostRank], r.hostFirst[len(r.hostFirst)-1]
+	r.dirsOf, r.filesOf, r.renamedOf = make([]int64, r.total), make([]int64, r.total), make([]int64, r.total)
+	if pr.p.Tree != "" && !pr.makesTree {
+		if err := r.loadState(); err != nil {
+			return err
+		}
+	}
+	p := pr.p
+	for i, w := range r.workers {
+		w.g = r.first + i
+		tgt := w.g
+		if p.Stride > 0 {
+			tgt = (w.g + p.Stride) % r.total
+		}
+		w.own, w.tgt = r.itemsOf(w.g, i), r.itemsOf(tgt, i)
+		if p.UniqueDir && tgt != w.g {
+			w.tgt.slot = n + i
+		}
+		w.ownsTree = p.UniqueDir || w.g == 0
+		w.findRank, w.findSpace = i, n
+		if pr.shared {
+			w.findRank, w.findSpace = w.g, r.total
+		}
+	}
+	return nil
+}
+
+// itemsOf names the items of global rank g, for this host's worker i: in a
+// tree per worker (-u) they are "d.<n>", "f.<n>" in tree "w<g>", in the
+// one shared tree "d.<g>.<n>", "f.<g>.<n>".
+func (r *run) itemsOf(g, i int) items {
+	if r.pr.p.UniqueDir {
+		return items{rank: g, slot: i, root: "w" + strconv.Itoa(g), dirPfx: []byte("d."), filePfx: []byte("f."), renPfx: []byte("r.")}
+	}
+	tag := strconv.Itoa(g) + "."
+	return items{rank: g, root: "shared", dirPfx: []byte("d." + tag), filePfx: []byte("f." + tag), renPfx: []byte("r." + tag)}
+}
+
+// hostOf returns the host (its engine.Env.Rank) of global rank g.
+func (r *run) hostOf(g int) int {
+	return sort.Search(len(r.hostFirst)-1, func(h int) bool { return r.hostFirst[h+1] > g })
+}
+
+// treeState is stateFile: a kept tree's shape, and how many items of each
+// rank it holds.
+type treeState struct {
+	Layout  string  `json:"layout"`
+	Ranks   int     `json:"ranks"`
+	Dirs    []int64 `json:"dirs"`
+	Files   []int64 `json:"files"`
+	Renamed []int64 `json:"renamed"`
+}
+
+// layout is what phases sharing a tree must agree on.
+func (p Params) layout() string {
+	return fmt.Sprintf("items %d, depth %d, branch %d, files_only %t, dirs_only %t, unique_dir %t, write_bytes %d",
+		p.Items, p.Depth, p.Branch, p.FilesOnly, p.DirsOnly, p.UniqueDir, int64(p.WriteBytes))
+}
+
+// loadState reads the counts of a tree an earlier phase made, refusing a
+// tree of another shape or rank count.
+func (r *run) loadState() error {
+	p := r.pr.p
+	st, err := readState(r.pr.ws.Path)
+	if err != nil {
+		return fmt.Errorf("tree %s: %v", p.Tree, err)
+	}
+	switch {
+	case st.Layout != p.layout():
+		return fmt.Errorf("tree %s was made with %s; this phase says %s: give the phases that share a tree the same shape", p.Tree, st.Layout, p.layout())
+	case st.Ranks != r.total || len(st.Dirs) != r.total || len(st.Files) != r.total || len(st.Renamed) != r.total:
+		return fmt.Errorf("tree %s was made by %d workers of all hosts; this phase has %d: give the phases that share a tree the same hosts and workers", p.Tree, st.Ranks, r.total)
+	}
+	copy(r.dirsOf, st.Dirs)
+	copy(r.filesOf, st.Files)
+	copy(r.renamedOf, st.Renamed)
+	return nil
+}
+
+// readState reads the counts kept beside a tree in dir.
+func readState(dir string) (treeState, error) {
+	var st treeState
+	b, err := os.ReadFile(filepath.Join(dir, stateFile))
+	if err != nil {
+		return st, err
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return st, fmt.Errorf("%s: %v", stateFile, err)
+	}
+	return st, nil
+}
+
+// finish ends a phase that keeps its tree for a later one: the hosts meet
+// once more, to learn the last counts and whether any failed, and the
+// first host writes the counts beside the tree.
+func (r *run) finish() {
+	pr := r.pr
+	failed := r.aborted || len(r.errs) > 0
+	if !pr.keepsTree || r.aborted {
+		pr.failed = failed
+		return
+	}
+	if b := pr.env.Barrier; b != nil {
+		rel, err := b.Wait(r.ctx, "end", r.payload(failed))
+		if err != nil {
+			if r.ctx.Err() == nil {
+				r.errs = append(r.errs, fmt.Sprintf("end: %v", err))
+			}
+			pr.failed = true
+			return
+		}
+		failed = r.merge(rel) || failed
+	}
+	pr.failed = failed
+	if failed || r.hostRank != 0 {
+		return
+	}
+	st := treeState{Layout: pr.p.layout(), Ranks: r.total, Dirs: r.dirsOf, Files: r.filesOf, Renamed: r.renamedOf}
+	b, _ := json.Marshal(st)
+	tmp := filepath.Join(pr.ws.Path, "."+stateFile)
+	if err := os.WriteFile(tmp, b, 0o644); err == nil {
+		err = os.Rename(tmp, filepath.Join(pr.ws.Path, stateFile))
+		if err == nil {
+			return
+		}
+	}
+	r.errs = append(r.errs, fmt.Sprintf("tree %s: cannot write %s; later phases cannot use the tree", pr.p.Tree, stateFile))
+	pr.failed = true
+}
+
+// payload is what this host brings to a barrier between hosts: whether it
+// failed, and the counts of the ranks it changed since the last barrier
+// (rank, directories, files, renamed files).
+func (r *run) payload(failed bool) []byte {
+	if !r.pr.shared {
+		return nil
+	}
+	flag := uint64(0)
+	if failed {
+		flag = 1
+	}
+	b := binary.AppendUvarint(nil, flag)
+	for _, g := range r.updated {
+		b = binary.AppendUvarint(b, uint64(g))
+		b = binary.AppendUvarint(b, uint64(r.dirsOf[g]))
+		b = binary.AppendUvarint(b, uint64(r.filesOf[g]))
+		b = binary.AppendUvarint(b, uint64(r.renamedOf[g]))
+	}
+	r.updated = r.updated[:0]
+	return b
+}
+
+// merge takes the other hosts' counts from a barrier's release and says
+// whether any host failed or left.
+func (r *run) merge(rel engine.Release) (failed bool) {
+	for h, a := range rel.Hosts {
+		if a.Left {
+			failed = true
+			continue
+		}
+		if h == r.hostRank || len(a.Data) == 0 {
+			continue
+		}
+		d := a.Data
+		next := func() (int64, bool) {
+			v, k := binary.Uvarint(d)
+			if k <= 0 {
+				return 0, false
+			}
+			d = d[k:]
+			return int64(v), true
+		}
+		flag, _ := next()
+		failed = failed || flag&1 != 0
+		for len(d) > 0 {
+			g, ok1 := next()
+			dirs, ok2 := next()
+			files, ok3 := next()
+			ren, ok4 := next()
+			if !ok1 || !ok2 || !ok3 || !ok4 || g < 0 || g >= int64(r.total) {
+				break
+			}
+			r.dirsOf[g], r.filesOf[g], r.renamedOf[g] = dirs, files, ren
+		}
+	}
+	return failed
+}
+
+// stopWait is how long workers have, once the run is stopped, to leave
+// the system call they are in. A call on a file system that stopped
+// answering (a hung NFS server, a stalled disk) does not return, and the
+// scheduler cannot take it back; Run gives up on it after stopWait.
+var stopWait = 10 * time.Second
+
+// waitWorkers waits for every worker to end, or, once stopped is closed,
+// for stopWait more: then the workers still running are in a system call
+// that does not return, and are left there (abandon).
+func (r *run) waitWorkers(stopped <-chan struct{}) {
+	all := make(chan struct{})
+	go func() {
+		for _, w := range r.workers {
+			<-w.exited
+		}
+		close(all)
+	}()
+	select {
+	case <-all:
+		return
+	case <-stopped:
+	}
+	t := time.NewTimer(stopWait)
+	defer t.Stop()
+	select {
+	case <-all:
+	case <-t.C:
+		r.abandon()
+	}
+}
+
+// abandon gives up on the workers stuck in a system call: each one not
+// yet on its way out is marked abandoned, so that when (if) its call
+// returns it leaves without touching anything Run reads, and the others,
+// waiting for it at the barrier, are released. It returns once every
+// worker it did not mark has ended.
+//
+// Workers check the stop between calls, and stopWait passed since it was
+// set: a worker not marked here claimed its way out (worker.claim) and
+// runs storbench's code, not the kernel's; it ends at once.
+func (r *run) abandon() {
+	r.gone.Store(true)
+	r.bar.abort()
+	stuck, given := 0, 0
+	for _, w := range r.workers {
+		select {
+		case <-w.exited:
+			continue
+		default:
+		}
+		// Workers waiting at the barrier for a stuck one are given up on
+		// too (they leave at once, released by abort), but are not stuck.
+		waiting := w.waiting.Load()
+		if w.state.CompareAndSwap(running, abandoned) {
+			given++
+			if !waiting {
+				stuck++
+			}
+		}
+	}
+	for _, w := range r.workers {
+		if w.state.Load() != abandoned {
+			<-w.exited
+		}
+	}
+	if given == 0 {
+		// Every worker ended after all: nothing is left in a call.
+		r.gone.Store(false)
+		return
+	}
+	// What an abandoned worker wrote before the barrier it last passed,
+	// and the barrier actions' fields, are read from here on: the barrier's
+	// generation orders them before this read. Nothing it wrote after is
+	// read (result skips the operation in progress).
+	r.bar.gen.Load()
+	r.stuck = fmt.Sprintf("%d of %d workers did not return from a file system call within %v of the stop (in %s on %s): the file system does not answer; they are left waiting in the kernel",
+		max(stuck, 1), len(r.workers), stopWait, opKind(r.stage.Load()), r.pr.ws.Path)
+}
+
+// close releases the directories the run holds open, unless workers were
+// abandoned in a call that may still return: they hold these descriptors'
+// numbers, and a number closed here could name another file by then.
 func (r *run) close() {
+	if r.gone.Load() {
+		return
+	}
 	r.closeTrees()
 	if r.iterFd >= 0 {
 		closeFd(false, r.iterFd)
@@ -246,11 +610,21 @@ func (r *run) begin(iter, op int) {
 	k := r.pr.ops[op]
 	r.stage.Store(int32(k))
 	var err error
-	switch k {
-	case opTreeCreate:
-		err = r.openIteration(iter)
-	case opTreeRemove:
+	switch {
+	case k == opTreeCreate:
+		err = r.openIteration(iter, true)
+	case iter == 0 && op == 0:
+		// The tree an earlier phase made: every host finished with it
+		// before this phase began.
+		if err = r.openIteration(iter, false); err == nil {
+			r.openTrees()
+		}
+	}
+	if k == opTreeRemove {
 		r.closeTrees()
+	}
+	if r.gone.Load() {
+		return // Run gave up on this call's return: touch nothing
 	}
 	if err != nil {
 		r.errs = append(r.errs, err.Error())
@@ -258,11 +632,11 @@ func (r *run) begin(iter, op int) {
 		return
 	}
 	for _, w := range r.workers {
-		w.items, w.endM, w.err, w.slow = 0, 0, "", 0
+		w.items, w.done, w.endM, w.err, w.slow = 0, 0, 0, "", 0
 	}
 	r.startM = mono()
 	if b := r.pr.env.Barrier; b != nil {
-		rel, err := b.Wait(r.ctx, strconv.Itoa(iter)+"/"+k.String(), nil)
+		rel, err := b.Wait(r.ctx, strconv.Itoa(iter)+"/"+k.String(), r.payload(len(r.errs) > 0))
 		if err != nil {
 			if r.ctx.Err() == nil {
 				r.errs = append(r.errs, fmt.Sprintf("%s: %v", k, err))
@@ -270,6 +644,7 @@ func (r *run) begin(iter, op int) {
 			r.aborted = true
 			return
 		}
+		r.merge(rel)
 		// Workers wait for the common start themselves (waitStart), so
 		// that waking them is not in the stage's time. A host that gets
 		// the release late starts late, and its time still counts from
@@ -278,6 +653,9 @@ func (r *run) begin(iter, op int) {
 	}
 	r.deadline = 0
 	if (k == opDirCreate || k == opFileCreate) && r.pr.p.Stonewall > 0 {
+		// From the common start on every host, so that all hosts stop
+		// creating at one instant (to the accuracy of their measured
+		// clock offsets) and later operations work on what exists.
 		r.deadline = r.startM + int64(r.pr.p.Stonewall)
 	}
 }
@@ -324,22 +702,83 @@ func (r *run) end() {
 	if failed > 0 {
 		r.addErr(k, fmt.Sprintf("%s: %s; %d of %d workers stopped early, %d items done", k, kind, failed, len(r.workers), items))
 	}
-	if r.pr.p.Sync {
-		if e := syncFS(r.iterFd); e != 0 {
+	stopped := r.stop.Load()
+	if r.pr.p.Sync && !stopped {
+		e := syncFS(r.iterFd)
+		if r.gone.Load() {
+			return
+		}
+		if e != 0 {
 			r.addErr(k, fmt.Sprintf("%s: syncfs: %s", k, errnoName(e)))
 		}
 		endM = mono()
 	}
 	r.its[r.op] = append(r.its[r.op], record.Iteration{Items: items, StartNs: wallNs(r.startM), EndNs: wallNs(endM)})
+	if stopped {
+		// No stage follows: what would open or remove directories is left
+		// to Cleanup, so that a worker that claimed its way out of a
+		// stopped run (worker.claim) makes no more file system calls.
+		r.aborted = true
+		return
+	}
+	r.count(k)
 	switch k {
 	case opTreeCreate:
+		if b := r.pr.env.Barrier; b != nil && r.pr.shared {
+			// The trees of other hosts' workers (the one shared tree,
+			// or the trees a stride leads to) exist once every host
+			// has finished making its own.
+			if _, err := b.Wait(r.ctx, strconv.Itoa(r.iter)+"/trees", nil); err != nil {
+				if r.ctx.Err() == nil {
+					r.errs = append(r.errs, fmt.Sprintf("%s: %v", k, err))
+				}
+				r.aborted = true
+				return
+			}
+		}
 		r.openTrees()
 	case opTreeRemove:
 		r.closeIteration()
 	}
+	if r.gone.Load() {
+		return
+	}
 	if r.stop.Load() {
 		r.aborted = true
 	}
+}
+
+// count takes note of what a stage changed: the items each rank holds
+// after the creates and renames, for the workers (here and on other hosts)
+// that work on them next, and the items worked on that another host
+// created.
+func (r *run) count(k opKind) {
+	for _, w := range r.workers {
+		switch k {
+		case opDirCreate:
+			r.dirsOf[w.g] = w.done
+			r.updated = append(r.updated, w.g)
+		case opFileCreate:
+			r.filesOf[w.g], r.renamedOf[w.g] = w.done, 0
+			r.updated = append(r.updated, w.g)
+		case opFileRename:
+			r.renamedOf[w.tgt.rank] = w.done
+			r.updated = append(r.updated, w.tgt.rank)
+		}
+		if r.tracksCross && touchesOthers(k) && r.hostOf(w.tgt.rank) != r.hostRank {
+			r.cross[r.op] += uint64(w.items)
+		}
+	}
+}
+
+// touchesOthers says whether operation k works on another rank's items
+// with a stride: every operation on items after their creation.
+func touchesOthers(k opKind) bool {
+	switch k {
+	case opDirStat, opFileStat, opFileRead, opFileRename, opFileRemove, opDirRemove:
+		return true
+	}
+	return false
 }
 
 // addErr keeps the first error message of each operation; later iterations
@@ -353,16 +792,20 @@ func (r *run) addErr(k opKind, msg string) {
 	r.errs = append(r.errs, msg)
 }
 
-// openIteration creates and opens the iteration's directory, "it<N>".
-func (r *run) openIteration(iter int) error {
+// openIteration creates (when create is set) and opens the iteration's
+// directory, "it<N>". In a workspace the hosts share, another host may
+// have created it first.
+func (r *run) openIteration(iter int, create bool) error {
 	name := []byte("it" + strconv.Itoa(iter) + "\x00")
 	wsFd, e := openat(false, atFdcwd, cstr(r.pr.ws.Path), syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if e != 0 {
 		return fmt.Errorf("open %s: %v", r.pr.ws.Path, e)
 	}
 	defer closeFd(false, wsFd)
-	if e := mkdirat(false, wsFd, &name[0], 0o755); e != 0 {
-		return fmt.Errorf("iteration %d: create %s/%s: %s", iter, r.pr.ws.Path, name[:len(name)-1], errnoName(e))
+	if create {
+		if e := mkdirat(false, wsFd, &name[0], 0o755); e != 0 && !(e == syscall.EEXIST && r.pr.shared) {
+			return fmt.Errorf("iteration %d: create %s/%s: %s", iter, r.pr.ws.Path, name[:len(name)-1], errnoName(e))
+		}
 	}
 	fd, e := openat(false, wsFd, &name[0], syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if e != 0 {
@@ -388,24 +831,35 @@ func (r *run) closeIteration() {
 	closeFd(false, wsFd)
 }
 
-// openTrees opens every tree directory that tree-create made; a directory
-// that could not be created stays -1 and its items fail with EBADF.
+// openTrees opens every tree directory the workers work in: their own
+// trees (or the one shared tree), and with a stride and a tree per worker
+// the trees of the ranks they work on. A directory that could not be
+// created stays -1 and its items fail with EBADF.
 func (r *run) openTrees() {
-	trees := r.pr.p.trees()
-	r.treeFds = make([][]int, trees)
-	var path []byte
-	for t := range trees {
-		fds := make([]int, r.pr.nodes)
-		root := r.workers[0].root
-		if r.pr.p.UniqueDir {
-			root = r.workers[t].root
+	n := len(r.workers)
+	roots := []string{"shared"}
+	if r.pr.p.UniqueDir {
+		roots = make([]string, 2*n)
+		for i, w := range r.workers {
+			roots[i], roots[n+i] = w.own.root, w.tgt.root
 		}
+	}
+	r.treeFds = make([][]int, len(roots))
+	var path []byte
+	for t, root := range roots {
+		if root == "" || t >= n && roots[t] == roots[t-n] {
+			continue // no stride: the worker's own tree
+		}
+		fds := make([]int, r.pr.nodes)
 		for k := range fds {
 			path = nodePath(path[:0], root, int64(k), r.pr.p.Branch)
 			path = append(path, 0)
 			fd, e := openat(false, r.iterFd, &path[0], syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 			if e != 0 {
 				fd = -1
+			}
+			if r.gone.Load() {
+				return // what it opened stays open: Run no longer owns it
 			}
 			fds[k] = fd
 		}
@@ -430,6 +884,15 @@ func nodePath(buf []byte, root string, k int64, branch int) []byte {
 		buf = strconv.AppendInt(buf, chain[i], 10)
 	}
 	return buf
+}
+
+// appendRoot appends the root of tree t below the iteration directory:
+// "w<t>" for the tree of rank t, "shared" for t < 0.
+func appendRoot(buf []byte, t int) []byte {
+	if t < 0 {
+		return append(buf, "shared"...)
+	}
+	return strconv.AppendInt(append(buf, 'w'), int64(t), 10)
 }
 
 func cstr(s string) *byte {

@@ -14,8 +14,13 @@ import (
 // With raw set, a call skips the Go scheduler's bookkeeping around system
 // calls (syscall.RawSyscall): about 100 ns less per call on this kind of VM,
 // which is 7% of a tmpfs stat. The goroutine then keeps its P while in the
-// kernel, so a worker uses it only while there are no more workers than Ps and
-// calls return quickly (see worker.slow).
+// kernel, and the runtime cannot take it back: a raw call that blocks holds
+// its P and stops every stop-the-world (a garbage collection waits for it,
+// and with it the whole process). So raw calls are used only where a call
+// cannot block: on a file system held in memory (inMemoryFS), with no more
+// workers than Ps, and until calls turn out slow (see worker.slowCall).
+// Everywhere else - disks, NFS, Lustre, FUSE - a create can wait for a
+// device or a server for as long as they take.
 
 const (
 	atRemoveDir = 0x200 // AT_REMOVEDIR
@@ -84,6 +89,22 @@ func renameat(raw bool, olddfd int, oldpath *byte, newdfd int, newpath *byte) sy
 	return e
 }
 
+// inMemoryFS says whether the file system holding path keeps everything
+// in memory (tmpfs, ramfs): its metadata calls never wait for a device or
+// a server.
+func inMemoryFS(path string) bool {
+	var st syscall.Statfs_t
+	if syscall.Statfs(path, &st) != nil {
+		return false
+	}
+	switch uint32(st.Type) {
+	case 0x01021994, // TMPFS_MAGIC
+		0x858458f6: // RAMFS_MAGIC
+		return true
+	}
+	return false
+}
+
 // writeFd and readFd move file data, which may take long: always scheduled.
 func writeFd(fd int, b []byte) (int, syscall.Errno) {
 	n, _, e := syscall.Syscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
@@ -92,6 +113,13 @@ func writeFd(fd int, b []byte) (int, syscall.Errno) {
 
 func readFd(fd int, b []byte) (int, syscall.Errno) {
 	n, _, e := syscall.Syscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+	return int(n), e
+}
+
+// getdents reads directory entries (getdents64(2)) into b: always
+// scheduled, as a large directory may take long to read.
+func getdents(fd int, b []byte) (int, syscall.Errno) {
+	n, _, e := syscall.Syscall(syscall.SYS_GETDENTS64, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
 	return int(n), e
 }
 

@@ -22,7 +22,10 @@ func renameat(bool, int, *byte, int, *byte) syscall.Errno       { return syscall
 func writeFd(int, []byte) (int, syscall.Errno)                  { return 0, syscall.ENOSYS }
 func readFd(int, []byte) (int, syscall.Errno)                   { return 0, syscall.ENOSYS }
 func syncFS(int) syscall.Errno                                  { return syscall.ENOSYS }
+func getdents(int, []byte) (int, syscall.Errno)                 { return 0, syscall.ENOSYS }
 
 func threadCPU() int64 { return 0 }
+
+func inMemoryFS(string) bool { return false }
 
 func schedYield() {}

@@ -3,6 +3,7 @@ package md
 import (
 	"math/bits"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/storbench/storbench/internal/record"
@@ -39,25 +40,36 @@ type worker struct {
 	raw  bool
 	slow int64 // slow calls in this stage
 
-	tree            int    // index into run.treeFds
-	root            string // tree root below the iteration directory
-	dirPfx          []byte // item name prefixes: "d.", or "d.<id>." in a shared tree
-	filePfx, renPfx []byte
+	// g is the worker's global rank; own are its items, which it creates,
+	// and tgt those it works on after the creates: its own, or with a
+	// stride those of rank (g + stride) mod all workers.
+	g        int
+	own, tgt items
+	// ownsTree: the worker makes and removes a tree (its own, or the one
+	// shared tree as rank 0).
+	ownsTree bool
+	// find walks the directories d with d mod findSpace == findRank.
+	findRank, findSpace int
 
 	name, name2 [nameLen]byte
 	st          syscall.Stat_t
 	buf         []byte // write_bytes / read_bytes data
+	dents       []byte // find's directory entries
+	path        []byte // find's directory path
 
-	// Per iteration: how many tree directories, directories and files exist
-	// (those created before a stonewall or an error), and how many files
-	// were renamed.
-	treeMade, dirs, files, renamed int64
+	// treeMade is how many directories of its tree the worker made this
+	// iteration.
+	treeMade int64
 
-	// Per stage, read by the barrier action: items done, when this worker
-	// finished (mono), and the kind of its first error ("ENOSPC").
+	// Per stage, read by the barrier action: items done, how many
+	// succeeded in a row from the first (what exists after a create: those
+	// before a stonewall or an error), when this worker finished (mono),
+	// and the kind of its first error ("ENOSPC").
 	items int64
+	done  int64
 	endM  int64
 	err   string
+	found uint64 // entries find matched
 
 	// late is how late (ns) this worker began a stage after the hosts'
 	// common start, at worst.
@@ -66,6 +78,38 @@ type worker struct {
 	// cpu is this worker's thread CPU time (ns) in each operation, all
 	// iterations together: the client's cost per operation.
 	cpu [numOps]int64
+
+	// state is running until the worker, having seen the stop, claims its
+	// way out (leaving), or Run gives up on it while it is stuck in a
+	// system call (abandoned). exited closes when main returns.
+	state  atomic.Int32
+	exited chan struct{}
+	// waiting is set while the worker waits at the barrier.
+	waiting atomic.Bool
+}
+
+// Worker states (worker.state).
+const (
+	running int32 = iota
+	leaving
+	abandoned
+)
+
+// claim is called after a system call once the run is stopped: it says
+// whether the worker may go on to record and leave, or was abandoned by
+// Run (see run.abandon), in which case it must touch nothing.
+func (w *worker) claim() bool {
+	return w.state.CompareAndSwap(running, leaving) || w.state.Load() == leaving
+}
+
+// items names one rank's items: the tree they are in (its root below the
+// iteration directory and its slot in run.treeFds) and the prefixes of
+// their names ("d.", or "d.<rank>." in the one shared tree).
+type items struct {
+	rank                    int
+	slot                    int
+	root                    string
+	dirPfx, filePfx, renPfx []byte
 }
 
 // main runs every stage of every iteration. The goroutine keeps its OS thread
@@ -77,8 +121,10 @@ func (w *worker) main(gate <-chan struct{}) {
 	r := w.r
 	for iter := 0; iter < r.pr.p.Iterations; iter++ {
 		for op := range r.pr.ops {
-			r.bar.wait(func() { r.begin(iter, op) })
-			if r.aborted {
+			w.waiting.Store(true)
+			ok := r.bar.wait(func() { r.begin(iter, op) })
+			w.waiting.Store(false)
+			if !ok || r.aborted {
 				return
 			}
 			if r.pr.env.Barrier != nil {
@@ -86,10 +132,15 @@ func (w *worker) main(gate <-chan struct{}) {
 			}
 			c0 := threadCPU()
 			w.stage(r.pr.ops[op])
+			if r.stop.Load() && !w.claim() {
+				return // abandoned: Run reads this worker's figures now
+			}
 			w.endM = mono()
 			w.cpu[op] += threadCPU() - c0
-			r.bar.wait(r.end)
-			if r.aborted {
+			w.waiting.Store(true)
+			ok = r.bar.wait(r.end)
+			w.waiting.Store(false)
+			if !ok || r.aborted {
 				return
 			}
 		}
@@ -99,29 +150,38 @@ func (w *worker) main(gate <-chan struct{}) {
 // stage runs this worker's share of one operation.
 func (w *worker) stage(k opKind) {
 	r := w.r
+	if w.state.Load() == abandoned {
+		return
+	}
 	n := r.pr.p.Items
+	t := w.tgt.rank
 	switch k {
 	case opTreeCreate:
-		w.dirs, w.files, w.renamed, w.treeMade = 0, 0, 0, 0
-		if r.pr.p.UniqueDir || w.id == 0 {
+		w.treeMade = 0
+		if w.ownsTree {
 			w.treeOp(opTreeCreate)
 		}
 	case opTreeRemove:
-		if r.pr.p.UniqueDir || w.id == 0 {
+		if w.ownsTree {
+			if !r.pr.makesTree {
+				w.treeMade = r.pr.nodes // made whole by an earlier phase
+			}
 			w.treeOp(opTreeRemove)
 		}
-	case opDirCreate:
-		w.dirs = w.eachItem(k, n, false)
-	case opFileCreate:
-		w.files = w.eachItem(k, n, false)
-	case opDirStat, opDirRemove:
-		w.eachItem(k, w.dirs, k == opDirStat && r.pr.p.Random)
+	case opDirCreate, opFileCreate:
+		w.done = w.eachItem(k, n, false, &w.own, 0)
+	case opDirStat:
+		w.eachItem(k, r.dirsOf[t], r.pr.p.Random, &w.tgt, 0)
+	case opDirRemove:
+		w.eachItem(k, r.dirsOf[t], false, &w.tgt, 0)
 	case opFileStat, opFileRead:
-		w.eachItem(k, w.files, r.pr.p.Random)
+		w.eachItem(k, r.filesOf[t], r.pr.p.Random, &w.tgt, 0)
 	case opFileRename:
-		w.renamed = w.eachItem(k, w.files, false)
+		w.done = w.eachItem(k, r.filesOf[t], false, &w.tgt, 0)
 	case opFileRemove:
-		w.eachItem(k, w.files, false)
+		w.eachItem(k, r.filesOf[t], false, &w.tgt, r.renamedOf[t])
+	case opFind:
+		w.find()
 	}
 }
 
@@ -141,7 +201,7 @@ func (w *worker) treeOp(k opKind) {
 		if !create {
 			node = nodes - 1 - i
 		}
-		path = nodePath(path[:0], w.root, node, r.pr.p.Branch)
+		path = nodePath(path[:0], w.own.root, node, r.pr.p.Branch)
 		path = append(path, 0)
 		t0 := mono()
 		var e syscall.Errno
@@ -151,6 +211,10 @@ func (w *worker) treeOp(k opKind) {
 			e = unlinkat(w.raw, r.iterFd, &path[0], atRemoveDir)
 		}
 		t1 := mono()
+		stopped := r.stop.Load()
+		if stopped && !w.claim() {
+			return
+		}
 		if t1-t0 > slowCall {
 			w.slowCall()
 		}
@@ -163,19 +227,20 @@ func (w *worker) treeOp(k opKind) {
 		if create {
 			w.treeMade++
 		}
-		if r.stop.Load() {
+		if stopped {
 			return
 		}
 	}
 }
 
-// eachItem runs operation k on this worker's first count items, in order or
-// in a random order, and returns how many succeeded before it stopped: at the
-// end, at the stonewall, when the run is stopped, or at the first error.
-func (w *worker) eachItem(k opKind, count int64, random bool) int64 {
+// eachItem runs operation k on the first count items of s, in order or in a
+// random order, the first renamed of them under their renamed names, and
+// returns how many succeeded before it stopped: at the end, at the
+// stonewall, when the run is stopped, or at the first error.
+func (w *worker) eachItem(k opKind, count int64, random bool, s *items, renamed int64) int64 {
 	r := w.r
 	o := w.rec.Op(w.recIdx[k])
-	fds := r.treeFds[w.tree]
+	fds := r.treeFds[s.slot]
 	nodes := int64(len(fds))
 	per, extra := r.pr.p.Items/nodes, r.pr.p.Items%nodes
 	big := extra * (per + 1) // items in the nodes that hold one more
@@ -184,12 +249,10 @@ func (w *worker) eachItem(k opKind, count int64, random bool) int64 {
 	if random {
 		perm = newPermutation(count, w.seed+uint64(r.iter)*31+uint64(k))
 	}
-	var pfx []byte
+	pfx, renPfx := s.filePfx, s.renPfx
 	switch k {
 	case opDirCreate, opDirStat, opDirRemove:
-		pfx = w.dirPfx
-	default:
-		pfx = w.filePfx
+		pfx = s.dirPfx
 	}
 	wb, rb := int64(r.pr.p.WriteBytes), int64(r.pr.p.ReadBytes)
 	done := int64(0)
@@ -212,8 +275,8 @@ func (w *worker) eachItem(k opKind, count int64, random bool) int64 {
 			}
 		}
 		p := &w.name[0]
-		if k == opFileRemove && i < w.renamed {
-			setName(&w.name, w.renPfx, i)
+		if k == opFileRemove && i < renamed {
+			setName(&w.name, renPfx, i)
 		} else {
 			setName(&w.name, pfx, i)
 		}
@@ -229,7 +292,7 @@ func (w *worker) eachItem(k opKind, count int64, random bool) int64 {
 		case opFileRemove:
 			e = unlinkat(w.raw, fd, p, 0)
 		case opFileRename:
-			setName(&w.name2, w.renPfx, i)
+			setName(&w.name2, renPfx, i)
 			e = renameat(w.raw, fd, p, fd, &w.name2[0])
 		case opFileCreate:
 			var f int
@@ -259,6 +322,10 @@ func (w *worker) eachItem(k opKind, count int64, random bool) int64 {
 			}
 		}
 		t1 := mono()
+		stopped := r.stop.Load()
+		if stopped && !w.claim() {
+			return done
+		}
 		if t1-t0 > slowCall {
 			w.slowCall()
 		}
@@ -269,7 +336,7 @@ func (w *worker) eachItem(k opKind, count int64, random bool) int64 {
 		o.Record(t1-t0, moved)
 		t0 = t1
 		w.items++
-		if r.stop.Load() || (deadline != 0 && t1 >= deadline) {
+		if stopped || (deadline != 0 && t1 >= deadline) {
 			return done + 1
 		}
 	}

@@ -22,7 +22,8 @@ const (
 // reached, as opposed to an answer from it.
 func connErrorKind(kind string) bool {
 	switch kind {
-	case "connection refused", "connection reset", "connection closed", "timeout", "no such host":
+	case "connection refused", "connection reset", "connection closed", "timeout", "no such host",
+		errRequestTimeout.kind, errGraceCut.kind:
 		return true
 	}
 	return false

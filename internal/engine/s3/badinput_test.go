@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,14 +29,32 @@ func TestBadParamsAreOneClearLine(t *testing.T) {
 		{"range expands to nothing", func(p *Params) { p.Hosts = []string{"10.0.0.{9...1}:9000"} }, "is empty"},
 		{"range of thousands by mistake", func(p *Params) { p.Hosts = []string{"s3-{1...5000}:9000"} }, "over the limit"},
 		{"scheme in host", func(p *Params) { p.Hosts = []string{"http://s3:9000"} }, "without a scheme"},
-		{"object size 0", func(p *Params) { z := Size(0); p.ObjSize = &z }, "at least 1 byte"},
-		{"object bigger than one PUT", func(p *Params) { z := Size(6 << 30); p.ObjSize = &z }, "5 GiB limit"},
+		{"object size 0", func(p *Params) { z := SizeSpec("0"); p.ObjSize = &z }, "at least 1 byte"},
+		{"object bigger than one PUT", func(p *Params) { z := SizeSpec("6GiB"); p.ObjSize = &z; p.DisableMultipart = true }, "5 GiB limit"},
+		{"object bigger than S3 allows", func(p *Params) { z := SizeSpec("6TiB"); p.ObjSize = &z }, "5 TiB limit"},
 		{"unknown op", func(p *Params) { p.Op = "copy" }, "unknown op"},
 		{"no keys", func(p *Params) { p.AccessKey, p.SecretKey = "", "" }, "no credentials"},
 		{"encrypt without tls", func(p *Params) { p.Encrypt = true }, "needs --tls"},
 		{"bad checksum", func(p *Params) { p.Checksum = "md4" }, "--checksum"},
 		{"put below delete", func(p *Params) { p.Op = "mixed"; p.PutDistrib = ptr(1); p.DeleteDistrib = ptr(5) }, "put-distrib"},
 		{"part size over limit", func(p *Params) { p.Op = "multipart"; p.PartSize = 6 << 30 }, "part.size"},
+		{"tag S3 refuses", func(p *Params) { p.Tag = map[string]string{"k": "a&b"} }, "--tag"},
+		{"too many tags", func(p *Params) {
+			p.Tag = map[string]string{}
+			for i := range 11 {
+				p.Tag[strconv.Itoa(i)] = "v"
+			}
+		}, "--tag"},
+		{"metadata key with a blank", func(p *Params) { p.AddMetadata = map[string]string{"a b": "c"} }, "--add-metadata"},
+		{"metadata value with a newline", func(p *Params) { p.AddMetadata = map[string]string{"a": "b\nc"} }, "printable ASCII"},
+		{"two kinds of encryption", func(p *Params) { p.SSES3, p.SSEKMS = true, "k" }, "give one of"},
+		{"storage class in lower case", func(p *Params) { p.StorageClass = "standard_ia" }, "--storage-class"},
+		{"versions for get", func(p *Params) { p.Versions = 3 }, "--versions is for list and retention"},
+		{"too many keys per list", func(p *Params) { p.Op = "list"; p.MaxKeys = 6000 }, "--max-keys 6000"},
+		{"metadata listing for get", func(p *Params) { p.Metadata = true }, "--metadata is for list"},
+		{"verify without GETs", func(p *Params) { p.Op = "put"; p.Verify = true }, "--verify checks GET bodies"},
+		{"range size for put", func(p *Params) { p.Op = "put"; p.RangeSize = 10 }, "--range-size is for get and mixed"},
+		{"multipart-put without multipart", func(p *Params) { p.Op = "multipart-put"; p.DisableMultipart = true }, "--disable-multipart"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -290,3 +309,4 @@ func TestTLSCertificateChoices(t *testing.T) {
 		})
 	}
 }
+

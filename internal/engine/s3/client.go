@@ -26,9 +26,11 @@ import (
 // The write buffer holds a whole request when the object is small enough:
 // net/http then sends headers and body in one write, and does not fall back
 // to net's generic ReadFrom, which allocates 32 KiB per request.
-func newTransport(c *config, inFlight int) *http.Transport {
+//
+// local, when not nil, is the address connections start from (--bind).
+func newTransport(c *config, inFlight int, local *net.TCPAddr) *http.Transport {
 	wbuf := int(min(max(int64(c.ObjSize)+16<<10, 64<<10), 1<<20))
-	if c.Op == "multipart" {
+	if c.multipart() {
 		wbuf = 1 << 20
 	}
 	t := &http.Transport{
@@ -36,6 +38,7 @@ func newTransport(c *config, inFlight int) *http.Transport {
 		DialContext: (&net.Dialer{
 			Timeout:   10 * time.Second,
 			KeepAlive: 30 * time.Second,
+			LocalAddr: localAddr(local),
 		}).DialContext,
 		MaxIdleConns:          inFlight * len(c.endpoints),
 		MaxIdleConnsPerHost:   inFlight,
@@ -54,6 +57,123 @@ func newTransport(c *config, inFlight int) *http.Transport {
 	return t
 }
 
+// boundedTransport gives every minio-go request a bound: its own timeout
+// from when it is sent to when its body is closed, and the run's cut (the
+// grace after the measured stage, or a hard stop) while one is set. It
+// bounds the requests minio-go makes without a context of the caller's
+// (Core.ListObjectsV2) as well as the others, in every stage. A request
+// cut by its timeout or the grace fails with errRequestTimeout or
+// errGraceCut, so it is counted under that kind.
+type boundedTransport struct {
+	base    http.RoundTripper
+	timeout time.Duration
+	cut     atomic.Pointer[context.Context]
+}
+
+func (b *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if g, ok := req.Context().Value(bodyGateKey{}).(*bodyGate); ok && req.Body != nil && req.Body != http.NoBody {
+		req = req.WithContext(req.Context()) // a copy: RoundTrip must not change req
+		req.Body = &gatedBody{ReadCloser: req.Body, gate: g}
+		g.open = true
+	}
+	ctx, cancel := context.WithCancelCause(req.Context())
+	timer := time.AfterFunc(b.timeout, func() { cancel(errRequestTimeout) })
+	stopCut := func() bool { return false }
+	if c := b.cut.Load(); c != nil {
+		cut := *c
+		stopCut = context.AfterFunc(cut, func() { cancel(context.Cause(cut)) })
+	}
+	end := func() {
+		timer.Stop()
+		stopCut()
+		cancel(nil)
+	}
+	resp, err := b.base.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		err = boundErr(ctx, err)
+		end()
+		return nil, err
+	}
+	resp.Body = &boundedBody{rc: resp.Body, ctx: ctx, end: end}
+	return resp, nil
+}
+
+// bodyGate lets a worker reuse its upload body's reader only once the
+// transport is done with it. net/http closes a request's body when its
+// writer is through, which may be after the response came back (a server
+// that answers before reading the whole body; a cut request), and until
+// then may still read it: resetting the reader for the next upload would
+// change the bytes the last one sends. The transport marks the gate open
+// when it takes a body (in the worker's goroutine: RoundTrip runs in the
+// caller's) and the body's Close sends on closed.
+type bodyGate struct {
+	open   bool
+	closed chan struct{} // buffer 1
+}
+
+type bodyGateKey struct{}
+
+// wait returns once the body last handed to the transport is closed.
+func (g *bodyGate) wait() {
+	if g.open {
+		<-g.closed
+		g.open = false
+	}
+}
+
+// gatedBody is a request body that opens its gate when closed.
+type gatedBody struct {
+	io.ReadCloser
+	gate *bodyGate
+	done atomic.Bool
+}
+
+func (b *gatedBody) Close() error {
+	err := b.ReadCloser.Close()
+	if b.done.CompareAndSwap(false, true) {
+		b.gate.closed <- struct{}{}
+	}
+	return err
+}
+
+// boundErr returns the bound that cut the request of ctx, if one did, or err.
+func boundErr(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); cause == errRequestTimeout || cause == errGraceCut {
+		return cause
+	}
+	return err
+}
+
+// boundedBody is a response body whose request's bound ends with Close.
+type boundedBody struct {
+	rc  io.ReadCloser
+	ctx context.Context
+	end func()
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err != nil && err != io.EOF {
+		err = boundErr(b.ctx, err)
+	}
+	return n, err
+}
+
+func (b *boundedBody) Close() error {
+	err := b.rc.Close()
+	b.end()
+	return err
+}
+
+// localAddr is local as a net.Addr: a nil *net.TCPAddr would be a non-nil
+// interface, which net.Dialer would try to use.
+func localAddr(local *net.TCPAddr) net.Addr {
+	if local == nil {
+		return nil
+	}
+	return local
+}
+
 // newClient makes a minio-go client for one endpoint. Retries are off: a
 // benchmark counts a failed request, it does not hide it behind a retry.
 func newClient(c *config, endpoint string, tr http.RoundTripper) (*minio.Client, error) {
@@ -68,6 +188,8 @@ func newClient(c *config, endpoint string, tr http.RoundTripper) (*minio.Client,
 		Region:       c.Region,
 		BucketLookup: lookup,
 		MaxRetries:   1,
+		// minio-go sends --checksum on uploads in parts as trailers.
+		TrailingHeaders: c.Checksum != "",
 	})
 	if err != nil {
 		return nil, fmt.Errorf("s3: endpoint %s: %v", endpoint, err)
@@ -126,15 +248,28 @@ func errorKind(err error) string {
 	switch e := err.(type) {
 	case *s3Error:
 		return e.Code
+	case *timeoutError:
+		return e.kind
 	case nil:
 		return ""
 	}
-	if err == errShortRead {
+	switch err {
+	case errShortRead:
 		return "short read"
+	case errContentMismatch:
+		return "content mismatch"
+	case errListCount:
+		return "list count"
+	case errBadRetention:
+		return "bad retention"
 	}
 	var se *s3Error
 	if errors.As(err, &se) {
 		return se.Code
+	}
+	var te *timeoutError
+	if errors.As(err, &te) {
+		return te.kind
 	}
 	var er minio.ErrorResponse
 	if errors.As(err, &er) && er.Code != "" {
@@ -215,7 +350,7 @@ func serverError(err error) string {
 func explain(endpoint string, c *config, err error) error {
 	kind := errorKind(err)
 	switch kind {
-	case "connection refused", "no such host", "timeout":
+	case "connection refused", "no such host", "timeout", errRequestTimeout.kind:
 		return fmt.Errorf("s3: cannot reach %s (%s): check --host and that the server runs", endpoint, kind)
 	case "tls":
 		if c.tls {

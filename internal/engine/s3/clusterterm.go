@@ -18,7 +18,7 @@ func (Engine) AutoTerm(p engine.Phase) (record.AutoTerm, bool) {
 		return record.AutoTerm{}, false
 	}
 	a := record.AutoTerm{Pct: ps.AutoTermPct, MinDur: time.Duration(ps.AutoTermDur),
-		Bytes: ps.Op == "get" || ps.Op == "put" || ps.Op == "multipart"}
+		Bytes: ps.Op == "get" || ps.Op == "put" || ps.Op == "multipart" || ps.Op == "multipart-put"}
 	if a.Pct == 0 {
 		a.Pct = 7.5
 	}

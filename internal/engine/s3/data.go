@@ -1,9 +1,9 @@
 package s3
 
 import (
+	"bytes"
 	"errors"
 	"io"
-	"math"
 	"math/rand/v2"
 )
 
@@ -106,6 +106,29 @@ func (r *dataReader) WriteTo(w io.Writer) (int64, error) {
 	return total, nil
 }
 
+// ReadAt copies the object's bytes from off into p. It changes nothing of
+// the reader, so minio-go may read parts of one upload at once.
+func (r *dataReader) ReadAt(p []byte, off int64) (int, error) {
+	if off >= r.size {
+		return 0, io.EOF
+	}
+	n := 0
+	for n < len(p) && off < r.size {
+		i := (r.off + int(off%int64(len(r.d.b)))) % len(r.d.b)
+		chunk := r.d.b[i:]
+		if rem := r.size - off; int64(len(chunk)) > rem {
+			chunk = chunk[:rem]
+		}
+		c := copy(p[n:], chunk)
+		n += c
+		off += int64(c)
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
 // Seek lets the SDK rewind the body (it checks for io.Seeker).
 func (r *dataReader) Seek(offset int64, whence int) (int64, error) {
 	var abs int64
@@ -124,16 +147,44 @@ func (r *dataReader) Seek(offset int64, whence int) (int64, error) {
 	return abs, nil
 }
 
-// objectSize returns the size of the next upload: the configured size, or
-// with randsize a log2-uniform draw from size/1024 to size, so each
-// doubling of size holds the same number of objects (as warp does).
-func objectSize(c *config, rng *rand.Rand) int64 {
-	max := int64(c.ObjSize)
-	if !c.ObjRandSize || max <= 1 {
-		return max
+// errContentMismatch is a GET whose body is not what storbench wrote.
+var errContentMismatch = errors.New("the body differs from what was written")
+
+// bodyCheck compares a GET body, as it streams through the worker's
+// buffer, with the content storbench wrote for the object (--verify): byte
+// j of an object is the data block's byte (offset(key) + j) mod its
+// length, so nothing of the object is kept. A worker keeps one and resets
+// it per request.
+type bodyCheck struct {
+	d   *dataBlock
+	pos int // the block's index of the next expected byte
+	bad bool
+}
+
+// reset starts checking the body of the object whose content starts at
+// start in the block (offsetOf its key) from byte from of the object (a
+// range's first byte).
+func (v *bodyCheck) reset(d *dataBlock, start int, from int64) {
+	n := len(d.b)
+	v.d, v.pos, v.bad = d, (start+int(from%int64(n)))%n, false
+}
+
+// check compares the next bytes of the body.
+func (v *bodyCheck) check(p []byte) {
+	b := v.d.b
+	for len(p) > 0 && !v.bad {
+		want := b[v.pos:]
+		if len(want) > len(p) {
+			want = want[:len(p)]
+		}
+		if !bytes.Equal(p[:len(want)], want) {
+			v.bad = true
+			return
+		}
+		p = p[len(want):]
+		v.pos += len(want)
+		if v.pos == len(b) {
+			v.pos = 0
+		}
 	}
-	lo := math.Log2(math.Max(1, float64(max)/1024))
-	hi := math.Log2(float64(max))
-	s := int64(math.Exp2(lo + rng.Float64()*(hi-lo)))
-	return min(max, s)
 }

@@ -15,8 +15,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -128,6 +131,11 @@ func opNames(op string) []string {
 		return []string{"STAT"}
 	case "multipart":
 		return []string{"UPLOAD", "PART"}
+	case "multipart-put":
+		// warp's name for a part; UPLOAD is the whole object.
+		return []string{"UPLOAD", "PUTPART"}
+	case "retention":
+		return []string{"GETRETENTION", "RETENTION"}
 	default: // mixed, versioned
 		return []string{"GET", "STAT", "PUT", "DELETE"}
 	}
@@ -143,16 +151,21 @@ type phase struct {
 	env    engine.Env
 	name   string
 	ops    []string
-	tr     *http.Transport
+	trs    []*http.Transport   // one per --bind address, or one
+	rts    []*boundedTransport // over trs, with every request's bound: what clients use
+	httpc  []*http.Client      // over rts: requests minio-go does not make
 	admin  *minio.Client
 	cls    [][]*minio.Client // [worker][endpoint]
 	runPfx string            // storbench/<run>/
 	prefix string            // storbench/<run>/<host>/<phase>/
 	data   *dataBlock
-	sse    encrypt.ServerSide
-	lean   bool // GET, PUT, HEAD and DELETE of one object bypass minio-go
+	sse    encrypt.ServerSide // SSE-C: every request on an object carries the key
+	putSSE encrypt.ServerSide // what uploads carry: SSE-C, SSE-S3 or SSE-KMS
+	lean   bool               // GET, PUT, HEAD and DELETE of one object bypass minio-go
 
 	createdBucket bool
+	// versioningOn says the bucket keeps versions (phases that list them).
+	versioningOn bool
 	// bucketGone says cleanup removed the bucket this run created.
 	bucketGone bool
 	// written counts the uploads the run stage attempted (put, mixed,
@@ -174,8 +187,13 @@ type phase struct {
 	delNext  atomic.Int64
 	putSeqs  []int // put: uploads made by each worker, whose keys putKey gives
 	listPfx  []string
-	monoBase time.Time
-	unixBase int64
+	listWant []int64  // list: the entries each worker's listing must return
+	retVers  []string // retention: version j/len(keys) of key j%len(keys)
+	// retainFor is how far ahead of now uploads and updates set the
+	// retention (retention).
+	retainFor time.Duration
+	monoBase  time.Time
+	unixBase  int64
 }
 
 // Prepare checks the endpoints, creates the bucket if it is missing, and
@@ -197,18 +215,31 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	ph.runPfx = "storbench/" + env.RunID + "/"
 	ph.prefix = ph.runPfx + host + "/" + sanitize(p.Name) + "/"
 	inFlight := c.Concurrent
-	if c.Op == "multipart" {
+	if c.multipart() {
 		inFlight *= c.PartConcurrency
 	}
 	if err := c.loadTLS(inFlight * len(c.endpoints)); err != nil {
 		return nil, err
 	}
-	ph.tr = newTransport(c, inFlight)
+	if err := checkBind(c.bind); err != nil {
+		return nil, err
+	}
+	// One transport per --bind address (one without), each pooling the
+	// connections of the workers that start from that address, and each
+	// bounding every request (boundedTransport).
+	nt := max(1, len(c.bind))
+	for i := range nt {
+		t := newTransport(c, (inFlight+nt-1)/nt, ph.localAddr(i))
+		rt := &boundedTransport{base: t, timeout: c.requestTimeout}
+		ph.trs, ph.rts = append(ph.trs, t), append(ph.rts, rt)
+		ph.httpc = append(ph.httpc, &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }})
+	}
+	ph.retainFor = c.duration + time.Hour
 	ph.cls = make([][]*minio.Client, inFlight)
 	for w := range ph.cls {
 		ph.cls[w] = make([]*minio.Client, len(c.endpoints))
 		for e, ep := range c.endpoints {
-			if ph.cls[w][e], err = newClient(c, ep, ph.tr); err != nil {
+			if ph.cls[w][e], err = newClient(c, ep, ph.rts[w%nt]); err != nil {
 				return nil, err
 			}
 		}
@@ -223,6 +254,15 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 			return nil, err
 		}
 	}
+	ph.putSSE = ph.sse
+	switch {
+	case c.SSES3:
+		ph.putSSE = encrypt.NewSSE()
+	case c.SSEKMS != "":
+		if ph.putSSE, err = encrypt.NewSSEKMS(c.SSEKMS, nil); err != nil {
+			return nil, fmt.Errorf("s3: --sse-kms: %v", err)
+		}
+	}
 	var seed [8]byte
 	_, _ = rand.Read(seed[:])
 	blockSize := int64(c.ObjSize)
@@ -232,14 +272,14 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	ph.data = newDataBlock(blockSize, uint64(seed[0])|uint64(seed[1])<<8|uint64(seed[2])<<16|uint64(seed[3])<<24)
 
 	if err := ph.checkEndpoints(ctx); err != nil {
-		ph.tr.CloseIdleConnections()
+		ph.closeIdle()
 		return nil, err
 	}
 	if c.ListExisting {
 		// Reads only: no bucket, marker or object is made, so there is
 		// nothing to undo.
 		if err := ph.listExisting(ctx); err != nil {
-			ph.tr.CloseIdleConnections()
+			ph.closeIdle()
 			return nil, err
 		}
 		return ph, nil
@@ -247,6 +287,9 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	// From here on the bucket, its marker and objects may exist: a failure
 	// or an interrupt removes what this phase made before returning.
 	if err := ph.ensureBucket(ctx); err != nil {
+		return nil, ph.undo(ctx, err)
+	}
+	if err := ph.probeOptions(ctx); err != nil {
 		return nil, ph.undo(ctx, err)
 	}
 	if err := ph.prepareObjects(ctx); err != nil {
@@ -299,6 +342,9 @@ func (ph *phase) listExisting(ctx context.Context) error {
 	}
 	ph.sizes = slices.Clone(sizes)
 	ph.listPfx = []string{c.Prefix}
+	// What a listing of data that is not storbench's must return is not
+	// known (others may write there): no count is checked.
+	ph.listWant = []int64{-1}
 	return nil
 }
 
@@ -316,6 +362,52 @@ func (ph *phase) halt() {
 			close(ph.stopCh)
 		}
 	})
+}
+
+// closeIdle closes the idle connections of the phase's transports.
+func (ph *phase) closeIdle() {
+	for _, t := range ph.trs {
+		t.CloseIdleConnections()
+	}
+}
+
+// localAddr is the address worker w's connections start from (--bind,
+// the addresses in turn), or nil.
+func (ph *phase) localAddr(w int) *net.TCPAddr {
+	if len(ph.c.bind) == 0 {
+		return nil
+	}
+	return &net.TCPAddr{IP: net.ParseIP(ph.c.bind[w%len(ph.c.bind)])}
+}
+
+// CheckBind checks --bind's addresses (comma-separated) on this machine,
+// as an agent does before its phase: for a run whose workers are local,
+// before anything is written.
+func CheckBind(bind string) error {
+	c := &config{Params: Params{Bind: bind}}
+	if err := resolveRequestOptions(c); err != nil {
+		return err
+	}
+	return checkBind(c.bind)
+}
+
+// checkBind makes sure every --bind address is one of this machine's: a
+// socket is bound to each. A missing one is bad input, said before any
+// load runs.
+func checkBind(addrs []string) error {
+	for _, a := range addrs {
+		l, err := net.Listen("tcp", net.JoinHostPort(a, "0"))
+		if err != nil {
+			why := err.Error()
+			var se *os.SyscallError
+			if errors.As(err, &se) {
+				why = se.Err.Error()
+			}
+			return engine.Unsupported(fmt.Sprintf("s3: --bind %s: not an address of this machine (%s)", a, why))
+		}
+		l.Close()
+	}
+	return nil
 }
 
 // sanitize makes a name safe as one element of an object key.
@@ -365,13 +457,17 @@ func (ph *phase) ensureBucket(ctx context.Context) error {
 		// be one cleanup cannot tell is storbench's.
 		mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		err := ph.admin.MakeBucket(mctx, c.Bucket, minio.MakeBucketOptions{Region: c.Region})
+		// retention needs object lock, which only a new bucket can have.
+		lock := c.Op == "retention"
+		err := ph.admin.MakeBucket(mctx, c.Bucket, minio.MakeBucketOptions{Region: c.Region, ObjectLocking: lock})
 		if err != nil {
 			code := minio.ToErrorResponse(err).Code
-			switch code {
-			case "BucketAlreadyOwnedByYou", "BucketAlreadyExists":
+			switch {
+			case code == "BucketAlreadyOwnedByYou", code == "BucketAlreadyExists":
 				// Another host of this run made it a moment ago.
-			case "AccessDenied":
+			case lock && (code == "NotImplemented" || code == "InvalidBucketObjectLockConfiguration"):
+				return engine.Unsupported("s3: retention: the server does not support object lock")
+			case code == "AccessDenied":
 				return fmt.Errorf("s3: bucket %q does not exist and these credentials may not create it: create it or use --bucket with an existing one", c.Bucket)
 			default:
 				// Hosts of one run create the bucket at the same moment, and
@@ -394,25 +490,109 @@ func (ph *phase) ensureBucket(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if c.Op == "versioned" {
+	if c.Op == "retention" {
+		if err := ph.checkObjectLock(ctx); err != nil {
+			return err
+		}
+	}
+	if c.versionedListing() {
+		if v, err := ph.admin.GetBucketVersioning(ctx, c.Bucket); err == nil {
+			ph.versioningOn = v.Enabled()
+		}
+	}
+	if c.Op == "versioned" || c.Versions > 1 {
+		// What says the phase needs versions, in the refusal.
+		what := c.Op
+		if c.Op != "versioned" {
+			what = fmt.Sprintf("%s --versions %d", c.Op, c.Versions)
+		}
+		unsupported := "s3: " + what + ": the server does not support bucket versioning"
+		if c.Op != "versioned" {
+			unsupported += " (use --versions 1)"
+		}
 		v, err := ph.admin.GetBucketVersioning(ctx, c.Bucket)
 		if err != nil {
 			if noVersioning(err) {
-				return engine.Unsupported("s3: versioned: the server does not support bucket versioning")
+				return engine.Unsupported(unsupported)
 			}
-			return fmt.Errorf("s3: versioned: cannot read versioning of bucket %q: %v", c.Bucket, err)
+			return fmt.Errorf("s3: %s: cannot read versioning of bucket %q: %v", what, c.Bucket, err)
 		}
 		if !v.Enabled() {
 			if !ph.createdBucket {
-				return engine.Unsupported(fmt.Sprintf("s3: versioned: bucket %q has versioning off; storbench does not change a bucket it did not create: use a new --bucket", c.Bucket))
+				return engine.Unsupported(fmt.Sprintf("s3: %s: bucket %q has versioning off; storbench does not change a bucket it did not create: use a new --bucket", what, c.Bucket))
 			}
 			if err := ph.admin.EnableVersioning(ctx, c.Bucket); err != nil {
 				if noVersioning(err) {
-					return engine.Unsupported("s3: versioned: the server does not support bucket versioning")
+					return engine.Unsupported(unsupported)
 				}
-				return fmt.Errorf("s3: versioned: enable versioning on %q: %v", c.Bucket, err)
+				return fmt.Errorf("s3: %s: enable versioning on %q: %v", what, c.Bucket, err)
 			}
+			ph.versioningOn = true
 		}
+	}
+	return nil
+}
+
+// checkObjectLock makes sure the bucket has object lock, which retention
+// needs: storbench creates a bucket with it, and never changes one it did
+// not create.
+func (ph *phase) checkObjectLock(ctx context.Context) error {
+	c := ph.c
+	status, _, _, _, err := ph.admin.GetObjectLockConfig(ctx, c.Bucket)
+	switch code := minio.ToErrorResponse(err).Code; {
+	case err == nil && status == "Enabled":
+		return nil
+	case code == "NotImplemented" || code == "NotSupported" || (ph.createdBucket && err != nil):
+		return engine.Unsupported("s3: retention: the server does not support object lock")
+	case err != nil && code != "ObjectLockConfigurationNotFoundError":
+		return fmt.Errorf("s3: retention: cannot read the object lock of bucket %q: %v", c.Bucket, err)
+	}
+	return engine.Unsupported(fmt.Sprintf("s3: retention: bucket %q has no object lock, which only a new bucket can get: use a new --bucket", c.Bucket))
+}
+
+// probeOptions uploads one small object with the upload options a server
+// may ignore without a word - encryption, storage class - and reads it
+// back: a server that refused or ignored one is said in one line, before
+// any load, rather than measured as if it had applied it.
+func (ph *phase) probeOptions(ctx context.Context) error {
+	c := ph.c
+	class := c.StorageClass != "" && c.StorageClass != "STANDARD" // STANDARD is not echoed
+	if !c.SSES3 && c.SSEKMS == "" && !class {
+		return nil
+	}
+	var flags []string
+	if c.SSES3 {
+		flags = append(flags, "--sse-s3-encrypt")
+	}
+	if c.SSEKMS != "" {
+		flags = append(flags, "--sse-kms "+c.SSEKMS)
+	}
+	if class {
+		flags = append(flags, "--storage-class "+c.StorageClass)
+	}
+	key := ph.prefix + "probe"
+	opts := ph.putOpts()
+	opts.Checksum = 0
+	core := minio.Core{Client: ph.admin}
+	if _, err := core.PutObject(ctx, c.Bucket, key, strings.NewReader("probe"), 5, "", "", opts); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return engine.Unsupported(fmt.Sprintf("s3: %s: the server refused an upload with it (%s)", strings.Join(flags, " "), errorKind(err)))
+	}
+	info, err := ph.admin.StatObject(ctx, c.Bucket, key, minio.StatObjectOptions{})
+	_ = ph.admin.RemoveObject(context.WithoutCancel(ctx), c.Bucket, key, minio.RemoveObjectOptions{})
+	if err != nil {
+		return fmt.Errorf("s3: reading back an upload with %s: %v", strings.Join(flags, " "), err)
+	}
+	got := info.Metadata.Get("X-Amz-Server-Side-Encryption")
+	switch {
+	case c.SSES3 && got != "AES256":
+		return engine.Unsupported("s3: --sse-s3-encrypt: the server does not encrypt with SSE-S3 (an object written with it reads back without x-amz-server-side-encryption: AES256)")
+	case c.SSEKMS != "" && got != "aws:kms":
+		return engine.Unsupported("s3: --sse-kms: the server does not encrypt with SSE-KMS (an object written with it reads back without x-amz-server-side-encryption: aws:kms)")
+	case class && info.StorageClass != c.StorageClass:
+		return engine.Unsupported(fmt.Sprintf("s3: --storage-class %s: the server does not keep storage classes (an object written with it reads back as %q)", c.StorageClass, info.StorageClass))
 	}
 	return nil
 }
@@ -435,14 +615,34 @@ func (ph *phase) workerPrefix(w int) string {
 	return ph.prefix + "w" + strconv.Itoa(w) + "/"
 }
 
+// putOpts are the options of a single PUT (and of a multipart upload's
+// creation and completion) through minio-go.
 func (ph *phase) putOpts() minio.PutObjectOptions {
+	c := ph.c
 	o := minio.PutObjectOptions{
-		DisableContentSha256: !ph.c.SignPayload,
+		DisableContentSha256: !c.SignPayload,
 		DisableMultipart:     true,
-		ServerSideEncryption: ph.sse,
+		ServerSideEncryption: ph.putSSE,
+		StorageClass:         c.StorageClass,
+		UserMetadata:         c.AddMetadata,
+		UserTags:             c.Tag,
 	}
-	if ph.c.Checksum != "" {
-		o.Checksum = checksumTypes[ph.c.Checksum]
+	if c.Checksum != "" {
+		o.Checksum = checksumTypes[c.Checksum]
+	}
+	if c.Op == "list" && c.Metadata {
+		// Something for a listing with metadata to return.
+		md := map[string]string{"storbench": "list"}
+		for k, v := range c.AddMetadata {
+			md[k] = v
+		}
+		o.UserMetadata = md
+	}
+	if c.Op == "retention" {
+		// Uploads are made with a retention the run then reads and
+		// updates.
+		o.Mode = minio.Governance
+		o.RetainUntilDate = time.Now().Add(ph.retainFor).UTC()
 	}
 	return o
 }
@@ -452,7 +652,7 @@ func (ph *phase) putOpts() minio.PutObjectOptions {
 func (ph *phase) prepareObjects(ctx context.Context) error {
 	c := ph.c
 	switch c.Op {
-	case "put", "multipart":
+	case "put", "multipart", "multipart-put":
 		return nil
 	}
 	n := c.Objects
@@ -466,7 +666,16 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 	if c.Op == "list" {
 		for w := 0; w < c.Concurrent; w++ {
 			ph.listPfx = append(ph.listPfx, ph.workerPrefix(w))
+			// Keys go to the workers' prefixes in turn, each in every
+			// version.
+			ph.listWant = append(ph.listWant, int64((n-w+c.Concurrent-1)/c.Concurrent*c.Versions))
 		}
+	}
+	// Every key is uploaded in --versions versions: item j is version
+	// j/n of key j%n, so the versions of one key are made apart in time.
+	total := n * c.Versions
+	if c.Op == "retention" {
+		ph.retVers = make([]string, total)
 	}
 	// An interrupt stops new uploads at once, but lets those in flight
 	// finish for up to prepareGrace: an upload cut mid-way may still land
@@ -487,12 +696,13 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 				defer wk.lean.bind(uctx)()
 			}
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
+				j := int(next.Add(1) - 1)
+				if j >= total || ctx.Err() != nil {
 					return
 				}
-				size := objectSize(c, wk.rng)
-				ep := i % len(c.endpoints)
+				i := j % n
+				size := c.sizes.draw(wk.rng)
+				ep := j % len(c.endpoints)
 				info, err := wk.put(uctx, ep, ph.keys[i], size)
 				if err != nil && ctx.Err() != nil {
 					return
@@ -503,11 +713,16 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 						firstErr = fmt.Errorf("s3: prepare: upload %s: %v", ph.keys[i], explain(c.endpoints[ep], c, err))
 					}
 					mu.Unlock()
-					next.Store(int64(n))
+					next.Store(int64(total))
 					return
 				}
-				ph.sizes[i] = size
-				ph.vers[i] = info.VersionID
+				if ph.retVers != nil {
+					ph.retVers[j] = info.VersionID
+				}
+				if j < n {
+					ph.sizes[i] = size
+					ph.vers[i] = info.VersionID
+				}
 			}
 		}(w)
 	}
@@ -520,6 +735,28 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 	}
 	if c.Op == "mixed" || c.Op == "versioned" {
 		ph.pool = newObjectPool(ph.keys, ph.sizes, ph.vers)
+	}
+	if c.Op == "list" && c.Metadata {
+		return ph.probeListMetadata(ctx)
+	}
+	return nil
+}
+
+// probeListMetadata lists one prepared object with metadata: a server that
+// does not return the metadata every upload carried lacks the MinIO
+// extension --metadata measures.
+func (ph *phase) probeListMetadata(ctx context.Context) error {
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opts := minio.ListObjectsOptions{Prefix: ph.listPfx[0], Recursive: true, WithMetadata: true, MaxKeys: 1}
+	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, opts) {
+		if o.Err != nil {
+			return fmt.Errorf("s3: list --metadata: %v", o.Err)
+		}
+		if len(o.UserMetadata) == 0 {
+			return engine.Unsupported("s3: list --metadata: the server does not return user metadata in listings (MinIO's extension of ListObjectsV2)")
+		}
+		break
 	}
 	return nil
 }
@@ -548,7 +785,7 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 		}
 	}
 	nw := c.Concurrent
-	if c.Op == "multipart" {
+	if c.multipart() {
 		nw = c.Concurrent * c.PartConcurrency
 	}
 	recs := make([]*record.Recorder, nw)
@@ -580,7 +817,8 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 		}
 		workers[w] = ph.newWorker(w, recs[w], er)
 		workers[w].log.l = olog
-		if c.Op == "multipart" {
+		workers[w].szRec = ph.sizeRecorders()
+		if c.multipart() {
 			for k := 1; k < c.PartConcurrency; k++ {
 				pw := c.Concurrent + (w*(c.PartConcurrency-1) + k - 1)
 				var per []*record.Recorder
@@ -594,8 +832,36 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 		}
 	}
 	// A hard stop (ctx) aborts requests in flight; the duration's stop is a
-	// flag checked between requests, so the last requests end normally.
+	// flag checked between requests, so the last requests end normally, if
+	// they end within the grace: then what is still open is cut (graceCut).
+	// minio-go's requests are cut through the transport, which holds the
+	// run's cut while it runs; the lean path's by each client.
 	stopAt := ph.monoBase.Add(c.duration)
+	cutCtx, cutRun := context.WithCancelCause(context.Background())
+	for _, rt := range ph.rts {
+		rt.cut.Store(&cutCtx)
+	}
+	defer func() {
+		for _, rt := range ph.rts {
+			rt.cut.Store(nil)
+		}
+		cutRun(nil)
+	}()
+	defer context.AfterFunc(ctx, func() { cutRun(context.Canceled) })()
+	graceCut := func() {
+		cutRun(errGraceCut)
+		for _, wk := range workers {
+			if wk.lean != nil {
+				wk.lean.cutAll(cutGrace)
+			}
+		}
+	}
+	var graceTimer *time.Timer
+	defer func() {
+		if graceTimer != nil {
+			graceTimer.Stop()
+		}
+	}()
 	for _, wk := range workers {
 		wg.Add(1)
 		go func(wk *worker) {
@@ -614,7 +880,7 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 	defer tick.Stop()
 	stopTimer := time.NewTimer(time.Until(stopAt))
 	defer stopTimer.Stop()
-	term := autoTerm{pct: c.AutoTermPct, minDur: time.Duration(c.AutoTermDur), bytes: c.Op == "get" || c.Op == "put" || c.Op == "multipart"}
+	term := autoTerm{pct: c.AutoTermPct, minDur: time.Duration(c.AutoTermDur), bytes: c.Op == "get" || c.Op == "put" || c.multipart()}
 	planned := c.duration
 	stoppedBy := "duration"
 loop:
@@ -630,6 +896,7 @@ loop:
 			break loop
 		case <-stopTimer.C:
 			ph.halt()
+			graceTimer = time.AfterFunc(c.grace, graceCut)
 			<-finished
 			break loop
 		case now := <-tick.C:
@@ -640,6 +907,7 @@ loop:
 			if c.AutoTerm && term.stable(sampler.Series) {
 				stoppedBy = "autoterm"
 				ph.halt()
+				graceTimer = time.AfterFunc(c.grace, graceCut)
 				<-finished
 				break loop
 			}
@@ -657,14 +925,22 @@ loop:
 		ph.written += int64(wk.seq)
 	}
 	sampler.Sample(endNs)
+	var latSecs []byte
+	if secs := sampler.LatSeconds(); len(secs) > 0 {
+		latSecs, _ = record.EncodeLatSeconds(secs)
+	}
 
-	res := &engine.HostResult{Host: ph.env.Host, Series: sampler.Series, Meta: map[string]string{
+	res := &engine.HostResult{Host: ph.env.Host, Series: sampler.Series, LatencySeconds: latSecs, Meta: map[string]string{
 		"endpoints":  strings.Join(c.endpoints, ","),
 		"concurrent": strconv.Itoa(c.Concurrent),
 		"obj_size":   strconv.FormatInt(int64(c.ObjSize), 10),
 		"prefix":     ph.prefix,
 		"stopped_by": stoppedBy,
 		"s3_client":  "minio-go",
+		// The bounds the run had: what "timeout: request" and "timeout:
+		// phase grace" errors mean.
+		"request_timeout": c.requestTimeout.String(),
+		"grace":           c.grace.String(),
 	}}
 	if ph.lean {
 		res.Meta["s3_client"] = "lean"
@@ -690,6 +966,10 @@ loop:
 		if s.Ops > 0 || s.Errors > 0 {
 			res.Ops = append(res.Ops, s)
 		}
+	}
+	res.BySize = ph.sizeStats(workers, startNs, endNs)
+	if len(res.BySize) > 0 {
+		res.Meta["obj_sizes"] = c.sizes.desc
 	}
 	if c.Rate > 0 {
 		// Starts scheduled within the run (the schedule ends at the
@@ -737,9 +1017,58 @@ loop:
 		}
 	}
 	if stoppedBy == "interrupted" {
-		return res, ctx.Err()
+		return res, engine.Interrupted(ctx.Err())
 	}
 	return res, nil
+}
+
+// sizedOps are the operations given per size class when objects have
+// several sizes: those that move an object's bytes.
+func sizedOp(name string) bool { return name == "GET" || name == "PUT" }
+
+// sizeRecorders returns a worker's recorders of the size classes, one per
+// operation that has them (nil for the others), or nil when the phase's
+// objects have one size.
+func (ph *phase) sizeRecorders() []*record.Recorder {
+	classes := ph.c.sizes.classes
+	if len(classes) == 0 {
+		return nil
+	}
+	out := make([]*record.Recorder, len(ph.ops))
+	has := false
+	for i, name := range ph.ops {
+		if sizedOp(name) {
+			out[i] = record.NewRecorder(make([]string, len(classes)), name == "GET")
+			has = true
+		}
+	}
+	if !has {
+		return nil
+	}
+	return out
+}
+
+// sizeStats merges the workers' size-class recorders into per-operation,
+// per-class statistics over the run's window.
+func (ph *phase) sizeStats(workers []*worker, startNs, endNs int64) []record.SizeOpStats {
+	var out []record.SizeOpStats
+	for i, name := range ph.ops {
+		for k, class := range ph.c.sizes.classes {
+			var s record.OpStats
+			for _, wk := range workers {
+				if wk.szRec != nil && wk.szRec[i] != nil {
+					s = s.Combine(wk.szRec[i].Stats(k, name))
+				}
+			}
+			if s.Ops == 0 && s.Errors == 0 {
+				continue
+			}
+			s.Op = name
+			s.StartNs, s.EndNs = startNs, endNs
+			out = append(out, record.SizeOpStats{Size: class, OpStats: s})
+		}
+	}
+	return out
 }
 
 // gcPercent is GOGC during a run.
@@ -756,7 +1085,7 @@ const EndpointsFile = "s3-endpoints.json"
 // with the count of objects still there (or, when the server does not
 // answer, how many at most), and the bucket this run created.
 func (ph *phase) Cleanup(ctx context.Context) error {
-	defer ph.tr.CloseIdleConnections()
+	defer ph.closeIdle()
 	if ph.env.Keep || ph.c.NoClear || ph.c.ListExisting {
 		// --list-existing made nothing: it deletes nothing either.
 		return nil
@@ -768,14 +1097,22 @@ func (ph *phase) Cleanup(ctx context.Context) error {
 			first = err
 		}
 	}
+	// Every request is bounded (boundedTransport); once one found the
+	// server unreachable, the next steps would each wait out their own
+	// bound for nothing: what stays is reported at once.
+	reached := func() bool { return first == nil || !connErrorKind(errorKind(first)) }
 	keep(ph.removeUploads(ctx))
-	keep(ph.removePrefix(ctx, ph.prefix))
-	for u := range ph.admin.ListIncompleteUploads(ctx, c.Bucket, ph.prefix, true) {
-		if u.Err != nil {
-			break // not every server lists uploads; nothing to abort then
-		}
-		if strings.HasPrefix(u.Key, ph.prefix) {
-			keep(ph.admin.RemoveIncompleteUpload(ctx, c.Bucket, u.Key))
+	if reached() {
+		keep(ph.removePrefix(ctx, ph.prefix))
+	}
+	if reached() {
+		for u := range ph.admin.ListIncompleteUploads(ctx, c.Bucket, ph.prefix, true) {
+			if u.Err != nil {
+				break // not every server lists uploads; nothing to abort then
+			}
+			if strings.HasPrefix(u.Key, ph.prefix) {
+				keep(ph.admin.RemoveIncompleteUpload(ctx, c.Bucket, u.Key))
+			}
 		}
 	}
 	if first == nil {
@@ -807,6 +1144,9 @@ func (ph *phase) Cleanup(ctx context.Context) error {
 	l := engine.Leftover{Host: ph.env.Host, What: "objects", Where: c.Bucket + "/" + ph.prefix, Reason: reason}
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
+	if !reached() {
+		cancel() // the count would wait for nothing too
+	}
 	if n, err := ph.countPrefix(lctx, -1); err == nil {
 		l.Count = &n
 	} else {
@@ -833,7 +1173,7 @@ func (ph *phase) countPrefix(ctx context.Context, limit int64) (int64, error) {
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var n int64
-	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, minio.ListObjectsOptions{Prefix: ph.prefix, Recursive: true, WithVersions: ph.c.Op == "versioned"}) {
+	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, minio.ListObjectsOptions{Prefix: ph.prefix, Recursive: true, WithVersions: ph.c.versionedListing()}) {
 		if o.Err != nil {
 			if minio.ToErrorResponse(o.Err).Code == "NoSuchBucket" {
 				return 0, nil
@@ -859,6 +1199,10 @@ func (ph *phase) removeUploads(ctx context.Context) error {
 		return nil
 	}
 	c := ph.c
+	// The first failure ends the removal: the batches after it would each
+	// wait out their request's bound on a server that does not answer.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	objs := make(chan minio.ObjectInfo, 1000)
 	go func() {
 		defer close(objs)
@@ -875,10 +1219,18 @@ func (ph *phase) removeUploads(ctx context.Context) error {
 			}
 		}
 	}()
+	return drainRemovals(ph.admin.RemoveObjects(ctx, c.Bucket, objs, minio.RemoveObjectsOptions{}), stop)
+}
+
+// drainRemovals reads RemoveObjects' results and returns the first error
+// (a missing key is none); at the first one it calls stop, which ends the
+// removal's context.
+func drainRemovals(errs <-chan minio.RemoveObjectError, stop func()) error {
 	var rmErr error
-	for e := range ph.admin.RemoveObjects(ctx, c.Bucket, objs, minio.RemoveObjectsOptions{}) {
+	for e := range errs {
 		if e.Err != nil && rmErr == nil && minio.ToErrorResponse(e.Err).Code != "NoSuchKey" {
-			rmErr = fmt.Errorf("%s: %v", e.ObjectName, e.Err)
+			rmErr = fmt.Errorf("%s: %w", e.ObjectName, e.Err)
+			stop()
 		}
 	}
 	return rmErr
@@ -890,11 +1242,13 @@ func (ph *phase) removePrefix(ctx context.Context, pfx string) error {
 		return fmt.Errorf("refusing to delete outside storbench's prefix: %q", pfx)
 	}
 	c := ph.c
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	objs := make(chan minio.ObjectInfo, 1000)
 	var listErr error
 	go func() {
 		defer close(objs)
-		for o := range ph.admin.ListObjects(ctx, c.Bucket, minio.ListObjectsOptions{Prefix: pfx, Recursive: true, WithVersions: c.Op == "versioned"}) {
+		for o := range ph.admin.ListObjects(ctx, c.Bucket, minio.ListObjectsOptions{Prefix: pfx, Recursive: true, WithVersions: c.versionedListing()}) {
 			if o.Err != nil {
 				listErr = o.Err
 				return
@@ -902,19 +1256,26 @@ func (ph *phase) removePrefix(ctx context.Context, pfx string) error {
 			if !strings.HasPrefix(o.Key, pfx) {
 				continue
 			}
-			objs <- o
+			if o.VersionID == "null" && !ph.versioningOn {
+				// The one version of an object in a bucket without
+				// versioning: versitygw deletes it only when asked without
+				// a version.
+				o.VersionID = ""
+			}
+			select {
+			case objs <- o:
+			case <-ctx.Done():
+				return
+			}
 		}
 	}()
-	var rmErr error
-	for e := range ph.admin.RemoveObjects(ctx, c.Bucket, objs, minio.RemoveObjectsOptions{}) {
-		if e.Err != nil && rmErr == nil && minio.ToErrorResponse(e.Err).Code != "NoSuchKey" {
-			rmErr = fmt.Errorf("%s: %v", e.ObjectName, e.Err)
-		}
+	// Objects of retention are under governance-mode retention, which the
+	// remover may bypass.
+	rmErr := drainRemovals(ph.admin.RemoveObjects(ctx, c.Bucket, objs, minio.RemoveObjectsOptions{GovernanceBypass: c.Op == "retention"}), stop)
+	if rmErr != nil {
+		return rmErr // the listing may have ended because of it
 	}
-	if listErr != nil {
-		return listErr
-	}
-	return rmErr
+	return listErr
 }
 
 // bucketWait bounds how long the host that created the bucket waits at
@@ -950,7 +1311,7 @@ func (ph *phase) removeBucketIfOurs(ctx context.Context) (left string, err error
 			if err := ph.admin.RemoveObject(ctx, c.Bucket, marker, minio.RemoveObjectOptions{}); err != nil && !noSuchBucket(err) {
 				return "", err
 			}
-			if c.Op == "versioned" {
+			if c.versionedListing() {
 				_ = ph.removePrefix(ctx, ph.runPfx) // delete markers of the marker
 			}
 			err := ph.admin.RemoveBucket(ctx, c.Bucket)
@@ -981,7 +1342,7 @@ func (ph *phase) removeBucketIfOurs(ctx context.Context) (left string, err error
 func (ph *phase) bucketHolds(ctx context.Context, marker string) (others, foreign bool, err error) {
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opts := minio.ListObjectsOptions{Recursive: true, WithVersions: ph.c.Op == "versioned"}
+	opts := minio.ListObjectsOptions{Recursive: true, WithVersions: ph.c.versionedListing()}
 	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, opts) {
 		switch {
 		case o.Err != nil:

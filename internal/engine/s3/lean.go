@@ -36,15 +36,21 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
 
 // leanUsable says whether c's requests can take the lean path (over HTTP
 // or HTTPS): no SSE-C, no S3 checksum header, no versions, and not forced
-// to the SDK.
+// to the SDK. Storage class, user metadata, tags, SSE-S3, SSE-KMS and the
+// session token are headers it sends (and signs).
 func leanUsable(c *config) bool {
-	return !c.SDK && !c.Encrypt && c.Checksum == "" && c.Op != "versioned" && c.Op != "multipart"
+	switch c.Op {
+	case "versioned", "multipart", "multipart-put", "retention":
+		return false
+	}
+	return !c.SDK && !c.Encrypt && c.Checksum == "" && !(c.Op == "list" && (c.Versions > 1 || c.Metadata))
 }
 
 // s3Error is an error response of the lean path: the HTTP status and the S3
@@ -79,6 +85,8 @@ type leanConn struct {
 	io      *connIO
 	br      *bufio.Reader
 	served  int // responses read on this connection
+	// deadline is the connection's read and write deadline (see arm).
+	deadline time.Time
 }
 
 // leanClient is one worker's lean requests: a connection per endpoint, a
@@ -98,6 +106,11 @@ type leanClient struct {
 	rng    []byte                // Range value
 	etag   [64]byte
 	etagN  int
+	// check, when set, sees every byte of the next GET body (--verify).
+	check *bodyCheck
+	// extra is the session token every request carries, or nil; putExtra
+	// the x-amz-* options every PUT carries, with the token, or nil.
+	extra, putExtra *extraHeaders
 
 	// Redials counts connections made after a worker's first one to an
 	// endpoint: the server closed the connection or a request failed.
@@ -106,15 +119,50 @@ type leanClient struct {
 	// an earlier session (no certificate exchange, no key agreement).
 	Handshakes, Resumed int
 
-	mu       sync.Mutex // guards conn fields against cancel; taken on dial only
-	canceled bool
-	ctx      context.Context
+	// timeout bounds each request (config.requestTimeout); now is when
+	// the request being sent was built.
+	timeout, slack time.Duration
+	now            time.Time
+	dialer         net.Dialer
+	// local, when set, is the address connections start from (--bind).
+	local net.Addr
+
+	mu  sync.Mutex   // orders dials against cutAll; taken on dial only
+	cut atomic.Int32 // cutNone, or why requests are being cut
+	ctx context.Context
 }
 
+// Why a lean client's requests are cut: its context ended (a hard stop),
+// or the phase's grace after the end of the measured stage ran out.
+const (
+	cutNone int32 = iota
+	cutStop
+	cutGrace
+)
+
+// The errors of requests that ran out of time: their own timeout, or the
+// grace after the end of the measured stage. Both are timeouts (net.Error)
+// counted under a kind of their own.
+var (
+	errRequestTimeout = &timeoutError{"timeout: request"}
+	errGraceCut       = &timeoutError{"timeout: phase grace"}
+)
+
+type timeoutError struct{ kind string }
+
+func (e *timeoutError) Error() string { return e.kind }
+func (e *timeoutError) Timeout() bool { return true }
+
+// Temporary is part of net.Error.
+func (e *timeoutError) Temporary() bool { return false }
+
 func newLeanClient(c *config) *leanClient {
-	lc := &leanClient{c: c, sig: newSigner(c.AccessKey, c.SecretKey, c.SessionToken, c.Region),
+	lc := &leanClient{c: c, sig: newSigner(c.AccessKey, c.SecretKey, c.Region),
+		extra: newExtraHeaders(nil, c.SessionToken), putExtra: newExtraHeaders(c.putHeaders, c.SessionToken),
 		req: make([]byte, 0, 1024+len(c.SessionToken)), uri: make([]byte, 0, 256), rng: make([]byte, 0, 48),
-		iovBuf: make([][]byte, 0, 8), ctx: context.Background()}
+		iovBuf: make([][]byte, 0, 8), ctx: context.Background(),
+		timeout: c.requestTimeout, slack: deadlineSlack(c.requestTimeout),
+		dialer: net.Dialer{Timeout: min(dialTimeout, c.requestTimeout), KeepAlive: 30 * time.Second}}
 	for _, ep := range c.endpoints {
 		addr := ep
 		if c.Lookup == "dns" {
@@ -132,25 +180,76 @@ func newLeanClient(c *config) *leanClient {
 	return lc
 }
 
-// bind makes ctx's cancellation abort the request in flight (its
-// connection's deadline is set in the past) and returns the function that
-// undoes it and closes the connections, for the end of the worker.
+// bind makes ctx's cancellation abort the request in flight and returns
+// the function that undoes it and closes the connections, for the end of
+// the worker.
 func (lc *leanClient) bind(ctx context.Context) func() {
 	lc.ctx = ctx
-	stop := context.AfterFunc(ctx, func() {
-		lc.mu.Lock()
-		lc.canceled = true
-		for i := range lc.conns {
-			if cn := lc.conns[i].conn; cn != nil {
-				_ = cn.SetDeadline(time.Unix(1, 0))
-			}
-		}
-		lc.mu.Unlock()
-	})
+	stop := context.AfterFunc(ctx, func() { lc.cutAll(cutStop) })
 	return func() {
 		stop()
 		lc.close()
 	}
+}
+
+// cutAll aborts the request in flight, and any later one, for the reason
+// why: every connection's deadline is set in the past. It may be called
+// from any goroutine; the first reason stays.
+func (lc *leanClient) cutAll(why int32) {
+	if !lc.cut.CompareAndSwap(cutNone, why) {
+		return
+	}
+	lc.mu.Lock()
+	for i := range lc.conns {
+		if cn := lc.conns[i].conn; cn != nil {
+			_ = cn.SetDeadline(time.Unix(1, 0))
+		}
+	}
+	lc.mu.Unlock()
+}
+
+// cutErr is the error of a request cut for the reason why.
+func (lc *leanClient) cutErr(why int32) error {
+	if why == cutGrace {
+		return errGraceCut
+	}
+	if err := lc.ctx.Err(); err != nil {
+		return err
+	}
+	return context.Canceled
+}
+
+// dialTimeout bounds a connection's dial (and the request timeout, when
+// shorter).
+const dialTimeout = 10 * time.Second
+
+// deadlineSlack is how far past a request's timeout its connection's
+// deadline may lie: an eighth of the timeout, at most a second. Setting a
+// deadline takes the netpoller's lock and moves a runtime timer; with the
+// slack, a worker sets it about once a second instead of per request.
+func deadlineSlack(timeout time.Duration) time.Duration {
+	return min(timeout/8, time.Second)
+}
+
+// arm makes sure cn's deadline lets the request being sent run its
+// timeout, from lc.now, and cuts it no later than the slack after that.
+// A deadline set in the past by cutAll is kept: cut is read after setting
+// one, and cutAll sets cut before its own deadline (the netpoller orders
+// the two), so whichever comes last, the request is cut.
+func (lc *leanClient) arm(cn *leanConn) error {
+	want := lc.now.Add(lc.timeout)
+	if !cn.deadline.Before(want) {
+		return nil
+	}
+	d := want.Add(lc.slack)
+	if err := cn.conn.SetDeadline(d); err != nil {
+		return err
+	}
+	cn.deadline = d
+	if why := lc.cut.Load(); why != cutNone {
+		return lc.cutErr(why)
+	}
+	return nil
 }
 
 func (lc *leanClient) close() {
@@ -173,14 +272,20 @@ func (lc *leanClient) drop(cn *leanConn) {
 	lc.mu.Unlock()
 }
 
-var leanDialer = net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-
 func (lc *leanClient) dial(cn *leanConn) error {
+	if why := lc.cut.Load(); why != cutNone {
+		return lc.cutErr(why)
+	}
 	if err := lc.ctx.Err(); err != nil {
 		return err
 	}
-	conn, err := leanDialer.DialContext(lc.ctx, "tcp", cn.addr)
+	d := lc.dialer
+	d.LocalAddr = lc.local
+	conn, err := d.DialContext(lc.ctx, "tcp", cn.addr)
 	if err != nil {
+		if lc.ctx.Err() == nil && isTimeout(err) && lc.dialer.Timeout == lc.timeout {
+			return errRequestTimeout
+		}
 		return err
 	}
 	if tc, ok := conn.(*net.TCPConn); ok {
@@ -195,7 +300,7 @@ func (lc *leanClient) dial(cn *leanConn) error {
 	var tc *tls.Conn
 	if cn.tlsConf != nil {
 		tc = tls.Client(&rawConn{Conn: conn, io: cio}, cn.tlsConf)
-		hctx, cancel := context.WithTimeout(lc.ctx, leanDialer.Timeout)
+		hctx, cancel := context.WithTimeout(lc.ctx, lc.dialer.Timeout)
 		err := tc.HandshakeContext(hctx)
 		cancel()
 		if err != nil {
@@ -209,12 +314,12 @@ func (lc *leanClient) dial(cn *leanConn) error {
 		conn, rd = tc, tc
 	}
 	lc.mu.Lock()
-	if lc.canceled {
+	if why := lc.cut.Load(); why != cutNone {
 		lc.mu.Unlock()
 		conn.Close()
-		return context.Canceled
+		return lc.cutErr(why)
 	}
-	cn.conn, cn.tls, cn.io = conn, tc, cio
+	cn.conn, cn.tls, cn.io, cn.deadline = conn, tc, cio, time.Time{}
 	lc.mu.Unlock()
 	if cn.br == nil {
 		cn.br = bufio.NewReaderSize(rd, 32<<10)
@@ -295,6 +400,10 @@ func (lc *leanClient) begin(ep int, body [][]byte, head bool) (*leanConn, respon
 				return cn, response{}, err
 			}
 		}
+		if err := lc.arm(cn); err != nil {
+			lc.drop(cn)
+			return cn, response{}, err
+		}
 		reused := cn.served > 0
 		lc.iov = append(lc.iovBuf[:0], lc.req)
 		lc.iov = append(lc.iov, body...)
@@ -314,7 +423,7 @@ func (lc *leanClient) begin(ep int, body [][]byte, head bool) (*leanConn, respon
 			}
 		}
 		lc.drop(cn)
-		if attempt == 0 && reused && retryable(err) && lc.ctx.Err() == nil {
+		if attempt == 0 && reused && retryable(err) && lc.ctx.Err() == nil && lc.cut.Load() == cutNone {
 			continue
 		}
 		return cn, r, lc.netErr(err)
@@ -326,12 +435,20 @@ func retryable(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
-// netErr turns a deadline set by cancellation back into the context's error.
+// netErr says why a request whose connection's deadline passed was cut:
+// cancellation (the context's error), the phase's grace, or its own
+// timeout.
 func (lc *leanClient) netErr(err error) error {
-	if cerr := lc.ctx.Err(); cerr != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		return err
+	}
+	if why := lc.cut.Load(); why != cutNone {
+		return lc.cutErr(why)
+	}
+	if cerr := lc.ctx.Err(); cerr != nil {
 		return cerr
 	}
-	return err
+	return errRequestTimeout
 }
 
 // The parser below reads what an S3 server sends back, and is held to
@@ -565,14 +682,23 @@ func parseUint(b []byte) (int64, bool) {
 // len(buf) bytes are kept apart from the last pass) and returns its length.
 // With neither a length nor chunking the body runs to the connection's end.
 func (lc *leanClient) readBody(cn *leanConn, r *response, buf []byte) (int64, error) {
+	return readBody(cn.br, r, buf, nil)
+}
+
+// readBody reads a body from br into buf as leanClient.readBody does,
+// showing every byte to chk when it is not nil.
+func readBody(br *bufio.Reader, r *response, buf []byte, chk *bodyCheck) (int64, error) {
 	if r.chunked {
-		return readChunked(cn.br, buf)
+		return readChunked(br, buf, chk)
 	}
 	if r.clen < 0 {
 		r.close = true
 		var n int64
 		for {
-			m, err := cn.br.Read(buf)
+			m, err := br.Read(buf)
+			if chk != nil {
+				chk.check(buf[:m])
+			}
 			n += int64(m)
 			if err == io.EOF {
 				return n, nil
@@ -584,7 +710,10 @@ func (lc *leanClient) readBody(cn *leanConn, r *response, buf []byte) (int64, er
 	}
 	var n int64
 	for n < r.clen {
-		m, err := io.ReadFull(cn.br, buf[:min(int64(len(buf)), r.clen-n)])
+		m, err := io.ReadFull(br, buf[:min(int64(len(buf)), r.clen-n)])
+		if chk != nil {
+			chk.check(buf[:m])
+		}
 		n += int64(m)
 		if err != nil {
 			if err == io.EOF {
@@ -606,8 +735,8 @@ const (
 )
 
 // readChunked reads a chunked body, its trailer included. The first
-// len(buf) bytes stay in buf.
-func readChunked(br *bufio.Reader, buf []byte) (int64, error) {
+// len(buf) bytes stay in buf. chk, when not nil, sees every body byte.
+func readChunked(br *bufio.Reader, buf []byte, chk *bodyCheck) (int64, error) {
 	var n, overhead int64
 	for {
 		line, err := br.ReadSlice('\n')
@@ -631,6 +760,9 @@ func readChunked(br *bufio.Reader, buf []byte) (int64, error) {
 				dst = buf[n:]
 			}
 			m, err := io.ReadFull(br, dst[:min(int64(len(dst)), size)])
+			if chk != nil {
+				chk.check(dst[:m])
+			}
 			n += int64(m)
 			size -= int64(m)
 			if err != nil {
@@ -772,10 +904,10 @@ func xmlField(b []byte, name string) string {
 	return string(bytes.TrimSpace(rest[:j]))
 }
 
-// startRequest writes the request line, Host and signature headers for
-// method on key into lc.req; the caller appends its own headers and the
-// final CRLF.
-func (lc *leanClient) startRequest(ep int, method string, key []byte, payload []byte, rng []byte) {
+// startRequest writes the request line, Host and signature headers (and
+// extra's) for method on key into lc.req; the caller appends its own
+// headers and the final CRLF.
+func (lc *leanClient) startRequest(ep int, method string, key []byte, payload []byte, rng []byte, extra *extraHeaders) {
 	c, cn := lc.c, &lc.conns[ep]
 	u := append(lc.uri[:0], '/')
 	if c.Lookup != "dns" {
@@ -784,8 +916,9 @@ func (lc *leanClient) startRequest(ep int, method string, key []byte, payload []
 	}
 	u = appendURIPath(u, key)
 	lc.uri = u
-	lc.sig.setTime(time.Now())
-	lc.sig.sign(method, u, cn.host, payload, rng)
+	lc.now = time.Now()
+	lc.sig.setTime(lc.now)
+	lc.sig.sign(method, u, cn.host, payload, rng, extra)
 	b := append(lc.req[:0], method...)
 	b = append(b, ' ')
 	b = append(b, u...)
@@ -797,7 +930,7 @@ func (lc *leanClient) startRequest(ep int, method string, key []byte, payload []
 		b = append(b, rng...)
 		b = append(b, "\r\n"...)
 	}
-	lc.req = lc.sig.appendAuth(b, payload, rng != nil)
+	lc.req = lc.sig.appendAuth(b, payload, rng != nil, extra)
 }
 
 // get reads key (the bytes [off, off+n) of it when n > 0) into buf and
@@ -811,7 +944,7 @@ func (lc *leanClient) get(ep int, key []byte, off, n int64, buf []byte) (int64, 
 		rng = strconv.AppendInt(rng, off+n-1, 10)
 		lc.rng = rng
 	}
-	lc.startRequest(ep, "GET", key, unsignedPayloadB, rng)
+	lc.startRequest(ep, "GET", key, unsignedPayloadB, rng, lc.extra)
 	lc.req = append(lc.req, "\r\n"...)
 	cn, r, err := lc.begin(ep, nil, false)
 	if err != nil {
@@ -820,12 +953,15 @@ func (lc *leanClient) get(ep int, key []byte, off, n int64, buf []byte) (int64, 
 	if r.status != http.StatusOK && r.status != http.StatusPartialContent {
 		return 0, r.first, lc.errorResponse(cn, &r, buf, true)
 	}
-	got, err := lc.readBody(cn, &r, buf)
+	got, err := readBody(cn.br, &r, buf, lc.check)
 	if err != nil {
 		lc.drop(cn)
 		return got, r.first, lc.netErr(err)
 	}
 	lc.finishResponse(cn, &r)
+	if lc.check != nil && lc.check.bad {
+		return got, r.first, errContentMismatch
+	}
 	return got, r.first, nil
 }
 
@@ -846,7 +982,7 @@ func (lc *leanClient) put(ep int, key []byte, size int64, body [][]byte, buf []b
 		hex.Encode(lc.pay[:], lc.sha.Sum(sum[:0]))
 		payload = lc.pay[:]
 	}
-	lc.startRequest(ep, "PUT", key, payload, nil)
+	lc.startRequest(ep, "PUT", key, payload, nil, lc.putExtra)
 	b := append(lc.req, "Content-Length: "...)
 	b = strconv.AppendInt(b, size, 10)
 	b = append(b, "\r\n"...)
@@ -885,7 +1021,7 @@ func (lc *leanClient) ETag() []byte { return lc.etag[:lc.etagN] }
 
 // simple sends a body-less request whose success is okStatus (HEAD, DELETE).
 func (lc *leanClient) simple(ep int, method string, key []byte, okStatus int, buf []byte) error {
-	lc.startRequest(ep, method, key, unsignedPayloadB, nil)
+	lc.startRequest(ep, method, key, unsignedPayloadB, nil, lc.extra)
 	lc.req = append(lc.req, "\r\n"...)
 	head := method == "HEAD"
 	cn, r, err := lc.begin(ep, nil, head)

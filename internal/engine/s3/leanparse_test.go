@@ -72,7 +72,7 @@ func TestRecordVersitygwResponses(t *testing.T) {
 		{"delete-204", "DELETE", "obj2", good, nil, "", nil},
 	} {
 		payload := unsignedPayloadB
-		r.lc.startRequest(0, r.method, []byte(r.key), payload, r.rng)
+		r.lc.startRequest(0, r.method, []byte(r.key), payload, r.rng, nil)
 		req := append([]byte(nil), r.lc.req...)
 		if r.body != nil {
 			req = append(req, "Content-Length: "...)

@@ -5,11 +5,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
+	"maps"
+	"sort"
+	"strings"
 	"time"
 )
 
 // unsignedPayload is the payload hash of a request whose body is not signed.
 const unsignedPayload = "UNSIGNED-PAYLOAD"
+
+// securityTokenHeader carries the session token of temporary keys (AWS STS).
+const securityTokenHeader = "x-amz-security-token"
 
 // unsignedPayloadB is unsignedPayload as bytes, made once.
 var unsignedPayloadB = []byte(unsignedPayload)
@@ -20,11 +26,13 @@ var unsignedPayloadB = []byte(unsignedPayload)
 // signature are built in buffers the signer keeps.
 //
 // It signs host, x-amz-content-sha256, x-amz-date and, when given, range
-// and x-amz-security-token (temporary keys): the headers SigV4 requires,
-// the one whose change would alter the response, and the session token,
-// which AWS wants signed. Other headers are sent unsigned, which S3 allows.
+// and the request's other x-amz-* headers (extraHeaders: a PUT's options,
+// the session token of temporary keys): the headers SigV4 requires, every
+// x-amz-* header (S3 refuses x-amz-* headers left unsigned, and AWS wants
+// the token signed), and the one whose change would alter the response.
+// Other headers are sent unsigned, which S3 allows.
 type signer struct {
-	access, secret, token, region, service string
+	access, secret, region, service string
 
 	day  [8]byte // yyyymmdd of the current signing key
 	mac  hash.Hash
@@ -39,9 +47,9 @@ type signer struct {
 	Sig [2 * sha256.Size]byte
 }
 
-func newSigner(access, secret, token, region string) *signer {
-	return &signer{access: access, secret: secret, token: token, region: region, service: "s3",
-		canon: make([]byte, 0, 512+len(token)), sts: make([]byte, 0, 256)}
+func newSigner(access, secret, region string) *signer {
+	return &signer{access: access, secret: secret, region: region, service: "s3",
+		canon: make([]byte, 0, 512), sts: make([]byte, 0, 256)}
 }
 
 // setTime sets the request time (second resolution) and, when the day
@@ -92,8 +100,9 @@ func appendDigits(b []byte, v, n int) []byte {
 // sign computes the signature of a request with an empty query string into
 // s.Sig. uri is the path exactly as sent (already URI-encoded), host the Host
 // header, payload the x-amz-content-sha256 value, rng the Range header value
-// or nil. setTime must have been called.
-func (s *signer) sign(method string, uri []byte, host string, payload []byte, rng []byte) {
+// or nil, extra the request's other x-amz-* headers or nil. setTime must
+// have been called.
+func (s *signer) sign(method string, uri []byte, host string, payload []byte, rng []byte, extra *extraHeaders) {
 	c := append(s.canon[:0], method...)
 	c = append(c, '\n')
 	c = append(c, uri...)
@@ -107,12 +116,11 @@ func (s *signer) sign(method string, uri []byte, host string, payload []byte, rn
 	c = append(c, payload...)
 	c = append(c, "\nx-amz-date:"...)
 	c = append(c, s.date[:]...)
-	if s.token != "" {
-		c = append(c, "\nx-amz-security-token:"...)
-		c = append(c, s.token...)
+	if extra != nil {
+		c = append(c, extra.canon...)
 	}
 	c = append(c, "\n\n"...)
-	c = s.appendSignedHeaders(c, rng != nil)
+	c = s.appendSignedHeaders(c, rng != nil, extra)
 	c = append(c, '\n')
 	c = append(c, payload...)
 	s.canon = c
@@ -131,14 +139,14 @@ func (s *signer) sign(method string, uri []byte, host string, payload []byte, rn
 	hex.Encode(s.Sig[:], s.mac.Sum(s.sum[:0]))
 }
 
-func (s *signer) appendSignedHeaders(b []byte, rng bool) []byte {
+func (s *signer) appendSignedHeaders(b []byte, rng bool, extra *extraHeaders) []byte {
 	if rng {
 		b = append(b, "host;range;x-amz-content-sha256;x-amz-date"...)
 	} else {
 		b = append(b, "host;x-amz-content-sha256;x-amz-date"...)
 	}
-	if s.token != "" {
-		b = append(b, ";x-amz-security-token"...)
+	if extra != nil {
+		b = append(b, extra.names...)
 	}
 	return b
 }
@@ -153,26 +161,71 @@ func (s *signer) appendScope(b []byte) []byte {
 }
 
 // appendAuth appends the signing headers of the last signed request:
-// X-Amz-Content-Sha256, X-Amz-Date, X-Amz-Security-Token with temporary
-// keys, and Authorization, each ending in CRLF.
-func (s *signer) appendAuth(b []byte, payload []byte, rng bool) []byte {
+// X-Amz-Content-Sha256, X-Amz-Date and Authorization, each ending in CRLF,
+// then extra's headers.
+func (s *signer) appendAuth(b []byte, payload []byte, rng bool, extra *extraHeaders) []byte {
 	b = append(b, "X-Amz-Content-Sha256: "...)
 	b = append(b, payload...)
 	b = append(b, "\r\nX-Amz-Date: "...)
 	b = append(b, s.date[:]...)
-	if s.token != "" {
-		b = append(b, "\r\nX-Amz-Security-Token: "...)
-		b = append(b, s.token...)
-	}
 	b = append(b, "\r\nAuthorization: AWS4-HMAC-SHA256 Credential="...)
 	b = append(b, s.access...)
 	b = append(b, '/')
 	b = s.appendScope(b)
 	b = append(b, ", SignedHeaders="...)
-	b = s.appendSignedHeaders(b, rng)
+	b = s.appendSignedHeaders(b, rng, extra)
 	b = append(b, ", Signature="...)
 	b = append(b, s.Sig[:]...)
-	return append(b, "\r\n"...)
+	b = append(b, "\r\n"...)
+	if extra != nil {
+		b = append(b, extra.wire...)
+	}
+	return b
+}
+
+// extraHeaders are the x-amz-* headers every request of a kind carries
+// (an upload's storage class, user metadata, tags, SSE-S3 or SSE-KMS; with
+// temporary keys, every request's x-amz-security-token), made once in the
+// three forms a request needs: canonical lines for the signature, names for
+// SignedHeaders, and the lines sent. Every such name sorts after
+// x-amz-date, so they follow it in the canonical request.
+type extraHeaders struct {
+	canon []byte // "\nname:value" per header, names in lower case, sorted
+	names []byte // ";name" per header
+	wire  []byte // "name: value\r\n" per header
+}
+
+// newExtraHeaders makes the extra headers of h (lower-case names; values
+// already free of control bytes) and, when token is not empty, the
+// x-amz-security-token of temporary keys, sorted in among them; nil when
+// there are none.
+func newExtraHeaders(h map[string]string, token string) *extraHeaders {
+	if len(h) == 0 && token == "" {
+		return nil
+	}
+	names := make([]string, 0, len(h)+1)
+	for k := range h {
+		names = append(names, k)
+	}
+	if token != "" {
+		h = maps.Clone(h)
+		if h == nil {
+			h = map[string]string{}
+		}
+		h[securityTokenHeader] = token
+		names = append(names, securityTokenHeader)
+	}
+	sort.Strings(names)
+	e := &extraHeaders{}
+	for _, k := range names {
+		// The canonical value is trimmed with runs of blanks folded into
+		// one; the value sent is as given (trimmed, as a header's is).
+		v := strings.TrimSpace(h[k])
+		e.canon = append(append(append(append(e.canon, '\n'), k...), ':'), strings.Join(strings.Fields(v), " ")...)
+		e.names = append(append(e.names, ';'), k...)
+		e.wire = append(append(append(append(e.wire, k...), ": "...), v...), "\r\n"...)
+	}
+	return e
 }
 
 // appendURIPath appends s URI-encoded as SigV4 wants for S3 paths: every

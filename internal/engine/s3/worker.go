@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/base64"
+	"errors"
+	"hash"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -15,6 +18,10 @@ import (
 	"github.com/storbench/storbench/internal/record"
 )
 
+// checksumNames lists --checksum's algorithms for error lines.
+const checksumNames = "CRC32, CRC32C, CRC64NVME, SHA1 or SHA256"
+
+// checksumTypes are the S3 checksum algorithms --checksum takes.
 var checksumTypes = map[string]minio.ChecksumType{
 	"CRC32":     minio.ChecksumCRC32,
 	"CRC32C":    minio.ChecksumCRC32C,
@@ -35,7 +42,10 @@ type worker struct {
 	rec   *record.Recorder
 	epRec []*record.Recorder
 	buf   []byte
-	body  dataReader
+	body  dataReader // a PUT's body on minio-go, reused once closed (see bodyGate)
+	gate  bodyGate
+	gctx  context.Context // ctx of minio-go uploads, carrying gate
+	gbase context.Context // what gctx was made from
 	rng   *rand.Rand
 	log   opLine
 	put0  minio.PutObjectOptions
@@ -48,6 +58,15 @@ type worker struct {
 	iov   [][]byte    // body chunks of a lean PUT
 	kb    []byte      // the key of a lean request
 	reach reach       // endpoints' reachability and the backoff (run stage only)
+
+	// szRec are per operation (nil where it has none) the recorders of
+	// its size classes, when the phase's objects have several sizes.
+	szRec []*record.Recorder
+	// reqSize is the size of the object of the request finish records
+	// next (a ranged GET's too), for its size class; 0: none.
+	reqSize int64
+	chk     bodyCheck // --verify: the GET body being checked
+	ckHash  hash.Hash // --checksum of multipart parts
 }
 
 func (ph *phase) newWorker(w int, rec *record.Recorder, epRec []*record.Recorder) *worker {
@@ -62,6 +81,7 @@ func (ph *phase) newWorker(w int, rec *record.Recorder, epRec []*record.Recorder
 	}
 	if ph.lean {
 		wk.lean = newLeanClient(ph.c)
+		wk.lean.local = localAddr(ph.localAddr(w))
 	}
 	if rec != nil {
 		wk.reach.init(len(ph.c.endpoints))
@@ -147,8 +167,30 @@ func (wk *worker) finish(op, ep int, t0, first time.Time, n int64, err error) {
 			}
 		}
 	}
+	if wk.szRec != nil {
+		wk.recordSize(op, lat, ttfb, n, kind, err != nil)
+	}
 	if wk.log.l != nil {
 		wk.log.add(ph.ops[op], wk.id, ph.c.endpoints[ep], ph.unixBase+int64(t0.Sub(ph.monoBase)), ttfb, lat, n, kind)
+	}
+}
+
+// recordSize records a request in its size class, and forgets its size.
+func (wk *worker) recordSize(op int, lat, ttfb, n int64, kind string, failed bool) {
+	size := wk.reqSize
+	wk.reqSize = 0
+	r := wk.szRec[op]
+	if r == nil || size <= 0 {
+		return
+	}
+	o := r.Op(wk.ph.c.sizes.class(size))
+	if failed {
+		o.RecordError(kind)
+		return
+	}
+	o.Record(lat, n)
+	if ttfb > 0 {
+		o.RecordTTFB(ttfb)
 	}
 }
 
@@ -168,8 +210,10 @@ func (wk *worker) run(ctx context.Context) {
 		wk.loopDelete(ctx)
 	case "list":
 		wk.loopList(ctx)
-	case "multipart":
+	case "multipart", "multipart-put":
 		wk.loopMultipart(ctx)
+	case "retention":
+		wk.loopRetention(ctx)
 	default:
 		wk.loopMixed(ctx)
 	}
@@ -178,26 +222,69 @@ func (wk *worker) run(ctx context.Context) {
 // put uploads one object of size bytes to key through endpoint ep.
 func (wk *worker) put(ctx context.Context, ep int, key string, size int64) (minio.UploadInfo, error) {
 	d := wk.ph.data
+	c := wk.ph.c
+	if size > MultipartThreshold && !c.DisableMultipart {
+		// In parts, as warp (through minio-go) uploads it: the body is an
+		// io.ReaderAt, so minio-go sends parts from it without buffers.
+		wk.body.reset(d, d.offset(key), size)
+		opts := wk.put0
+		opts.DisableMultipart = false
+		opts.SendContentMd5 = c.MD5
+		return wk.core[ep].Client.PutObject(ctx, c.Bucket, key, &wk.body, size, opts)
+	}
 	if wk.lean != nil {
 		return minio.UploadInfo{}, wk.putLean(ep, wk.keyBytes(key), size)
 	}
+	wk.gate.wait()
 	wk.body.reset(d, d.offset(key), size)
 	var md5b64 string
-	if wk.ph.c.MD5 {
+	if c.MD5 {
 		h := md5.New()
 		_, _ = io.Copy(h, &wk.body)
 		var sum [md5.Size]byte
 		md5b64 = base64.StdEncoding.EncodeToString(h.Sum(sum[:0]))
 		wk.body.reset(d, d.offset(key), size)
 	}
-	return wk.core[ep].PutObject(ctx, wk.ph.c.Bucket, key, &wk.body, size, md5b64, "", wk.put0)
+	return wk.core[ep].PutObject(wk.gated(ctx), wk.ph.c.Bucket, key, &wk.body, size, md5b64, "", wk.put0)
 }
 
-// get reads key (or a range of it) through ep into the worker's buffer and
-// returns the bytes read and when the first byte arrived.
-func (wk *worker) get(ctx context.Context, ep int, key string, size int64, opts *minio.GetObjectOptions) (int64, time.Time, error) {
+// gated returns ctx carrying the worker's body gate, made once per ctx.
+func (wk *worker) gated(ctx context.Context) context.Context {
+	if wk.gbase != ctx {
+		if wk.gate.closed == nil {
+			wk.gate.closed = make(chan struct{}, 1)
+		}
+		wk.gctx, wk.gbase = context.WithValue(ctx, bodyGateKey{}, &wk.gate), ctx
+	}
+	return wk.gctx
+}
+
+// get reads key (version ver when not empty; the bytes [off, off+ln) of
+// it when ln > 0) through ep into the worker's buffer, and returns the
+// bytes read and when the first byte arrived; want is the length the body
+// must have. With --verify every byte is checked as it streams.
+func (wk *worker) get(ctx context.Context, ep int, key, ver string, want, off, ln int64) (int64, time.Time, error) {
+	var chk *bodyCheck
+	if wk.ph.c.Verify {
+		chk = &wk.chk
+		chk.reset(wk.ph.data, offsetOf(wk.ph.data, key), off)
+	}
 	if wk.lean != nil {
-		return wk.getLean(ep, wk.keyBytes(key), size, 0, 0)
+		wk.lean.check = chk
+		n, first, err := wk.lean.get(ep, wk.keyBytes(key), off, ln, wk.buf)
+		if err == nil && want >= 0 && n != want {
+			err = errShortRead
+		}
+		return n, first, err
+	}
+	opts := &wk.get0
+	if ln > 0 || ver != "" {
+		// A new value, not a copy of get0: SetRange writes into a header map.
+		o := minio.GetObjectOptions{ServerSideEncryption: wk.get0.ServerSideEncryption, VersionID: ver}
+		if ln > 0 {
+			_ = o.SetRange(off, off+ln-1)
+		}
+		opts = &o
 	}
 	rc, _, _, err := wk.core[ep].GetObject(ctx, wk.ph.c.Bucket, key, *opts)
 	if err != nil {
@@ -212,6 +299,9 @@ func (wk *worker) get(ctx context.Context, ep int, key string, size int64, opts 
 				first = time.Now()
 			}
 			n += int64(m)
+			if chk != nil {
+				chk.check(wk.buf[:m])
+			}
 		}
 		if rerr == io.EOF {
 			break
@@ -222,7 +312,10 @@ func (wk *worker) get(ctx context.Context, ep int, key string, size int64, opts 
 		}
 	}
 	rc.Close()
-	if size >= 0 && n != size {
+	if chk != nil && chk.bad {
+		return n, first, errContentMismatch
+	}
+	if want >= 0 && n != want {
 		return n, first, errShortRead
 	}
 	return n, first, nil
@@ -234,46 +327,35 @@ func (wk *worker) loopGet(ctx context.Context) {
 		if !ok {
 			return
 		}
-		if wk.lean != nil {
-			wk.getOnceLean(t0)
-		} else {
-			wk.getOnce(ctx, t0)
-		}
+		wk.getOnce(ctx, t0)
 	}
 }
 
-// pickGet draws the object of a GET, and with --range its byte range
-// (rangeLen 0: the whole object), and returns the length the body must have.
-func (wk *worker) pickGet() (i int, rangeOff, rangeLen, want int64) {
-	ph := wk.ph
-	i = wk.rng.IntN(len(ph.keys))
-	size := ph.sizes[i]
-	if ph.c.Range && size > 1 {
-		rangeOff = wk.rng.Int64N(size)
-		rangeLen = 1 + wk.rng.Int64N(size-rangeOff)
-		return i, rangeOff, rangeLen, rangeLen
+// pickRange draws the byte range of a GET of an object of size bytes:
+// with --range-size a range of that length at a random offset, with
+// --range a random offset and length, else the whole object (ln 0). want
+// is the length the body must have.
+func (wk *worker) pickRange(size int64) (off, ln, want int64) {
+	c := wk.ph.c
+	switch {
+	case c.RangeSize > 0:
+		ln = int64(c.RangeSize)
+		return wk.rng.Int64N(size - ln + 1), ln, ln
+	case c.Range && size > 1:
+		off = wk.rng.Int64N(size)
+		ln = 1 + wk.rng.Int64N(size-off)
+		return off, ln, ln
 	}
-	return i, 0, 0, size
+	return 0, 0, size
 }
 
 func (wk *worker) getOnce(ctx context.Context, t0 time.Time) {
-	i, off, ln, want := wk.pickGet()
-	ep := wk.ph.picker.pick()
-	opts := &wk.get0
-	if ln > 0 {
-		// A new value, not a copy of get0: SetRange writes into a header map.
-		ro := minio.GetObjectOptions{ServerSideEncryption: wk.get0.ServerSideEncryption}
-		_ = ro.SetRange(off, off+ln-1)
-		opts = &ro
-	}
-	n, first, err := wk.get(ctx, ep, wk.ph.keys[i], want, opts)
-	wk.finish(0, ep, t0, first, n, err)
-}
-
-func (wk *worker) getOnceLean(t0 time.Time) {
-	i, off, ln, want := wk.pickGet()
-	ep := wk.ph.picker.pick()
-	n, first, err := wk.getLean(ep, wk.keyBytes(wk.ph.keys[i]), want, off, ln)
+	ph := wk.ph
+	i := wk.rng.IntN(len(ph.keys))
+	off, ln, want := wk.pickRange(ph.sizes[i])
+	ep := ph.picker.pick()
+	n, first, err := wk.get(ctx, ep, ph.keys[i], "", want, off, ln)
+	wk.reqSize = ph.sizes[i]
 	wk.finish(0, ep, t0, first, n, err)
 }
 
@@ -300,14 +382,15 @@ func (wk *worker) putOnce(ctx context.Context, t0 time.Time) {
 	ph := wk.ph
 	wk.seq++
 	wk.kb = putKey(wk.kb[:0], wk.pfx, wk.id, "-", wk.seq)
-	size := objectSize(ph.c, wk.rng)
+	size := ph.c.sizes.draw(wk.rng)
 	ep := ph.picker.pick()
 	var err error
-	if wk.lean != nil {
+	if wk.lean != nil && (size <= MultipartThreshold || ph.c.DisableMultipart) {
 		err = wk.putLean(ep, wk.kb, size)
 	} else {
 		_, err = wk.put(ctx, ep, string(wk.kb), size)
 	}
+	wk.reqSize = size
 	if err != nil {
 		size = 0
 	}
@@ -378,11 +461,17 @@ func sliceChan(objs []minio.ObjectInfo) <-chan minio.ObjectInfo {
 	return ch
 }
 
-// loopList lists the worker's own prefix in full, page by page; the time to
-// the first page is its TTFB.
+// loopList lists the worker's own prefix in full, --max-keys keys a
+// request (with --versions > 1 every version, with --metadata the objects'
+// metadata); the time to the first page is its TTFB. A listing that does
+// not return every entry prepared is an error ("list count"), as warp
+// counts it (with --list-existing, whose entries are not storbench's, no
+// count is checked).
 func (wk *worker) loopList(ctx context.Context) {
 	ph := wk.ph
+	c := ph.c
 	pfx := ph.listPfx[wk.id%len(ph.listPfx)]
+	want := ph.listWant[wk.id%len(ph.listWant)]
 	for {
 		t0, ok := wk.begin()
 		if !ok {
@@ -391,24 +480,49 @@ func (wk *worker) loopList(ctx context.Context) {
 		ep := ph.picker.pick()
 		var first time.Time
 		var err error
-		token := ""
-		for {
-			res, lerr := wk.core[ep].ListObjectsV2(ph.c.Bucket, pfx, "", token, "", 1000)
-			if first.IsZero() {
-				first = time.Now()
+		var n int64
+		if c.Versions > 1 || c.Metadata {
+			lctx, cancel := context.WithCancel(ctx)
+			opts := minio.ListObjectsOptions{Prefix: pfx, Recursive: true, WithVersions: c.Versions > 1,
+				WithMetadata: c.Metadata, MaxKeys: c.MaxKeys}
+			for o := range wk.core[ep].Client.ListObjects(lctx, c.Bucket, opts) {
+				if first.IsZero() {
+					first = time.Now()
+				}
+				if o.Err != nil {
+					err = o.Err
+					break
+				}
+				n++
 			}
-			if lerr != nil {
-				err = lerr
-				break
+			cancel()
+		} else {
+			token := ""
+			for {
+				res, lerr := wk.core[ep].ListObjectsV2(c.Bucket, pfx, "", token, "", c.MaxKeys)
+				if first.IsZero() {
+					first = time.Now()
+				}
+				if lerr != nil {
+					err = lerr
+					break
+				}
+				n += int64(len(res.Contents))
+				if !res.IsTruncated || res.NextContinuationToken == "" {
+					break
+				}
+				token = res.NextContinuationToken
 			}
-			if !res.IsTruncated || res.NextContinuationToken == "" {
-				break
-			}
-			token = res.NextContinuationToken
+		}
+		if err == nil && want >= 0 && n != want {
+			err = errListCount
 		}
 		wk.finish(0, ep, t0, first, 0, err)
 	}
 }
+
+// errListCount is a listing that did not return every entry prepared.
+var errListCount = errors.New("the listing missed entries or returned others")
 
 // loopMultipart uploads objects of --parts parts, --part.concurrent at a
 // time; each part is a PART request, each whole upload an UPLOAD.
@@ -418,6 +532,18 @@ func (wk *worker) loopMultipart(ctx context.Context) {
 	size := int64(c.PartSize)
 	helpers := append([]*worker{wk}, wk.parts...)
 	parts := make([]minio.CompletePart, c.Parts)
+	create := wk.put0
+	ck := checksumTypes[c.Checksum]
+	if ck.IsSet() {
+		// The upload announces the algorithm; every part carries its sum.
+		create.UserMetadata = map[string]string{"x-amz-checksum-algorithm": ck.String()}
+		if ck.FullObjectRequested() {
+			create.UserMetadata["x-amz-checksum-type"] = "FULL_OBJECT"
+		}
+		for k, v := range c.AddMetadata {
+			create.UserMetadata[k] = v
+		}
+	}
 	for {
 		t0, ok := wk.begin()
 		if !ok {
@@ -426,7 +552,7 @@ func (wk *worker) loopMultipart(ctx context.Context) {
 		wk.seq++
 		key := wk.pfx + strconv.Itoa(wk.id) + "-" + strconv.Itoa(wk.seq)
 		ep := ph.picker.pick()
-		id, err := wk.core[ep].NewMultipartUpload(ctx, c.Bucket, key, wk.put0)
+		id, err := wk.core[ep].NewMultipartUpload(ctx, c.Bucket, key, create)
 		if err != nil {
 			wk.finish(0, ep, t0, time.Time{}, 0, err)
 			continue
@@ -449,9 +575,16 @@ func (wk *worker) loopMultipart(ctx context.Context) {
 					}
 					pt0 := time.Now()
 					d := ph.data
-					h.body.reset(d, (d.offset(key)+p*7919)%len(d.b), size)
-					info, perr := h.core[ep].PutObjectPart(ctx, c.Bucket, key, id, p+1, &h.body, size,
-						minio.PutObjectPartOptions{SSE: ph.sse})
+					h.gate.wait()
+					start := (d.offset(key) + p*7919) % len(d.b)
+					popts := minio.PutObjectPartOptions{SSE: ph.sse, DisableContentSha256: !c.SignPayload}
+					var sum string
+					if ck.IsSet() {
+						sum = h.partChecksum(ck, start, size)
+						popts.CustomHeader = http.Header{ck.Key(): []string{sum}}
+					}
+					h.body.reset(d, start, size)
+					info, perr := h.core[ep].PutObjectPart(h.gated(ctx), c.Bucket, key, id, p+1, &h.body, size, popts)
 					n := size
 					if perr != nil {
 						n = 0
@@ -459,7 +592,7 @@ func (wk *worker) loopMultipart(ctx context.Context) {
 						failed++
 						mu.Unlock()
 					}
-					parts[p] = minio.CompletePart{PartNumber: p + 1, ETag: info.ETag}
+					parts[p] = completePart(p+1, info.ETag, ck, sum)
 					h.finish(1, ep, pt0, time.Time{}, n, perr)
 				}
 			}(h)
@@ -477,6 +610,37 @@ func (wk *worker) loopMultipart(ctx context.Context) {
 		}
 		wk.finish(0, ep, t0, time.Time{}, n, err)
 	}
+}
+
+// partChecksum is the --checksum of a part of size bytes whose content
+// starts at start in the data block, base64 as S3 wants it.
+func (wk *worker) partChecksum(ck minio.ChecksumType, start int, size int64) string {
+	if wk.ckHash == nil {
+		wk.ckHash = ck.Hasher()
+	}
+	wk.ckHash.Reset()
+	wk.body.reset(wk.ph.data, start, size)
+	_, _ = wk.body.WriteTo(wk.ckHash)
+	return base64.StdEncoding.EncodeToString(wk.ckHash.Sum(nil))
+}
+
+// completePart is a part as CompleteMultipartUpload lists it, with its
+// checksum when the upload has one.
+func completePart(n int, etag string, ck minio.ChecksumType, sum string) minio.CompletePart {
+	p := minio.CompletePart{PartNumber: n, ETag: etag}
+	switch ck.Base() {
+	case minio.ChecksumCRC32:
+		p.ChecksumCRC32 = sum
+	case minio.ChecksumCRC32C:
+		p.ChecksumCRC32C = sum
+	case minio.ChecksumCRC64NVME:
+		p.ChecksumCRC64NVME = sum
+	case minio.ChecksumSHA1:
+		p.ChecksumSHA1 = sum
+	case minio.ChecksumSHA256:
+		p.ChecksumSHA256 = sum
+	}
+	return p
 }
 
 var errPartFailed = &partError{}
@@ -515,11 +679,13 @@ func (wk *worker) loopMixed(ctx context.Context) {
 			var n int64
 			var first time.Time
 			if op == dGet {
-				opts := wk.get0
+				ver := ""
 				if versioned {
-					opts.VersionID = obj.ver
+					ver = obj.ver
 				}
-				n, first, err = wk.get(ctx, ep, obj.key, obj.size, &opts)
+				off, ln, want := wk.pickRange(obj.size)
+				n, first, err = wk.get(ctx, ep, obj.key, ver, want, off, ln)
+				wk.reqSize = obj.size
 			} else {
 				opts := wk.stat0
 				if versioned {
@@ -536,7 +702,7 @@ func (wk *worker) loopMixed(ctx context.Context) {
 			}
 			wk.finish(op, ep, t0, first, n, err)
 		case dPut:
-			size := objectSize(c, wk.rng)
+			size := c.sizes.draw(wk.rng)
 			var key string
 			if versioned {
 				// A new version of an existing key, so keys carry history.
@@ -551,6 +717,7 @@ func (wk *worker) loopMixed(ctx context.Context) {
 				key = wk.pfx + strconv.Itoa(wk.id) + "-m" + strconv.Itoa(wk.seq)
 			}
 			info, err := wk.put(ctx, ep, key, size)
+			wk.reqSize = size
 			if err == nil {
 				ph.pool.add(poolObj{key: key, size: size, ver: info.VersionID})
 			} else {
@@ -587,16 +754,6 @@ func (ph *phase) readObject(rng *rand.Rand) (poolObj, bool) {
 	}
 	i := rng.IntN(len(ph.keys))
 	return poolObj{key: ph.keys[i], size: ph.sizes[i]}, true
-}
-
-// getLean reads key (or rangeLen bytes of it from rangeOff) on the lean
-// path; want is the length the body must have.
-func (wk *worker) getLean(ep int, key []byte, want, rangeOff, rangeLen int64) (int64, time.Time, error) {
-	n, first, err := wk.lean.get(ep, key, rangeOff, rangeLen, wk.buf)
-	if err == nil && want >= 0 && n != want {
-		err = errShortRead
-	}
-	return n, first, err
 }
 
 // putLean uploads size bytes of the phase's content for key on the lean path.

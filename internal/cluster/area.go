@@ -1,0 +1,293 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
+)
+
+// The run's shared area, DIR/storbench/<run id>/shared, is where phases
+// that share work across hosts keep it (fio's N-to-1 files, files one host
+// writes and another reads back; md's trees). Two steps of the run work
+// there besides the phases, both run through the same controller path as
+// a phase, as phases of AreaEngine, which every agent has built in:
+//
+//   - the probe (ProveShared), before any phase: every host writes a file
+//     holding a random nonce under the shared area, and every host must
+//     read every host's file back through its own mount. Hosts that see
+//     another file system at the same path (a local disk mounted where the
+//     shared one should be) are named, and the run is refused before any
+//     load.
+//   - the run-level cleanup (RemoveShared), after the last phase, also
+//     after a failure or Ctrl-C: one agent removes the shared area with
+//     whatever phases left in it (engine.SharedUser says who removes what
+//     before).
+
+// AreaEngine is the engine name of the shared area's own steps. It is no
+// engine a suite can name: every agent runs it built in.
+const AreaEngine model.EngineName = "storbench-shared-area"
+
+// areaParams are the parameters of an AreaEngine phase.
+type areaParams struct {
+	// Op is "probe" or "remove".
+	Op  string `json:"op"`
+	Dir string `json:"dir"`
+	// Nonce is the probe's random token: the name of its directory and the
+	// content of every host's file.
+	Nonce string `json:"nonce,omitempty"`
+}
+
+const (
+	areaProbe  = "probe"
+	areaRemove = "remove"
+	// seenKey is where a probing host's result says whose files it read
+	// back: ranks, comma-separated.
+	seenKey = "shared_area_seen"
+)
+
+// areaEngine runs AreaEngine phases.
+type areaEngine struct{}
+
+var _ engine.Engine = areaEngine{}
+
+func (areaEngine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engine.Prepared, error) {
+	var ap areaParams
+	if err := engine.DecodeStrict(p.Params, &ap); err != nil {
+		return nil, fmt.Errorf("shared area: %v", err)
+	}
+	switch ap.Op {
+	case areaRemove:
+		return &areaRemoval{env: env, dir: ap.Dir}, nil
+	case areaProbe:
+	default:
+		return nil, fmt.Errorf("shared area: unknown step %q", ap.Op)
+	}
+	if len(ap.Nonce) < 16 || strings.Trim(ap.Nonce, "0123456789abcdef") != "" {
+		return nil, errors.New("shared area: the probe needs a nonce of hex digits")
+	}
+	ws, err := engine.SharedWorkspace(ap.Dir, env.RunID, "probe-"+ap.Nonce)
+	if err != nil {
+		return nil, err
+	}
+	pr := &areaProbing{env: env, ws: ws, nonce: ap.Nonce, file: filepath.Join(ws.Path, strconv.Itoa(env.Rank))}
+	if err := writeSynced(pr.file, []byte(ap.Nonce)); err != nil {
+		_ = os.Remove(pr.file)
+		_ = ws.Leave()
+		return nil, fmt.Errorf("shared area: write the probe file %s: %v", pr.file, err)
+	}
+	return pr, nil
+}
+
+// writeSynced creates path (it must not exist) holding b, on disk when it
+// returns: another client opens it next.
+func writeSynced(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if serr := f.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// areaProbing is one host's part of the probe: its file is written (every
+// host prepared before any runs); Run reads every host's file back.
+type areaProbing struct {
+	env   engine.Env
+	ws    *engine.Workspace
+	nonce string
+	file  string
+}
+
+// Run opens every host's file by name (a lookup through this host's mount,
+// never a cached listing) and says whose held the nonce.
+func (pr *areaProbing) Run(ctx context.Context, _ time.Time, _ engine.LiveFunc) (*engine.HostResult, error) {
+	var seen []string
+	for r := 0; r < max(pr.env.Hosts, 1); r++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		b, err := os.ReadFile(filepath.Join(pr.ws.Path, strconv.Itoa(r)))
+		if err == nil && bytes.Equal(b, []byte(pr.nonce)) {
+			seen = append(seen, strconv.Itoa(r))
+		}
+	}
+	return &engine.HostResult{Host: pr.env.Host, Meta: map[string]string{seenKey: strings.Join(seen, ",")}}, nil
+}
+
+// Cleanup removes this host's file; the last host out removes the probe's
+// directory and the run's levels it made (on hosts that do not share the
+// directory, each its own).
+func (pr *areaProbing) Cleanup(context.Context) error {
+	if err := os.Remove(pr.file); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return &engine.LeftoverError{Items: []engine.Leftover{{What: "probe file", Where: pr.file, Reason: "cleanup: " + err.Error()}}}
+	}
+	return pr.ws.Leave()
+}
+
+// areaRemoval is the run-level cleanup, on one agent: all is done in
+// Cleanup, as any phase's removal is.
+type areaRemoval struct {
+	env engine.Env
+	dir string
+}
+
+func (r *areaRemoval) Run(context.Context, time.Time, engine.LiveFunc) (*engine.HostResult, error) {
+	return &engine.HostResult{Host: r.env.Host}, nil
+}
+
+func (r *areaRemoval) Cleanup(context.Context) error {
+	return engine.RemoveShared(r.dir, r.env.RunID)
+}
+
+// withAgents runs fn with the controller's agents set to agents and no
+// progress reports (the shared area's steps are no phase of the run), and
+// puts both back.
+func (c *Controller) withAgents(agents []Agent, fn func()) {
+	saved, progress := c.Agents, c.Progress
+	c.Agents, c.Progress = agents, nil
+	defer func() { c.Agents, c.Progress = saved, progress }()
+	fn()
+}
+
+// ProveShared checks that agents see one file system at dir: each writes
+// a file under DIR/storbench/<run id>/shared/, and each must read every
+// other's back. It returns nil when they do, and otherwise an error naming
+// the hosts that see another file system there than the others (the
+// largest group that agrees, or the first host's when none is larger).
+// The probe's files are removed whatever happens.
+func (c *Controller) ProveShared(ctx context.Context, runID, dir string, agents []Agent) error {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	params, _ := json.Marshal(areaParams{Op: areaProbe, Dir: dir, Nonce: hex.EncodeToString(b[:])})
+	var out *Outcome
+	var err error
+	c.withAgents(agents, func() {
+		out, err = c.RunPhase(ctx, runID, false, engine.Phase{Name: "shared-area-probe", Engine: AreaEngine, Params: params})
+	})
+	if err != nil {
+		return err
+	}
+	if len(out.Leftovers) > 0 {
+		return withLeftovers(errors.New("the shared-area probe could not remove its files"), out.Leftovers)
+	}
+	if gone := append(append([]string(nil), out.Lost...), out.Stopped...); len(gone) > 0 {
+		return fmt.Errorf("%s left during the shared-area probe", strings.Join(gone, ", "))
+	}
+	names := make([]string, len(agents))
+	seen := make([]string, len(agents))
+	for i, a := range agents {
+		names[i] = a.Name()
+		for _, r := range out.Results {
+			if r.Host == names[i] {
+				seen[i] = r.Meta[seenKey]
+			}
+		}
+	}
+	return sharedVerdict(dir, runID, names, seen)
+}
+
+// sharedVerdict judges the probe from what each host (by rank) read back:
+// seen[i] lists the ranks whose files host i found. Hosts that agree form
+// a group; one group that saw every host's file is one file system.
+func sharedVerdict(dir, runID string, names, seen []string) error {
+	var all []string
+	for r := range names {
+		all = append(all, strconv.Itoa(r))
+	}
+	var groups [][]int
+	byKey := map[string]int{}
+	for i, s := range seen {
+		g, ok := byKey[s]
+		if !ok {
+			g = len(groups)
+			byKey[s] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	if len(groups) == 1 && seen[0] == strings.Join(all, ",") {
+		return nil
+	}
+	// The reference is the largest group; on a tie the first host's.
+	ref := 0
+	for g := range groups {
+		if len(groups[g]) > len(groups[ref]) {
+			ref = g
+		}
+	}
+	var others, refs []string
+	for g, members := range groups {
+		for _, i := range members {
+			if g == ref {
+				refs = append(refs, names[i])
+			} else {
+				others = append(others, names[i])
+			}
+		}
+	}
+	if len(others) == 0 {
+		// One group, yet some files unseen: hosts that all fail to read
+		// what some of them wrote (a file system that hides other
+		// clients' files for a while, say).
+		return fmt.Errorf("%s do not read back each other's probe files under %s: they do not see one file system there", strings.Join(refs, ", "), engine.SharedArea(dir, runID))
+	}
+	return fmt.Errorf("%s %s another file system at %s than %s (each host wrote a probe file under it and read the others' back); mount the shared file system there on every host",
+		strings.Join(others, ", "), verb(len(others)), dir, strings.Join(refs, ", "))
+}
+
+func verb(n int) string {
+	if n == 1 {
+		return "sees"
+	}
+	return "see"
+}
+
+// RemoveShared removes the run's shared area on dir, with whatever phases
+// left in it, on the first agent not lost: the run-level cleanup after the
+// last phase. It returns what could not be removed.
+func (c *Controller) RemoveShared(ctx context.Context, runID, dir string) []engine.Leftover {
+	lost := c.Lost()
+	var agent Agent
+	for _, a := range c.Agents {
+		if _, gone := lost[a.Name()]; !gone {
+			agent = a
+			break
+		}
+	}
+	where := engine.SharedArea(dir, runID)
+	if agent == nil {
+		return []engine.Leftover{{What: "files and directories", Where: where, Reason: "every host was lost before the run-level cleanup"}}
+	}
+	params, _ := json.Marshal(areaParams{Op: areaRemove, Dir: dir})
+	var out *Outcome
+	var err error
+	c.withAgents([]Agent{agent}, func() {
+		out, err = c.RunPhase(ctx, runID, false, engine.Phase{Name: "shared-area-cleanup", Engine: AreaEngine, Params: params})
+	})
+	if err != nil {
+		base, left := engine.SplitLeftovers(err)
+		if len(left) > 0 {
+			return engine.Leftovers(agent.Name(), &engine.LeftoverError{Items: left})
+		}
+		return []engine.Leftover{{Host: agent.Name(), What: "files and directories", Where: where, Reason: "cleanup: " + base.Error()}}
+	}
+	return out.Leftovers
+}

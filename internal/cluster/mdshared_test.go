@@ -1,0 +1,144 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/results"
+)
+
+// mdOnLocalAgents runs one md phase on n in-process agents over one
+// directory (one machine: shared by construction) and returns the
+// summary of the phase, the hosts' results and the directory.
+func mdOnLocalAgents(t *testing.T, n int, params map[string]any) (results.PhaseSummary, []*engine.HostResult, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if d, err := os.MkdirTemp("/dev/shm", "storbench-cluster-md-"); err == nil {
+		dir = d
+		t.Cleanup(func() { os.RemoveAll(d) })
+	}
+	var agents []Agent
+	for i := range n {
+		agents = append(agents, &LocalAgent{Host: fmt.Sprint("h", i), Version: "test", Engines: testEngines})
+	}
+	params["dir"] = dir
+	raw, _ := json.Marshal(params)
+	out, err := newController(agents...).RunPhase(context.Background(), "run1", false, engine.Phase{Name: "md", Engine: "md", Params: raw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return results.BuildPhase("md", "md", out.Results), out.Results, dir
+}
+
+// mdtest's -N across hosts, in one shared tree and with a tree per worker:
+// 3 hosts x 2 workers and -N 2 make every worker stat, read, rename and
+// remove what a worker of the next host created. Every host counts all
+// its items on those operations as created elsewhere, the totals equal
+// the items created, nothing fails, and the one shared directory is gone.
+func TestMdStrideAcrossLocalAgents(t *testing.T) {
+	for _, unique := range []bool{false, true} {
+		t.Run(fmt.Sprint("unique_dir=", unique), func(t *testing.T) {
+			ps, res, dir := mdOnLocalAgents(t, 3, map[string]any{"items": 200, "workers": 2, "stride": 2, "unique_dir": unique,
+				"depth": 1, "branch": 2, "rename": true, "write_bytes": 8, "read_bytes": 8})
+			created := map[string]uint64{}
+			for _, o := range ps.Ops {
+				if o.Errors != 0 {
+					t.Errorf("%s: %d errors %v", o.Op, o.Errors, o.ErrorKinds)
+				}
+				created[o.Op] = o.Ops
+			}
+			for _, op := range []string{"dir-stat", "dir-remove", "file-stat", "file-read", "file-rename", "file-remove"} {
+				if created[op] != 1200 {
+					t.Errorf("%s: %d items in all, want the 1200 created", op, created[op])
+				}
+				for _, h := range ps.PerHost {
+					for _, o := range h.Ops {
+						if o.Op == op && (o.CrossHostItems == nil || *o.CrossHostItems != o.Ops || o.Ops != 400) {
+							t.Errorf("host %s %s: %d items, %v created by another host; want 400 and all", h.Host, op, o.Ops, o.CrossHostItems)
+						}
+					}
+				}
+			}
+			for i, r := range res {
+				if r.Meta["rank_first"] != fmt.Sprint(2*i) || r.Meta["ranks_total"] != "6" || r.Meta["shared"] != "true" {
+					t.Errorf("host %s: meta %v", r.Host, r.Meta)
+				}
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+				t.Errorf("left behind: %v", left)
+			}
+		})
+	}
+}
+
+// Without -u, all workers of all hosts share one tree (mdtest's default):
+// its items sit side by side, one tree is made, and each host's workers
+// find their own items (none created elsewhere without a stride).
+func TestMdSharedTreeAcrossLocalAgents(t *testing.T) {
+	ps, res, _ := mdOnLocalAgents(t, 3, map[string]any{"items": 100, "workers": 2, "depth": 1, "branch": 3})
+	for _, o := range ps.Ops {
+		want := uint64(600)
+		if o.Op == "tree-create" || o.Op == "tree-remove" {
+			want = 4 // one tree of 1+3 directories for all hosts
+		}
+		if o.Ops != want || o.Errors != 0 {
+			t.Errorf("%s: %d items, %d errors; want %d", o.Op, o.Ops, o.Errors, want)
+		}
+		if o.Op == "file-stat" && (o.CrossHostItems == nil || *o.CrossHostItems != 0) {
+			t.Errorf("file-stat without a stride: %v items created elsewhere", o.CrossHostItems)
+		}
+	}
+	dirs := map[string]bool{}
+	for _, r := range res {
+		dirs[r.Meta["dir"]] = true
+	}
+	if len(dirs) != 1 {
+		t.Errorf("hosts worked in %v, want one shared directory", dirs)
+	}
+}
+
+// The stonewall across hosts: every host stops creating at one deadline,
+// counted from the common start, and later operations (with a stride, on
+// another host's items) work on what exists: as many as were created,
+// none missing.
+func TestMdStonewallAcrossLocalAgents(t *testing.T) {
+	ps, res, _ := mdOnLocalAgents(t, 3, map[string]any{"items": 10_000_000, "workers": 2, "stride": 2, "files_only": true, "stonewall": "100ms"})
+	var created, stat, removed uint64
+	for _, o := range ps.Ops {
+		switch o.Op {
+		case "file-create":
+			created = o.Ops
+		case "file-stat":
+			stat = o.Ops
+		case "file-remove":
+			removed = o.Ops
+		}
+		if o.Errors != 0 {
+			t.Errorf("%s: %d errors %v", o.Op, o.Errors, o.ErrorKinds)
+		}
+	}
+	if created == 0 || created >= 60_000_000 || stat != created || removed != created {
+		t.Errorf("created %d, stat %d, removed %d", created, stat, removed)
+	}
+	// Each host's create window ends within a little of the common
+	// deadline: none went on creating after another host stopped.
+	for _, r := range res {
+		for _, o := range r.Ops {
+			if o.Op != "file-create" {
+				continue
+			}
+			it := o.Iterations[0]
+			if d := float64(it.EndNs-it.StartNs) / 1e6; d < 100 || d > 400 {
+				t.Errorf("host %s created for %.0f ms with a 100 ms stonewall", r.Host, d)
+			}
+		}
+		if r.Meta["stonewall_file_items_per_rank_min"] == "" || r.Meta["stonewall_file_items_per_rank_min"] == "0" {
+			t.Errorf("host %s: items per rank at the stonewall: %v", r.Host, r.Meta)
+		}
+	}
+}

@@ -1,0 +1,232 @@
+package fio
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
+)
+
+// maxLinkedFiles bounds the file names Link lists for one phase (numjobs x
+// nrfiles per section): a job of more files is refused read_from rather
+// than listed.
+const maxLinkedFiles = 1 << 20
+
+// LinkError is a phase Link refuses, by its index in the plan.
+type LinkError struct {
+	Phase int
+	Err   error
+}
+
+func (e *LinkError) Error() string { return e.Err.Error() }
+func (e *LinkError) Unwrap() error { return e.Err }
+
+// Link checks the fio phases of a run together, in order, and settles
+// where their files live (Params.RunFiles, Params.Later); it returns the
+// phases with those set, and sets them the same whenever it runs again.
+// hosts[i], when given, is how many hosts phase i runs on (0: all the
+// run's, a count not known yet: a suite links its phases before it knows
+// its agents, the run again with every count).
+//
+// A read_from: neighbour phase reads the files an earlier fio phase on the
+// same directory wrote: the latest one, shared or not as it is, whose job
+// makes every file the read phase names (fio names files after the job
+// section, numjobs and nrfiles, unless filename= or filename_format= say
+// otherwise, so the two phases name them the same way). There must be
+// one, and it must have run on at least as many hosts, or the run is
+// refused before anything runs. That phase keeps its files in the run-level
+// place of each host (RunFiles). Every phase with files in the shared area
+// of a directory keeps them for a later such phase on it (Later); the last
+// one's first host removes them.
+func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
+	type fioPhase struct {
+		i     int
+		ps    *Params
+		files map[string]bool
+		dir   string
+	}
+	var fps []*fioPhase
+	for i, p := range phases {
+		if p.Engine != model.EngineFio {
+			continue
+		}
+		ps, jf, err := resolve(p, nil)
+		if err != nil {
+			return nil, &LinkError{i, fmt.Errorf("phase %s: %v", p.Name, err)}
+		}
+		ps.RunFiles, ps.Later = false, false
+		fp := &fioPhase{i: i, ps: ps, dir: filepath.Clean(ps.Dir)}
+		if fp.files, err = jf.fileNames(); err != nil && ps.ReadFrom != "" {
+			return nil, &LinkError{i, fmt.Errorf("phase %s: read_from: %s: %v", p.Name, ReadFromNeighbour, err)}
+		}
+		fps = append(fps, fp)
+	}
+	hostsOf := func(i int) int {
+		if i < len(hosts) && hosts[i] > 0 {
+			return hosts[i]
+		}
+		return 0
+	}
+	for k, r := range fps {
+		if r.ps.ReadFrom == "" {
+			continue
+		}
+		var from *fioPhase
+		for j := k - 1; j >= 0 && from == nil; j-- {
+			w := fps[j]
+			if w.ps.ReadFrom == "" && w.dir == r.dir && w.ps.Shared == r.ps.Shared && covers(w.files, r.files) {
+				from = w
+			}
+		}
+		name := phases[r.i].Name
+		if from == nil {
+			kind := "fio phase"
+			if r.ps.Shared {
+				kind = "shared fio phase"
+			}
+			return nil, &LinkError{r.i, fmt.Errorf("phase %s: read_from: %s reads the files another host wrote in an earlier phase, but no earlier %s on %s writes %s (fio names files after the job: give the write and read phases the same filename= or filename_format=)",
+				name, ReadFromNeighbour, kind, r.ps.Dir, someNames(r.files))}
+		}
+		// 0 is "all the run's hosts", a count a suite does not know yet:
+		// the run checks again once it does.
+		if hw, hr := hostsOf(from.i), hostsOf(r.i); hw == 0 || hr == 0 {
+		} else if r.ps.Shared && hw != hr {
+			// One file laid out by the hosts' index and count: read on
+			// other hosts, its parts are not where the readers look.
+			return nil, &LinkError{r.i, fmt.Errorf("phase %s reads on %d hosts the shared file phase %s wrote on %d: a shared read_from phase runs on the hosts that wrote", name, hr, phases[from.i].Name, hw)}
+		} else if hr > hw {
+			return nil, &LinkError{r.i, fmt.Errorf("phase %s reads on %d hosts the files phase %s wrote on %d: a host would find no neighbour's files", name, hr, phases[from.i].Name, hw)}
+		}
+		if !from.ps.Shared {
+			from.ps.RunFiles = true
+		}
+	}
+	for k, fp := range fps {
+		if !fp.ps.usesArea() {
+			continue
+		}
+		for _, later := range fps[k+1:] {
+			if later.dir == fp.dir && later.ps.usesArea() {
+				fp.ps.Later = true
+				break
+			}
+		}
+	}
+	out := append([]engine.Phase(nil), phases...)
+	for _, fp := range fps {
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(out[fp.i].Params, &raw); err != nil {
+			return nil, &LinkError{fp.i, err}
+		}
+		set := func(key string, on bool) {
+			if on {
+				raw[key] = json.RawMessage("true")
+			} else {
+				delete(raw, key)
+			}
+		}
+		set("run_files", fp.ps.RunFiles)
+		set("later", fp.ps.Later)
+		b, err := json.Marshal(raw)
+		if err != nil {
+			return nil, &LinkError{fp.i, err}
+		}
+		out[fp.i].Params = b
+	}
+	return out, nil
+}
+
+func covers(have, want map[string]bool) bool {
+	if len(want) == 0 {
+		return false
+	}
+	for f := range want {
+		if !have[f] {
+			return false
+		}
+	}
+	return true
+}
+
+// someNames lists up to three of the names, sorted.
+func someNames(files map[string]bool) string {
+	var names []string
+	for f := range files {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	if len(names) > 3 {
+		return strings.Join(names[:3], ", ") + fmt.Sprintf(" (and %d more)", len(names)-3)
+	}
+	if len(names) == 0 {
+		return "its files"
+	}
+	return strings.Join(names, ", ")
+}
+
+var anyKeyword = regexp.MustCompile(`(?i)\$(jobname|jobnum|filenum|clientuid)`)
+
+// fileNames lists the files the job's sections name, relative to fio's
+// directory=, as fio names them: filename='s list, else filename_format
+// (fio's default $jobname.$jobnum.$filenum) for every clone of the
+// section (numjobs) and every file of each (nrfiles).
+func (jf *JobFile) fileNames() (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, s := range jf.Sections {
+		if isGlobal(s.Name) {
+			continue
+		}
+		if v, ok := jf.Lookup(s, "filename"); ok && v != "" {
+			for _, f := range strings.Split(v, ":") {
+				out[filepath.Clean(f)] = true
+			}
+			continue
+		}
+		format, ok := jf.Lookup(s, "filename_format")
+		if !ok || format == "" {
+			format = "$jobname.$jobnum.$filenum"
+		}
+		jobs, files := jf.count(s, "numjobs"), jf.count(s, "nrfiles", "nr_files")
+		if jobs > maxLinkedFiles || files > maxLinkedFiles || jobs*files > maxLinkedFiles-len(out) {
+			return nil, fmt.Errorf("[%s] names %d files, more than storbench matches (%d)", s.Name, jobs*files, maxLinkedFiles)
+		}
+		job := jf.jobName(s)
+		for jn := 0; jn < jobs; jn++ {
+			for fn := 0; fn < files; fn++ {
+				name := anyKeyword.ReplaceAllStringFunc(format, func(k string) string {
+					switch strings.ToLower(k) {
+					case "$jobname":
+						return job
+					case "$jobnum":
+						return strconv.Itoa(jn)
+					case "$filenum":
+						return strconv.Itoa(fn)
+					}
+					return "0"
+				})
+				out[filepath.Clean(name)] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+// count reads a whole-number option of section s (1 when unset or not a
+// plain number, as fio's default is).
+func (jf *JobFile) count(s *Section, keys ...string) int {
+	v, ok := jf.Lookup(s, keys...)
+	if !ok {
+		return 1
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}

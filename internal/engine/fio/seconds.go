@@ -1,0 +1,129 @@
+package fio
+
+import (
+	"strconv"
+
+	"github.com/storbench/storbench/internal/record"
+)
+
+// perSecond turns fio's per-second status outputs, each holding every
+// job's cumulative counts and completion-latency bins (json+), into the
+// phase's per-second series and one latency histogram per interval: the
+// differences of consecutive outputs, bin by bin. Operations are named as
+// OpStats names them, which only the final output decides ("read", or
+// "<job> read" when several job groups did I/O), so intervals are kept by
+// job and direction until then.
+type perSecond struct {
+	// prev is the last cumulative state of each job (by its index in
+	// "jobs") and direction.
+	prev [][3]jobCum
+	secs []jobSecond
+}
+
+type jobSecond struct {
+	job string
+	dir int
+	record.Second
+	lat record.LatSecond // no bins: latency not recorded
+}
+
+// jobCum is one job's cumulative figures in one direction.
+type jobCum struct {
+	ios, bytes uint64
+	// n and sum are the completion latencies' count and sum (ns); bins
+	// their histogram, nil when the job records none.
+	n    uint64
+	sum  float64
+	bins map[int64]uint64
+}
+
+func cumOf(d *DirOut) jobCum {
+	c := jobCum{ios: d.TotalIOs, bytes: d.IOBytes, n: d.Clat.N, sum: d.Clat.Mean * float64(d.Clat.N)}
+	if len(d.Clat.Bins) > 0 {
+		c.bins = make(map[int64]uint64, len(d.Clat.Bins))
+		for k, n := range d.Clat.Bins {
+			if v, err := strconv.ParseInt(k, 10, 64); err == nil {
+				c.bins[v] += n
+			}
+		}
+	}
+	return c
+}
+
+// add takes one status output, which closes the interval [fromNs, toNs).
+func (p *perSecond) add(o *Output, fromNs, toNs int64) {
+	for len(p.prev) < len(o.Jobs) {
+		p.prev = append(p.prev, [3]jobCum{})
+	}
+	for j := range o.Jobs {
+		job := &o.Jobs[j]
+		for i := range dirs {
+			cur := cumOf(job.dir(i))
+			prev := p.prev[j][i]
+			p.prev[j][i] = cur
+			if cur.ios < prev.ios || cur.n < prev.n {
+				prev = jobCum{} // fio reset its figures (after ramp_time)
+			}
+			if cur.ios == prev.ios {
+				continue
+			}
+			s := jobSecond{job: job.Name, dir: i, Second: record.Second{StartNs: fromNs, EndNs: toNs,
+				Ops: cur.ios - prev.ios, Bytes: cur.bytes - prev.bytes}}
+			if cur.n > prev.n && len(cur.bins) > 0 {
+				m := make(map[int64]uint64, len(cur.bins))
+				for v, n := range cur.bins {
+					if n > prev.bins[v] {
+						m[v] = n - prev.bins[v]
+					}
+				}
+				s.lat = record.LatSecond{StartNs: fromNs, EndNs: toNs, SumNs: max(cur.sum-prev.sum, 0), Bins: record.FromMap(m)}
+			}
+			p.secs = append(p.secs, s)
+		}
+	}
+}
+
+// result names the intervals as final's OpStats names operations and adds
+// up the jobs that share a name in each interval.
+func (p *perSecond) result(final *Output) ([]record.Second, []record.LatSecond) {
+	busy := 0
+	for i := range final.Jobs {
+		if final.Jobs[i].busy() {
+			busy++
+		}
+	}
+	type key struct {
+		op  string
+		end int64
+	}
+	var series []record.Second
+	var lat []record.LatSecond
+	si, li := map[key]int{}, map[key]int{}
+	for _, s := range p.secs {
+		name := dirs[s.dir]
+		if busy > 1 {
+			name = s.job + " " + name
+		}
+		k := key{name, s.EndNs}
+		if i, ok := si[k]; ok {
+			series[i].Ops += s.Ops
+			series[i].Bytes += s.Bytes
+		} else {
+			si[k] = len(series)
+			s.Second.Op = name
+			series = append(series, s.Second)
+		}
+		if len(s.lat.Bins) == 0 {
+			continue
+		}
+		if i, ok := li[k]; ok {
+			lat[i].Bins = record.Merge(lat[i].Bins, s.lat.Bins)
+			lat[i].SumNs += s.lat.SumNs
+		} else {
+			li[k] = len(lat)
+			s.lat.Op = name
+			lat = append(lat, s.lat)
+		}
+	}
+	return series, lat
+}

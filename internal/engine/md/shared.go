@@ -1,0 +1,115 @@
+package md
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
+)
+
+var (
+	_ engine.SharedUser = Engine{}
+	_ engine.Adviser    = Engine{}
+)
+
+// SharedDir names the target directory whose shared area a phase on hosts
+// hosts works in: with one tree for all hosts (no -u) or a stride (-N) on
+// several hosts, which must then see it as one namespace (the run proves
+// it), and with a tree that phases share, even on one host, so that the
+// run removes it at its end if the phase that removes it never ran.
+func (Engine) SharedDir(ph engine.Phase, hosts int) (string, bool) {
+	p, err := DecodeParams(ph.Params)
+	if err != nil || !p.shared(hosts) {
+		return "", false
+	}
+	return p.Dir, true
+}
+
+// Advice warns of a stride that does not make reads cross hosts: one
+// that maps every worker to itself, a stride on one host, and a stride
+// that leads only some workers to another host's items.
+func (Engine) Advice(ph engine.Phase, hosts int) []string {
+	p, err := DecodeParams(ph.Params)
+	if err != nil || p.Stride == 0 {
+		return nil
+	}
+	hosts = max(hosts, 1)
+	if p.Workers > 0 && p.Stride%(hosts*p.Workers) == 0 {
+		total := hosts * p.Workers
+		return []string{fmt.Sprintf("phase %s: stride (-N) %d is a multiple of the %d workers of all hosts (%d x %d): every worker works on its own items, and no stat, read or remove crosses hosts",
+			ph.Name, p.Stride, total, hosts, p.Workers)}
+	}
+	if hosts == 1 {
+		return []string{fmt.Sprintf("phase %s: stride (-N) %d on one host: workers work on each other's items, but no stat, read or remove crosses hosts", ph.Name, p.Stride)}
+	}
+	if p.Workers == 0 {
+		return nil // one per CPU on each host: the hosts' counts say it in the results
+	}
+	total := hosts * p.Workers
+	crossing := 0
+	for g := range total {
+		if (g+p.Stride)%total/p.Workers != g/p.Workers {
+			crossing++
+		}
+	}
+	if crossing < total {
+		return []string{fmt.Sprintf("phase %s: stride (-N) %d on %d hosts x %d workers: %d of %d workers work on items another host created (-N %d, the workers per host, makes it all)",
+			ph.Name, p.Stride, hosts, p.Workers, crossing, total, p.Workers)}
+	}
+	return nil
+}
+
+// CheckTrees refuses a plan whose phases share a tree in an order that
+// cannot work: a phase working on a tree before one creates it, a second
+// creation, or a tree created and never removed by a later phase (unless
+// the run keeps its files). Phases of other engines are skipped; phases md
+// refuses are left to its own check.
+func CheckTrees(phases []engine.Phase, keep bool) error {
+	type tree struct {
+		made, removed bool
+		by            string
+	}
+	trees := map[string]*tree{}
+	var order []string
+	for _, ph := range phases {
+		if ph.Engine != model.EngineMD {
+			continue
+		}
+		p, err := DecodeParams(ph.Params)
+		if err != nil || p.Tree == "" {
+			continue
+		}
+		t := trees[p.Tree]
+		if t == nil {
+			t = &tree{}
+			trees[p.Tree] = t
+			order = append(order, p.Tree)
+		}
+		ops := p.ops()
+		makes, removes := slices.Contains(ops, opTreeCreate), slices.Contains(ops, opTreeRemove)
+		switch {
+		case makes && t.made && !t.removed:
+			return fmt.Errorf("phase %s creates tree %s, which phase %s created already", ph.Name, p.Tree, t.by)
+		case makes && t.removed:
+			return fmt.Errorf("phase %s creates tree %s again after a phase removed it: give the new tree another name", ph.Name, p.Tree)
+		case !makes && !t.made:
+			return fmt.Errorf("phase %s works on tree %s before any phase creates it (only: [create], tree: %s, comes first)", ph.Name, p.Tree, p.Tree)
+		case !makes && t.removed:
+			return fmt.Errorf("phase %s works on tree %s after a phase removed it", ph.Name, p.Tree)
+		}
+		if makes {
+			t.made, t.by = true, ph.Name
+		}
+		t.removed = t.removed || removes
+	}
+	if keep {
+		return nil
+	}
+	for _, name := range order {
+		if t := trees[name]; !t.removed {
+			return fmt.Errorf("phase %s creates tree %s and no later phase removes it: add a phase with only: [remove] and tree: %s (or keep the files with --keep)", t.by, name, name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,377 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/units"
+)
+
+// manyHosts is the most hosts a per-second chart draws one line each for;
+// past it, charts show the total and the spread across hosts (median,
+// min-max band) and name the slowest hosts.
+const manyHosts = 6
+
+// slowestShown is how many of the slowest hosts a spread chart draws and
+// names.
+const slowestShown = 3
+
+// maxPoints is the most points a line over time gets: a longer phase is
+// drawn in segments of several seconds (histograms merged per segment).
+const maxPoints = 600
+
+// htmlHostRow is one host's figures for one operation, in the per-host
+// table.
+type htmlHostRow struct {
+	Host, Op, Throughput, OpsPerS, Mean, P50, P99, P999, Errors string
+	Slow                                                        bool
+}
+
+// timeAxis is a phase's time axis: its start, and the segment length that
+// keeps lines under maxPoints points.
+type timeAxis struct {
+	t0  int64
+	seg time.Duration
+}
+
+func (a timeAxis) x(s analyze.OpSecond) float64 { return float64(s.StartNs-a.t0) / 1e9 }
+
+// gap is the distance in x (seconds) past which a line over time breaks:
+// more than a segment without a value (an md operation between its
+// iterations, latency in a second in which nothing ended).
+func (a timeAxis) gap() float64 { return 1.5 * a.seg.Seconds() }
+
+// per is "per second", or "per 6 s" for longer segments.
+func (a timeAxis) per() string {
+	if a.seg <= time.Second {
+		return "per second"
+	}
+	return "per " + seconds(a.seg.Seconds())
+}
+
+func phaseAxis(hosts []*model.HostResult) timeAxis {
+	t0 := analyze.PhaseStart(hosts)
+	end := t0
+	for _, h := range hosts {
+		for _, s := range h.Series {
+			end = max(end, s.EndNs)
+		}
+	}
+	secs := int64(math.Ceil(float64(end-t0) / 1e9))
+	seg := max(1, (secs+maxPoints-1)/maxPoints)
+	return timeAxis{t0: t0, seg: time.Duration(seg) * time.Second}
+}
+
+// opMoves says which operations move bytes, from the phase's summary.
+func opMoves(p results.PhaseSummary) map[string]bool {
+	m := map[string]bool{}
+	for _, o := range p.Ops {
+		m[o.Op] = o.Bytes > 0
+	}
+	return m
+}
+
+// timeCharts draws a phase's throughput and latency over time: with a
+// handful of hosts, a line per host; with more, the total, and per
+// operation the spread across hosts with the slowest named. Latency per
+// second comes from the hosts' histograms of each second, merged. It also
+// returns notes (the slowest hosts, latency not recorded) and every host's
+// figures for the per-host table.
+func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, table []htmlHostRow) {
+	p := pd.Summary
+	ax := phaseAxis(pd.Hosts)
+	secs := func(v float64) string { return fmt.Sprintf("%gs", v) }
+	lat := func(v float64) string { return units.Latency(v) }
+	const xl = "seconds into the phase"
+	all, err := analyze.SecondsOf(pd.Hosts, ax.t0, ax.seg, nil)
+	if err != nil {
+		notes = append(notes, "per-second figures unreadable: "+err.Error())
+	}
+	perHost := make([][]analyze.OpSeconds, len(pd.Hosts))
+	for i, h := range pd.Hosts {
+		if perHost[i], err = analyze.SecondsOf([]*model.HostResult{h}, ax.t0, ax.seg, nil); err != nil {
+			notes = append(notes, "per-second figures unreadable: "+err.Error())
+		}
+	}
+	moves := opMoves(p)
+	many := len(pd.Hosts) > manyHosts
+	slow := map[string]bool{} // host+"\x00"+op, marked in the table
+
+	// Throughput: a line per host and operation, or the hosts' total.
+	var mib, ops []chartLine
+	for _, o := range p.Ops {
+		if many {
+			os, ok := findSeconds(all, o.Op)
+			if !ok {
+				continue
+			}
+			ml, ol := rateLines(o.Op+" total", os, ax)
+			ops = append(ops, ol)
+			if moves[o.Op] {
+				mib = append(mib, ml)
+			}
+			continue
+		}
+		for i, h := range pd.Hosts {
+			if os, ok := findSeconds(perHost[i], o.Op); ok {
+				ml, ol := rateLines(o.Op+" "+h.Host, os, ax)
+				ops = append(ops, ol)
+				if moves[o.Op] {
+					mib = append(mib, ml)
+				}
+			}
+		}
+	}
+	mibTitle, opsTitle := "Throughput per host (MiB/s)", "Operations per second per host"
+	if many {
+		mibTitle = fmt.Sprintf("Throughput, total of %d hosts (MiB/s)", len(pd.Hosts))
+		opsTitle = fmt.Sprintf("Operations per second, total of %d hosts", len(pd.Hosts))
+	}
+	if len(mib) > 0 {
+		charts = append(charts, svgChart(chartSpec{Title: mibTitle, XLabel: xl, YLabel: "MiB/s", Lines: mib, XTick: secs, YTick: compact}))
+	}
+	charts = append(charts, svgChart(chartSpec{Title: opsTitle, XLabel: xl, YLabel: "ops/s", Lines: ops, XTick: secs, YTick: compact}))
+
+	// Per operation: its spread across hosts, and its latency over time.
+	var noLat []string
+	for _, o := range p.Ops {
+		os, ok := findSeconds(all, o.Op)
+		if !ok {
+			continue
+		}
+		if many {
+			unit, val := "ops/s", func(s analyze.OpSecond) float64 { return s.OpsPerS }
+			fig := func(s results.OpSummary) (float64, bool) { return deref(s.OpsPerS) }
+			show := func(s results.OpSummary) string { return rateText(s.OpsPerS, "ops/s") }
+			if moves[o.Op] {
+				unit, val = "MiB/s", func(s analyze.OpSecond) float64 { return s.BytesPerS / (1 << 20) }
+				fig = func(s results.OpSummary) (float64, bool) { return deref(s.BwBytesPerS) }
+				show = func(s results.OpSummary) string { return bwText(s.BwBytesPerS) }
+			}
+			rank := hostRank(p, o.Op, fig, false)
+			if lines := spreadLines(pd.Hosts, perHost, o.Op, ax, val, rank); lines != nil {
+				charts = append(charts, svgChart(chartSpec{Title: fmt.Sprintf("%s: %s per host, median and min-max of %d hosts", o.Op, unit, len(pd.Hosts)),
+					XLabel: xl, YLabel: unit, Lines: lines, XTick: secs, YTick: compact}))
+			}
+			if len(rank) > 0 {
+				notes = append(notes, fmt.Sprintf("%s: lowest throughput: %s", o.Op, rankText(p, o.Op, rank, show)))
+				for _, h := range rank {
+					slow[h+"\x00"+o.Op] = true
+				}
+			}
+		}
+		if !os.Latency {
+			noLat = append(noLat, o.Op)
+			continue
+		}
+		var lines []chartLine
+		for _, q := range []struct {
+			name string
+			pct  float64
+		}{{"p50", 50}, {"p99", 99}, {"p99.9", 99.9}} {
+			l := chartLine{Name: q.name, Gap: ax.gap()}
+			for _, s := range os.Seconds {
+				if s.LatN > 0 {
+					l.X, l.Y = append(l.X, ax.x(s)), append(l.Y, float64(s.Bins.Percentile(q.pct)))
+				}
+			}
+			lines = append(lines, l)
+		}
+		who := "all hosts"
+		if len(pd.Hosts) == 1 {
+			who = pd.Hosts[0].Host
+		}
+		charts = append(charts, svgChart(chartSpec{Title: fmt.Sprintf("Latency %s: %s (%s)", ax.per(), o.Op, who), XLabel: xl, YLabel: "latency",
+			Lines: lines, LogY: true, XTick: secs, YTick: lat}))
+		if !many {
+			continue
+		}
+		rank := hostRank(p, o.Op, func(s results.OpSummary) (float64, bool) {
+			if s.Lat == nil {
+				return 0, false
+			}
+			return float64(s.Lat.P99Ns), true
+		}, true)
+		p99 := func(s analyze.OpSecond) float64 {
+			if s.LatN == 0 {
+				return math.NaN()
+			}
+			return float64(s.Bins.Percentile(99))
+		}
+		if lines := spreadLines(pd.Hosts, perHost, o.Op, ax, p99, rank); lines != nil {
+			charts = append(charts, svgChart(chartSpec{Title: fmt.Sprintf("%s: p99 %s per host, median and min-max of %d hosts", o.Op, ax.per(), len(pd.Hosts)),
+				XLabel: xl, YLabel: "latency", Lines: lines, LogY: true, XTick: secs, YTick: lat}))
+		}
+		if len(rank) > 0 {
+			notes = append(notes, fmt.Sprintf("%s: highest p99: %s", o.Op, rankText(p, o.Op, rank, func(s results.OpSummary) string { return latText(s.Lat, latP99) })))
+			for _, h := range rank {
+				slow[h+"\x00"+o.Op] = true
+			}
+		}
+	}
+	if len(noLat) > 0 || len(all) == 0 {
+		what := strings.Join(noLat, ", ")
+		if what == "" {
+			what = "any operation"
+		}
+		notes = append(notes, fmt.Sprintf("Latency per second: not recorded for %s (%s)", what, analyze.NoLatSecondsReason))
+	}
+	if len(p.PerHost) > 1 {
+		for _, h := range p.PerHost {
+			for _, o := range h.Ops {
+				table = append(table, htmlHostRow{Host: h.Host, Op: o.Op, Throughput: bwText(o.BwBytesPerS), OpsPerS: rateText(o.OpsPerS, ""),
+					Mean: latText(o.Lat, latMean), P50: latText(o.Lat, latP50), P99: latText(o.Lat, latP99), P999: latText(o.Lat, latP999),
+					Errors: fmt.Sprint(o.Errors), Slow: slow[h.Host+"\x00"+o.Op]})
+			}
+		}
+	}
+	return charts, notes, table
+}
+
+// rateLines are an operation's MiB/s and ops/s over time.
+func rateLines(name string, os analyze.OpSeconds, ax timeAxis) (mib, ops chartLine) {
+	mib, ops = chartLine{Name: name, Gap: ax.gap()}, chartLine{Name: name, Gap: ax.gap()}
+	for _, s := range os.Seconds {
+		ops.X, ops.Y = append(ops.X, ax.x(s)), append(ops.Y, s.OpsPerS)
+		mib.X, mib.Y = append(mib.X, ax.x(s)), append(mib.Y, s.BytesPerS/(1<<20))
+	}
+	return mib, ops
+}
+
+func findSeconds(list []analyze.OpSeconds, op string) (analyze.OpSeconds, bool) {
+	for _, o := range list {
+		if o.Op == op {
+			return o, true
+		}
+	}
+	return analyze.OpSeconds{}, false
+}
+
+func deref(p *float64) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
+}
+
+// hostRank names the slowest hosts of an operation by a figure of the
+// phase: the lowest (or, with high, the highest) first.
+func hostRank(p results.PhaseSummary, op string, fig func(results.OpSummary) (float64, bool), high bool) []string {
+	type hv struct {
+		host string
+		v    float64
+	}
+	var all []hv
+	for _, h := range p.PerHost {
+		for _, o := range h.Ops {
+			if o.Op == op {
+				if v, ok := fig(o); ok {
+					all = append(all, hv{h.Host, v})
+				}
+			}
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if high {
+			return all[i].v > all[j].v
+		}
+		return all[i].v < all[j].v
+	})
+	var out []string
+	for i := 0; i < len(all) && i < slowestShown; i++ {
+		out = append(out, all[i].host)
+	}
+	return out
+}
+
+func rankText(p results.PhaseSummary, op string, hosts []string, fig func(results.OpSummary) string) string {
+	var parts []string
+	for _, name := range hosts {
+		for _, h := range p.PerHost {
+			if h.Host != name {
+				continue
+			}
+			for _, o := range h.Ops {
+				if o.Op == op {
+					parts = append(parts, fmt.Sprintf("%s (%s)", name, fig(o)))
+				}
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// spreadLines draws one operation across many hosts: per segment the
+// min-max band and the median of the hosts' values, and the named slowest
+// hosts' own lines. val is NaN where a host has no value.
+func spreadLines(hosts []*model.HostResult, perHost [][]analyze.OpSeconds, op string, ax timeAxis, val func(analyze.OpSecond) float64, slowest []string) []chartLine {
+	byX := map[int]*[]float64{}
+	var xs []int
+	own := map[string]chartLine{}
+	isSlow := map[string]bool{}
+	for _, h := range slowest {
+		isSlow[h] = true
+	}
+	for i, h := range hosts {
+		os, ok := findSeconds(perHost[i], op)
+		if !ok {
+			continue
+		}
+		l := chartLine{Name: "slow: " + h.Host, Thin: true, Gap: ax.gap()}
+		for _, s := range os.Seconds {
+			v := val(s)
+			if math.IsNaN(v) {
+				continue
+			}
+			vs := byX[s.Index]
+			if vs == nil {
+				vs = &[]float64{}
+				byX[s.Index] = vs
+				xs = append(xs, s.Index)
+			}
+			*vs = append(*vs, v)
+			l.X, l.Y = append(l.X, ax.x(s)), append(l.Y, v)
+		}
+		if isSlow[h.Host] {
+			own[h.Host] = l
+		}
+	}
+	if len(xs) == 0 {
+		return nil
+	}
+	sort.Ints(xs)
+	band := chartLine{Name: fmt.Sprintf("min-max of %d hosts", len(hosts)), Band: true, Color: "#1f77b4", Gap: ax.gap()}
+	med := chartLine{Name: "median host", Color: "#1f77b4", Gap: ax.gap()}
+	for _, i := range xs {
+		vs := *byX[i]
+		sort.Float64s(vs)
+		x := ax.x(analyze.OpSecond{StartNs: ax.t0 + int64(i)*int64(ax.seg)})
+		band.X, band.Lo, band.Hi = append(band.X, x), append(band.Lo, vs[0]), append(band.Hi, vs[len(vs)-1])
+		med.X, med.Y = append(med.X, x), append(med.Y, median(vs))
+	}
+	lines := []chartLine{band, med}
+	colors := []string{"#d62728", "#ff7f0e", "#9467bd"}
+	for k, h := range slowest {
+		if l, ok := own[h]; ok {
+			l.Color = colors[k%len(colors)]
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// median of sorted values: the middle one, or the mean of the two.
+func median(vs []float64) float64 {
+	n := len(vs)
+	if n%2 == 1 {
+		return vs[n/2]
+	}
+	return (vs[n/2-1] + vs[n/2]) / 2
+}
