@@ -3,9 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -173,6 +176,76 @@ func TestAWSCredentialChainBadInput(t *testing.T) {
 			}
 			if entries, _ := os.ReadDir(res); len(entries) != 0 {
 				t.Errorf("bad input left %d entries in the results folder", len(entries))
+			}
+		})
+	}
+}
+
+// expiredTokenXML is how AWS S3 answers a request signed with temporary
+// keys whose session token has expired: 400, code ExpiredToken, and the
+// token itself echoed back (Token-0), which must not reach the user.
+const expiredTokenXML = `<?xml version="1.0" encoding="UTF-8"?>
+<Error><Code>ExpiredToken</Code><Message>The provided token has expired.</Message><Token-0>%s</Token-0><RequestId>Q1W2E3R4T5Y6U7I8</RequestId><HostId>aGVsbG8=</HostId></Error>`
+
+// expiredS3 is a FAKE S3 endpoint: versitygw has no STS, so no token of
+// its can expire. It answers every request as S3 answers one whose session
+// token has expired (HEAD without a body, as S3 does) and keeps the
+// X-Amz-Security-Token of each.
+func expiredS3(t *testing.T) (addr string, tokens func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok := r.Header.Get("X-Amz-Security-Token")
+		mu.Lock()
+		got = append(got, tok)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusBadRequest)
+		if r.Method != http.MethodHead {
+			fmt.Fprintf(w, expiredTokenXML, tok)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://"), func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), got...)
+	}
+}
+
+// Expired temporary keys are one line naming the server's error, exit 2,
+// whichever source gave the token, on both request paths; the token is
+// sent (so the server's refusal is about it) and never shown.
+func TestExpiredSessionToken(t *testing.T) {
+	const token = "IQoJb3JpZ2luX2VjEExpiredTOKsb77"
+	addr, tokens := expiredS3(t)
+	home := awsHome(t, "[tmp]\naws_access_key_id = ASIAprofile\naws_secret_access_key = SKprofileTmp\naws_session_token = "+token+"\n", "")
+	for _, tc := range []struct {
+		name  string
+		env   map[string]string
+		flags []string
+	}{
+		{"AWS_SESSION_TOKEN", map[string]string{"AWS_ACCESS_KEY_ID": "ASIAenv", "AWS_SECRET_ACCESS_KEY": "SKenvTmp", "AWS_SESSION_TOKEN": token}, nil},
+		{"STORBENCH_SESSION_TOKEN", map[string]string{"STORBENCH_ACCESS_KEY": "ASIAsb", "STORBENCH_SECRET_KEY": "SKsbTmp", "STORBENCH_SESSION_TOKEN": token}, nil},
+		{"a profile's aws_session_token", map[string]string{"HOME": home, "AWS_PROFILE": "tmp"}, nil},
+		{"AWS_SESSION_TOKEN, --sdk", map[string]string{"AWS_ACCESS_KEY_ID": "ASIAenv", "AWS_SECRET_ACCESS_KEY": "SKenvTmp", "AWS_SESSION_TOKEN": token}, []string{"--sdk"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, out := testState()
+			st.Getenv = func(k string) string { return tc.env[k] }
+			res := t.TempDir()
+			args := append([]string{"s3", "get", "--host", addr, "--duration", "1s", "--results", res, "-vvv"}, tc.flags...)
+			err := Execute(context.Background(), st, args)
+			want := "refused the keys with a session token (ExpiredToken: The provided token has expired.)"
+			if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("exit %d, %v\nwant one line with %q", ExitCode(err), err, want)
+			}
+			if got := tokens(); len(got) == 0 || got[len(got)-1] != token {
+				t.Errorf("the server saw tokens %q, want %q", got, token)
+			}
+			for _, l := range leaks(res, map[string]string{"error": err.Error(), "output": out.String()}, []string{token, "SKenvTmp", "SKsbTmp", "SKprofileTmp"}) {
+				t.Error(l)
 			}
 		})
 	}

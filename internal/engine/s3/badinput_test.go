@@ -2,10 +2,14 @@ package s3
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -310,3 +314,44 @@ func TestTLSCertificateChoices(t *testing.T) {
 	}
 }
 
+// A token that expires during a run: the lean path sends the session token
+// with every request and counts S3's refusal under the server's code. The
+// server is a FAKE (versitygw has no STS, so no token of its expires) that
+// answers as S3 does, echoing the token in the error body.
+func TestLeanCountsExpiredToken(t *testing.T) {
+	const token = "IQoJb3JpZ2luX2VjELeanExpired"
+	var seen atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.Header.Get("X-Amz-Security-Token") == token && strings.Contains(r.Header.Get("Authorization"), ";x-amz-security-token") {
+			seen.Add(1)
+		}
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusBadRequest)
+		if r.Method != http.MethodHead {
+			_, _ = io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?>
+<Error><Code>ExpiredToken</Code><Message>The provided token has expired.</Message><Token-0>`+token+`</Token-0><RequestId>1</RequestId></Error>`)
+		}
+	}))
+	defer srv.Close()
+	p := Params{Op: "get", Hosts: []string{strings.TrimPrefix(srv.URL, "http://")}, AccessKey: "ASIAX", SecretKey: "sk", SessionToken: token, Bucket: "lean",
+		StorageClass: "STANDARD"}
+	c, err := resolve(p, noKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := newLeanClient(c)
+	defer lc.bind(context.Background())()
+	buf := make([]byte, readBufSize)
+	d := newDataBlock(4096, 1)
+	_, _, gerr := lc.get(0, []byte("k"), 0, 0, buf)
+	perr := lc.put(0, []byte("k"), 4096, d.bodyChunks(nil, 0, 4096), buf)
+	for what, err := range map[string]error{"GET": gerr, "PUT": perr} {
+		if errorKind(err) != "ExpiredToken" || strings.Contains(err.Error(), token) {
+			t.Errorf("%s: %v (kind %q), want ExpiredToken without the token", what, err, errorKind(err))
+		}
+	}
+	if seen.Load() != 2 {
+		t.Errorf("%d of 2 requests carried the token, signed", seen.Load())
+	}
+}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/storbench/storbench/internal/engine"
 )
 
 // newTransport returns the one transport every client of a phase shares. Its
@@ -366,7 +368,9 @@ func explain(endpoint string, c *config, err error) error {
 		if c.SessionToken == "" {
 			what = "without a session token"
 		}
-		return fmt.Errorf("s3: %s refused the keys %s (%s): temporary keys expire with their token; get fresh keys and token (AWS_SESSION_TOKEN, the profile's aws_session_token)", endpoint, what, serverError(err))
+		// Bad input found before any load (exit 2), as a bucket
+		// --list-existing cannot find: the user has keys to renew.
+		return engine.Unsupported(fmt.Sprintf("s3: %s refused the keys %s (%s): temporary keys expire with their token; get fresh keys and token (AWS_SESSION_TOKEN, the profile's aws_session_token)", endpoint, what, serverError(err)))
 	case "AccessDenied":
 		return fmt.Errorf("s3: %s: access denied (%v): the credentials need rights to create, list, read, write and delete objects in the bucket", endpoint, err)
 	}
