@@ -149,7 +149,9 @@ func TestListExistingLeavesTheBucketUnchanged(t *testing.T) {
 
 // Bad input of --list-existing is one line, exit 2, and writes nothing: a
 // prefix with no objects, a bucket that is not there (not created), a
-// write benchmark, mixed with writes, --prefix alone.
+// write benchmark, mixed with writes, --prefix alone, sizes, upload options
+// or --verify (for objects storbench wrote), a --range-size some listed
+// object is too small for.
 func TestListExistingBadInput(t *testing.T) {
 	srv := s3test.StartT(t, s3test.Options{})
 	cl := independent(t, srv.Endpoint)
@@ -170,6 +172,13 @@ func TestListExistingBadInput(t *testing.T) {
 		{[]string{"get", "--prefix", "images/", "--bucket", "prod"}, "give it with --list-existing", false},
 		{[]string{"get", "--list-existing", "--bucket", "prod", "--obj.size", "4KiB"}, "leave out --obj.size", false},
 		{[]string{"list", "--list-existing", "--bucket", "prod", "--objects", "5"}, "leave out --objects", false},
+		{[]string{"multipart-put", "--list-existing", "--bucket", "prod"}, "and multipart-put writes", false},
+		{[]string{"retention", "--list-existing", "--bucket", "prod"}, "and retention writes", false},
+		{[]string{"get", "--list-existing", "--bucket", "prod", "--obj.dist", "lognormal", "--obj.mean", "4KiB", "--obj.sd", "1KiB"}, "leave out --obj.size, --obj.randsize and --obj.dist", false},
+		{[]string{"get", "--list-existing", "--bucket", "prod", "--verify"}, "these objects are not storbench's", false},
+		{[]string{"get", "--list-existing", "--bucket", "prod", "--storage-class", "STANDARD"}, "uploads nothing: leave out the upload options", false},
+		{[]string{"mixed", "--list-existing", "--bucket", "prod", "--put-distrib", "0", "--delete-distrib", "0", "--tag", "a=b"}, "uploads nothing", false},
+		{[]string{"get", "--list-existing", "--bucket", "prod", "--prefix", "images/", "--range-size", "1KiB"}, "--range-size 1KiB is larger than the smallest object under prod/images/ (0B)", true},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			st, out := s3State(srv)

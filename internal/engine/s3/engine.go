@@ -341,6 +341,17 @@ func (ph *phase) listExisting(ctx context.Context) error {
 		start = end
 	}
 	ph.sizes = slices.Clone(sizes)
+	smallest, largest := slices.Min(sizes), slices.Max(sizes)
+	if c.RangeSize > 0 && int64(c.RangeSize) > smallest {
+		return engine.Unsupported(fmt.Sprintf("s3: --range-size %s is larger than the smallest object under %s/%s (%s): ranges must fit in every object",
+			sizeLabel(int64(c.RangeSize)), c.Bucket, c.Prefix, sizeLabel(smallest)))
+	}
+	// The objects, not the benchmark's default size, set how long a GET
+	// may take.
+	c.boundRequests(largest)
+	for _, rt := range ph.rts {
+		rt.timeout = c.requestTimeout
+	}
 	ph.listPfx = []string{c.Prefix}
 	// What a listing of data that is not storbench's must return is not
 	// known (others may write there): no count is checked.

@@ -563,8 +563,13 @@ func checkListExisting(c *config, p Params) error {
 		return fmt.Errorf("s3: --list-existing writes and deletes nothing, and %s writes: use get, stat, list or mixed", c.Op)
 	}
 	switch {
-	case p.ObjSize != nil || p.ObjRandSize:
-		return errors.New("s3: --list-existing reads the objects as they are: leave out --obj.size and --obj.randsize")
+	case p.ObjSize != nil || p.ObjRandSize || p.ObjDist != "" || p.ObjMean != 0 || p.ObjSD != 0:
+		return errors.New("s3: --list-existing reads the objects as they are: leave out --obj.size, --obj.randsize and --obj.dist")
+	case c.Verify:
+		return errors.New("s3: --list-existing: --verify checks bodies against what storbench wrote, and these objects are not storbench's")
+	case c.StorageClass != "" || len(c.AddMetadata) > 0 || len(c.Tag) > 0 || c.SSES3 || c.SSEKMS != "" ||
+		c.DisableMultipart || c.MD5 || c.Checksum != "" || c.SignPayload:
+		return errors.New("s3: --list-existing uploads nothing: leave out the upload options (--storage-class, --add-metadata, --tag, --sse-s3-encrypt, --sse-kms, --disable-multipart, --md5, --checksum, --sign-payload)")
 	case c.Encrypt:
 		return errors.New("s3: --list-existing: --encrypt reads with a key of its own, which objects already there were not written with")
 	case c.Op == "list" && c.Objects != 0:
@@ -807,7 +812,8 @@ func resolveBenchOptions(c *config) error {
 		if c.RangeSize < 1 {
 			return fmt.Errorf("s3: --range-size %d: want at least 1 byte", c.RangeSize)
 		}
-		if int64(c.RangeSize) > c.sizes.lo {
+		// With --list-existing the listing tells the smallest object.
+		if int64(c.RangeSize) > c.sizes.lo && !c.ListExisting {
 			return fmt.Errorf("s3: --range-size %s is larger than the smallest object (%s): ranges must fit in every object",
 				sizeLabel(int64(c.RangeSize)), sizeLabel(c.sizes.lo))
 		}
