@@ -119,8 +119,10 @@ func startAgents(t *testing.T, bin string, n int, env []string, flags ...string)
 // with --git-commit, the output at -vvv (controller and agents), the dry-run
 // plan or an ssh command line, whichever way it is given: --secret-key S,
 // --secret-key=S, STORBENCH_SECRET_KEY, AWS_SECRET_ACCESS_KEY, an AWS
-// profile in the shared files, AWS_SESSION_TOKEN (refused by the server: in
-// an error), a suite's s3 secret_key, an agent's --s3-credentials-file or
+// profile in the shared files, a session token from AWS_SESSION_TOKEN,
+// STORBENCH_SESSION_TOKEN or a profile's aws_session_token (refused by the
+// server: in an error; the profile's over HTTPS, endpoint and CA from the
+// profile too), a suite's s3 secret_key, an agent's --s3-credentials-file or
 // AWS variables, the agents' --token-file, the one-run token of
 // --ssh and the keys --ssh sends its agents (one from a flag, one from the
 // environment). Access keys are held to the same rule: the s3 engine treats them
@@ -214,6 +216,37 @@ func TestSecretsNeverWritten(t *testing.T) {
 		res := t.TempDir()
 		env := append(baseEnv(), "AWS_ACCESS_KEY_ID="+ak, "AWS_SECRET_ACCESS_KEY="+sk, "AWS_SESSION_TOKEN="+token)
 		out := run(t, env, false, append(stat, "--bucket", "ssession", "--results", res)...)
+		if !strings.Contains(out, "refused the keys with a session token (InvalidToken: ") {
+			t.Errorf("the error does not name the server's refusal of the token:\n%s", out)
+		}
+		check(t, res, map[string]string{"output": out}, ak, sk, token)
+	})
+	t.Run("STORBENCH_SESSION_TOKEN the server refuses", func(t *testing.T) {
+		ak, sk := user("sbsession")
+		const token = "TOKsbStorbenchSession5Expired"
+		res := t.TempDir()
+		env := append(baseEnv(), "STORBENCH_ACCESS_KEY="+ak, "STORBENCH_SECRET_KEY="+sk, "STORBENCH_SESSION_TOKEN="+token)
+		out := run(t, env, false, append(stat, "--bucket", "ssbsession", "--results", res)...)
+		if !strings.Contains(out, "refused the keys with a session token (InvalidToken: ") {
+			t.Errorf("the error does not name the server's refusal of the token:\n%s", out)
+		}
+		check(t, res, map[string]string{"output": out}, ak, sk, token)
+	})
+	t.Run("a profile's aws_session_token the server refuses, over HTTPS", func(t *testing.T) {
+		tlsSrv := s3test.StartT(t, s3test.Options{IAM: true, TLS: true})
+		ak, sk := "AKsbProfileTLS8", "SKsbProfileTLSsecret8"
+		if err := tlsSrv.CreateUser(ak, sk, "admin"); err != nil {
+			t.Fatal(err)
+		}
+		const token = "TOKsbProfileSession6Expired"
+		dir := t.TempDir()
+		creds, conf := filepath.Join(dir, "creds"), filepath.Join(dir, "conf")
+		_ = os.WriteFile(creds, []byte("[tmp]\naws_access_key_id = "+ak+"\naws_secret_access_key = "+sk+"\naws_session_token = "+token+"\n"), 0o600)
+		_ = os.WriteFile(conf, []byte("[profile tmp]\nendpoint_url = https://"+tlsSrv.Endpoint+"\nca_bundle = "+tlsSrv.CAFile+"\n"), 0o600)
+		res := t.TempDir()
+		env := append(baseEnv(), "AWS_PROFILE=tmp", "AWS_SHARED_CREDENTIALS_FILE="+creds, "AWS_CONFIG_FILE="+conf)
+		args := []string{"s3", "stat", "--objects", "10", "--duration", "1s", "--concurrent", "2", "-vvv", "--bucket", "sprofiletok", "--results", res}
+		out := run(t, env, false, args...)
 		if !strings.Contains(out, "refused the keys with a session token (InvalidToken: ") {
 			t.Errorf("the error does not name the server's refusal of the token:\n%s", out)
 		}
