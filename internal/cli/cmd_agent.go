@@ -19,7 +19,6 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
 	"github.com/storbench/storbench/internal/metrics"
-	"github.com/storbench/storbench/internal/secret"
 )
 
 // AgentServeOptions are the flags of `storbench agent`.
@@ -32,7 +31,7 @@ type AgentServeOptions struct {
 	FioBin    string
 	AllowExec bool
 	// S3CredentialsFile holds STORBENCH_ACCESS_KEY=... and
-	// STORBENCH_SECRET_KEY=... lines, for s3 phases.
+	// STORBENCH_SECRET_KEY=... lines (or the AWS_ ones), for s3 phases.
 	S3CredentialsFile string
 	// Stdin makes the agent read its token from the first line of stdin
 	// and exit when stdin closes: how --ssh starts it, so the agent ends
@@ -59,7 +58,7 @@ func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.TLSCA, "tls-ca", "", "require controllers to present a client certificate signed by this CA (PEM)")
 	f.StringVar(&o.FioBin, "fio-bin", "fio", "fio binary (never taken from the controller)")
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow fio job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
-	f.StringVar(&o.S3CredentialsFile, "s3-credentials-file", "", "file with STORBENCH_ACCESS_KEY=... and STORBENCH_SECRET_KEY=... lines for s3 phases (default: those environment variables)")
+	f.StringVar(&o.S3CredentialsFile, "s3-credentials-file", "", "file with STORBENCH_ACCESS_KEY=... and STORBENCH_SECRET_KEY=... lines (or the AWS_ ones, and a session token) for s3 phases (default: the environment, then the AWS profile)")
 	f.BoolVar(&o.Stdin, "stdin", false, "read the token from stdin's first line and exit when stdin closes (used by --ssh)")
 	f.StringVar(&o.MetricsListen, "metrics-listen", "", "serve Prometheus metrics under /metrics at this address (a bare :PORT is loopback, unauthenticated; any other address requires the --token-file token as a bearer token)")
 	f.BoolVar(&o.Slurm, "slurm", false, "run as a task of a Slurm job step (used by --launcher slurm): listen on a free port on every interface and print its node, task and port")
@@ -91,9 +90,10 @@ With --metrics-listen it serves Prometheus metrics of its phases under
 /metrics on a listener of its own: without a token on loopback, and anywhere
 else only to a scraper that sends --token-file's token as a bearer token.
 
-S3 keys never travel from the controller: the agent reads STORBENCH_ACCESS_KEY
-and STORBENCH_SECRET_KEY from its own environment (or --s3-credentials-file)
-when it starts. An agent started by a controller's --ssh gets the run's keys
+S3 keys never travel from the controller: the agent reads them when it
+starts, from --s3-credentials-file or else as storbench s3 does from its
+own environment (STORBENCH_ACCESS_KEY and STORBENCH_SECRET_KEY, then
+AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, then the AWS profile). An agent started by a controller's --ssh gets the run's keys
 over ssh's stdin instead.`,
 		Example: `  head -c 32 /dev/urandom | base64 > ~/.storbench-token   # the same file on every host
   storbench agent --listen :7761 --token-file ~/.storbench-token
@@ -227,9 +227,10 @@ func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 	if err != nil {
 		return c, err
 	}
-	if env.Keys.Complete() {
-		c.keys = env.Keys
-	}
+	// The environment's keys count only when neither stdin nor the file
+	// gives any: so does an error of its chain.
+	envKeys, envErr := env.keys("", "")
+	c.keys = envKeys
 	switch {
 	case o.Stdin:
 		c.stdin = bufio.NewReader(os.Stdin)
@@ -256,29 +257,35 @@ func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 			return c, asUsage(err)
 		}
 	}
+	if envErr != nil && c.keys == envKeys {
+		return c, asUsage(envErr)
+	}
 	return c, nil
 }
 
-// credentialsFile reads --s3-credentials-file: STORBENCH_ACCESS_KEY=...
-// and STORBENCH_SECRET_KEY=... lines.
+// credentialsFile reads --s3-credentials-file: KEY=VALUE lines of the
+// variables the key chain reads (STORBENCH_ACCESS_KEY,
+// STORBENCH_SECRET_KEY, STORBENCH_SESSION_TOKEN, or AWS_ACCESS_KEY_ID,
+// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN; "export " before a line is
+// allowed), taken in the chain's order.
 func credentialsFile(file string) (engine.Credentials, error) {
-	var c engine.Credentials
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return c, fmt.Errorf("--s3-credentials-file: %v", err)
+		return engine.Credentials{}, fmt.Errorf("--s3-credentials-file: %v", err)
 	}
+	vars := map[string]string{}
 	for _, l := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(strings.TrimSpace(l), "=")
-		switch {
-		case !ok:
-		case k == s3e.EnvAccessKey:
-			c.AccessKey = secret.New(strings.TrimSpace(v))
-		case k == s3e.EnvSecretKey:
-			c.SecretKey = secret.New(strings.TrimSpace(v))
+		k, v, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(l), "export "), "=")
+		if ok {
+			vars[strings.TrimSpace(k)] = strings.Trim(strings.TrimSpace(v), `"'`)
 		}
 	}
-	if !c.Complete() {
-		return c, fmt.Errorf("--s3-credentials-file %s: want %s=... and %s=... lines", file, s3e.EnvAccessKey, s3e.EnvSecretKey)
+	c, err := keyChain(func(k string) string { return vars[k] }, nil)
+	if err == nil && !c.Complete() {
+		err = fmt.Errorf("want %s=... and %s=... lines (or %s and %s)", s3e.EnvAccessKey, s3e.EnvSecretKey, envAWSAccessKey, envAWSSecretKey)
+	}
+	if err != nil {
+		return c, fmt.Errorf("--s3-credentials-file %s: %v", file, err)
 	}
 	return c, nil
 }

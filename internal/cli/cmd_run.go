@@ -114,7 +114,12 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	}
 	// As `storbench s3` does: a local s3 phase without keys is bad input,
 	// found before anything runs (agents on other machines hold their own).
-	keys := env.Keys
+	var keys engine.Credentials
+	if slices.ContainsFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == model.EngineS3 }) {
+		if keys, err = env.keys("", ""); err != nil {
+			return nil, asUsage(err)
+		}
+	}
 	var keyless string
 	if !keys.Complete() && !o.Agents.remote() && len(s.Agents) == 0 {
 		if i := slices.IndexFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == model.EngineS3 && !s3PhaseHasKeys(ph) }); i >= 0 {
@@ -124,12 +129,12 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	if o.DryRun {
 		var notes []string
 		if keyless != "" {
-			notes = append(notes, fmt.Sprintf("s3 phases have no keys yet: set %s and %s (or access_key and secret_key in the suite's s3 block) before running", s3e.EnvAccessKey, s3e.EnvSecretKey))
+			notes = append(notes, fmt.Sprintf("s3 phases have no keys yet: set %s and %s (or %s and %s, an AWS profile, or access_key and secret_key in the suite's s3 block) before running", s3e.EnvAccessKey, s3e.EnvSecretKey, envAWSAccessKey, envAWSSecretKey))
 		}
 		return nil, dryRun(st, s, x, notes)
 	}
 	if keyless != "" {
-		return nil, usageErr("phase %s: no S3 keys: set %s and %s (or access_key and secret_key in the suite's s3 block)", keyless, s3e.EnvAccessKey, s3e.EnvSecretKey)
+		return nil, usageErr("phase %s: no S3 keys: set %s and %s (or %s and %s, an AWS profile, or access_key and secret_key in the suite's s3 block)", keyless, s3e.EnvAccessKey, s3e.EnvSecretKey, envAWSAccessKey, envAWSSecretKey)
 	}
 	if err := o.check(s, x); err != nil {
 		return nil, err

@@ -23,6 +23,7 @@ import (
 type S3Options struct {
 	Host, AccessKey, SecretKey, Region, Bucket, Lookup string
 	TLS, Insecure                                      bool
+	CACert                                             string
 	Concurrent                                         int
 	ObjSize                                            string
 	ObjRandSize                                        bool
@@ -54,6 +55,8 @@ type S3Options struct {
 	Results                                            string
 	Keep                                               bool
 	SDK                                                bool
+	ListExisting                                       bool
+	Prefix                                             string
 	Agents                                             AgentsOptions
 	// Watch says how the run is watched and what it prints.
 	Watch WatchOptions
@@ -70,12 +73,13 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
 
 // addEndpointFlags registers where the requests go and with which keys.
 func (o *S3Options) addEndpointFlags(f *pflag.FlagSet) {
-	f.StringVar(&o.Host, "host", "", "S3 endpoints host:port; comma lists, {1...N} ranges anywhere in the name and Slurm lists (s[1-4]:9000) [$STORBENCH_HOST]")
-	f.StringVar(&o.AccessKey, "access-key", "", "access key [$STORBENCH_ACCESS_KEY]")
-	f.StringVar(&o.SecretKey, "secret-key", "", "secret key [$STORBENCH_SECRET_KEY]")
-	f.BoolVar(&o.TLS, "tls", false, "use HTTPS [$STORBENCH_TLS]")
+	f.StringVar(&o.Host, "host", "", "S3 endpoints host[:port] (port 80, or 443 with --tls, when left out); comma lists, {1...N} ranges anywhere in the name and Slurm lists (s[1-4]:9000) [$STORBENCH_HOST, $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the AWS profile's endpoint_url]")
+	f.StringVar(&o.AccessKey, "access-key", "", "access key [$STORBENCH_ACCESS_KEY, $AWS_ACCESS_KEY_ID, the AWS profile]")
+	f.StringVar(&o.SecretKey, "secret-key", "", "secret key [$STORBENCH_SECRET_KEY, $AWS_SECRET_ACCESS_KEY, the AWS profile]")
+	f.BoolVar(&o.TLS, "tls", false, "use HTTPS [$STORBENCH_TLS, or the scheme of an AWS endpoint URL]")
 	f.BoolVar(&o.Insecure, "insecure", false, "do not verify the server's TLS certificate")
-	f.StringVar(&o.Region, "region", "", "region (default us-east-1) [$STORBENCH_REGION]")
+	f.StringVar(&o.CACert, "ca-cert", "", "check the server's TLS certificate against the CA certificates in this PEM file (with --tls) [$AWS_CA_BUNDLE, the AWS profile's ca_bundle]")
+	f.StringVar(&o.Region, "region", "", "region (default us-east-1) [$STORBENCH_REGION, $AWS_REGION, $AWS_DEFAULT_REGION, the AWS profile's region]")
 	f.StringVar(&o.Bucket, "bucket", "storbench", "bucket; created if missing, and removed afterwards only if storbench created it and it is empty")
 	f.StringVar(&o.Lookup, "lookup", "path", "bucket addressing: path or dns")
 	f.IntVar(&o.Concurrent, "concurrent", 20, "requests in flight")
@@ -119,6 +123,9 @@ func (o *S3Options) addRunFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
 	f.BoolVar(&o.Keep, "keep", false, "keep created objects (same as --noclear)")
 	f.BoolVar(&o.SDK, "sdk", false, "send GET, PUT, HEAD and DELETE through minio-go instead of the lean HTTP/1.1 path [$STORBENCH_S3_SDK]")
+	// On every benchmark, so that a write benchmark refuses them in words.
+	f.BoolVar(&o.ListExisting, "list-existing", false, "read the objects already in the bucket under --prefix (get, stat, list, mixed without writes): nothing is uploaded, written or deleted")
+	f.StringVar(&o.Prefix, "prefix", "", "with --list-existing: the key prefix of the objects to read (default: the whole bucket)")
 	nonZero(f, "concurrent", "")
 	nonZero(f, "obj.size", "the benchmark's default size")
 	nonZero(f, "objects", "the benchmark's default count")
@@ -206,10 +213,21 @@ func newS3Command(st *State) *cobra.Command {
 until --autoterm), clean up. Objects live under storbench/<run id>/ in the
 bucket; only those are deleted, and the bucket only if storbench created it and
 it is empty. Prints average MiB/s and obj/s, the fastest, median and slowest
-second, and request and first-byte latency percentiles from merged histograms.`,
+second, and request and first-byte latency percentiles from merged histograms.
+
+With --list-existing, get, stat, list and mixed (reads only) run on the
+objects already in --bucket under --prefix, listed once: nothing is uploaded,
+written or deleted.
+
+Keys come from --access-key/--secret-key, STORBENCH_ACCESS_KEY/
+STORBENCH_SECRET_KEY, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (with
+AWS_SESSION_TOKEN), or the AWS profile (AWS_PROFILE, else default) in
+~/.aws/credentials and ~/.aws/config, in that order. Over HTTPS (--tls, or an
+https:// AWS endpoint URL) requests take the same lean path as over HTTP.`,
 		Example: `  storbench s3 get --host 10.0.0.{1...4}:9000 --obj.size 4KiB --concurrent 16 --duration 30s
   STORBENCH_ACCESS_KEY=... STORBENCH_SECRET_KEY=... storbench s3 mixed --host s3:9000 --autoterm
-  storbench s3 put --host s3:9000 --obj.size 64KiB --rate 500 --benchdata put.tsv.zst`,
+  storbench s3 put --host s3:9000 --obj.size 64KiB --rate 500 --benchdata put.tsv.zst
+  AWS_PROFILE=prod storbench s3 get --bucket data --list-existing --prefix images/ --duration 1m`,
 		// Only a benchmark name may follow "s3": anything else is an unknown
 		// benchmark, named as such, not a complaint about the flags after it.
 		Args:               cobra.ArbitraryArgs,
@@ -258,15 +276,19 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	}
 	env.applyS3(p)
 	if _, ok := p["host"]; !ok {
-		return nil, usageErr("no S3 endpoint: give --host or set %s", s3e.EnvHost)
+		return nil, usageErr("no S3 endpoint: give --host or set %s (or %s)", s3e.EnvHost, envAWSEndpointS3)
 	}
 	if _, ok := p["tls"]; !ok {
 		p["tls"] = o.TLS
 	}
-	keys := env.keys(o.AccessKey, o.SecretKey)
+	keys, err := env.keys(o.AccessKey, o.SecretKey)
+	if err != nil {
+		return nil, asUsage(err)
+	}
 	// Agents on other machines use their own keys (storbench agent --help).
 	if !keys.Complete() && !o.Agents.remote() {
-		return nil, usageErr("no credentials: give --access-key and --secret-key or set %s and %s", s3e.EnvAccessKey, s3e.EnvSecretKey)
+		return nil, usageErr("no credentials: give --access-key and --secret-key, set %s and %s or %s and %s, or name an AWS profile (%s)",
+			s3e.EnvAccessKey, s3e.EnvSecretKey, envAWSAccessKey, envAWSSecretKey, envAWSProfile)
 	}
 	raw, err := json.Marshal(p)
 	if err != nil {
@@ -324,6 +346,7 @@ func (o S3Options) params(op string, fs *pflag.FlagSet) map[string]any {
 	}
 	set("tls", o.TLS, "tls")
 	set("insecure", o.Insecure, "insecure")
+	set("ca_cert", o.CACert, "ca-cert")
 	set("obj_size", o.ObjSize, "obj.size")
 	set("obj_randsize", o.ObjRandSize, "obj.randsize")
 	set("objects", o.Objects, "objects")
@@ -337,6 +360,8 @@ func (o S3Options) params(op string, fs *pflag.FlagSet) map[string]any {
 	set("sign_payload", o.SignPayload, "sign-payload")
 	set("benchdata", o.BenchData, "benchdata")
 	set("sdk", o.SDK, "sdk")
+	set("list_existing", o.ListExisting, "list-existing")
+	set("prefix", o.Prefix, "prefix")
 	set("autoterm", o.AutoTerm, "autoterm")
 	set("autoterm_pct", o.AutoTermPct, "autoterm.pct")
 	set("autoterm_dur", o.AutoTermDur, "autoterm.dur")

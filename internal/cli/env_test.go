@@ -31,8 +31,8 @@ func TestEnvironmentOncePrecedence(t *testing.T) {
 	if fmt.Sprint(given) != fmt.Sprint(want) {
 		t.Errorf("settings %v, want %v", given, want)
 	}
-	k := e.keys("flagak", "")
-	if k.AccessKey.Reveal() != "flagak" || k.SecretKey.Reveal() != "envsk" {
+	k, err := e.keys("flagak", "")
+	if err != nil || k.AccessKey.Reveal() != "flagak" || k.SecretKey.Reveal() != "envsk" {
 		t.Errorf("keys %s/%s, want the flag's access key and the environment's secret key", k.AccessKey.Reveal(), k.SecretKey.Reveal())
 	}
 	bad, _ := testState()

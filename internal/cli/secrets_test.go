@@ -118,10 +118,14 @@ func startAgents(t *testing.T, bin string, n int, env []string, flags ...string)
 // A secret never reaches a file of the results folder, a git commit made
 // with --git-commit, the output at -vvv (controller and agents), the dry-run
 // plan or an ssh or srun command line, whichever way it is given: --secret-key S,
-// --secret-key=S, STORBENCH_SECRET_KEY, a suite's s3 secret_key, an agent's
-// --s3-credentials-file, the agents' --token-file, the one-run token of
-// --ssh and --launcher slurm and the keys they send their agents (one from
-// a flag, one from the environment). Access keys are held to the same rule: the s3 engine treats them
+// --secret-key=S, STORBENCH_SECRET_KEY, AWS_SECRET_ACCESS_KEY, an AWS
+// profile in the shared files, a session token from AWS_SESSION_TOKEN,
+// STORBENCH_SESSION_TOKEN or a profile's aws_session_token (refused by the
+// server: in an error; the profile's over HTTPS, endpoint and CA from the
+// profile too), a suite's s3 secret_key, an agent's --s3-credentials-file or
+// AWS variables, the agents' --token-file, the one-run token of --ssh and
+// --launcher slurm and the keys they send their agents (one from a flag,
+// one from the environment). Access keys are held to the same rule: the s3 engine treats them
 // as secret (RedactPhase blanks both).
 func TestSecretsNeverWritten(t *testing.T) {
 	bin := storbenchBin(t)
@@ -133,14 +137,16 @@ func TestSecretsNeverWritten(t *testing.T) {
 		}
 		return ak, sk
 	}
+	// No key from the test's own environment or home: each case gives its own.
+	home := t.TempDir()
 	baseEnv := func() []string {
 		var env []string
 		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, "STORBENCH_") {
+			if !strings.HasPrefix(kv, "STORBENCH_") && !strings.HasPrefix(kv, "AWS_") && !strings.HasPrefix(kv, "HOME=") {
 				env = append(env, kv)
 			}
 		}
-		return env
+		return append(env, "HOME="+home)
 	}
 	stat := []string{"s3", "stat", "--host", srv.Endpoint, "--objects", "10", "--duration", "1s", "--concurrent", "2", "-vvv"}
 	run := func(t *testing.T, env []string, wantOK bool, args ...string) string {
@@ -185,6 +191,67 @@ func TestSecretsNeverWritten(t *testing.T) {
 		out := run(t, env, true, append(stat, "--bucket", "senv", "--results", res)...)
 		check(t, res, map[string]string{"output": out}, ak, sk)
 	})
+	t.Run("AWS_SECRET_ACCESS_KEY", func(t *testing.T) {
+		ak, sk := user("awsenv")
+		res := t.TempDir()
+		env := append(baseEnv(), "AWS_ACCESS_KEY_ID="+ak, "AWS_SECRET_ACCESS_KEY="+sk)
+		out := run(t, env, true, append(stat, "--bucket", "sawsenv", "--results", res)...)
+		check(t, res, map[string]string{"output": out}, ak, sk)
+	})
+	t.Run("AWS profile in the shared files, endpoint_url included", func(t *testing.T) {
+		ak, sk := user("profile")
+		dir := t.TempDir()
+		creds, conf := filepath.Join(dir, "creds"), filepath.Join(dir, "conf")
+		_ = os.WriteFile(creds, []byte("[other]\naws_access_key_id = AKsbNotThisOne1\naws_secret_access_key = SKsbNotThisOne1\n\n[bench]\naws_access_key_id = "+ak+"\naws_secret_access_key = "+sk+"\n"), 0o600)
+		_ = os.WriteFile(conf, []byte("[profile bench]\nregion = us-east-1\nendpoint_url = http://"+srv.Endpoint+"\n"), 0o600)
+		res := t.TempDir()
+		env := append(baseEnv(), "AWS_PROFILE=bench", "AWS_SHARED_CREDENTIALS_FILE="+creds, "AWS_CONFIG_FILE="+conf)
+		args := []string{"s3", "stat", "--objects", "10", "--duration", "1s", "--concurrent", "2", "-vvv", "--bucket", "sprofile", "--results", res}
+		out := run(t, env, true, args...)
+		check(t, res, map[string]string{"output": out}, ak, sk, "SKsbNotThisOne1")
+	})
+	t.Run("AWS_SESSION_TOKEN the server refuses", func(t *testing.T) {
+		ak, sk := user("session")
+		const token = "TOKsbSessionIQoJb3JpZ2luX2VjEExpired"
+		res := t.TempDir()
+		env := append(baseEnv(), "AWS_ACCESS_KEY_ID="+ak, "AWS_SECRET_ACCESS_KEY="+sk, "AWS_SESSION_TOKEN="+token)
+		out := run(t, env, false, append(stat, "--bucket", "ssession", "--results", res)...)
+		if !strings.Contains(out, "refused the keys with a session token (InvalidToken: ") {
+			t.Errorf("the error does not name the server's refusal of the token:\n%s", out)
+		}
+		check(t, res, map[string]string{"output": out}, ak, sk, token)
+	})
+	t.Run("STORBENCH_SESSION_TOKEN the server refuses", func(t *testing.T) {
+		ak, sk := user("sbsession")
+		const token = "TOKsbStorbenchSession5Expired"
+		res := t.TempDir()
+		env := append(baseEnv(), "STORBENCH_ACCESS_KEY="+ak, "STORBENCH_SECRET_KEY="+sk, "STORBENCH_SESSION_TOKEN="+token)
+		out := run(t, env, false, append(stat, "--bucket", "ssbsession", "--results", res)...)
+		if !strings.Contains(out, "refused the keys with a session token (InvalidToken: ") {
+			t.Errorf("the error does not name the server's refusal of the token:\n%s", out)
+		}
+		check(t, res, map[string]string{"output": out}, ak, sk, token)
+	})
+	t.Run("a profile's aws_session_token the server refuses, over HTTPS", func(t *testing.T) {
+		tlsSrv := s3test.StartT(t, s3test.Options{IAM: true, TLS: true})
+		ak, sk := "AKsbProfileTLS8", "SKsbProfileTLSsecret8"
+		if err := tlsSrv.CreateUser(ak, sk, "admin"); err != nil {
+			t.Fatal(err)
+		}
+		const token = "TOKsbProfileSession6Expired"
+		dir := t.TempDir()
+		creds, conf := filepath.Join(dir, "creds"), filepath.Join(dir, "conf")
+		_ = os.WriteFile(creds, []byte("[tmp]\naws_access_key_id = "+ak+"\naws_secret_access_key = "+sk+"\naws_session_token = "+token+"\n"), 0o600)
+		_ = os.WriteFile(conf, []byte("[profile tmp]\nendpoint_url = https://"+tlsSrv.Endpoint+"\nca_bundle = "+tlsSrv.CAFile+"\n"), 0o600)
+		res := t.TempDir()
+		env := append(baseEnv(), "AWS_PROFILE=tmp", "AWS_SHARED_CREDENTIALS_FILE="+creds, "AWS_CONFIG_FILE="+conf)
+		args := []string{"s3", "stat", "--objects", "10", "--duration", "1s", "--concurrent", "2", "-vvv", "--bucket", "sprofiletok", "--results", res}
+		out := run(t, env, false, args...)
+		if !strings.Contains(out, "refused the keys with a session token (InvalidToken: ") {
+			t.Errorf("the error does not name the server's refusal of the token:\n%s", out)
+		}
+		check(t, res, map[string]string{"output": out}, ak, sk, token)
+	})
 	t.Run("suite s3 secret_key", func(t *testing.T) {
 		ak, sk := user("suite")
 		repo := t.TempDir()
@@ -212,6 +279,17 @@ func TestSecretsNeverWritten(t *testing.T) {
 		addrs, logs := startAgents(t, bin, 3, baseEnv(), "--token-file", token, "--s3-credentials-file", creds)
 		res := t.TempDir()
 		out := run(t, baseEnv(), true, append(stat, "--bucket", "sagents", "--results", res, "--token-file", token, "--agents", strings.Join(addrs, ","))...)
+		check(t, res, map[string]string{"output": out, "agents' output": logs.String()}, ak, sk, tok)
+	})
+	t.Run("agents: AWS variables", func(t *testing.T) {
+		ak, sk := user("agentaws")
+		dir := t.TempDir()
+		token := filepath.Join(dir, "token")
+		const tok = "TOKsbAgentsAWS43"
+		_ = os.WriteFile(token, []byte(tok+"\n"), 0o600)
+		addrs, logs := startAgents(t, bin, 2, append(baseEnv(), "AWS_ACCESS_KEY_ID="+ak, "AWS_SECRET_ACCESS_KEY="+sk), "--token-file", token)
+		res := t.TempDir()
+		out := run(t, baseEnv(), true, append(stat, "--bucket", "sagentsaws", "--results", res, "--token-file", token, "--agents", strings.Join(addrs, ","))...)
 		check(t, res, map[string]string{"output": out, "agents' output": logs.String()}, ak, sk, tok)
 	})
 	t.Run("--ssh one-run token", func(t *testing.T) {

@@ -184,8 +184,9 @@ func (l *SSHLauncher) Start(ctx context.Context, host string, port int, name, to
 // line, then the keys as KEY=VALUE lines, then a blank line; the stream then
 // stays open until the controller lets the agent go.
 const (
-	stdinAccessKey = "STORBENCH_ACCESS_KEY"
-	stdinSecretKey = "STORBENCH_SECRET_KEY"
+	stdinAccessKey    = "STORBENCH_ACCESS_KEY"
+	stdinSecretKey    = "STORBENCH_SECRET_KEY"
+	stdinSessionToken = "STORBENCH_SESSION_TOKEN"
 )
 
 // stdinMessage is what an SSHLauncher writes first on an agent's stdin.
@@ -197,6 +198,9 @@ func stdinMessage(token string, c engine.Credentials) string {
 	}
 	if !c.SecretKey.Empty() {
 		b.WriteString(stdinSecretKey + "=" + c.SecretKey.Reveal() + "\n")
+	}
+	if !c.SessionToken.Empty() {
+		b.WriteString(stdinSessionToken + "=" + c.SessionToken.Reveal() + "\n")
 	}
 	b.WriteString("\n")
 	return b.String()
@@ -222,6 +226,8 @@ func ReadStdin(r *bufio.Reader) (token string, c engine.Credentials, err error) 
 			c.AccessKey = secret.New(v)
 		case stdinSecretKey:
 			c.SecretKey = secret.New(v)
+		case stdinSessionToken:
+			c.SessionToken = secret.New(v)
 		}
 	}
 }

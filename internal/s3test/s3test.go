@@ -5,8 +5,16 @@ package s3test
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -37,10 +45,16 @@ type Server struct {
 	Endpoint string
 	// Root is the posix backend's directory: buckets are its subdirectories.
 	Root string
-	bin  string
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
+	// TLS says the server speaks HTTPS only, with a self-signed
+	// certificate for 127.0.0.1 and localhost whose PEM file is CAFile
+	// (CA is the same certificate, parsed).
+	TLS    bool
+	CAFile string
+	CA     *x509.CertPool
+	bin    string
+	cmd    *exec.Cmd
+	done   chan struct{}
+	err    error
 }
 
 // Options tune the server.
@@ -51,6 +65,9 @@ type Options struct {
 	Port int
 	// IAM keeps users in a directory so CreateUser can add restricted ones.
 	IAM bool
+	// TLS serves HTTPS with a self-signed certificate made for the server
+	// (Server.CAFile).
+	TLS bool
 	// AccessLog, when set, is a file versitygw logs every request to, the
 	// client's address included.
 	AccessLog string
@@ -122,6 +139,18 @@ func Start(dir string, o Options) (*Server, error) {
 	}
 	endpoint := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	args := []string{"--port", endpoint, "--quiet", "--keep-alive"}
+	var ca *x509.CertPool
+	var caFile string
+	if o.TLS {
+		var keyFile string
+		if caFile, keyFile, err = SelfSigned(dir); err != nil {
+			return nil, err
+		}
+		pem, _ := os.ReadFile(caFile)
+		ca = x509.NewCertPool()
+		ca.AppendCertsFromPEM(pem)
+		args = append(args, "--cert", caFile, "--key", keyFile)
+	}
 	if o.AccessLog != "" {
 		args = append(args, "--access-log", o.AccessLog)
 	}
@@ -149,8 +178,14 @@ func Start(dir string, o Options) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &Server{Endpoint: endpoint, Root: root, bin: bin, cmd: cmd, done: make(chan struct{})}
+	s := &Server{Endpoint: endpoint, Root: root, TLS: o.TLS, CAFile: caFile, CA: ca, bin: bin, cmd: cmd, done: make(chan struct{})}
 	go func() { s.err = cmd.Wait(); close(s.done) }()
+	probe, scheme := http.DefaultClient, "http://"
+	if o.TLS {
+		probe = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca}}}
+		scheme = "https://"
+	}
+	defer probe.CloseIdleConnections()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
@@ -158,7 +193,7 @@ func Start(dir string, o Options) (*Server, error) {
 			return nil, fmt.Errorf("versitygw exited at start: %v: %s", s.err, logBuf.Bytes())
 		default:
 		}
-		resp, err := http.Get("http://" + endpoint + "/")
+		resp, err := probe.Get(scheme + endpoint + "/")
 		if err == nil {
 			resp.Body.Close()
 			return s, nil
@@ -198,6 +233,49 @@ func StartT(t testing.TB, o Options) *Server {
 	return s
 }
 
+// SelfSigned writes a new self-signed ECDSA certificate for 127.0.0.1, ::1
+// and localhost, valid for a day, and its key as PEM files in dir, and
+// returns their paths. The certificate is its own CA: a client that trusts
+// it (as a CA file) verifies the server.
+func SelfSigned(dir string) (certFile, keyFile string, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return "", "", err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		return "", "", err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial,
+		Subject:               pkix.Name{CommonName: "storbench test S3"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		DNSNames:              []string{"localhost"},
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return "", "", err
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return "", "", err
+	}
+	certFile, keyFile = filepath.Join(dir, "s3-cert.pem"), filepath.Join(dir, "s3-key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		return "", "", err
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+		return "", "", err
+	}
+	return certFile, keyFile, nil
+}
+
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -210,8 +288,12 @@ func freePort() (int, error) {
 // CreateUser adds a user with a versitygw role ("user" may not create
 // buckets; "userplus" and "admin" may). The server must run with IAM.
 func (s *Server) CreateUser(access, secret, role string) error {
-	cmd := exec.Command(s.bin, "admin", "--endpoint-url", "http://"+s.Endpoint,
-		"create-user", "--access", access, "--secret", secret, "--role", role)
+	scheme, insecure := "http://", []string{}
+	if s.TLS {
+		scheme, insecure = "https://", []string{"--allow-insecure"}
+	}
+	cmd := exec.Command(s.bin, append(append([]string{"admin", "--endpoint-url", scheme + s.Endpoint}, insecure...),
+		"create-user", "--access", access, "--secret", secret, "--role", role)...)
 	cmd.Env = append(os.Environ(), "ADMIN_ACCESS_KEY="+AccessKey, "ADMIN_SECRET_KEY="+SecretKey)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -2,8 +2,14 @@ package s3
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -95,7 +101,7 @@ func TestKeysFromTheAgent(t *testing.T) {
 	t.Setenv(EnvSecretKey, "envsk")
 	t.Setenv(EnvHost, "envhost:9000")
 	t.Setenv(EnvRegion, "env-region-1")
-	agent := engine.Credentials{AccessKey: secret.New("agentak"), SecretKey: secret.New("agentsk")}
+	agent := engine.Credentials{AccessKey: secret.New("agentak"), SecretKey: secret.New("agentsk"), SessionToken: secret.New("agenttok")}
 	base := Params{Op: "stat", Host: "s3-{1...3}:9000"}
 	for _, c := range []struct {
 		name        string
@@ -103,9 +109,11 @@ func TestKeysFromTheAgent(t *testing.T) {
 		keys        engine.Credentials
 		wantAK      string
 		wantSK      string
+		wantTok     string
 		wantNoCreds bool
 	}{
-		{name: "agent's keys", keys: agent, wantAK: "agentak", wantSK: "agentsk"},
+		{name: "agent's keys", keys: agent, wantAK: "agentak", wantSK: "agentsk", wantTok: "agenttok"},
+		// The agent's session token belongs to the agent's access key.
 		{name: "phase's keys", ak: "phaseak", sk: "phasesk", keys: agent, wantAK: "phaseak", wantSK: "phasesk"},
 		{name: "phase's access key", ak: "phaseak", keys: agent, wantAK: "phaseak", wantSK: "agentsk"},
 		{name: "none", wantNoCreds: true},
@@ -123,8 +131,8 @@ func TestKeysFromTheAgent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cfg.AccessKey != c.wantAK || cfg.SecretKey != c.wantSK || len(cfg.endpoints) != 3 || cfg.Region != "us-east-1" {
-				t.Errorf("keys %s/%s, %d endpoints, region %s", cfg.AccessKey, cfg.SecretKey, len(cfg.endpoints), cfg.Region)
+			if cfg.AccessKey != c.wantAK || cfg.SecretKey != c.wantSK || cfg.SessionToken != c.wantTok || len(cfg.endpoints) != 3 || cfg.Region != "us-east-1" {
+				t.Errorf("keys %s/%s token %q, %d endpoints, region %s", cfg.AccessKey, cfg.SecretKey, cfg.SessionToken, len(cfg.endpoints), cfg.Region)
 			}
 		})
 	}
@@ -134,8 +142,8 @@ func TestKeysFromTheAgent(t *testing.T) {
 }
 
 func TestRedactRemovesKeys(t *testing.T) {
-	ph := Engine{}.Redact(engine.Phase{Params: []byte(`{"op":"get","access_key":"AKIAXX","secret_key":"s3cr3t"}`)})
-	if s := string(ph.Params); strings.Contains(s, "AKIAXX") || strings.Contains(s, "s3cr3t") || !strings.Contains(s, `"op":"get"`) {
+	ph := Engine{}.Redact(engine.Phase{Params: []byte(`{"op":"get","access_key":"AKIAXX","secret_key":"s3cr3t","session_token":"T0k3n"}`)})
+	if s := string(ph.Params); strings.Contains(s, "AKIAXX") || strings.Contains(s, "s3cr3t") || strings.Contains(s, "T0k3n") || !strings.Contains(s, `"op":"get"`) {
 		t.Fatalf("redacted params: %s", s)
 	}
 }
@@ -164,6 +172,9 @@ func TestNetworkBadInput(t *testing.T) {
 		{"unreachable host", func(p map[string]any) { p["hosts"] = []string{"127.0.0.1:1"} }, "cannot reach 127.0.0.1:1"},
 		{"wrong keys", func(p map[string]any) { p["secret_key"] = "wrong" }, "refused the credentials"},
 		{"TLS to a plain endpoint", func(p map[string]any) { p["tls"] = true }, "does not speak TLS"},
+		// versitygw has no STS: any session token is one it refuses, as S3
+		// refuses an expired one; the line names the server's code.
+		{"session token the server refuses", func(p map[string]any) { p["session_token"] = "FQoGZXIvYXdzEXPIRED" }, "refused the keys with a session token (InvalidToken: "},
 		{"missing bucket, no right to create it", func(p map[string]any) {
 			p["access_key"], p["secret_key"], p["bucket"] = "plainuser", "plainusersecret", "nobucket"
 		}, "may not create it"},
@@ -176,7 +187,7 @@ func TestNetworkBadInput(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want %q", err, tc.want)
 			}
-			if strings.Contains(err.Error(), s3test.SecretKey) || strings.Contains(err.Error(), "plainusersecret") {
+			if strings.Contains(err.Error(), s3test.SecretKey) || strings.Contains(err.Error(), "plainusersecret") || strings.Contains(err.Error(), "FQoGZXIvYXdzEXPIRED") {
 				t.Fatal("the error shows a secret")
 			}
 		})
@@ -218,5 +229,129 @@ func serverDiesMidRun(t *testing.T, sdk bool) {
 	}
 	if err := pr.Cleanup(context.Background()); err == nil {
 		t.Error("cleanup against a dead server reported success")
+	}
+}
+
+// An endpoint without a port is HTTP's port 80, or 443 with TLS, as a URL
+// without one; the Host header then carries no port, as minio-go sends it.
+// An empty or bad port is still refused.
+func TestEndpointDefaultPort(t *testing.T) {
+	for _, tc := range []struct {
+		host     string
+		tls      bool
+		dial     string
+		hostHead string
+	}{
+		{"s3.example.com", false, "s3.example.com:80", "s3.example.com"},
+		{"s3.example.com", true, "s3.example.com:443", "s3.example.com"},
+		{"10.0.0.1:9000", true, "10.0.0.1:9000", "10.0.0.1:9000"},
+		{"[::1]", true, "[::1]:443", "[::1]"},
+		{"[::1]:9000", false, "[::1]:9000", "[::1]:9000"},
+		{"s3.example.com:80", true, "s3.example.com:80", "s3.example.com:80"},
+	} {
+		tls := tc.tls
+		c, err := resolve(Params{Op: "get", Host: tc.host, TLS: &tls, AccessKey: "a", SecretKey: "b"}, noKeys)
+		if err != nil {
+			t.Errorf("%s: %v", tc.host, err)
+			continue
+		}
+		lc := newLeanClient(c)
+		if c.endpoints[0] != tc.dial || lc.conns[0].addr != tc.dial || lc.conns[0].host != tc.hostHead {
+			t.Errorf("%s (tls %v): endpoint %s, dials %s with Host %s; want %s with Host %s", tc.host, tc.tls,
+				c.endpoints[0], lc.conns[0].addr, lc.conns[0].host, tc.dial, tc.hostHead)
+		}
+	}
+	for _, bad := range []string{"s3.example.com:", "s3.example.com:0", "a:b:c"} {
+		if _, err := resolve(Params{Op: "get", Host: bad, AccessKey: "a", SecretKey: "b"}, noKeys); err == nil || !strings.Contains(err.Error(), "port") {
+			t.Errorf("%s: %v, want the port refused", bad, err)
+		}
+	}
+}
+
+// Over HTTPS the server's certificate is checked against the system's CAs
+// or --ca-cert's; --insecure skips the check. A certificate not trusted,
+// a CA file that is not there or holds no certificate, and --ca-cert
+// without --tls are one clear line each.
+func TestTLSCertificateChoices(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{TLS: true})
+	otherCA, _, err := s3test.SelfSigned(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	notPEM := filepath.Join(t.TempDir(), "notpem")
+	_ = os.WriteFile(notPEM, []byte("hello"), 0o600)
+	for _, tc := range []struct {
+		name string
+		mod  func(map[string]any)
+		want string // "" runs
+	}{
+		{"--ca-cert", func(p map[string]any) {}, ""},
+		{"--insecure", func(p map[string]any) { delete(p, "ca_cert"); p["insecure"] = true }, ""},
+		{"--insecure on minio-go", func(p map[string]any) { delete(p, "ca_cert"); p["insecure"], p["sdk"] = true, true }, ""},
+		{"neither", func(p map[string]any) { delete(p, "ca_cert") }, "TLS certificate not trusted"},
+		{"another CA", func(p map[string]any) { p["ca_cert"] = otherCA }, "TLS certificate not trusted"},
+		{"CA file missing", func(p map[string]any) { p["ca_cert"] = "/nonexistent/ca.pem" }, "--ca-cert: open /nonexistent/ca.pem"},
+		{"CA file not PEM", func(p map[string]any) { p["ca_cert"] = notPEM }, "no PEM certificate"},
+		{"--ca-cert without --tls", func(p map[string]any) { p["tls"] = false }, "--ca-cert needs --tls"},
+		{"--ca-cert and --insecure", func(p map[string]any) { p["insecure"] = true }, "give one"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := baseParams(srv, "get")
+			p["duration"], p["objects"] = "200ms", 8
+			tc.mod(p)
+			ph := phaseOf(t, "tls", p)
+			err := Engine{}.Validate(ph)
+			if err == nil {
+				err = prepareErr(t, p)
+			}
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("want it to run: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n")):
+				t.Fatalf("got %v, want one line with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A token that expires during a run: the lean path sends the session token
+// with every request and counts S3's refusal under the server's code. The
+// server is a FAKE (versitygw has no STS, so no token of its expires) that
+// answers as S3 does, echoing the token in the error body.
+func TestLeanCountsExpiredToken(t *testing.T) {
+	const token = "IQoJb3JpZ2luX2VjELeanExpired"
+	var seen atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.Header.Get("X-Amz-Security-Token") == token && strings.Contains(r.Header.Get("Authorization"), ";x-amz-security-token") {
+			seen.Add(1)
+		}
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusBadRequest)
+		if r.Method != http.MethodHead {
+			_, _ = io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?>
+<Error><Code>ExpiredToken</Code><Message>The provided token has expired.</Message><Token-0>`+token+`</Token-0><RequestId>1</RequestId></Error>`)
+		}
+	}))
+	defer srv.Close()
+	p := Params{Op: "get", Hosts: []string{strings.TrimPrefix(srv.URL, "http://")}, AccessKey: "ASIAX", SecretKey: "sk", SessionToken: token, Bucket: "lean",
+		StorageClass: "STANDARD"}
+	c, err := resolve(p, noKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := newLeanClient(c)
+	defer lc.bind(context.Background())()
+	buf := make([]byte, readBufSize)
+	d := newDataBlock(4096, 1)
+	_, _, gerr := lc.get(0, []byte("k"), 0, 0, buf)
+	perr := lc.put(0, []byte("k"), 4096, d.bodyChunks(nil, 0, 4096), buf)
+	for what, err := range map[string]error{"GET": gerr, "PUT": perr} {
+		if errorKind(err) != "ExpiredToken" || strings.Contains(err.Error(), token) {
+			t.Errorf("%s: %v (kind %q), want ExpiredToken without the token", what, err, errorKind(err))
+		}
+	}
+	if seen.Load() != 2 {
+		t.Errorf("%d of 2 requests carried the token, signed", seen.Load())
 	}
 }

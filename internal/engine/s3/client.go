@@ -16,6 +16,8 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/storbench/storbench/internal/engine"
 )
 
 // newTransport returns the one transport every client of a phase shares. Its
@@ -52,7 +54,7 @@ func newTransport(c *config, inFlight int, local *net.TCPAddr) *http.Transport {
 		ReadBufferSize:        64 << 10,
 	}
 	if c.tls {
-		t.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.Insecure} //nolint:gosec // --insecure is the user's explicit choice
+		t.TLSClientConfig = c.tlsConf
 	}
 	return t
 }
@@ -182,7 +184,7 @@ func newClient(c *config, endpoint string, tr http.RoundTripper) (*minio.Client,
 		lookup = minio.BucketLookupDNS
 	}
 	cl, err := minio.New(endpoint, &minio.Options{
-		Creds:        credentials.NewStaticV4(c.AccessKey, c.SecretKey, ""),
+		Creds:        credentials.NewStaticV4(c.AccessKey, c.SecretKey, c.SessionToken),
 		Secure:       c.tls,
 		Transport:    tr,
 		Region:       c.Region,
@@ -298,6 +300,16 @@ func errorKind(err error) string {
 	case errors.Is(err, errBadResponse):
 		return "bad response"
 	}
+	// The lean path's TLS errors come from crypto/tls directly.
+	var certErr *tls.CertificateVerificationError
+	var alert tls.AlertError
+	var record tls.RecordHeaderError
+	switch {
+	case errors.As(err, &certErr):
+		return "tls certificate"
+	case errors.As(err, &alert), errors.As(err, &record):
+		return "tls"
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		msg := ue.Err.Error()
@@ -321,6 +333,21 @@ func isTimeout(err error) bool {
 
 var errShortRead = errors.New("object shorter than expected")
 
+// serverError is an S3 error response as "Code: message".
+func serverError(err error) string {
+	var se *s3Error
+	if errors.As(err, &se) {
+		return se.Error()
+	}
+	if r := minio.ToErrorResponse(err); r.Code != "" {
+		if r.Message == "" {
+			return r.Code
+		}
+		return r.Code + ": " + strings.Join(strings.Fields(r.Message), " ")
+	}
+	return err.Error()
+}
+
 // explain turns a first-contact error into one line that says what to do.
 func explain(endpoint string, c *config, err error) error {
 	kind := errorKind(err)
@@ -336,6 +363,14 @@ func explain(endpoint string, c *config, err error) error {
 		return fmt.Errorf("s3: %s: TLS certificate not trusted (%v); add --insecure only if you trust this server", endpoint, err)
 	case "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidSignature":
 		return fmt.Errorf("s3: %s refused the credentials (%s): check --access-key/--secret-key", endpoint, kind)
+	case "ExpiredToken", "InvalidToken", "TokenRefreshRequired", "ExpiredTokenException":
+		what := "with a session token"
+		if c.SessionToken == "" {
+			what = "without a session token"
+		}
+		// Bad input found before any load (exit 2), as a bucket
+		// --list-existing cannot find: the user has keys to renew.
+		return engine.Unsupported(fmt.Sprintf("s3: %s refused the keys %s (%s): temporary keys expire with their token; get fresh keys and token (AWS_SESSION_TOKEN, the profile's aws_session_token)", endpoint, what, serverError(err)))
 	case "AccessDenied":
 		return fmt.Errorf("s3: %s: access denied (%v): the credentials need rights to create, list, read, write and delete objects in the bucket", endpoint, err)
 	}

@@ -28,7 +28,8 @@ func TestCPUPerRequest(t *testing.T) {
 	if d := os.Getenv("STORBENCH_CPU_DURATION"); d != "" {
 		dur = d
 	}
-	srv := s3test.StartT(t, s3test.Options{})
+	// STORBENCH_CPU_TLS=1: over HTTPS, against a self-signed certificate.
+	srv := s3test.StartT(t, s3test.Options{TLS: os.Getenv("STORBENCH_CPU_TLS") != ""})
 	for _, tc := range []struct {
 		op, size string
 	}{{"get", "4KiB"}, {"put", "64KiB"}} {
@@ -37,6 +38,7 @@ func TestCPUPerRequest(t *testing.T) {
 		}
 		p := baseParams(srv, tc.op)
 		p["obj_size"], p["objects"], p["concurrent"], p["duration"] = tc.size, 1000, 16, dur
+		p["sdk"] = os.Getenv("STORBENCH_S3_SDK") != ""
 		pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "cpu"}, phaseOf(t, tc.op, p))
 		if err != nil {
 			t.Fatal(err)

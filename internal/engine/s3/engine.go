@@ -6,9 +6,9 @@
 // Two request paths: the hot loop's GET, PUT, HEAD and DELETE of one object
 // go by default over the lean path (lean.go: one hand-written HTTP/1.1
 // keep-alive connection per worker and endpoint, no allocation per
-// request); everything else, and every request with Params.SDK, TLS, SSE-C,
-// checksums or versions, goes through minio-go v7 with per-worker clients
-// over one shared transport.
+// request), over HTTP or HTTPS; everything else, and every request with
+// Params.SDK, SSE-C, checksums or versions, goes through minio-go v7 with
+// per-worker clients over one shared transport.
 package s3
 
 import (
@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,8 +67,12 @@ func (Engine) Validate(p engine.Phase) error {
 	if err != nil {
 		return err
 	}
-	_, err = resolve(ps, engine.Credentials{AccessKey: secret.New("-"), SecretKey: secret.New("-")})
-	return err
+	c, err := resolve(ps, engine.Credentials{AccessKey: secret.New("-"), SecretKey: secret.New("-")})
+	if err != nil {
+		return err
+	}
+	// A --ca-cert that cannot be read is found here, before anything runs.
+	return c.loadTLS(1)
 }
 
 // Planned returns the measured stage's length (prepare and cleanup excluded).
@@ -88,7 +93,8 @@ func (Engine) Redact(p engine.Phase) engine.Phase {
 	return RedactPhase(p)
 }
 
-// RedactPhase blanks access_key and secret_key in an s3 phase's params.
+// RedactPhase blanks access_key, secret_key and session_token in an s3
+// phase's params.
 func RedactPhase(p engine.Phase) engine.Phase {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(p.Params, &m) != nil {
@@ -97,7 +103,7 @@ func RedactPhase(p engine.Phase) engine.Phase {
 		return p
 	}
 	changed := false
-	for _, k := range []string{"access_key", "secret_key"} {
+	for _, k := range []string{"access_key", "secret_key", "session_token"} {
 		if _, ok := m[k]; ok {
 			m[k] = json.RawMessage(`"REDACTED"`)
 			changed = true
@@ -212,6 +218,9 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	if c.multipart() {
 		inFlight *= c.PartConcurrency
 	}
+	if err := c.loadTLS(inFlight * len(c.endpoints)); err != nil {
+		return nil, err
+	}
 	if err := checkBind(c.bind); err != nil {
 		return nil, err
 	}
@@ -256,11 +265,24 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	}
 	var seed [8]byte
 	_, _ = rand.Read(seed[:])
-	ph.data = newDataBlock(int64(c.ObjSize), uint64(seed[0])|uint64(seed[1])<<8|uint64(seed[2])<<16|uint64(seed[3])<<24)
+	blockSize := int64(c.ObjSize)
+	if c.ListExisting {
+		blockSize = 0 // nothing is uploaded
+	}
+	ph.data = newDataBlock(blockSize, uint64(seed[0])|uint64(seed[1])<<8|uint64(seed[2])<<16|uint64(seed[3])<<24)
 
 	if err := ph.checkEndpoints(ctx); err != nil {
 		ph.closeIdle()
 		return nil, err
+	}
+	if c.ListExisting {
+		// Reads only: no bucket, marker or object is made, so there is
+		// nothing to undo.
+		if err := ph.listExisting(ctx); err != nil {
+			ph.closeIdle()
+			return nil, err
+		}
+		return ph, nil
 	}
 	// From here on the bucket, its marker and objects may exist: a failure
 	// or an interrupt removes what this phase made before returning.
@@ -274,6 +296,67 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		return nil, ph.undo(ctx, err)
 	}
 	return ph, nil
+}
+
+// listExisting lists the objects under --prefix once, into the key list
+// the run draws from. The keys share one string, so a key costs its own
+// length plus 24 bytes (its string header and its size): a million keys of
+// 60 bytes take 84 MB.
+func (ph *phase) listExisting(ctx context.Context) error {
+	c := ph.c
+	ok, err := ph.admin.BucketExists(ctx, c.Bucket)
+	if err != nil {
+		return explain(c.endpoints[0], c, err)
+	}
+	if !ok {
+		return engine.Unsupported(fmt.Sprintf("s3: --list-existing: bucket %q does not exist", c.Bucket))
+	}
+	var all strings.Builder
+	var ends []int
+	var sizes []int64
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for o := range ph.admin.ListObjects(lctx, c.Bucket, minio.ListObjectsOptions{Prefix: c.Prefix, Recursive: true}) {
+		if o.Err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("s3: --list-existing: list %s/%s: %v", c.Bucket, c.Prefix, explain(c.endpoints[0], c, o.Err))
+		}
+		all.WriteString(o.Key)
+		ends = append(ends, all.Len())
+		sizes = append(sizes, o.Size)
+		if c.Objects > 0 && len(ends) == c.Objects {
+			break
+		}
+	}
+	if len(ends) == 0 {
+		return engine.Unsupported(fmt.Sprintf("s3: --list-existing: no objects under %s/%s: give the --prefix (and --bucket) of objects that are there", c.Bucket, c.Prefix))
+	}
+	// Copies of exactly the size needed: what the listing grew is freed.
+	keys, start := strings.Clone(all.String()), 0
+	ph.keys = make([]string, len(ends))
+	for i, end := range ends {
+		ph.keys[i] = keys[start:end]
+		start = end
+	}
+	ph.sizes = slices.Clone(sizes)
+	smallest, largest := slices.Min(sizes), slices.Max(sizes)
+	if c.RangeSize > 0 && int64(c.RangeSize) > smallest {
+		return engine.Unsupported(fmt.Sprintf("s3: --range-size %s is larger than the smallest object under %s/%s (%s): ranges must fit in every object",
+			sizeLabel(int64(c.RangeSize)), c.Bucket, c.Prefix, sizeLabel(smallest)))
+	}
+	// The objects, not the benchmark's default size, set how long a GET
+	// may take.
+	c.boundRequests(largest)
+	for _, rt := range ph.rts {
+		rt.timeout = c.requestTimeout
+	}
+	ph.listPfx = []string{c.Prefix}
+	// What a listing of data that is not storbench's must return is not
+	// known (others may write there): no count is checked.
+	ph.listWant = []int64{-1}
+	return nil
 }
 
 // undo cleans up after a failed or interrupted preparation and returns err
@@ -876,11 +959,17 @@ loop:
 	}}
 	if ph.lean {
 		res.Meta["s3_client"] = "lean"
-		redials := 0
+		redials, hs, resumed := 0, 0, 0
 		for _, wk := range workers {
 			redials += wk.lean.Redials
+			hs += wk.lean.Handshakes
+			resumed += wk.lean.Resumed
 		}
 		res.Meta["reconnects"] = strconv.Itoa(redials)
+		if c.tls {
+			res.Meta["tls_handshakes"] = strconv.Itoa(hs)
+			res.Meta["tls_resumed"] = strconv.Itoa(resumed)
+		}
 	}
 	for i, name := range ph.ops {
 		var s record.OpStats
@@ -907,6 +996,14 @@ loop:
 	}
 	if c.Op == "list" {
 		res.Meta["objects_per_list"] = strconv.Itoa((c.Objects + c.Concurrent - 1) / c.Concurrent)
+		if c.ListExisting {
+			res.Meta["objects_per_list"] = strconv.Itoa(len(ph.keys))
+		}
+	}
+	if c.ListExisting {
+		res.Meta["list_existing"] = c.Bucket + "/" + c.Prefix
+		res.Meta["objects"] = strconv.Itoa(len(ph.keys))
+		res.Meta["prefix"] = c.Prefix
 	}
 	if epRecs != nil {
 		per := map[string][]record.OpStats{}
@@ -1004,7 +1101,8 @@ const EndpointsFile = "s3-endpoints.json"
 // answer, how many at most), and the bucket this run created.
 func (ph *phase) Cleanup(ctx context.Context) error {
 	defer ph.closeIdle()
-	if ph.env.Keep || ph.c.NoClear {
+	if ph.env.Keep || ph.c.NoClear || ph.c.ListExisting {
+		// --list-existing made nothing: it deletes nothing either.
 		return nil
 	}
 	c := ph.c

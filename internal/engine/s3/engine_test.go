@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -37,17 +39,26 @@ func phaseOf(t testing.TB, name string, params map[string]any) engine.Phase {
 }
 
 func baseParams(srv *s3test.Server, op string) map[string]any {
-	return map[string]any{
+	p := map[string]any{
 		"op": op, "hosts": []string{srv.Endpoint},
 		"access_key": s3test.AccessKey, "secret_key": s3test.SecretKey,
 		"bucket": "bench", "concurrent": 4, "obj_size": "4KiB", "objects": 40,
 		"duration": "700ms",
 	}
+	if srv.TLS {
+		p["tls"], p["ca_cert"] = true, srv.CAFile
+	}
+	return p
 }
 
 func adminClient(t testing.TB, srv *s3test.Server) *minio.Client {
 	t.Helper()
-	cl, err := minio.New(srv.Endpoint, &minio.Options{Creds: credentials.NewStaticV4(s3test.AccessKey, s3test.SecretKey, ""), Region: "us-east-1"})
+	o := &minio.Options{Creds: credentials.NewStaticV4(s3test.AccessKey, s3test.SecretKey, ""), Region: "us-east-1"}
+	if srv.TLS {
+		o.Secure = true
+		o.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: srv.CA, MinVersion: tls.VersionTLS12}}
+	}
+	cl, err := minio.New(srv.Endpoint, o)
 	if err != nil {
 		t.Fatal(err)
 	}

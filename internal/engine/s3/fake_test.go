@@ -3,12 +3,31 @@ package s3
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/storbench/storbench/internal/s3test"
 )
+
+// fakeTLS returns a server TLS configuration with a new self-signed
+// certificate for 127.0.0.1, and the certificate's file for clients to
+// trust (--ca-cert).
+func fakeTLS(t testing.TB) (*tls.Config, string) {
+	t.Helper()
+	certFile, keyFile, err := s3test.SelfSigned(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, certFile
+}
 
 // fakeS3 is a FAKE S3 server, in-process, for what a real versitygw cannot
 // do on demand: close connections on a schedule, answer with chunked error
@@ -34,6 +53,9 @@ type fakeS3 struct {
 	hostPrefix string
 	// interim, when set, is written before every response (1xx ones).
 	interim []byte
+	// tls, when set, makes the fake serve HTTPS with this configuration
+	// (fakeTLS makes one, with the CA file a client trusts).
+	tls *tls.Config
 
 	Requests atomic.Int64
 	Conns    atomic.Int64
@@ -49,7 +71,11 @@ func startFake(t testing.TB, f *fakeS3) *fakeS3 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.ln, f.Addr = ln, ln.Addr().String()
+	f.Addr = ln.Addr().String()
+	if f.tls != nil {
+		ln = tls.NewListener(ln, f.tls)
+	}
+	f.ln = ln
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()

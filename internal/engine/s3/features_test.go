@@ -161,19 +161,29 @@ func TestVerifyCountsMismatches(t *testing.T) {
 }
 
 // --bind spreads the workers over the local addresses given: versitygw's
-// access log shows requests from each, on both request paths. An address
-// this machine does not have is refused before anything is written.
+// access log shows requests from each, on both request paths, over HTTP
+// and HTTPS. An address this machine does not have is refused before
+// anything is written.
 func TestBindSpreadsWorkersOverLocalAddresses(t *testing.T) {
 	logFile := filepath.Join(t.TempDir(), "access.log")
 	srv := s3test.StartT(t, s3test.Options{AccessLog: logFile})
-	for _, client := range []string{"lean", "minio-go"} {
+	tlsLog := filepath.Join(t.TempDir(), "access.log")
+	tlsSrv := s3test.StartT(t, s3test.Options{AccessLog: tlsLog, TLS: true})
+	for _, client := range []string{"lean", "minio-go", "lean https", "minio-go https"} {
 		t.Run(client, func(t *testing.T) {
+			srv, logFile := srv, logFile
+			if strings.HasSuffix(client, "https") {
+				srv, logFile = tlsSrv, tlsLog
+			}
 			_ = os.Truncate(logFile, 0)
 			p := baseParams(srv, "get")
-			p["bind"], p["sdk"], p["duration"] = "127.0.0.1,127.0.0.2", client == "minio-go", "500ms"
-			_, res := runPhase(t, "bind-"+client, p)
+			p["bind"], p["sdk"], p["duration"] = "127.0.0.1,127.0.0.2", strings.HasPrefix(client, "minio-go"), "500ms"
+			_, res := runPhase(t, "bind-"+strings.ReplaceAll(client, " ", "-"), p)
 			if res.Ops[0].Ops == 0 || res.Ops[0].Errors != 0 {
 				t.Fatalf("%d GETs, %d errors %v", res.Ops[0].Ops, res.Ops[0].Errors, res.Ops[0].ErrorKinds)
+			}
+			if want, _, _ := strings.Cut(client, " "); res.Meta["s3_client"] != want {
+				t.Fatalf("client %q, want %q", res.Meta["s3_client"], want)
 			}
 			from := requestsFrom(t, logFile, "s3_GetObject")
 			if from["127.0.0.1"] == 0 || from["127.0.0.2"] == 0 || len(from) != 2 {
@@ -227,19 +237,25 @@ func requestsFrom(t *testing.T, file, action string) map[string]int {
 }
 
 // Storage class, user metadata and tags reach the server with every
-// upload, on both request paths.
+// upload, on both request paths, over HTTP and HTTPS.
 func TestUploadOptionsAgainstVersityGW(t *testing.T) {
-	srv := s3test.StartT(t, s3test.Options{})
-	cl := adminClient(t, srv)
+	plain := s3test.StartT(t, s3test.Options{})
+	tlsSrv := s3test.StartT(t, s3test.Options{TLS: true})
 	ctx := context.Background()
-	for _, client := range []string{"lean", "minio-go"} {
-		t.Run(client, func(t *testing.T) {
+	for _, name := range []string{"lean", "minio-go", "lean https"} {
+		t.Run(name, func(t *testing.T) {
+			srv := plain
+			if strings.HasSuffix(name, "https") {
+				srv = tlsSrv
+			}
+			cl := adminClient(t, srv)
+			client, _, _ := strings.Cut(name, " ")
 			p := baseParams(srv, "put")
 			p["sdk"], p["duration"] = client == "minio-go", "300ms"
 			p["storage_class"] = "STANDARD"
 			p["add_metadata"] = map[string]string{"Team": "storage  bench", "run": "r1"}
 			p["tag"] = map[string]string{"project": "storbench", "a b": "c+d=e"}
-			pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "opt"}, phaseOf(t, "opt"+client, p))
+			pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "opt"}, phaseOf(t, "opt"+strings.ReplaceAll(name, " ", "-"), p))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,12 @@ package s3
 // request and reads the response itself, the signing key is derived once a
 // day, and every buffer is the worker's own, so a request allocates nothing.
 // Everything that is not this hot loop (bucket checks, listing, cleanup,
-// multipart, versions, SSE-C, TLS) stays on minio-go.
+// multipart, versions, SSE-C) stays on minio-go.
+//
+// Over HTTPS the same loop runs on a crypto/tls client connection kept per
+// worker and endpoint, whose TCP reads and writes are still the raw system
+// calls (rawConn); a reconnection resumes its TLS session from the phase's
+// cache.
 
 import (
 	"bufio"
@@ -18,6 +23,7 @@ import (
 	"context"
 	"crypto/md5"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
@@ -28,22 +34,23 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 )
 
-// leanUsable says whether c's requests can take the lean path: plain HTTP,
-// no SSE-C, no S3 checksum header, no versions, and not forced to the SDK.
-// Storage class, user metadata, tags, SSE-S3 and SSE-KMS are headers it
-// sends (and signs) with every PUT.
+// leanUsable says whether c's requests can take the lean path (over HTTP
+// or HTTPS): no SSE-C, no S3 checksum header, no versions, and not forced
+// to the SDK. Storage class, user metadata, tags, SSE-S3, SSE-KMS and the
+// session token are headers it sends (and signs).
 func leanUsable(c *config) bool {
 	switch c.Op {
 	case "versioned", "multipart", "multipart-put", "retention":
 		return false
 	}
-	return !c.SDK && !c.tls && !c.Encrypt && c.Checksum == "" && !(c.Op == "list" && (c.Versions > 1 || c.Metadata))
+	return !c.SDK && !c.Encrypt && c.Checksum == "" && !(c.Op == "list" && (c.Versions > 1 || c.Metadata))
 }
 
 // s3Error is an error response of the lean path: the HTTP status and the S3
@@ -65,14 +72,19 @@ func (e *s3Error) Error() string {
 // errBadResponse is a response the lean path cannot parse.
 var errBadResponse = errors.New("malformed HTTP response")
 
-// leanConn is one keep-alive connection to an endpoint.
+// leanConn is one keep-alive connection to an endpoint. Over TLS, conn is
+// the *tls.Conn (tls too) on top of the TCP connection, whose own reads and
+// writes are still connIO's (rawConn): deadlines set on conn reach the
+// socket either way.
 type leanConn struct {
-	addr   string // dial address, host:port (bucket.host:port with dns lookup)
-	host   string // Host header, the same
-	conn   net.Conn
-	io     *connIO
-	br     *bufio.Reader
-	served int // responses read on this connection
+	addr    string // dial address, host:port (bucket.host:port with dns lookup)
+	host    string // Host header, the same without the scheme's default port
+	tlsConf *tls.Config
+	conn    net.Conn
+	tls     *tls.Conn
+	io      *connIO
+	br      *bufio.Reader
+	served  int // responses read on this connection
 	// deadline is the connection's read and write deadline (see arm).
 	deadline time.Time
 }
@@ -96,12 +108,16 @@ type leanClient struct {
 	etagN  int
 	// check, when set, sees every byte of the next GET body (--verify).
 	check *bodyCheck
-	// putExtra are the x-amz-* options every PUT carries, or nil.
-	putExtra *extraHeaders
+	// extra is the session token every request carries, or nil; putExtra
+	// the x-amz-* options every PUT carries, with the token, or nil.
+	extra, putExtra *extraHeaders
 
 	// Redials counts connections made after a worker's first one to an
 	// endpoint: the server closed the connection or a request failed.
 	Redials int
+	// Handshakes and Resumed count TLS handshakes, and those that resumed
+	// an earlier session (no certificate exchange, no key agreement).
+	Handshakes, Resumed int
 
 	// timeout bounds each request (config.requestTimeout); now is when
 	// the request being sent was built.
@@ -141,19 +157,25 @@ func (e *timeoutError) Timeout() bool { return true }
 func (e *timeoutError) Temporary() bool { return false }
 
 func newLeanClient(c *config) *leanClient {
-	lc := &leanClient{c: c, sig: newSigner(c.AccessKey, c.SecretKey, c.Region), putExtra: newExtraHeaders(c.putHeaders),
-		req: make([]byte, 0, 1024), uri: make([]byte, 0, 256), rng: make([]byte, 0, 48),
+	lc := &leanClient{c: c, sig: newSigner(c.AccessKey, c.SecretKey, c.Region),
+		extra: newExtraHeaders(nil, c.SessionToken), putExtra: newExtraHeaders(c.putHeaders, c.SessionToken),
+		req: make([]byte, 0, 1024+len(c.SessionToken)), uri: make([]byte, 0, 256), rng: make([]byte, 0, 48),
 		iovBuf: make([][]byte, 0, 8), ctx: context.Background(),
 		timeout: c.requestTimeout, slack: deadlineSlack(c.requestTimeout),
 		dialer: net.Dialer{Timeout: min(dialTimeout, c.requestTimeout), KeepAlive: 30 * time.Second}}
 	for _, ep := range c.endpoints {
-		host := ep
+		addr := ep
 		if c.Lookup == "dns" {
 			// As minio-go: the bucket's own name is both the Host and what
 			// is dialled, so DNS decides where the bucket lives.
-			host = c.Bucket + "." + ep
+			addr = c.Bucket + "." + ep
 		}
-		lc.conns = append(lc.conns, leanConn{addr: host, host: host})
+		cn := leanConn{addr: addr, host: hostHeader(addr, c.tls)}
+		if c.tlsConf != nil {
+			cn.tlsConf = c.tlsConf.Clone()
+			cn.tlsConf.ServerName, _, _ = net.SplitHostPort(addr)
+		}
+		lc.conns = append(lc.conns, cn)
 	}
 	return lc
 }
@@ -274,22 +296,86 @@ func (lc *leanClient) dial(cn *leanConn) error {
 		conn.Close()
 		return err
 	}
+	var rd io.Reader = cio
+	var tc *tls.Conn
+	if cn.tlsConf != nil {
+		tc = tls.Client(&rawConn{Conn: conn, io: cio}, cn.tlsConf)
+		hctx, cancel := context.WithTimeout(lc.ctx, lc.dialer.Timeout)
+		err := tc.HandshakeContext(hctx)
+		cancel()
+		if err != nil {
+			conn.Close()
+			return err
+		}
+		lc.Handshakes++
+		if tc.ConnectionState().DidResume {
+			lc.Resumed++
+		}
+		conn, rd = tc, tc
+	}
 	lc.mu.Lock()
 	if why := lc.cut.Load(); why != cutNone {
 		lc.mu.Unlock()
 		conn.Close()
 		return lc.cutErr(why)
 	}
-	cn.conn, cn.io, cn.deadline = conn, cio, time.Time{}
+	cn.conn, cn.tls, cn.io, cn.deadline = conn, tc, cio, time.Time{}
 	lc.mu.Unlock()
 	if cn.br == nil {
-		cn.br = bufio.NewReaderSize(cio, 32<<10)
+		cn.br = bufio.NewReaderSize(rd, 32<<10)
 	} else {
-		cn.br.Reset(cio)
+		cn.br.Reset(rd)
 		lc.Redials++
 	}
 	cn.served = 0
 	return nil
+}
+
+// write sends bufs in order: with one writev on plain HTTP, as TLS records
+// (a record, and a system call, per buffer up to 16 KiB) over TLS.
+func (cn *leanConn) write(bufs [][]byte) error {
+	if cn.tls == nil {
+		return cn.io.writev(bufs)
+	}
+	for _, b := range bufs {
+		if _, err := cn.tls.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rawConn is the TCP connection crypto/tls reads and writes: net.Conn's
+// deadlines and Close, connIO's raw system calls for the data.
+type rawConn struct {
+	net.Conn
+	io  *connIO
+	one [1][]byte // Write's buffer as writev's list, without allocating
+}
+
+func (r *rawConn) Read(p []byte) (int, error) { return r.io.Read(p) }
+
+func (r *rawConn) Write(p []byte) (int, error) {
+	r.one[0] = p
+	err := r.io.writev(r.one[:])
+	r.one[0] = nil
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// hostHeader is the Host header for addr: without the scheme's default
+// port (80, or 443 with TLS), as minio-go sends it.
+func hostHeader(addr string, tls bool) string {
+	def := ":80"
+	if tls {
+		def = ":443"
+	}
+	if h, ok := strings.CutSuffix(addr, def); ok {
+		return h
+	}
+	return addr
 }
 
 // response is what the caller needs of a response's head.
@@ -322,7 +408,7 @@ func (lc *leanClient) begin(ep int, body [][]byte, head bool) (*leanConn, respon
 		lc.iov = append(lc.iovBuf[:0], lc.req)
 		lc.iov = append(lc.iov, body...)
 		lc.iovBuf = lc.iov[:0]
-		err := cn.io.writev(lc.iov)
+		err := cn.write(lc.iov)
 		var r response
 		if err == nil {
 			_, err = cn.br.Peek(1)
@@ -858,7 +944,7 @@ func (lc *leanClient) get(ep int, key []byte, off, n int64, buf []byte) (int64, 
 		rng = strconv.AppendInt(rng, off+n-1, 10)
 		lc.rng = rng
 	}
-	lc.startRequest(ep, "GET", key, unsignedPayloadB, rng, nil)
+	lc.startRequest(ep, "GET", key, unsignedPayloadB, rng, lc.extra)
 	lc.req = append(lc.req, "\r\n"...)
 	cn, r, err := lc.begin(ep, nil, false)
 	if err != nil {
@@ -935,7 +1021,7 @@ func (lc *leanClient) ETag() []byte { return lc.etag[:lc.etagN] }
 
 // simple sends a body-less request whose success is okStatus (HEAD, DELETE).
 func (lc *leanClient) simple(ep int, method string, key []byte, okStatus int, buf []byte) error {
-	lc.startRequest(ep, method, key, unsignedPayloadB, nil, nil)
+	lc.startRequest(ep, method, key, unsignedPayloadB, nil, lc.extra)
 	lc.req = append(lc.req, "\r\n"...)
 	head := method == "HEAD"
 	cn, r, err := lc.begin(ep, nil, head)

@@ -2,10 +2,13 @@ package s3
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -27,8 +30,10 @@ const (
 	EnvHost      = "STORBENCH_HOST"
 	EnvAccessKey = "STORBENCH_ACCESS_KEY"
 	EnvSecretKey = "STORBENCH_SECRET_KEY"
-	EnvRegion    = "STORBENCH_REGION"
-	EnvTLS       = "STORBENCH_TLS"
+	// EnvSessionToken goes with temporary keys given as STORBENCH_*.
+	EnvSessionToken = "STORBENCH_SESSION_TOKEN"
+	EnvRegion       = "STORBENCH_REGION"
+	EnvTLS          = "STORBENCH_TLS"
 	// EnvSDK=1 sends every request through minio-go (as --sdk).
 	EnvSDK = "STORBENCH_S3_SDK"
 )
@@ -93,7 +98,8 @@ type (
 type Params struct {
 	// Op is the benchmark: get, put, delete, list, stat, mixed, multipart, versioned.
 	Op string `json:"op"`
-	// Hosts are S3 endpoints (host:port), with comma lists and {1...N} ranges.
+	// Hosts are S3 endpoints (host:port; without a port, 80, or 443 with
+	// TLS), with comma lists and {1...N} ranges.
 	Hosts []string `json:"hosts,omitempty"`
 	// Host is the same as a string (what --host and suites' "host:" give).
 	Host string `json:"host,omitempty"`
@@ -102,11 +108,18 @@ type Params struct {
 
 	AccessKey string `json:"access_key,omitempty"`
 	SecretKey string `json:"secret_key,omitempty"`
+	// SessionToken goes with temporary keys (AWS STS): sent and signed as
+	// X-Amz-Security-Token on every request.
+	SessionToken string `json:"session_token,omitempty"`
 
-	TLS      *bool  `json:"tls,omitempty"`
-	Insecure bool   `json:"insecure,omitempty"`
-	Region   string `json:"region,omitempty"`
-	Bucket   string `json:"bucket,omitempty"`
+	TLS      *bool `json:"tls,omitempty"`
+	Insecure bool  `json:"insecure,omitempty"`
+	// CACert is a PEM file of the CA certificates the endpoints' TLS
+	// certificates are checked against (instead of the system's). It is
+	// read where the phase runs.
+	CACert string `json:"ca_cert,omitempty"`
+	Region string `json:"region,omitempty"`
+	Bucket string `json:"bucket,omitempty"`
 	// Lookup is the bucket addressing: "path" (default) or "dns".
 	Lookup string `json:"lookup,omitempty"`
 
@@ -124,7 +137,8 @@ type Params struct {
 	ObjDist string `json:"obj_dist,omitempty"`
 	ObjMean Size   `json:"obj_mean,omitempty"`
 	ObjSD   Size   `json:"obj_sd,omitempty"`
-	// Objects is how many objects prepare uploads (get, stat, delete, list, mixed).
+	// Objects is how many objects prepare uploads (get, stat, delete, list,
+	// mixed); with ListExisting, at most how many are listed (0: all).
 	Objects int `json:"objects,omitempty"`
 	// Range makes GETs read a random byte range of each object.
 	Range bool `json:"range,omitempty"`
@@ -220,6 +234,14 @@ type Params struct {
 	PartSize        Size `json:"part_size,omitempty"`
 	PartConcurrency int  `json:"part_concurrency,omitempty"`
 
+	// ListExisting runs get, stat, list and mixed (reads only) on the
+	// objects already in the bucket under Prefix, listed once at
+	// preparation, instead of uploading a pool: storbench then writes and
+	// deletes nothing (no bucket, no marker, no cleanup).
+	ListExisting bool `json:"list_existing,omitempty"`
+	// Prefix is where ListExisting's objects are ("" for the whole bucket).
+	Prefix string `json:"prefix,omitempty"`
+
 	// BenchData, when set, is a file that receives every request as a line
 	// of zstd-compressed TSV, written as the run goes.
 	BenchData string `json:"benchdata,omitempty"`
@@ -237,7 +259,11 @@ type config struct {
 	putHeaders map[string]string
 	endpoints  []string
 	tls        bool
-	duration   time.Duration
+	// tlsConf is the TLS client configuration of every connection of the
+	// phase, lean and minio-go (one session cache: reconnections resume);
+	// set by loadTLS, nil without TLS.
+	tlsConf  *tls.Config
+	duration time.Duration
 	// requestTimeout and grace are RequestTimeout and Grace resolved.
 	requestTimeout, grace time.Duration
 	dist                  [4]float64 // get, stat, put, delete
@@ -322,31 +348,36 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("s3: --host: %v", err)
 	}
-	for _, e := range eps {
+	if c.TLS != nil {
+		c.tls = *c.TLS
+	}
+	for i, e := range eps {
 		if strings.Contains(e, "://") || strings.Contains(e, "/") {
-			return nil, fmt.Errorf("s3: host %q: give host:port without a scheme or path (use --tls for https)", e)
+			return nil, fmt.Errorf("s3: host %q: give host[:port] without a scheme or path (use --tls for https)", e)
 		}
-		if _, _, err := hosts.SplitHostPort(e); err != nil {
+		eps[i] = withDefaultPort(e, c.tls)
+		if _, _, err := hosts.SplitHostPort(eps[i]); err != nil {
 			return nil, fmt.Errorf("s3: --host %v", err)
 		}
 	}
 	c.endpoints = eps
 	// A phase's own keys (a suite's s3 block) come first, then the
-	// agent's.
+	// agent's. A session token belongs to its access key: the agent's
+	// token goes only with the agent's access key.
 	if c.AccessKey == "" {
 		c.AccessKey = keys.AccessKey.Reveal()
+		if c.SessionToken == "" {
+			c.SessionToken = keys.SessionToken.Reveal()
+		}
 	}
 	if c.SecretKey == "" {
 		c.SecretKey = keys.SecretKey.Reveal()
 	}
 	if c.AccessKey == "" || c.SecretKey == "" {
-		return nil, fmt.Errorf("s3: no credentials (use --access-key/--secret-key or %s/%s)", EnvAccessKey, EnvSecretKey)
+		return nil, fmt.Errorf("s3: no credentials (use --access-key/--secret-key, %s/%s, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or an AWS profile)", EnvAccessKey, EnvSecretKey)
 	}
 	if c.Region == "" {
 		c.Region = "us-east-1"
-	}
-	if c.TLS != nil {
-		c.tls = *c.TLS
 	}
 	if c.Bucket == "" {
 		c.Bucket = "storbench"
@@ -371,13 +402,16 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 	if c.Concurrent < 1 || c.Concurrent > MaxConcurrent {
 		return nil, fmt.Errorf("s3: --concurrent %d: want 1 to %d", c.Concurrent, MaxConcurrent)
 	}
+	if err := checkListExisting(c, p); err != nil {
+		return nil, err
+	}
 	if err := resolveSizes(c, p); err != nil {
 		return nil, err
 	}
-	if c.Objects == 0 {
+	if c.Objects == 0 && !c.ListExisting {
 		c.Objects = defaultObjects(c.Op)
 	}
-	if c.Objects < 1 {
+	if c.Objects < 0 || (c.Objects == 0 && !c.ListExisting) {
 		return nil, fmt.Errorf("s3: --objects %d: want at least 1", c.Objects)
 	}
 	if c.Duration == 0 {
@@ -395,6 +429,12 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 	}
 	if c.Rate < 0 {
 		return nil, fmt.Errorf("s3: --rate %g: want a positive rate", c.Rate)
+	}
+	if c.CACert != "" && !c.tls {
+		return nil, errors.New("s3: --ca-cert needs --tls")
+	}
+	if c.CACert != "" && c.Insecure {
+		return nil, errors.New("s3: --ca-cert checks the server's certificate and --insecure does not: give one")
 	}
 	if c.Encrypt && !c.tls {
 		return nil, errors.New("s3: --encrypt (SSE-C) needs --tls: S3 refuses customer keys over plain HTTP")
@@ -457,22 +497,17 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 	if c.Op == "multipart" {
 		body = c.PartSize
 	}
-	transfer := time.Duration(float64(body) / SlowestStream * float64(time.Second))
-	c.requestTimeout = DefaultRequestTimeout + transfer
-	if p.RequestTimeout != 0 {
-		c.requestTimeout = time.Duration(p.RequestTimeout)
-	}
+	c.boundRequests(int64(body))
 	if c.requestTimeout < 0 {
 		return nil, fmt.Errorf("s3: --request-timeout %v: want a positive time", c.requestTimeout)
-	}
-	c.grace = DefaultGrace + transfer
-	if p.Grace != 0 {
-		c.grace = time.Duration(p.Grace)
 	}
 	if c.grace < 0 {
 		return nil, fmt.Errorf("s3: --grace %v: want a positive time", c.grace)
 	}
 	def := [4]float64{45, 30, 15, 10}
+	if c.ListExisting {
+		def[dPut], def[dDelete] = 0, 0
+	}
 	for i, v := range []*float64{c.GetDistrib, c.StatDistrib, c.PutDistrib, c.DeleteDistrib} {
 		c.dist[i] = def[i]
 		if v != nil {
@@ -492,6 +527,99 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 		}
 	}
 	return c, nil
+}
+
+// checkListExisting refuses what --list-existing cannot do: it reads the
+// objects already there and writes nothing, so benchmarks that write and
+// settings that only shape what storbench would write are bad input.
+// boundRequests sets the request timeout and the grace from the largest
+// body one request carries, unless --request-timeout and --grace gave them.
+func (c *config) boundRequests(body int64) {
+	transfer := time.Duration(float64(body) / SlowestStream * float64(time.Second))
+	c.requestTimeout = DefaultRequestTimeout + transfer
+	if c.RequestTimeout != 0 {
+		c.requestTimeout = time.Duration(c.RequestTimeout)
+	}
+	c.grace = DefaultGrace + transfer
+	if c.Grace != 0 {
+		c.grace = time.Duration(c.Grace)
+	}
+}
+
+func checkListExisting(c *config, p Params) error {
+	if !c.ListExisting {
+		if c.Prefix != "" {
+			return errors.New("s3: --prefix names the existing objects to read: give it with --list-existing")
+		}
+		return nil
+	}
+	switch c.Op {
+	case "get", "stat", "list":
+	case "mixed":
+		if (p.PutDistrib != nil && *p.PutDistrib != 0) || (p.DeleteDistrib != nil && *p.DeleteDistrib != 0) {
+			return errors.New("s3: --list-existing writes and deletes nothing: mixed reads only, so leave out --put-distrib and --delete-distrib (or give 0)")
+		}
+	default:
+		return fmt.Errorf("s3: --list-existing writes and deletes nothing, and %s writes: use get, stat, list or mixed", c.Op)
+	}
+	switch {
+	case p.ObjSize != nil || p.ObjRandSize || p.ObjDist != "" || p.ObjMean != 0 || p.ObjSD != 0:
+		return errors.New("s3: --list-existing reads the objects as they are: leave out --obj.size, --obj.randsize and --obj.dist")
+	case c.Verify:
+		return errors.New("s3: --list-existing: --verify checks bodies against what storbench wrote, and these objects are not storbench's")
+	case c.StorageClass != "" || len(c.AddMetadata) > 0 || len(c.Tag) > 0 || c.SSES3 || c.SSEKMS != "" ||
+		c.DisableMultipart || c.MD5 || c.Checksum != "" || c.SignPayload:
+		return errors.New("s3: --list-existing uploads nothing: leave out the upload options (--storage-class, --add-metadata, --tag, --sse-s3-encrypt, --sse-kms, --disable-multipart, --md5, --checksum, --sign-payload)")
+	case c.Encrypt:
+		return errors.New("s3: --list-existing: --encrypt reads with a key of its own, which objects already there were not written with")
+	case c.Op == "list" && c.Objects != 0:
+		return errors.New("s3: --list-existing: list reads the whole --prefix each time: leave out --objects")
+	}
+	return nil
+}
+
+// loadTLS makes c's TLS client configuration: TLS 1.2 or later, the
+// system's CAs or those of --ca-cert, --insecure's choice, and a session
+// cache of sessions entries, so a connection made again (the server closed
+// one, a request failed) resumes its session instead of a full handshake.
+func (c *config) loadTLS(sessions int) error {
+	if !c.tls {
+		return nil
+	}
+	conf := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.Insecure, //nolint:gosec // --insecure is the user's explicit choice
+		ClientSessionCache: tls.NewLRUClientSessionCache(sessions),
+		// Whole records from the first byte: the benchmark sends bodies,
+		// not a web page whose first bytes should arrive first.
+		DynamicRecordSizingDisabled: true}
+	if c.CACert != "" {
+		pem, err := os.ReadFile(c.CACert)
+		if err != nil {
+			return fmt.Errorf("s3: --ca-cert: %v", err)
+		}
+		conf.RootCAs = x509.NewCertPool()
+		if !conf.RootCAs.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("s3: --ca-cert %s: no PEM certificate in it", c.CACert)
+		}
+	}
+	c.tlsConf = conf
+	return nil
+}
+
+// withDefaultPort gives an endpoint written without a port HTTP's port
+// (80), or HTTPS's (443) with TLS, as a URL without one means. "[v6]"
+// literals count; anything else with a colon is left to the port check.
+func withDefaultPort(e string, tls bool) string {
+	port := "80"
+	if tls {
+		port = "443"
+	}
+	if strings.HasPrefix(e, "[") && strings.HasSuffix(e, "]") {
+		return e + ":" + port
+	}
+	if !strings.Contains(e, ":") {
+		return e + ":" + port
+	}
+	return e
 }
 
 func defaultSize(op string) Size {
@@ -684,7 +812,8 @@ func resolveBenchOptions(c *config) error {
 		if c.RangeSize < 1 {
 			return fmt.Errorf("s3: --range-size %d: want at least 1 byte", c.RangeSize)
 		}
-		if int64(c.RangeSize) > c.sizes.lo {
+		// With --list-existing the listing tells the smallest object.
+		if int64(c.RangeSize) > c.sizes.lo && !c.ListExisting {
 			return fmt.Errorf("s3: --range-size %s is larger than the smallest object (%s): ranges must fit in every object",
 				sizeLabel(int64(c.RangeSize)), sizeLabel(c.sizes.lo))
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -12,6 +13,9 @@ import (
 
 // unsignedPayload is the payload hash of a request whose body is not signed.
 const unsignedPayload = "UNSIGNED-PAYLOAD"
+
+// securityTokenHeader carries the session token of temporary keys (AWS STS).
+const securityTokenHeader = "x-amz-security-token"
 
 // unsignedPayloadB is unsignedPayload as bytes, made once.
 var unsignedPayloadB = []byte(unsignedPayload)
@@ -22,10 +26,11 @@ var unsignedPayloadB = []byte(unsignedPayload)
 // signature are built in buffers the signer keeps.
 //
 // It signs host, x-amz-content-sha256, x-amz-date and, when given, range
-// and a PUT's x-amz-* options (extraHeaders): the headers SigV4 requires,
-// every x-amz-* header (S3 refuses x-amz-* headers left unsigned), and the
-// one whose change would alter the response. Other headers are sent
-// unsigned, which S3 allows.
+// and the request's other x-amz-* headers (extraHeaders: a PUT's options,
+// the session token of temporary keys): the headers SigV4 requires, every
+// x-amz-* header (S3 refuses x-amz-* headers left unsigned, and AWS wants
+// the token signed), and the one whose change would alter the response.
+// Other headers are sent unsigned, which S3 allows.
 type signer struct {
 	access, secret, region, service string
 
@@ -178,8 +183,9 @@ func (s *signer) appendAuth(b []byte, payload []byte, rng bool, extra *extraHead
 	return b
 }
 
-// extraHeaders are the x-amz-* headers every upload of a phase carries
-// (storage class, user metadata, tags, SSE-S3 or SSE-KMS), made once in the
+// extraHeaders are the x-amz-* headers every request of a kind carries
+// (an upload's storage class, user metadata, tags, SSE-S3 or SSE-KMS; with
+// temporary keys, every request's x-amz-security-token), made once in the
 // three forms a request needs: canonical lines for the signature, names for
 // SignedHeaders, and the lines sent. Every such name sorts after
 // x-amz-date, so they follow it in the canonical request.
@@ -190,14 +196,24 @@ type extraHeaders struct {
 }
 
 // newExtraHeaders makes the extra headers of h (lower-case names; values
-// already free of control bytes), or nil when h is empty.
-func newExtraHeaders(h map[string]string) *extraHeaders {
-	if len(h) == 0 {
+// already free of control bytes) and, when token is not empty, the
+// x-amz-security-token of temporary keys, sorted in among them; nil when
+// there are none.
+func newExtraHeaders(h map[string]string, token string) *extraHeaders {
+	if len(h) == 0 && token == "" {
 		return nil
 	}
-	names := make([]string, 0, len(h))
+	names := make([]string, 0, len(h)+1)
 	for k := range h {
 		names = append(names, k)
+	}
+	if token != "" {
+		h = maps.Clone(h)
+		if h == nil {
+			h = map[string]string{}
+		}
+		h[securityTokenHeader] = token
+		names = append(names, securityTokenHeader)
 	}
 	sort.Strings(names)
 	e := &extraHeaders{}

@@ -465,7 +465,8 @@ func sliceChan(objs []minio.ObjectInfo) <-chan minio.ObjectInfo {
 // request (with --versions > 1 every version, with --metadata the objects'
 // metadata); the time to the first page is its TTFB. A listing that does
 // not return every entry prepared is an error ("list count"), as warp
-// counts it.
+// counts it (with --list-existing, whose entries are not storbench's, no
+// count is checked).
 func (wk *worker) loopList(ctx context.Context) {
 	ph := wk.ph
 	c := ph.c
@@ -513,7 +514,7 @@ func (wk *worker) loopList(ctx context.Context) {
 				token = res.NextContinuationToken
 			}
 		}
-		if err == nil && n != want {
+		if err == nil && want >= 0 && n != want {
 			err = errListCount
 		}
 		wk.finish(0, ep, t0, first, 0, err)
@@ -669,7 +670,7 @@ func (wk *worker) loopMixed(ctx context.Context) {
 		ep := ph.picker.pick()
 		switch op {
 		case dGet, dStat:
-			obj, ok := ph.pool.lease(wk.rng)
+			obj, ok := ph.readObject(wk.rng)
 			if !ok {
 				wk.finish(op, ep, t0, time.Time{}, 0, errPoolEmpty)
 				continue
@@ -696,7 +697,9 @@ func (wk *worker) loopMixed(ctx context.Context) {
 					_, err = wk.core[ep].StatObject(ctx, c.Bucket, obj.key, opts)
 				}
 			}
-			ph.pool.release(obj)
+			if ph.pool != nil {
+				ph.pool.release(obj)
+			}
 			wk.finish(op, ep, t0, first, n, err)
 		case dPut:
 			size := c.sizes.draw(wk.rng)
@@ -740,6 +743,17 @@ func (wk *worker) loopMixed(ctx context.Context) {
 			wk.finish(op, ep, t0, time.Time{}, 0, err)
 		}
 	}
+}
+
+// readObject draws the object of a mixed GET or STAT: leased from the
+// pool, or with --list-existing (reads only, nothing to protect a read
+// from) one of the listed objects.
+func (ph *phase) readObject(rng *rand.Rand) (poolObj, bool) {
+	if ph.pool != nil {
+		return ph.pool.lease(rng)
+	}
+	i := rng.IntN(len(ph.keys))
+	return poolObj{key: ph.keys[i], size: ph.sizes[i]}, true
 }
 
 // putLean uploads size bytes of the phase's content for key on the lean path.
