@@ -25,6 +25,7 @@ import (
 
 	"github.com/storbench/storbench/internal/hosts"
 	"github.com/storbench/storbench/internal/s3test"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // helmBin finds helm: $STORBENCH_HELM (make test sets it), PATH, or
@@ -368,7 +369,7 @@ func findObj(r *rendered, kind, name string) *object {
 // addresses are replaced with local ones. It returns summary.json.
 func runChart(t *testing.T, r *rendered, d deployment, secrets map[string]string) map[string]any {
 	t.Helper()
-	bin := storbenchBin(t)
+	bin := testutil.StorbenchBin(t)
 	tmp := t.TempDir()
 	token := writeFile(t, tmp, "token", "deploy-test-token\n", 0o600)
 
@@ -514,7 +515,7 @@ func TestHelmDefaultSuite(t *testing.T) {
 	args = replaceFlag(t, args, "--token-file", writeFile(t, tmp, "token", "x\n", 0o600))
 	args = replaceFlag(t, args, "--results", filepath.Join(tmp, "results"))
 	args = replaceFlag(t, args, "--directory", tmp)
-	out, code := runController(t, append([]string{storbenchBin(t)}, append(args, "--dry-run")...), append(baseEnv(), d.controller.env(t, nil)...))
+	out, code := runController(t, append([]string{testutil.StorbenchBin(t)}, append(args, "--dry-run")...), append(baseEnv(), d.controller.env(t, nil)...))
 	if code != 0 {
 		t.Fatalf("dry run of the default suite: exit %d\n%s", code, out)
 	}

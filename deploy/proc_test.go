@@ -13,18 +13,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/storbench/storbench/internal/s3test"
 	"github.com/storbench/storbench/internal/testutil"
-)
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
 )
 
 // repoRoot is the module root, for paths of deploy/ and scripts/.
@@ -35,33 +28,6 @@ func repoRoot(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return root
-}
-
-// storbenchBin builds ./cmd/storbench once per test binary.
-func storbenchBin(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		root, err := s3test.RepoRoot()
-		if err != nil {
-			binErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "storbench-deploy-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "storbench")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/storbench")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v: %s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
 }
 
 // baseEnv is the environment of a started process before the chart's or

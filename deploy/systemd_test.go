@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 func unitPath(t *testing.T) string {
@@ -89,7 +91,7 @@ func TestSystemdUnitVerifies(t *testing.T) {
 		t.Fatalf("ExecStart does not run /usr/bin/storbench, where the packages install it")
 	}
 	copyPath := filepath.Join(t.TempDir(), "storbench-agent.service")
-	writeFile(t, filepath.Dir(copyPath), filepath.Base(copyPath), strings.Replace(string(b), "/usr/bin/storbench", storbenchBin(t), 1), 0o644)
+	writeFile(t, filepath.Dir(copyPath), filepath.Base(copyPath), strings.Replace(string(b), "/usr/bin/storbench", testutil.StorbenchBin(t), 1), 0o644)
 	out, err := exec.Command(sa, "verify", copyPath).CombinedOutput()
 	// Unknown keys and bad values are warnings with exit 0: any word about
 	// the unit is a failure.
@@ -170,11 +172,11 @@ func TestSystemdUnitRunsAgent(t *testing.T) {
 	writeFile(t, creds, tokenName, "unit-test-token\n", 0o400)
 	env["CREDENTIALS_DIRECTORY"] = creds
 	argv = execArgs(u.last("Service", "ExecStart"), env)
-	argv[0] = storbenchBin(t)
+	argv[0] = testutil.StorbenchBin(t)
 	addr := startAgent(t, argv, baseEnv())
 
 	tmp := t.TempDir()
-	ctrl := []string{storbenchBin(t), "run", writeFile(t, tmp, "suite.yaml", tinyMD, 0o644), "--agents", addr,
+	ctrl := []string{testutil.StorbenchBin(t), "run", writeFile(t, tmp, "suite.yaml", tinyMD, 0o644), "--agents", addr,
 		"--token-file", filepath.Join(creds, tokenName), "--results", filepath.Join(tmp, "results"), "--directory", tmp}
 	if os.Geteuid() == 0 {
 		ctrl = append(ctrl, "--drop-caches")

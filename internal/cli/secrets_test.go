@@ -9,47 +9,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/storbench/storbench/internal/s3test"
 	"github.com/storbench/storbench/internal/testutil"
 )
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// storbenchBin builds the storbench binary once per test run, for tests
-// that run it as a real process.
-func storbenchBin(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		root, err := s3test.RepoRoot()
-		if err != nil {
-			binErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "storbench-cli-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "storbench")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/storbench")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v: %s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
 
 func freeLoopbackPort(t *testing.T) string {
 	t.Helper()
@@ -128,7 +93,7 @@ func startAgents(t *testing.T, bin string, n int, env []string, flags ...string)
 // one from the environment). Access keys are held to the same rule: the s3 engine treats them
 // as secret (RedactPhase blanks both).
 func TestSecretsNeverWritten(t *testing.T) {
-	bin := storbenchBin(t)
+	bin := testutil.StorbenchBin(t)
 	srv := s3test.StartT(t, s3test.Options{IAM: true})
 	user := func(tag string) (string, string) {
 		ak, sk := "AKsb"+tag+"Q7x", "SKsb"+tag+"Zsecret9"

@@ -32,39 +32,6 @@ import (
 	"github.com/storbench/storbench/internal/s3test"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// storbenchBin builds the binary once per test run.
-func storbenchBin(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		root, err := s3test.RepoRoot()
-		if err != nil {
-			binErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "storbench-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "storbench")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/storbench")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v: %s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
-
 // topology is where agents run: loopback ports or network namespaces.
 type topology struct {
 	name string
@@ -201,7 +168,7 @@ type cluster struct {
 // startCluster starts one agent per address of the topology.
 func startCluster(t *testing.T, tp *topology, extraArgs func(i int) []string, env []string) *cluster {
 	t.Helper()
-	bin := storbenchBin(t)
+	bin := testutil.StorbenchBin(t)
 	dir := t.TempDir()
 	tok := filepath.Join(dir, "token")
 	if err := os.WriteFile(tok, []byte("sb-test-token-0123456789\n"), 0o600); err != nil {
@@ -782,7 +749,7 @@ func TestClusterRefusals(t *testing.T) {
 // stand-in that runs the command locally and forwards -L ports), copies the
 // binary to hosts that lack it, and stops the agents at the end.
 func TestClusterSSH(t *testing.T) {
-	bin := storbenchBin(t)
+	bin := testutil.StorbenchBin(t)
 	dir := t.TempDir()
 	fake, err := filepath.Abs("testdata/fake-ssh")
 	if err != nil {

@@ -69,7 +69,7 @@ func TestSlurmNodeFailsToStart(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("the srun stand-in needs python3")
 	}
-	bin := storbenchBin(t)
+	bin := testutil.StorbenchBin(t)
 	dir := t.TempDir()
 	fake, err := filepath.Abs("testdata/fake-srun")
 	if err != nil {
@@ -306,7 +306,7 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 // interrupted with what was measured, and no agent is left.
 func TestSlurmRealCluster(t *testing.T) {
 	s := startSlurm(t)
-	bin := storbenchBin(t)
+	bin := testutil.StorbenchBin(t)
 	data, res := t.TempDir(), filepath.Join(s.dir, "results")
 	// -O: three tasks on a node of fewer CPUs (a test machine may have 2).
 	salloc := func(md ...string) *exec.Cmd {
@@ -477,7 +477,7 @@ func TestSSHAllowPartial(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("the ssh stand-in needs python3")
 	}
-	bin := storbenchBin(t)
+	bin := testutil.StorbenchBin(t)
 	dir := t.TempDir()
 	fake, err := filepath.Abs("testdata/fake-ssh")
 	if err != nil {

@@ -24,46 +24,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/s3test"
+	"github.com/storbench/storbench/internal/testutil"
 )
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// storbenchBin builds the binary once per test run.
-func storbenchBin(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		root, err := s3test.RepoRoot()
-		if err != nil {
-			binErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "storbench-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "storbench")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/storbench")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v: %s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
 
 func freePort(t *testing.T, host string) string {
 	t.Helper()
@@ -216,7 +183,7 @@ func promQuery(t *testing.T, base, query string, into any) {
 // startAgent starts a storbench agent process and waits until it listens.
 func startAgent(t *testing.T, args []string, env []string) {
 	t.Helper()
-	cmd := exec.Command(storbenchBin(t), append([]string{"agent"}, args...)...)
+	cmd := exec.Command(testutil.StorbenchBin(t), append([]string{"agent"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -316,7 +283,7 @@ phases:
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(storbenchBin(t), "run", suite, "--agents", agentAddr, "--token-file", token,
+	cmd := exec.Command(testutil.StorbenchBin(t), "run", suite, "--agents", agentAddr, "--token-file", token,
 		"--metrics-listen", ctrlMetrics, "--results", filepath.Join(dir, "results"), "--json", "-v")
 	cmd.Env = append(os.Environ(), "STORBENCH_HOST="+srv.Endpoint)
 	var stderr strings.Builder

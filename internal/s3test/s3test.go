@@ -12,7 +12,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"math/big"
 	"net"
@@ -24,6 +23,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // Version is the versitygw release tests run against.
@@ -75,23 +76,8 @@ type Options struct {
 
 var installMu sync.Mutex
 
-// RepoRoot finds the module root by walking up from the working directory.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found above the working directory")
-		}
-		dir = parent
-	}
-}
+// RepoRoot is testutil.RepoRoot, for the tests that start servers.
+func RepoRoot() (string, error) { return testutil.RepoRoot() }
 
 // Binary returns the path of versitygw, installing it into <repo>/.tools
 // when it is not there yet. $STORBENCH_VERSITYGW overrides the path.

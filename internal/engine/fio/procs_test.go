@@ -23,43 +23,16 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/engine/fio"
 	"github.com/storbench/storbench/internal/results"
-	"github.com/storbench/storbench/internal/s3test"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// storbenchBin builds the binary once per test run.
+// storbenchBin is the storbench binary, for tests that need fio too.
 func storbenchBin(t *testing.T) string {
 	t.Helper()
 	if _, err := fio.FindFio(""); err != nil {
 		t.Skip(err)
 	}
-	binOnce.Do(func() {
-		root, err := s3test.RepoRoot()
-		if err != nil {
-			binErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "storbench-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "storbench")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/storbench")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v: %s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
+	return testutil.StorbenchBin(t)
 }
 
 // runBin runs the binary and returns its exit code and combined output.
