@@ -71,42 +71,11 @@ func NewWorkspace(dir, runID, host, phase string) (*Workspace, error) {
 		// directory.
 		return nil, fmt.Errorf("host name %q is reserved for the run's shared area (%s); give the host another name", host, SharedArea(dir, runID))
 	}
-	w := &Workspace{top: filepath.Join(dir, "storbench")}
-	w.marker = filepath.Join(w.top, createdMarker+runID)
-	p := dir
-	for i, part := range []string{"storbench", runID, host, phase} {
-		if part == "" || part == "." || part == ".." || filepath.Base(part) != part {
-			return nil, fmt.Errorf("invalid path element %q", part)
-		}
-		p = filepath.Join(p, part)
-		if i == 1 || i == 2 {
-			w.ours = append(w.ours, p)
-		}
-		err := os.Mkdir(p, 0o755)
-		if err == nil && i == 0 {
-			if merr := os.WriteFile(w.marker, nil, 0o644); merr != nil {
-				os.Remove(p)
-				return nil, fmt.Errorf("create %s: %v", w.marker, unwrapPath(merr))
-			}
-		}
-		switch {
-		case err == nil:
-			w.created = append(w.created, p)
-		case errors.Is(err, os.ErrExist) && i < 3:
-			// A shared parent: another run, host or phase made it.
-		case errors.Is(err, os.ErrExist):
-			w.Remove()
-			return nil, fmt.Errorf("%s already exists; refusing to work in a directory storbench did not create", p)
-		default:
-			w.Remove()
-			if errors.Is(err, syscall.EROFS) || errors.Is(err, os.ErrPermission) {
-				return nil, fmt.Errorf("target directory %s is not writable: %v", dir, unwrapPath(err))
-			}
-			return nil, fmt.Errorf("create %s: %v", p, unwrapPath(err))
-		}
-	}
-	w.Path = p
-	return w, nil
+	// <run id> and <host> are the run's own; storbench, <run id> and <host>
+	// may exist already (another run, host or phase made them), the phase
+	// directory may not.
+	return makeWorkspace(dir, runID, []string{"storbench", runID, host, phase},
+		func(i int) bool { return i == 1 || i == 2 }, func(i int) bool { return i < 3 })
 }
 
 // SharedName is the level of a run's directory that all its hosts share:
@@ -123,15 +92,35 @@ func SharedWorkspace(dir, runID, name string) (*Workspace, error) {
 	if err := CheckDir(dir); err != nil {
 		return nil, err
 	}
+	// Every level below storbench is the run's own, and any may exist
+	// already: another host of the run made it.
+	w, err := makeWorkspace(dir, runID, []string{"storbench", runID, SharedName, name},
+		func(i int) bool { return i >= 1 }, func(int) bool { return true })
+	if err != nil {
+		return nil, err
+	}
+	if len(w.created) == 0 || w.created[len(w.created)-1] != w.Path {
+		// Joined: Remove deletes the shared directory all the same.
+		w.created = append(w.created, w.Path)
+	}
+	return w, nil
+}
+
+// makeWorkspace creates dir/parts[0]/parts[1]/... level by level. ours(i)
+// says level i is the run's own (removed when empty), mayExist(i) that it
+// may be there already; a level that exists when it may not is refused,
+// with what this call created removed again. Making <dir>/storbench leaves
+// the run's marker in it.
+func makeWorkspace(dir, runID string, parts []string, ours, mayExist func(i int) bool) (*Workspace, error) {
 	w := &Workspace{top: filepath.Join(dir, "storbench")}
 	w.marker = filepath.Join(w.top, createdMarker+runID)
 	p := dir
-	for i, part := range []string{"storbench", runID, SharedName, name} {
+	for i, part := range parts {
 		if part == "" || part == "." || part == ".." || filepath.Base(part) != part {
 			return nil, fmt.Errorf("invalid path element %q", part)
 		}
 		p = filepath.Join(p, part)
-		if i >= 1 {
+		if ours(i) {
 			w.ours = append(w.ours, p)
 		}
 		err := os.Mkdir(p, 0o755)
@@ -144,8 +133,10 @@ func SharedWorkspace(dir, runID, name string) (*Workspace, error) {
 		switch {
 		case err == nil:
 			w.created = append(w.created, p)
+		case errors.Is(err, os.ErrExist) && mayExist(i):
 		case errors.Is(err, os.ErrExist):
-			// Another run (storbench), or another host of this run.
+			w.Remove()
+			return nil, fmt.Errorf("%s already exists; refusing to work in a directory storbench did not create", p)
 		default:
 			w.Remove()
 			if errors.Is(err, syscall.EROFS) || errors.Is(err, os.ErrPermission) {
@@ -155,10 +146,6 @@ func SharedWorkspace(dir, runID, name string) (*Workspace, error) {
 		}
 	}
 	w.Path = p
-	if len(w.created) == 0 || w.created[len(w.created)-1] != p {
-		// Joined: Remove deletes the shared directory all the same.
-		w.created = append(w.created, p)
-	}
 	return w, nil
 }
 
