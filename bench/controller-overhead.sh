@@ -25,7 +25,7 @@
 #
 # usage: bench/controller-overhead.sh [STORBENCH_BIN]
 #   env: ENGINE (s3 or md, default s3), AGENTS (default 4), DURATION (default 30s),
-#        WATCH (off or on, default off)
+#        WATCH (off, on, or one half of on: metrics or live; default off)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$here/bin/storbench}
@@ -65,7 +65,7 @@ watchargs=()
 for i in $(seq 1 "$agents"); do
 	port=$(freeport)
 	magent=()
-	if [ "$watch" = on ]; then
+	if [ "$watch" = on ] || [ "$watch" = metrics ]; then
 		mport=$(freeport)
 		magent=(--metrics-listen "127.0.0.1:$mport")
 		scrape+=("http://127.0.0.1:$mport/metrics")
@@ -75,9 +75,12 @@ for i in $(seq 1 "$agents"); do
 	pids+=($!)
 	list+=("127.0.0.1:$port")
 done
-if [ "$watch" = on ]; then
+if [ "$watch" = on ] || [ "$watch" = live ]; then
+	watchargs+=(--live "$work/live.jsonl")
+fi
+if [ "$watch" = on ] || [ "$watch" = metrics ]; then
 	mport=$(freeport)
-	watchargs=(--metrics-listen "127.0.0.1:$mport" --live "$work/live.jsonl")
+	watchargs+=(--metrics-listen "127.0.0.1:$mport")
 	scrape+=("http://127.0.0.1:$mport/metrics")
 	(while sleep 1; do for u in "${scrape[@]}"; do curl -s -o /dev/null "$u" || true; done; done) &
 	pids+=($!)
