@@ -52,8 +52,11 @@ func AnalysisCSV(w io.Writer, a *analyze.Analysis) error {
 }
 
 // AnalysisJSON writes the analysis as indented JSON.
-func AnalysisJSON(w io.Writer, a *analyze.Analysis) error {
-	b, err := json.MarshalIndent(a, "", "  ")
+func AnalysisJSON(w io.Writer, a *analyze.Analysis) error { return indentedJSON(w, a) }
+
+// indentedJSON writes v as indented JSON and a newline.
+func indentedJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}

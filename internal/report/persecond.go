@@ -2,7 +2,6 @@ package report
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -51,14 +50,7 @@ func PerSecondCSV(w io.Writer, a *analyze.PerSecond) error {
 }
 
 // PerSecondJSON writes the per-second analysis as indented JSON.
-func PerSecondJSON(w io.Writer, a *analyze.PerSecond) error {
-	b, err := json.MarshalIndent(a, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
-}
+func PerSecondJSON(w io.Writer, a *analyze.PerSecond) error { return indentedJSON(w, a) }
 
 // PerSecondText writes a table per phase and operation: second, operations,
 // throughput, errors and the second's latency percentiles.
