@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -26,11 +25,11 @@ const Path = "/metrics"
 // authorization.credentials_file); without one, the caller must serve
 // only on loopback (Listen refuses anything else).
 func Handler(r *Registry, token string) http.Handler {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(r)
-	h := promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true, MaxRequestsInFlight: 4, Timeout: 10 * time.Second})
+	// Scrapes are not compressed, in any format: compressing cost more CPU
+	// than writing the figures.
+	proto := promhttp.HandlerFor(r, promhttp.HandlerOpts{MaxRequestsInFlight: 4, Timeout: 10 * time.Second, DisableCompression: true})
 	mux := http.NewServeMux()
-	mux.Handle(Path, h)
+	mux.Handle(Path, scrapeHandler(r, proto))
 	if token == "" {
 		return mux
 	}

@@ -7,7 +7,7 @@ package metrics
 
 import (
 	"math"
-	"sort"
+	"slices"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,39 +39,32 @@ const (
 	StateInterrupted = "interrupted"
 )
 
-var states = []string{StatePrepare, StateRun, StateDone, StateFailed, StateInterrupted}
+var states = [...]string{StatePrepare, StateRun, StateDone, StateFailed, StateInterrupted}
 
 // KeepPhases is how many phases a Registry keeps, newest first: a phase's
 // final figures stay to be scraped after it ends, and an agent that serves
 // runs for months does not grow.
 const KeepPhases = 16
 
-var (
-	opLabels    = []string{"run", "phase", "host", "op"}
-	phaseLabels = []string{"run", "phase", "host"}
-	descOps     = prometheus.NewDesc(NameOps, "Operations completed without error, per run, phase, host and operation.", opLabels, nil)
-	descBytes   = prometheus.NewDesc(NameBytes, "Bytes moved by operations completed without error.", opLabels, nil)
-	descErrors  = prometheus.NewDesc(NameErrors, "Operations that failed.", opLabels, nil)
-	descLatency = prometheus.NewDesc(NameLatency, "Latency of operations completed without error (fio: completion latency).", opLabels, nil)
-	descState   = prometheus.NewDesc(NameState, "The phase's state on the host: 1 for the current state, 0 for the others.", append(phaseLabels, "state"), nil)
-	descElapsed = prometheus.NewDesc(NameElapsed, "Time the phase's load has run on the host.", phaseLabels, nil)
-	descPlanned = prometheus.NewDesc(NamePlanned, "Time the phase's load is planned to run (absent when the engine cannot tell).", phaseLabels, nil)
-)
-
 // Registry holds the live figures of the latest phases, per host and
-// operation, and serves them as a prometheus.Collector. Its methods are
-// called about once a second per host; a scrape reads under the same lock.
+// operation, and serves them as text (appendText) and as client_golang's
+// metric families (Gather: a prometheus.Gatherer). Its methods are called
+// about once a second per host; a scrape reads under the same lock.
 type Registry struct {
 	mu     sync.Mutex
 	phases []*phaseHosts // oldest first
+	// series is reused by each scrape.
+	series []series
 }
 
-var _ prometheus.Collector = (*Registry)(nil)
+var _ prometheus.Gatherer = (*Registry)(nil)
 
 // phaseHosts is one phase of one run, per host.
 type phaseHosts struct {
 	run, phase string
 	hosts      map[string]*hostPhase
+	// order holds the hosts sorted, the order they are served in.
+	order []string
 }
 
 // hostPhase is one phase on one host.
@@ -79,6 +72,16 @@ type hostPhase struct {
 	state            string
 	elapsed, planned float64
 	ops              map[string]*opFigures
+	// order holds the operations sorted; labels are the phase's label
+	// pairs as the text formats write them (host, phase, run).
+	order            []string
+	labels           string
+	run, phase, host string
+	// pairs are the same labels for client_golang, and stateLabels and
+	// statePairs those of each state's series.
+	pairs       []*dto.LabelPair
+	stateLabels [len(states)]string
+	statePairs  [len(states)][]*dto.LabelPair
 }
 
 // opFigures are one operation's counters, which never go back: a snapshot
@@ -86,13 +89,19 @@ type hostPhase struct {
 type opFigures struct {
 	ops, bytes, errors uint64
 	lat                record.LiveLat
+	// labels are the operation's label pairs in the text formats (host,
+	// op, phase, run), and pairs the same for client_golang.
+	labels string
+	pairs  []*dto.LabelPair
 }
 
 // NewRegistry returns an empty Registry.
 func NewRegistry() *Registry { return &Registry{} }
 
 // host returns the figures of phase on host, made if new; r.mu is held.
+// Names that are not UTF-8 are mended (a label value must be UTF-8).
 func (r *Registry) host(run, phase, host string) *hostPhase {
+	run, phase, host = validUTF8(run), validUTF8(phase), validUTF8(host)
 	var ph *phaseHosts
 	for _, p := range r.phases {
 		if p.run == run && p.phase == phase {
@@ -108,8 +117,9 @@ func (r *Registry) host(run, phase, host string) *hostPhase {
 	}
 	h := ph.hosts[host]
 	if h == nil {
-		h = &hostPhase{state: StatePrepare, ops: map[string]*opFigures{}}
+		h = newHostPhase(run, phase, host)
 		ph.hosts[host] = h
+		ph.order = insertSorted(ph.order, host)
 	}
 	return h
 }
@@ -158,7 +168,7 @@ func (r *Registry) Result(run, phase, host string, res *model.HostResult, state 
 		return
 	}
 	for _, o := range res.Ops {
-		f, ok := h.ops[o.Op]
+		f, ok := h.ops[validUTF8(o.Op)]
 		if !ok && len(h.ops) > 0 {
 			continue
 		}
@@ -172,104 +182,96 @@ func (r *Registry) Result(run, phase, host string, res *model.HostResult, state 
 	}
 }
 
+func newHostPhase(run, phase, host string) *hostPhase {
+	h := &hostPhase{state: StatePrepare, ops: map[string]*opFigures{}, run: run, phase: phase, host: host}
+	kv := []string{"host", host, "phase", phase, "run", run}
+	h.labels, h.pairs = labelPairs(kv...), dtoPairs(kv...)
+	for i, st := range states {
+		h.stateLabels[i], h.statePairs[i] = labelPairs(append(kv, "state", st)...), dtoPairs(append(kv, "state", st)...)
+	}
+	return h
+}
+
 func (h *hostPhase) op(name string) *opFigures {
+	name = validUTF8(name)
 	o := h.ops[name]
 	if o == nil {
-		o = &opFigures{}
+		kv := []string{"host", h.host, "op", name, "phase", h.phase, "run", h.run}
+		o = &opFigures{labels: labelPairs(kv...), pairs: dtoPairs(kv...)}
 		h.ops[name] = o
+		h.order = insertSorted(h.order, name)
 	}
 	return o
+}
+
+// insertSorted adds s to the sorted list.
+func insertSorted(list []string, s string) []string {
+	i, _ := slices.BinarySearch(list, s)
+	return slices.Insert(list, i, s)
 }
 
 func (o *opFigures) raise(ops, bytes, errs uint64) {
 	o.ops, o.bytes, o.errors = max(o.ops, ops), max(o.bytes, bytes), max(o.errors, errs)
 }
 
-// Describe sends nothing: the Registry is an unchecked collector, its
-// series come and go with phases.
-func (r *Registry) Describe(chan<- *prometheus.Desc) {}
-
-// Collect sends every kept phase's figures.
-func (r *Registry) Collect(ch chan<- prometheus.Metric) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, ph := range r.phases {
-		for _, host := range sortedKeys(ph.hosts) {
-			h := ph.hosts[host]
-			for _, st := range states {
-				v := 0.0
-				if st == h.state {
-					v = 1
-				}
-				ch <- prometheus.MustNewConstMetric(descState, prometheus.GaugeValue, v, ph.run, ph.phase, host, st)
-			}
-			ch <- prometheus.MustNewConstMetric(descElapsed, prometheus.GaugeValue, h.elapsed, ph.run, ph.phase, host)
-			if h.planned > 0 {
-				ch <- prometheus.MustNewConstMetric(descPlanned, prometheus.GaugeValue, h.planned, ph.run, ph.phase, host)
-			}
-			for _, op := range sortedKeys(h.ops) {
-				o := h.ops[op]
-				lv := []string{ph.run, ph.phase, host, op}
-				ch <- prometheus.MustNewConstMetric(descOps, prometheus.CounterValue, float64(o.ops), lv...)
-				ch <- prometheus.MustNewConstMetric(descBytes, prometheus.CounterValue, float64(o.bytes), lv...)
-				ch <- prometheus.MustNewConstMetric(descErrors, prometheus.CounterValue, float64(o.errors), lv...)
-				ch <- latencyMetric{labels: prometheus.MakeLabelPairs(descLatency, lv), lat: o.lat}
-			}
-		}
-	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// ClassicBounds are the upper bounds (seconds) of the latency histogram's
-// classic buckets, which the text formats carry: every 16th bucket of
-// record.LiveSchema, a factor of √2 apart from 2^-20 s (about 1 µs) to
-// 2^7 s, so each classic count is exact, not re-binned.
-var ClassicBounds = func() []float64 {
-	var out []float64
+// classicIndex are the LiveSchema indices whose upper bounds are the
+// classic buckets': every 16th, a factor of √2 apart from 2^-20 s (about 1
+// µs) to 2^7 s, so each classic count is exact, not re-binned.
+var classicIndex = func() []int32 {
+	var out []int32
 	for i := int32(-20 * 32); i <= 7*32; i += 16 {
-		out = append(out, record.LiveUpper(i))
+		out = append(out, i)
 	}
 	return out
 }()
 
-// latencyMetric is one operation's latency histogram, with both classic
-// buckets (OpenMetrics and Prometheus text) and native buckets (protobuf,
-// for a Prometheus started with native histograms on).
-type latencyMetric struct {
-	labels []*dto.LabelPair
-	lat    record.LiveLat
+// ClassicBounds are the upper bounds (seconds) of the latency histogram's
+// classic buckets, which the text formats carry.
+var ClassicBounds = func() []float64 {
+	out := make([]float64, len(classicIndex))
+	for k, i := range classicIndex {
+		out[k] = record.LiveUpper(i)
+	}
+	return out
+}()
+
+// classicCount returns the cumulative count of l's buckets up to index i
+// (a classic bucket's), given cum, that of those before l.Buckets[j];
+// called for each classic bucket in order, from 0 and 0.
+func classicCount(l *record.LiveLat, i int32, cum uint64, j int) (uint64, int) {
+	for j < len(l.Buckets) && l.Buckets[j].I <= i {
+		cum += l.Buckets[j].N
+		j++
+	}
+	return cum, j
 }
 
-func (m latencyMetric) Desc() *prometheus.Desc { return descLatency }
-
-func (m latencyMetric) Write(out *dto.Metric) error {
-	l := m.lat
+// nativeHistogram is one operation's latency for client_golang, with both
+// classic buckets and native buckets (for a Prometheus started with native
+// histograms on).
+func nativeHistogram(l record.LiveLat) *dto.Histogram {
 	h := &dto.Histogram{
 		SampleCount:   new(l.N),
 		SampleSum:     new(l.SumNs / 1e9),
 		Schema:        new(int32(record.LiveSchema)),
 		ZeroThreshold: new(math.Exp2(-40)),
 		ZeroCount:     new(uint64(0)),
+		Bucket:        make([]*dto.Bucket, len(classicIndex)),
 	}
+	// The classic buckets and their counts in two allocations, not a
+	// hundred.
+	buckets, counts := make([]dto.Bucket, len(classicIndex)), make([]uint64, len(classicIndex))
 	var cum uint64
 	j := 0
-	for _, b := range ClassicBounds {
-		for j < len(l.Buckets) && record.LiveUpper(l.Buckets[j].I) <= b*(1+1e-9) {
-			cum += l.Buckets[j].N
-			j++
-		}
-		h.Bucket = append(h.Bucket, &dto.Bucket{UpperBound: new(b), CumulativeCount: new(cum)})
+	for k, i := range classicIndex {
+		cum, j = classicCount(&l, i, cum, j)
+		counts[k] = cum
+		buckets[k].UpperBound, buckets[k].CumulativeCount = &ClassicBounds[k], &counts[k]
+		h.Bucket[k] = &buckets[k]
 	}
 	// Native buckets: spans of consecutive indices, counts as deltas.
 	prevIdx, prevN := int32(0), int64(0)
+	h.PositiveDelta = make([]int64, 0, len(l.Buckets))
 	for k, b := range l.Buckets {
 		if k == 0 || b.I != prevIdx+1 {
 			off := b.I
@@ -287,7 +289,5 @@ func (m latencyMetric) Write(out *dto.Metric) error {
 		// No observation yet: an empty span marks the histogram as native.
 		h.PositiveSpan = []*dto.BucketSpan{{Offset: new(int32(0)), Length: new(uint32(0))}}
 	}
-	out.Label = m.labels
-	out.Histogram = h
-	return nil
+	return h
 }

@@ -147,8 +147,8 @@ func TestScrapeFormats(t *testing.T) {
 	}
 }
 
-// itoa is a count as the text formats write it.
-func itoa(n uint64) string { return strconv.FormatFloat(float64(n), 'g', -1, 64) }
+// itoa is a count as the text formats write it: a whole number.
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 
 // Counters never go back: a late snapshot changes nothing, and a host's
 // result at the end raises them to its final counts.
