@@ -77,6 +77,8 @@ type Live struct {
 	done    chan struct{}
 	err     error
 	dropped int
+	// quoted holds the phase's names as JSON strings.
+	quoted map[string][]byte
 }
 
 var _ run.Sink = (*Live)(nil)
@@ -162,7 +164,7 @@ func (l *Live) Close() (dropped int, err error) {
 func (l *Live) PhaseStarted(ph engine.Phase, hosts []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.phase, l.hosts, l.order = ph.Name, map[string]*liveHost{}, nil
+	l.phase, l.hosts, l.order, l.quoted = ph.Name, map[string]*liveHost{}, nil, nil
 }
 
 // Progress writes a line for every host with a new snapshot, and the
@@ -192,11 +194,11 @@ func (l *Live) Progress(p cluster.Progress) {
 		if line := h.second(s); line != nil {
 			line.Time, line.Run, line.Phase = now, l.runID, l.phase
 			h.last, h.fresh = line, 0
-			out = appendLine(out, line)
+			out = l.appendLine(out, line)
 		}
 	}
 	if t := l.total(now); t != nil {
-		out = appendLine(out, t)
+		out = l.appendLine(out, t)
 	}
 	if len(out) == 0 {
 		return
@@ -208,9 +210,23 @@ func (l *Live) Progress(p cluster.Progress) {
 	}
 }
 
-func appendLine(out []byte, line *LiveLine) []byte {
-	b, _ := json.Marshal(line)
-	return append(append(out, b...), '\n')
+// appendLine appends line and a newline.
+func (l *Live) appendLine(out []byte, line *LiveLine) []byte {
+	return append(line.appendJSON(out, l.quote), '\n')
+}
+
+// quote returns s as a JSON string, remembered: the names a stream
+// writes (run, phase, hosts, operations, stages) come back every second.
+func (l *Live) quote(s string) []byte {
+	q, ok := l.quoted[s]
+	if !ok {
+		q, _ = json.Marshal(s)
+		if l.quoted == nil {
+			l.quoted = map[string][]byte{}
+		}
+		l.quoted[s] = q
+	}
+	return q
 }
 
 // second returns the host's figures between its previous snapshot and s,
