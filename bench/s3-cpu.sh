@@ -26,8 +26,9 @@
 # changes the GET's object size (4KiB by default).
 #
 # WATCH="off on" measures each run twice, alternating: as is, and watched
-# (--metrics-listen on loopback scraped every second by curl, and --live
-# to a file), the cost of issue 14's metrics; the medians are per setting.
+# (--metrics-listen on loopback scraped every second by bench/scrape.py as
+# Prometheus scrapes, and --live to a file), the cost of issue 14's
+# metrics; the medians are per setting.
 #
 # usage: bench/s3-cpu.sh [STORBENCH_BIN]
 #   env: DURATION (default 30s), ROUNDS (default 1),
@@ -82,7 +83,7 @@ run() { # client watch op size objects-prepared extra-args...
     local mport
     mport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     flag+=(--metrics-listen "127.0.0.1:$mport" --live "$work/live.jsonl")
-    (while sleep 1; do curl -s -o /dev/null "http://127.0.0.1:$mport/metrics" || true; done) &
+    python3 "$here/bench/scrape.py" openmetrics 1 "http://127.0.0.1:$mport/metrics" &
     scraper=$!
   fi
   /usr/bin/time -f '%U %S' -o "$work/$op.time" \
