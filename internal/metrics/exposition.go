@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"bytes"
 	"math"
 	"net/http"
 	"strconv"
@@ -200,7 +201,7 @@ func appendFloat(b []byte, v float64) []byte {
 	}
 	start := len(b)
 	b = strconv.AppendFloat(b, v, 'g', -1, 64)
-	if !strings.ContainsAny(string(b[start:]), ".e") {
+	if !bytes.ContainsAny(b[start:], ".e") {
 		b = append(b, ".0"...)
 	}
 	return b
