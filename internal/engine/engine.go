@@ -13,7 +13,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -208,11 +211,37 @@ func WaitUntil(ctx context.Context, t time.Time) error {
 }
 
 // DecodeStrict decodes a phase's params into v, refusing unknown keys, so a
-// typo in a suite fails instead of being ignored.
+// typo in a suite fails instead of being ignored. A value that does not
+// decode is named by its key ("obj_mean: invalid size ..."): encoding/json
+// leaves the key out when a type's own UnmarshalJSON refuses the value.
 func DecodeStrict(raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+	err := dec.Decode(v)
+	if err == nil {
+		return nil
+	}
+	if key := refusedKey(raw, v); key != "" && !strings.Contains(err.Error(), key) {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	return err
+}
+
+// refusedKey returns the first key (in name order) of the object raw whose
+// value alone does not decode into a new value of v's type, or "".
+func refusedKey(raw json.RawMessage, v any) string {
+	var obj map[string]json.RawMessage
+	t := reflect.TypeOf(v)
+	if json.Unmarshal(raw, &obj) != nil || t == nil || t.Kind() != reflect.Pointer {
+		return ""
+	}
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		one, err := json.Marshal(map[string]json.RawMessage{k: obj[k]})
+		if err == nil && json.Unmarshal(one, reflect.New(t.Elem()).Interface()) != nil {
+			return k
+		}
+	}
+	return ""
 }
 
 // JSONKeys lists the JSON names of a struct's fields (and of its embedded
