@@ -53,6 +53,14 @@ rounds=${ROUNDS:-1}
 scrape_format=${SCRAPE:-openmetrics}
 op=${OP:-put}
 scrape_every=${SCRAPE_EVERY:-1}
+for w in $watches; do
+	case $w in off|on|metrics|live) ;; *) echo "WATCH: $w is none of off, on, metrics, live" >&2; exit 2 ;; esac
+done
+case $op in put|get) ;; *) echo "OP must be put or get" >&2; exit 2 ;; esac
+case $scrape_format in openmetrics|protobuf) ;; *) echo "SCRAPE must be openmetrics or protobuf" >&2; exit 2 ;; esac
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "ROUNDS must be a whole number from 1" >&2; exit 2; }
+[[ $scrape_every =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v s="$scrape_every" 'BEGIN { exit !(s >= 0.05) }' ||
+	{ echo "SCRAPE_EVERY must be seconds, at least 0.05" >&2; exit 2; }
 case $engine in s3|md) ;; *) echo "ENGINE must be s3 or md" >&2; exit 2 ;; esac
 [ -x "$bin" ] || (cd "$here" && go build -o "$bin" ./cmd/storbench)
 

@@ -25,7 +25,11 @@ ACCEPT = {
 
 
 def main():
+    if len(sys.argv) < 4 or sys.argv[1] not in ACCEPT:
+        sys.exit("usage: scrape.py openmetrics|protobuf INTERVAL URL...")
     fmt, interval, urls = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+    if not interval > 0:
+        sys.exit("scrape.py: INTERVAL must be seconds above 0")
     headers = {"Accept": ACCEPT[fmt], "Accept-Encoding": "gzip", "User-Agent": "Prometheus/2.42.0"}
     token_file = os.environ.get("STORBENCH_SCRAPE_TOKEN_FILE")
     if token_file:
