@@ -6,11 +6,9 @@ usage: bench/scrape.py FORMAT INTERVAL URL...
 Every INTERVAL seconds each URL is fetched over its own kept-alive
 connection, with the Accept header of Prometheus 2 (FORMAT openmetrics) or
 of a Prometheus with native histograms on (FORMAT protobuf), and gzip
-accepted. A bearer token is sent when STORBENCH_SCRAPE_TOKEN_FILE names a
-file. Runs until killed; the body is read and dropped.
+accepted. Runs until killed; the body is read and dropped.
 """
 import http.client
-import os
 import sys
 import time
 import urllib.parse
@@ -31,9 +29,6 @@ def main():
     if not interval > 0:
         sys.exit("scrape.py: INTERVAL must be seconds above 0")
     headers = {"Accept": ACCEPT[fmt], "Accept-Encoding": "gzip", "User-Agent": "Prometheus/2.42.0"}
-    token_file = os.environ.get("STORBENCH_SCRAPE_TOKEN_FILE")
-    if token_file:
-        headers["Authorization"] = "Bearer " + open(token_file).read().strip()
     targets = [urllib.parse.urlsplit(u) for u in urls]
     conns = {}
     due = time.monotonic()
