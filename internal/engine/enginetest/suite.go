@@ -151,6 +151,17 @@ func (s Suite) measured(t *testing.T, res *engine.HostResult) uint64 {
 	return n
 }
 
+// cleanUp runs the phase's Cleanup and checks that nothing of the run is
+// left and nothing foreign was touched (check is PlaceForeign's).
+func (s Suite) cleanUp(t *testing.T, pr engine.Prepared, runID string, check func(*testing.T)) {
+	t.Helper()
+	if err := pr.Cleanup(context.Background()); err != nil {
+		t.Errorf("Cleanup: %v", err)
+	}
+	s.nothingLeft(t, runID)
+	check(t)
+}
+
 func (s Suite) nothingLeft(t *testing.T, runID string) {
 	t.Helper()
 	if left := s.Target.Created(t, runID); len(left) > 0 {
@@ -182,11 +193,7 @@ func (s Suite) prepareRunCleanup(t *testing.T) {
 	if len(s.Target.Created(t, id)) == 0 {
 		t.Error("nothing of the run's exists before Cleanup: Created sees nothing")
 	}
-	if err := pr.Cleanup(context.Background()); err != nil {
-		t.Errorf("Cleanup: %v", err)
-	}
-	s.nothingLeft(t, id)
-	check(t)
+	s.cleanUp(t, pr, id, check)
 }
 
 // A stop in the middle of the run (the context ends, as on Ctrl-C or a
@@ -197,11 +204,7 @@ func (s Suite) stopMidRun(t *testing.T) {
 	check := s.Target.PlaceForeign(t, id)
 	pr, p := s.prepare(t, id, false, true)
 	defer func() {
-		if err := pr.Cleanup(context.Background()); err != nil {
-			t.Errorf("Cleanup: %v", err)
-		}
-		s.nothingLeft(t, id)
-		check(t)
+		s.cleanUp(t, pr, id, check)
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -261,11 +264,7 @@ func (s Suite) stopBeforeStart(t *testing.T) {
 	case <-time.After(s.StopBound):
 		t.Fatalf("Run waiting for its start did not return within %v of the stop", s.StopBound)
 	}
-	if err := pr.Cleanup(context.Background()); err != nil {
-		t.Errorf("Cleanup: %v", err)
-	}
-	s.nothingLeft(t, id)
-	check(t)
+	s.cleanUp(t, pr, id, check)
 }
 
 // A phase prepared and never run (another host failed to prepare) is
@@ -274,11 +273,7 @@ func (s Suite) cleanupWithoutRun(t *testing.T) {
 	id := runID(t)
 	check := s.Target.PlaceForeign(t, id)
 	pr, _ := s.prepare(t, id, false, false)
-	if err := pr.Cleanup(context.Background()); err != nil {
-		t.Errorf("Cleanup: %v", err)
-	}
-	s.nothingLeft(t, id)
-	check(t)
+	s.cleanUp(t, pr, id, check)
 }
 
 // Keep leaves what the phase created in place; nothing else changes.
