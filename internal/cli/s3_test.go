@@ -36,23 +36,16 @@ func TestS3GetCommandEndToEnd(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", s, text)
 		}
 	}
-	folders, _ := filepath.Glob(filepath.Join(dir, "*"))
-	if len(folders) != 1 {
-		t.Fatalf("results folders: %v", folders)
-	}
-	b, err := os.ReadFile(filepath.Join(folders[0], "summary.json"))
+	folder := onlyFolder(t, dir)
+	sum, err := results.ReadSummary(folder)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum results.Summary
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
 	if len(sum.Phases) != 1 || len(sum.Phases[0].Ops) != 1 || sum.Phases[0].Ops[0].Ops == 0 || sum.Phases[0].Ops[0].TTFB == nil {
-		t.Fatalf("summary: %s", b)
+		t.Fatalf("summary: %+v", sum.Phases)
 	}
 	// The secret key is nowhere in the results folder or the output.
-	filepath.Walk(folders[0], func(p string, fi os.FileInfo, err error) error {
+	filepath.Walk(folder, func(p string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() {
 			data, _ := os.ReadFile(p)
 			if strings.Contains(string(data), s3test.SecretKey) {

@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,16 +64,8 @@ func TestS3SizeClassesAndVerifyEndToEnd(t *testing.T) {
 	if strings.Contains(text, "Errors:") {
 		t.Errorf("verified GETs failed:\n%s", text)
 	}
-	folders, _ := filepath.Glob(filepath.Join(dir, "*"))
-	if len(folders) != 1 {
-		t.Fatalf("results folders: %v", folders)
-	}
-	b, err := os.ReadFile(filepath.Join(folders[0], "summary.json"))
+	sum, err := results.ReadSummary(onlyFolder(t, dir))
 	if err != nil {
-		t.Fatal(err)
-	}
-	var sum results.Summary
-	if err := json.Unmarshal(b, &sum); err != nil {
 		t.Fatal(err)
 	}
 	get := sum.Phases[0].Ops[0]
