@@ -53,8 +53,11 @@ var families = []family{
 	}},
 	{NameLatency, "Latency of operations completed without error (fio: completion latency).", dto.MetricType_HISTOGRAM, func(out []series, h *hostPhase) []series {
 		for _, op := range h.order {
-			o := h.ops[op]
-			out = append(out, series{labels: o.labels, pairs: o.pairs, lat: &o.lat})
+			if o := h.ops[op]; o.lat.N > 0 {
+				// A latency nothing has been timed for yet (or ever, as
+				// fio's without latency recorded) is absent, not 0.
+				out = append(out, series{labels: o.labels, pairs: o.pairs, lat: &o.lat})
+			}
 		}
 		return out
 	}},

@@ -31,6 +31,9 @@ func TestTextMatchesProtobuf(t *testing.T) {
 		Ops: []record.Count{{Op: "GET" + odd, Ops: 7, Bytes: 9}}, Lat: []record.LiveLat{{Op: "GET" + odd, N: 7, SumNs: 7e6, Buckets: []record.LiveBucket{{I: -700, N: 1}, {I: -288, N: 4}, {I: -287, N: 1}, {I: 400, N: 1}}}}})
 	reg.SetState("r1", "md-"+odd, "h1", metrics.StatePrepare)
 	reg.Result("r2", "fio", "h1", &model.HostResult{Host: "h1", Ops: []record.OpStats{{Op: "read", Ops: 1 << 60, Bytes: 1<<64 - 1}}}, metrics.StateFailed)
+	// Operations counted but never timed (fio without latency recorded,
+	// or the first second of a phase) have no latency series at all.
+	reg.Snapshot("r3", engine.Snapshot{Host: "h1", Phase: "fio-nolat", Elapsed: time.Second, Ops: []record.Count{{Op: "write", Ops: 50, Bytes: 50 << 12}}})
 	base := serve(t, reg, "127.0.0.1", "")
 
 	proto := scrapeFamilies(t, base, "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited", "application/vnd.google.protobuf")
@@ -51,6 +54,16 @@ func TestTextMatchesProtobuf(t *testing.T) {
 		for k := range other {
 			if _, ok := proto[k]; !ok {
 				t.Errorf("%s has %s, which protobuf has not", name, k)
+			}
+		}
+	}
+	for name, samples := range map[string]map[string]float64{"protobuf": proto, "text": text, "OpenMetrics": om} {
+		if samples[metrics.NameOps+`{host="h1",op="write",phase="fio-nolat",run="r3"}`] != 50 {
+			t.Errorf("%s lacks the untimed writes", name)
+		}
+		for k := range samples {
+			if strings.HasPrefix(k, metrics.NameLatency) && strings.Contains(k, `phase="fio-nolat"`) {
+				t.Errorf("%s has a latency for operations never timed: %s", name, k)
 			}
 		}
 	}

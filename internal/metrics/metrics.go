@@ -285,9 +285,5 @@ func nativeHistogram(l record.LiveLat) *dto.Histogram {
 		h.PositiveDelta = append(h.PositiveDelta, int64(b.N)-prevN)
 		prevIdx, prevN = b.I, int64(b.N)
 	}
-	if len(h.PositiveSpan) == 0 {
-		// No observation yet: an empty span marks the histogram as native.
-		h.PositiveSpan = []*dto.BucketSpan{{Offset: new(int32(0)), Length: new(uint32(0))}}
-	}
 	return h
 }
