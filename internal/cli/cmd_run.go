@@ -105,6 +105,9 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 		s.S3 = map[string]any{}
 	}
 	env.applyS3(s.S3)
+	if err := env.checkS3CA(s.S3); err != nil {
+		return nil, err
+	}
 	x, err := s.Expand(ctx, suite.ExpandOptions{Engines: st.Engines, S3Configured: env.S3Host != "", PlanOnly: o.DryRun})
 	if err != nil {
 		if ctx.Err() != nil {

@@ -175,6 +175,40 @@ func TestSecretsNeverWritten(t *testing.T) {
 		out := run(t, env, true, args...)
 		check(t, res, map[string]string{"output": out}, ak, sk, "SKsbNotThisOne1")
 	})
+	// The newer forms of the config file: S3's endpoint in a [services]
+	// section the profile names, and nested under "s3 =" in the profile.
+	for _, form := range []struct{ name, conf string }{
+		{"services", "[profile bench]\nregion = us-east-1\nendpoint_url = http://127.0.0.1:1\nservices = bench-s3\n\n[services bench-s3]\ns3 =\n  endpoint_url = http://" + srv.Endpoint + "\n"},
+		{"nested", "[profile bench]\nregion = us-east-1\nendpoint_url = http://127.0.0.1:1\ns3 =\n  addressing_style = path\n  endpoint_url = http://" + srv.Endpoint + "\n"},
+	} {
+		t.Run("AWS profile with the S3 endpoint in the "+form.name+" form", func(t *testing.T) {
+			ak, sk := user(form.name)
+			dir := t.TempDir()
+			creds, conf := filepath.Join(dir, "creds"), filepath.Join(dir, "conf")
+			_ = os.WriteFile(creds, []byte("[bench]\naws_access_key_id = "+ak+"\naws_secret_access_key = "+sk+"\n"), 0o600)
+			_ = os.WriteFile(conf, []byte(form.conf), 0o600)
+			res := t.TempDir()
+			env := append(baseEnv(), "AWS_PROFILE=bench", "AWS_SHARED_CREDENTIALS_FILE="+creds, "AWS_CONFIG_FILE="+conf)
+			args := []string{"s3", "stat", "--objects", "10", "--duration", "1s", "--concurrent", "2", "-vvv", "--bucket", "s" + form.name, "--results", res}
+			out := run(t, env, true, args...)
+			check(t, res, map[string]string{"output": out}, ak, sk)
+		})
+	}
+	t.Run("AWS_CA_BUNDLE set, --insecure given: --insecure wins", func(t *testing.T) {
+		tlsSrv := s3test.StartT(t, s3test.Options{IAM: true, TLS: true})
+		ak, sk := "AKsbInsecure3", "SKsbInsecureSecret3"
+		if err := tlsSrv.CreateUser(ak, sk, "admin"); err != nil {
+			t.Fatal(err)
+		}
+		// A bundle that does not hold the server's CA: used, it would fail.
+		bundle := filepath.Join(t.TempDir(), "other-ca.pem")
+		_ = os.WriteFile(bundle, []byte("not a certificate\n"), 0o600)
+		res := t.TempDir()
+		env := append(baseEnv(), "AWS_CA_BUNDLE="+bundle, "AWS_ACCESS_KEY_ID="+ak, "AWS_SECRET_ACCESS_KEY="+sk)
+		args := []string{"s3", "stat", "--host", tlsSrv.Endpoint, "--tls", "--insecure", "--objects", "10", "--duration", "1s", "--concurrent", "2", "--bucket", "sinsecure", "--results", res}
+		out := run(t, env, true, args...)
+		check(t, res, map[string]string{"output": out}, ak, sk)
+	})
 	t.Run("AWS_SESSION_TOKEN the server refuses", func(t *testing.T) {
 		ak, sk := user("session")
 		const token = "TOKsbSessionIQoJb3JpZ2luX2VjEExpired"
