@@ -29,7 +29,7 @@ type FioOptions struct {
 
 // AddFlags registers the options' flags, named as wekatester names them.
 func (o *FioOptions) AddFlags(f *pflag.FlagSet) {
-	f.StringVarP(&o.Dir, "directory", "d", "/mnt/weka", "target directory; files go under DIR/storbench/<run id>/ and are removed afterwards")
+	f.StringVarP(&o.Dir, "directory", "d", defaultDir, "target directory; files go under DIR/storbench/<run id>/ and are removed afterwards")
 	f.StringVarP(&o.Workload, "workload", "w", "default", "built-in workload (default: the four corners; mixed: 70/30 read/write), a directory of *.job files, or one job file")
 	f.StringVar(&o.FioBin, "fio-bin", "fio", "fio binary")
 	f.StringVar(&o.Runtime, "runtime", "", "run each job this long (e.g. 30s), replacing the job files' runtime")
@@ -53,7 +53,8 @@ and IOPS together, and latency mean, p50, p99, p99.5 and p99.9. Job files are
 the built-in workloads or a wekatester fio-jobfiles/<name> directory, used
 unchanged (a "# report bandwidth|iops|latency" comment chooses the headline).
 fio's raw json+ output of every job is kept in the results folder.`,
-		Example: `  storbench fio -d /mnt/weka
+		Example: `  storbench fio                         # the four corners on ./storbench-data
+  storbench fio -d /mnt/weka
   storbench fio -d /tmp/x --runtime 5s --size 256M
   storbench fio -d /mnt/weka -w mixed
   storbench fio -d /mnt/weka -w ./fio-jobfiles/myjobs`,
@@ -70,9 +71,9 @@ fio's raw json+ output of every job is kept in the results folder.`,
 
 // runFio runs `storbench fio`.
 func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.Result, error) {
-	dir, err := filepath.Abs(o.Dir)
+	dir, err := targetDir(o.Dir, hosts, o.Agents)
 	if err != nil {
-		return nil, usageErr("-d %s: %v", o.Dir, err)
+		return nil, err
 	}
 	phases, err := suite.FioPhases(suite.FioSettings{Dir: dir, Workload: o.Workload, Runtime: o.Runtime, Size: o.Size, Numjobs: o.Numjobs})
 	if err != nil {

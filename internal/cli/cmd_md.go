@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -51,7 +50,7 @@ type MdOptions struct {
 // clash with storbench's own, and long names for all.
 func (o *MdOptions) AddFlags(f *pflag.FlagSet) {
 	d := md.DefaultParams()
-	f.StringVarP(&o.Dir, "directory", "d", "/mnt/weka", "target directory; everything goes under DIR/storbench/<run id>/ and is removed afterwards")
+	f.StringVarP(&o.Dir, "directory", "d", defaultDir, "target directory; everything goes under DIR/storbench/<run id>/ and is removed afterwards")
 	f.Int64VarP(&o.Items, "items", "n", d.Items, "files and directories each worker creates per iteration")
 	f.IntVarP(&o.Iterations, "iterations", "i", d.Iterations, "times to repeat the whole sequence; the summary gives max, min, mean and std dev across them")
 	f.IntVarP(&o.Depth, "depth", "z", d.Depth, "depth of each directory tree (0: one directory)")
@@ -158,9 +157,9 @@ func (o MdOptions) params(dir string) (md.Params, error) {
 
 // runMd runs `storbench md`.
 func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Result, error) {
-	dir, err := filepath.Abs(o.Dir)
+	dir, err := targetDir(o.Dir, hosts, o.Agents)
 	if err != nil {
-		return nil, usageErr("-d %s: %v", o.Dir, err)
+		return nil, err
 	}
 	p, err := o.params(dir)
 	if err != nil {
