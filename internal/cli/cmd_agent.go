@@ -114,17 +114,21 @@ over ssh's stdin instead.`,
 // runAgent serves until ctx ends (or stdin closes with --stdin). ready, if
 // set, is called with the address listened on.
 func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(addr string)) error {
-	c, err := o.config(st)
+	announce, err := o.slurmTask(st)
 	if err != nil {
 		return err
 	}
-	announce, err := o.slurmTask(st)
+	cpus, err := o.slurmCPUs(st)
+	if err != nil {
+		return err
+	}
+	c, err := o.config(st)
 	if err != nil {
 		return err
 	}
 	srv := &cluster.Server{
 		Agent: &cluster.LocalAgent{Host: hostname(), Version: version(), FioBin: o.FioBin, AllowExec: o.AllowExec,
-			Engines: st.Engines, Credentials: c.keys},
+			Engines: st.Engines, Credentials: c.keys, CPUs: cpus},
 		Token:     c.token,
 		ClockSkew: o.ClockSkew,
 		Logf: func(format string, args ...any) {
@@ -205,6 +209,24 @@ func (o AgentServeOptions) slurmTask(st *State) (func(port int) string, error) {
 		return nil, usageErr("--slurm: this is not a task of a Slurm job step (SLURMD_NODENAME, SLURM_PROCID, SLURM_LOCALID): --slurm is for agents started by --launcher slurm")
 	}
 	return func(port int) string { return cluster.FormatAnnounce(node, procid, localid, port) }, nil
+}
+
+// slurmCPUs is, with --slurm, how many CPUs the task has: Slurm's
+// SLURM_CPUS_PER_TASK (set with --cpus-per-task), else one, whether or not
+// Slurm pins the task to them; 0 (the process's CPU count) without --slurm.
+func (o AgentServeOptions) slurmCPUs(st *State) (int, error) {
+	if !o.Slurm {
+		return 0, nil
+	}
+	v := st.getenv("SLURM_CPUS_PER_TASK")
+	if v == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, usageErr("--slurm: SLURM_CPUS_PER_TASK=%q: want a whole number of CPUs, 1 or more", v)
+	}
+	return n, nil
 }
 
 // agentConfig is what an agent serves with: how controllers prove

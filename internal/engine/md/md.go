@@ -135,6 +135,9 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (eng
 	if !supported {
 		return nil, errors.New("the metadata engine runs on Linux (amd64, arm64) only")
 	}
+	if p.Workers == 0 && env.CPUs > 0 {
+		p.Workers = env.CPUs
+	}
 	pr := &prepared{p: p, env: env, phase: ph.Name, ops: p.ops(), workers: p.workers(),
 		nodes: treeNodes(p.Depth, p.Branch, 1<<40), shared: p.shared(env.Hosts)}
 	pr.makesTree = slices.Contains(pr.ops, opTreeCreate)
