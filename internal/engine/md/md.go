@@ -38,40 +38,51 @@ var (
 	_ engine.Prepared  = (*prepared)(nil)
 )
 
-// opKind is one of the operations, in the order mdtest runs them.
+// opKind is one of the operations, in the order mdtest runs them: every
+// directory operation (its directory_test) before the file ones
+// (file_test), between the tree's creation and its removal.
 type opKind int
 
 const (
 	opTreeCreate opKind = iota
 	opDirCreate
 	opDirStat
+	opDirRename
+	opDirRemove
 	opFileCreate
 	opFind
 	opFileStat
 	opFileRead
 	opFileRename
 	opFileRemove
-	opDirRemove
 	opTreeRemove
 	numOps
 )
 
 // OpNames are the operations' names in results, in the order they run.
 var OpNames = [numOps]string{
-	"tree-create", "dir-create", "dir-stat", "file-create", "find", "file-stat",
-	"file-read", "file-rename", "file-remove", "dir-remove", "tree-remove",
+	"tree-create", "dir-create", "dir-stat", "dir-rename", "dir-remove", "file-create", "find",
+	"file-stat", "file-read", "file-rename", "file-remove", "tree-remove",
 }
 
 func (k opKind) String() string { return OpNames[k] }
 
-// ops returns the operations p runs, in order.
+// isDirOp and isFileOp say whether k works on directories or on files
+// (items, not the tree).
+func isDirOp(k opKind) bool  { return k >= opDirCreate && k <= opDirRemove }
+func isFileOp(k opKind) bool { return k >= opFileCreate && k <= opFileRemove && k != opFind }
+
+// ops returns the operations p runs, in order. The directory rename runs
+// by default, as in mdtest 4.x (which skips it for fewer than 2 items), or
+// with only: [rename]; the file rename only when asked for.
 func (p Params) ops() []opKind {
 	var out []opKind
 	for k := opTreeCreate; k < numOps; k++ {
 		switch {
-		case p.FilesOnly && (k == opDirCreate || k == opDirStat || k == opDirRemove):
-		case p.DirsOnly && k >= opFileCreate && k <= opFileRemove && k != opFind:
+		case p.FilesOnly && isDirOp(k):
+		case p.DirsOnly && isFileOp(k):
 		case k == opFileRename && !p.Rename && !slices.Contains(p.Only, "rename"):
+		case k == opDirRename && p.Items < 2:
 		case k == opFind && !p.finds():
 		case !p.only(groupOf(k)):
 		default:
@@ -86,7 +97,7 @@ func (p Params) ops() []opKind {
 // hosts' workers share one tree, when a worker works on another host's
 // items (-N), and when phases share a tree.
 func (p Params) shared(hosts int) bool {
-	return p.Tree != "" || hosts > 1 && (!p.UniqueDir || p.Stride > 0)
+	return p.Tree != "" || hosts > 1 && (!p.UniqueDir || p.strided())
 }
 
 // sharedName is the phase's entry in the shared area: md- and its tree's
@@ -141,10 +152,11 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (eng
 	pr.keepsTree = p.Tree != "" && !slices.Contains(pr.ops, opTreeRemove)
 	// Every tree directory stays open while items are worked on: this
 	// host's own, and with a stride and a tree per worker the trees of the
-	// workers whose items this host's work on.
+	// workers whose items this host's stat, read and remove (up to three
+	// others each).
 	trees := uint64(p.trees())
-	if p.UniqueDir && p.Stride > 0 {
-		trees *= 2
+	if p.UniqueDir && p.strided() {
+		trees *= 4
 	}
 	need := uint64(pr.nodes)*trees + uint64(pr.workers) + 64
 	var lim syscall.Rlimit
@@ -273,6 +285,10 @@ func (r *run) result() *engine.HostResult {
 	}
 	if pr.p.Stride > 0 {
 		res.Meta["stride"] = strconv.Itoa(pr.p.Stride)
+		res.Meta["shift_ranks"] = strconv.Itoa(r.shift)
+	}
+	if pr.p.RankStride > 0 {
+		res.Meta["rank_stride"] = strconv.Itoa(pr.p.RankStride)
 	}
 	if pr.shared {
 		res.Meta["shared"] = "true"
@@ -306,6 +322,13 @@ func (r *run) result() *engine.HostResult {
 			// earlier iterations cannot be told from the stuck one.
 			continue
 		}
+		tree := k == opTreeCreate || k == opTreeRemove
+		if tree && r.hostRank != 0 {
+			// mdtest counts one tree for all ranks; the first host
+			// reports it, over all hosts' time (treeEnds). A host that
+			// did no tree work has no tree figure, rather than 0.
+			continue
+		}
 		lists := make([][]record.OpStats, len(r.workers))
 		for i, w := range r.workers {
 			lists[i] = []record.OpStats{w.rec.Stats(j, k.String())}
@@ -319,6 +342,14 @@ func (r *run) result() *engine.HostResult {
 			res.Meta["cpu_ns_per_op_"+k.String()] = strconv.FormatInt(cpu/int64(o.Ops), 10)
 		}
 		o.Iterations = its
+		if tree {
+			// The latencies are of every directory made; the count is
+			// one tree's, as mdtest counts it.
+			o.Ops = 0
+			for _, it := range its {
+				o.Ops += it.Items
+			}
+		}
 		o.StartNs, o.EndNs = its[0].StartNs, its[len(its)-1].EndNs
 		if r.tracksCross && touchesOthers(k) {
 			n := r.cross[j]

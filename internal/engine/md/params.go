@@ -33,8 +33,9 @@ const (
 	MaxTreeDirs = 100_000
 	// MaxIOBytes bounds write_bytes and read_bytes per file.
 	MaxIOBytes = 1 << 30
-	// MaxStride bounds the stride (-N): it is taken modulo the workers of
-	// all hosts, so a larger one is a typing mistake.
+	// MaxStride bounds the strides (-N, --rank-stride): they are taken
+	// modulo the hosts or the workers of all hosts, so a larger one is a
+	// typing mistake.
 	MaxStride = 1 << 20
 )
 
@@ -62,14 +63,22 @@ type Params struct {
 	// <dir>/storbench/<run id>/shared/, and so are the trees of -u with a
 	// stride: the hosts must share the directory.
 	UniqueDir bool `json:"unique_dir"`
-	// Stride (-N) makes every operation after the creates (stat, read,
-	// rename, remove) work on the items that the worker Stride ranks
-	// further on created: worker r (a global rank, host order x workers
-	// per host) takes those of (r + Stride) mod the workers of all hosts.
-	// With Stride the workers per host on several hosts, every worker reads
-	// back what another host wrote, and no client answers from its cache.
-	// 0: every worker works on its own items.
+	// Stride (-N) is mdtest 3.3+'s -N, in nodes (hosts): after the
+	// creates, worker r stats (directories and files, and renames them)
+	// the items of rank r+S, reads those of r+2S and removes those of
+	// r+3S, all mod the workers of all hosts, where S is Stride hosts'
+	// worth of ranks (Stride x the workers per host; on one host, Stride
+	// ranks, as mdtest on one node). On 4 hosts -N 1 makes every stat,
+	// read and remove cross hosts; on 3 hosts the remove (3 hosts further
+	// on), on 2 the read, works on the host's own items, as in mdtest. 0: every
+	// worker works on its own items. The hosts must run the same number of
+	// workers.
 	Stride int `json:"stride,omitempty"`
+	// RankStride is the rank stride of mdtest before 3.3 (and of earlier
+	// storbench -N): every operation after the creates works on the items
+	// of rank r+RankStride mod all ranks, the same rank for stat, read and
+	// remove. It excludes Stride.
+	RankStride int `json:"rank_stride,omitempty"`
 	// Only runs a part of the sequence, as mdtest's -C, -T, -E and -r do:
 	// any of "create" (tree, directories, files), "stat", "read", "rename",
 	// "find" and "remove" (files, directories, tree), in mdtest's order.
@@ -112,6 +121,10 @@ type Params struct {
 	// Seed seeds the random order; 0 picks one from the clock.
 	Seed int64 `json:"seed,omitempty"`
 }
+
+// strided says whether workers work on other ranks' items after the
+// creates (-N or --rank-stride).
+func (p Params) strided() bool { return p.Stride > 0 || p.RankStride > 0 }
 
 // DefaultParams are the settings a phase gets for keys it leaves out.
 func DefaultParams() Params {
@@ -243,10 +256,14 @@ func (p Params) check() error {
 		return fmt.Errorf("write-bytes must be 0 to %d, got %d", int64(MaxIOBytes), p.WriteBytes)
 	case p.ReadBytes < 0 || p.ReadBytes > MaxIOBytes:
 		return fmt.Errorf("read-bytes must be 0 to %d, got %d", int64(MaxIOBytes), p.ReadBytes)
-	case p.DirsOnly && (p.WriteBytes > 0 || p.ReadBytes > 0 || p.Rename || slices.Contains(p.Only, "rename")):
+	case p.DirsOnly && (p.WriteBytes > 0 || p.ReadBytes > 0 || p.Rename):
 		return errors.New("write-bytes, read-bytes and rename act on files; they make no sense with dirs-only (-D)")
 	case p.Stride < 0 || p.Stride > MaxStride:
 		return fmt.Errorf("stride (-N) must be 0 to %d, got %d", MaxStride, p.Stride)
+	case p.RankStride < 0 || p.RankStride > MaxStride:
+		return fmt.Errorf("rank_stride (--rank-stride) must be 0 to %d, got %d", MaxStride, p.RankStride)
+	case p.Stride > 0 && p.RankStride > 0:
+		return errors.New("stride (-N, in hosts) and rank_stride (--rank-stride, in ranks) both say whose items a worker works on: give one")
 	}
 	if err := p.checkOnly(); err != nil {
 		return err
@@ -281,7 +298,7 @@ var groups = []group{
 	{"stat", []opKind{opDirStat, opFileStat}},
 	{"find", []opKind{opFind}},
 	{"read", []opKind{opFileRead}},
-	{"rename", []opKind{opFileRename}},
+	{"rename", []opKind{opDirRename, opFileRename}},
 	{"remove", []opKind{opFileRemove, opDirRemove, opTreeRemove}},
 }
 

@@ -66,6 +66,12 @@ type run struct {
 	// total. hostRank is this host's h.
 	first, total, hostRank int
 	hostFirst              []int
+	// shift is -N's shift in ranks (shiftRanks); roots are the trees this
+	// host's workers work in, by slot, and slotOf the slot of a rank's
+	// tree (-u).
+	shift  int
+	roots  []string
+	slotOf map[int]int
 
 	// Fields below are written only by barrier actions, which run one at a
 	// time while every worker waits, and read by workers after the barrier.
@@ -170,7 +176,7 @@ func (b *barrier) abort() {
 func newRun(pr *prepared) (*run, error) {
 	r := &run{pr: pr, iterFd: -1, its: make([][]record.Iteration, len(pr.ops)), cross: make([]uint64, len(pr.ops))}
 	r.bar = barrier{n: pr.workers, release: make(chan struct{}), quit: make(chan struct{})}
-	r.tracksCross = pr.p.Stride > 0 || pr.shared && pr.env.Barrier != nil
+	r.tracksCross = pr.p.strided() || pr.shared && pr.env.Barrier != nil
 	names := make([]string, len(pr.ops))
 	for j, k := range pr.ops {
 		names[j] = k.String()
@@ -318,17 +324,26 @@ func (r *run) setRanks() error {
 			return err
 		}
 	}
+	shift, err := r.shiftRanks()
+	if err != nil {
+		return err
+	}
+	r.shift = shift
 	p := pr.p
+	r.roots, r.slotOf = nil, map[int]int{}
 	for i, w := range r.workers {
 		w.g = r.first + i
-		tgt := w.g
-		if p.Stride > 0 {
-			tgt = (w.g + p.Stride) % r.total
+		for c := range w.tgt {
+			t := w.g
+			switch {
+			case p.RankStride > 0 && c != shiftOwn:
+				t = (w.g + p.RankStride) % r.total
+			case p.Stride > 0:
+				t = (w.g + c*shift) % r.total
+			}
+			w.tgt[c] = r.itemsOf(t)
 		}
-		w.own, w.tgt = r.itemsOf(w.g, i), r.itemsOf(tgt, i)
-		if p.UniqueDir && tgt != w.g {
-			w.tgt.slot = n + i
-		}
+		w.own = &w.tgt[shiftOwn]
 		w.ownsTree = p.UniqueDir || w.g == 0
 		w.findRank, w.findSpace = i, n
 		if pr.shared {
@@ -338,15 +353,71 @@ func (r *run) setRanks() error {
 	return nil
 }
 
-// itemsOf names the items of global rank g, for this host's worker i: in a
-// tree per worker (-u) they are "d.<n>", "f.<n>" in tree "w<g>", in the
-// one shared tree "d.<g>.<n>", "f.<g>.<n>".
-func (r *run) itemsOf(g, i int) items {
+// shiftRanks is -N's shift in ranks: Stride hosts' worth of workers on
+// several hosts (mdtest 3.3+ multiplies -N by the tasks per node when
+// ranks are placed node by node, as storbench places them), Stride ranks
+// on one host (mdtest on one node). It needs the same workers on every
+// host, so that a shift of whole hosts maps workers one to one.
+func (r *run) shiftRanks() (int, error) {
+	p := r.pr.p
+	hosts := len(r.hostFirst) - 1
+	if p.Stride == 0 || hosts == 1 {
+		return p.Stride, nil
+	}
+	per := r.hostFirst[1] - r.hostFirst[0]
+	for h := 1; h < hosts; h++ {
+		if n := r.hostFirst[h+1] - r.hostFirst[h]; n != per {
+			return 0, fmt.Errorf("stride (-N) shifts by whole hosts, and the hosts run different numbers of workers (%d and %d): give the same workers to every host (-t)", per, n)
+		}
+	}
+	return p.Stride * per, nil
+}
+
+// Shift classes: whose items an operation works on, as mdtest names them
+// (mk, stat, read and rm names): the worker's own, or with -N those of the
+// rank S, 2S or 3S further on.
+const (
+	shiftOwn = iota
+	shiftStat
+	shiftRead
+	shiftRemove
+	numShifts
+)
+
+// shiftOf is operation k's shift class. Renames go with the stat, as
+// mdtest's directory rename works on the stat names.
+func shiftOf(k opKind) int {
+	switch k {
+	case opDirStat, opFileStat, opDirRename, opFileRename:
+		return shiftStat
+	case opFileRead:
+		return shiftRead
+	case opFileRemove, opDirRemove:
+		return shiftRemove
+	}
+	return shiftOwn
+}
+
+// itemsOf names the items of global rank g: in a tree per worker (-u)
+// they are "d.<n>", "f.<n>" in tree "w<g>", in the one shared tree
+// "d.<g>.<n>", "f.<g>.<n>". The tree's slot in treeFds is given on first
+// use.
+func (r *run) itemsOf(g int) items {
 	if r.pr.p.UniqueDir {
-		return items{rank: g, slot: i, root: "w" + strconv.Itoa(g), dirPfx: []byte("d."), filePfx: []byte("f."), renPfx: []byte("r.")}
+		root := "w" + strconv.Itoa(g)
+		slot, ok := r.slotOf[g]
+		if !ok {
+			slot = len(r.roots)
+			r.slotOf[g] = slot
+			r.roots = append(r.roots, root)
+		}
+		return items{rank: g, slot: slot, root: root, dirPfx: []byte("d."), filePfx: []byte("f."), renPfx: []byte("r."), sparePfx: []byte("x.d.")}
+	}
+	if len(r.roots) == 0 {
+		r.roots = []string{"shared"}
 	}
 	tag := strconv.Itoa(g) + "."
-	return items{rank: g, root: "shared", dirPfx: []byte("d." + tag), filePfx: []byte("f." + tag), renPfx: []byte("r." + tag)}
+	return items{rank: g, root: "shared", dirPfx: []byte("d." + tag), filePfx: []byte("f." + tag), renPfx: []byte("r." + tag), sparePfx: []byte("x.d." + tag)}
 }
 
 // hostOf returns the host (its engine.Env.Rank) of global rank g.
@@ -717,6 +788,11 @@ func (r *run) end() {
 		}
 		endM = mono()
 	}
+	if k == opTreeCreate || k == opTreeRemove {
+		// mdtest counts one tree, however many trees the ranks make
+		// (-u): its directories over the time all ranks took.
+		items = min(items, uint64(r.pr.nodes))
+	}
 	r.its[r.op] = append(r.its[r.op], record.Iteration{Items: items, StartNs: wallNs(r.startM), EndNs: wallNs(endM)})
 	if stopped {
 		// No stage follows: what would open or remove directories is left
@@ -728,20 +804,17 @@ func (r *run) end() {
 	r.count(k)
 	switch k {
 	case opTreeCreate:
-		if b := r.pr.env.Barrier; b != nil && r.pr.shared {
-			// The trees of other hosts' workers (the one shared tree,
-			// or the trees a stride leads to) exist once every host
-			// has finished making its own.
-			if _, err := b.Wait(r.ctx, strconv.Itoa(r.iter)+"/trees", nil); err != nil {
-				if r.ctx.Err() == nil {
-					r.errs = append(r.errs, fmt.Sprintf("%s: %v", k, err))
-				}
-				r.aborted = true
-				return
-			}
+		// The trees of other hosts' workers (the one shared tree, or the
+		// trees a stride leads to) exist once every host has finished
+		// making its own.
+		if !r.treeEnds(k, endM) {
+			return
 		}
 		r.openTrees()
 	case opTreeRemove:
+		if !r.treeEnds(k, endM) {
+			return
+		}
 		r.closeIteration()
 	}
 	if r.gone.Load() {
@@ -750,6 +823,33 @@ func (r *run) end() {
 	if r.stop.Load() {
 		r.aborted = true
 	}
+}
+
+// treeEnds meets the other hosts after a tree operation, every host
+// bringing its end, so that the first host, which alone reports the tree
+// operations (mdtest counts one tree), ends its window when the slowest
+// host ended. It returns false when the run stops.
+func (r *run) treeEnds(k opKind, endM int64) bool {
+	b := r.pr.env.Barrier
+	if b == nil {
+		return true
+	}
+	rel, err := b.Wait(r.ctx, strconv.Itoa(r.iter)+"/"+k.String()+"-end", binary.AppendUvarint(nil, uint64(wallNs(endM))))
+	if err != nil {
+		if r.ctx.Err() == nil {
+			r.errs = append(r.errs, fmt.Sprintf("%s: %v", k, err))
+		}
+		r.aborted = true
+		return false
+	}
+	its := r.its[r.op]
+	last := &its[len(its)-1]
+	for _, a := range rel.Hosts {
+		if end, n := binary.Uvarint(a.Data); !a.Left && n > 0 {
+			last.EndNs = max(last.EndNs, int64(end))
+		}
+	}
+	return true
 }
 
 // count takes note of what a stage changed: the items each rank holds
@@ -766,10 +866,11 @@ func (r *run) count(k opKind) {
 			r.filesOf[w.g], r.renamedOf[w.g] = w.done, 0
 			r.updated = append(r.updated, w.g)
 		case opFileRename:
-			r.renamedOf[w.tgt.rank] = w.done
-			r.updated = append(r.updated, w.tgt.rank)
+			t := w.tgt[shiftStat].rank
+			r.renamedOf[t] = w.done
+			r.updated = append(r.updated, t)
 		}
-		if r.tracksCross && touchesOthers(k) && r.hostOf(w.tgt.rank) != r.hostRank {
+		if r.tracksCross && touchesOthers(k) && r.hostOf(w.tgt[shiftOf(k)].rank) != r.hostRank {
 			r.cross[r.op] += uint64(w.items)
 		}
 	}
@@ -779,7 +880,7 @@ func (r *run) count(k opKind) {
 // with a stride: every operation on items after their creation.
 func touchesOthers(k opKind) bool {
 	switch k {
-	case opDirStat, opFileStat, opFileRead, opFileRename, opFileRemove, opDirRemove:
+	case opDirStat, opDirRename, opFileStat, opFileRead, opFileRename, opFileRemove, opDirRemove:
 		return true
 	}
 	return false
@@ -837,23 +938,12 @@ func (r *run) closeIteration() {
 
 // openTrees opens every tree directory the workers work in: their own
 // trees (or the one shared tree), and with a stride and a tree per worker
-// the trees of the ranks they work on. A directory that could not be
-// created stays -1 and its items fail with EBADF.
+// the trees of the ranks they work on (roots, from setRanks). A directory
+// that could not be opened stays -1 and its items fail with EBADF.
 func (r *run) openTrees() {
-	n := len(r.workers)
-	roots := []string{"shared"}
-	if r.pr.p.UniqueDir {
-		roots = make([]string, 2*n)
-		for i, w := range r.workers {
-			roots[i], roots[n+i] = w.own.root, w.tgt.root
-		}
-	}
-	r.treeFds = make([][]int, len(roots))
+	r.treeFds = make([][]int, len(r.roots))
 	var path []byte
-	for t, root := range roots {
-		if root == "" || t >= n && roots[t] == roots[t-n] {
-			continue // no stride: the worker's own tree
-		}
+	for t, root := range r.roots {
 		fds := make([]int, r.pr.nodes)
 		for k := range fds {
 			path = nodePath(path[:0], root, int64(k), r.pr.p.Branch)

@@ -40,11 +40,13 @@ type worker struct {
 	raw  bool
 	slow int64 // slow calls in this stage
 
-	// g is the worker's global rank; own are its items, which it creates,
-	// and tgt those it works on after the creates: its own, or with a
-	// stride those of rank (g + stride) mod all workers.
-	g        int
-	own, tgt items
+	// g is the worker's global rank; tgt are the items it works on, by
+	// shift class (shiftOf): its own (which it creates), and after the
+	// creates its own or, with a stride, another rank's. own is
+	// &tgt[shiftOwn].
+	g   int
+	tgt [numShifts]items
+	own *items
 	// ownsTree: the worker makes and removes a tree (its own, or the one
 	// shared tree as rank 0).
 	ownsTree bool
@@ -110,6 +112,8 @@ type items struct {
 	slot                    int
 	root                    string
 	dirPfx, filePfx, renPfx []byte
+	// sparePfx names the spare of the directory rename ("x.d.").
+	sparePfx []byte
 }
 
 // main runs every stage of every iteration. The goroutine keeps its OS thread
@@ -154,7 +158,8 @@ func (w *worker) stage(k opKind) {
 		return
 	}
 	n := r.pr.p.Items
-	t := w.tgt.rank
+	s := &w.tgt[shiftOf(k)]
+	t := s.rank
 	switch k {
 	case opTreeCreate:
 		w.treeMade = 0
@@ -169,17 +174,19 @@ func (w *worker) stage(k opKind) {
 			w.treeOp(opTreeRemove)
 		}
 	case opDirCreate, opFileCreate:
-		w.done = w.eachItem(k, n, false, &w.own, 0)
+		w.done = w.eachItem(k, n, false, s, 0)
 	case opDirStat:
-		w.eachItem(k, r.dirsOf[t], r.pr.p.Random, &w.tgt, 0)
+		w.eachItem(k, r.dirsOf[t], r.pr.p.Random, s, 0)
 	case opDirRemove:
-		w.eachItem(k, r.dirsOf[t], false, &w.tgt, 0)
+		w.eachItem(k, r.dirsOf[t], false, s, 0)
 	case opFileStat, opFileRead:
-		w.eachItem(k, r.filesOf[t], r.pr.p.Random, &w.tgt, 0)
+		w.eachItem(k, r.filesOf[t], r.pr.p.Random, s, 0)
+	case opDirRename:
+		w.renameDirs(r.dirsOf[t], s)
 	case opFileRename:
-		w.done = w.eachItem(k, r.filesOf[t], false, &w.tgt, 0)
+		w.done = w.eachItem(k, r.filesOf[t], false, s, 0)
 	case opFileRemove:
-		w.eachItem(k, r.filesOf[t], false, &w.tgt, r.renamedOf[t])
+		w.eachItem(k, r.filesOf[t], false, s, r.renamedOf[t])
 	case opFind:
 		w.find()
 	}
@@ -341,6 +348,73 @@ func (w *worker) eachItem(k opKind, count int64, random bool, s *items, renamed 
 		}
 	}
 	return done
+}
+
+// renameDirs renames the first count directories of s in a rotation, as
+// mdtest's directory rename does: the first to a spare name, each next
+// one to the name of the one before it (into that one's tree directory),
+// and the spare to the name of the last one moved. The same names exist
+// afterwards, so later operations find every directory; count renames,
+// none for fewer than two directories.
+func (w *worker) renameDirs(count int64, s *items) {
+	if count < 2 {
+		return
+	}
+	r := w.r
+	o := w.rec.Op(w.recIdx[opDirRename])
+	fds := r.treeFds[s.slot]
+	n := r.pr.p.Items
+	t0 := mono()
+	for i := int64(0); i < count; i++ {
+		var from, to int
+		switch i {
+		case 0:
+			from, to = nodeFd(fds, 0, n), nodeFd(fds, 0, n)
+			setName(&w.name, s.dirPfx, 0)
+			setName(&w.name2, s.sparePfx, 0)
+		case count - 1:
+			from, to = nodeFd(fds, 0, n), nodeFd(fds, i-1, n)
+			setName(&w.name, s.sparePfx, 0)
+			setName(&w.name2, s.dirPfx, i-1)
+		default:
+			from, to = nodeFd(fds, i, n), nodeFd(fds, i-1, n)
+			setName(&w.name, s.dirPfx, i)
+			setName(&w.name2, s.dirPfx, i-1)
+		}
+		e := renameat(w.raw, from, &w.name[0], to, &w.name2[0])
+		t1 := mono()
+		stopped := r.stop.Load()
+		if stopped && !w.claim() {
+			return
+		}
+		if t1-t0 > slowCall {
+			w.slowCall()
+		}
+		if e != 0 {
+			w.fail(o, e)
+			return
+		}
+		o.Record(t1-t0, 0)
+		t0 = t1
+		w.items++
+		if stopped {
+			return
+		}
+	}
+}
+
+// nodeFd is the tree directory that holds item i of a rank's items, of
+// which each tree directory holds an even share (the first ones one more).
+func nodeFd(fds []int, i, items int64) int {
+	nodes := int64(len(fds))
+	if nodes == 1 {
+		return fds[0]
+	}
+	per, extra := items/nodes, items%nodes
+	if big := extra * (per + 1); i < big {
+		return fds[i/(per+1)]
+	}
+	return fds[extra+(i-extra*(per+1))/per]
 }
 
 func (w *worker) write(fd int, n int64) (int64, syscall.Errno) {
