@@ -122,14 +122,17 @@ func TestMdSharedTreeAcrossLocalAgents(t *testing.T) {
 // another host's items) work on what exists: as many as were created,
 // none missing.
 func TestMdStonewallAcrossLocalAgents(t *testing.T) {
-	ps, res, _ := mdOnLocalAgents(t, 3, map[string]any{"items": 10_000_000, "workers": 2, "stride": 1, "files_only": true, "stonewall": "100ms"})
-	var created, stat, removed uint64
+	ps, res, _ := mdOnLocalAgents(t, 3, map[string]any{"items": 10_000_000, "workers": 2, "stride": 1, "files_only": true, "stonewall": "100ms",
+		"write_bytes": 1, "read_bytes": 1})
+	var created, stat, read, removed uint64
 	for _, o := range ps.Ops {
 		switch o.Op {
 		case "file-create":
 			created = o.Ops
 		case "file-stat":
 			stat = o.Ops
+		case "file-read":
+			read = o.Ops
 		case "file-remove":
 			removed = o.Ops
 		}
@@ -137,8 +140,26 @@ func TestMdStonewallAcrossLocalAgents(t *testing.T) {
 			t.Errorf("%s: %d errors %v", o.Op, o.Errors, o.ErrorKinds)
 		}
 	}
-	if created == 0 || created >= 60_000_000 || stat != created || removed != created {
-		t.Errorf("created %d, stat %d, removed %d", created, stat, removed)
+	if created == 0 || created >= 60_000_000 || stat != created || read != created || removed != created {
+		t.Errorf("created %d, stat %d, read %d, removed %d", created, stat, read, removed)
+	}
+	// The hosts stopped at the stonewall after different counts, so each
+	// host's counts show whose items it worked on: host h stats what host
+	// h+1 created, reads what h+2 created (another neighbour than the one
+	// it stat'ed, so no client cache answers) and removes its own (h+3),
+	// as mdtest 3.3+ shifts by S, 2S and 3S.
+	per := map[string][]uint64{}
+	for _, h := range ps.PerHost {
+		for _, o := range h.Ops {
+			per[o.Op] = append(per[o.Op], o.Ops)
+		}
+	}
+	for h := range 3 {
+		c := per["file-create"]
+		if per["file-stat"][h] != c[(h+1)%3] || per["file-read"][h] != c[(h+2)%3] || per["file-remove"][h] != c[h] {
+			t.Errorf("host %d: stat %d, read %d, remove %d items; hosts created %v (want stat h+1's, read h+2's, remove its own)",
+				h, per["file-stat"][h], per["file-read"][h], per["file-remove"][h], c)
+		}
 	}
 	// Each host's create window ends within a little of the common
 	// deadline: none went on creating after another host stopped.
