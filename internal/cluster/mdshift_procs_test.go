@@ -2,6 +2,8 @@ package cluster_test
 
 import (
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -63,4 +65,41 @@ func opNamed(t *testing.T, ops []results.OpSummary, name string) results.OpSumma
 	}
 	t.Fatalf("no %s in %v", name, ops)
 	return results.OpSummary{}
+}
+
+// Ranks are numbered as the hosts are given on the command line: the
+// shell's --agents 127.0.0.1:{A,B,C} gives A to --agents and B and C as
+// HOST arguments, and a HOST argument may come before --agents; either
+// way the hosts run (and are numbered, run.json's ranks) A, B, C.
+func TestClusterRanksInTheOrderGiven(t *testing.T) {
+	c := startCluster(t, loopback(t, 3), nil, nil)
+	a := c.tp.addrs
+	for _, hosts := range [][]string{
+		{"--agents", a[0], a[1], a[2]},
+		{a[0], "--agents", a[1], a[2]},
+		{a[0], a[1], "--agents", a[2]},
+	} {
+		data := t.TempDir()
+		args := append([]string{"md", "-d", data, "-n", "10", "-t", "1", "-F", "--token-file", c.token,
+			"--results", filepath.Join(c.dir, "results")}, hosts...)
+		out, err := exec.Command(c.bin, args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v:\n%s", hosts, err, out)
+		}
+		ri, err := results.ReadRunInfo(folderOf(t, string(out)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range ri.Ranks[0].Hosts {
+			got = append(got, fmt.Sprint(h.Host, "@", h.First))
+		}
+		var want []string
+		for i, addr := range a {
+			want = append(want, fmt.Sprint(strings.ReplaceAll(addr, ":", "-"), "@", i))
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%v: ranks %v, want %v", hosts, got, want)
+		}
+	}
 }
