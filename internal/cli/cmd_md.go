@@ -29,6 +29,7 @@ type MdOptions struct {
 	Stonewall  string
 	Random     bool
 	Sync       bool
+	SyncFile   bool
 	WriteBytes string
 	ReadBytes  string
 	Rename     bool
@@ -63,7 +64,8 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet) {
 	f.IntVarP(&o.Workers, "workers", "t", 0, "workers on each host (default: one per CPU)")
 	f.StringVarP(&o.Stonewall, "stonewall", "W", "", "end the create operations after this time (e.g. 30s); later operations work on what was created")
 	f.BoolVarP(&o.Random, "random", "R", false, "stat and read items in a random order")
-	f.BoolVarP(&o.Sync, "sync", "y", false, "flush the file system (syncfs) at the end of each operation, inside its time")
+	f.BoolVarP(&o.Sync, "sync", "Y", false, "flush every file system (sync) at the end of each operation, inside its time, as mdtest -Y")
+	f.BoolVarP(&o.SyncFile, "sync-file", "y", false, "flush each file (fsync) after writing it, inside the create's time, as mdtest -y")
 	f.StringVarP(&o.WriteBytes, "write-bytes", "w", "0", "bytes to write to each file on creation (e.g. 4k)")
 	f.StringVarP(&o.ReadBytes, "read-bytes", "e", "0", "bytes to read from each file in file-read (e.g. 4k)")
 	f.BoolVar(&o.Rename, "rename", false, "also rename every file (file-rename)")
@@ -130,7 +132,7 @@ func (o MdOptions) params(dir string) (md.Params, error) {
 	p := md.Params{
 		Dir: dir, Items: o.Items, Iterations: o.Iterations, Depth: o.Depth, Branch: o.Branch,
 		FilesOnly: o.FilesOnly, DirsOnly: o.DirsOnly, UniqueDir: o.UniqueDir, Workers: o.Workers,
-		Random: o.Random, Sync: o.Sync, Rename: o.Rename, Force: o.Force, Seed: o.Seed,
+		Random: o.Random, Sync: o.Sync, SyncFile: o.SyncFile, Rename: o.Rename, Force: o.Force, Seed: o.Seed,
 		Stride: o.Stride, RankStride: o.RankStride, Only: o.Only, Tree: o.Tree, Find: o.Find, FindName: o.FindName,
 	}
 	if o.FindSize != "" {
@@ -184,7 +186,7 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, ResultsRoot: o.Results, Keep: o.Keep,
 		Settings: map[string]any{"dir": dir, "items": o.Items, "iterations": o.Iterations, "depth": o.Depth,
 			"branch": o.Branch, "files_only": o.FilesOnly, "dirs_only": o.DirsOnly, "unique_dir": o.UniqueDir,
-			"workers": o.Workers, "stonewall": o.Stonewall, "random": o.Random, "sync": o.Sync,
+			"workers": o.Workers, "stonewall": o.Stonewall, "random": o.Random, "sync": o.Sync, "sync_file": o.SyncFile,
 			"write_bytes": o.WriteBytes, "read_bytes": o.ReadBytes, "rename": o.Rename, "force": o.Force,
 			"stride": o.Stride, "rank_stride": o.RankStride, "only": o.Only, "tree": o.Tree, "find": o.Find, "find_name": o.FindName, "find_size": o.FindSize},
 	})

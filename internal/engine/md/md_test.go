@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -527,5 +528,47 @@ func TestNoAllocationPerItem(t *testing.T) {
 	// histogram buckets that only the longer run fills.
 	if big > small+500 {
 		t.Errorf("20000 items took %d allocations, 1000 items %d: the hot loop allocates", big, small)
+	}
+}
+
+// dirtyKiB reads the host's dirty page cache (/proc/meminfo's Dirty), KiB.
+func dirtyKiB(t *testing.T) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		t.Skipf("no /proc/meminfo: %v", err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "Dirty:" {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			return n
+		}
+	}
+	t.Skip("no Dirty line in /proc/meminfo")
+	return 0
+}
+
+// sync (-Y) flushes every file system, as mdtest's -Y calls sync(2), not
+// only the one md works on: data written (not flushed) to a disk file
+// system before an md phase on tmpfs is clean after it.
+func TestSyncFlushesEveryFileSystem(t *testing.T) {
+	disk := t.TempDir()
+	f, err := os.Create(filepath.Join(disk, "dirty"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	before := dirtyKiB(t)
+	if _, err := f.Write(make([]byte, 64<<20)); err != nil {
+		t.Fatal(err)
+	}
+	if d := dirtyKiB(t); d < before+48<<10 {
+		t.Skipf("%s holds no dirty pages after a 64 MiB write (Dirty %d KiB, was %d): not a disk file system", disk, d, before)
+	}
+	if _, err := runPhase(t, map[string]any{"dir": shmDir(t), "items": 10, "workers": 1, "sync": true}, engine.Env{}); err != nil {
+		t.Fatal(err)
+	}
+	if d := dirtyKiB(t); d > 16<<10 {
+		t.Errorf("Dirty %d KiB after an md phase with sync: the 64 MiB written elsewhere were not flushed", d)
 	}
 }

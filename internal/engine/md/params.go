@@ -107,9 +107,13 @@ type Params struct {
 	Stonewall Duration `json:"stonewall,omitempty"`
 	// Random makes stat and read visit items in a random order.
 	Random bool `json:"random"`
-	// Sync flushes the target file system (syncfs(2)) at the end of every
-	// operation, inside its time, as mdtest's --sync does.
+	// Sync flushes every file system of the host (sync(2)) at the end of
+	// every operation, inside its time, as mdtest's -Y does (IO500's
+	// mdtest write phases use it).
 	Sync bool `json:"sync"`
+	// SyncFile flushes each file (fsync(2)) after writing it in
+	// file-create, inside the create's time, as mdtest's -y does.
+	SyncFile bool `json:"sync_file"`
 	// WriteBytes is written to each file on creation (-w); ReadBytes read
 	// from each in file-read (-e).
 	WriteBytes Size `json:"write_bytes"`

@@ -779,12 +779,9 @@ func (r *run) end() {
 	}
 	stopped := r.stop.Load()
 	if r.pr.p.Sync && !stopped {
-		e := syncFS(r.iterFd)
+		syncAll()
 		if r.gone.Load() {
 			return
-		}
-		if e != 0 {
-			r.addErr(k, fmt.Sprintf("%s: syncfs: %s", k, errnoName(e)))
 		}
 		endM = mono()
 	}

@@ -262,6 +262,7 @@ func (w *worker) eachItem(k opKind, count int64, random bool, s *items, renamed 
 		pfx = s.dirPfx
 	}
 	wb, rb := int64(r.pr.p.WriteBytes), int64(r.pr.p.ReadBytes)
+	syncFile := r.pr.p.SyncFile
 	done := int64(0)
 	// One clock reading per operation: an operation's latency runs from the
 	// end of the previous one, so it includes the few tens of nanoseconds of
@@ -307,6 +308,9 @@ func (w *worker) eachItem(k opKind, count int64, random bool, s *items, renamed 
 			if e == 0 {
 				if wb > 0 {
 					moved, e = w.write(f, wb)
+				}
+				if e == 0 && syncFile {
+					e = fsyncFd(f)
 				}
 				if ce := closeFd(w.raw, f); e == 0 {
 					e = ce
