@@ -40,6 +40,7 @@ type MdOptions struct {
 	Find       bool
 	FindName   string
 	FindSize   string
+	FindIn     string
 	Force      bool
 	Seed       int64
 	Keep       bool
@@ -76,6 +77,7 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.Find, "find", false, "add the find operation after the file creates: walk the trees and match names and sizes, as IO500's find")
 	f.StringVar(&o.FindName, "find-name", d.FindName, "find's name pattern (* and ? match)")
 	f.StringVar(&o.FindSize, "find-size", "", "the file size find matches (default: --write-bytes)")
+	f.StringVar(&o.FindIn, "find-in", "", "where find walks: tree (the phase's trees, default) or data (the run's whole data directory, every phase's files, as IO500's find)")
 	f.BoolVar(&o.Force, "force", false, "allow a tree of more than 100,000 directories")
 	f.Int64Var(&o.Seed, "seed", 0, "seed of the random order (default: from the clock)")
 	f.BoolVar(&o.Keep, "keep", false, "keep the trees and files created")
@@ -133,7 +135,7 @@ func (o MdOptions) params(dir string) (md.Params, error) {
 		Dir: dir, Items: o.Items, Iterations: o.Iterations, Depth: o.Depth, Branch: o.Branch,
 		FilesOnly: o.FilesOnly, DirsOnly: o.DirsOnly, UniqueDir: o.UniqueDir, Workers: o.Workers,
 		Random: o.Random, Sync: o.Sync, SyncFile: o.SyncFile, Rename: o.Rename, Force: o.Force, Seed: o.Seed,
-		Stride: o.Stride, RankStride: o.RankStride, Only: o.Only, Tree: o.Tree, Find: o.Find, FindName: o.FindName,
+		Stride: o.Stride, RankStride: o.RankStride, Only: o.Only, Tree: o.Tree, Find: o.Find, FindName: o.FindName, FindIn: o.FindIn,
 	}
 	if o.FindSize != "" {
 		n, err := units.ParseSize(o.FindSize)
@@ -188,6 +190,6 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 			"branch": o.Branch, "files_only": o.FilesOnly, "dirs_only": o.DirsOnly, "unique_dir": o.UniqueDir,
 			"workers": o.Workers, "stonewall": o.Stonewall, "random": o.Random, "sync": o.Sync, "sync_file": o.SyncFile,
 			"write_bytes": o.WriteBytes, "read_bytes": o.ReadBytes, "rename": o.Rename, "force": o.Force,
-			"stride": o.Stride, "rank_stride": o.RankStride, "only": o.Only, "tree": o.Tree, "find": o.Find, "find_name": o.FindName, "find_size": o.FindSize},
+			"stride": o.Stride, "rank_stride": o.RankStride, "only": o.Only, "tree": o.Tree, "find": o.Find, "find_name": o.FindName, "find_size": o.FindSize, "find_in": o.FindIn},
 	})
 }

@@ -14,6 +14,7 @@
 package md
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -97,7 +98,7 @@ func (p Params) ops() []opKind {
 // hosts' workers share one tree, when a worker works on another host's
 // items (-N), and when phases share a tree.
 func (p Params) shared(hosts int) bool {
-	return p.Tree != "" || hosts > 1 && (!p.UniqueDir || p.strided())
+	return p.Tree != "" || hosts > 1 && (!p.UniqueDir || p.strided() || p.finds() && p.FindIn == FindInData)
 }
 
 // sharedName is the phase's entry in the shared area: md- and its tree's
@@ -369,14 +370,29 @@ func (r *run) result() *engine.HostResult {
 		}
 	}
 	res.Meta["raw_syscall_workers"] = strconv.Itoa(raw)
-	if slices.Contains(pr.ops, opFind) {
+	if j := slices.Index(pr.ops, opFind); j >= 0 {
 		var found uint64
+		lo, hi := uint64(1<<63), uint64(0)
 		for _, w := range r.workers {
 			found += w.found
+			n := w.rec.Stats(j, "find").Ops
+			lo, hi = min(lo, n), max(hi, n)
+		}
+		// How evenly the walk was shared: entries checked per worker.
+		res.Meta["find_entries_per_worker_min"] = strconv.FormatUint(lo, 10)
+		res.Meta["find_entries_per_worker_max"] = strconv.FormatUint(hi, 10)
+		for i := range res.Ops {
+			if res.Ops[i].Op == "find" {
+				res.Ops[i].Found = &found
+			}
 		}
 		res.Meta["find_found"] = strconv.FormatUint(found, 10)
 		res.Meta["find_name"] = pr.p.FindName
 		res.Meta["find_size"] = strconv.FormatInt(pr.p.findSize(), 10)
+		res.Meta["find_in"] = cmp.Or(pr.p.FindIn, FindInTree)
+		if r.findNewer != 0 {
+			res.Meta["find_newer_than_ns"] = strconv.FormatInt(r.findNewer, 10)
+		}
 	}
 	if pr.env.Barrier != nil {
 		// How late this host began a stage after the hosts' common start

@@ -99,6 +99,12 @@ type Params struct {
 	// size it matches, in bytes (default: write_bytes).
 	FindName string `json:"find_name,omitempty"`
 	FindSize *Size  `json:"find_size,omitempty"`
+	// FindIn is where find walks: "tree" (the phase's trees, the default)
+	// or "data", the run's whole data directory <dir>/storbench/<run id>/
+	// (every phase's files, fio's included), as IO500's find walks its
+	// data directory. On several hosts "data" needs the hosts to share the
+	// directory, whose entries they deal out among all their workers.
+	FindIn string `json:"find_in,omitempty"`
 	// Workers is the number of workers on each host (-t); 0 means one per
 	// CPU.
 	Workers int `json:"workers,omitempty"`
@@ -369,6 +375,8 @@ func (p Params) checkFind() error {
 		return fmt.Errorf("find_name %q: give a file name pattern (\"*\" and \"?\" match) of 1 to 255 bytes without '/'", p.FindName)
 	case p.FindSize != nil && *p.FindSize < 0:
 		return fmt.Errorf("find_size must not be negative, got %d", *p.FindSize)
+	case p.FindIn != "" && p.FindIn != FindInTree && p.FindIn != FindInData:
+		return fmt.Errorf("find_in %q: give %s (the phase's trees) or %s (the run's whole data directory)", p.FindIn, FindInTree, FindInData)
 	}
 	return nil
 }

@@ -99,6 +99,9 @@ type run struct {
 	tracksCross bool
 	// found counts the entries find matched.
 	found uint64
+	// findNewer is the run's start (Unix ns): find matches files modified
+	// after it (-newer), 0 for any.
+	findNewer int64
 }
 
 // barrier makes n workers wait for each other; the last to arrive runs an
@@ -174,7 +177,8 @@ func (b *barrier) abort() {
 }
 
 func newRun(pr *prepared) (*run, error) {
-	r := &run{pr: pr, iterFd: -1, its: make([][]record.Iteration, len(pr.ops)), cross: make([]uint64, len(pr.ops))}
+	r := &run{pr: pr, iterFd: -1, its: make([][]record.Iteration, len(pr.ops)), cross: make([]uint64, len(pr.ops)),
+		findNewer: runStart(pr.env.RunID)}
 	r.bar = barrier{n: pr.workers, release: make(chan struct{}), quit: make(chan struct{})}
 	r.tracksCross = pr.p.strided() || pr.shared && pr.env.Barrier != nil
 	names := make([]string, len(pr.ops))
@@ -207,7 +211,7 @@ func newRun(pr *prepared) (*run, error) {
 			}
 		}
 		if finds {
-			w.dents = make([]byte, 32<<10)
+			w.dentsAt(0)
 			w.path = make([]byte, 0, 16*(MaxDepth+2))
 		}
 		r.workers = append(r.workers, w)

@@ -50,14 +50,16 @@ type worker struct {
 	// ownsTree: the worker makes and removes a tree (its own, or the one
 	// shared tree as rank 0).
 	ownsTree bool
-	// find walks the directories d with d mod findSpace == findRank.
+	// find checks the directories d, or the entries of hash d, with d mod
+	// findSpace == findRank.
 	findRank, findSpace int
 
 	name, name2 [nameLen]byte
 	st          syscall.Stat_t
-	buf         []byte // write_bytes / read_bytes data
-	dents       []byte // find's directory entries
-	path        []byte // find's directory path
+	buf         []byte   // write_bytes / read_bytes data
+	dents       [][]byte // find's directory entries, per depth of its walk
+	path        []byte   // find's directory path
+	findT0      int64    // find's last clock reading (mono)
 
 	// treeMade is how many directories of its tree the worker made this
 	// iteration.
