@@ -27,6 +27,7 @@ type MdOptions struct {
 	UniqueDir  bool
 	Workers    int
 	Stonewall  string
+	WearOut    bool
 	Random     bool
 	Sync       bool
 	SyncFile   bool
@@ -63,7 +64,8 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVarP(&o.DirsOnly, "dirs-only", "D", false, "only directory operations")
 	f.BoolVarP(&o.UniqueDir, "unique-dir", "u", false, "a tree per worker (default: all workers share one tree)")
 	f.IntVarP(&o.Workers, "workers", "t", 0, "workers on each host (default: one per CPU)")
-	f.StringVarP(&o.Stonewall, "stonewall", "W", "", "end the create operations after this time (e.g. 30s); later operations work on what was created")
+	f.StringVarP(&o.Stonewall, "stonewall", "W", "", "end the create operations after this time (e.g. 30s); then every worker of every host creates up to the largest count any reached (--wear-out), as mdtest -W and IO500")
+	f.BoolVar(&o.WearOut, "wear-out", true, "with -W: every worker creates up to the largest count any worker reached by the stonewall, inside the create's time (false: each stops at the stonewall with its own count)")
 	f.BoolVarP(&o.Random, "random", "R", false, "stat and read items in a random order")
 	f.BoolVarP(&o.Sync, "sync", "Y", false, "flush every file system (sync) at the end of each operation, inside its time, as mdtest -Y")
 	f.BoolVarP(&o.SyncFile, "sync-file", "y", false, "flush each file (fsync) after writing it, inside the create's time, as mdtest -y")
@@ -151,6 +153,8 @@ func (o MdOptions) params(dir string) (md.Params, error) {
 			return p, usageErr("--stonewall %s: %v", o.Stonewall, err)
 		}
 		p.Stonewall = md.Duration(d)
+		wo := o.WearOut
+		p.WearOut = &wo
 	}
 	for _, s := range []struct {
 		flag, val string
@@ -188,7 +192,7 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, ResultsRoot: o.Results, Keep: o.Keep,
 		Settings: map[string]any{"dir": dir, "items": o.Items, "iterations": o.Iterations, "depth": o.Depth,
 			"branch": o.Branch, "files_only": o.FilesOnly, "dirs_only": o.DirsOnly, "unique_dir": o.UniqueDir,
-			"workers": o.Workers, "stonewall": o.Stonewall, "random": o.Random, "sync": o.Sync, "sync_file": o.SyncFile,
+			"workers": o.Workers, "stonewall": o.Stonewall, "wear_out": o.WearOut, "random": o.Random, "sync": o.Sync, "sync_file": o.SyncFile,
 			"write_bytes": o.WriteBytes, "read_bytes": o.ReadBytes, "rename": o.Rename, "force": o.Force,
 			"stride": o.Stride, "rank_stride": o.RankStride, "only": o.Only, "tree": o.Tree, "find": o.Find, "find_name": o.FindName, "find_size": o.FindSize, "find_in": o.FindIn},
 	})

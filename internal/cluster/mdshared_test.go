@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -117,13 +119,13 @@ func TestMdSharedTreeAcrossLocalAgents(t *testing.T) {
 	}
 }
 
-// The stonewall across hosts: every host stops creating at one deadline,
-// counted from the common start, and later operations (with a stride, on
-// another host's items) work on what exists: as many as were created,
-// none missing.
+// The stonewall across hosts without the wear-out: every host stops
+// creating at one deadline, counted from the common start, and later
+// operations (with a stride, on another host's items) work on what
+// exists: as many as were created, none missing.
 func TestMdStonewallAcrossLocalAgents(t *testing.T) {
 	ps, res, _ := mdOnLocalAgents(t, 3, map[string]any{"items": 10_000_000, "workers": 2, "stride": 1, "files_only": true, "stonewall": "100ms",
-		"write_bytes": 1, "read_bytes": 1})
+		"wear_out": false, "write_bytes": 1, "read_bytes": 1})
 	var created, stat, read, removed uint64
 	for _, o := range ps.Ops {
 		switch o.Op {
@@ -175,6 +177,44 @@ func TestMdStonewallAcrossLocalAgents(t *testing.T) {
 		}
 		if r.Meta["stonewall_file_items_per_rank_min"] == "" || r.Meta["stonewall_file_items_per_rank_min"] == "0" {
 			t.Errorf("host %s: items per rank at the stonewall: %v", r.Host, r.Meta)
+		}
+	}
+}
+
+// mdtest's stonewall with its wear-out, as IO500's mdtest writes use it:
+// at the deadline the ranks of all hosts learn the largest count any of
+// them made, and every rank goes on creating until it has made as many.
+// Every host ends with the same count (its workers x that largest
+// count), inside the create's time; the items per rank at the stonewall
+// (min, max, sum) are those of all hosts, and later operations work on
+// every item.
+func TestMdStonewallWearOutAcrossLocalAgents(t *testing.T) {
+	ps, res, _ := mdOnLocalAgents(t, 3, map[string]any{"items": 10_000_000, "workers": 2, "stride": 1, "files_only": true, "stonewall": "100ms"})
+	create := ps.Ops[slices.IndexFunc(ps.Ops, func(o results.OpSummary) bool { return o.Op == "file-create" })]
+	var most int64
+	for _, r := range res {
+		m := r.Meta
+		lo, _ := strconv.ParseInt(m["stonewall_file_items_per_rank_min"], 10, 64)
+		hi, _ := strconv.ParseInt(m["stonewall_file_items_per_rank_max"], 10, 64)
+		sum, _ := strconv.ParseInt(m["stonewall_file_items_sum"], 10, 64)
+		if lo <= 0 || hi < lo || sum < 6*lo || sum > 6*hi || m["stonewall_file_hit_ns"] == "" {
+			t.Errorf("host %s: at the stonewall min %d, max %d, sum %d: %v", r.Host, lo, hi, sum, m)
+		}
+		if most != 0 && hi != most {
+			t.Errorf("host %s learnt a largest count of %d, another %d", r.Host, hi, most)
+		}
+		most = hi
+	}
+	for _, h := range ps.PerHost {
+		for _, o := range h.Ops {
+			if o.Op == "file-create" && o.Ops != uint64(2*most) {
+				t.Errorf("host %s created %d files, want 2 workers x the largest count %d", h.Host, o.Ops, most)
+			}
+		}
+	}
+	for _, o := range ps.Ops {
+		if strings.HasPrefix(o.Op, "file-") && (o.Ops != create.Ops || o.Errors != 0) {
+			t.Errorf("%s: %d items, %d errors; want the %d created", o.Op, o.Ops, o.Errors, create.Ops)
 		}
 	}
 }

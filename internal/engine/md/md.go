@@ -298,23 +298,7 @@ func (r *run) result() *engine.HostResult {
 		res.Meta["tree"] = pr.p.Tree
 	}
 	if pr.p.Stonewall > 0 && r.total > 0 {
-		// Items per rank at the stonewall, all hosts' ranks where the
-		// hosts exchanged them, as mdtest reports the min and max.
-		for _, c := range []struct {
-			k    opKind
-			of   []int64
-			name string
-		}{{opDirCreate, r.dirsOf, "dir"}, {opFileCreate, r.filesOf, "file"}} {
-			if !slices.Contains(pr.ops, c.k) {
-				continue
-			}
-			of := c.of
-			if !pr.shared {
-				of = of[r.first : r.first+len(r.workers)]
-			}
-			res.Meta["stonewall_"+c.name+"_items_per_rank_min"] = strconv.FormatInt(slices.Min(of), 10)
-			res.Meta["stonewall_"+c.name+"_items_per_rank_max"] = strconv.FormatInt(slices.Max(of), 10)
-		}
+		r.stonewallMeta(res.Meta)
 	}
 	for j, k := range pr.ops {
 		its := r.its[j]
@@ -417,4 +401,40 @@ func joinErrs(errs []string) string {
 		s += "; " + e
 	}
 	return s
+}
+
+// stonewallMeta notes the items per rank at the creates' stonewall (the
+// last iteration's), as mdtest reports them: min and max, and with the
+// wear-out, which the hosts exchanged, their sum and when the stonewall
+// was hit (ns after the create's start).
+func (r *run) stonewallMeta(meta map[string]string) {
+	pr := r.pr
+	for _, c := range []struct {
+		k    opKind
+		of   []int64
+		name string
+	}{{opDirCreate, r.dirsOf, "dir"}, {opFileCreate, r.filesOf, "file"}} {
+		j := slices.Index(pr.ops, c.k)
+		if j < 0 {
+			continue
+		}
+		pfx := "stonewall_" + c.name + "_items"
+		if pr.p.wearsOut() {
+			w := r.walls[j]
+			if w.atNs == 0 {
+				continue // the stonewall was never reached: the run stopped
+			}
+			meta[pfx+"_per_rank_min"] = strconv.FormatInt(w.min, 10)
+			meta[pfx+"_per_rank_max"] = strconv.FormatInt(w.max, 10)
+			meta[pfx+"_sum"] = strconv.FormatInt(w.sum, 10)
+			meta["stonewall_"+c.name+"_hit_ns"] = strconv.FormatInt(w.atNs, 10)
+			continue
+		}
+		of := c.of
+		if !pr.shared {
+			of = of[r.first : r.first+len(r.workers)]
+		}
+		meta[pfx+"_per_rank_min"] = strconv.FormatInt(slices.Min(of), 10)
+		meta[pfx+"_per_rank_max"] = strconv.FormatInt(slices.Max(of), 10)
+	}
 }

@@ -109,8 +109,15 @@ type Params struct {
 	// CPU.
 	Workers int `json:"workers,omitempty"`
 	// Stonewall (-W) ends the create operations after this time; later
-	// operations work on what was created. 0 means no limit.
+	// operations work on what was created. 0 means no limit. With WearOut
+	// (the default, as mdtest's -W and IO500), every worker of every host
+	// then goes on creating, inside the create's time, until it has made
+	// as many items as the rank that made most by the stonewall.
 	Stonewall Duration `json:"stonewall,omitempty"`
+	// WearOut, with a stonewall, makes every rank create up to the largest
+	// count any rank reached by the stonewall (default true); false stops
+	// every rank at the stonewall, each with its own count.
+	WearOut *bool `json:"wear_out,omitempty"`
 	// Random makes stat and read visit items in a random order.
 	Random bool `json:"random"`
 	// Sync flushes every file system of the host (sync(2)) at the end of
@@ -131,6 +138,10 @@ type Params struct {
 	// Seed seeds the random order; 0 picks one from the clock.
 	Seed int64 `json:"seed,omitempty"`
 }
+
+// wearsOut says whether the creates go on after the stonewall to the
+// largest count (Params.WearOut).
+func (p Params) wearsOut() bool { return p.Stonewall > 0 && (p.WearOut == nil || *p.WearOut) }
 
 // strided says whether workers work on other ranks' items after the
 // creates (-N or --rank-stride).
@@ -272,6 +283,8 @@ func (p Params) check() error {
 		return fmt.Errorf("stride (-N) must be 0 to %d, got %d", MaxStride, p.Stride)
 	case p.RankStride < 0 || p.RankStride > MaxStride:
 		return fmt.Errorf("rank_stride (--rank-stride) must be 0 to %d, got %d", MaxStride, p.RankStride)
+	case p.WearOut != nil && p.Stonewall == 0:
+		return errors.New("wear_out (--wear-out) says what happens after the stonewall: give a stonewall (-W) too")
 	case p.Stride > 0 && p.RankStride > 0:
 		return errors.New("stride (-N, in hosts) and rank_stride (--rank-stride, in ranks) both say whose items a worker works on: give one")
 	}

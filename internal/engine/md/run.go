@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -98,11 +99,66 @@ type run struct {
 	// findNewer is the run's start (Unix ns): find matches files modified
 	// after it (-newer), 0 for any.
 	findNewer int64
+	// wearTo is the count every worker creates up to after the stonewall
+	// (the largest any rank made by then), and walls what the ranks of
+	// all hosts had made at the stonewall, per op index (wearOutTo).
+	wearTo int64
+	walls  []stonewallCounts
+}
+
+// stonewallCounts are the items per rank at a create's stonewall, of the
+// ranks of all hosts, and when the hosts learnt them (ns after the
+// create's start), mdtest's "stonewall" figures.
+type stonewallCounts struct {
+	min, max, sum int64
+	atNs          int64
+}
+
+// wearOutTo is the barrier action at a create's stonewall: it takes this
+// host's workers' counts, exchanges them with the other hosts (inside the
+// create's time, as mdtest's MPI_Allreduce is), and sets wearTo to the
+// largest count of any rank.
+func (r *run) wearOutTo() {
+	k := r.pr.ops[r.op]
+	c := stonewallCounts{min: math.MaxInt64}
+	for _, w := range r.workers {
+		c.min, c.max, c.sum = min(c.min, w.done), max(c.max, w.done), c.sum+w.done
+	}
+	r.wearTo = 0
+	if b := r.pr.env.Barrier; b != nil && !r.stop.Load() {
+		data := binary.AppendUvarint(binary.AppendUvarint(binary.AppendUvarint(nil, uint64(c.min)), uint64(c.max)), uint64(c.sum))
+		rel, err := b.Wait(r.ctx, strconv.Itoa(r.iter)+"/"+k.String()+"-stonewall", data)
+		if err != nil {
+			if r.ctx.Err() == nil {
+				r.addErr(k, fmt.Sprintf("%s: stonewall: %v", k, err))
+			}
+			return // the next barrier between hosts fails too, and stops the run
+		}
+		c = stonewallCounts{min: math.MaxInt64}
+		for _, a := range rel.Hosts {
+			var v [3]uint64
+			d, ok := a.Data, !a.Left
+			for i := range v {
+				n := 0
+				if v[i], n = binary.Uvarint(d); n <= 0 {
+					ok = false
+					break
+				}
+				d = d[n:]
+			}
+			if ok {
+				c.min, c.max, c.sum = min(c.min, int64(v[0])), max(c.max, int64(v[1])), c.sum+int64(v[2])
+			}
+		}
+	}
+	c.atNs = mono() - r.startM
+	r.walls[r.op] = c
+	r.wearTo = c.max
 }
 
 func newRun(pr *prepared) (*run, error) {
 	r := &run{pr: pr, iterFd: -1, its: make([][]record.Iteration, len(pr.ops)), cross: make([]uint64, len(pr.ops)),
-		findNewer: runStart(pr.env.RunID)}
+		findNewer: runStart(pr.env.RunID), walls: make([]stonewallCounts, len(pr.ops))}
 	r.bar = barrier{n: pr.workers, release: make(chan struct{}), quit: make(chan struct{})}
 	r.tracksCross = pr.p.strided() || pr.shared && pr.env.Barrier != nil
 	names := make([]string, len(pr.ops))

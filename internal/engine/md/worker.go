@@ -176,21 +176,42 @@ func (w *worker) stage(k opKind) {
 			w.treeOp(opTreeRemove)
 		}
 	case opDirCreate, opFileCreate:
-		w.done = w.eachItem(k, n, false, s, 0)
+		w.done = w.eachItem(k, 0, n, false, s, 0, r.deadline)
+		if r.deadline != 0 && r.pr.p.wearsOut() {
+			w.wearOut(k, s, n)
+		}
 	case opDirStat:
-		w.eachItem(k, r.dirsOf[t], r.pr.p.Random, s, 0)
+		w.eachItem(k, 0, r.dirsOf[t], r.pr.p.Random, s, 0, 0)
 	case opDirRemove:
-		w.eachItem(k, r.dirsOf[t], false, s, 0)
+		w.eachItem(k, 0, r.dirsOf[t], false, s, 0, 0)
 	case opFileStat, opFileRead:
-		w.eachItem(k, r.filesOf[t], r.pr.p.Random, s, 0)
+		w.eachItem(k, 0, r.filesOf[t], r.pr.p.Random, s, 0, 0)
 	case opDirRename:
 		w.renameDirs(r.dirsOf[t], s)
 	case opFileRename:
-		w.done = w.eachItem(k, r.filesOf[t], false, s, 0)
+		w.done = w.eachItem(k, 0, r.filesOf[t], false, s, 0, 0)
 	case opFileRemove:
-		w.eachItem(k, r.filesOf[t], false, s, r.renamedOf[t])
+		w.eachItem(k, 0, r.filesOf[t], false, s, r.renamedOf[t], 0)
 	case opFind:
 		w.find()
+	}
+}
+
+// wearOut is mdtest's stonewall wear-out, inside the create's time: at
+// the stonewall the workers of all hosts learn the largest count any of
+// them made (run.wearOutTo), and each goes on creating until it has made
+// as many, so that every rank ends with the same items, as IO500's
+// mdtest writes do.
+func (w *worker) wearOut(k opKind, s *items, n int64) {
+	r := w.r
+	w.waiting.Store(true)
+	ok := r.bar.wait(r.wearOutTo)
+	w.waiting.Store(false)
+	if !ok || r.stop.Load() || w.err != "" {
+		return
+	}
+	if to := min(r.wearTo, n); w.done < to {
+		w.done = w.eachItem(k, w.done, to, false, s, 0, 0)
 	}
 }
 
@@ -246,14 +267,17 @@ func (w *worker) treeOp(k opKind) {
 // random order, the first renamed of them under their renamed names, and
 // returns how many succeeded before it stopped: at the end, at the
 // stonewall, when the run is stopped, or at the first error.
-func (w *worker) eachItem(k opKind, count int64, random bool, s *items, renamed int64) int64 {
+//
+// It starts at item from (the items before it done already: a wear-out
+// after the stonewall goes on from where the worker stopped) and stops
+// at deadline (mono(), 0: none).
+func (w *worker) eachItem(k opKind, from, count int64, random bool, s *items, renamed, deadline int64) int64 {
 	r := w.r
 	o := w.rec.Op(w.recIdx[k])
 	fds := r.treeFds[s.slot]
 	nodes := int64(len(fds))
 	per, extra := r.pr.p.Items/nodes, r.pr.p.Items%nodes
 	big := extra * (per + 1) // items in the nodes that hold one more
-	deadline := r.deadline
 	var perm permutation
 	if random {
 		perm = newPermutation(count, w.seed+uint64(r.iter)*31+uint64(k))
@@ -265,7 +289,7 @@ func (w *worker) eachItem(k opKind, count int64, random bool, s *items, renamed 
 	}
 	wb, rb := int64(r.pr.p.WriteBytes), int64(r.pr.p.ReadBytes)
 	syncFile := r.pr.p.SyncFile
-	done := int64(0)
+	done := from
 	// One clock reading per operation: an operation's latency runs from the
 	// end of the previous one, so it includes the few tens of nanoseconds of
 	// naming and recording between them. A second reading would cost more
