@@ -307,40 +307,9 @@ func (r *run) result() *engine.HostResult {
 			// earlier iterations cannot be told from the stuck one.
 			continue
 		}
-		tree := k == opTreeCreate || k == opTreeRemove
-		if tree && r.hostRank != 0 {
-			// mdtest counts one tree for all ranks; the first host
-			// reports it, over all hosts' time (treeEnds). A host that
-			// did no tree work has no tree figure, rather than 0.
-			continue
+		if o, ok := r.opResult(res.Meta, j, k); ok {
+			res.Ops = append(res.Ops, o)
 		}
-		lists := make([][]record.OpStats, len(r.workers))
-		for i, w := range r.workers {
-			lists[i] = []record.OpStats{w.rec.Stats(j, k.String())}
-		}
-		o := record.CombineAll(lists...)[0]
-		var cpu int64
-		for _, w := range r.workers {
-			cpu += w.cpu[j]
-		}
-		if o.Ops > 0 && cpu > 0 {
-			res.Meta["cpu_ns_per_op_"+k.String()] = strconv.FormatInt(cpu/int64(o.Ops), 10)
-		}
-		o.Iterations = its
-		if tree {
-			// The latencies are of every directory made; the count is
-			// one tree's, as mdtest counts it.
-			o.Ops = 0
-			for _, it := range its {
-				o.Ops += it.Items
-			}
-		}
-		o.StartNs, o.EndNs = its[0].StartNs, its[len(its)-1].EndNs
-		if r.tracksCross && touchesOthers(k) {
-			n := r.cross[j]
-			o.CrossHost = &n
-		}
-		res.Ops = append(res.Ops, o)
 	}
 	if len(r.latSecs) > 0 {
 		if b, err := record.EncodeLatSeconds(r.latSecs); err == nil {
@@ -355,28 +324,7 @@ func (r *run) result() *engine.HostResult {
 	}
 	res.Meta["raw_syscall_workers"] = strconv.Itoa(raw)
 	if j := slices.Index(pr.ops, opFind); j >= 0 {
-		var found uint64
-		lo, hi := uint64(1<<63), uint64(0)
-		for _, w := range r.workers {
-			found += w.found
-			n := w.rec.Stats(j, "find").Ops
-			lo, hi = min(lo, n), max(hi, n)
-		}
-		// How evenly the walk was shared: entries checked per worker.
-		res.Meta["find_entries_per_worker_min"] = strconv.FormatUint(lo, 10)
-		res.Meta["find_entries_per_worker_max"] = strconv.FormatUint(hi, 10)
-		for i := range res.Ops {
-			if res.Ops[i].Op == "find" {
-				res.Ops[i].Found = &found
-			}
-		}
-		res.Meta["find_found"] = strconv.FormatUint(found, 10)
-		res.Meta["find_name"] = pr.p.FindName
-		res.Meta["find_size"] = strconv.FormatInt(pr.p.findSize(), 10)
-		res.Meta["find_in"] = cmp.Or(pr.p.FindIn, FindInTree)
-		if r.findNewer != 0 {
-			res.Meta["find_newer_than_ns"] = strconv.FormatInt(r.findNewer, 10)
-		}
+		r.findMeta(res, j)
 	}
 	if pr.env.Barrier != nil {
 		// How late this host began a stage after the hosts' common start
@@ -437,4 +385,73 @@ func (r *run) stonewallMeta(meta map[string]string) {
 		meta[pfx+"_per_rank_min"] = strconv.FormatInt(slices.Min(of), 10)
 		meta[pfx+"_per_rank_max"] = strconv.FormatInt(slices.Max(of), 10)
 	}
+}
+
+// findMeta notes what find matched and how evenly the workers shared its
+// walk (entries checked per worker), and gives the find operation (op
+// index j) its found count.
+func (r *run) findMeta(res *engine.HostResult, j int) {
+	p := r.pr.p
+	var found uint64
+	lo, hi := uint64(1<<63), uint64(0)
+	for _, w := range r.workers {
+		found += w.found
+		n := w.rec.Stats(j, "find").Ops
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	res.Meta["find_entries_per_worker_min"] = strconv.FormatUint(lo, 10)
+	res.Meta["find_entries_per_worker_max"] = strconv.FormatUint(hi, 10)
+	for i := range res.Ops {
+		if res.Ops[i].Op == "find" {
+			res.Ops[i].Found = &found
+		}
+	}
+	res.Meta["find_found"] = strconv.FormatUint(found, 10)
+	res.Meta["find_name"] = p.FindName
+	res.Meta["find_size"] = strconv.FormatInt(p.findSize(), 10)
+	res.Meta["find_in"] = cmp.Or(p.FindIn, FindInTree)
+	if r.findNewer != 0 {
+		res.Meta["find_newer_than_ns"] = strconv.FormatInt(r.findNewer, 10)
+	}
+}
+
+// opResult merges the workers' figures of operation k (op index j), with
+// its iterations, and notes its CPU cost per operation in meta. It says
+// false for a tree operation on a host other than the first.
+func (r *run) opResult(meta map[string]string, j int, k opKind) (record.OpStats, bool) {
+	its := r.its[j]
+	tree := k == opTreeCreate || k == opTreeRemove
+	if tree && r.hostRank != 0 {
+		// mdtest counts one tree for all ranks; the first host
+		// reports it, over all hosts' time (treeEnds). A host that
+		// did no tree work has no tree figure, rather than 0.
+		return record.OpStats{}, false
+	}
+	lists := make([][]record.OpStats, len(r.workers))
+	for i, w := range r.workers {
+		lists[i] = []record.OpStats{w.rec.Stats(j, k.String())}
+	}
+	o := record.CombineAll(lists...)[0]
+	var cpu int64
+	for _, w := range r.workers {
+		cpu += w.cpu[j]
+	}
+	if o.Ops > 0 && cpu > 0 {
+		meta["cpu_ns_per_op_"+k.String()] = strconv.FormatInt(cpu/int64(o.Ops), 10)
+	}
+	o.Iterations = its
+	if tree {
+		// The latencies are of every directory made; the count is
+		// one tree's, as mdtest counts it.
+		o.Ops = 0
+		for _, it := range its {
+			o.Ops += it.Items
+		}
+	}
+	o.StartNs, o.EndNs = its[0].StartNs, its[len(its)-1].EndNs
+	if r.tracksCross && touchesOthers(k) {
+		n := r.cross[j]
+		o.CrossHost = &n
+	}
+	return o, true
 }
