@@ -115,7 +115,7 @@ func (a *agentsFlag) Type() string { return "stringArray" }
 
 func (a *agentsFlag) String() string {
 	if len(a.o.Agents) == 0 {
-		return "[]"
+		return "" // no "(default [])" in the help
 	}
 	return "[" + strings.Join(a.o.Agents, ",") + "]"
 }
