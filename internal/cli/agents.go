@@ -13,7 +13,11 @@ import (
 // AgentsOptions are the controller's flags shared by run, fio, md and s3:
 // which agents run the phases and how to reach them.
 type AgentsOptions struct {
-	Agents     []string
+	Agents []string
+	// agentsAt is, for each --agents value, how many HOST arguments came
+	// before it on the command line, so that hosts are numbered (ranks,
+	// neighbours) in the order they were given, whichever way.
+	agentsAt   []int
 	AgentsFile string
 	// Hostfile is an MPI hostfile: MPICH's host:slots or Open MPI's host
 	// slots=N; agents listen on the default port there.
@@ -44,8 +48,11 @@ const DefaultMaxErrorShare = 5.0
 
 // AddFlags registers the options' flags.
 func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
-	// A string array, not a slice: pflag would cut "node[01-16,20]" at its comma.
-	f.StringArrayVar(&o.Agents, "agents", nil, "agents to run on, host[:port] (default port 7761); comma lists, ranges and Slurm lists: client{1...8}:7761, node[01-16,20]:7761")
+	// A string array, not a slice: pflag would cut "node[01-16,20]" at its
+	// comma. It notes where among the HOST arguments each value came:
+	// "--agents a:1 a:2 a:3" (the shell's a:{1,2,3}) gives a:1 to --agents
+	// and the rest as arguments, and they run in that order.
+	f.Var(&agentsFlag{o: o, f: f}, "agents", "agents to run on, host[:port] (default port 7761); comma lists, ranges and Slurm lists: client{1...8}:7761, node[01-16,20]:7761; hosts are numbered in the order given, with HOST arguments")
 	f.StringVar(&o.AgentsFile, "agents-file", "", "file listing agents: host[:port], ranges or Slurm lists per line, optionally followed by slots=N (md workers per host); # comments")
 	f.StringVar(&o.Hostfile, "hostfile", "", "MPI hostfile (as mpiexec -f, mpirun --hostfile): MPICH host:slots or Open MPI host slots=N; slots become md workers per host; agents on port 7761")
 	f.StringVar(&o.TokenFile, "token-file", "", "file holding the agents' shared token")
@@ -82,12 +89,58 @@ func (o AgentsOptions) runAgents(st *State, args []string) (run.Agents, error) {
 	if o.AllowPartial && !a.SSH {
 		return a, usageErr("--allow-partial is for agents storbench starts: give --ssh or --launcher")
 	}
-	entries, err := cluster.HostEntries(args, o.Agents, o.AgentsFile, o.Hostfile)
+	entries, err := cluster.HostEntries(o.inOrder(args), nil, o.AgentsFile, o.Hostfile)
 	if err != nil {
 		return a, asUsage(err)
 	}
 	a.Hosts = entries
 	return a, nil
+}
+
+// agentsFlag is --agents: a string array that notes how many HOST
+// arguments the command line gave before each value. pflag parses in
+// order and keeps the arguments it has passed in Args.
+type agentsFlag struct {
+	o *AgentsOptions
+	f *pflag.FlagSet
+}
+
+func (a *agentsFlag) Set(v string) error {
+	a.o.Agents = append(a.o.Agents, v)
+	a.o.agentsAt = append(a.o.agentsAt, len(a.f.Args()))
+	return nil
+}
+
+func (a *agentsFlag) Type() string { return "stringArray" }
+
+func (a *agentsFlag) String() string {
+	if len(a.o.Agents) == 0 {
+		return "" // no "(default [])" in the help
+	}
+	return "[" + strings.Join(a.o.Agents, ",") + "]"
+}
+
+// inOrder is the hosts of the command line in the order they were given:
+// HOST arguments and --agents values interleaved as typed. Without the
+// positions (options built in code, a suite's hosts) the arguments come
+// first.
+func (o AgentsOptions) inOrder(args []string) []string {
+	at := o.agentsAt
+	if len(at) != len(o.Agents) {
+		at = make([]int, len(o.Agents))
+		for i := range at {
+			at[i] = len(args)
+		}
+	}
+	out := make([]string, 0, len(args)+len(o.Agents))
+	j := 0
+	for i, a := range args {
+		for ; j < len(o.Agents) && at[j] <= i; j++ {
+			out = append(out, o.Agents[j])
+		}
+		out = append(out, a)
+	}
+	return append(out, o.Agents[j:]...)
 }
 
 // The launchers --launcher names.

@@ -264,8 +264,11 @@ func s3PhaseHasKeys(ph engine.Phase) bool {
 	return json.Unmarshal(ph.Params, &p) == nil && p.AccessKey != "" && p.SecretKey != ""
 }
 
-// agentsOf applies the suite's drop_caches to the agent settings.
+// agentsOf applies the suite's drop_caches to the agent settings. The
+// suite's agents: list comes before --agents (run's argument is the
+// suite, not a host).
 func agentsOf(a AgentsOptions, s *suite.Suite) AgentsOptions {
 	a.DropCaches = a.DropCaches || s.DropCaches
+	a.agentsAt = nil
 	return a
 }
