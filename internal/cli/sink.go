@@ -36,6 +36,11 @@ func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.R
 				err = jerr
 			}
 		}
+		if w.Format != "" {
+			if ferr := printFieldFormat(st.Stdout, res.Folder.Path, w.Format); ferr != nil && err == nil {
+				err = ferr
+			}
+		}
 	}
 	return res, runExit(err)
 }
