@@ -42,6 +42,10 @@ type AgentServeOptions struct {
 	// interface (unless --listen says otherwise) and announces its node,
 	// task and port on stdout for the launcher.
 	Slurm bool
+	// MPI marks an agent started by --launcher mpiexec as one rank of an
+	// MPICH job: as with --slurm, plus its token and keys come from rank
+	// 0's stdin through the job, and it stops with the job.
+	MPI bool
 	// ClockSkew is a test hook: the agent's clock looks this far off.
 	ClockSkew time.Duration
 	// MetricsListen serves the agent's Prometheus metrics there ("":
@@ -62,6 +66,7 @@ func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.Stdin, "stdin", false, "read the token from stdin's first line and exit when stdin closes (used by --ssh)")
 	f.StringVar(&o.MetricsListen, "metrics-listen", "", "serve Prometheus metrics under /metrics at this address (a bare :PORT is loopback, unauthenticated; any other address requires the --token-file token as a bearer token)")
 	f.BoolVar(&o.Slurm, "slurm", false, "run as a task of a Slurm job step (used by --launcher slurm): listen on a free port on every interface and print its node, task and port")
+	f.BoolVar(&o.MPI, "mpi", false, "run as a rank of an MPICH mpiexec job (used by --launcher mpiexec): listen on a free port on every interface and print its rank and port")
 	f.DurationVar(&o.ClockSkew, "test-clock-skew", 0, "test hook: make this agent's clock look off by this much")
 	_ = f.MarkHidden("test-clock-skew")
 	zeroMeans(f, "test-clock-skew", "no skew")
@@ -101,7 +106,7 @@ over ssh's stdin instead.`,
   storbench fio -d /mnt/weka --token-file ~/.storbench-token client{1...8}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.Slurm && !cmd.Flags().Changed("listen") {
+			if (o.Slurm || o.MPI) && !cmd.Flags().Changed("listen") {
 				o.Listen = ":0"
 			}
 			return runAgent(cmd.Context(), st, o, nil)
@@ -154,6 +159,11 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 	fmt.Fprintf(st.Stdout, "storbench agent %s listening on %s (protocol %d, %s)\n", version(), ln.Addr(), cluster.Protocol, scheme)
 	if announce != nil {
 		fmt.Fprintln(st.Stdout, announce(ln.Addr().(*net.TCPAddr).Port))
+	}
+	if c.mpi != nil {
+		defer c.mpi.Close()
+		fmt.Fprintln(st.Stdout, c.mpi.Announce(hostname(), ln.Addr().(*net.TCPAddr).Port))
+		go func() { <-c.mpi.Done(); cancel() }()
 	}
 	if ready != nil {
 		ready(ln.Addr().String())
@@ -214,6 +224,8 @@ type agentConfig struct {
 	tls   *tls.Config
 	keys  engine.Credentials
 	stdin *bufio.Reader
+	// mpi is the job this agent is a rank of (--mpi).
+	mpi *cluster.MPIRank
 }
 
 // config reads the token (from --token-file, or stdin's first line with
@@ -232,6 +244,14 @@ func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 	envKeys, envErr := env.keys("", "")
 	c.keys = envKeys
 	switch {
+	case o.MPI:
+		if c.mpi, err = cluster.JoinMPI(st.getenv, os.Stdin); err != nil {
+			return c, asUsage(err)
+		}
+		c.token = c.mpi.Token
+		if c.mpi.Credentials.Complete() {
+			c.keys = c.mpi.Credentials
+		}
 	case o.Stdin:
 		c.stdin = bufio.NewReader(os.Stdin)
 		var keys engine.Credentials
