@@ -129,9 +129,10 @@ type mpiJob struct {
 // fails, so it is all ranks or none.
 func (l *MPIExecLauncher) Start(ctx context.Context, launch Launch) (Started, error) {
 	cmd := exec.Command(l.Program, l.args(launch.Binary)...)
-	// Its own process group: a terminal's Ctrl-C reaches the controller,
-	// which lets the agents end their phase and clean up, not mpiexec,
-	// which would kill them.
+	// Its own process group: a terminal's Ctrl-C reaches the controller
+	// alone, which stops the agents the one way every launcher does (their
+	// stdin ends: each ends its phase and cleans up), whatever mpiexec
+	// would do with the signal.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Env = withoutKeys(os.Environ())
 	stdin, err := cmd.StdinPipe()
