@@ -78,6 +78,8 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 			[]string{"--launcher mpiexec", "node1:7761", "without a port", "host:N"}},
 		{"--launcher mpiexec where it is missing", []string{"md", "-d", tmp, "-n", "5", "--launcher", "mpiexec", "node1"}, map[string]string{"STORBENCH_MPIEXEC": "/nonexistent/mpiexec"}, false,
 			[]string{"--launcher mpiexec", "/nonexistent/mpiexec not found", "apt-get install mpich", "STORBENCH_MPIEXEC"}},
+		{"agent --mpi outside mpiexec", []string{"agent", "--mpi"}, nil, false,
+			[]string{"--mpi", "not a rank of an MPICH mpiexec job", "--launcher mpiexec"}},
 		{"mpiexec's ranks fewer than the suite's hosts sweep", []string{"run", sweep, "--launcher", "mpiexec", "--agents", "localhost"}, nil, false,
 			[]string{"phase", "wants 2 hosts, but --launcher mpiexec starts 1 agents"}},
 		{"--allow-partial without a launcher", []string{"md", "-d", tmp, "-n", "5", "--allow-partial", "node1"}, nil, false,
