@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -82,7 +83,7 @@ func (o AgentsOptions) runAgents(st *State, args []string) (run.Agents, error) {
 	case o.SSH:
 		name = "ssh"
 	}
-	newLauncher, known := launchers[name]
+	kind, known := launchers[name]
 	if name != "" && !known {
 		return a, usageErr("--launcher %q: want %s", name, strings.Join(slices.Sorted(maps.Keys(launchers)), ", "))
 	}
@@ -97,7 +98,7 @@ func (o AgentsOptions) runAgents(st *State, args []string) (run.Agents, error) {
 	if name == "" {
 		return a, nil
 	}
-	a.Launcher, err = newLauncher(cluster.LaunchConfig{Hosts: entries, Getenv: st.getenv, SSHUser: o.SSHUser, SSHOpts: strings.Fields(o.SSHOpts)})
+	a.Launcher, err = kind.new(cluster.LaunchConfig{Hosts: entries, Getenv: st.getenv, SSHUser: o.SSHUser, SSHOpts: strings.Fields(o.SSHOpts)})
 	if err != nil {
 		return a, asUsage(err)
 	}
@@ -107,12 +108,17 @@ func (o AgentsOptions) runAgents(st *State, args []string) (run.Agents, error) {
 	return a, nil
 }
 
-// launchers are the launchers --launcher names, each built from the hosts
-// and flags given; a new launcher is its file in cluster and a line here.
-var launchers = map[string]func(cluster.LaunchConfig) (cluster.Launcher, error){
-	"ssh":     cluster.NewSSHLauncher,
-	"slurm":   cluster.NewSlurmLauncher,
-	"mpiexec": cluster.NewMPIExecLauncher,
+// launchers are the launchers --launcher names: each is built from the
+// hosts and flags given and, when its agents learn something from it, has
+// an agent side (agent --launched-by NAME). A new launcher is its file in
+// cluster and a line here.
+var launchers = map[string]struct {
+	new  func(cluster.LaunchConfig) (cluster.Launcher, error)
+	join func(getenv func(string) string, stdin io.Reader) (cluster.AgentSide, error)
+}{
+	"ssh":     {new: cluster.NewSSHLauncher},
+	"slurm":   {new: cluster.NewSlurmLauncher},
+	"mpiexec": {new: cluster.NewMPIExecLauncher, join: cluster.JoinMPI},
 }
 
 // remote reports that the options name agents, so the phases may run on

@@ -42,10 +42,10 @@ type AgentServeOptions struct {
 	// interface (unless --listen says otherwise) and announces its node,
 	// task and port on stdout for the launcher.
 	Slurm bool
-	// MPI marks an agent started by --launcher mpiexec as one rank of an
-	// MPICH job: as with --slurm, plus its token and keys come from rank
-	// 0's stdin through the job, and it stops with the job.
-	MPI bool
+	// LaunchedBy names the launcher that started this agent, when its
+	// agents learn their token and keys from it and announce their port
+	// (mpiexec: one rank of an MPICH job); it listens as with --slurm.
+	LaunchedBy string
 	// ClockSkew is a test hook: the agent's clock looks this far off.
 	ClockSkew time.Duration
 	// MetricsListen serves the agent's Prometheus metrics there ("":
@@ -66,7 +66,7 @@ func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.Stdin, "stdin", false, "read the token from stdin's first line and exit when stdin closes (used by --ssh)")
 	f.StringVar(&o.MetricsListen, "metrics-listen", "", "serve Prometheus metrics under /metrics at this address (a bare :PORT is loopback, unauthenticated; any other address requires the --token-file token as a bearer token)")
 	f.BoolVar(&o.Slurm, "slurm", false, "run as a task of a Slurm job step (used by --launcher slurm): listen on a free port on every interface and print its node, task and port")
-	f.BoolVar(&o.MPI, "mpi", false, "run as a rank of an MPICH mpiexec job (used by --launcher mpiexec): listen on a free port on every interface and print its rank and port")
+	f.StringVar(&o.LaunchedBy, "launched-by", "", "run as started by this --launcher (mpiexec: a rank of an MPICH job, used by --launcher mpiexec): get the token from it, listen on a free port on every interface and print that port")
 	f.DurationVar(&o.ClockSkew, "test-clock-skew", 0, "test hook: make this agent's clock look off by this much")
 	_ = f.MarkHidden("test-clock-skew")
 	zeroMeans(f, "test-clock-skew", "no skew")
@@ -106,7 +106,7 @@ over ssh's stdin instead.`,
   storbench fio -d /mnt/weka --token-file ~/.storbench-token client{1...8}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (o.Slurm || o.MPI) && !cmd.Flags().Changed("listen") {
+			if (o.Slurm || o.LaunchedBy != "") && !cmd.Flags().Changed("listen") {
 				o.Listen = ":0"
 			}
 			return runAgent(cmd.Context(), st, o, nil)
@@ -160,10 +160,10 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 	if announce != nil {
 		fmt.Fprintln(st.Stdout, announce(ln.Addr().(*net.TCPAddr).Port))
 	}
-	if c.mpi != nil {
-		defer c.mpi.Close()
-		fmt.Fprintln(st.Stdout, c.mpi.Announce(hostname(), ln.Addr().(*net.TCPAddr).Port))
-		go func() { <-c.mpi.Done(); cancel() }()
+	if c.side != nil {
+		defer c.side.Close()
+		fmt.Fprintln(st.Stdout, c.side.Announce(hostname(), ln.Addr().(*net.TCPAddr).Port))
+		go func() { <-c.side.Done(); cancel() }()
 	}
 	if ready != nil {
 		ready(ln.Addr().String())
@@ -224,8 +224,9 @@ type agentConfig struct {
 	tls   *tls.Config
 	keys  engine.Credentials
 	stdin *bufio.Reader
-	// mpi is the job this agent is a rank of (--mpi).
-	mpi *cluster.MPIRank
+	// side is the agent's part in the launcher that started it
+	// (--launched-by).
+	side cluster.AgentSide
 }
 
 // config reads the token (from --token-file, or stdin's first line with
@@ -244,13 +245,17 @@ func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 	envKeys, envErr := env.keys("", "")
 	c.keys = envKeys
 	switch {
-	case o.MPI:
-		if c.mpi, err = cluster.JoinMPI(st.getenv, os.Stdin); err != nil {
+	case o.LaunchedBy != "":
+		join := launchers[o.LaunchedBy].join
+		if join == nil {
+			return c, usageErr("--launched-by %q: no launcher by that name starts its agents so", o.LaunchedBy)
+		}
+		if c.side, err = join(st.getenv, os.Stdin); err != nil {
 			return c, asUsage(err)
 		}
-		c.token = c.mpi.Token
-		if c.mpi.Credentials.Complete() {
-			c.keys = c.mpi.Credentials
+		var keys engine.Credentials
+		if c.token, keys = c.side.Secrets(); keys.Complete() {
+			c.keys = keys
 		}
 	case o.Stdin:
 		c.stdin = bufio.NewReader(os.Stdin)

@@ -119,3 +119,19 @@ type LaunchConfig struct {
 type Slotted interface {
 	StartsSlots()
 }
+
+// AgentSide is the agent's half of a launcher whose agents learn
+// something from it at start (agent --launched-by NAME): mpiexec's ranks
+// get the token and keys from rank 0 through the job. The CLI's launcher
+// table pairs it with the launcher, so a new launcher is still its file and
+// one line.
+type AgentSide interface {
+	// Secrets are the run's token and S3 keys the launcher sent.
+	Secrets() (token string, keys engine.Credentials)
+	// Announce is the line telling the launcher the agent's port.
+	Announce(host string, port int) string
+	// Done is closed when the launcher lets the agent go.
+	Done() <-chan struct{}
+	// Close ends the agent's part in the launcher's job.
+	Close()
+}

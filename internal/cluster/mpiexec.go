@@ -18,7 +18,7 @@ import (
 	"github.com/storbench/storbench/internal/hosts"
 )
 
-// MPIExecLauncher starts one `storbench agent --mpi` per slot of its hosts
+// MPIExecLauncher starts one `storbench agent --launched-by mpiexec` per slot of its hosts
 // (one per host without slots) as the ranks of one job of MPICH's mpiexec
 // (Hydra), as HPC sites start everything; ranks follow the hosts in the
 // order given, a host's slots together. Rank 0 gets the run's token and
@@ -40,9 +40,10 @@ type MPIExecLauncher struct {
 }
 
 var (
-	_ Launcher = (*MPIExecLauncher)(nil)
-	_ Slotted  = (*MPIExecLauncher)(nil)
-	_ Ender    = (*mpiJob)(nil)
+	_ Launcher  = (*MPIExecLauncher)(nil)
+	_ Slotted   = (*MPIExecLauncher)(nil)
+	_ Ender     = (*mpiJob)(nil)
+	_ AgentSide = (*MPIRank)(nil)
 )
 
 // EnvMPIExec names the mpiexec program of --launcher mpiexec.
@@ -111,7 +112,7 @@ func (l *MPIExecLauncher) args(binary string) []string {
 	for i, e := range l.Hosts {
 		list[i] = e.Host + ":" + strconv.Itoa(max(e.Slots, 1))
 	}
-	return []string{"-hosts", strings.Join(list, ","), "-n", strconv.Itoa(l.Planned()), binary, "agent", "--mpi"}
+	return []string{"-hosts", strings.Join(list, ","), "-n", strconv.Itoa(l.Planned()), binary, "agent", "--launched-by", "mpiexec"}
 }
 
 // mpiJob is the mpiexec job running a run's agents.
@@ -307,7 +308,7 @@ func withoutKeys(env []string) []string {
 	return out
 }
 
-// MPIAnnounce is the line an agent started with --mpi prints once it
+// MPIAnnounce is the line an agent started by mpiexec prints once it
 // listens: its rank, its rank on its host, its host's name and its port.
 const MPIAnnounce = "storbench-mpi-agent"
 

@@ -18,7 +18,7 @@ func TestMPIExecRanksFollowTheHosts(t *testing.T) {
 		t.Fatalf("planned %d agents, want 6", l.Planned())
 	}
 	args := strings.Join(l.args("/opt/storbench"), " ")
-	if args != "-hosts n9:2,n1:1,n5:3 -n 6 /opt/storbench agent --mpi" {
+	if args != "-hosts n9:2,n1:1,n5:3 -n 6 /opt/storbench agent --launched-by mpiexec" {
 		t.Errorf("mpiexec %s", args)
 	}
 	got := map[int]mpiAnnouncement{}

@@ -13,7 +13,8 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 )
 
-// MPIRank is an agent started by --launcher mpiexec (agent --mpi), as one
+// MPIRank is an agent started by --launcher mpiexec (agent --launched-by
+// mpiexec), as one
 // rank of the job: it knows its rank from MPICH's Hydra (PMI_RANK,
 // PMI_SIZE, MPI_LOCALRANKID) and speaks PMI-1 with Hydra's proxy over
 // PMI_FD, to share what rank 0 read on stdin and to learn when to stop.
@@ -21,9 +22,9 @@ type MPIRank struct {
 	// Rank, Size and LocalRank are the rank, the job's ranks and the
 	// rank's place among its host's ranks.
 	Rank, Size, LocalRank int
-	// Token and Credentials are what the launcher sent on stdin.
-	Token       string
-	Credentials engine.Credentials
+	// token and keys are what the launcher sent on stdin.
+	token string
+	keys  engine.Credentials
 
 	pmi  *pmiConn
 	stop chan struct{}
@@ -40,45 +41,45 @@ const stdinChunk = 400
 // every rank waits at a barrier, the others get them. Then every rank but
 // 0 enters the stop barrier, which rank 0 enters when its stdin ends: Done
 // is closed when it completes, or when Hydra's proxy goes away.
-func JoinMPI(getenv func(string) string, stdin io.Reader) (*MPIRank, error) {
+func JoinMPI(getenv func(string) string, stdin io.Reader) (AgentSide, error) {
 	rank, err1 := strconv.Atoi(getenv("PMI_RANK"))
 	size, err2 := strconv.Atoi(getenv("PMI_SIZE"))
 	fd, err3 := strconv.Atoi(getenv("PMI_FD"))
 	if err1 != nil || err2 != nil || err3 != nil || rank < 0 || rank >= size || fd < 3 {
-		return nil, errors.New("--mpi: this is not a rank of an MPICH mpiexec job (PMI_RANK, PMI_SIZE, PMI_FD): --mpi is for agents started by --launcher mpiexec")
+		return nil, errors.New("--launched-by mpiexec: this is not a rank of an MPICH mpiexec job (PMI_RANK, PMI_SIZE, PMI_FD): it is for agents started by --launcher mpiexec")
 	}
 	local, _ := strconv.Atoi(getenv("MPI_LOCALRANKID"))
 	f := os.NewFile(uintptr(fd), "pmi")
 	m := &MPIRank{Rank: rank, Size: size, LocalRank: local, pmi: &pmiConn{w: f, r: bufio.NewReader(f)}, stop: make(chan struct{})}
 	kvs, err := m.pmi.init()
 	if err != nil {
-		return nil, fmt.Errorf("--mpi: PMI: %v", err)
+		return nil, fmt.Errorf("--launched-by mpiexec: PMI: %v", err)
 	}
 	var in *bufio.Reader
 	if rank == 0 {
 		in = bufio.NewReader(stdin)
-		if m.Token, m.Credentials, err = ReadStdin(in); err != nil {
+		if m.token, m.keys, err = ReadStdin(in); err != nil {
 			return nil, err
 		}
-		msg := hex.EncodeToString([]byte(stdinMessage(m.Token, m.Credentials)))
+		msg := hex.EncodeToString([]byte(stdinMessage(m.token, m.keys)))
 		n := 0
 		for ; len(msg) > 0; n++ {
 			part := msg[:min(len(msg), 2*stdinChunk)]
 			msg = msg[len(part):]
 			if err := m.pmi.put(kvs, "storbench-stdin-"+strconv.Itoa(n), part); err != nil {
-				return nil, fmt.Errorf("--mpi: PMI: %v", err)
+				return nil, fmt.Errorf("--launched-by mpiexec: PMI: %v", err)
 			}
 		}
 		if err := m.pmi.put(kvs, "storbench-stdin-n", strconv.Itoa(n)); err != nil {
-			return nil, fmt.Errorf("--mpi: PMI: %v", err)
+			return nil, fmt.Errorf("--launched-by mpiexec: PMI: %v", err)
 		}
 	}
 	if err := m.pmi.barrier(); err != nil {
-		return nil, fmt.Errorf("--mpi: PMI: %v", err)
+		return nil, fmt.Errorf("--launched-by mpiexec: PMI: %v", err)
 	}
 	if rank != 0 {
 		if err := m.fetch(kvs); err != nil {
-			return nil, fmt.Errorf("--mpi: PMI: %v", err)
+			return nil, fmt.Errorf("--launched-by mpiexec: PMI: %v", err)
 		}
 	}
 	go m.watch(in)
@@ -107,7 +108,7 @@ func (m *MPIRank) fetch(kvs string) error {
 	if err != nil {
 		return err
 	}
-	m.Token, m.Credentials, err = ReadStdin(bufio.NewReader(strings.NewReader(string(b))))
+	m.token, m.keys, err = ReadStdin(bufio.NewReader(strings.NewReader(string(b))))
 	return err
 }
 
@@ -122,6 +123,9 @@ func (m *MPIRank) watch(in *bufio.Reader) {
 		m.clean = true
 	}
 }
+
+// Secrets are the token and keys the launcher sent.
+func (m *MPIRank) Secrets() (string, engine.Credentials) { return m.token, m.keys }
 
 // Done is closed when the agent is to stop: the launcher closed mpiexec's
 // stdin, or the job is going away.
