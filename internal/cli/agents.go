@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,8 +30,9 @@ type AgentsOptions struct {
 	TLSKey    string
 	TLSCA     string
 	SSH       bool
-	// Launcher starts the agents: "ssh" (as --ssh) or "slurm" (srun, one
-	// agent per task of the Slurm allocation storbench runs in).
+	// Launcher starts the agents: "ssh" (as --ssh), "slurm" (srun, one
+	// agent per task of the Slurm allocation storbench runs in) or
+	// "mpiexec" (MPICH's, one agent per rank).
 	Launcher string
 	// AllowPartial runs on the agents that started when some did not.
 	AllowPartial bool
@@ -60,7 +64,7 @@ func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.TLSKey, "tls-key", "", "the client certificate's key (PEM)")
 	f.StringVar(&o.TLSCA, "tls-ca", "", "connect to agents over HTTPS, trusting this CA (PEM)")
 	f.BoolVar(&o.SSH, "ssh", false, "start the agent on every host with ssh (copying this binary when the host lacks it) and stop it at the end")
-	f.StringVar(&o.Launcher, "launcher", "", "start the agents and stop them at the end: ssh (as --ssh) or slurm (inside salloc or sbatch: srun starts one agent per task of the allocation)")
+	f.StringVar(&o.Launcher, "launcher", "", "start the agents and stop them at the end: ssh (as --ssh), slurm (inside salloc or sbatch: srun starts one agent per task of the allocation) or mpiexec (MPICH's mpiexec starts one agent per slot of the hosts, as MPI ranks; $STORBENCH_MPIEXEC names the program)")
 	f.BoolVar(&o.AllowPartial, "allow-partial", false, "with --ssh or --launcher: run on the agents that started when some host's agent did not (default: refuse the run before any load)")
 	f.StringVar(&o.SSHUser, "ssh-user", "", "user for --ssh (default: ssh's own choice)")
 	f.StringVar(&o.SSHOpts, "ssh-opts", "", "extra ssh options for --ssh, e.g. \"-J jump -i key\"")
@@ -72,21 +76,25 @@ func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
 }
 
 // runAgents gathers the hosts of a run from HOST arguments, --agents,
-// --agents-file and --hostfile, with the flags that say how to reach them.
+// --agents-file and --hostfile, with the flags that say how to reach them
+// or the launcher that starts their agents.
 func (o AgentsOptions) runAgents(st *State, args []string) (run.Agents, error) {
 	a := run.Agents{
 		TokenFile: o.TokenFile, TLSCert: o.TLSCert, TLSKey: o.TLSKey, TLSCA: o.TLSCA,
-		SSH: o.SSH || o.Launcher == launcherSSH, SSHUser: o.SSHUser, SSHOpts: strings.Fields(o.SSHOpts),
 		DropCaches: o.DropCaches, MaxClockOffset: o.MaxClockOffset, AllowPartial: o.AllowPartial,
 	}
-	switch o.Launcher {
-	case "", launcherSSH:
-	case launcherSlurm:
-		return o.slurmAgents(st, a, args)
-	default:
-		return a, usageErr("--launcher %q: want ssh or slurm", o.Launcher)
+	name := o.Launcher
+	switch {
+	case o.SSH && name != "" && name != "ssh":
+		return a, usageErr("--launcher %s and --ssh both say how agents start: give one", name)
+	case o.SSH:
+		name = "ssh"
 	}
-	if o.AllowPartial && !a.SSH {
+	kind, known := launchers[name]
+	if name != "" && !known {
+		return a, usageErr("--launcher %q: want %s", name, strings.Join(slices.Sorted(maps.Keys(launchers)), ", "))
+	}
+	if o.AllowPartial && name == "" {
 		return a, usageErr("--allow-partial is for agents storbench starts: give --ssh or --launcher")
 	}
 	entries, err := cluster.HostEntries(o.inOrder(args), nil, o.AgentsFile, o.Hostfile)
@@ -94,7 +102,36 @@ func (o AgentsOptions) runAgents(st *State, args []string) (run.Agents, error) {
 		return a, asUsage(err)
 	}
 	a.Hosts = entries
+	if name == "" {
+		return a, nil
+	}
+	a.Launcher, err = kind.new(cluster.LaunchConfig{Hosts: entries, Getenv: st.getenv, SSHUser: o.SSHUser, SSHOpts: strings.Fields(o.SSHOpts)})
+	if err != nil {
+		return a, asUsage(err)
+	}
+	if _, ok := a.Launcher.(cluster.Slotted); ok {
+		a.Hosts = nil // the slots are the launcher's agents, not md workers
+	}
 	return a, nil
+}
+
+// launchers are the launchers --launcher names: each is built from the
+// hosts and flags given and, when its agents learn something from it, has
+// an agent side (agent --launched-by NAME). A new launcher is its file in
+// cluster and a line here.
+var launchers = map[string]struct {
+	new  func(cluster.LaunchConfig) (cluster.Launcher, error)
+	join func(getenv func(string) string, stdin io.Reader) (cluster.AgentSide, error)
+}{
+	"ssh":     {new: cluster.NewSSHLauncher},
+	"slurm":   {new: cluster.NewSlurmLauncher},
+	"mpiexec": {new: cluster.NewMPIExecLauncher, join: cluster.JoinMPI},
+}
+
+// remote reports that the options name agents, so the phases may run on
+// other machines (which hold their own S3 keys).
+func (o AgentsOptions) remote() bool {
+	return len(o.Agents) > 0 || o.AgentsFile != "" || o.Hostfile != "" || o.SSH || o.Launcher != ""
 }
 
 // agentsFlag is --agents: a string array that notes how many HOST
@@ -141,33 +178,4 @@ func (o AgentsOptions) inOrder(args []string) []string {
 		out = append(out, a)
 	}
 	return append(out, o.Agents[j:]...)
-}
-
-// The launchers --launcher names.
-const (
-	launcherSSH   = "ssh"
-	launcherSlurm = "slurm"
-)
-
-// slurmAgents reads the Slurm allocation storbench runs in: its nodes and
-// tasks are the agents, so no other host may be named.
-func (o AgentsOptions) slurmAgents(st *State, a run.Agents, args []string) (run.Agents, error) {
-	if o.SSH {
-		return a, usageErr("--launcher slurm and --ssh both say how agents start: give one")
-	}
-	if len(args) > 0 || len(o.Agents) > 0 || o.AgentsFile != "" || o.Hostfile != "" {
-		return a, usageErr("--launcher slurm takes its hosts from the Slurm allocation: drop HOST arguments, --agents, --agents-file and --hostfile (and a suite's agents:)")
-	}
-	alloc, err := cluster.AllocationFromEnv(st.getenv)
-	if err != nil {
-		return a, asUsage(err)
-	}
-	a.Slurm = &alloc
-	return a, nil
-}
-
-// remote reports that the options name agents, so the phases may run on
-// other machines (which hold their own S3 keys).
-func (o AgentsOptions) remote() bool {
-	return len(o.Agents) > 0 || o.AgentsFile != "" || o.Hostfile != "" || o.SSH || o.Launcher != ""
 }

@@ -518,7 +518,7 @@ func TestSSHAllowPartial(t *testing.T) {
 		t.Errorf("a refused run left a results folder: %v", ents)
 	}
 	code, out = runExit(t, md("--allow-partial"))
-	if code != 0 || !strings.Contains(out, "running on 1 of 2 hosts (--allow-partial)") {
+	if code != 0 || !strings.Contains(out, "running on 1 of 2 agents (--allow-partial)") {
 		t.Fatalf("--allow-partial: exit %d\n%s", code, out)
 	}
 	if h := summaryOf(t, folderOf(t, out)).Phases[0].Hosts; strings.Join(h, ",") != "nodeA" {
