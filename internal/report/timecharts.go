@@ -87,7 +87,7 @@ func opMoves(p results.PhaseSummary) map[string]bool {
 func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, table []htmlHostRow) {
 	p := pd.Summary
 	ax := phaseAxis(pd.Hosts)
-	secs := func(v float64) string { return fmt.Sprintf("%gs", v) }
+	secs := secondsTick
 	lat := func(v float64) string { return units.Latency(v) }
 	const xl = "seconds into the phase"
 	all, err := analyze.SecondsOf(pd.Hosts, ax.t0, ax.seg, nil)
