@@ -1,6 +1,8 @@
 package metrics_test
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -57,9 +59,28 @@ phases:
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Prometheus must be scraping before the run: the first sample is 0.
-	cmd := exec.Command(testutil.StorbenchBin(t), "run", suite, "--metrics-listen", ctrlMetrics,
-		"--results", filepath.Join(dir, "results"), "--json", "-v")
+	t.Run("local", func(t *testing.T) { fioFinalCounts(t, base, suite, ctrlMetrics) })
+	// An agent process streams its snapshots to the controller: its last
+	// ones come before its result.
+	var tb [16]byte
+	_, _ = rand.Read(tb[:])
+	token := filepath.Join(dir, "token")
+	if err := os.WriteFile(token, []byte(hex.EncodeToString(tb[:])), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	agent := freePort(t, "127.0.0.1")
+	startAgent(t, []string{"--listen", agent, "--token-file", token}, nil)
+	t.Run("agent", func(t *testing.T) {
+		fioFinalCounts(t, base, suite, ctrlMetrics, "--agents", agent, "--token-file", token)
+	})
+}
+
+// fioFinalCounts runs the suite with the controller's metrics on
+// ctrlMetrics and compares the final counts Prometheus stored with
+// summary.json's.
+func fioFinalCounts(t *testing.T, base, suite, ctrlMetrics string, args ...string) {
+	cmd := exec.Command(testutil.StorbenchBin(t), append([]string{"run", suite, "--metrics-listen", ctrlMetrics,
+		"--results", t.TempDir(), "--json", "-v"}, args...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
