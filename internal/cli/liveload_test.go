@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -94,6 +95,21 @@ func TestLiveUnderLoadSumsToSummary(t *testing.T) {
 		t.Skip("runs a loaded s3 phase of 6 s and an md phase")
 	}
 	srv := s3test.StartT(t, s3test.Options{})
+	// An agent in this process, reached over HTTP: its seconds stream to
+	// the controller, several at once when the controller reads late.
+	token := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(token, []byte("live-load-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := l.Addr().String()
+	l.Close()
+	if _, err := startAgentIn(t, AgentServeOptions{Listen: agent, TokenFile: token, MetricsListen: "127.0.0.1:0"}); err != nil {
+		t.Fatal(err)
+	}
 	loadCPU(t)
 	for _, tc := range []struct {
 		name string
@@ -101,6 +117,7 @@ func TestLiveUnderLoadSumsToSummary(t *testing.T) {
 	}{
 		{"s3", []string{"s3", "get", "--obj.size", "4KiB", "--objects", "50", "--concurrent", "4", "--duration", "6s", "--bucket", "livebucket"}},
 		{"md", mdArgs(t)[:len(mdArgs(t))-2]},
+		{"md-agent", append(mdArgs(t)[:len(mdArgs(t))-2], "--agents", agent, "--token-file", token)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, out := s3State(srv)
