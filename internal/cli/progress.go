@@ -46,6 +46,9 @@ func (p *progress) start(ph engine.Phase) {
 }
 
 func (p *progress) update(pr cluster.Progress) {
+	if pr.Final {
+		return // the phase's results follow; a rate over the last instant is noise
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
