@@ -127,7 +127,7 @@ run_real() { # round
 run_sb() { # round
   "$bin" run "$work/suite.yaml" -q -d "$dir" --token-file "$work/token" --results "$work/sb$1" \
     --agents "$(IFS=,; echo "${addrs[*]}")" >"$work/sb$1.txt" 2>&1 ||
-    { echo "storbench failed in round $1:" >&2; tail -20 "$work/sb$1.txt" >&2; exit 1; }
+    { echo "storbench failed in round $1:" >&2; tail -20 "$work/sb$1.txt" "$work"/agent?.log >&2; exit 1; }
 }
 for r in $(seq "$rounds"); do
   if [ $((r % 2)) = 1 ]; then run_real "$r"; run_sb "$r"; else run_sb "$r"; run_real "$r"; fi
