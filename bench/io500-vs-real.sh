@@ -8,9 +8,11 @@
 # and the same stonewall time on both sides (IO500's stonewall-time and md's
 # stonewall on the create phases; storbench's fio phases have no stonewall
 # yet, and at these sizes neither side reaches it). Rounds alternate which
-# side runs first. Prints every round's twelve figures and score, then per
-# phase the medians over the rounds and storbench's ratio to the real one,
-# and the score's.
+# side runs first. SCALE multiplies the sizes (files, bytes, segments): at
+# the example's, most phases of both sides last milliseconds and measure
+# their start and end more than the file system. Prints every round's
+# scores, then per phase the medians over the rounds (and their min-max)
+# and storbench's ratio of medians to the real one, and the score's.
 #
 # The real tools are built by hand (never by this script): give their
 # paths. IOR and MDTEST are the binaries built from the IOR tree the driver
@@ -18,8 +20,9 @@
 # Without one of them the script says which is missing and exits 0.
 #
 # usage: IOR=... MDTEST=... IO500=... MPIEXEC=... bench/io500-vs-real.sh [STORBENCH_BIN] [DIR]
-#   env: ROUNDS (8), STONEWALL (seconds, 300: IO500's rule), PORT_BASE (18301:
-#        the agents listen on PORT_BASE..PORT_BASE+2 on 127.0.0.1)
+#   env: ROUNDS (8), STONEWALL (seconds, 300: IO500's rule), SCALE (1: the
+#        example's sizes), PORT_BASE (18301: the agents listen on
+#        PORT_BASE..PORT_BASE+2 on 127.0.0.1)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 missing=()
@@ -39,7 +42,8 @@ fi
 rounds=${ROUNDS:-8}
 sw=${STONEWALL:-300}
 port=${PORT_BASE:-18301}
-for v in rounds sw port; do
+scale=${SCALE:-1}
+for v in rounds sw port scale; do
   case ${!v} in '' | *[!0-9]*)
     echo "io500-vs-real: ${v^^}=${!v}: give a whole number" >&2
     exit 2
@@ -47,6 +51,7 @@ for v in rounds sw port; do
   esac
 done
 [ "$rounds" -ge 1 ] || { echo "io500-vs-real: ROUNDS=0: give at least 1" >&2; exit 2; }
+[ "$scale" -ge 1 ] || { echo "io500-vs-real: SCALE=0: give at least 1" >&2; exit 2; }
 
 work=$(mktemp -d)
 dir=${2:-$(mktemp -d /var/tmp/storbench-io500.XXXXXX)}
@@ -70,9 +75,9 @@ md_v=$(cd "$work" && "$MPIEXEC" -n 1 "$MDTEST" -n 1 -d "$work/mdtest-version" 2>
 mpi_v=$("$MPIEXEC" --version 2>&1 | grep -m1 -i 'version' | tr -s ' ' || true)
 echo "real: ${ior_v:-IOR (version not printed)}; ${md_v%% was launched*}; MPI $MPIEXEC:${mpi_v#*:}"
 echo "storbench: $bin, $("$bin" version 2>/dev/null | tr '\n' ' ')"
-echo "3 MPI ranks against 3 agents, one writer each; directory $dir; stonewall ${sw} s; $rounds rounds"
+echo "3 MPI ranks against 3 agents, one writer each; directory $dir; stonewall ${sw} s; sizes x$scale; $rounds rounds"
 
-# The IO500 side: the example's sizes per rank, IO500's standard phases
+# The IO500 side: the example's sizes per rank (x SCALE), IO500's standard phases
 # (its unscored ior-rnd4K-easy-read switched off).
 cat >"$work/io500.ini" <<EOF
 [global]
@@ -85,24 +90,29 @@ drop-caches = FALSE
 stonewall-time = $sw
 [ior-easy]
 transferSize = 2m
-blockSize = 8m
+blockSize = $((8 * scale))m
 [mdtest-easy]
-n = 200
+n = $((200 * scale))
 [ior-hard]
-segmentCount = 20
+segmentCount = $((20 * scale))
 [mdtest-hard]
-n = 200
+n = $((200 * scale))
 [ior-rnd4K-easy-read]
 run = FALSE
 EOF
 
 # The storbench side: the example with one job and one worker per host (the
-# 2 in ior-hard's expressions is numjobs), and the stonewall on md's creates.
+# 2 in ior-hard's expressions is numjobs), the sizes x SCALE, and the
+# stonewall on md's creates.
 sed -e 's/numjobs: 2 /numjobs: 1 /' -e 's/workers: 2 /workers: 1 /' \
     -e 's/\*2\*47008/*1*47008/' -e 's/COUNT}\*2+1/COUNT}*1+1/' -e 's/COUNT}\*2-1/COUNT}*1-1/' \
     -e "s/# full scale: stonewall: 300s .*/stonewall: ${sw}s/" \
+    -e "s/size: 8m /size: $((8 * scale))m /" -e "s/items: 200 /items: $((200 * scale)) /" \
+    -e "s/(((20-1)/((($((20 * scale))-1)/" -e "s/io_size: 940160 /io_size: $((940160 * scale)) /" \
     "$here/examples/io500-shapes.yaml" >"$work/suite.yaml"
-[ "$(grep -c "^ *stonewall: ${sw}s\$" "$work/suite.yaml")" = 2 ] && [ "$(grep -c 'numjobs: 1 ' "$work/suite.yaml")" = 2 ] ||
+[ "$(grep -c "^ *stonewall: ${sw}s\$" "$work/suite.yaml")" = 2 ] && [ "$(grep -c 'numjobs: 1 ' "$work/suite.yaml")" = 2 ] &&
+  [ "$(grep -c "items: $((200 * scale)) " "$work/suite.yaml")" = 2 ] && grep -q "io_size: $((940160 * scale)) " "$work/suite.yaml" &&
+  grep -q "size: $((8 * scale))m " "$work/suite.yaml" && grep -q "((($((20 * scale))-1)" "$work/suite.yaml" ||
   { echo "io500-vs-real: examples/io500-shapes.yaml changed shape; update this script's edits of it" >&2; exit 1; }
 
 head -c 32 /dev/urandom | base64 >"$work/token"
@@ -161,14 +171,15 @@ phases = [p for p in rows[0]["storbench"] if p != "score"] + ["score"]
 def med(side, p):
     v = [x[side].get(p) for x in rows]
     v = [x for x in v if x is not None]
-    return (statistics.median(v), len(v)) if v else (None, 0)
-print("\nmedians over %d rounds (GiB/s for ior-*, kIOPS for the rest)" % rounds)
-print("%-20s %12s %12s %8s %s" % ("phase", "real", "storbench", "ratio", "verdict (0.8-1.25x)"))
+    return (statistics.median(v), min(v), max(v), len(v)) if v else (None, None, None, 0)
+print("\nmedians over %d rounds (GiB/s for ior-*, kIOPS for the rest), min-max in brackets" % rounds)
+print("%-20s %28s %28s %7s %s" % ("phase", "real", "storbench", "ratio", "verdict (0.8-1.25x)"))
 for p in phases:
-    (a, na), (b, nb) = med("real", p), med("storbench", p)
+    (a, amin, amax, na), (b, bmin, bmax, nb) = med("real", p), med("storbench", p)
     if a is None or b is None:
-        print("%-20s %12s %12s %8s absent in %d real, %d storbench rounds" % (p, a, b, "-", rounds - na, rounds - nb))
+        print("%-20s %28s %28s %7s absent in %d real, %d storbench rounds" % (p, a, b, "-", rounds - na, rounds - nb))
         continue
     ratio = b / a
-    print("%-20s %12.4f %12.4f %8.2f %s" % (p, a, b, ratio, "within" if 0.8 <= ratio <= 1.25 else "OUTSIDE"))
+    rng = lambda lo, hi: "[%.3g-%.3g]" % (lo, hi)
+    print("%-20s %9.4g %18s %9.4g %18s %7.2f %s" % (p, a, rng(amin, amax), b, rng(bmin, bmax), ratio, "within" if 0.8 <= ratio <= 1.25 else "OUTSIDE"))
 PY
