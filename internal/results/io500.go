@@ -115,7 +115,7 @@ func ComputeIO500(phases []PhaseSummary) *IO500Score {
 		} else {
 			f.Value = &v
 		}
-		if o != nil {
+		if o != nil && o.DurationS > 0 {
 			f.DurationS = Figure(o.DurationS)
 		}
 		for _, r := range io500Invalid(ip, o, why) {
@@ -152,7 +152,11 @@ func io500Invalid(ip IO500Phase, o *OpSummary, why string) []string {
 	if o.Errors > 0 {
 		rs = append(rs, fmt.Sprintf("%d %s errors", o.Errors, o.Op))
 	}
-	if ip.Write && o.DurationS < IO500MinWriteS {
+	switch {
+	case !ip.Write:
+	case !(o.DurationS > 0):
+		rs = append(rs, fmt.Sprintf("its time was not measured (IO500's minimum for a write phase is %d s)", IO500MinWriteS))
+	case o.DurationS < IO500MinWriteS:
 		rs = append(rs, fmt.Sprintf("ran %s s, under IO500's minimum of %d s for a write phase", strconv.FormatFloat(o.DurationS, 'g', 3, 64), IO500MinWriteS))
 	}
 	return rs

@@ -245,6 +245,9 @@ func TestIO500InvalidPhases(t *testing.T) {
 			ps[indexOf(ps, "ior-hard-read")].Ops[0].Errors = 3
 			return ps
 		}, "ior-hard-read: 3 read errors", true},
+		{"write time not measured", func(ps []PhaseSummary) []PhaseSummary {
+			return setDurations(ps, 0, "mdtest-easy-write")
+		}, "mdtest-easy-write: its time was not measured (IO500's minimum for a write phase is 300 s)", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := ComputeIO500(c.change(setDurations(clonePhases(sum.Phases), 300, io500Writes...)))
@@ -257,6 +260,9 @@ func TestIO500InvalidPhases(t *testing.T) {
 			for _, f := range s.Figures {
 				if f.Invalid != strings.HasPrefix(c.want, f.Phase+":") {
 					t.Errorf("%s marked invalid: %v", f.Phase, f.Invalid)
+				}
+				if f.DurationS != nil && !(*f.DurationS > 0) {
+					t.Errorf("%s: time %v s, want it absent when not measured", f.Phase, *f.DurationS)
 				}
 			}
 		})
