@@ -54,13 +54,16 @@ done
 [ "$scale" -ge 1 ] || { echo "io500-vs-real: SCALE=0: give at least 1" >&2; exit 2; }
 
 work=$(mktemp -d)
-dir=${2:-$(mktemp -d /var/tmp/storbench-io500.XXXXXX)}
+made=
+dir=${2:-}
+[ -n "$dir" ] || { dir=$(mktemp -d /var/tmp/storbench-io500.XXXXXX); made=$dir; }
 agents=()
 stop_agents() {
   for p in "${agents[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${agents[@]}"; do wait "$p" 2>/dev/null || true; done
 }
-trap 'stop_agents; rm -rf "$work" "$dir/io500-data" "$dir/storbench"' EXIT
+# What the runs made goes; a DIR given stays, one made here goes if empty.
+trap 'stop_agents; rm -rf "$work" "$dir/io500-data" "$dir/storbench"; [ -z "$made" ] || rmdir "$made" 2>/dev/null || true' EXIT
 mkdir -p "$dir"
 
 bin=${1:-}
