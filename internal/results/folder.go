@@ -379,6 +379,9 @@ func ReadSummary(dir string) (*Summary, error) {
 	if r, err := ReadRunInfo(dir); err == nil && r.Status == StatusRunning {
 		s.Status = StatusRunning
 	}
+	if s.IO500 != nil { // judged again: older summaries lack IO500's validity
+		s.IO500 = ComputeIO500(s.Phases)
+	}
 	return &s, nil
 }
 
