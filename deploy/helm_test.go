@@ -284,8 +284,8 @@ func checkWiring(t *testing.T, r *rendered, replicas int) deployment {
 			t.Errorf("Service %s selects %s=%s, which the agent pods lack (%v)", svc.Metadata.Name, k, v, sts.Spec.Template.Metadata.Labels)
 		}
 	}
-	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != port {
-		t.Errorf("Service ports %+v, want the agents' %d", svc.Spec.Ports, port)
+	if i := slices.IndexFunc(svc.Spec.Ports, func(p servicePort) bool { return p.Name == "agent" }); i < 0 || svc.Spec.Ports[i].Port != port {
+		t.Errorf("Service ports %+v, want agent: the agents' %d", svc.Spec.Ports, port)
 	}
 
 	// --agents is every pod by its DNS name in that Service.
@@ -379,7 +379,7 @@ func runChart(t *testing.T, r *rendered, d deployment, secrets map[string]string
 	agentEnv := append(baseEnv(), d.agent.env(t, secrets)...)
 	var addrs []string
 	for range d.sts.Spec.Replicas {
-		addrs = append(addrs, startAgent(t, append([]string{bin}, agentArgs...), agentEnv))
+		addrs = append(addrs, startAgent(t, append([]string{bin}, freeMetrics(t, slices.Clone(agentArgs))...), agentEnv))
 	}
 
 	ctrlArgs := append(d.controller.Command[1:], d.controller.Args...)
@@ -387,6 +387,7 @@ func runChart(t *testing.T, r *rendered, d deployment, secrets map[string]string
 	ctrlArgs[1] = writeFile(t, tmp, "suite.yaml", suite, 0o644)
 	ctrlArgs = replaceFlag(t, ctrlArgs, "--agents", strings.Join(addrs, ","))
 	ctrlArgs = replaceFlag(t, ctrlArgs, "--token-file", token)
+	ctrlArgs = freeMetrics(t, ctrlArgs)
 	results := filepath.Join(tmp, "results")
 	ctrlArgs = replaceFlag(t, ctrlArgs, "--results", results)
 	if flagValue(ctrlArgs, "--directory") != "" {
@@ -403,8 +404,18 @@ func runChart(t *testing.T, r *rendered, d deployment, secrets map[string]string
 	return completedRun(t, results)
 }
 
+// freeMetrics moves --metrics-listen, where given, to a port free here
+// (the agents of a test share one machine, the pods do not).
+func freeMetrics(t *testing.T, args []string) []string {
+	t.Helper()
+	if flagValue(args, "--metrics-listen") == "" {
+		return args
+	}
+	return replaceFlag(t, args, "--metrics-listen", fmt.Sprintf("127.0.0.1:%d", freePort(t)))
+}
+
 func TestHelmLint(t *testing.T) {
-	for _, v := range []string{"file-values.yaml", "s3-values.yaml"} {
+	for _, v := range []string{"file-values.yaml", "s3-values.yaml", "monitor-values.yaml"} {
 		out, errOut, err := helm(t, "lint", "--strict", chartDir(t), "-f", filepath.Join(chartDir(t), "ci", v))
 		if err != nil {
 			t.Errorf("helm lint with ci/%s: %v\n%s%s", v, err, out, errOut)
@@ -515,6 +526,7 @@ func TestHelmDefaultSuite(t *testing.T) {
 	args = replaceFlag(t, args, "--token-file", writeFile(t, tmp, "token", "x\n", 0o600))
 	args = replaceFlag(t, args, "--results", filepath.Join(tmp, "results"))
 	args = replaceFlag(t, args, "--directory", tmp)
+	args = freeMetrics(t, args)
 	out, code := runController(t, append([]string{testutil.StorbenchBin(t)}, append(args, "--dry-run")...), append(baseEnv(), d.controller.env(t, nil)...))
 	if code != 0 {
 		t.Fatalf("dry run of the default suite: exit %d\n%s", code, out)

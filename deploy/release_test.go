@@ -447,9 +447,10 @@ func (a ociArchive) blob(t *testing.T, d ociDescriptor) []byte {
 	return b
 }
 
-// The image built FROM scratch: its entrypoint is the binary, which is in
-// its layers with CA certificates, and runs; running the container itself
-// is tried, and skipped where this machine forbids containers.
+// The image built without a base: its entrypoint is the binary, which is in
+// its layers with CA certificates, fio and fio's libraries (image_test.go),
+// and runs; running the container itself is tried, and skipped where this
+// machine forbids containers.
 func TestReleaseImage(t *testing.T) {
 	t.Parallel()
 	dir := release(t)
@@ -477,6 +478,8 @@ func TestReleaseImage(t *testing.T) {
 		Config       struct {
 			Entrypoint []string          `json:"Entrypoint"`
 			Labels     map[string]string `json:"Labels"`
+			User       string            `json:"User"`
+			Env        []string          `json:"Env"`
 		} `json:"config"`
 	}
 	if err := json.Unmarshal(a.blob(t, manifest.Config), &config); err != nil {
@@ -488,12 +491,20 @@ func TestReleaseImage(t *testing.T) {
 	if !slices.Equal(config.Config.Entrypoint, []string{"/usr/bin/storbench"}) {
 		t.Errorf("entrypoint %q, want [/usr/bin/storbench]", config.Config.Entrypoint)
 	}
+	// Non-root by number (Kubernetes' runAsNonRoot checks a number), and
+	// fio on PATH for the agent's default --fio-bin.
+	if config.Config.User != "65532:65532" {
+		t.Errorf("image user %q, want 65532:65532", config.Config.User)
+	}
+	if !slices.Contains(config.Config.Env, "PATH=/usr/bin") {
+		t.Errorf("image environment %q, want PATH=/usr/bin", config.Config.Env)
+	}
 	if v := config.Config.Labels["org.opencontainers.image.version"]; v != relVersion {
 		t.Errorf("image version label %q, want %s", v, relVersion)
 	}
 
 	// The files of every layer, the last layer winning.
-	files := map[string][]byte{}
+	var layers []io.Reader
 	for _, l := range manifest.Layers {
 		var r io.Reader = bytes.NewReader(a.blob(t, l))
 		if strings.HasSuffix(l.MediaType, "+gzip") {
@@ -503,31 +514,11 @@ func TestReleaseImage(t *testing.T) {
 			}
 			r = zr
 		}
-		tr := tar.NewReader(r)
-		for {
-			h, err := tr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatalf("layer %s: %v", l.Digest, err)
-			}
-			if h.Typeflag == tar.TypeReg {
-				b, _ := io.ReadAll(tr)
-				files[strings.TrimPrefix(h.Name, "./")] = b
-			}
-		}
+		layers = append(layers, r)
 	}
-	var names []string
-	for n := range files {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	if !slices.Equal(names, []string{"etc/ssl/certs/ca-certificates.crt", "usr/bin/storbench"}) {
-		t.Errorf("image files %q, want the binary and the CA certificates alone", names)
-	}
-	bin := writeFile(t, t.TempDir(), "storbench", string(files["usr/bin/storbench"]), 0o755)
-	out, err := exec.Command(bin, "version").CombinedOutput()
+	files := t.TempDir()
+	checkImageFio(t, files, extractLayers(t, layers, files))
+	out, err := exec.Command(filepath.Join(files, "usr/bin/storbench"), "version").CombinedOutput()
 	if err != nil {
 		t.Fatalf("the image's binary: %v\n%s", err, out)
 	}
@@ -552,4 +543,8 @@ func TestReleaseImage(t *testing.T) {
 		t.Fatalf("podman run %s version: %v\n%s", ref, err, out)
 	}
 	checkVersionOutput(t, "the container", out)
+	out, err = exec.CommandContext(ctx, "podman", "run", "--rm", "--network", "none", "--entrypoint", "fio", ref, "--version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "fio-") {
+		t.Errorf("podman run fio --version: %v\n%s", err, out)
+	}
 }

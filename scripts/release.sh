@@ -6,8 +6,10 @@
 #                                         the binary, the agent's systemd unit,
 #                                         bash/zsh/fish completions, man
 #                                         pages, the licence
-#   storbench-VERSION-linux-ARCH.oci.tar  the OCI image FROM scratch
-#                                         (podman load -i, or skopeo copy
+#   storbench-VERSION-linux-ARCH.oci.tar  the OCI image: the binary and fio
+#                                         with its libraries, no base image
+#                                         (scripts/image-rootfs.sh; podman
+#                                         load -i, or skopeo copy
 #                                         oci-archive:FILE docker://REGISTRY/...)
 #   SHA256SUMS                            over every artefact
 # usage: scripts/release.sh [OUT]
@@ -19,6 +21,8 @@
 #   NFPM      nfpm binary (default: .tools/nfpm)
 #   IMAGE     image name (default: ghcr.io/storbench/storbench)
 #   NO_IMAGE  set to 1 to build no image (when podman cannot run here)
+#   SYSROOT   a folder keeping the packages downloaded for a foreign
+#             architecture's fio across releases (scripts/image-rootfs.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/dist}
@@ -45,6 +49,7 @@ if [ "${NO_IMAGE:-}" != 1 ]; then
   command -v podman >/dev/null 2>&1 || die "podman is missing: make release installs it from the distribution, or set NO_IMAGE=1"
   cacerts=/etc/ssl/certs/ca-certificates.crt
   [ -r "$cacerts" ] || die "$cacerts is missing: install the ca-certificates package (the image needs it for S3 over TLS)"
+  [ -x /usr/bin/fio ] || die "/usr/bin/fio is missing: install the fio package (the image carries the distribution's fio), or set NO_IMAGE=1"
 fi
 
 mkdir -p "$out"
@@ -109,14 +114,19 @@ for arch in $arches; do
   done
 
   if [ "${NO_IMAGE:-}" != 1 ]; then
-    cp "$cacerts" "$dir/ca-certificates.crt"
     tag=$image:$VERSION-$arch
     archive=storbench-$VERSION-linux-$arch.oci.tar
     echo "release: $archive" >&2
+    ctx=$stage/image-$arch
+    sysroot=
+    [ -z "${SYSROOT:-}" ] || sysroot=$SYSROOT/$arch
+    SYSROOT=$sysroot "$root/scripts/image-rootfs.sh" "$arch" "$ctx/rootfs"
+    install -D -m 0755 "$dir/storbench" "$ctx/rootfs/usr/bin/storbench"
+    install -D -m 0644 "$cacerts" "$ctx/rootfs/etc/ssl/certs/ca-certificates.crt"
     $podman build --quiet --pull=never --arch "$arch" --os linux --timestamp "$epoch" \
       --label org.opencontainers.image.version="$VERSION" --label org.opencontainers.image.revision="$COMMIT" \
       --label org.opencontainers.image.source=https://github.com/storbench/storbench \
-      -f "$root/deploy/image/Containerfile" -t "$tag" "$dir" >/dev/null
+      -f "$root/deploy/image/Containerfile" -t "$tag" "$ctx" >/dev/null
     rm -f "$out/$archive"
     $podman image save --format oci-archive -o "$out/$archive" "$tag"
     artefacts+=("$archive")

@@ -73,6 +73,18 @@ The target check: every template that needs the target includes this, so
 {{- if or (lt $p 1) (gt $p 65535) -}}
 {{- fail (printf "agents.port %v: want a port number, 1 to 65535" .Values.agents.port) -}}
 {{- end -}}
+{{- if .Values.metrics.enabled -}}
+{{- $m := int .Values.metrics.port -}}
+{{- if or (lt $m 1) (gt $m 65535) (eq $m $p) -}}
+{{- fail (printf "metrics.port %v: want a port number, 1 to 65535, other than agents.port" .Values.metrics.port) -}}
+{{- end -}}
+{{- end -}}
+{{- if and .Values.metrics.serviceMonitor.enabled (not .Values.metrics.enabled) -}}
+{{- fail "metrics.serviceMonitor.enabled needs metrics.enabled: true (the pods serve no metrics without it)" -}}
+{{- end -}}
+{{- if and (include "storbench.dropCaches" .) (eq (toString .Values.agents.runAsRoot) "false") -}}
+{{- fail "dropping caches (dropCaches, --drop-caches or the suite's drop_caches) needs root agents: agents.runAsRoot is false" -}}
+{{- end -}}
 {{- if not .Values.token.key -}}
 {{- fail "token.key is empty: name the Secret's key that holds the token" -}}
 {{- end -}}
@@ -104,3 +116,66 @@ phases:
 {{- end }}
 {{- end -}}
 {{- end -}}
+
+{{/*
+Whether the run drops the page cache: dropCaches, --drop-caches among the
+controller's flags, or drop_caches: true in the suite.
+*/}}
+{{- define "storbench.dropCaches" -}}
+{{- $suite := dict -}}
+{{- if .Values.suite -}}{{- $suite = fromYaml .Values.suite -}}{{- end -}}
+{{- if or .Values.dropCaches (has "--drop-caches" .Values.controller.extraArgs) (eq (toString (get $suite "drop_caches")) "true") -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+Whether the agents run as root: agents.runAsRoot if set, else only when a
+hostPath target (a node's directory, usually root's) or dropping caches
+needs it. S3-only runs and claims run as the image's user.
+*/}}
+{{- define "storbench.agentRoot" -}}
+{{- if kindIs "invalid" .Values.agents.runAsRoot -}}
+{{- if or .Values.target.hostPath.path (include "storbench.dropCaches" .) -}}true{{- end -}}
+{{- else if .Values.agents.runAsRoot -}}true{{- end -}}
+{{- end -}}
+
+{{/* The non-root user of the image (scripts/image-rootfs.sh's passwd). */}}
+{{- define "storbench.nonRootContext" -}}
+runAsNonRoot: true
+runAsUser: 65532
+runAsGroup: 65532
+fsGroup: 65532
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{/* The agents' pod securityContext: the chart's choice, then the user's. */}}
+{{- define "storbench.agentPodSecurity" -}}
+{{- $base := dict -}}
+{{- if include "storbench.agentRoot" . -}}
+{{- $base = dict "runAsUser" 0 "runAsGroup" 0 "seccompProfile" (dict "type" "RuntimeDefault") -}}
+{{- else -}}
+{{- $base = include "storbench.nonRootContext" . | fromYaml -}}
+{{- end -}}
+{{- toYaml (mustMergeOverwrite $base (deepCopy .Values.agents.podSecurityContext)) -}}
+{{- end -}}
+
+{{/*
+The agent container's securityContext: privileged to drop caches (writing
+/proc/sys/vm/drop_caches), else no privilege escalation and, as non-root,
+no capabilities.
+*/}}
+{{- define "storbench.agentSecurity" -}}
+{{- $base := dict "readOnlyRootFilesystem" true -}}
+{{- if and (include "storbench.agentRoot" .) (include "storbench.dropCaches" .) -}}
+{{- $_ := set $base "privileged" true -}}
+{{- else -}}
+{{- $_ := set $base "allowPrivilegeEscalation" false -}}
+{{- if not (include "storbench.agentRoot" .) -}}
+{{- $_ := set $base "capabilities" (dict "drop" (list "ALL")) -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml (mustMergeOverwrite $base (deepCopy .Values.agents.securityContext)) -}}
+{{- end -}}
+
+{{/* Where metrics are served in a pod: every address, the token required. */}}
+{{- define "storbench.metricsListen" -}}0.0.0.0:{{ .Values.metrics.port }}{{- end -}}
