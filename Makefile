@@ -16,7 +16,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS   := -X github.com/storbench/storbench/internal/cli.Version=$(VERSION) -X github.com/storbench/storbench/internal/cli.Commit=$(COMMIT)
 
-.PHONY: build demo test fio chromium podman rpm systemd-analyze prometheus mpich slurm chart vet bench-fio bench-md tools release
+.PHONY: build demo test fio chromium podman rpm systemd-analyze prometheus mpich slurm sysroot chart vet bench-fio bench-md tools release
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/storbench
@@ -67,7 +67,18 @@ slurm:
 	@if [ "$$(id -u)" -eq 0 ]; then for p in munge:munged slurmctld:slurmctld slurmd:slurmd slurm-client:salloc; do \
 	  command -v $${p#*:} >/dev/null 2>&1 || scripts/install-pkg.sh $${p%%:*}; done; fi
 
-tools: fio $(VERSITYGW) chromium $(HELM) $(NFPM) podman rpm systemd-analyze prometheus mpich slurm
+# The other architecture's fio and libraries, which the image test
+# assembles an image root from: downloaded once (a few minutes, as root,
+# where the distribution's archive answers) into .tools/sysroot, reused
+# after.
+SYSROOT   := $(TOOLS)/sysroot
+sysroot: fio
+	@if [ "$$(id -u)" -eq 0 ] && [ ! -e $(SYSROOT)/.done ]; then \
+	  arch=$$(case "$$($(GO) env GOARCH)" in amd64) echo arm64;; *) echo amd64;; esac); \
+	  mkdir -p $(SYSROOT) && SYSROOT=$(SYSROOT)/$$arch scripts/image-rootfs.sh $$arch $(SYSROOT)/check-$$arch >/dev/null && \
+	  rm -rf $(SYSROOT)/check-$$arch && touch $(SYSROOT)/.done || echo "sysroot: the $$arch packages could not be downloaded; the image test will try again"; fi
+
+tools: fio $(VERSITYGW) chromium $(HELM) $(NFPM) podman rpm systemd-analyze prometheus mpich slurm sysroot
 
 # The Helm chart: lint with the CI values, and render (values without a
 # target must fail: tested in deploy/helm_test.go).
@@ -86,7 +97,7 @@ vet:
 
 # The README's second command.
 test: tools vet chart
-	STORBENCH_VERSITYGW=$(VERSITYGW) STORBENCH_HELM=$(HELM) STORBENCH_NFPM=$(NFPM) $(GO) test -race -timeout 20m ./...
+	STORBENCH_VERSITYGW=$(VERSITYGW) STORBENCH_HELM=$(HELM) STORBENCH_NFPM=$(NFPM) STORBENCH_SYSROOT=$(SYSROOT) $(GO) test -race -timeout 20m ./...
 
 # Release artefacts in dist/: static binaries for linux/amd64 and arm64, .deb
 # and .rpm, OCI images, SHA256SUMS (scripts/release.sh). VERSION=v1.2.0 sets
