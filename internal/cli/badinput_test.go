@@ -138,6 +138,7 @@ func TestHostileInputIsOneLineExit2(t *testing.T) {
 		t.Fatal(err)
 	}
 	linkSuite := writeSuite(t, "name: linked\ndir: "+linked+"\nphases:\n  - md: {items: 5}\n")
+	keys := map[string]string{"STORBENCH_ACCESS_KEY": "a", "STORBENCH_SECRET_KEY": "b"}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -152,6 +153,7 @@ func TestHostileInputIsOneLineExit2(t *testing.T) {
 			[]string{linked + "/storbench", "symbolic link"}, outside},
 		{"dry run of a suite on a symlinked DIR/storbench", []string{"run", "--dry-run", linkSuite}, nil,
 			[]string{linked + "/storbench", "symbolic link"}, outside},
+		{"s3 objects no host could hold", []string{"s3", "get", "--host", "127.0.0.1:1", "--objects", "10000000000000"}, keys, []string{"--objects 10000000000000", "at most"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			results := t.TempDir()
