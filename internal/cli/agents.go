@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -56,7 +55,7 @@ func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Launcher, "launcher", "", "start the agents and stop them at the end: ssh (as --ssh) or slurm (inside salloc or sbatch: srun starts one agent per task of the allocation)")
 	f.BoolVar(&o.AllowPartial, "allow-partial", false, "with --ssh or --launcher: run on the agents that started when some host's agent did not (default: refuse the run before any load)")
 	f.StringVar(&o.SSHUser, "ssh-user", "", "user for --ssh (default: ssh's own choice)")
-	f.StringVar(&o.SSHOpts, "ssh-opts", "", "extra ssh options for --ssh, e.g. \"-J jump -i key\"")
+	f.StringVar(&o.SSHOpts, "ssh-opts", "", "extra ssh options for --ssh, split as a shell splits words: e.g. \"-J jump -o 'ProxyCommand=ssh -W %h:%p gw'\"")
 	f.BoolVar(&o.DropCaches, "drop-caches", false, "sync and drop the page cache on every host before each phase (agents must run as root)")
 	f.DurationVar(&o.MaxClockOffset, "max-clock-offset", time.Second, "refuse agents whose clock is off by more than this (negative: accept any)")
 	nonZero(f, "max-clock-offset", "the default (1s); a negative offset accepts any")
@@ -69,9 +68,15 @@ func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
 func (o AgentsOptions) runAgents(st *State, args []string) (run.Agents, error) {
 	a := run.Agents{
 		TokenFile: o.TokenFile, TLSCert: o.TLSCert, TLSKey: o.TLSKey, TLSCA: o.TLSCA,
-		SSH: o.SSH || o.Launcher == launcherSSH, SSHUser: o.SSHUser, SSHOpts: strings.Fields(o.SSHOpts),
+		SSH: o.SSH || o.Launcher == launcherSSH, SSHUser: o.SSHUser,
 		DropCaches: o.DropCaches, MaxClockOffset: o.MaxClockOffset, AllowPartial: o.AllowPartial,
 	}
+	// As the user quoted them, never split again at blanks.
+	opts, err := cluster.ParseSSHOpts(o.SSHOpts)
+	if err != nil {
+		return a, asUsage(err)
+	}
+	a.SSHOpts = opts
 	switch o.Launcher {
 	case "", launcherSSH:
 	case launcherSlurm:

@@ -153,6 +153,8 @@ func TestHostileInputIsOneLineExit2(t *testing.T) {
 			[]string{linked + "/storbench", "symbolic link"}, outside},
 		{"dry run of a suite on a symlinked DIR/storbench", []string{"run", "--dry-run", linkSuite}, nil,
 			[]string{linked + "/storbench", "symbolic link"}, outside},
+		{"--ssh-opts that would reach ssh cut in two", []string{"md", "-d", tmp, "-n", "5", "--ssh", "--ssh-opts", "-oProxyCommand=touch " + tmp + "/x", "node1"}, nil,
+			[]string{"--ssh-opts", `"` + tmp + `/x" is not an ssh option`}, ""},
 		{"s3 objects no host could hold", []string{"s3", "get", "--host", "127.0.0.1:1", "--objects", "10000000000000"}, keys, []string{"--objects 10000000000000", "at most"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
