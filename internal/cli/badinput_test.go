@@ -139,6 +139,8 @@ func TestHostileInputIsOneLineExit2(t *testing.T) {
 	}
 	linkSuite := writeSuite(t, "name: linked\ndir: "+linked+"\nphases:\n  - md: {items: 5}\n")
 	keys := map[string]string{"STORBENCH_ACCESS_KEY": "a", "STORBENCH_SECRET_KEY": "b"}
+	openToken := filepath.Join(tmp, "token")
+	_ = os.WriteFile(openToken, []byte("open-token-0123456789\n"), 0o644)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -155,17 +157,24 @@ func TestHostileInputIsOneLineExit2(t *testing.T) {
 			[]string{linked + "/storbench", "symbolic link"}, outside},
 		{"--ssh-opts that would reach ssh cut in two", []string{"md", "-d", tmp, "-n", "5", "--ssh", "--ssh-opts", "-oProxyCommand=touch " + tmp + "/x", "node1"}, nil,
 			[]string{"--ssh-opts", `"` + tmp + `/x" is not an ssh option`}, ""},
+		{"controller's token file open to others", []string{"md", "-d", tmp, "-n", "5", "--token-file", openToken, "127.0.0.1:1"}, nil,
+			[]string{"--token-file " + openToken, "chmod 600"}, ""},
+		{"agent's token file open to others", []string{"agent", "--listen", "127.0.0.1:0", "--token-file", openToken}, nil,
+			[]string{"--token-file " + openToken, "chmod 600"}, ""},
 		{"s3 objects no host could hold", []string{"s3", "get", "--host", "127.0.0.1:1", "--objects", "10000000000000"}, keys, []string{"--objects 10000000000000", "at most"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			results := t.TempDir()
 			st, out := testState()
 			st.Getenv = func(k string) string { return c.env[k] }
-			at := 1
-			if c.args[0] == "s3" {
-				at = 2
+			args := c.args
+			if args[0] != "agent" {
+				at := 1
+				if args[0] == "s3" {
+					at = 2
+				}
+				args = append(append(append([]string(nil), args[:at]...), "--results", results), args[at:]...)
 			}
-			args := append(append(append([]string(nil), c.args[:at]...), "--results", results), c.args[at:]...)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			err := Execute(ctx, st, args)
