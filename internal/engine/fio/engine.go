@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -378,7 +379,12 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 	cmd.Dir = r.ws.Path
 	// fio runs each job in a process of its own (unless thread=1), and
 	// those hold its output open: stops go to the whole process group.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
+	// fio's parent-death signal (procAttr) comes when the thread that
+	// started it ends, and Go ends a thread when a goroutine locked to it
+	// returns: this goroutine holds its thread until fio has ended.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	cmd.Env = r.fioEnv
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitWriter{w: &stderr, n: 1 << 20}
