@@ -254,6 +254,12 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 			return nil, fmt.Errorf("fio cannot be given a directory whose path holds ';' or '#' (%s); choose another DIR or job file name", d)
 		}
 	}
+	if ps.ReadFrom == "" {
+		// Files read from a neighbour are there already.
+		if err := checkSpace(jf, ps.Job.Name, ps.Dir, env.Hosts, ps.Shared); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkLevels(ps.Dir, env.RunID, env.Host); err != nil {
 		return nil, err
 	}
