@@ -391,6 +391,8 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 	// returns: this goroutine holds its thread until fio has ended.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	// fio inherits SIGPIPE blocked (see blockSIGPIPE).
+	defer blockSIGPIPE()()
 	cmd.Env = r.fioEnv
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitWriter{w: &stderr, n: 1 << 20}

@@ -1,6 +1,9 @@
 package fio
 
-import "syscall"
+import (
+	"syscall"
+	"unsafe"
+)
 
 // procAttr puts fio in a process group of its own (a stop goes to every
 // job process it forks) and has the kernel send it SIGTERM when the
@@ -34,4 +37,22 @@ func freeSpace(dir string) (free int64, shared string, ok bool) {
 		return 0, "", false
 	}
 	return int64(st.Bavail) * int64(st.Bsize), sharedFSTypes[int64(st.Type)], true
+}
+
+// blockSIGPIPE blocks SIGPIPE on the calling thread, which must be locked
+// to its goroutine, until restore is called. A process started meanwhile
+// keeps the signal blocked across exec: fio then sees a write to the pipe
+// of a storbench that died fail with EPIPE instead of being killed by the
+// signal, which fio handles no earlier than the parent-death SIGTERM and
+// which would end fio's main process with its job processes left running.
+func blockSIGPIPE() (restore func()) {
+	const sigBlock, sigSetmask = 0, 2
+	set := uint64(1) << (syscall.SIGPIPE - 1)
+	var old uint64
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, sigBlock, uintptr(unsafe.Pointer(&set)), uintptr(unsafe.Pointer(&old)), 8, 0, 0); e != 0 {
+		return func() {}
+	}
+	return func() {
+		_, _, _ = syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, sigSetmask, uintptr(unsafe.Pointer(&old)), 0, 8, 0, 0)
+	}
 }

@@ -13,3 +13,6 @@ func procAttr() *syscall.SysProcAttr {
 // freeSpace is not checked where statfs differs: the file system does not
 // tell, as far as storbench knows.
 func freeSpace(string) (int64, string, bool) { return 0, "", false }
+
+// blockSIGPIPE does nothing where there is no parent-death signal.
+func blockSIGPIPE() (restore func()) { return func() {} }
