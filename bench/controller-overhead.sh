@@ -74,6 +74,7 @@ stopall() {
 trap 'stopall; rm -rf "$work"' EXIT
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
+chmod 600 "$work/token" # storbench refuses a token file others may read
 
 # Throwaway keys for a loopback-only server; the agents read them from
 # their environment, the controller never has them.

@@ -67,7 +67,7 @@ func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Launcher, "launcher", "", "start the agents and stop them at the end: ssh (as --ssh), slurm (inside salloc or sbatch: srun starts one agent per task of the allocation) or mpiexec (MPICH's mpiexec starts one agent per slot of the hosts, as MPI ranks; $STORBENCH_MPIEXEC names the program)")
 	f.BoolVar(&o.AllowPartial, "allow-partial", false, "with --ssh or --launcher: run on the agents that started when some host's agent did not (default: refuse the run before any load)")
 	f.StringVar(&o.SSHUser, "ssh-user", "", "user for --ssh (default: ssh's own choice)")
-	f.StringVar(&o.SSHOpts, "ssh-opts", "", "extra ssh options for --ssh, e.g. \"-J jump -i key\"")
+	f.StringVar(&o.SSHOpts, "ssh-opts", "", "extra ssh options for --ssh, split as a shell splits words: e.g. \"-J jump -o 'ProxyCommand=ssh -W %h:%p gw'\"")
 	f.BoolVar(&o.DropCaches, "drop-caches", false, "sync and drop the page cache on every host before each phase (agents must run as root)")
 	f.DurationVar(&o.MaxClockOffset, "max-clock-offset", time.Second, "refuse agents whose clock is off by more than this (negative: accept any)")
 	nonZero(f, "max-clock-offset", "the default (1s); a negative offset accepts any")
@@ -97,6 +97,11 @@ func (o AgentsOptions) runAgents(st *State, args []string) (run.Agents, error) {
 	if o.AllowPartial && name == "" {
 		return a, usageErr("--allow-partial is for agents storbench starts: give --ssh or --launcher")
 	}
+	// As the user quoted them, never split again at blanks.
+	sshOpts, err := cluster.ParseSSHOpts(o.SSHOpts)
+	if err != nil {
+		return a, asUsage(err)
+	}
 	entries, err := cluster.HostEntries(o.inOrder(args), nil, o.AgentsFile, o.Hostfile)
 	if err != nil {
 		return a, asUsage(err)
@@ -105,7 +110,7 @@ func (o AgentsOptions) runAgents(st *State, args []string) (run.Agents, error) {
 	if name == "" {
 		return a, nil
 	}
-	a.Launcher, err = kind.new(cluster.LaunchConfig{Hosts: entries, Getenv: st.getenv, SSHUser: o.SSHUser, SSHOpts: strings.Fields(o.SSHOpts)})
+	a.Launcher, err = kind.new(cluster.LaunchConfig{Hosts: entries, Getenv: st.getenv, SSHUser: o.SSHUser, SSHOpts: sshOpts})
 	if err != nil {
 		return a, asUsage(err)
 	}

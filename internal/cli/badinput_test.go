@@ -130,3 +130,86 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 		})
 	}
 }
+
+// Security and data (issue 21): hostile layouts, counts and files get one
+// line, exit 2, no results folder, and nothing made or changed where a
+// link or a count would have led. A separate table from the one above:
+// each case also names what must stay untouched.
+func TestHostileInputIsOneLineExit2(t *testing.T) {
+	needFio(t)
+	tmp := t.TempDir()
+	// DIR/storbench is a symbolic link out of DIR: every engine, and the
+	// dry run of a suite on it, refuses it.
+	linked, outside := filepath.Join(tmp, "linked"), filepath.Join(tmp, "outside")
+	for _, d := range []string{linked, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(linked, "storbench")); err != nil {
+		t.Fatal(err)
+	}
+	linkSuite := writeSuite(t, "name: linked\ndir: "+linked+"\nphases:\n  - md: {items: 5}\n")
+	keys := map[string]string{"STORBENCH_ACCESS_KEY": "a", "STORBENCH_SECRET_KEY": "b"}
+	openToken := filepath.Join(tmp, "token")
+	_ = os.WriteFile(openToken, []byte("open-token-0123456789\n"), 0o644)
+	for _, c := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want []string
+		// empty is a directory that must stay empty.
+		empty string
+	}{
+		{"md on a symlinked DIR/storbench", []string{"md", "-d", linked, "-n", "5", "--keep"}, nil,
+			[]string{linked + "/storbench", "symbolic link"}, outside},
+		{"fio on a symlinked DIR/storbench", []string{"fio", "-d", linked, "--runtime", "1s", "--keep"}, nil,
+			[]string{linked + "/storbench", "symbolic link"}, outside},
+		{"dry run of a suite on a symlinked DIR/storbench", []string{"run", "--dry-run", linkSuite}, nil,
+			[]string{linked + "/storbench", "symbolic link"}, outside},
+		{"--ssh-opts that would reach ssh cut in two", []string{"md", "-d", tmp, "-n", "5", "--ssh", "--ssh-opts", "-oProxyCommand=touch " + tmp + "/x", "node1"}, nil,
+			[]string{"--ssh-opts", `"` + tmp + `/x" is not an ssh option`}, ""},
+		{"controller's token file open to others", []string{"md", "-d", tmp, "-n", "5", "--token-file", openToken, "127.0.0.1:1"}, nil,
+			[]string{"--token-file " + openToken, "chmod 600"}, ""},
+		{"agent's token file open to others", []string{"agent", "--listen", "127.0.0.1:0", "--token-file", openToken}, nil,
+			[]string{"--token-file " + openToken, "chmod 600"}, ""},
+		{"s3 objects no host could hold", []string{"s3", "get", "--host", "127.0.0.1:1", "--objects", "10000000000000"}, keys, []string{"--objects 10000000000000", "at most"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			results := t.TempDir()
+			st, out := testState()
+			st.Getenv = func(k string) string { return c.env[k] }
+			args := c.args
+			if args[0] != "agent" {
+				at := 1
+				if args[0] == "s3" {
+					at = 2
+				}
+				args = append(append(append([]string(nil), args[:at]...), "--results", results), args[at:]...)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := Execute(ctx, st, args)
+			if ExitCode(err) != ExitUsage {
+				t.Fatalf("exit %d (%v), want %d\n%s", ExitCode(err), err, ExitUsage, out)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("not one line: %q", msg)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%q does not say %q", msg, w)
+				}
+			}
+			if ents, _ := os.ReadDir(results); len(ents) != 0 {
+				t.Errorf("a results folder was made: %v", ents)
+			}
+			if c.empty != "" {
+				if ents, _ := os.ReadDir(c.empty); len(ents) != 0 {
+					t.Errorf("%s was written: %v", c.empty, ents)
+				}
+			}
+		})
+	}
+}

@@ -130,6 +130,15 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 		}
 	}
 	if o.DryRun {
+		if !o.Agents.remote() && len(s.Agents) == 0 {
+			// This machine's directories: a refusal the run would meet
+			// is known now.
+			for _, d := range x.Dirs {
+				if err := engine.CheckLevels(d); err != nil {
+					return nil, asUsage(err)
+				}
+			}
+		}
 		var notes []string
 		if keyless != "" {
 			notes = append(notes, fmt.Sprintf("s3 phases have no keys yet: set %s and %s (or %s and %s, an AWS profile, or access_key and secret_key in the suite's s3 block) before running", s3e.EnvAccessKey, s3e.EnvSecretKey, envAWSAccessKey, envAWSSecretKey))

@@ -362,13 +362,19 @@ func TestFioDiskFull(t *testing.T) {
 		t.Skipf("cannot mount tmpfs: %v", err)
 	}
 	defer syscall.Unmount(dir, syscall.MNT_DETACH)
+	// Two jobs side by side, each of which fits alone (so the free-space
+	// check before the phase lets it through): together they fill the
+	// disk mid-job.
 	fill := `[global]
 ioengine=psync
+bs=64k
+size=6M
 [fill]
 rw=write
-bs=64k
-size=64M
 filename=fill
+[fill2]
+rw=write
+filename=fill2
 `
 	w := workloadDir(t, map[string]string{"1-good": quickJob("read", ""), "2-fill": fill})
 	st, out := testState()

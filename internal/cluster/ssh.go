@@ -378,3 +378,107 @@ func freeLocalPort() (int, error) {
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// The letters of ssh's options (ssh(1)): those that take an argument,
+// attached ("-ikey") or as the next word, and those that take none.
+const (
+	sshArgLetters  = "BbcDEeFIiJLlmOoPpQRSWw"
+	sshFlagLetters = "46AaCfGgKkMNnqsTtVvXxYy"
+)
+
+// ParseSSHOpts turns --ssh-opts into ssh's arguments as the user quoted
+// them: words split at blanks outside quotes, with single quotes, double
+// quotes and backslashes read as a POSIX shell reads them (nothing is
+// expanded). Every word must be an ssh option or the argument of the one
+// before it, so a value such as "-oProxyCommand=touch /x", which would
+// reach ssh as an option cut in two, is refused with the way to quote it,
+// never passed on split.
+func ParseSSHOpts(s string) ([]string, error) {
+	words, err := shellWords(s)
+	if err != nil {
+		return nil, fmt.Errorf("--ssh-opts %q: %v", s, err)
+	}
+	const hint = `quote an option whose value holds blanks inside the value, as in --ssh-opts "-o 'ProxyCommand=ssh -W %h:%p jump'"`
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if len(w) < 2 || w[0] != '-' || w == "--" {
+			return nil, fmt.Errorf("--ssh-opts: %q is not an ssh option or the argument of one (%s)", w, hint)
+		}
+		for j := 1; j < len(w); j++ {
+			c := w[j]
+			switch {
+			case strings.IndexByte(sshFlagLetters, c) >= 0:
+			case strings.IndexByte(sshArgLetters, c) >= 0:
+				if j == len(w)-1 {
+					if i+1 == len(words) {
+						return nil, fmt.Errorf("--ssh-opts: -%c needs its argument", c)
+					}
+					i++
+				}
+				j = len(w) // the rest of the word is the argument
+			default:
+				return nil, fmt.Errorf("--ssh-opts: %q is not an ssh option (-%c is none of ssh's)", w, c)
+			}
+		}
+	}
+	return words, nil
+}
+
+// shellWords splits s into words as a POSIX shell does, without expanding
+// anything: blanks separate words outside quotes, '...' is literal, "..."
+// is literal but for \" \\ \$ and \`, and a backslash outside quotes keeps
+// the next character as it is.
+func shellWords(s string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		case c == '\\':
+			if i+1 == len(s) {
+				return nil, errors.New("ends in a backslash")
+			}
+			i++
+			w.WriteByte(s[i])
+			inWord = true
+		case c == '\'':
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				return nil, errors.New("unclosed quote (')")
+			}
+			w.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+			inWord = true
+		case c == '"':
+			closed := false
+			for i++; i < len(s); i++ {
+				if s[i] == '"' {
+					closed = true
+					break
+				}
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+					i++
+				}
+				w.WriteByte(s[i])
+			}
+			if !closed {
+				return nil, errors.New(`unclosed quote (")`)
+			}
+			inWord = true
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, nil
+}

@@ -7,17 +7,22 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 )
 
 // The controller and the agent load their token and certificates from
 // files named on their command lines; errors name those flags, so a user
 // sees one line saying which file to fix.
 
-// ReadToken reads a token file's first line (--token-file).
+// ReadToken reads a token file's first line (--token-file). A file that
+// others can read is refused, as ssh refuses such a key (secretFileMode).
 func ReadToken(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return "", fmt.Errorf("--token-file: %v", err)
+	}
+	if err := secretFileMode("--token-file", path); err != nil {
+		return "", err
 	}
 	t, _, _ := strings.Cut(string(b), "\n")
 	t = strings.TrimSpace(t)
@@ -106,4 +111,25 @@ func loadPool(path string) (*x509.CertPool, error) {
 		return nil, fmt.Errorf("--tls-ca %s holds no PEM certificate", path)
 	}
 	return pool, nil
+}
+
+// secretFileMode refuses a file holding a secret that users other than
+// its owner may read or change, with ssh's rule for private keys: a file
+// of this user's must give group and others nothing (mode 0600 or
+// tighter); one owned by another user (root's, shared with a service's
+// group) must at least give others nothing.
+func secretFileMode(flag, path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("%s: %v", flag, err)
+	}
+	mode := fi.Mode().Perm()
+	open := mode & 0o007
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == os.Geteuid() {
+		open = mode & 0o077
+	}
+	if open != 0 {
+		return fmt.Errorf("%s %s is open to group or others (mode %04o): run chmod 600 %s (ssh refuses a key file so open)", flag, path, mode, path)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,8 @@ type Workspace struct {
 const createdMarker = ".storbench-created-by-"
 
 // CheckDir returns a one-line error when dir cannot hold a benchmark: missing,
-// not a directory, or not writable.
+// not a directory, not writable, or with a DIR/storbench that is a symbolic
+// link (CheckLevels).
 func CheckDir(dir string) error {
 	if dir == "" {
 		return errors.New("no target directory given (use -d DIR)")
@@ -56,6 +58,52 @@ func CheckDir(dir string) error {
 	}
 	if err := syscall.Access(dir, 0x2|0x1); err != nil { // W_OK|X_OK
 		return fmt.Errorf("target directory %s is not writable: %v", dir, err)
+	}
+	return CheckLevels(dir)
+}
+
+// CheckLevels refuses, as bad input, a level of dir/storbench/parts... that
+// exists as a symbolic link: what storbench makes below it would be made,
+// kept with Keep, and removed wherever the link leads, outside dir. dir
+// itself may be a link: the user named it. Missing levels are not an error
+// (storbench makes them). Every engine's workspace passes here
+// (makeWorkspace checks each level as it makes it), so all refuse alike.
+func CheckLevels(dir string, parts ...string) error {
+	p := dir
+	for _, part := range append([]string{"storbench"}, parts...) {
+		p = filepath.Join(p, part)
+		if err := refuseLink(dir, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refuseLink refuses p, a level below dir, when it is a symbolic link.
+// The error is marked ErrUnsupported: bad input found before any load, so
+// a refusal on a remote agent exits 2 as a local one does.
+func refuseLink(dir, p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return nil // missing (made by storbench), or unreadable (Mkdir says)
+	}
+	return Unsupported(fmt.Sprintf("%s is a symbolic link; storbench works only in directories it can see are inside %s (remove the link, or give another directory)", p, dir))
+}
+
+// checkResolved refuses a workspace path p that, with every link resolved,
+// is not dir/parts... resolved: a level was made a symbolic link between
+// refuseLink's look and the Mkdir below it.
+func checkResolved(dir, p string, parts []string) error {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return fmt.Errorf("target directory %s: %v", dir, unwrapPath(err))
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return fmt.Errorf("%s: %v", p, unwrapPath(err))
+	}
+	if want := filepath.Join(append([]string{realDir}, parts...)...); real != want {
+		return Unsupported(fmt.Sprintf("%s resolves to %s, not %s: a symbolic link leads out of %s; storbench stopped there", p, real, want, dir))
 	}
 	return nil
 }
@@ -120,6 +168,10 @@ func makeWorkspace(dir, runID string, parts []string, ours, mayExist func(i int)
 			return nil, fmt.Errorf("invalid path element %q", part)
 		}
 		p = filepath.Join(p, part)
+		if err := refuseLink(dir, p); err != nil {
+			w.Remove()
+			return nil, err
+		}
 		if ours(i) {
 			w.ours = append(w.ours, p)
 		}
@@ -144,6 +196,11 @@ func makeWorkspace(dir, runID string, parts []string, ours, mayExist func(i int)
 			}
 			return nil, fmt.Errorf("create %s: %v", p, unwrapPath(err))
 		}
+	}
+	if err := checkResolved(dir, p, parts); err != nil {
+		// Nothing is removed: a path through the link would remove what
+		// is where it leads, which may not be storbench's.
+		return nil, err
 	}
 	w.Path = p
 	return w, nil

@@ -12,7 +12,9 @@
 // a stop before the start returns at once; Keep leaves what was made; a
 // second Cleanup is harmless; and data that was there before - around the
 // engine's namespace, in it, with names one character off - is untouched
-// byte for byte whatever happens.
+// byte for byte whatever happens; a level of a file engine's namespace
+// that is a symbolic link is refused before anything is made, locally and
+// through an agent.
 package enginetest
 
 import (
@@ -45,6 +47,9 @@ type Suite struct {
 	// StopBound is how long Run may take to return once its context ends
 	// (default 5 s).
 	StopBound time.Duration
+	// ThroughAgent runs the refusal tests also through a real agent
+	// process (`storbench agent`), as a remote run prepares.
+	ThroughAgent bool
 }
 
 // Target is the storage an engine works on, seen from outside the engine.
@@ -71,6 +76,7 @@ func (s Suite) Run(t *testing.T) {
 	t.Run("CleanupWithoutRun", s.cleanupWithoutRun)
 	t.Run("Keep", s.keep)
 	t.Run("CleanupTwice", s.cleanupTwice)
+	t.Run("RefuseSymlinks", s.refuseSymlinks)
 }
 
 var runSeq struct {

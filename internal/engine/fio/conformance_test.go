@@ -20,6 +20,9 @@ func TestConformance(t *testing.T) {
 		Engine: fio.Engine{},
 		Env:    engine.Env{Host: "h1"},
 		Target: enginetest.Files{Dir: dir},
+		// The agent process runs the same engine: its refusals are
+		// the ones a remote run meets.
+		ThroughAgent: true,
 		Phase: func(t *testing.T, name string, long bool) engine.Phase {
 			runtime := "1"
 			if long {

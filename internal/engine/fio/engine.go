@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -253,6 +254,12 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 			return nil, fmt.Errorf("fio cannot be given a directory whose path holds ';' or '#' (%s); choose another DIR or job file name", d)
 		}
 	}
+	if ps.ReadFrom == "" {
+		// Files read from a neighbour are there already.
+		if err := checkSpace(jf, ps.Job.Name, ps.Dir, env.Hosts, ps.Shared); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkLevels(ps.Dir, env.RunID, env.Host); err != nil {
 		return nil, err
 	}
@@ -378,7 +385,14 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 	cmd.Dir = r.ws.Path
 	// fio runs each job in a process of its own (unless thread=1), and
 	// those hold its output open: stops go to the whole process group.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
+	// fio's parent-death signal (procAttr) comes when the thread that
+	// started it ends, and Go ends a thread when a goroutine locked to it
+	// returns: this goroutine holds its thread until fio has ended.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	// fio inherits SIGPIPE blocked (see blockSIGPIPE).
+	defer blockSIGPIPE()()
 	cmd.Env = r.fioEnv
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitWriter{w: &stderr, n: 1 << 20}

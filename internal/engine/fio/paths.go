@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/storbench/storbench/internal/engine"
 )
 
 // Rule is what storbench does with a fio option that names a path, runs a
@@ -393,20 +395,9 @@ func (jf *JobFile) diskPaths() []diskPath {
 }
 
 // checkLevels refuses a level of DIR/<parts...> that already exists as a
-// symbolic link: the directory below it would be made wherever it leads.
-// The job's directory is DIR/storbench/<run id>/<host>/<job>, a shared
-// phase's files are in DIR/storbench/<run id>/shared/<entry>.
+// symbolic link (engine.CheckLevels: every engine's one rule). The job's
+// directory is DIR/storbench/<run id>/<host>/<job>, a shared phase's files
+// are in DIR/storbench/<run id>/shared/<entry>.
 func checkLevels(dir string, parts ...string) error {
-	p := dir
-	for _, part := range append([]string{"storbench"}, parts...) {
-		p = filepath.Join(p, part)
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return nil // missing (made by storbench) or unreadable (NewWorkspace says)
-		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%s is a symbolic link; storbench works only in directories it can see are inside %s", p, dir)
-		}
-	}
-	return nil
+	return engine.CheckLevels(dir, parts...)
 }

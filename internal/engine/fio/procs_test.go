@@ -219,10 +219,13 @@ func TestLayoutOutOfSpace(t *testing.T) {
 		t.Skipf("mount tmpfs: %v: %s", err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
-	// The built-in sequential read job: a create_only section lays out the
-	// files, then the read section runs on them.
+	// Two sections laid out side by side, each of which fits alone (so the
+	// free-space check before the run lets the job through): together
+	// they do not, and fio finds out while laying them out.
 	res := filepath.Join(work, "results")
-	out, err := exec.Command(bin, "fio", "-d", mnt, "-w", "default", "--size", "64M", "--runtime", "1s", "--numjobs", "2", "--results", res).CombinedOutput()
+	job := filepath.Join(work, "two.fio")
+	_ = os.WriteFile(job, []byte("[global]\nioengine=psync\nbs=64k\nsize=10M\n[a]\nrw=write\n[b]\nrw=write\n"), 0o644)
+	out, err := exec.Command(bin, "fio", "-d", mnt, "-w", job, "--runtime", "1s", "--results", res).CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()

@@ -16,6 +16,9 @@ func TestConformance(t *testing.T) {
 		Engine: md.Engine{},
 		Env:    engine.Env{Host: "h1"},
 		Target: enginetest.Files{Dir: dir},
+		// The agent process runs the same engine: its refusals are
+		// the ones a remote run meets.
+		ThroughAgent: true,
 		Phase: func(t *testing.T, name string, long bool) engine.Phase {
 			// md runs until its items are done: a long phase has more
 			// than any test waits for.

@@ -214,6 +214,9 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	ph := &phase{c: c, env: env, name: p.Name, ops: opNames(c.Op)}
 	ph.runPfx = "storbench/" + env.RunID + "/"
 	ph.prefix = ph.runPfx + host + "/" + sanitize(p.Name) + "/"
+	if err := checkMemory(c, ph.prefix); err != nil {
+		return nil, err
+	}
 	inFlight := c.Concurrent
 	if c.multipart() {
 		inFlight *= c.PartConcurrency

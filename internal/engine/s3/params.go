@@ -491,6 +491,9 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 	if err := resolveBenchOptions(c); err != nil {
 		return nil, err
 	}
+	if err := checkCounts(c); err != nil {
+		return nil, err
+	}
 	// The largest body one request carries sets how long a sound request
 	// may take.
 	body := c.ObjSize
