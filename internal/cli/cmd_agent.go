@@ -119,6 +119,7 @@ over ssh's stdin instead.`,
 // runAgent serves until ctx ends (or stdin closes with --stdin). ready, if
 // set, is called with the address listened on.
 func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(addr string)) error {
+	defer loadGC(st)()
 	announce, err := o.slurmTask(st)
 	if err != nil {
 		return err

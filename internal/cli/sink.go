@@ -18,6 +18,7 @@ import (
 // (textSink) and to what w asks for (live stream, metrics), then prints
 // how the run ended, or with --json its summary.json.
 func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.Result, error) {
+	defer loadGC(st)()
 	p.CommandLine = st.recordedArgs()
 	watched, err := w.start(ctx, st, p)
 	if err != nil {

@@ -20,7 +20,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -790,10 +789,6 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 		return nil, err
 	}
 	c := ph.c
-	// The heap of a run is small (buffers and histograms are allocated once),
-	// and what the SDK allocates per request dies at once: collecting less
-	// often trades a few MB for CPU, which is what a loaded client lacks.
-	defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
 	var olog *opLog
 	if c.BenchData != "" {
 		var err error
@@ -1088,9 +1083,6 @@ func (ph *phase) sizeStats(workers []*worker, startNs, endNs int64) []record.Siz
 	}
 	return out
 }
-
-// gcPercent is GOGC during a run.
-const gcPercent = 400
 
 // EndpointsFile is the Raw file with per-endpoint statistics
 // (map endpoint -> []record.OpStats), present when there are several.
