@@ -36,6 +36,7 @@ nothing.`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the merged results folder to create (must not exist)")
+	needed(cmd.Flags(), "output", "the merged results folder to create")
 	return cmd
 }
 

@@ -178,9 +178,7 @@ summary.json and summary.md.`,
 	// Every usage error is an *ExitError where cobra finds it: flag errors
 	// through the flag error function (which subcommands inherit), argument
 	// errors through the commands' own Args checks, wrapped below.
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErr("%v (see '%s --help')", err, c.CommandPath())
-	})
+	root.SetFlagErrorFunc(flagError)
 	// With Args set, cobra hands an unknown command name to the root
 	// instead of failing in Find with a plain error; the root then prints
 	// its help when run bare, as cobra does for a command that cannot run.
@@ -197,6 +195,7 @@ summary.json and summary.md.`,
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	usageArgs(root)
+	onceFlags(root)
 	return root
 }
 
