@@ -73,7 +73,7 @@ func runReport(_ context.Context, st *State, o ReportOptions, dir string) error 
 		out = filepath.Join(dir, "report.html")
 	}
 	if err := results.WriteFile(out, b); err != nil {
-		return writeErr(fmt.Errorf("%s not saved: %v", out, err))
+		return writeErr(fmt.Errorf("%s not saved: %w", out, err))
 	}
 	md := report.Markdown(sum)
 	switch o.MD {
@@ -85,7 +85,7 @@ func runReport(_ context.Context, st *State, o ReportOptions, dir string) error 
 			path = filepath.Join(dir, "summary.md")
 		}
 		if err := results.WriteFile(path, md); err != nil {
-			return writeErr(fmt.Errorf("wrote %s; %s not saved: %v", out, path, err))
+			return writeErr(fmt.Errorf("wrote %s; %s not saved: %w", out, path, err))
 		}
 		fmt.Fprintf(st.Stdout, "wrote %s and %s\n", out, path)
 		return nil
