@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-		"time"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

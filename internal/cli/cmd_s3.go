@@ -17,6 +17,7 @@ import (
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/suite"
+	"github.com/storbench/storbench/internal/units"
 )
 
 // S3Options are the flags of `storbench s3 OP`, named as warp names them.
@@ -269,6 +270,15 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	env, err := st.environment()
 	if err != nil {
 		return nil, err
+	}
+	// Durations are read here with their flag's name (the engine names
+	// its settings by the suite's keys).
+	for flag, v := range map[string]string{"duration": o.Duration, "autoterm.dur": o.AutoTermDur, "request-timeout": o.RequestTimeout, "grace": o.Grace} {
+		if fs.Changed(flag) {
+			if _, err := units.ParseDuration(v); err != nil {
+				return nil, usageErr("--%s: %v", flag, err)
+			}
+		}
 	}
 	p := o.params(op, fs)
 	if err := o.keyValues(p); err != nil {

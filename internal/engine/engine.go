@@ -231,7 +231,7 @@ func DecodeStrict(raw json.RawMessage, v any) error {
 		_ = json.Unmarshal(raw, &obj)
 		return fmt.Errorf("%s: %s: want %s", key, shortJSON(obj[key]), wantOf(te.Type))
 	}
-	if key := refusedKey(raw, v); key != "" && !strings.Contains(err.Error(), key) {
+	if key := refusedKey(raw, v); key != "" && !strings.HasPrefix(err.Error(), key+":") {
 		return fmt.Errorf("%s: %w", key, err)
 	}
 	return err
