@@ -131,6 +131,9 @@ func (Engine) Validate(p engine.Phase) error {
 	if err != nil {
 		return err
 	}
+	if err := jf.checkBounds(ps.Job.Name, ps); err != nil {
+		return err
+	}
 	return jf.CheckSafe(ps.Job.Name, true)
 }
 
