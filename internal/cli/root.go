@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -194,6 +195,7 @@ summary.json and summary.md.`,
 	// wrapped with the rest.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	strictHelpAndCompletion(root)
 	usageArgs(root)
 	onceFlags(root)
 	return root
@@ -210,6 +212,29 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 		msg += fmt.Sprintf(" (did you mean %q?)", s[0])
 	}
 	return errors.New(msg)
+}
+
+// strictHelpAndCompletion makes `help NAME` and `completion SHELL` refuse
+// a name they do not know (exit 2): cobra prints its help for them and
+// exits 0, so a script cannot tell that nothing was done.
+func strictHelpAndCompletion(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "completion":
+			c.Args = unknownCommand
+			c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+		case "help":
+			run := c.Run
+			c.Run = nil
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				if target, rest, err := root.Find(args); err != nil || target == nil || len(rest) > 0 {
+					return usageErr("help: unknown command %q (see 'storbench --help')", strings.Join(args, " "))
+				}
+				run(cmd, args)
+				return nil
+			}
+		}
+	}
 }
 
 // usageArgs wraps the argument check of c and of every command under it,

@@ -168,6 +168,11 @@ func FindFio(bin string) (string, error) {
 		}
 		return "", fmt.Errorf("fio binary %s not found or not executable (--fio-bin)", bin)
 	}
+	// A program that is not fio would reject every job file, and the user
+	// would be told to fix the job file.
+	if v, err := Version(path); err != nil || !strings.HasPrefix(v, "fio-") {
+		return "", fmt.Errorf("--fio-bin %s: not fio (`%s --version` does not print fio-<version>)", bin, bin)
+	}
 	return path, nil
 }
 
