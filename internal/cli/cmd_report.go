@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -63,6 +64,17 @@ func runReport(_ context.Context, st *State, o ReportOptions, dir string) error 
 	sum, err := results.ReadSummary(dir)
 	if err != nil {
 		return asUsage(err)
+	}
+	if o.Compare != "" {
+		// As compare does: a comparison with nothing in it is refused, not
+		// written as an empty section.
+		c, err := analyze.CompareFolders(o.Compare, dir, analyze.CompareOptions{ThresholdPct: 5})
+		if err != nil {
+			return asUsage(err)
+		}
+		if len(c.Phases) == 0 {
+			return usageErr("%s and %s have no phase in common: nothing to compare (phases are matched by name)", o.Compare, dir)
+		}
 	}
 	b, err := report.HTMLFolder(dir, o.Compare)
 	if err != nil {
