@@ -162,3 +162,26 @@ func runLate(t *testing.T, c lateCase, dryRun bool) {
 		}
 	})
 }
+
+// compare falls back from the block bootstrap over seconds to tests that
+// assume independent requests when a side's latency-seconds.zst cannot be
+// read: it says so, instead of changing its test without a word.
+func TestCompareSaysWhenPerSecondLatencyIsDamaged(t *testing.T) {
+	a, b := copyResults(t, "s3-lat-a"), copyResults(t, "s3-lat-b")
+	if err := os.WriteFile(filepath.Join(b, "01-s3-mixed", "hosts", "vm", "latency-seconds.zst"), []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"", "--md"} {
+		st, out := testState()
+		args := []string{"compare", a, b}
+		if format != "" {
+			args = append(args, format)
+		}
+		if err := Execute(context.Background(), st, args); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if !strings.Contains(out.String(), "latency-seconds.zst") || !strings.Contains(out.String(), "as if requests were independent") {
+			t.Errorf("compare %s does not say the per-second latency was unreadable:\n%s", format, out)
+		}
+	}
+}
