@@ -185,3 +185,31 @@ func TestCompareSaysWhenPerSecondLatencyIsDamaged(t *testing.T) {
 		}
 	}
 }
+
+// A results folder without run.json is read with a note saying what is
+// unknown; one whose summary.json is of a newer schema than this build
+// reads is refused (exit 2) instead of being read as if it were this one's.
+func TestFolderWithoutRunJSONOrNewerSchema(t *testing.T) {
+	bare := copyResults(t, "fio-a")
+	if err := os.Remove(filepath.Join(bare, "run.json")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"analyze", bare}, {"compare", bare, filepath.Join(testResults, "fio-b")}, {"report", "--md", "-", "-o", filepath.Join(t.TempDir(), "r.html"), bare}} {
+		st, out := testState()
+		if err := Execute(context.Background(), st, args); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		if !strings.Contains(out.String(), "note: "+bare+" has no run.json") {
+			t.Errorf("%v does not note the missing run.json:\n%s", args, out)
+		}
+	}
+	newer := copyResults(t, "fio-a")
+	editResults(t, newer, "summary.json", `"schema_version": 2`, `"schema_version": 999`)
+	for _, args := range [][]string{{"analyze", newer}, {"compare", newer, filepath.Join(testResults, "fio-b")}, {"report", "--md", "-", "-o", filepath.Join(t.TempDir(), "r.html"), newer}} {
+		st, out := testState()
+		err := Execute(context.Background(), st, args)
+		if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "schema_version 999") {
+			t.Errorf("%v: exit %d (%v), want 2 naming schema_version 999\n%s", args, ExitCode(err), err, out)
+		}
+	}
+}

@@ -94,6 +94,7 @@ func runAnalyze(_ context.Context, st *State, o AnalyzeOptions, path string) err
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	folderNotes(st, path)
 	opts := analyze.Options{Op: o.Op, Host: o.Host, Skip: skip, Segment: seg}
 	if o.PerSecond {
 		if !fi.IsDir() {

@@ -65,6 +65,7 @@ func runReport(_ context.Context, st *State, o ReportOptions, dir string) error 
 	if err != nil {
 		return asUsage(err)
 	}
+	folderNotes(st, dir, o.Compare)
 	if o.Compare != "" {
 		// As compare does: a comparison with nothing in it is refused, not
 		// written as an empty section.
