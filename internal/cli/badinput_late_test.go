@@ -60,6 +60,7 @@ func TestBadInputFoundLate(t *testing.T) {
 		{name: "runtime=-1", args: []string{"fio", "-d", "DATA", "-w", job("[j]\nrw=read\nsize=1M\ntime_based\nruntime=-1\n")}, want: []string{"runtime=-1"}},
 		{name: "suite job: {}", suite: "name: x\ndir: DATA\nphases:\n  - fio: {job: {}}\n", want: []string{"size"}},
 		{name: "suite job numjobs past fio's limit", suite: "name: x\ndir: DATA\nphases:\n  - fio: {job: {rw: read, size: 1M, numjobs: 100000}}\n", want: []string{"numjobs", "4096"}},
+		{name: "suite job fio's parser rejects", suite: "name: x\ndir: DATA\nphases:\n  - fio: {job: {rw: sideways, size: 1M}}\n", want: []string{"fio rejects", "rw=sideways"}},
 		{name: "phase name with ../", suite: "name: x\ndir: DATA\nphases:\n  - name: ../../escape\n    md: {items: 5}\n", want: []string{`"../../escape"`, "name"}},
 		{name: "phase name of 300 characters", suite: "name: x\ndir: DATA\nphases:\n  - name: " + long + "\n    md: {items: 5}\n", want: []string{"name", "255"}},
 
@@ -86,6 +87,7 @@ func TestBadInputFoundLate(t *testing.T) {
 
 		// Wrong or unclear words.
 		{name: "--fio-bin that is not fio", args: []string{"fio", "-d", "DATA", "--fio-bin", "/bin/false"}, want: []string{"--fio-bin", "/bin/false"}, not: []string{"job file"}},
+		{name: "md workers out of range", args: []string{"md", "-d", "DATA", "-n", "5", "-t", "100000"}, want: []string{"workers (-t)", "1 to"}, not: []string{"0 for one per CPU"}},
 		{name: "an integer flag given a float", args: []string{"md", "-d", "DATA", "-n", "1e30"}, want: []string{"-n/--items", `"1e30"`}, not: []string{"strconv"}},
 		{name: "suite name a list", suite: "name: [a]\nphases:\n  - md: {items: 5}\n", want: []string{"name"}, not: []string{"!!seq", "unmarshal"}},
 		{name: "suite iterations a word", suite: "name: x\ndir: DATA\nphases:\n  - md: {items: 5}\n    iterations: x\n", want: []string{"iterations", `"x"`}, not: []string{"!!str", "unmarshal"}},
