@@ -218,8 +218,11 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 				if err := v.Decode(&f); err != nil {
 					return nil, fmt.Errorf("line %d: iterations: %q: want a whole number, 1 or more", k.Line, v.Value)
 				}
-				if f != math.Trunc(f) || f < 1 || f > math.MaxInt32 {
+				if f != math.Trunc(f) || f >= 1<<63 {
 					return nil, fmt.Errorf("line %d: iterations: %s: want a whole number, 1 or more", k.Line, v.Value)
+				}
+				if f < 1 {
+					return nil, fmt.Errorf("line %d: iterations: %s; want 1 or more", k.Line, v.Value)
 				}
 				ps.Iterations = int(f)
 			case "report":
