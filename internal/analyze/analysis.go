@@ -218,7 +218,8 @@ func AnalyzeFolder(dir string, o Options) (*Analysis, error) {
 	if sum.Status == results.StatusRunning {
 		a.Notes = append(a.Notes, results.NeverFinishedNote)
 	}
-	hostSeen := false
+	hostSeen, opSeen := false, false
+	var longest time.Duration
 	for i := range sum.Phases {
 		ps := &sum.Phases[i]
 		hosts, err := ReadPhaseHosts(dir, ps)
@@ -235,12 +236,42 @@ func AnalyzeFolder(dir string, o Options) (*Analysis, error) {
 			hosts = keep
 			hostSeen = hostSeen || len(keep) > 0
 		}
-		a.Phases = append(a.Phases, AnalyzeHosts(ps.Name, ps.Engine, ps.Status, hosts, o))
+		// A phase no longer than --skip has nothing left to measure: it is
+		// left out with a note, never shown with its unskipped figures.
+		if span := seriesSpan(hosts); o.Skip > 0 && span <= o.Skip {
+			a.Notes = append(a.Notes, fmt.Sprintf("phase %s (%s) is not longer than --skip %s: left out", ps.Name, span.Round(time.Millisecond), o.Skip))
+			longest = max(longest, span)
+			continue
+		}
+		pa := AnalyzeHosts(ps.Name, ps.Engine, ps.Status, hosts, o)
+		opSeen = opSeen || len(pa.Ops) > 0
+		a.Phases = append(a.Phases, pa)
 	}
 	if o.Host != "" && !hostSeen {
 		return nil, fmt.Errorf("no host %q in %s", o.Host, dir)
 	}
+	if len(a.Phases) == 0 && o.Skip > 0 {
+		return nil, fmt.Errorf("%s: %w: --skip %s is as long as every phase (the longest ran %s)", dir, ErrNoData, o.Skip, longest.Round(time.Millisecond))
+	}
+	if o.Op != "" && !opSeen {
+		return nil, fmt.Errorf("%s: %w: no operation %q in any phase (--op)", dir, ErrNoData, o.Op)
+	}
 	return a, nil
+}
+
+// seriesSpan is how long a phase's per-second series run, from the first
+// host's start to the last host's end.
+func seriesSpan(hosts []*model.HostResult) time.Duration {
+	var lo, hi int64
+	for _, h := range hosts {
+		for _, s := range h.Series {
+			if lo == 0 || s.StartNs < lo {
+				lo = s.StartNs
+			}
+			hi = max(hi, s.EndNs)
+		}
+	}
+	return time.Duration(hi - lo)
 }
 
 // AnalyzeHosts analyses one phase from its hosts' results.

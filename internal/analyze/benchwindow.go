@@ -225,6 +225,7 @@ func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 	if len(ops) == 0 {
 		return nil, fmt.Errorf("%s: %w (no requests match --op/--host)", path, ErrNoData)
 	}
+	left := false // some operation has time left after --skip
 	for _, b := range ops {
 		first := true
 		for _, w := range b.workers {
@@ -246,11 +247,17 @@ func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 		if b.we < b.ws {
 			b.we = b.ws
 		}
+		if b.we > b.ws {
+			left = true
+		}
 		b.workers = nil
 		b.total = newSegAcc(b.ws, b.we, o.segment())
 		b.rec = record.NewRecorder([]string{b.name}, true)
 		b.eps = map[string]*benchEP{}
 		b.kinds = map[string]uint64{}
+	}
+	if o.Skip > 0 && !left {
+		return nil, fmt.Errorf("%s: %w: --skip %s leaves no time in which every worker was running", path, ErrNoData, o.Skip)
 	}
 	intern := map[string]string{}
 	allLatency := format == formatWarp

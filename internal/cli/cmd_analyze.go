@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +14,7 @@ import (
 	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/units"
 )
 
 // AnalyzeOptions are the flags of `storbench analyze`.
@@ -109,6 +109,7 @@ func runAnalyze(_ context.Context, st *State, o AnalyzeOptions, path string) err
 	if err != nil {
 		return usageErr("%v", err)
 	}
+	folderNotes(st, path)
 	opts := analyze.Options{Op: o.Op, Host: o.Host, Skip: skip, Segment: seg}
 	if o.PerSecond {
 		if !fi.IsDir() {
@@ -170,7 +171,7 @@ func perSecond(st *State, o AnalyzeOptions, path string, opts analyze.Options) e
 func writeOut(st *State, out string, b []byte) error {
 	if out != "" {
 		if err := results.WriteFile(out, b); err != nil {
-			return writeErr(fmt.Errorf("%s not saved: %v", out, err))
+			return writeErr(fmt.Errorf("%s not saved: %w", out, err))
 		}
 		return nil
 	}
@@ -178,17 +179,15 @@ func writeOut(st *State, out string, b []byte) error {
 	return err
 }
 
-// parseDur reads a duration flag ("10s", "1m30s"; a bare number is seconds).
+// parseDur reads a duration flag ("10s", "1m30s"): a duration needs its
+// unit, as everywhere in storbench.
 func parseDur(flag, s string) (time.Duration, error) {
 	if s == "" {
 		return 0, nil
 	}
-	if v, err := strconv.ParseFloat(s, 64); err == nil {
-		return time.Duration(v * float64(time.Second)), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, usageErr("%s %q: want a duration such as 10s", flag, s)
+	d, err := units.ParseDuration(s)
+	if err != nil {
+		return 0, usageErr("%s: %v", flag, err)
 	}
 	return d, nil
 }

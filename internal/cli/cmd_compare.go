@@ -94,6 +94,7 @@ func runCompare(_ context.Context, st *State, o CompareOptions, before, after st
 	if o.FailCode < 0 || o.FailCode > maxFailCode {
 		return usageErr("--fail-code %d: want 1 to %d (126 and above are the shell's own codes), or 0 for never", o.FailCode, maxFailCode)
 	}
+	folderNotes(st, before, after)
 	c, err := analyze.ComparePaths(before, after, analyze.CompareOptions{ThresholdPct: o.Threshold, Alpha: 1 - o.Confidence/100})
 	if err != nil {
 		return asUsage(err)

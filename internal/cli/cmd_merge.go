@@ -36,6 +36,7 @@ nothing.`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the merged results folder to create (must not exist)")
+	needed(cmd.Flags(), "output", "the merged results folder to create")
 	return cmd
 }
 
@@ -46,6 +47,7 @@ func runMerge(_ context.Context, st *State, out string, inputs []string) error {
 	if _, err := os.Stat(out); err == nil {
 		return usageErr("merge: %s already exists", out)
 	}
+	folderNotes(st, inputs...)
 	parent := filepath.Dir(filepath.Clean(out))
 	f, err := analyze.Merge(inputs, analyze.MergeOptions{Root: parent, Now: st.Now(), CommandLine: st.recordedArgs(),
 		Setup: func(f *results.Folder) { f.Markdown = report.Markdown }})

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -64,6 +65,18 @@ func runReport(_ context.Context, st *State, o ReportOptions, dir string) error 
 	if err != nil {
 		return asUsage(err)
 	}
+	folderNotes(st, dir, o.Compare)
+	if o.Compare != "" {
+		// As compare does: a comparison with nothing in it is refused, not
+		// written as an empty section.
+		c, err := analyze.CompareFolders(o.Compare, dir, analyze.CompareOptions{ThresholdPct: 5})
+		if err != nil {
+			return asUsage(err)
+		}
+		if len(c.Phases) == 0 {
+			return usageErr("%s and %s have no phase in common: nothing to compare (phases are matched by name)", o.Compare, dir)
+		}
+	}
 	b, err := report.HTMLFolder(dir, o.Compare)
 	if err != nil {
 		return asUsage(err)
@@ -73,7 +86,7 @@ func runReport(_ context.Context, st *State, o ReportOptions, dir string) error 
 		out = filepath.Join(dir, "report.html")
 	}
 	if err := results.WriteFile(out, b); err != nil {
-		return writeErr(fmt.Errorf("%s not saved: %v", out, err))
+		return writeErr(fmt.Errorf("%s not saved: %w", out, err))
 	}
 	md := report.Markdown(sum)
 	switch o.MD {
@@ -85,7 +98,7 @@ func runReport(_ context.Context, st *State, o ReportOptions, dir string) error 
 			path = filepath.Join(dir, "summary.md")
 		}
 		if err := results.WriteFile(path, md); err != nil {
-			return writeErr(fmt.Errorf("wrote %s; %s not saved: %v", out, path, err))
+			return writeErr(fmt.Errorf("wrote %s; %s not saved: %w", out, path, err))
 		}
 		fmt.Fprintf(st.Stdout, "wrote %s and %s\n", out, path)
 		return nil

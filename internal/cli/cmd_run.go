@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/engine/fio"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
@@ -140,6 +141,18 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 			}
 		}
 		var notes []string
+		// fio's own parser, as the run checks job files before anything is
+		// created: a dry run refuses what the run would.
+		if slices.ContainsFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == model.EngineFio }) {
+			if bin, err := fio.FindFio(o.FioBin); err != nil {
+				notes = append(notes, fmt.Sprintf("job files not checked by fio: %v", err))
+			} else if err := fio.ParseOnly(ctx, bin, x.Phases); err != nil {
+				if ctx.Err() != nil {
+					return nil, interrupted()
+				}
+				return nil, asUsage(err)
+			}
+		}
 		if keyless != "" {
 			notes = append(notes, fmt.Sprintf("s3 phases have no keys yet: set %s and %s (or %s and %s, an AWS profile, or access_key and secret_key in the suite's s3 block) before running", s3e.EnvAccessKey, s3e.EnvSecretKey, envAWSAccessKey, envAWSSecretKey))
 		}

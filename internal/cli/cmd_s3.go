@@ -17,6 +17,7 @@ import (
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/suite"
+	"github.com/storbench/storbench/internal/units"
 )
 
 // S3Options are the flags of `storbench s3 OP`, named as warp names them.
@@ -270,6 +271,15 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	if err != nil {
 		return nil, err
 	}
+	// Durations are read here with their flag's name (the engine names
+	// its settings by the suite's keys).
+	for flag, v := range map[string]string{"duration": o.Duration, "autoterm.dur": o.AutoTermDur, "request-timeout": o.RequestTimeout, "grace": o.Grace} {
+		if fs.Changed(flag) {
+			if _, err := units.ParseDuration(v); err != nil {
+				return nil, usageErr("--%s: %v", flag, err)
+			}
+		}
+	}
 	p := o.params(op, fs)
 	if err := o.keyValues(p); err != nil {
 		return nil, err
@@ -421,7 +431,13 @@ func (o S3Options) keyValues(p map[string]any) error {
 	return nil
 }
 
-// syncStart reads hh:mm as the next such local time from now.
+// syncPast is how long ago an hh:mm of today may be to be read as
+// tomorrow's: an earlier one is taken as one that has passed (a typo, or a
+// command started late), not as a wait of most of a day.
+const syncPast = 12 * time.Hour
+
+// syncStart reads hh:mm as the next such local time from now; a time that
+// passed less than syncPast ago is refused.
 func syncStart(s string, now time.Time) (time.Time, error) {
 	parts := strings.Split(s, ":")
 	if len(parts) != 2 {
@@ -434,6 +450,9 @@ func syncStart(s string, now time.Time) (time.Time, error) {
 	}
 	at := time.Date(now.Year(), now.Month(), now.Day(), h, m, 0, 0, now.Location())
 	if !at.After(now) {
+		if ago := now.Sub(at); ago < syncPast {
+			return time.Time{}, fmt.Errorf("%s has passed (it is %s now, %s later): give a time to come", s, now.Format("15:04"), ago.Round(time.Minute))
+		}
 		at = at.Add(24 * time.Hour)
 	}
 	return at, nil

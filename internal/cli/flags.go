@@ -1,7 +1,13 @@
 package cli
 
 import (
+	"errors"
+	"math"
+	"regexp"
 	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/spf13/pflag"
 
@@ -18,6 +24,16 @@ const zeroRefused = "refused"
 // annLeftOut says what a zero-refused flag means when left out, for the
 // error line.
 const annLeftOut = "storbench-left-out"
+
+// annNeeded says, for a string flag that has no default, what to give
+// instead of an empty value.
+const annNeeded = "storbench-needed"
+
+// needed marks a string flag that has no default: given empty, the error
+// says what to give (what) instead of pointing at a default.
+func needed(f *pflag.FlagSet, name, what string) {
+	mustAnnotate(f, name, annNeeded, what)
+}
 
 // nonZero marks a numeric flag for which 0 makes no sense: given as 0 it is
 // refused, instead of being read as "not given". leftOut says what the flag
@@ -54,7 +70,16 @@ func checkFlagValues(fs *pflag.FlagSet) error {
 		switch f.Value.Type() {
 		case "string", "stringSlice":
 			if v == "" || v == "[]" {
+				if n := f.Annotations[annNeeded]; len(n) == 1 {
+					err = usageErr("%s: empty value; give %s", flagName(f), n[0])
+					return
+				}
 				err = usageErr("%s: empty value; give one, or leave the flag out for the default", flagName(f))
+				return
+			}
+		case "float64":
+			if x, perr := strconv.ParseFloat(v, 64); perr == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
+				err = usageErr("%s %s: want a number", flagName(f), v)
 				return
 			}
 		}
@@ -92,4 +117,80 @@ func isZero(v string) bool {
 		return n == 0
 	}
 	return false
+}
+
+// errGivenTwice is the error of a single-value flag given a second time.
+var errGivenTwice = errors.New("given twice")
+
+// onceValue refuses a second value for a flag that holds one: with pflag
+// the last one would win without a word, and the user would measure
+// something other than what one of the two said.
+type onceValue struct {
+	pflag.Value
+	set bool
+}
+
+// Set takes the flag's value the first time only.
+func (v *onceValue) Set(s string) error {
+	if v.set {
+		return errGivenTwice
+	}
+	v.set = true
+	return v.Value.Set(s)
+}
+
+// onceFlags makes every single-value flag of c and of the commands under
+// it refuse repeats. Flags that collect values (--agents, --only, -v) are
+// left as they are.
+func onceFlags(c *cobra.Command) {
+	wrap := func(f *pflag.Flag) {
+		if _, done := f.Value.(*onceValue); done {
+			return
+		}
+		if _, list := f.Value.(pflag.SliceValue); list || f.Value.Type() == "count" {
+			return
+		}
+		f.Value = &onceValue{Value: f.Value}
+	}
+	c.Flags().VisitAll(wrap)
+	c.PersistentFlags().VisitAll(wrap)
+	for _, sub := range c.Commands() {
+		onceFlags(sub)
+	}
+}
+
+// pflagInvalid is pflag's error for a value a flag's type cannot hold.
+var pflagInvalid = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([^"]+)" flag: (.*)$`)
+
+// flagError says a flag error in the user's words: the flag as the help
+// names it, the value, and what is expected, instead of Go's parser text
+// (strconv.ParseInt: parsing "1e30": invalid syntax).
+func flagError(c *cobra.Command, err error) error {
+	m := pflagInvalid.FindStringSubmatch(err.Error())
+	f := (*pflag.Flag)(nil)
+	if m != nil {
+		f = c.Flags().Lookup(m[2])
+	}
+	if f == nil {
+		return usageErr("%v (see '%s --help')", err, c.CommandPath())
+	}
+	val, why := m[1], m[3]
+	var want string
+	switch t := f.Value.Type(); {
+	case strings.HasSuffix(why, errGivenTwice.Error()):
+		return usageErr("%s given twice (%s): give it once (see '%s --help')", flagName(f), val, c.CommandPath())
+	case strings.Contains(why, "out of range"):
+		want = "out of range"
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
+		want = "want a whole number"
+	case strings.HasPrefix(t, "float"):
+		want = "want a number"
+	case t == "bool":
+		want = "want true or false"
+	case t == "duration":
+		want = "want a duration with a unit, e.g. 30s, 5m or 1h"
+	default:
+		want = why
+	}
+	return usageErr("%s %q: %s (see '%s --help')", flagName(f), val, want, c.CommandPath())
 }

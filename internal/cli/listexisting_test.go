@@ -158,27 +158,26 @@ func TestListExistingBadInput(t *testing.T) {
 	foreignData(t, cl)
 	before := serverState(t, cl)
 	for _, tc := range []struct {
-		args     []string
-		want     string
-		prepared bool
+		args []string
+		want string
 	}{
-		{[]string{"get", "--list-existing", "--prefix", "nothing/", "--bucket", "prod"}, "no objects under prod/nothing/", true},
-		{[]string{"stat", "--list-existing", "--bucket", "notthere"}, `bucket "notthere" does not exist`, true},
-		{[]string{"put", "--list-existing", "--bucket", "prod"}, "--list-existing writes and deletes nothing, and put writes", false},
-		{[]string{"delete", "--list-existing", "--bucket", "prod"}, "and delete writes", false},
-		{[]string{"multipart", "--list-existing", "--bucket", "prod"}, "and multipart writes", false},
-		{[]string{"versioned", "--list-existing", "--bucket", "prod"}, "and versioned writes", false},
-		{[]string{"mixed", "--list-existing", "--bucket", "prod", "--put-distrib", "5"}, "mixed reads only", false},
-		{[]string{"get", "--prefix", "images/", "--bucket", "prod"}, "give it with --list-existing", false},
-		{[]string{"get", "--list-existing", "--bucket", "prod", "--obj.size", "4KiB"}, "leave out --obj.size", false},
-		{[]string{"list", "--list-existing", "--bucket", "prod", "--objects", "5"}, "leave out --objects", false},
-		{[]string{"multipart-put", "--list-existing", "--bucket", "prod"}, "and multipart-put writes", false},
-		{[]string{"retention", "--list-existing", "--bucket", "prod"}, "and retention writes", false},
-		{[]string{"get", "--list-existing", "--bucket", "prod", "--obj.dist", "lognormal", "--obj.mean", "4KiB", "--obj.sd", "1KiB"}, "leave out --obj.size, --obj.randsize and --obj.dist", false},
-		{[]string{"get", "--list-existing", "--bucket", "prod", "--verify"}, "these objects are not storbench's", false},
-		{[]string{"get", "--list-existing", "--bucket", "prod", "--storage-class", "STANDARD"}, "uploads nothing: leave out the upload options", false},
-		{[]string{"mixed", "--list-existing", "--bucket", "prod", "--put-distrib", "0", "--delete-distrib", "0", "--tag", "a=b"}, "uploads nothing", false},
-		{[]string{"get", "--list-existing", "--bucket", "prod", "--prefix", "images/", "--range-size", "1KiB"}, "--range-size 1KiB is larger than the smallest object under prod/images/ (0B)", true},
+		{[]string{"get", "--list-existing", "--prefix", "nothing/", "--bucket", "prod"}, "no objects under prod/nothing/"},
+		{[]string{"stat", "--list-existing", "--bucket", "notthere"}, `bucket "notthere" does not exist`},
+		{[]string{"put", "--list-existing", "--bucket", "prod"}, "--list-existing writes and deletes nothing, and put writes"},
+		{[]string{"delete", "--list-existing", "--bucket", "prod"}, "and delete writes"},
+		{[]string{"multipart", "--list-existing", "--bucket", "prod"}, "and multipart writes"},
+		{[]string{"versioned", "--list-existing", "--bucket", "prod"}, "and versioned writes"},
+		{[]string{"mixed", "--list-existing", "--bucket", "prod", "--put-distrib", "5"}, "mixed reads only"},
+		{[]string{"get", "--prefix", "images/", "--bucket", "prod"}, "give it with --list-existing"},
+		{[]string{"get", "--list-existing", "--bucket", "prod", "--obj.size", "4KiB"}, "leave out --obj.size"},
+		{[]string{"list", "--list-existing", "--bucket", "prod", "--objects", "5"}, "leave out --objects"},
+		{[]string{"multipart-put", "--list-existing", "--bucket", "prod"}, "and multipart-put writes"},
+		{[]string{"retention", "--list-existing", "--bucket", "prod"}, "and retention writes"},
+		{[]string{"get", "--list-existing", "--bucket", "prod", "--obj.dist", "lognormal", "--obj.mean", "4KiB", "--obj.sd", "1KiB"}, "leave out --obj.size, --obj.randsize and --obj.dist"},
+		{[]string{"get", "--list-existing", "--bucket", "prod", "--verify"}, "these objects are not storbench's"},
+		{[]string{"get", "--list-existing", "--bucket", "prod", "--storage-class", "STANDARD"}, "uploads nothing: leave out the upload options"},
+		{[]string{"mixed", "--list-existing", "--bucket", "prod", "--put-distrib", "0", "--delete-distrib", "0", "--tag", "a=b"}, "uploads nothing"},
+		{[]string{"get", "--list-existing", "--bucket", "prod", "--prefix", "images/", "--range-size", "1KiB"}, "--range-size 1KiB is larger than the smallest object under prod/images/ (0B)"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			st, out := s3State(srv)
@@ -188,9 +187,9 @@ func TestListExistingBadInput(t *testing.T) {
 				t.Fatalf("exit %d, %v\nwant one line with %q\n%s", ExitCode(err), err, tc.want, out)
 			}
 			// What only the server can tell (an empty prefix, a missing
-			// bucket) is found at preparation: the run's folder then
-			// records the refusal, as for any phase the target cannot run.
-			if entries, _ := os.ReadDir(dir); len(entries) != 0 && !tc.prepared {
+			// bucket) is found at preparation, before any load: no results
+			// folder is left either (issue 21).
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 				t.Errorf("bad input left %d entries in the results folder", len(entries))
 			}
 		})

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -178,9 +179,7 @@ summary.json and summary.md.`,
 	// Every usage error is an *ExitError where cobra finds it: flag errors
 	// through the flag error function (which subcommands inherit), argument
 	// errors through the commands' own Args checks, wrapped below.
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErr("%v (see '%s --help')", err, c.CommandPath())
-	})
+	root.SetFlagErrorFunc(flagError)
 	// With Args set, cobra hands an unknown command name to the root
 	// instead of failing in Find with a plain error; the root then prints
 	// its help when run bare, as cobra does for a command that cannot run.
@@ -196,7 +195,9 @@ summary.json and summary.md.`,
 	// wrapped with the rest.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	strictHelpAndCompletion(root)
 	usageArgs(root)
+	onceFlags(root)
 	return root
 }
 
@@ -211,6 +212,29 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 		msg += fmt.Sprintf(" (did you mean %q?)", s[0])
 	}
 	return errors.New(msg)
+}
+
+// strictHelpAndCompletion makes `help NAME` and `completion SHELL` refuse
+// a name they do not know (exit 2): cobra prints its help for them and
+// exits 0, so a script cannot tell that nothing was done.
+func strictHelpAndCompletion(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "completion":
+			c.Args = unknownCommand
+			c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+		case "help":
+			run := c.Run
+			c.Run = nil
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				if target, rest, err := root.Find(args); err != nil || target == nil || len(rest) > 0 {
+					return usageErr("help: unknown command %q (see 'storbench --help')", strings.Join(args, " "))
+				}
+				run(cmd, args)
+				return nil
+			}
+		}
+	}
 }
 
 // usageArgs wraps the argument check of c and of every command under it,

@@ -62,7 +62,7 @@ func TestCommandLineMistakes(t *testing.T) {
 		{[]string{"s3", "get", "extra"}, "storbench s3 get --help"},
 		{[]string{"completion", "bash", "extra"}, "--help"},
 		{[]string{"fio", "--bogus"}, "unknown flag: --bogus"},
-		{[]string{"md", "-n", "many"}, `invalid argument "many"`},
+		{[]string{"md", "-n", "many"}, `-n/--items "many": want a whole number`},
 		{[]string{"s3", "get", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"md", "-Q"}, "unknown shorthand flag: 'Q'"},
 	} {

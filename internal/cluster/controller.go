@@ -367,6 +367,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	}
 
 	var failed []error
+	var firstLost error
 	gotResult := false
 	for i, a := range agents {
 		if results[i] != nil {
@@ -382,6 +383,9 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 		out.Errors[a.Name()] = runErrs[i]
 		switch {
 		case errors.Is(runErrs[i], ErrLost):
+			if firstLost == nil {
+				firstLost = runErrs[i]
+			}
 			out.Lost = append(out.Lost, a.Name())
 			c.markLost(a.Name(), runErrs[i])
 			// A lost agent cleans up on its own when it notices, if it
@@ -407,6 +411,9 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 		return out, ctx.Err()
 	case len(failed) > 0:
 		return out, failed[0]
+	case !gotResult && firstLost != nil:
+		// Why, in the words of the first: the only line the user sees.
+		return out, fmt.Errorf("every host was lost (%v)", firstLost)
 	case !gotResult:
 		return out, errors.New("every host was lost")
 	}

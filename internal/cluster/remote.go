@@ -50,6 +50,10 @@ type RemoteAgent struct {
 	bar     engine.Barrier // the phase's barrier across hosts, if any
 	stopHB  context.CancelFunc
 	hbDone  chan struct{}
+	// lastBeat is when the heartbeat loop last ran, paused the longest
+	// it went without running (this process stopped or starved).
+	lastBeat time.Time
+	paused   time.Duration
 }
 
 var (
@@ -360,7 +364,7 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 				if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 					err = errors.New("the connection closed")
 				}
-				resc <- got{nil, fmt.Errorf("%w: %s: %s stream broke: %v", ErrLost, a.Addr, path, plainNetErr(err))}
+				resc <- got{nil, a.whyLost(fmt.Errorf("%w: %s: %s stream broke: %v", ErrLost, a.Addr, path, plainNetErr(err)))}
 				return
 			}
 			resc <- got{&l, nil}
@@ -395,7 +399,7 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 			silence.Reset(a.Silence)
 		case <-silence.C:
 			cancel()
-			return nil, fmt.Errorf("%w: %s said nothing for %s", ErrLost, a.Addr, a.Silence)
+			return nil, a.whyLost(fmt.Errorf("%w: %s said nothing for %s", ErrLost, a.Addr, a.Silence))
 		case <-ctxDone:
 			ctxDone = nil
 			if path != "run" {
@@ -414,6 +418,7 @@ func (a *RemoteAgent) startHeartbeats() {
 	done := make(chan struct{})
 	a.mu.Lock()
 	a.stopHB, a.hbDone = cancel, done
+	a.lastBeat, a.paused = time.Now(), 0
 	a.mu.Unlock()
 	go func() {
 		defer close(done)
@@ -424,6 +429,10 @@ func (a *RemoteAgent) startHeartbeats() {
 			case <-ctx.Done():
 				return
 			case <-t.C:
+				a.mu.Lock()
+				a.paused = max(a.paused, time.Since(a.lastBeat))
+				a.lastBeat = time.Now()
+				a.mu.Unlock()
 				hctx, hcancel := context.WithTimeout(ctx, 2*time.Second)
 				if req, err := a.request(hctx, http.MethodPost, "heartbeat", nil); err == nil {
 					if resp, err := a.do(a.beats, req); err == nil {
@@ -434,6 +443,24 @@ func (a *RemoteAgent) startHeartbeats() {
 			}
 		}
 	}()
+}
+
+// whyLost adds to the error of a lost agent what this controller knows of
+// the cause: when its own heartbeats stopped for longer than an agent waits
+// (the process was stopped, SIGSTOP, or starved of CPU), the agent ended
+// the phase, and saying only "lost" would blame the agent or the network.
+func (a *RemoteAgent) whyLost(err error) error {
+	a.mu.Lock()
+	gap := a.paused
+	if !a.lastBeat.IsZero() {
+		gap = max(gap, time.Since(a.lastBeat))
+	}
+	a.mu.Unlock()
+	if gap <= HeartbeatTimeout {
+		return err
+	}
+	return fmt.Errorf("%w; this controller sent no heartbeat for %s (it was stopped, e.g. SIGSTOP, or starved of CPU), and an agent ends its phase after %s without one",
+		err, gap.Round(100*time.Millisecond), HeartbeatTimeout)
 }
 
 func (a *RemoteAgent) stopHeartbeats() {

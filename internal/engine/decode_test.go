@@ -20,7 +20,7 @@ func TestDecodeStrictNamesTheKey(t *testing.T) {
 	for _, c := range []struct{ raw, want string }{
 		{`{"items": 5, "obj_mean": "-1KiB"}`, `obj_mean: invalid size "-1KiB"`},
 		{`{"obj_mean": "4k", "Dur": "soon"}`, `Dur: `},
-		{`{"items": "five"}`, `params.items`},
+		{`{"items": "five"}`, `items: "five": want a whole number`},
 		{`{"items": 5, "itmes": 6}`, `unknown field "itmes"`},
 	} {
 		var p params

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -226,10 +227,50 @@ func DecodeStrict(raw json.RawMessage, v any) error {
 	if err == nil {
 		return nil
 	}
-	if key := refusedKey(raw, v); key != "" && !strings.Contains(err.Error(), key) {
+	// encoding/json says "cannot unmarshal string into Go struct field
+	// Params.objects of type int": said in the suite's words instead.
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		key := te.Field[strings.LastIndex(te.Field, ".")+1:]
+		var obj map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &obj)
+		return fmt.Errorf("%s: %s: want %s", key, shortJSON(obj[key]), wantOf(te.Type))
+	}
+	if key := refusedKey(raw, v); key != "" && !strings.HasPrefix(err.Error(), key+":") {
 		return fmt.Errorf("%s: %w", key, err)
 	}
 	return err
+}
+
+// shortJSON is a value as an error quotes it, cut when long.
+func shortJSON(v json.RawMessage) string {
+	s := string(bytes.TrimSpace(v))
+	if len(s) > 40 {
+		s = s[:37] + "..."
+	}
+	return s
+}
+
+// wantOf says what a value of type t is, in a suite writer's words.
+func wantOf(t reflect.Type) string {
+	if t == nil {
+		return "another kind of value"
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	default:
+		return "a mapping of keys to values"
+	}
 }
 
 // refusedKey returns the first key (in name order) of the object raw whose

@@ -42,11 +42,15 @@ func (r Registry) names() []string {
 	return out
 }
 
-// Validate checks a phase with its engine's Validator, if it has one; an
-// unknown engine is an error.
+// Validate checks a phase's name (a directory level of its workspace and
+// of the results folder) and the phase with its engine's Validator, if it
+// has one; an unknown engine is an error.
 func (r Registry) Validate(p Phase) error {
 	e, err := r.Lookup(p.Engine)
 	if err != nil {
+		return err
+	}
+	if err := CheckPhaseName(p.Name); err != nil {
 		return err
 	}
 	if v, ok := e.(Validator); ok {
@@ -96,4 +100,17 @@ func (r Registry) Planned(p Phase) (d time.Duration, estimated bool) {
 		return d, true
 	}
 	return 0, false
+}
+
+// CheckPhaseName refuses a phase name that cannot be a directory name: the
+// phase's workspace on every host and its folder in the results are named
+// after it.
+func CheckPhaseName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
+		return fmt.Errorf("phase name %q: want a name without '/' that is not . or .. (it names the phase's directories)", name)
+	}
+	if len(name) > MaxNameBytes {
+		return fmt.Errorf("phase name %.20q... is %d bytes long: want at most %d (it names the phase's directories)", name, len(name), MaxNameBytes)
+	}
+	return nil
 }

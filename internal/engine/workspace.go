@@ -154,6 +154,22 @@ func SharedWorkspace(dir, runID, name string) (*Workspace, error) {
 	return w, nil
 }
 
+// MaxNameBytes is the longest file name Linux file systems take (NAME_MAX).
+const MaxNameBytes = 255
+
+// CheckPathElement refuses a name that cannot be one directory level of a
+// workspace: empty, "." or "..", holding a '/', or longer than a file
+// system takes.
+func CheckPathElement(part string) error {
+	switch {
+	case part == "" || part == "." || part == ".." || filepath.Base(part) != part || strings.ContainsRune(part, '/'):
+		return fmt.Errorf("invalid path element %q", part)
+	case len(part) > MaxNameBytes:
+		return fmt.Errorf("path element %.20q... is %d bytes long, over the %d a file name may have", part, len(part), MaxNameBytes)
+	}
+	return nil
+}
+
 // makeWorkspace creates dir/parts[0]/parts[1]/... level by level. ours(i)
 // says level i is the run's own (removed when empty), mayExist(i) that it
 // may be there already; a level that exists when it may not is refused,
@@ -162,11 +178,15 @@ func SharedWorkspace(dir, runID, name string) (*Workspace, error) {
 func makeWorkspace(dir, runID string, parts []string, ours, mayExist func(i int) bool) (*Workspace, error) {
 	w := &Workspace{top: filepath.Join(dir, "storbench")}
 	w.marker = filepath.Join(w.top, createdMarker+runID)
+	// Every level is checked before the first is made: a bad one found
+	// half way would leave the levels above it behind.
+	for _, part := range parts {
+		if err := CheckPathElement(part); err != nil {
+			return nil, err
+		}
+	}
 	p := dir
 	for i, part := range parts {
-		if part == "" || part == "." || part == ".." || filepath.Base(part) != part {
-			return nil, fmt.Errorf("invalid path element %q", part)
-		}
 		p = filepath.Join(p, part)
 		if err := refuseLink(dir, p); err != nil {
 			w.Remove()

@@ -251,3 +251,18 @@ func TestRemoveShared(t *testing.T) {
 		t.Errorf("second removal: %v", err)
 	}
 }
+
+// A level that cannot be a directory is refused before any level is made:
+// before, DIR/storbench/<run>/<host> and the run's marker stayed behind
+// when the phase's name was refused (issue 21).
+func TestWorkspaceBadNameLeavesNothing(t *testing.T) {
+	for _, name := range []string{"../../escape", strings.Repeat("a", 300), ".."} {
+		dir := t.TempDir()
+		if _, err := NewWorkspace(dir, "run1", "host1", name); err == nil {
+			t.Errorf("%.20q accepted", name)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Errorf("%.20q: left behind %v", name, ents)
+		}
+	}
+}

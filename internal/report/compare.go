@@ -62,6 +62,11 @@ func CompareText(w io.Writer, c *analyze.Comparison) {
 				fmt.Fprintf(w, "  %-11s %12s -> %-12s %-26s %-12s %s\n", f.Name, figureValue(f.Unit, f.Before), figureValue(f.Unit, f.After),
 					figureDelta(f), f.Verdict, figureTest(f))
 			}
+			// Why a test is not the one expected (a damaged per-second
+			// latency file): said under the figures it concerns.
+			for _, n := range o.Notes {
+				fmt.Fprintf(w, "  note: %s\n", n)
+			}
 		}
 	}
 	for _, n := range c.OnlyBefore {
@@ -92,6 +97,11 @@ func CompareMarkdown(w io.Writer, c *analyze.Comparison) {
 			for _, f := range o.Figures {
 				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", o.Op, f.Name, figureValue(f.Unit, f.Before), figureValue(f.Unit, f.After),
 					figureDelta(f), f.Verdict, mdCell(figureTest(f)))
+			}
+		}
+		for _, o := range p.Ops {
+			for _, n := range o.Notes {
+				fmt.Fprintf(w, "\n> Note (%s): %s\n", o.Op, n)
 			}
 		}
 	}

@@ -371,6 +371,11 @@ func ReadSummary(dir string) (*Summary, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("%s/summary.json: %v", dir, err)
 	}
+	if s.SchemaVersion > SchemaVersion {
+		// Fields may have changed meaning: read as this version's, figures
+		// could be missing or misread without a word.
+		return nil, fmt.Errorf("%s/summary.json: schema_version %d is newer than this storbench reads (up to %d): read it with the storbench that wrote it, or a newer one", dir, s.SchemaVersion, SchemaVersion)
+	}
 	if s.SchemaVersion < 2 {
 		if err := upgradeV1(b, &s); err != nil {
 			return nil, fmt.Errorf("%s/summary.json: %v", dir, err)

@@ -82,7 +82,8 @@ func TestRunEndToEnd(t *testing.T) {
 
 // How a run ends decides what its caller does (the command line's exit
 // code): bad input leaves no results folder; a failed phase stops the run
-// and the folder says failed; a target that lacks a feature is bad input;
+// and the folder says failed; a target that lacks a feature, found before
+// any load, is bad input and leaves no folder either;
 // a phase that left something behind fails the run after every phase ran;
 // too many failed requests fail their phase but later phases run; an
 // interrupt keeps what finished.
@@ -102,8 +103,7 @@ func TestRunOutcomes(t *testing.T) {
 		{name: "unknown setting", phases: []fakeParams{{Ops: 1}}, kind: BadInput, msg: "phase p0:"},
 		{name: "preparation fails", phases: []fakeParams{{Ops: 1}, {FailPrepare: "disk on fire"}, {Ops: 1}}, kind: Failed, msg: "disk on fire",
 			folder: results.StatusFailed, statuses: []string{results.StatusCompleted, results.StatusFailed}},
-		{name: "unsupported before any load", phases: []fakeParams{{Unsupported: true}, {Ops: 1}}, kind: BadInput, msg: "the target cannot do this",
-			folder: results.StatusFailed, statuses: []string{results.StatusFailed}},
+		{name: "unsupported before any load", phases: []fakeParams{{Unsupported: true}, {Ops: 1}}, kind: BadInput, msg: "the target cannot do this"},
 		{name: "left behind", phases: []fakeParams{{Ops: 1, Leave: true}, {Ops: 1}}, kind: Failed, msg: "cleanup left files or objects in 1 place on 1 host",
 			folder: results.StatusFailed, statuses: []string{results.StatusCompleted, results.StatusCompleted}},
 		{name: "too many errors", phases: []fakeParams{{Ops: 90, Errors: 10}, {Ops: 1}}, kind: Failed, msg: "10.0% of requests failed",

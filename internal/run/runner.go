@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -117,6 +118,16 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	}
 	if set.endErr != nil && errors.Is(context.Cause(ctx), set.endErr) {
 		r.Sink.Note(Note{Kind: NotePlan, Text: set.endErr.Error() + ": the run stopped"})
+	}
+	// Bad input only the target could tell (an S3 prefix with no objects)
+	// found before any load: as for any bad input, no results folder is
+	// left; it would hold nothing measured.
+	var re *Error
+	if errors.As(runErr, &re) && re.Kind == BadInput && !pr.ranLoad && len(pr.leftovers) == 0 && ctx.Err() == nil {
+		if err := os.RemoveAll(folder.Path); err == nil {
+			r.Sink.Note(Note{Kind: NotePlan, Text: fmt.Sprintf("nothing ran: %s removed", folder.Path)})
+			return nil, runErr
+		}
 	}
 	return r.finish(ctx, folder, runErr)
 }

@@ -8,9 +8,12 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -210,12 +213,18 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 					return nil, fmt.Errorf("line %d: optional: %v", k.Line, cleanYAMLErr(err))
 				}
 			case "iterations":
-				if err := v.Decode(&ps.Iterations); err != nil {
-					return nil, fmt.Errorf("line %d: iterations: %v", k.Line, cleanYAMLErr(err))
+				// Read as a number first: YAML would cut 2.5 to 2 without a word.
+				var f float64
+				if err := v.Decode(&f); err != nil {
+					return nil, fmt.Errorf("line %d: iterations: %q: want a whole number, 1 or more", k.Line, v.Value)
 				}
-				if ps.Iterations < 1 {
-					return nil, fmt.Errorf("line %d: iterations: %d; want 1 or more", k.Line, ps.Iterations)
+				if f != math.Trunc(f) || f >= 1<<63 {
+					return nil, fmt.Errorf("line %d: iterations: %s: want a whole number, 1 or more", k.Line, v.Value)
 				}
+				if f < 1 {
+					return nil, fmt.Errorf("line %d: iterations: %s; want 1 or more", k.Line, v.Value)
+				}
+				ps.Iterations = int(f)
 			case "report":
 				if err := v.Decode(&ps.Report); err != nil || !slices.Contains(model.Headlines, ps.Report) {
 					return nil, fmt.Errorf("line %d: report: want bandwidth, iops or latency", k.Line)
@@ -362,8 +371,38 @@ func unknownKey(file string, k *yaml.Node, known []string) error {
 	return fmt.Errorf("%s", msg)
 }
 
+// yamlTypeErr is the YAML library's "line 1: cannot unmarshal !!seq into
+// string" (the value quoted between backquotes for scalars).
+var yamlTypeErr = regexp.MustCompile("^line \\d+: cannot unmarshal !!(\\w+)(?: `(.*)`)? into (\\S+)$")
+
+// cleanYAMLErr says a YAML decoding error in the suite writer's words: what
+// was given and what is wanted, not the library's tags and Go types.
 func cleanYAMLErr(err error) string {
-	return strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  ")
+	msg := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  ")
+	m := yamlTypeErr.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	got := map[string]string{"seq": "a list", "map": "a mapping"}[m[1]]
+	if got == "" {
+		got = strconv.Quote(m[2])
+	}
+	want := "another kind of value"
+	switch t := m[3]; {
+	case t == "string":
+		want = "a string"
+	case t == "bool":
+		want = "true or false"
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
+		want = "a whole number"
+	case strings.HasPrefix(t, "float"):
+		want = "a number"
+	case strings.HasPrefix(t, "[]"):
+		want = "a list"
+	case strings.HasPrefix(t, "map"):
+		want = "a mapping of keys to values"
+	}
+	return fmt.Sprintf("%s: want %s", got, want)
 }
 
 // Suggest returns the known word closest to w, if it is close enough to be a

@@ -34,11 +34,11 @@ func (s *Size) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Duration is a time that JSON gives as a string ("30s", "5m") or a number
-// of seconds (30, 1.5).
+// Duration is a time that JSON gives as a string with its unit ("30s",
+// "5m"); a bare number, 30 or "30", is refused as ParseDuration refuses it.
 type Duration time.Duration
 
-// UnmarshalJSON accepts "30s", "5m", or a number of seconds.
+// UnmarshalJSON accepts "30s", "5m", and 0.
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	str := string(b)

@@ -39,15 +39,18 @@ func ParseSize(s string) (int64, error) {
 	return int64(f * float64(m)), nil
 }
 
-// ParseDuration reads a duration such as "30s", "5m", "1h30m" or a bare
-// number of seconds ("30"). Negative durations are refused.
+// ParseDuration reads a duration with its unit, such as "30s", "5m" or
+// "1h30m". A bare number other than 0 is refused: read as seconds by some
+// tools and as something else by others, it is a guess either way (fio job
+// files keep fio's own rules, which storbench does not read through here).
+// Negative durations are refused.
 func ParseDuration(s string) (time.Duration, error) {
 	t := strings.TrimSpace(s)
 	if n, err := strconv.ParseFloat(t, 64); err == nil {
-		if n < 0 {
-			return 0, fmt.Errorf("invalid duration %q: negative", s)
+		if n == 0 {
+			return 0, nil
 		}
-		return time.Duration(n * float64(time.Second)), nil
+		return 0, fmt.Errorf("invalid duration %q: give a unit, e.g. %ss, %sm or %sh", s, t, t, t)
 	}
 	d, err := time.ParseDuration(t)
 	if err != nil {

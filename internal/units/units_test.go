@@ -20,12 +20,12 @@ func TestParseSize(t *testing.T) {
 }
 
 func TestParseDuration(t *testing.T) {
-	for in, want := range map[string]time.Duration{"30": 30 * time.Second, "5s": 5 * time.Second, "1m30s": 90 * time.Second} {
+	for in, want := range map[string]time.Duration{"0": 0, "5s": 5 * time.Second, "1m30s": 90 * time.Second} {
 		if got, err := ParseDuration(in); err != nil || got != want {
 			t.Errorf("%s = %v, %v", in, got, err)
 		}
 	}
-	for _, bad := range []string{"", "ten", "-5s"} {
+	for _, bad := range []string{"", "ten", "-5s", "30", "1.5"} {
 		if _, err := ParseDuration(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
@@ -59,9 +59,11 @@ func TestJSONSizeAndDuration(t *testing.T) {
 		d    time.Duration
 		fail bool
 	}{
-		{`{"s": 4096, "d": 30}`, 4096, 30 * time.Second, false},
+		{`{"s": 4096, "d": "30s"}`, 4096, 30 * time.Second, false},
+		{`{"d": 30}`, 0, 0, true},
+		{`{"d": 0}`, 0, 0, false},
 		{`{"s": "4k", "d": "1m"}`, 4096, time.Minute, false},
-		{`{"s": "64KiB", "d": 1.5}`, 65536, 1500 * time.Millisecond, false},
+		{`{"s": "64KiB", "d": "1.5s"}`, 65536, 1500 * time.Millisecond, false},
 		{`{"s": "4Q"}`, 0, 0, true},
 		{`{"d": "soon"}`, 0, 0, true},
 	} {

@@ -132,6 +132,9 @@ func (Engine) Validate(p engine.Phase) error {
 	if err != nil {
 		return err
 	}
+	if err := jf.checkBounds(ps.Job.Name, ps); err != nil {
+		return err
+	}
 	return jf.CheckSafe(ps.Job.Name, true)
 }
 
@@ -165,6 +168,11 @@ func FindFio(bin string) (string, error) {
 			return "", errors.New("fio is not installed: install it (apt-get install fio, dnf install fio) or pass --fio-bin PATH")
 		}
 		return "", fmt.Errorf("fio binary %s not found or not executable (--fio-bin)", bin)
+	}
+	// A program that is not fio would reject every job file, and the user
+	// would be told to fix the job file.
+	if v, err := Version(path); err != nil || !strings.HasPrefix(v, "fio-") {
+		return "", fmt.Errorf("--fio-bin %s: not fio (`%s --version` does not print fio-<version>)", bin, bin)
 	}
 	return path, nil
 }

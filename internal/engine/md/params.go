@@ -264,7 +264,7 @@ func (p Params) check() error {
 	case p.Iterations < 1 || p.Iterations > MaxIterations:
 		return fmt.Errorf("iterations (-i) must be 1 to %d, got %d", MaxIterations, p.Iterations)
 	case p.Workers < 0 || p.Workers > MaxWorkers:
-		return fmt.Errorf("workers (-t) must be 1 to %d (0 for one per CPU), got %d", MaxWorkers, p.Workers)
+		return fmt.Errorf("workers (-t) must be 1 to %d, got %d", MaxWorkers, p.Workers)
 	case p.Depth < 0 || p.Depth > MaxDepth:
 		return fmt.Errorf("depth (-z) must be 0 to %d, got %d", MaxDepth, p.Depth)
 	case p.Branch < 1:
@@ -279,6 +279,10 @@ func (p Params) check() error {
 		return fmt.Errorf("read-bytes must be 0 to %d, got %d", int64(MaxIOBytes), p.ReadBytes)
 	case p.DirsOnly && (p.WriteBytes > 0 || p.ReadBytes > 0 || p.Rename):
 		return errors.New("write-bytes, read-bytes and rename act on files; they make no sense with dirs-only (-D)")
+	case p.ReadBytes > p.WriteBytes && (len(p.Only) == 0 || slices.Contains(p.Only, "create")):
+		// The phase reads the files it wrote: past write-bytes there is
+		// nothing, and the reads would be short.
+		return fmt.Errorf("--read-bytes (read_bytes) %d is more than --write-bytes (write_bytes) %d: the files hold only what was written", p.ReadBytes, p.WriteBytes)
 	case p.Stride < 0 || p.Stride > MaxStride:
 		return fmt.Errorf("stride (-N) must be 0 to %d, got %d", MaxStride, p.Stride)
 	case p.RankStride < 0 || p.RankStride > MaxStride:

@@ -70,6 +70,9 @@ func (Engine) Validate(p engine.Phase) error {
 	if err != nil {
 		return err
 	}
+	if err := checkPlan(c); err != nil {
+		return err
+	}
 	// A --ca-cert that cannot be read is found here, before anything runs.
 	return c.loadTLS(1)
 }

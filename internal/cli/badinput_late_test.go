@@ -1,0 +1,217 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// lateCase is bad input the third hostile pass found accepted, or found only
+// once a phase started (exit 1 and a results folder), or said in Go's words
+// instead of the user's (issue 21). Each must be one line naming what to
+// fix, exit 2, with no results folder and nothing under the target
+// directory, and `run --dry-run` must refuse a suite the same way.
+type lateCase struct {
+	name string
+	// args run as given, with DATA replaced by an empty target directory;
+	// suite, when set, is written to a file (DATA replaced too) and run
+	// with `run FILE` and `run FILE --dry-run`.
+	args  []string
+	suite string
+	env   map[string]string
+	// now, when set, is the clock's time.
+	now  time.Time
+	want []string
+	// not are words the message must not carry (Go's parser text, a
+	// default that does not exist).
+	not []string
+}
+
+// readers are the commands that read results and write no results folder.
+var readers = map[string]bool{"analyze": true, "compare": true, "report": true, "merge": true, "help": true, "completion": true}
+
+func TestBadInputFoundLate(t *testing.T) {
+	needFio(t)
+	keys := map[string]string{"STORBENCH_ACCESS_KEY": "a", "STORBENCH_SECRET_KEY": "b"}
+	job := func(text string) string {
+		return filepath.Join(workloadDir(t, map[string]string{"bad": text}), "bad.job")
+	}
+	s3 := func(args ...string) []string {
+		return append([]string{"s3", args[0], "--host", "127.0.0.1:1"}, args[1:]...)
+	}
+	long := strings.Repeat("a", 300)
+	noon := time.Date(2026, 11, 25, 12, 0, 0, 0, time.Local)
+	fioA, mdA := filepath.Join(testResults, "fio-a"), filepath.Join(testResults, "md-a")
+	cases := []lateCase{
+		// Found only when the phase started.
+		{name: "bucket name with capitals and _", args: s3("get", "--bucket", "Bad_Bucket"), env: keys, want: []string{"--bucket", `"Bad_Bucket"`, "lowercase"}},
+		{name: "bucket name too short", args: s3("put", "--bucket", "ab"), env: keys, want: []string{"--bucket", `"ab"`, "3 to 63"}},
+		{name: "bucket name an IP address", args: s3("put", "--bucket", "192.168.1.1"), env: keys, want: []string{"--bucket", "IP address"}},
+		{name: "suite bucket name", suite: "name: x\nphases:\n  - s3: {op: get, bucket: Bad_Bucket, host: '127.0.0.1:1', access_key: a, secret_key: b}\n", want: []string{"bucket", `"Bad_Bucket"`}},
+		{name: "part size below S3's minimum", args: s3("multipart", "--parts", "2", "--part.concurrent", "1", "--part.size", "1KiB"), env: keys, want: []string{"--part.size", "5 MiB"}},
+		{name: "rate NaN", args: s3("put", "--rate", "NaN"), env: keys, want: []string{"--rate", "NaN"}, not: []string{"json"}},
+		{name: "rate Inf", args: s3("put", "--rate", "Inf"), env: keys, want: []string{"--rate", "Inf"}, not: []string{"json"}},
+		{name: "numjobs past fio's limit", args: []string{"fio", "-d", "DATA", "-w", job("[j]\nrw=read\nsize=1M\nnumjobs=100000\n")}, want: []string{"numjobs", "4096"}},
+		{name: "size=0", args: []string{"fio", "-d", "DATA", "-w", job("[j]\nrw=read\nsize=0\n")}, want: []string{"size=0"}},
+		{name: "a [global] section alone", args: []string{"fio", "-d", "DATA", "-w", job("[global]\nrw=read\nsize=1M\n")}, want: []string{"no job section"}},
+		{name: "runtime=-1", args: []string{"fio", "-d", "DATA", "-w", job("[j]\nrw=read\nsize=1M\ntime_based\nruntime=-1\n")}, want: []string{"runtime=-1"}},
+		{name: "suite job: {}", suite: "name: x\ndir: DATA\nphases:\n  - fio: {job: {}}\n", want: []string{"size"}},
+		{name: "suite job numjobs past fio's limit", suite: "name: x\ndir: DATA\nphases:\n  - fio: {job: {rw: read, size: 1M, numjobs: 100000}}\n", want: []string{"numjobs", "4096"}},
+		{name: "suite job fio's parser rejects", suite: "name: x\ndir: DATA\nphases:\n  - fio: {job: {rw: sideways, size: 1M}}\n", want: []string{"fio rejects", "rw=sideways"}},
+		{name: "phase name with ../", suite: "name: x\ndir: DATA\nphases:\n  - name: ../../escape\n    md: {items: 5}\n", want: []string{`"../../escape"`, "name"}},
+		{name: "phase name of 300 characters", suite: "name: x\ndir: DATA\nphases:\n  - name: " + long + "\n    md: {items: 5}\n", want: []string{"name", "255"}},
+
+		// Silently accepted.
+		{name: "--max-error-share NaN", args: []string{"md", "-d", "DATA", "-n", "5", "--max-error-share", "NaN"}, want: []string{"--max-error-share", "NaN"}},
+		{name: "--cov-warn NaN", args: []string{"run", "--cov-warn", "NaN", "-d", "DATA"}, want: []string{"--cov-warn", "NaN"}},
+		{name: "compare --threshold NaN", args: []string{"compare", "--threshold", "NaN", fioA, filepath.Join(testResults, "fio-b")}, want: []string{"--threshold", "NaN"}},
+		{name: "s3 --duration without a unit", args: s3("get", "--duration", "30"), env: keys, want: []string{"--duration", `"30"`, "unit"}},
+		{name: "md --stonewall without a unit", args: []string{"md", "-d", "DATA", "-n", "5", "--stonewall", "5"}, want: []string{"--stonewall", "unit"}},
+		{name: "fio --runtime without a unit", args: []string{"fio", "-d", "DATA", "--runtime", "5"}, want: []string{"--runtime", "unit"}},
+		{name: "--max-duration without a unit", args: []string{"run", "-d", "DATA", "--max-duration", "600"}, want: []string{"--max-duration", "unit"}},
+		{name: "analyze --skip without a unit", args: []string{"analyze", "--skip", "10", fioA}, want: []string{"--skip", "unit"}},
+		{name: "suite duration without a unit", suite: "name: x\nphases:\n  - s3: {op: get, duration: 30, host: '127.0.0.1:1', access_key: a, secret_key: b}\n", want: []string{"duration", "unit"}},
+		{name: "iterations 2.5", suite: "name: x\ndir: DATA\nphases:\n  - md: {items: 5}\n    iterations: 2.5\n", want: []string{"iterations", "2.5", "whole number"}},
+		{name: "md reads more than it writes", args: []string{"md", "-d", "DATA", "-n", "5", "--write-bytes", "4KiB", "--read-bytes", "8KiB"}, want: []string{"--read-bytes", "--write-bytes"}},
+		{name: "--autoterm.dur longer than the phase", args: s3("get", "--duration", "1m", "--autoterm", "--autoterm.dur", "10m"), env: keys, want: []string{"--autoterm.dur", "--duration"}},
+		{name: "--syncstart that has passed", args: s3("get", "--syncstart", "09:00"), env: keys, now: noon, want: []string{"--syncstart", "09:00", "passed"}},
+		{name: "analyze --skip longer than the phase", args: []string{"analyze", "--skip", "1h", fioA}, want: []string{"--skip", "1h"}},
+		{name: "analyze --op NOPE", args: []string{"analyze", "--op", "NOPE", fioA}, want: []string{"--op"}},
+		{name: "report of runs with no phase in common", args: []string{"report", "-o", "DATA/r.html", "--md", "DATA/r.md", fioA, mdA}, want: []string{"no phase in common"}},
+		{name: "a repeated single-value flag", args: []string{"md", "-d", "DATA", "-n", "5", "-n", "6"}, want: []string{"-n/--items", "twice"}},
+		{name: "completion for an unknown shell", args: []string{"completion", "tcsh"}, want: []string{"tcsh"}},
+		{name: "help for an unknown command", args: []string{"help", "frobnicate"}, want: []string{"frobnicate"}},
+
+		// Wrong or unclear words.
+		{name: "--fio-bin that is not fio", args: []string{"fio", "-d", "DATA", "--fio-bin", "/bin/false"}, want: []string{"--fio-bin", "/bin/false"}, not: []string{"job file"}},
+		{name: "md workers out of range", args: []string{"md", "-d", "DATA", "-n", "5", "-t", "100000"}, want: []string{"workers (-t)", "1 to"}, not: []string{"0 for one per CPU"}},
+		{name: "an integer flag given a float", args: []string{"md", "-d", "DATA", "-n", "1e30"}, want: []string{"-n/--items", `"1e30"`}, not: []string{"strconv"}},
+		{name: "suite name a list", suite: "name: [a]\nphases:\n  - md: {items: 5}\n", want: []string{"name"}, not: []string{"!!seq", "unmarshal"}},
+		{name: "suite iterations a word", suite: "name: x\ndir: DATA\nphases:\n  - md: {items: 5}\n    iterations: x\n", want: []string{"iterations", `"x"`}, not: []string{"!!str", "unmarshal"}},
+		{name: "suite s3 objects a word", suite: "name: x\nphases:\n  - s3: {op: get, objects: x, host: '127.0.0.1:1', access_key: a, secret_key: b}\n", want: []string{"objects", `"x"`}, not: []string{"Go struct", "unmarshal"}},
+		{name: "suite md items a list", suite: "name: x\ndir: DATA\nphases:\n  - md: {items: [5]}\n", want: []string{"items"}, not: []string{"Go struct", "unmarshal"}},
+		{name: "merge -o ''", args: []string{"merge", "-o", "", filepath.Join(testResults, "s3-a"), filepath.Join(testResults, "s3-b")}, want: []string{"-o/--output"}, not: []string{"default"}},
+		{name: "analyze -o in a missing directory", args: []string{"analyze", "-o", "/nonexistent/x.txt", fioA}, want: []string{"/nonexistent/x.txt"}},
+		{name: "report -o in a missing directory", args: []string{"report", "-o", "/nonexistent/x.html", "--md", "-", fioA}, want: []string{"/nonexistent/x.html"}},
+	}
+	for _, c := range cases {
+		if c.suite != "" {
+			runLate(t, c, false)
+			runLate(t, c, true)
+			continue
+		}
+		runLate(t, c, false)
+	}
+}
+
+// runLate runs one case and checks what the user sees and what is left.
+func runLate(t *testing.T, c lateCase, dryRun bool) {
+	name := c.name
+	if dryRun {
+		name += " (--dry-run)"
+	}
+	t.Run(name, func(t *testing.T) {
+		results, data := t.TempDir(), t.TempDir()
+		args := make([]string, 0, len(c.args)+4)
+		for _, a := range c.args {
+			args = append(args, strings.ReplaceAll(a, "DATA", data))
+		}
+		if c.suite != "" {
+			p := filepath.Join(t.TempDir(), "suite.yaml")
+			if err := os.WriteFile(p, []byte(strings.ReplaceAll(c.suite, "DATA", data)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args = []string{"run", p}
+			if dryRun {
+				args = append(args, "--dry-run")
+			}
+		}
+		if !readers[args[0]] {
+			args = append(args, "--results", results)
+		}
+		st, out := testState()
+		st.Getenv = func(k string) string { return c.env[k] }
+		if !c.now.IsZero() {
+			st.Now = func() time.Time { return c.now }
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		err := Execute(ctx, st, args)
+		if ExitCode(err) != ExitUsage {
+			t.Fatalf("exit %d (%v), want %d\n%s", ExitCode(err), err, ExitUsage, out)
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "\n") {
+			t.Errorf("not one line: %q", msg)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%q does not say %q", msg, w)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(msg, w) {
+				t.Errorf("%q says %q", msg, w)
+			}
+		}
+		for _, d := range []string{results, data} {
+			if ents, _ := os.ReadDir(d); len(ents) != 0 {
+				t.Errorf("%s was written: %v", d, ents)
+			}
+		}
+	})
+}
+
+// compare falls back from the block bootstrap over seconds to tests that
+// assume independent requests when a side's latency-seconds.zst cannot be
+// read: it says so, instead of changing its test without a word.
+func TestCompareSaysWhenPerSecondLatencyIsDamaged(t *testing.T) {
+	a, b := copyResults(t, "s3-lat-a"), copyResults(t, "s3-lat-b")
+	if err := os.WriteFile(filepath.Join(b, "01-s3-mixed", "hosts", "vm", "latency-seconds.zst"), []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"", "--md"} {
+		st, out := testState()
+		args := []string{"compare", a, b}
+		if format != "" {
+			args = append(args, format)
+		}
+		if err := Execute(context.Background(), st, args); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if !strings.Contains(out.String(), "latency-seconds.zst") || !strings.Contains(out.String(), "as if requests were independent") {
+			t.Errorf("compare %s does not say the per-second latency was unreadable:\n%s", format, out)
+		}
+	}
+}
+
+// A results folder without run.json is read with a note saying what is
+// unknown; one whose summary.json is of a newer schema than this build
+// reads is refused (exit 2) instead of being read as if it were this one's.
+func TestFolderWithoutRunJSONOrNewerSchema(t *testing.T) {
+	bare := copyResults(t, "fio-a")
+	if err := os.Remove(filepath.Join(bare, "run.json")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"analyze", bare}, {"compare", bare, filepath.Join(testResults, "fio-b")}, {"report", "--md", "-", "-o", filepath.Join(t.TempDir(), "r.html"), bare}} {
+		st, out := testState()
+		if err := Execute(context.Background(), st, args); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		if !strings.Contains(out.String(), "note: "+bare+" has no run.json") {
+			t.Errorf("%v does not note the missing run.json:\n%s", args, out)
+		}
+	}
+	newer := copyResults(t, "fio-a")
+	editResults(t, newer, "summary.json", `"schema_version": 2`, `"schema_version": 999`)
+	for _, args := range [][]string{{"analyze", newer}, {"compare", newer, filepath.Join(testResults, "fio-b")}, {"report", "--md", "-", "-o", filepath.Join(t.TempDir(), "r.html"), newer}} {
+		st, out := testState()
+		err := Execute(context.Background(), st, args)
+		if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "schema_version 999") {
+			t.Errorf("%v: exit %d (%v), want 2 naming schema_version 999\n%s", args, ExitCode(err), err, out)
+		}
+	}
+}
