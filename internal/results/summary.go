@@ -106,13 +106,13 @@ type Timing struct {
 
 // HostOps is one host's figures for a phase.
 type HostOps struct {
-	Host  string      `json:"host"`
-	Error string      `json:"error,omitempty"`
+	Host  string `json:"host"`
+	Error string `json:"error,omitempty"`
 	// StartNs and EndNs (Unix ns) are when the host began its first
 	// operation and ended its last: the edges of the totals' window.
-	StartNs int64 `json:"start_ns,omitempty"`
-	EndNs   int64 `json:"end_ns,omitempty"`
-	Ops   []OpSummary `json:"ops"`
+	StartNs int64       `json:"start_ns,omitempty"`
+	EndNs   int64       `json:"end_ns,omitempty"`
+	Ops     []OpSummary `json:"ops"`
 	// Unreachable is how long this host could not reach each endpoint
 	// that failed it (S3 connection errors).
 	Unreachable []model.Unreachable `json:"unreachable,omitempty"`
