@@ -1,0 +1,55 @@
+package fio
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+)
+
+// layOut lays out the phase's files before it starts, as a pass of its
+// own that no window counts: fio run on the job file with every section
+// create_only=1, which creates the files each job needs and, for a job
+// that reads, writes them to their size (fio's layout). The measured run
+// then finds them in place. A phase that reads another host's files
+// (read_from) lays out nothing, and a shared phase's files are created by
+// each job as it opens them (create_on_open=1), so neither runs this pass.
+// The layout is not in the window: IOR's window holds open and close, but
+// fio's layout is a write of every file before a read job, which is no
+// part of what the phase measures.
+func (r *prepared) layOut(ctx context.Context) error {
+	if r.params.ReadFrom != "" || r.params.Shared {
+		return nil
+	}
+	jf, err := ParseJobFile("layout", r.job.Render())
+	if err != nil {
+		return err
+	}
+	for _, s := range jf.Sections {
+		// Programs --allow-exec lets a job run belong to its measured run.
+		s.Delete("exec_prerun")
+		s.Delete("exec_postrun")
+		if !isGlobal(s.Name) {
+			s.Set("create_only", "1")
+			s.Set("startdelay", "0")
+		}
+	}
+	path := filepath.Join(r.ws.Path, r.params.Job.Name+".layout.fio")
+	if err := os.WriteFile(path, []byte(jf.Render()), 0o644); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, r.bin, "--output-format=json", path)
+	cmd.Dir, cmd.Env = r.ws.Path, r.fioEnv
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("fio could not lay out the files of job %s: %s", r.params.Job.Name, fioMessage(string(out), err))
+	}
+	return nil
+}
