@@ -76,10 +76,16 @@ func newGate() (*gate, error) {
 	return g, nil
 }
 
-// prerun is the command a job runs at the gate. It uses no ';', which
-// would end fio's option line.
-func (g *gate) prerun() string {
-	return "(cat " + g.dir + "/gate && echo s >" + g.dir + "/started)"
+// prerun is the command a job runs at the gate, after own (the job's own
+// exec_prerun, if any). fio sends the output of the whole line to
+// <job>.prerun.txt by appending a redirection, which binds to the line's
+// last command: one subshell holds it all, so own's output goes there.
+// It uses no ';', which would end fio's option line.
+func (g *gate) prerun(own string) string {
+	if own = strings.TrimSpace(own); own != "" {
+		own += " && "
+	}
+	return "(" + own + "cat " + g.dir + "/gate && echo s >" + g.dir + "/started)"
 }
 
 func (g *gate) readStarts() {
@@ -135,11 +141,11 @@ var shellSafeName = regexp.MustCompile(`^[A-Za-z0-9._+,=@%:-]+$`)
 
 // gated returns the job file fio runs: jf with every job section that
 // does I/O held at the gate (its own exec_prerun, if --allow-exec let it
-// have one, runs first, before the gate). A startdelay that every section
+// have one, runs first, before the gate, outside the window). A startdelay that every section
 // has alike is dropped: it is there to start the jobs together after fio's
 // start-up, which the gate does. It also says which sections are left
 // ungated.
-func gated(jf *JobFile, prerun string) (*JobFile, []string, error) {
+func gated(jf *JobFile, prerun func(own string) string) (*JobFile, []string, error) {
 	out, err := ParseJobFile("gated", jf.Render())
 	if err != nil {
 		return nil, nil, err
@@ -169,11 +175,8 @@ func gated(jf *JobFile, prerun string) (*JobFile, []string, error) {
 			ungated = append(ungated, out.jobName(s))
 			continue
 		}
-		cmd := prerun
-		if own, ok := out.Lookup(s, "exec_prerun"); ok && strings.TrimSpace(own) != "" {
-			cmd = own + " && " + prerun
-		}
-		s.Set("exec_prerun", cmd)
+		own, _ := out.Lookup(s, "exec_prerun")
+		s.Set("exec_prerun", prerun(own))
 	}
 	return out, ungated, nil
 }
@@ -192,7 +195,7 @@ func (r *prepared) gate(meta map[string]string) (*gate, string) {
 	if err == nil {
 		var jf *JobFile
 		var ungated []string
-		if jf, ungated, err = gated(r.job, g.prerun()); err == nil {
+		if jf, ungated, err = gated(r.job, g.prerun); err == nil {
 			path := filepath.Join(r.ws.Path, r.params.Job.Name+".gated.fio")
 			if err = os.WriteFile(path, []byte(jf.Render()), 0o644); err == nil {
 				meta["start_gate"] = "every job held at exec_prerun until the start time"

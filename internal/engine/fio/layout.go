@@ -44,6 +44,9 @@ func (r *prepared) layOut(ctx context.Context) error {
 	cmd.Dir, cmd.Env = r.ws.Path, r.fioEnv
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// fio's job processes leave its process group (setsid): the output
+	// pipe is not waited for beyond killWait once fio is gone.
+	cmd.WaitDelay = killWait
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if ctx.Err() != nil {
