@@ -119,7 +119,7 @@ func hostLines(st *State, ps *results.PhaseSummary) {
 	if ps.Engine != model.EngineMD && len(ps.PerHost) > 1 {
 		skew := ""
 		if ps.StartSkewS != nil {
-			skew = fmt.Sprintf("; the hosts started within %.0f ms", *ps.StartSkewS*1e3)
+			skew = fmt.Sprintf("; the hosts started within %.1f ms", *ps.StartSkewS*1e3)
 		}
 		fmt.Fprintf(st.Stdout, "    totals: all bytes and operations over the time from the first host's start to the last host's end (IOR's rule)%s\n", skew)
 	}
