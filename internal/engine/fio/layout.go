@@ -1,11 +1,14 @@
 package fio
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -43,9 +46,12 @@ func (r *prepared) layOut(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, r.bin, "--output-format=json", path)
 	cmd.Dir, cmd.Env = r.ws.Path, r.fioEnv
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	// fio's job processes leave its process group (setsid): the output
-	// pipe is not waited for beyond killWait once fio is gone.
+	// A stop kills fio and its job processes at once: the layout keeps
+	// nothing worth a graceful end, and the job processes have left fio's
+	// process group (setsid), so a signal to the group alone would leave a
+	// job process laying out its file, or waiting forever for the fio that
+	// was to release it.
+	cmd.Cancel = func() error { return killTree(cmd.Process.Pid) }
 	cmd.WaitDelay = killWait
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -55,4 +61,30 @@ func (r *prepared) layOut(ctx context.Context) error {
 		return fmt.Errorf("fio could not lay out the files of job %s: %s", r.params.Job.Name, fioMessage(string(out), err))
 	}
 	return nil
+}
+
+// killTree kills a process, its process group and its children: the group
+// is stopped first, so that no child is forked while the children are
+// found (in /proc) and killed.
+func killTree(pid int) error {
+	_ = syscall.Kill(-pid, syscall.SIGSTOP)
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold blanks and parentheses.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			if c, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
+				_ = syscall.Kill(c, syscall.SIGKILL)
+			}
+		}
+	}
+	return syscall.Kill(-pid, syscall.SIGKILL)
 }
