@@ -615,10 +615,11 @@ func TestClusterControllerKilled(t *testing.T) {
 	topologies(t, 3, func(t *testing.T, tp *topology) {
 		c := startCluster(t, tp, nil, nil)
 		cmd, out := c.controller(t, "fio", "-d", t.TempDir(), "-w", quickJob(t, c.dir, 60))
-		if !out.WaitFor("starting fio phase", 15*time.Second) {
-			t.Fatalf("phase never started:\n%s", out)
+		// Once the live line shows load: preparing (fio lays out the files
+		// then) takes longer than a fixed sleep on a busy machine.
+		if !out.WaitFor("[rr60]", 30*time.Second) {
+			t.Fatalf("no live progress:\n%s", out)
 		}
-		time.Sleep(3 * time.Second)
 		killed := time.Now()
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
@@ -690,10 +691,9 @@ func TestClusterLinkDown(t *testing.T) {
 	tp := netns(t, 3)
 	c := startCluster(t, tp, nil, nil)
 	cmd, out := c.controller(t, "fio", "-d", t.TempDir(), "-w", quickJob(t, c.dir, 8))
-	if !out.WaitFor("starting fio phase", 15*time.Second) {
-		t.Fatalf("phase never started:\n%s", out)
+	if !out.WaitFor("[rr8]", 30*time.Second) {
+		t.Fatalf("no live progress:\n%s", out)
 	}
-	time.Sleep(3 * time.Second)
 	down := time.Now()
 	tp.linkDown(t, 2)
 	if code := exitCode(cmd.Wait()); code != 1 || !strings.Contains(out.String(), "left behind on ") {
