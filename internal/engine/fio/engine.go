@@ -460,7 +460,9 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 	}
 	var passed []int64
 	if g != nil {
-		passed = g.close()
+		var opened int64
+		passed, opened = g.close()
+		res.Meta["gate_opened_ns"] = strconv.FormatInt(opened, 10)
 	}
 	res.Meta["fio_wall_s"] = fmt.Sprintf("%.3f", time.Since(start).Seconds())
 	var waitErr error

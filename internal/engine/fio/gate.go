@@ -35,6 +35,7 @@ type gate struct {
 
 	mu     sync.Mutex
 	stamps []int64 // Unix ns at which each job passed the gate
+	opened int64   // Unix ns at which the gate opened
 }
 
 // gatePathRE is what a gate's directory may hold: it goes into a shell
@@ -115,13 +116,17 @@ func (g *gate) open() {
 			f.Close()
 			_ = os.Rename(tmp, filepath.Join(g.dir, "gate"))
 		}
+		g.mu.Lock()
+		g.opened = time.Now().UnixNano()
+		g.mu.Unlock()
 		g.hold.Close()
 	})
 }
 
 // close opens the gate, stops listening once fio is gone, removes the
-// FIFOs and returns when each job passed (Unix ns, in order).
-func (g *gate) close() []int64 {
+// FIFOs and returns when each job passed (Unix ns, in order) and when
+// the gate opened: a job that passed well after it came to the gate late.
+func (g *gate) close() ([]int64, int64) {
 	g.open()
 	g.started.Close()
 	select {
@@ -131,7 +136,7 @@ func (g *gate) close() []int64 {
 	os.RemoveAll(g.dir)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return append([]int64(nil), g.stamps...)
+	return append([]int64(nil), g.stamps...), g.opened
 }
 
 // shellSafeName reports whether fio can write a job's prerun output file,
