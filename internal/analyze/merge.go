@@ -149,7 +149,7 @@ func mergePhase(name string, eng model.EngineName, hosts []*model.HostResult) (r
 		if o.Rate != nil {
 			continue // md: rates per iteration, mdtest's way
 		}
-		o.DurationS = d
+		o.DurationS, o.Rule = d, results.RuleCommonWindow
 		o.BwBytesPerS, o.OpsPerS = results.WindowRates(sums[o.Op], o.Bytes, d)
 	}
 	return ps, nil

@@ -122,8 +122,15 @@ func hostLines(st *State, ps *results.PhaseSummary) {
 		}
 		fmt.Fprintf(st.Stdout, "    host %s: %s\n", h.Host, strings.Join(parts, ", "))
 	}
+	if ps.Engine != model.EngineMD && len(ps.PerHost) > 1 {
+		skew := ""
+		if ps.StartSkewS != nil {
+			skew = fmt.Sprintf("; the hosts started within %.1f ms", *ps.StartSkewS*1e3)
+		}
+		fmt.Fprintf(st.Stdout, "    totals: all bytes and operations over the time from the first host's start to the last host's end (IOR's rule)%s\n", skew)
+	}
 	if ps.Window != nil {
-		fmt.Fprintf(st.Stdout, "    totals over the %.1fs in which all %d hosts ran\n", ps.Window.DurationS, len(ps.PerHost))
+		fmt.Fprintf(st.Stdout, "    the %d hosts all ran for %.1fs: summary.json gives the throughput inside that time as common_window\n", len(ps.PerHost), ps.Window.DurationS)
 	}
 	if ps.Engine == model.EngineMD {
 		fmt.Fprintf(st.Stdout, "    totals: each operation started on all %d hosts at once; its rate is all items over the time from that start to the end of the slowest host (mdtest)\n", len(ps.PerHost))

@@ -29,8 +29,10 @@ type OpStats struct {
 	Lat  Hist  `json:"lat"`
 	TTFB *Hist `json:"ttfb,omitempty"`
 	// ReportedBwBytesPerS and ReportedOpsPerS, when set, are the engine's own
-	// throughput figures (fio's bw_bytes and iops), used instead of counts over
-	// the window so summaries equal the engine's output exactly.
+	// throughput figures (fio's bw_bytes and iops) for one host, used
+	// instead of counts over the window so a host's summary equals the
+	// engine's output exactly. Combine drops them: across hosts the rate is
+	// all bytes and operations over the merged window, never a sum of rates.
 	ReportedBwBytesPerS float64 `json:"reported_bw_bytes_per_s,omitempty"`
 	ReportedOpsPerS     float64 `json:"reported_ops_per_s,omitempty"`
 	// Iterations holds one entry per iteration for engines that repeat a phase
@@ -62,11 +64,13 @@ func (o OpStats) Seconds() float64 { return float64(o.EndNs-o.StartNs) / 1e9 }
 // the same index combine: items add, the start is the earlier and the end the
 // later. Hosts of one md phase start each iteration at the same instant (the
 // barrier's common start), so the merged iteration runs from that start to
-// the end of the slowest host: mdtest's window.
+// the end of the slowest host: mdtest's window. The engines' own rates are
+// not kept: a merged operation's rate is its counts over its window, from
+// the first start to the last end (IOR's rule), as a sum of the hosts'
+// rates overstates the total when the hosts did not run at the same time.
 func (o OpStats) Combine(x OpStats) OpStats {
 	out := o
-	out.ReportedBwBytesPerS += x.ReportedBwBytesPerS
-	out.ReportedOpsPerS += x.ReportedOpsPerS
+	out.ReportedBwBytesPerS, out.ReportedOpsPerS = 0, 0
 	out.Ops += x.Ops
 	out.Bytes += x.Bytes
 	out.Errors += x.Errors

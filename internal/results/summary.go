@@ -1,6 +1,7 @@
 package results
 
 import (
+	"slices"
 	"time"
 
 	"github.com/storbench/storbench/internal/model"
@@ -16,8 +17,15 @@ import (
 // Also new in 2: leftovers and stopped_hosts per phase, unreachable per
 // host. Version 3: an operation's by_size, the same figures per object
 // size class (s3 with a size distribution). ReadSummary reads versions 1
-// and 2 too.
-const SchemaVersion = 3
+// and 2 too. Version 4 (issue 20): the totals' bw_bytes_per_s and
+// ops_per_s of fio and s3 phases of several hosts follow IOR's rule (all
+// bytes and operations over the time from the first host's start to the
+// last host's end), where version 3 added the hosts' rates (fio) or took
+// the common window (s3); duration_s of those totals is that window. New:
+// an operation's rule, first_done, last_done and common_window, a phase's
+// start_skew_s, a host's start_ns and end_ns. Versions 3 and earlier read
+// as they were written.
+const SchemaVersion = 4
 
 // Summary is summary.json: the figures of every phase of a run, per host and
 // merged across hosts. Field names carry their units.
@@ -75,10 +83,15 @@ type PhaseSummary struct {
 	Timing *Timing `json:"timing,omitempty"`
 	// Window, when set, is the time in which every host was running; the
 	// totals' throughput of engines with per-second series (s3) is taken
-	// over it when several hosts ran. fio phases add the hosts' own figures
-	// instead, and md phases have no Window: every operation starts on all
-	// hosts at a barrier, and its total is mdtest's (see OpSummary.Rate).
+	// over it when several hosts ran (OpSummary.Rule says so). fio phases
+	// take IOR's rule instead, and md phases have no Window: every
+	// operation starts on all hosts at a barrier, and its total is
+	// mdtest's (see OpSummary.Rate).
 	Window *Window `json:"window,omitempty"`
+	// StartSkewS is how far apart the hosts began, in seconds: the last
+	// host's start less the first's (fio: each host's first job through
+	// the start gate). Absent with one host.
+	StartSkewS *float64 `json:"start_skew_s,omitempty"`
 	// Ops are the cluster totals: counts and bytes added, histograms merged.
 	Ops     []OpSummary `json:"ops"`
 	PerHost []HostOps   `json:"per_host"`
@@ -93,9 +106,13 @@ type Timing struct {
 
 // HostOps is one host's figures for a phase.
 type HostOps struct {
-	Host  string      `json:"host"`
-	Error string      `json:"error,omitempty"`
-	Ops   []OpSummary `json:"ops"`
+	Host  string `json:"host"`
+	Error string `json:"error,omitempty"`
+	// StartNs and EndNs (Unix ns) are when the host began its first
+	// operation and ended its last: the edges of the totals' window.
+	StartNs int64       `json:"start_ns,omitempty"`
+	EndNs   int64       `json:"end_ns,omitempty"`
+	Ops     []OpSummary `json:"ops"`
 	// Unreachable is how long this host could not reach each endpoint
 	// that failed it (S3 connection errors).
 	Unreachable []model.Unreachable `json:"unreachable,omitempty"`
@@ -126,6 +143,18 @@ type OpSummary struct {
 	Lat *LatencySummary `json:"lat,omitempty"`
 	// TTFB is the time to first byte, where the engine measures it (s3).
 	TTFB *LatencySummary `json:"ttfb,omitempty"`
+	// Rule, in the totals, says how BwBytesPerS and OpsPerS were taken
+	// across hosts: one of the Rule constants.
+	Rule string `json:"rule,omitempty"`
+	// FirstDone and LastDone are the stonewall figures IOR and elbencho
+	// print beside the total, in the totals of a phase of several hosts:
+	// what all hosts had done when the first host finished, and when the
+	// last did, each from the first host's start.
+	FirstDone *DoneFigure `json:"first_done,omitempty"`
+	LastDone  *DoneFigure `json:"last_done,omitempty"`
+	// CommonWindow is the throughput inside the phase's Window (the time
+	// in which every host ran), where the phase has one.
+	CommonWindow *DoneFigure `json:"common_window,omitempty"`
 	// BySize splits the operation by object size class, when the phase's
 	// objects had several sizes (s3 with a size distribution): its figures
 	// for the requests on objects of each class (a ranged read counts in
@@ -178,42 +207,66 @@ type RateStats struct {
 }
 
 // BuildPhase makes a phase's summary from its hosts' results: per host as
-// measured, and totals with histograms merged.
+// measured, and totals with histograms merged. A total's throughput
+// follows one rule, named in its Rule: with several hosts, all bytes and
+// operations over the time from the first host's start to the last
+// host's end (IOR's rule), or md's per-iteration rate (mdtest's); with
+// one host, that host's own figure. Beside it stand the stonewall figures
+// (first and last host done) and, for engines with per-second series (s3),
+// the throughput inside the time in which every host ran.
 func BuildPhase(name string, eng model.EngineName, hosts []*model.HostResult) PhaseSummary {
 	ps := PhaseSummary{Name: name, Engine: eng, Status: "completed"}
 	lists := make([][]record.OpStats, 0, len(hosts))
-	bw, ops := map[string]*float64{}, map[string]*float64{} // op -> sum over hosts that measured it
 	longest := map[string]float64{}
 	var sizes sizeTotals
+	var starts []int64
 	for _, h := range hosts {
 		if h == nil {
 			continue
 		}
 		ps.Hosts = append(ps.Hosts, h.Host)
 		ho := HostOps{Host: h.Host, Error: h.Err, Unreachable: h.Unreachable}
+		ho.StartNs, ho.EndNs = span(h.Ops)
+		if ho.StartNs != 0 {
+			starts = append(starts, ho.StartNs)
+		}
 		for _, o := range h.Ops {
 			s := Op(o)
 			s.BySize = bySize(h.BySize, o.Op)
 			ho.Ops = append(ho.Ops, s)
-			bw[o.Op], ops[o.Op] = addFigure(bw[o.Op], s.BwBytesPerS), addFigure(ops[o.Op], s.OpsPerS)
 			longest[o.Op] = max(longest[o.Op], s.DurationS)
 		}
 		ps.PerHost = append(ps.PerHost, ho)
 		lists = append(lists, h.Ops)
 		sizes.add(h.BySize)
 	}
+	if len(starts) > 1 {
+		ps.StartSkewS = Figure(float64(slices.Max(starts)-slices.Min(starts)) / 1e9)
+	}
+	several := len(lists) > 1
 	var inWin map[string][2]float64
-	if eng != model.EngineFio && eng != model.EngineMD && len(ps.Hosts) > 1 {
+	if eng != model.EngineFio && eng != model.EngineMD && several {
 		ps.Window, inWin = CommonWindow(hosts)
 	}
 	for _, o := range record.CombineAll(lists...) {
+		// Combine keeps no engine's own rate across hosts: Op computes
+		// the total from all bytes and operations over the merged window,
+		// which runs from the first host's start to the last one's end.
 		s := Op(o)
-		s.DurationS = longest[o.Op]
-		if s.Rate == nil {
-			s.BwBytesPerS, s.OpsPerS = bw[o.Op], ops[o.Op]
+		switch {
+		case s.Rate != nil:
+			s.Rule, s.DurationS = RuleMdtest, longest[o.Op]
+		case !several:
+			s.Rule = RuleHostWindow
+			if o.ReportedBwBytesPerS > 0 || o.ReportedOpsPerS > 0 {
+				s.Rule = RuleEngine
+			}
+		default:
+			s.Rule = RuleFirstStartLastEnd
+			s.FirstDone, s.LastDone = stonewall(hosts, o.Op, o.Bytes > 0)
 			if ps.Window != nil {
-				s.DurationS = ps.Window.DurationS
-				s.BwBytesPerS, s.OpsPerS = WindowRates(inWin[o.Op], s.Bytes, s.DurationS)
+				bw, ops := WindowRates(inWin[o.Op], s.Bytes, ps.Window.DurationS)
+				s.CommonWindow = &DoneFigure{DurationS: ps.Window.DurationS, Bytes: inWin[o.Op][0], Ops: inWin[o.Op][1], BwBytesPerS: bw, OpsPerS: ops}
 			}
 		}
 		s.BySize = sizes.of(o.Op)
@@ -237,26 +290,14 @@ func bySize(stats []record.SizeOpStats, op string) []OpSummary {
 	return out
 }
 
-// sizeTotals adds the hosts' per-size-class statistics: counts add,
-// histograms merge, and throughput is the sum of the hosts' figures.
+// sizeTotals merges the hosts' per-size-class statistics: counts add,
+// histograms merge, and throughput is all a class's bytes and requests
+// over the time from the first host's start to the last one's end.
 type sizeTotals struct {
-	lists   [][]record.SizeOpStats
-	bw, ops map[[2]string]*float64
-	longest map[[2]string]float64
+	lists [][]record.SizeOpStats
 }
 
-func (t *sizeTotals) add(stats []record.SizeOpStats) {
-	if t.bw == nil {
-		t.bw, t.ops, t.longest = map[[2]string]*float64{}, map[[2]string]*float64{}, map[[2]string]float64{}
-	}
-	t.lists = append(t.lists, stats)
-	for _, st := range stats {
-		k := [2]string{st.Op, st.Size.Label}
-		s := Op(st.OpStats)
-		t.bw[k], t.ops[k] = addFigure(t.bw[k], s.BwBytesPerS), addFigure(t.ops[k], s.OpsPerS)
-		t.longest[k] = max(t.longest[k], s.DurationS)
-	}
-}
+func (t *sizeTotals) add(stats []record.SizeOpStats) { t.lists = append(t.lists, stats) }
 
 // of returns operation op's totals per size class.
 func (t *sizeTotals) of(op string) []OpSummary {
@@ -265,9 +306,7 @@ func (t *sizeTotals) of(op string) []OpSummary {
 		if st.Op != op {
 			continue
 		}
-		k := [2]string{st.Op, st.Size.Label}
 		s := Op(st.OpStats)
-		s.BwBytesPerS, s.OpsPerS, s.DurationS = t.bw[k], t.ops[k], t.longest[k]
 		class := st.Size
 		s.Size = &class
 		out = append(out, s)
@@ -290,17 +329,6 @@ func WindowRates(w [2]float64, bytes uint64, d float64) (bw, ops *float64) {
 
 // Figure returns a measured figure, for the optional fields of OpSummary.
 func Figure(v float64) *float64 { return &v }
-
-// addFigure adds a host's figure to a sum; absent plus absent stays absent.
-func addFigure(sum, v *float64) *float64 {
-	switch {
-	case v == nil:
-		return sum
-	case sum == nil:
-		return Figure(*v)
-	}
-	return Figure(*sum + *v)
-}
 
 // Op computes the figures of one operation's statistics.
 func Op(o record.OpStats) OpSummary {

@@ -83,3 +83,104 @@ func CutSeries(series []record.Second, w Window) []record.Second {
 	}
 	return kept
 }
+
+// The rules a total's throughput follows across hosts (OpSummary.Rule).
+const (
+	// RuleFirstStartLastEnd is IOR's and mdtest's rule: all bytes and
+	// operations of every host over the time from the first host's start
+	// to the last host's end. Never above the sum of the hosts' rates,
+	// never below the slowest host's share of it.
+	RuleFirstStartLastEnd = "first_start_to_last_end"
+	// RuleEngine is the engine's own figure for the one host of the phase
+	// (fio's bw_bytes and iops).
+	RuleEngine = "engine"
+	// RuleCommonWindow is everything done inside the time in which every
+	// host ran, over that time (warp's rule; the phase's Window).
+	RuleCommonWindow = "common_window"
+	// RuleMdtest is mdtest's per-iteration rate: each iteration's items of
+	// all hosts over the time from its common start to the end of the
+	// slowest host (OpSummary.Rate).
+	RuleMdtest = "mdtest"
+	// RuleHostWindow is an operation's count over its own window, on a
+	// host that ran alone (the native engines' per-host figure).
+	RuleHostWindow = "host_window"
+)
+
+// DoneFigure is a stonewall figure: what all hosts had done by a moment,
+// over the time from the first host's start to it.
+type DoneFigure struct {
+	// DurationS is the time from the first host's start, in seconds.
+	DurationS float64 `json:"duration_s"`
+	// Bytes and Ops are what every host had done by then; a host still
+	// running counts at its own average rate over its window.
+	Bytes float64 `json:"bytes"`
+	Ops   float64 `json:"ops"`
+	// BwBytesPerS is absent for an operation that moves no bytes.
+	BwBytesPerS *float64 `json:"bw_bytes_per_s,omitempty"`
+	OpsPerS     *float64 `json:"ops_per_s,omitempty"`
+}
+
+// span is when a host's operations began and ended: the earliest start and
+// the latest end of those with a window (Unix ns), or zeros.
+func span(ops []record.OpStats) (start, end int64) {
+	for _, o := range ops {
+		if o.StartNs == 0 && o.EndNs == 0 {
+			continue
+		}
+		if start == 0 || o.StartNs < start {
+			start = o.StartNs
+		}
+		end = max(end, o.EndNs)
+	}
+	return start, end
+}
+
+// stonewall computes operation op's stonewall figures across hosts, as
+// IOR and elbencho print them beside the total: "first done" is what every
+// host had done when the first host finished, "last done" what they had
+// done when the last one did (all of it), each over the time from the first
+// host's start. What a host had done by a moment inside its own window is
+// taken at its average rate over that window. Both are nil when no host
+// has a window for op.
+func stonewall(hosts []*model.HostResult, op string, moved bool) (first, last *DoneFigure) {
+	type win struct {
+		start, end int64
+		bytes, ops float64
+	}
+	var ws []win
+	var t0, firstEnd, lastEnd int64
+	for _, h := range hosts {
+		if h == nil {
+			continue
+		}
+		for _, o := range h.Ops {
+			if o.Op != op || o.EndNs <= o.StartNs {
+				continue
+			}
+			ws = append(ws, win{o.StartNs, o.EndNs, float64(o.Bytes), float64(o.Ops)})
+			if len(ws) == 1 {
+				t0, firstEnd, lastEnd = o.StartNs, o.EndNs, o.EndNs
+			}
+			t0, firstEnd, lastEnd = min(t0, o.StartNs), min(firstEnd, o.EndNs), max(lastEnd, o.EndNs)
+		}
+	}
+	if len(ws) == 0 {
+		return nil, nil
+	}
+	at := func(t int64) *DoneFigure {
+		f := &DoneFigure{DurationS: float64(t-t0) / 1e9}
+		for _, w := range ws {
+			frac := math.Min(math.Max(float64(t-w.start)/float64(w.end-w.start), 0), 1)
+			f.Bytes += frac * w.bytes
+			f.Ops += frac * w.ops
+		}
+		if f.DurationS > 0 {
+			f.OpsPerS = Figure(f.Ops / f.DurationS)
+			if moved {
+				f.BwBytesPerS = Figure(f.Bytes / f.DurationS)
+			}
+		}
+		return f
+	}
+	return at(firstEnd), at(lastEnd)
+}

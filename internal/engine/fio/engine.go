@@ -310,8 +310,13 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		ws.Remove()
 		return nil, fmt.Errorf("fio rejects job file %s: %s", ps.Job.Name, fioMessage(string(out), err))
 	}
-	return &prepared{env: env, phase: p, params: ps, job: jf, bin: bin, ws: ws, jobPath: jobPath,
-		planned: jf.Duration(), dataDir: dataDir, fioEnv: fioEnviron(os.Environ(), vars)}, nil
+	r := &prepared{env: env, phase: p, params: ps, job: jf, bin: bin, ws: ws, jobPath: jobPath,
+		planned: jf.Duration(), dataDir: dataDir, fioEnv: fioEnviron(os.Environ(), vars)}
+	if err := r.layOut(ctx); err != nil {
+		ws.Remove()
+		return nil, err
+	}
+	return r, nil
 }
 
 // fioEnviron is the environment of a fio process: the agent's, without
@@ -373,15 +378,21 @@ func checkWorkspace(dir, wsPath, dataDir string, jf *JobFile) error {
 // ResolvedText is the job file as fio runs it.
 func (r *prepared) ResolvedText() string { return r.job.Render() }
 
-// Run starts fio at startAt and follows its per-second status output.
+// Run starts fio at once with its jobs held at a start gate, which opens
+// at startAt (so fio's start-up is outside the measured window on every
+// host), and follows fio's per-second status output. Without a gate, fio
+// starts at startAt.
 func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
-	if err := engine.WaitUntil(ctx, startAt); err != nil {
-		return nil, err
-	}
 	res := &engine.HostResult{
 		Host: r.env.Host,
 		Meta: map[string]string{"job": r.params.Job.Name, model.MetaReport: r.job.Report, "fio_bin": r.bin},
 		Raw:  map[string][]byte{r.params.Job.Name + ".fio": []byte(r.job.Render())},
+	}
+	g, runPath := r.gate(res.Meta)
+	if g == nil {
+		if err := engine.WaitUntil(ctx, startAt); err != nil {
+			return nil, err
+		}
 	}
 	args := []string{"--output-format=json+", "--status-interval=1"}
 	if r.params.ReadFrom != "" {
@@ -389,7 +400,7 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		// and re-create) a file shorter than the job's region.
 		args = append(args, "--readonly")
 	}
-	cmd := exec.Command(r.bin, append(args, r.jobPath)...)
+	cmd := exec.Command(r.bin, append(args, runPath)...)
 	cmd.Dir = r.ws.Path
 	// fio runs each job in a process of its own (unless thread=1), and
 	// those hold its output open: stops go to the whole process group.
@@ -405,12 +416,18 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitWriter{w: &stderr, n: 1 << 20}
 	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = cmd.Start()
 	}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err != nil {
+		if g != nil {
+			g.close()
+		}
 		return nil, fmt.Errorf("start fio: %v", err)
+	}
+	start := startAt
+	if now := time.Now(); now.After(start) {
+		start = now
 	}
 	var last []byte
 	var warnings []string
@@ -425,6 +442,20 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		close(read)
 		exitErr = cmd.Wait()
 	}()
+	if g != nil {
+		go func() {
+			// A stop before startAt opens the gate too: jobs held at it
+			// then end at once on fio's stop.
+			t := time.NewTimer(time.Until(startAt))
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+			case <-exited:
+			}
+			g.open()
+		}()
+	}
 	stuck := ""
 	select {
 	case <-exited:
@@ -449,6 +480,12 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 			}
 		}
 	}
+	var passed []int64
+	if g != nil {
+		var opened int64
+		passed, opened = g.close()
+		res.Meta["gate_opened_ns"] = strconv.FormatInt(opened, 10)
+	}
 	res.Meta["fio_wall_s"] = fmt.Sprintf("%.3f", time.Since(start).Seconds())
 	var waitErr error
 	if stuck == "" {
@@ -470,6 +507,11 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		if o, err := ParseOutput(last); err == nil {
 			res.Meta["fio_version"] = o.Version
 			ops, _ = o.OpStats()
+			if len(passed) > 0 {
+				o.alignStart(ops, passed, r.job.rampTime())
+				res.Meta["first_io_ns"] = strconv.FormatInt(passed[0], 10)
+				res.Meta["last_job_start_ns"] = strconv.FormatInt(passed[len(passed)-1], 10)
+			}
 			failedJob, errno = o.FirstError()
 		}
 	}
@@ -512,21 +554,26 @@ func (r *prepared) follow(stdout io.Reader, start time.Time, res *engine.HostRes
 	last *[]byte, warnings *[]string, splitErr *error) {
 	var lastOut *Output
 	var seconds perSecond
-	prevNs := start.UnixNano()
+	startNs := start.UnixNano()
+	prevNs := startNs
 	*splitErr = SplitObjects(stdout, func(obj []byte) {
 		*last = append((*last)[:0], obj...)
 		o, err := ParseOutput(obj)
 		if err != nil {
 			return
 		}
-		now := time.Now().UnixNano()
+		// Outputs before the gate opened count from it.
+		now := max(time.Now().UnixNano(), startNs)
 		seconds.add(o, prevNs, now)
 		lastOut, prevNs = o, now
 		if live != nil {
 			live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
-				Elapsed: time.Since(start), Planned: r.planned, Ops: o.Counts(), Lat: o.LiveLat()})
+				Elapsed: max(time.Since(start), 0), Planned: r.planned, Ops: o.Counts(), Lat: o.LiveLat()})
 		}
 	}, func(line string) {
+		if isPrerunNote(line) {
+			return
+		}
 		if len(*warnings) < 20 {
 			*warnings = append(*warnings, line)
 		}

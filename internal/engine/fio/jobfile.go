@@ -402,3 +402,17 @@ func fioTime(v string) time.Duration {
 	}
 	return time.Duration(num) * mult
 }
+
+// rampTime is the longest ramp_time of the sections that do I/O: time a
+// job runs before fio starts counting.
+func (jf *JobFile) rampTime() time.Duration {
+	var d time.Duration
+	for _, s := range jf.Sections {
+		if isGlobal(s.Name) || jf.flag(s, "create_only") {
+			continue
+		}
+		v, _ := jf.Lookup(s, "ramp_time")
+		d = max(d, fioTime(v))
+	}
+	return d
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/storbench/storbench/internal/record"
 )
@@ -194,4 +195,33 @@ func (o *Output) FirstError() (string, int) {
 		}
 	}
 	return "", 0
+}
+
+// alignStart puts the operations' windows on when this host's jobs really
+// began: passed holds when each job passed the start gate (Unix ns, in
+// order). When every job that did I/O was in one group, an operation ran
+// from the first job's start (after ramp) for fio's runtime, ending no
+// later than the last job's start plus that runtime nor than fio's own end
+// time; fio's end time less its runtime, which fio 3.33 gives, is later by
+// the time fio took to notice its jobs ended. With several groups, which
+// fio runs one after another, only the first start is known: a window
+// starts no earlier than it.
+func (o *Output) alignStart(ops []record.OpStats, passed []int64, ramp time.Duration) {
+	groups := map[int]bool{}
+	for _, j := range o.Jobs {
+		if j.busy() {
+			groups[j.GroupID] = true
+		}
+	}
+	first, last := passed[0], passed[len(passed)-1]
+	for i := range ops {
+		op := &ops[i]
+		if len(groups) != 1 {
+			op.StartNs = max(op.StartNs, first)
+			continue
+		}
+		runtime := op.EndNs - op.StartNs
+		op.StartNs = first + int64(ramp)
+		op.EndNs = min(last+int64(ramp)+runtime, op.EndNs)
+	}
 }

@@ -1,0 +1,217 @@
+package fio
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// gate holds a fio phase's jobs at the start line until the phase's
+// common start time, so that hosts start together. Every job section that
+// does I/O runs, as fio's exec_prerun, a command that blocks reading a FIFO
+// of the agent's and then writes one byte to a second FIFO, which the agent
+// timestamps: that job's start. fio runs exec_prerun in each job process
+// after laying out the job's files and allocating its buffers, right
+// before it takes the job's start time (fio 3.33 backend.c thread_main:
+// setup_files, init_random_map, exec_prerun, set_epoch_time). fio's own
+// start-up - forking job processes, which fio polls for every 100 ms, and
+// laying out files - is therefore behind the gate and outside the window.
+//
+// While the agent holds the gate FIFO open for writing, a reader blocks
+// until it closes it; the agent then puts an empty file in the FIFO's
+// place first, so a job that comes to the gate late passes at once.
+type gate struct {
+	dir     string
+	hold    *os.File // the gate FIFO, open for writing
+	started *os.File // the FIFO jobs write to when they pass, open read-write
+	read    chan struct{}
+	once    sync.Once
+
+	mu     sync.Mutex
+	stamps []int64 // Unix ns at which each job passed the gate
+	opened int64   // Unix ns at which the gate opened
+}
+
+// gatePathRE is what a gate's directory may hold: it goes into a shell
+// command and a fio option unquoted.
+var gatePathRE = regexp.MustCompile(`^[A-Za-z0-9/._-]+$`)
+
+// newGate makes a closed gate in a local temporary directory (FIFOs on a
+// network file system are not shared across hosts, and some do not have
+// them).
+func newGate() (*gate, error) {
+	dir, err := os.MkdirTemp("", "storbench-gate-")
+	if err != nil {
+		return nil, err
+	}
+	g := &gate{dir: dir, read: make(chan struct{})}
+	fail := func(err error) (*gate, error) {
+		if g.hold != nil {
+			g.hold.Close()
+		}
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if !gatePathRE.MatchString(dir) {
+		return fail(fmt.Errorf("the temporary directory %q holds characters a shell command cannot take unquoted", dir))
+	}
+	for _, name := range []string{"gate", "started"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o600); err != nil {
+			return fail(fmt.Errorf("mkfifo: %v", err))
+		}
+	}
+	// O_RDWR opens a FIFO without waiting for the other end (Linux).
+	if g.hold, err = os.OpenFile(filepath.Join(dir, "gate"), os.O_RDWR, 0); err != nil {
+		return fail(err)
+	}
+	if g.started, err = os.OpenFile(filepath.Join(dir, "started"), os.O_RDWR, 0); err != nil {
+		return fail(err)
+	}
+	go g.readStarts()
+	return g, nil
+}
+
+// prerun is the command a job runs at the gate, after own (the job's own
+// exec_prerun, if any). fio sends the output of the whole line to
+// <job>.prerun.txt by appending a redirection, which binds to the line's
+// last command: one subshell holds it all, so own's output goes there.
+// It uses no ';', which would end fio's option line.
+func (g *gate) prerun(own string) string {
+	if own = strings.TrimSpace(own); own != "" {
+		own += " && "
+	}
+	return "(" + own + "cat " + g.dir + "/gate && echo s >" + g.dir + "/started)"
+}
+
+func (g *gate) readStarts() {
+	defer close(g.read)
+	buf := make([]byte, 256)
+	for {
+		n, err := g.started.Read(buf)
+		now := time.Now().UnixNano()
+		g.mu.Lock()
+		for _, b := range buf[:n] {
+			if b == 's' {
+				g.stamps = append(g.stamps, now)
+			}
+		}
+		g.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// open lets every job through, those waiting and those still to come.
+func (g *gate) open() {
+	g.once.Do(func() {
+		tmp := filepath.Join(g.dir, "open")
+		if f, err := os.Create(tmp); err == nil {
+			f.Close()
+			_ = os.Rename(tmp, filepath.Join(g.dir, "gate"))
+		}
+		g.mu.Lock()
+		g.opened = time.Now().UnixNano()
+		g.mu.Unlock()
+		g.hold.Close()
+	})
+}
+
+// close opens the gate, stops listening once fio is gone, removes the
+// FIFOs and returns when each job passed (Unix ns, in order) and when
+// the gate opened: a job that passed well after it came to the gate late.
+func (g *gate) close() ([]int64, int64) {
+	g.open()
+	g.started.Close()
+	select {
+	case <-g.read:
+	case <-time.After(time.Second):
+	}
+	os.RemoveAll(g.dir)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]int64(nil), g.stamps...), g.opened
+}
+
+// shellSafeName reports whether fio can write a job's prerun output file,
+// "<name>.prerun.txt", through the shell: names with a '/' or a character
+// the shell reads are left ungated.
+var shellSafeName = regexp.MustCompile(`^[A-Za-z0-9._+,=@%:-]+$`)
+
+// gated returns the job file fio runs: jf with every job section that
+// does I/O held at the gate (its own exec_prerun, if --allow-exec let it
+// have one, runs first, before the gate, outside the window). A startdelay that every section
+// has alike is dropped: it is there to start the jobs together after fio's
+// start-up, which the gate does. It also says which sections are left
+// ungated.
+func gated(jf *JobFile, prerun func(own string) string) (*JobFile, []string, error) {
+	out, err := ParseJobFile("gated", jf.Render())
+	if err != nil {
+		return nil, nil, err
+	}
+	delays := map[string]bool{}
+	var jobs []*Section
+	for _, s := range out.Sections {
+		if isGlobal(s.Name) {
+			continue
+		}
+		d, _ := out.Lookup(s, "startdelay")
+		delays[strings.TrimSpace(d)] = true
+		jobs = append(jobs, s)
+	}
+	if len(jobs) == 0 {
+		return nil, nil, errors.New("no job section")
+	}
+	var ungated []string
+	for _, s := range jobs {
+		if len(delays) == 1 {
+			s.Set("startdelay", "0")
+		}
+		if out.flag(s, "create_only") {
+			continue
+		}
+		if !shellSafeName.MatchString(out.jobName(s)) {
+			ungated = append(ungated, out.jobName(s))
+			continue
+		}
+		own, _ := out.Lookup(s, "exec_prerun")
+		s.Set("exec_prerun", prerun(own))
+	}
+	return out, ungated, nil
+}
+
+// isPrerunNote reports fio's line about exec_prerun's output file, which
+// it prints among its JSON for every gated job.
+func isPrerunNote(line string) bool {
+	return strings.Contains(line, " : Saving output of prerun in ")
+}
+
+// gate makes the start gate and the job file fio runs held at it, and
+// records in meta how the phase started. With no gate (none could be
+// made), fio runs the job file as prepared, started at the start time.
+func (r *prepared) gate(meta map[string]string) (*gate, string) {
+	g, err := newGate()
+	if err == nil {
+		var jf *JobFile
+		var ungated []string
+		if jf, ungated, err = gated(r.job, g.prerun); err == nil {
+			path := filepath.Join(r.ws.Path, r.params.Job.Name+".gated.fio")
+			if err = os.WriteFile(path, []byte(jf.Render()), 0o644); err == nil {
+				meta["start_gate"] = "every job held at exec_prerun until the start time"
+				if len(ungated) > 0 {
+					meta["start_gate"] += "; not held (a name the shell cannot take): " + strings.Join(ungated, ", ")
+				}
+				return g, path
+			}
+		}
+		g.close()
+	}
+	meta["start_gate"] = "none (" + err.Error() + "): fio started at the start time"
+	return nil, r.jobPath
+}

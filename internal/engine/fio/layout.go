@@ -1,0 +1,97 @@
+package fio
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// layOut lays out the phase's files before it starts, as a pass of its
+// own that no window counts: fio run on the job file with every section
+// create_only=1, which creates the files each job needs and, for a job
+// that reads, writes them to their size (fio's layout). The measured run
+// then finds them in place. A phase that reads another host's files
+// (read_from) lays out nothing, and a shared phase's files are created by
+// each job as it opens them (create_on_open=1), so neither runs this pass.
+// The layout is not in the window: IOR's window holds open and close, but
+// fio's layout is a write of every file before a read job, which is no
+// part of what the phase measures.
+func (r *prepared) layOut(ctx context.Context) error {
+	if r.params.ReadFrom != "" || r.params.Shared {
+		return nil
+	}
+	jf, err := ParseJobFile("layout", r.job.Render())
+	if err != nil {
+		return err
+	}
+	for _, s := range jf.Sections {
+		// Programs --allow-exec lets a job run belong to its measured run.
+		s.Delete("exec_prerun")
+		s.Delete("exec_postrun")
+		if !isGlobal(s.Name) {
+			s.Set("create_only", "1")
+			s.Set("startdelay", "0")
+		}
+	}
+	path := filepath.Join(r.ws.Path, r.params.Job.Name+".layout.fio")
+	if err := os.WriteFile(path, []byte(jf.Render()), 0o644); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, r.bin, "--output-format=json", path)
+	cmd.Dir, cmd.Env = r.ws.Path, r.fioEnv
+	// As Run's fio: its own process group, and SIGTERM from the kernel
+	// when the thread that started it ends, which this goroutine keeps
+	// until the layout is done (storbench killed mid-layout leaves no fio).
+	cmd.SysProcAttr = procAttr()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer blockSIGPIPE()()
+	// A stop kills fio and its job processes at once: the layout keeps
+	// nothing worth a graceful end, and the job processes have left fio's
+	// process group (setsid), so a signal to the group alone would leave a
+	// job process laying out its file, or waiting forever for the fio that
+	// was to release it.
+	cmd.Cancel = func() error { return killTree(cmd.Process.Pid) }
+	cmd.WaitDelay = killWait
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("fio could not lay out the files of job %s: %s", r.params.Job.Name, fioMessage(string(out), err))
+	}
+	return nil
+}
+
+// killTree kills a process, its process group and its children: the group
+// is stopped first, so that no child is forked while the children are
+// found (in /proc) and killed.
+func killTree(pid int) error {
+	_ = syscall.Kill(-pid, syscall.SIGSTOP)
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold blanks and parentheses.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			if c, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
+				_ = syscall.Kill(c, syscall.SIGKILL)
+			}
+		}
+	}
+	return syscall.Kill(-pid, syscall.SIGKILL)
+}
