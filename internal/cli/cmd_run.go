@@ -131,32 +131,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 		}
 	}
 	if o.DryRun {
-		if !o.Agents.remote() && len(s.Agents) == 0 {
-			// This machine's directories: a refusal the run would meet
-			// is known now.
-			for _, d := range x.Dirs {
-				if err := engine.CheckLevels(d); err != nil {
-					return nil, asUsage(err)
-				}
-			}
-		}
-		var notes []string
-		// fio's own parser, as the run checks job files before anything is
-		// created: a dry run refuses what the run would.
-		if slices.ContainsFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == model.EngineFio }) {
-			if bin, err := fio.FindFio(o.FioBin); err != nil {
-				notes = append(notes, fmt.Sprintf("job files not checked by fio: %v", err))
-			} else if err := fio.ParseOnly(ctx, bin, x.Phases); err != nil {
-				if ctx.Err() != nil {
-					return nil, interrupted()
-				}
-				return nil, asUsage(err)
-			}
-		}
-		if keyless != "" {
-			notes = append(notes, fmt.Sprintf("s3 phases have no keys yet: set %s and %s (or %s and %s, an AWS profile, or access_key and secret_key in the suite's s3 block) before running", s3e.EnvAccessKey, s3e.EnvSecretKey, envAWSAccessKey, envAWSSecretKey))
-		}
-		return nil, dryRun(st, s, x, notes)
+		return nil, dryRunSuite(ctx, st, o, s, x, keyless != "")
 	}
 	if keyless != "" {
 		return nil, usageErr("phase %s: no S3 keys: set %s and %s (or %s and %s, an AWS profile, or access_key and secret_key in the suite's s3 block)", keyless, s3e.EnvAccessKey, s3e.EnvSecretKey, envAWSAccessKey, envAWSSecretKey)
@@ -181,6 +156,39 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 		err = commitSummaries(st, o.GitCommit, res, err)
 	}
 	return res, err
+}
+
+// dryRunSuite prints the plan of a suite, refusing what the run would
+// refuse before anything is created: a symbolic link in this machine's
+// DIR/storbench, a job file fio rejects. keyless notes that s3 phases have
+// no keys yet.
+func dryRunSuite(ctx context.Context, st *State, o RunOptions, s *suite.Suite, x *suite.Expanded, keyless bool) error {
+	if !o.Agents.remote() && len(s.Agents) == 0 {
+		// This machine's directories: a refusal the run would meet
+		// is known now.
+		for _, d := range x.Dirs {
+			if err := engine.CheckLevels(d); err != nil {
+				return asUsage(err)
+			}
+		}
+	}
+	var notes []string
+	// fio's own parser, as the run checks job files before anything is
+	// created: a dry run refuses what the run would.
+	if slices.ContainsFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == model.EngineFio }) {
+		if bin, err := fio.FindFio(o.FioBin); err != nil {
+			notes = append(notes, fmt.Sprintf("job files not checked by fio: %v", err))
+		} else if err := fio.ParseOnly(ctx, bin, x.Phases); err != nil {
+			if ctx.Err() != nil {
+				return interrupted()
+			}
+			return asUsage(err)
+		}
+	}
+	if keyless {
+		notes = append(notes, fmt.Sprintf("s3 phases have no keys yet: set %s and %s (or %s and %s, an AWS profile, or access_key and secret_key in the suite's s3 block) before running", s3e.EnvAccessKey, s3e.EnvSecretKey, envAWSAccessKey, envAWSSecretKey))
+	}
+	return dryRun(st, s, x, notes)
 }
 
 // loadSuite reads the suite file, or the quick suite without one, with -d

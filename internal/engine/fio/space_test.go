@@ -18,7 +18,7 @@ func TestFilesPastFreeSpaceRefused(t *testing.T) {
 		args []string
 	}{
 		{"size flag", []string{"-w", "default", "--size", "100000T"}},
-		{"numjobs flag", []string{"-w", "default", "--size", "1T", "--numjobs", "4096"}},
+		{"numjobs flag", []string{"-w", "default", "--size", "1T", "--numjobs", "2000"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out := runBin(t, append([]string{"fio", "-d", dir, "--runtime", "1s", "--results", t.TempDir()}, c.args...)...)

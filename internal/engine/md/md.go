@@ -443,14 +443,7 @@ func (r *run) opResult(meta map[string]string, j int, k opKind) (record.OpStats,
 		meta["cpu_ns_per_op_"+k.String()] = strconv.FormatInt(cpu/int64(o.Ops), 10)
 	}
 	o.Iterations = its
-	if tree {
-		// The latencies are of every directory made; the count is
-		// one tree's, as mdtest counts it.
-		o.Ops = 0
-		for _, it := range its {
-			o.Ops += it.Items
-		}
-	}
+
 	o.StartNs, o.EndNs = its[0].StartNs, its[len(its)-1].EndNs
 	if r.tracksCross && touchesOthers(k) {
 		n := r.cross[j]

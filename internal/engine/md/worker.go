@@ -221,6 +221,10 @@ func (w *worker) treeOp(k opKind) {
 	r := w.r
 	o := w.rec.Op(w.recIdx[k])
 	create := k == opTreeCreate
+	// mdtest times one tree, rank 0's: the trees other ranks make (-u)
+	// are made and their failures counted, not their times, so the
+	// counts (live, per second, summary) and the latencies are one tree's.
+	timed := w.g == 0
 	var path []byte
 	nodes := r.pr.nodes
 	if !create {
@@ -252,7 +256,9 @@ func (w *worker) treeOp(k opKind) {
 			w.fail(o, e)
 			return
 		}
-		o.Record(t1-t0, 0)
+		if timed {
+			o.Record(t1-t0, 0)
+		}
 		w.items++
 		if create {
 			w.treeMade++
