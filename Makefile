@@ -1,6 +1,6 @@
 # storbench: build, demo, test and release. Each installs what it needs on a
 # fresh machine: from the distribution's packages fio (demo, test), Chromium,
-# rpm, systemd-analyze, prometheus and, as root, Slurm (test) and podman
+# rpm, systemd-analyze, prometheus, MPICH (test) and, as root, Slurm (test) and podman
 # (test, release); into ./.tools/
 # versitygw (demo, test), helm (test) and nfpm (test, release).
 GO        ?= go
@@ -16,7 +16,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS   := -X github.com/storbench/storbench/internal/cli.Version=$(VERSION) -X github.com/storbench/storbench/internal/cli.Commit=$(COMMIT)
 
-.PHONY: build demo test fio chromium podman rpm systemd-analyze prometheus slurm chart vet bench-fio bench-md tools release
+.PHONY: build demo test fio chromium podman rpm systemd-analyze prometheus mpich slurm chart vet bench-fio bench-md tools release
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/storbench
@@ -57,13 +57,17 @@ systemd-analyze:
 prometheus:
 	@command -v prometheus >/dev/null 2>&1 || scripts/install-pkg.sh prometheus
 
+# Debian's MPICH, whose mpiexec the --launcher mpiexec test runs on loopback.
+mpich:
+	@command -v mpiexec.mpich >/dev/null 2>&1 || scripts/install-pkg.sh mpich
+
 # Debian's Slurm and munge, which the --launcher slurm test starts as root
 # (it skips without root, so only root installs them).
 slurm:
 	@if [ "$$(id -u)" -eq 0 ]; then for p in munge:munged slurmctld:slurmctld slurmd:slurmd slurm-client:salloc; do \
 	  command -v $${p#*:} >/dev/null 2>&1 || scripts/install-pkg.sh $${p%%:*}; done; fi
 
-tools: fio $(VERSITYGW) chromium $(HELM) $(NFPM) podman rpm systemd-analyze prometheus slurm
+tools: fio $(VERSITYGW) chromium $(HELM) $(NFPM) podman rpm systemd-analyze prometheus mpich slurm
 
 # The Helm chart: lint with the CI values, and render (values without a
 # target must fail: tested in deploy/helm_test.go).

@@ -4,7 +4,8 @@
 # W workers each in its own directory, timed per phase to the slowest worker.
 # With MODE=shared all workers share one directory and each stats and removes
 # the files of the worker STRIDE further on (mdloop -s -N S against storbench
-# md without -u and with -N S: mdtest's default tree with -N).
+# md without -u and with --rank-stride S, the same rank for stat and remove:
+# mdtest's default tree with the -N of mdtest before 3.3).
 # The loop runs its workers as threads and, with -p, as processes (as MPI
 # ranks of mdtest are: processes do not share a file-descriptor table); the
 # limit of a round is the better of the two for each operation. The loop and
@@ -39,7 +40,7 @@ shared)
   items=${ITEMS:-100000}
   stride=${STRIDE:-1}
   loop_args=(-s -N "$stride")
-  sb_args=(-N "$stride")
+  sb_args=(--rank-stride "$stride")
   ;;
 *)
   echo "MODE $mode: give unique or shared" >&2

@@ -92,21 +92,13 @@ func release(t *testing.T) string {
 			return
 		}
 		rel.dir = dir
-		env := append(baseEnv(), "GOCACHE="+goEnv("GOCACHE"), "GOMODCACHE="+goEnv("GOMODCACHE"), "GOPATH="+goEnv("GOPATH"),
-			"GOFLAGS="+os.Getenv("GOFLAGS"), "GOPROXY="+goEnv("GOPROXY"),
-			"VERSION="+relVersion, "COMMIT="+relCommit, "ARCHES="+runtime.GOARCH, "NFPM="+nfpm, "IMAGE="+relImage)
+		var extra []string
 		if _, err := exec.LookPath("podman"); err == nil {
 			rel.image = true
 		} else {
-			env = append(env, "NO_IMAGE=1")
+			extra = append(extra, "NO_IMAGE=1")
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, filepath.Join(root, "scripts", "release.sh"), dir)
-		cmd.Env = env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			rel.err = fmt.Errorf("scripts/release.sh: %v\n%s", err, out)
-		}
+		rel.err = runRelease(root, nfpm, dir, extra...)
 	})
 	if rel.skip != "" {
 		t.Skip(rel.skip)
@@ -115,6 +107,41 @@ func release(t *testing.T) string {
 		t.Fatal(rel.err)
 	}
 	return rel.dir
+}
+
+// runRelease runs scripts/release.sh into dir for this machine's
+// architecture.
+func runRelease(root, nfpm, dir string, extraEnv ...string) error {
+	env := append(baseEnv(), "GOCACHE="+goEnv("GOCACHE"), "GOMODCACHE="+goEnv("GOMODCACHE"), "GOPATH="+goEnv("GOPATH"),
+		"GOFLAGS="+os.Getenv("GOFLAGS"), "GOPROXY="+goEnv("GOPROXY"),
+		"VERSION="+relVersion, "COMMIT="+relCommit, "ARCHES="+runtime.GOARCH, "NFPM="+nfpm, "IMAGE="+relImage)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(root, "scripts", "release.sh"), dir)
+	cmd.Env = append(env, extraEnv...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("scripts/release.sh: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// A release made a second time into the same folder replaces its
+// packages (nfpm keeps their names) instead of failing to find them.
+func TestReleaseTwiceInOneFolder(t *testing.T) {
+	t.Parallel()
+	release(t) // skips where releases cannot be built
+	root, err := s3test.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i := range 2 {
+		if err := runRelease(root, nfpmBin(root), dir, "NO_IMAGE=1"); err != nil {
+			t.Fatalf("release %d: %v", i+1, err)
+		}
+	}
+	artefact(t, dir, "*.deb")
+	artefact(t, dir, "*.rpm")
 }
 
 func goEnv(key string) string {
@@ -222,6 +249,10 @@ var debFiles = []string{
 	"/usr/share/bash-completion/completions/storbench",
 	"/usr/share/zsh/vendor-completions/_storbench",
 	"/usr/share/fish/vendor_completions.d/storbench.fish",
+	"/usr/share/man/man1/storbench.1.gz",
+	"/usr/share/man/man1/storbench-fio.1.gz",
+	"/usr/share/man/man1/storbench-s3-get.1.gz",
+	"/usr/share/doc/storbench/copyright",
 }
 
 // dpkg runs dpkg, waiting while another package manager holds its lock.
@@ -310,6 +341,20 @@ func TestReleaseDebInstalls(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "version") {
 		t.Errorf("completion of 'ver': %v\n%s", err, out)
 	}
+	// man finds the pages, made from the commands' help.
+	if _, err := exec.LookPath("man"); err == nil {
+		for page, want := range map[string]string{"storbench": "storbench fio", "storbench-fio": "--runtime"} {
+			cmd := exec.Command("man", page)
+			cmd.Env = append(baseEnv(), "MANPAGER=cat", "MANWIDTH=100")
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), want) {
+				t.Errorf("man %s: %v (want %q in it)\n%s", page, err, want, out)
+			}
+		}
+	}
+	if b, err := os.ReadFile("/usr/share/doc/storbench/copyright"); err != nil || !strings.Contains(string(b), "License: Apache-2.0") {
+		t.Errorf("/usr/share/doc/storbench/copyright: %v, want the Apache-2.0 licence named", err)
+	}
 	if sa, err := exec.LookPath("systemd-analyze"); err == nil {
 		if out, err := exec.Command(sa, "verify", "/usr/lib/systemd/system/storbench-agent.service").CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
 			t.Errorf("systemd-analyze verify of the installed unit: %v\n%s", err, out)
@@ -332,12 +377,18 @@ func TestReleaseRPM(t *testing.T) {
 	}
 	files := strings.Split(strings.TrimSpace(string(out)), "\n")
 	for _, p := range debFiles {
-		if strings.Contains(p, "vendor-completions") {
+		switch {
+		case strings.Contains(p, "vendor-completions"):
 			p = "/usr/share/zsh/site-functions/_storbench"
+		case p == "/usr/share/doc/storbench/copyright":
+			p = "/usr/share/licenses/storbench/LICENSE"
 		}
 		if !slices.Contains(files, p) {
 			t.Errorf("the .rpm lacks %s: %q", p, files)
 		}
+	}
+	if out, err := exec.Command("rpm", "-qp", "--qf", "%{LICENSE}", rpmFile).CombinedOutput(); err != nil || string(out) != "Apache-2.0" {
+		t.Errorf("the .rpm's License: %v %q, want Apache-2.0", err, out)
 	}
 	out, err = exec.Command("rpm", "-qp", "--qf", "%{NAME} %{VERSION} %{ARCH}", rpmFile).CombinedOutput()
 	want := map[string]string{"amd64": "x86_64", "arm64": "aarch64"}[runtime.GOARCH]

@@ -4,7 +4,8 @@
 #   storbench-VERSION-linux-ARCH          static binaries (CGO_ENABLED=0)
 #   storbench_VERSION_ARCH.deb, storbench-VERSION.ARCH.rpm
 #                                         the binary, the agent's systemd unit,
-#                                         bash/zsh/fish completions
+#                                         bash/zsh/fish completions, man
+#                                         pages, the licence
 #   storbench-VERSION-linux-ARCH.oci.tar  the OCI image FROM scratch
 #                                         (podman load -i, or skopeo copy
 #                                         oci-archive:FILE docker://REGISTRY/...)
@@ -85,17 +86,25 @@ mkdir -p "$stage/common/completions"
 "$host" completion bash >"$stage/common/completions/storbench.bash"
 "$host" completion zsh >"$stage/common/completions/_storbench"
 "$host" completion fish >"$stage/common/completions/storbench.fish"
-cp "$root/deploy/systemd/storbench-agent.service" "$root/deploy/package/postinstall.sh" "$root/deploy/package/postremove.sh" "$stage/common/"
+SOURCE_DATE_EPOCH=$epoch "$host" docs man "$stage/common/man"
+gzip -9n "$stage/common/man"/*.1
+cp "$root/deploy/systemd/storbench-agent.service" "$root/deploy/package/postinstall.sh" "$root/deploy/package/postremove.sh" \
+  "$root/deploy/package/copyright" "$root/LICENSE" "$stage/common/"
 
 for arch in $arches; do
   dir=$stage/$arch
   cp -r "$stage/common" "$dir"
   cp "$out/storbench-$VERSION-linux-$arch" "$dir/storbench"
   for format in deb rpm; do
-    before=$(ls "$out")
-    (cd "$dir" && STORBENCH_ARCH=$arch STORBENCH_VERSION=$VERSION "$nfpm" package -f "$root/deploy/package/nfpm.yaml" -p $format -t "$out/" >&2)
-    made=$(comm -13 <(echo "$before") <(ls "$out"))
-    [ -n "$made" ] || die "nfpm made no $format for $arch"
+    # nfpm writes into an empty folder of its own, so what it made is what
+    # is there, also when a package of the same name is in OUT from an
+    # earlier release.
+    pkgdir=$stage/pkg-$arch-$format
+    mkdir -p "$pkgdir"
+    (cd "$dir" && STORBENCH_ARCH=$arch STORBENCH_VERSION=$VERSION "$nfpm" package -f "$root/deploy/package/nfpm.yaml" -p $format -t "$pkgdir/" >&2)
+    made=$(ls "$pkgdir")
+    [ "$(echo "$made" | grep -c .)" = 1 ] || die "nfpm made no single $format for $arch: ${made:-nothing}"
+    mv -f "$pkgdir/$made" "$out/"
     artefacts+=("$made")
   done
 

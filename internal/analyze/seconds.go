@@ -54,10 +54,15 @@ type OpSeconds struct {
 	Latency bool
 }
 
-// PhaseStart is the start of a phase's time axis: the earliest interval of
-// any host's series. (An engine's per-second histograms cover the same
-// intervals as its series, or fewer: those in which operations ended.)
+// PhaseStart is the start of a phase's time axis: the phase's real start,
+// the earliest start of any host's operation window, or, where hosts tell
+// none, the earliest interval of any host's series. (An engine's
+// per-second histograms cover the same intervals as its series, or fewer:
+// those in which operations ended.)
 func PhaseStart(hosts []*model.HostResult) int64 {
+	if t0 := phaseStartOf(hosts); t0 != 0 {
+		return t0
+	}
 	t0 := int64(math.MaxInt64)
 	for _, h := range hosts {
 		for _, s := range h.Series {
@@ -92,8 +97,8 @@ func SecondsOf(hosts []*model.HostResult, t0 int64, seg time.Duration, keep func
 		seg = time.Second
 	}
 	type hostAcc struct {
-		ops, bytes, errs uint64
-		dur              int64
+		ops, bytes float64 // unrounded shares, for rates
+		dur        int64
 	}
 	type acc struct {
 		OpSecond
@@ -127,14 +132,13 @@ func SecondsOf(hosts []*model.HostResult, t0 int64, seg time.Duration, keep func
 		}
 		return false
 	}
-	get := func(op string, startNs, endNs int64) *acc {
+	get := func(op string, i int) *acc {
 		m := byOp[op]
 		if m == nil {
 			m = map[int]*acc{}
 			byOp[op] = m
 			order = append(order, op)
 		}
-		i := int(floorDiv((startNs+endNs)/2-t0, int64(seg)))
 		a := m[i]
 		if a == nil {
 			a = &acc{OpSecond: OpSecond{Index: i, StartNs: t0 + int64(i)*int64(seg)}, host: map[int]*hostAcc{}}
@@ -143,22 +147,30 @@ func SecondsOf(hosts []*model.HostResult, t0 int64, seg time.Duration, keep func
 		return a
 	}
 	for hi, h := range hosts {
+		wins := opWindows(h)
 		for _, s := range h.Series {
 			if s.EndNs <= s.StartNs || (keep != nil && !keep(s.Op)) {
 				continue
 			}
-			a := get(s.Op, s.StartNs, s.EndNs)
-			a.Ops += s.Ops
-			a.Bytes += s.Bytes
-			a.Errors += s.Errors
-			x := a.host[hi]
-			if x == nil {
-				x = &hostAcc{}
-				a.host[hi] = x
+			// Each interval's part inside the operation's windows, spread
+			// over the segments it covers (see align.go).
+			ps := pieces(s.StartNs, s.EndNs, wins[s.Op], t0, int64(seg))
+			for k, p := range ps {
+				a := get(s.Op, p.index)
+				ops, bytes, errs := share(s.Ops, ps, k), share(s.Bytes, ps, k), share(s.Errors, ps, k)
+				a.Ops += ops
+				a.Bytes += bytes
+				a.Errors += errs
+				x := a.host[hi]
+				if x == nil {
+					x = &hostAcc{}
+					a.host[hi] = x
+				}
+				f := fraction(ps, k)
+				x.ops += f * float64(s.Ops)
+				x.bytes += f * float64(s.Bytes)
+				x.dur += p.ns
 			}
-			x.ops += s.Ops
-			x.bytes += s.Bytes
-			x.dur += s.EndNs - s.StartNs
 		}
 		secs, err := HostLatSeconds(h)
 		if err != nil {
@@ -169,7 +181,7 @@ func SecondsOf(hosts []*model.HostResult, t0 int64, seg time.Duration, keep func
 				continue
 			}
 			lat[s.Op] = true
-			a := get(s.Op, s.StartNs, max(s.EndNs, s.StartNs+1))
+			a := get(s.Op, latPiece(s.StartNs, max(s.EndNs, s.StartNs+1), wins[s.Op], t0, int64(seg)))
 			if a.Bins == nil {
 				a.Bins = s.Bins // decoded for this call: not shared
 			} else {
@@ -199,8 +211,8 @@ func SecondsOf(hosts []*model.HostResult, t0 int64, seg time.Duration, keep func
 			for _, x := range a.host {
 				if x.dur > 0 {
 					d := float64(x.dur) / 1e9
-					a.OpsPerS += float64(x.ops) / d
-					a.BytesPerS += float64(x.bytes) / d
+					a.OpsPerS += x.ops / d
+					a.BytesPerS += x.bytes / d
 				}
 			}
 			a.Hosts = len(a.host)

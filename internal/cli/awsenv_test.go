@@ -55,6 +55,23 @@ aws_access_key_id = AKconf
 aws_secret_access_key = SKconf
 region = eu-conf-1
 
+[profile svc]
+region = eu-svc-1
+endpoint_url = https://profile.example
+services = local-s3
+
+[services local-s3]
+s3 =
+  endpoint_url = http://10.1.2.3:9000
+sts =
+  endpoint_url = https://sts.example
+
+[profile nested]
+endpoint_url = https://profile.example
+s3 =
+  addressing_style = path
+  endpoint_url = https://nested.example:8443
+
 [profile viarole]
 role_arn = arn:aws:iam::123456789012:role/bench
 source_profile = default
@@ -104,6 +121,12 @@ func TestAWSCredentialChain(t *testing.T) {
 			[2]string{}, want{host: "sbhost:9000"}},
 		{"AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", map[string]string{"HOME": home, "AWS_PROFILE": "bench", "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS": "true", "AWS_ENDPOINT_URL": "https://general.example"},
 			[2]string{}, want{ak: "AKbench", sk: "SKbench", tok: "TOKbench", region: "eu-bench-1"}},
+		{"a [services] section's s3 endpoint_url over the profile's", map[string]string{"HOME": home, "AWS_PROFILE": "svc", "AWS_ACCESS_KEY_ID": "AKenv", "AWS_SECRET_ACCESS_KEY": "SKenv"},
+			[2]string{}, want{ak: "AKenv", sk: "SKenv", host: "10.1.2.3:9000", region: "eu-svc-1", tls: "false"}},
+		{"AWS_ENDPOINT_URL over a [services] section", map[string]string{"HOME": home, "AWS_PROFILE": "svc", "AWS_ENDPOINT_URL": "https://general.example", "AWS_ACCESS_KEY_ID": "AKenv", "AWS_SECRET_ACCESS_KEY": "SKenv"},
+			[2]string{}, want{ak: "AKenv", sk: "SKenv", host: "general.example", region: "eu-svc-1", tls: "true"}},
+		{"an s3 endpoint_url nested in the profile over its own", map[string]string{"HOME": home, "AWS_PROFILE": "nested", "AWS_ACCESS_KEY_ID": "AKenv", "AWS_SECRET_ACCESS_KEY": "SKenv"},
+			[2]string{}, want{ak: "AKenv", sk: "SKenv", host: "nested.example:8443", tls: "true"}},
 		{"no HOME, no variables: nothing", map[string]string{}, [2]string{}, want{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -157,6 +180,10 @@ func TestAWSCredentialChainBadInput(t *testing.T) {
 		{"access key flag without a secret", nil, []string{"--access-key", "AKflag"}, "give both --access-key and --secret-key"},
 		{"endpoint URL without a scheme", map[string]string{"AWS_ENDPOINT_URL": "s3.example.com:9000"}, nil, `AWS_ENDPOINT_URL="s3.example.com:9000": want http://host[:port]`},
 		{"endpoint URL with a path", map[string]string{"AWS_ENDPOINT_URL_S3": "https://s3.example.com/bucket"}, nil, "without a path"},
+		{"AWS_CA_BUNDLE that is not there, for --tls", map[string]string{"AWS_CA_BUNDLE": "/nonexistent/ca.pem", "AWS_ACCESS_KEY_ID": "AKenv", "AWS_SECRET_ACCESS_KEY": "SKenv"},
+			[]string{"--tls"}, "AWS_CA_BUNDLE=/nonexistent/ca.pem: no such file or directory (unset it, or give --ca-cert or --insecure)"},
+		{"a profile's ca_bundle that is not there", map[string]string{"HOME": awsHome(t, "", "[default]\nca_bundle = /nonexistent/p.pem\n"), "AWS_ACCESS_KEY_ID": "AKenv", "AWS_SECRET_ACCESS_KEY": "SKenv"},
+			[]string{"--tls"}, `ca_bundle of AWS profile "default"`},
 		{"a profile that assumes a role", map[string]string{"HOME": home, "AWS_PROFILE": "viarole"}, nil,
 			"gets its keys through role_arn, which storbench does not run: export them first (aws configure export-credentials --profile viarole --format env)"},
 	} {
@@ -248,5 +275,27 @@ func TestExpiredSessionToken(t *testing.T) {
 				t.Error(l)
 			}
 		})
+	}
+}
+
+// An explicit --insecure wins over a CA bundle the environment gives
+// (AWS_CA_BUNDLE is set on many machines): the phase runs unchecked, and
+// without --insecure the bundle is used.
+func TestInsecureOverAWSCABundle(t *testing.T) {
+	e, err := readEnvironment(func(k string) string {
+		return map[string]string{"AWS_CA_BUNDLE": "/etc/ssl/bundle.pem"}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	insecure := map[string]any{"tls": true, "insecure": true}
+	e.applyS3(insecure)
+	if _, set := insecure["ca_cert"]; set {
+		t.Errorf("--insecure with AWS_CA_BUNDLE set: the bundle was applied too (%v), which the s3 engine refuses", insecure["ca_cert"])
+	}
+	checked := map[string]any{"tls": true}
+	e.applyS3(checked)
+	if checked["ca_cert"] != "/etc/ssl/bundle.pem" {
+		t.Errorf("--tls with AWS_CA_BUNDLE set: ca_cert %v, want the bundle", checked["ca_cert"])
 	}
 }

@@ -42,6 +42,10 @@ type AgentServeOptions struct {
 	// interface (unless --listen says otherwise) and announces its node,
 	// task and port on stdout for the launcher.
 	Slurm bool
+	// LaunchedBy names the launcher that started this agent, when its
+	// agents learn their token and keys from it and announce their port
+	// (mpiexec: one rank of an MPICH job); it listens as with --slurm.
+	LaunchedBy string
 	// ClockSkew is a test hook: the agent's clock looks this far off.
 	ClockSkew time.Duration
 	// MetricsListen serves the agent's Prometheus metrics there ("":
@@ -62,6 +66,7 @@ func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.Stdin, "stdin", false, "read the token from stdin's first line and exit when stdin closes (used by --ssh)")
 	f.StringVar(&o.MetricsListen, "metrics-listen", "", "serve Prometheus metrics under /metrics at this address (a bare :PORT is loopback, unauthenticated; any other address requires the --token-file token as a bearer token)")
 	f.BoolVar(&o.Slurm, "slurm", false, "run as a task of a Slurm job step (used by --launcher slurm): listen on a free port on every interface and print its node, task and port")
+	f.StringVar(&o.LaunchedBy, "launched-by", "", "run as started by this --launcher (mpiexec: a rank of an MPICH job, used by --launcher mpiexec): get the token from it, listen on a free port on every interface and print that port")
 	f.DurationVar(&o.ClockSkew, "test-clock-skew", 0, "test hook: make this agent's clock look off by this much")
 	_ = f.MarkHidden("test-clock-skew")
 	zeroMeans(f, "test-clock-skew", "no skew")
@@ -101,7 +106,7 @@ over ssh's stdin instead.`,
   storbench fio -d /mnt/weka --token-file ~/.storbench-token client{1...8}`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.Slurm && !cmd.Flags().Changed("listen") {
+			if (o.Slurm || o.LaunchedBy != "") && !cmd.Flags().Changed("listen") {
 				o.Listen = ":0"
 			}
 			return runAgent(cmd.Context(), st, o, nil)
@@ -114,17 +119,21 @@ over ssh's stdin instead.`,
 // runAgent serves until ctx ends (or stdin closes with --stdin). ready, if
 // set, is called with the address listened on.
 func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(addr string)) error {
-	c, err := o.config(st)
+	announce, err := o.slurmTask(st)
 	if err != nil {
 		return err
 	}
-	announce, err := o.slurmTask(st)
+	cpus, err := o.slurmCPUs(st)
+	if err != nil {
+		return err
+	}
+	c, err := o.config(st)
 	if err != nil {
 		return err
 	}
 	srv := &cluster.Server{
 		Agent: &cluster.LocalAgent{Host: hostname(), Version: version(), FioBin: o.FioBin, AllowExec: o.AllowExec,
-			Engines: st.Engines, Credentials: c.keys},
+			Engines: st.Engines, Credentials: c.keys, CPUs: cpus},
 		Token:     c.token,
 		ClockSkew: o.ClockSkew,
 		Logf: func(format string, args ...any) {
@@ -154,6 +163,11 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 	fmt.Fprintf(st.Stdout, "storbench agent %s listening on %s (protocol %d, %s)\n", version(), ln.Addr(), cluster.Protocol, scheme)
 	if announce != nil {
 		fmt.Fprintln(st.Stdout, announce(ln.Addr().(*net.TCPAddr).Port))
+	}
+	if c.side != nil {
+		defer c.side.Close()
+		fmt.Fprintln(st.Stdout, c.side.Announce(hostname(), ln.Addr().(*net.TCPAddr).Port))
+		go func() { <-c.side.Done(); cancel() }()
 	}
 	if ready != nil {
 		ready(ln.Addr().String())
@@ -207,6 +221,24 @@ func (o AgentServeOptions) slurmTask(st *State) (func(port int) string, error) {
 	return func(port int) string { return cluster.FormatAnnounce(node, procid, localid, port) }, nil
 }
 
+// slurmCPUs is, with --slurm, how many CPUs the task has: Slurm's
+// SLURM_CPUS_PER_TASK (set with --cpus-per-task), else one, whether or not
+// Slurm pins the task to them; 0 (the process's CPU count) without --slurm.
+func (o AgentServeOptions) slurmCPUs(st *State) (int, error) {
+	if !o.Slurm {
+		return 0, nil
+	}
+	v := st.getenv("SLURM_CPUS_PER_TASK")
+	if v == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, usageErr("--slurm: SLURM_CPUS_PER_TASK=%q: want a whole number of CPUs, 1 or more", v)
+	}
+	return n, nil
+}
+
 // agentConfig is what an agent serves with: how controllers prove
 // themselves, its S3 keys, and with --stdin the stream whose end stops it.
 type agentConfig struct {
@@ -214,6 +246,9 @@ type agentConfig struct {
 	tls   *tls.Config
 	keys  engine.Credentials
 	stdin *bufio.Reader
+	// side is the agent's part in the launcher that started it
+	// (--launched-by).
+	side cluster.AgentSide
 }
 
 // config reads the token (from --token-file, or stdin's first line with
@@ -232,6 +267,18 @@ func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 	envKeys, envErr := env.keys("", "")
 	c.keys = envKeys
 	switch {
+	case o.LaunchedBy != "":
+		join := launchers[o.LaunchedBy].join
+		if join == nil {
+			return c, usageErr("--launched-by %q: no launcher by that name starts its agents so", o.LaunchedBy)
+		}
+		if c.side, err = join(st.getenv, os.Stdin); err != nil {
+			return c, asUsage(err)
+		}
+		var keys engine.Credentials
+		if c.token, keys = c.side.Secrets(); keys.Complete() {
+			c.keys = keys
+		}
 	case o.Stdin:
 		c.stdin = bufio.NewReader(os.Stdin)
 		var keys engine.Credentials

@@ -24,6 +24,8 @@ type AnalyzeOptions struct {
 	JSON, CSV, MD bool
 	PerSecond     bool
 	Out           string
+	// Format prints a results folder as mdtest or IOR print a run.
+	Format string
 }
 
 // AddFlags registers analyze's flags.
@@ -37,6 +39,7 @@ func (o *AnalyzeOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.MD, "md", false, "print Markdown tables")
 	f.BoolVar(&o.PerSecond, "per-second", false, "print a table per operation with a row per second (per --segment): ops, throughput, errors, latency mean, p50, p99, p99.9 (results folders)")
 	f.StringVarP(&o.Out, "output", "o", "", "write to this file instead of stdout")
+	f.StringVar(&o.Format, "output-format", "", "print a results folder as mdtest (md phases) or IOR (fio phases) print a run, for scripts that parse their text")
 }
 
 func newAnalyzeCommand(st *State) *cobra.Command {
@@ -70,6 +73,18 @@ streamed: memory stays bounded whatever their size.`,
 }
 
 func runAnalyze(_ context.Context, st *State, o AnalyzeOptions, path string) error {
+	if o.Format != "" {
+		if err := checkFieldFormat(o.Format); err != nil {
+			return err
+		}
+		if o.JSON || o.CSV || o.MD || o.PerSecond {
+			return usageErr("--output-format prints the run as mdtest or IOR do: drop --json, --csv, --md and --per-second")
+		}
+		if err := printFieldFormat(st.Stdout, path, o.Format); err != nil {
+			return asUsage(err)
+		}
+		return nil
+	}
 	skip, err := parseDur("--skip", o.Skip)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -22,14 +23,18 @@ type FioOptions struct {
 	Keep      bool
 	AllowExec bool
 	Results   string
-	Agents    AgentsOptions
+	// Job is fio's own options, for one job without a job file (--rw).
+	Job    FioJobOptions
+	Agents AgentsOptions
+	// flags are the command's flags, to tell which were given (nil: none).
+	flags *pflag.FlagSet
 	// Watch says how the run is watched and what it prints.
 	Watch WatchOptions
 }
 
 // AddFlags registers the options' flags, named as wekatester names them.
 func (o *FioOptions) AddFlags(f *pflag.FlagSet) {
-	f.StringVarP(&o.Dir, "directory", "d", "/mnt/weka", "target directory; files go under DIR/storbench/<run id>/ and are removed afterwards")
+	f.StringVarP(&o.Dir, "directory", "d", defaultDir, "target directory; files go under DIR/storbench/<run id>/ and are removed afterwards")
 	f.StringVarP(&o.Workload, "workload", "w", "default", "built-in workload (default: the four corners; mixed: 70/30 read/write), a directory of *.job files, or one job file")
 	f.StringVar(&o.FioBin, "fio-bin", "fio", "fio binary")
 	f.StringVar(&o.Runtime, "runtime", "", "run each job this long (e.g. 30s), replacing the job files' runtime")
@@ -53,16 +58,19 @@ and IOPS together, and latency mean, p50, p99, p99.5 and p99.9. Job files are
 the built-in workloads or a wekatester fio-jobfiles/<name> directory, used
 unchanged (a "# report bandwidth|iops|latency" comment chooses the headline).
 fio's raw json+ output of every job is kept in the results folder.`,
-		Example: `  storbench fio -d /mnt/weka
+		Example: `  storbench fio                         # the four corners on ./storbench-data
+  storbench fio -d /mnt/weka
   storbench fio -d /tmp/x --runtime 5s --size 256M
   storbench fio -d /mnt/weka -w mixed
   storbench fio -d /mnt/weka -w ./fio-jobfiles/myjobs`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.flags = cmd.Flags()
 			_, err := runFio(cmd.Context(), st, o, args)
 			return err
 		},
 	}
 	o.AddFlags(cmd.Flags())
+	o.Job.AddFlags(cmd.Flags())
 	o.Agents.AddFlags(cmd.Flags())
 	o.Watch.AddFlags(cmd.Flags())
 	return cmd
@@ -70,11 +78,19 @@ fio's raw json+ output of every job is kept in the results folder.`,
 
 // runFio runs `storbench fio`.
 func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.Result, error) {
-	dir, err := filepath.Abs(o.Dir)
+	settings, name, err := o.settings()
 	if err != nil {
-		return nil, usageErr("-d %s: %v", o.Dir, err)
+		return nil, err
 	}
-	phases, err := suite.FioPhases(suite.FioSettings{Dir: dir, Workload: o.Workload, Runtime: o.Runtime, Size: o.Size, Numjobs: o.Numjobs})
+	if o.Job.RW != "" && o.Job.IODepth > 1 && o.Job.IOEngine == "" {
+		fmt.Fprintf(st.Stderr, "storbench: note: fio's default ioengine (psync) is synchronous, so --iodepth %d runs as 1: add --ioengine libaio or io_uring\n", o.Job.IODepth)
+	}
+	dir, err := targetDir(o.Dir, hosts, o.Agents)
+	if err != nil {
+		return nil, err
+	}
+	settings.Dir = dir
+	phases, err := suite.FioPhases(settings)
 	if err != nil {
 		return nil, asUsage(err)
 	}
@@ -83,8 +99,39 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.
 		return nil, err
 	}
 	return runPlan(ctx, st, o.Watch, run.Plan{
-		Name: "fio-" + filepath.Base(o.Workload), Phases: phases, Dirs: []string{dir}, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
+		Name: name, Phases: phases, Dirs: []string{dir}, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
 		ResultsRoot: o.Results, Keep: o.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin,
-		Settings: map[string]any{"workload": o.Workload, "runtime": o.Runtime, "size": o.Size, "numjobs": o.Numjobs, "dir": dir},
+		Settings: o.recorded(dir),
 	})
 }
+
+// settings says what the run does: job files (-w, with --runtime, --size
+// and --numjobs replacing theirs), or one job built from fio's options
+// (--rw), where those three mean what fio means. It returns the run's name.
+func (o FioOptions) settings() (suite.FioSettings, string, error) {
+	if o.Job.RW == "" {
+		if err := refuseJobFlags(o.changed); err != nil {
+			return suite.FioSettings{}, "", err
+		}
+		return suite.FioSettings{Workload: o.Workload, Runtime: o.Runtime, Size: o.Size, Numjobs: o.Numjobs}, "fio-" + filepath.Base(o.Workload), nil
+	}
+	if o.changed("workload") {
+		return suite.FioSettings{}, "", usageErr("--rw and -w both say what to run: give --rw with fio's options, or -w with job files")
+	}
+	s, err := o.Job.settings(o.changed, o.Runtime, o.Size, o.Numjobs)
+	return s, "fio-" + s.JobName, err
+}
+
+// recorded is what run.json keeps of the options.
+func (o FioOptions) recorded(dir string) map[string]any {
+	m := map[string]any{"runtime": o.Runtime, "size": o.Size, "numjobs": o.Numjobs, "dir": dir}
+	if o.Job.RW == "" {
+		m["workload"] = o.Workload
+		return m
+	}
+	m["rw"], m["bs"], m["iodepth"], m["direct"], m["ioengine"] = o.Job.RW, o.Job.BS, o.Job.IODepth, o.Job.Direct, o.Job.IOEngine
+	return m
+}
+
+// changed reports that flag name was given.
+func (o FioOptions) changed(name string) bool { return o.flags != nil && o.flags.Changed(name) }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -27,17 +26,21 @@ type MdOptions struct {
 	UniqueDir  bool
 	Workers    int
 	Stonewall  string
+	WearOut    bool
 	Random     bool
 	Sync       bool
+	SyncFile   bool
 	WriteBytes string
 	ReadBytes  string
 	Rename     bool
 	Stride     int
+	RankStride int
 	Only       []string
 	Tree       string
 	Find       bool
 	FindName   string
 	FindSize   string
+	FindIn     string
 	Force      bool
 	Seed       int64
 	Keep       bool
@@ -51,7 +54,7 @@ type MdOptions struct {
 // clash with storbench's own, and long names for all.
 func (o *MdOptions) AddFlags(f *pflag.FlagSet) {
 	d := md.DefaultParams()
-	f.StringVarP(&o.Dir, "directory", "d", "/mnt/weka", "target directory; everything goes under DIR/storbench/<run id>/ and is removed afterwards")
+	f.StringVarP(&o.Dir, "directory", "d", defaultDir, "target directory; everything goes under DIR/storbench/<run id>/ and is removed afterwards")
 	f.Int64VarP(&o.Items, "items", "n", d.Items, "files and directories each worker creates per iteration")
 	f.IntVarP(&o.Iterations, "iterations", "i", d.Iterations, "times to repeat the whole sequence; the summary gives max, min, mean and std dev across them")
 	f.IntVarP(&o.Depth, "depth", "z", d.Depth, "depth of each directory tree (0: one directory)")
@@ -60,18 +63,22 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVarP(&o.DirsOnly, "dirs-only", "D", false, "only directory operations")
 	f.BoolVarP(&o.UniqueDir, "unique-dir", "u", false, "a tree per worker (default: all workers share one tree)")
 	f.IntVarP(&o.Workers, "workers", "t", 0, "workers on each host (default: one per CPU)")
-	f.StringVarP(&o.Stonewall, "stonewall", "W", "", "end the create operations after this time (e.g. 30s); later operations work on what was created")
+	f.StringVarP(&o.Stonewall, "stonewall", "W", "", "end the create operations after this time (e.g. 30s); then every worker of every host creates up to the largest count any reached (--wear-out), as mdtest -W and IO500")
+	f.BoolVar(&o.WearOut, "wear-out", true, "with -W: every worker creates up to the largest count any worker reached by the stonewall, inside the create's time (false: each stops at the stonewall with its own count)")
 	f.BoolVarP(&o.Random, "random", "R", false, "stat and read items in a random order")
-	f.BoolVarP(&o.Sync, "sync", "y", false, "flush the file system (syncfs) at the end of each operation, inside its time")
+	f.BoolVarP(&o.Sync, "sync", "Y", false, "flush every file system (sync) at the end of each operation, inside its time, as mdtest -Y")
+	f.BoolVarP(&o.SyncFile, "sync-file", "y", false, "flush each file (fsync) after writing it, inside the create's time, as mdtest -y")
 	f.StringVarP(&o.WriteBytes, "write-bytes", "w", "0", "bytes to write to each file on creation (e.g. 4k)")
 	f.StringVarP(&o.ReadBytes, "read-bytes", "e", "0", "bytes to read from each file in file-read (e.g. 4k)")
 	f.BoolVar(&o.Rename, "rename", false, "also rename every file (file-rename)")
-	f.IntVarP(&o.Stride, "stride", "N", 0, "work on the items of the worker this many ranks further on after the creates (stat, read, rename, remove), as mdtest -N: with the workers per host, every worker reads back what the next host wrote (hosts must share DIR)")
+	f.IntVarP(&o.Stride, "stride", "N", 0, "as mdtest 3.3+'s -N, in hosts: stat the items of the worker N hosts further on, read those 2N hosts on and remove those 3N hosts on (one host: N ranks); -N 1 makes no client read from its own cache (hosts must share DIR)")
+	f.IntVar(&o.RankStride, "rank-stride", 0, "the rank stride of mdtest before 3.3: stat, read, rename and remove the items of the worker this many ranks further on (excludes -N)")
 	f.StringSliceVar(&o.Only, "only", nil, "run only these operations: create, stat, find, read, rename, remove (as mdtest -C, -T, -E, -r; comma list)")
 	f.StringVar(&o.Tree, "tree", "", "name of a tree that phases of a run share (suites: one phase creates, later ones stat, read, remove)")
 	f.BoolVar(&o.Find, "find", false, "add the find operation after the file creates: walk the trees and match names and sizes, as IO500's find")
 	f.StringVar(&o.FindName, "find-name", d.FindName, "find's name pattern (* and ? match)")
 	f.StringVar(&o.FindSize, "find-size", "", "the file size find matches (default: --write-bytes)")
+	f.StringVar(&o.FindIn, "find-in", "", "where find walks: tree (the phase's trees, default) or data (the run's whole data directory, every phase's files, as IO500's find)")
 	f.BoolVar(&o.Force, "force", false, "allow a tree of more than 100,000 directories")
 	f.Int64Var(&o.Seed, "seed", 0, "seed of the random order (default: from the clock)")
 	f.BoolVar(&o.Keep, "keep", false, "keep the trees and files created")
@@ -84,6 +91,7 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet) {
 	nonZero(f, "seed", "a seed from the clock")
 	zeroMeans(f, "depth", "one directory per tree")
 	zeroMeans(f, "stride", "every worker works on its own items (mdtest's local)")
+	zeroMeans(f, "rank-stride", "every worker works on its own items")
 	zeroMeans(f, "find-size", "empty files")
 	zeroMeans(f, "write-bytes", "empty files")
 	zeroMeans(f, "read-bytes", "no data read")
@@ -99,16 +107,18 @@ creation and stat, file creation (writing --write-bytes), stat and read
 (--read-bytes), rename (--rename), file and directory removal, tree removal.
 Workers meet at a barrier before and after each operation; an iteration's rate
 is the items of all workers over the time of the slowest, as mdtest computes
-it. Workers are numbered across hosts (host order x workers per host, as MPI
-ranks); with -N S, worker r stats, reads, renames and removes the items
-rank r+S created, so with S the workers per host no client reads from its
-own cache. On several hosts, workers without -u share one tree, and trees
+it. Workers are numbered across hosts (the hosts in the order given x
+workers per host, as MPI ranks). With -N N, as mdtest 3.3+, worker r stats
+(and renames) the items rank r+S created, reads those of r+2S and removes
+those of r+3S, where S is N hosts' worth of workers (N ranks on one host):
+with -N 1 no client reads from its own cache. --rank-stride keeps the older
+rank stride. On several hosts, workers without -u share one tree, and trees
 with -N sit in one directory for all hosts: DIR must be shared. The summary gives each operation's max, min, mean and std dev across
 iterations, and latency percentiles from merged histograms.`,
 		Example: `  storbench md -d /mnt/weka -n 10000 -i 3 -F -u
   storbench md -d /mnt/weka -t 16 -n 1000 -z 2 -b 4 --write-bytes 4k --read-bytes 4k
   storbench md -d /tmp/x -n 20000 -t 2 -u -F -W 30s
-  storbench md -d /mnt/weka -t 136 -n 18382 -F -u -N 136 client{1...8}`,
+  storbench md -d /mnt/weka -t 136 -n 18382 -F -u -N 1 client{1...8}`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, err := runMd(cmd.Context(), st, o, args)
 			return err
@@ -125,8 +135,8 @@ func (o MdOptions) params(dir string) (md.Params, error) {
 	p := md.Params{
 		Dir: dir, Items: o.Items, Iterations: o.Iterations, Depth: o.Depth, Branch: o.Branch,
 		FilesOnly: o.FilesOnly, DirsOnly: o.DirsOnly, UniqueDir: o.UniqueDir, Workers: o.Workers,
-		Random: o.Random, Sync: o.Sync, Rename: o.Rename, Force: o.Force, Seed: o.Seed,
-		Stride: o.Stride, Only: o.Only, Tree: o.Tree, Find: o.Find, FindName: o.FindName,
+		Random: o.Random, Sync: o.Sync, SyncFile: o.SyncFile, Rename: o.Rename, Force: o.Force, Seed: o.Seed,
+		Stride: o.Stride, RankStride: o.RankStride, Only: o.Only, Tree: o.Tree, Find: o.Find, FindName: o.FindName, FindIn: o.FindIn,
 	}
 	if o.FindSize != "" {
 		n, err := units.ParseSize(o.FindSize)
@@ -142,6 +152,8 @@ func (o MdOptions) params(dir string) (md.Params, error) {
 			return p, usageErr("--stonewall %s: %v", o.Stonewall, err)
 		}
 		p.Stonewall = md.Duration(d)
+		wo := o.WearOut
+		p.WearOut = &wo
 	}
 	for _, s := range []struct {
 		flag, val string
@@ -158,9 +170,9 @@ func (o MdOptions) params(dir string) (md.Params, error) {
 
 // runMd runs `storbench md`.
 func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Result, error) {
-	dir, err := filepath.Abs(o.Dir)
+	dir, err := targetDir(o.Dir, hosts, o.Agents)
 	if err != nil {
-		return nil, usageErr("-d %s: %v", o.Dir, err)
+		return nil, err
 	}
 	p, err := o.params(dir)
 	if err != nil {
@@ -179,8 +191,8 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, ResultsRoot: o.Results, Keep: o.Keep,
 		Settings: map[string]any{"dir": dir, "items": o.Items, "iterations": o.Iterations, "depth": o.Depth,
 			"branch": o.Branch, "files_only": o.FilesOnly, "dirs_only": o.DirsOnly, "unique_dir": o.UniqueDir,
-			"workers": o.Workers, "stonewall": o.Stonewall, "random": o.Random, "sync": o.Sync,
+			"workers": o.Workers, "stonewall": o.Stonewall, "wear_out": o.WearOut, "random": o.Random, "sync": o.Sync, "sync_file": o.SyncFile,
 			"write_bytes": o.WriteBytes, "read_bytes": o.ReadBytes, "rename": o.Rename, "force": o.Force,
-			"stride": o.Stride, "only": o.Only, "tree": o.Tree, "find": o.Find, "find_name": o.FindName, "find_size": o.FindSize},
+			"stride": o.Stride, "rank_stride": o.RankStride, "only": o.Only, "tree": o.Tree, "find": o.Find, "find_name": o.FindName, "find_size": o.FindSize, "find_in": o.FindIn},
 	})
 }

@@ -105,6 +105,9 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 		s.S3 = map[string]any{}
 	}
 	env.applyS3(s.S3)
+	if err := env.checkS3CA(s.S3); err != nil {
+		return nil, err
+	}
 	x, err := s.Expand(ctx, suite.ExpandOptions{Engines: st.Engines, S3Configured: env.S3Host != "", PlanOnly: o.DryRun})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -261,8 +264,11 @@ func s3PhaseHasKeys(ph engine.Phase) bool {
 	return json.Unmarshal(ph.Params, &p) == nil && p.AccessKey != "" && p.SecretKey != ""
 }
 
-// agentsOf applies the suite's drop_caches to the agent settings.
+// agentsOf applies the suite's drop_caches to the agent settings. The
+// suite's agents: list comes before --agents (run's argument is the
+// suite, not a host).
 func agentsOf(a AgentsOptions, s *suite.Suite) AgentsOptions {
 	a.DropCaches = a.DropCaches || s.DropCaches
+	a.agentsAt = nil
 	return a
 }

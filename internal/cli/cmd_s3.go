@@ -275,6 +275,9 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 		return nil, err
 	}
 	env.applyS3(p)
+	if err := env.checkS3CA(p); err != nil {
+		return nil, err
+	}
 	if _, ok := p["host"]; !ok {
 		return nil, usageErr("no S3 endpoint: give --host or set %s (or %s)", s3e.EnvHost, envAWSEndpointS3)
 	}

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -53,6 +55,8 @@ type environment struct {
 	// S3CA is AWS_CA_BUNDLE, else the profile's ca_bundle: the CA
 	// certificates an HTTPS endpoint is checked against.
 	S3CA string
+	// s3CASource names where S3CA came from, for errors.
+	s3CASource string
 	// Keys are the environment's S3 keys, from the first source of the
 	// chain that gives any (keyChain); keysErr says why the chain failed.
 	Keys    engine.Credentials
@@ -103,12 +107,17 @@ func readEnvironment(lookup func(string) string) (environment, error) {
 	if e.S3Region == "" {
 		e.S3Region = firstOf(getenv(envAWSRegion), getenv(envAWSDefaultRegion), prof.get("region"))
 	}
-	e.S3CA = firstOf(getenv(envAWSCABundle), prof.get("ca_bundle"))
+	e.S3CA, e.s3CASource = getenv(envAWSCABundle), envAWSCABundle
+	if e.S3CA == "" {
+		e.S3CA, e.s3CASource = prof.get("ca_bundle"), "ca_bundle of "+prof.confWhere()
+	}
 	if e.S3Host == "" && !strings.EqualFold(firstOf(getenv(envAWSIgnoreEndpoints), prof.get("ignore_configured_endpoint_urls")), "true") {
 		for _, src := range []struct{ name, v string }{
 			{envAWSEndpointS3, getenv(envAWSEndpointS3)},
 			{envAWSEndpoint, getenv(envAWSEndpoint)},
-			{"endpoint_url of " + prof.where(), prof.get("endpoint_url")},
+			{"s3 endpoint_url of [services " + prof.servicesName() + "] in " + prof.confWhere(), prof.servicesEndpoint()},
+			{"s3 endpoint_url nested in " + prof.confWhere(), prof.get("s3.endpoint_url")},
+			{"endpoint_url of " + prof.confWhere(), prof.get("endpoint_url")},
 		} {
 			if src.v == "" {
 				continue
@@ -167,9 +176,33 @@ func (e environment) applyS3(settings map[string]any) {
 	}
 	// A CA bundle from the environment counts only for HTTPS: the AWS
 	// tools ignore it for plain endpoints, where --ca-cert is refused.
-	if _, set := settings["ca_cert"]; !set && e.S3CA != "" && settings["tls"] == true {
+	// An explicit --insecure (or the suite's insecure: true) wins over
+	// the environment's bundle: the user said not to check.
+	if _, set := settings["ca_cert"]; !set && e.S3CA != "" && settings["tls"] == true && settings["insecure"] != true {
 		settings["ca_cert"] = e.S3CA
 	}
+}
+
+// checkS3CA refuses, naming where it came from, a CA bundle the
+// environment gives that an HTTPS phase would use but cannot read:
+// otherwise the error would blame --ca-cert, which the user never gave.
+func (e environment) checkS3CA(settings map[string]any) error {
+	if e.S3CA == "" || settings["ca_cert"] != e.S3CA {
+		return nil
+	}
+	if _, err := os.Stat(e.S3CA); err != nil {
+		return usageErr("%s=%s: %v (unset it, or give --ca-cert or --insecure)", e.s3CASource, e.S3CA, unwrapPathErr(err))
+	}
+	return nil
+}
+
+// unwrapPathErr drops the path an *fs.PathError repeats.
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // keys are the run's S3 keys: --access-key and --secret-key, each
@@ -264,6 +297,9 @@ type awsProfile struct {
 	credsFile    string
 	confFile     string
 	keysFromConf bool
+	// services names the config file's [services NAME] section the
+	// profile uses; servicesS3 is that section's S3 endpoint_url.
+	services, servicesS3 string
 }
 
 // readProfile reads the profile AWS_PROFILE names (else "default") from
@@ -289,7 +325,9 @@ func readProfile(getenv func(string) string) (*awsProfile, error) {
 		return f
 	}
 	p.credsFile, p.confFile = path(envAWSCredentialsFile, "credentials"), path(envAWSConfigFile, "config")
+	var ini map[string]map[string]string
 	read := func(file string, sections ...string) (map[string]string, error) {
+		ini = nil
 		if file == "" {
 			return nil, nil
 		}
@@ -300,7 +338,7 @@ func readProfile(getenv func(string) string) (*awsProfile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("AWS shared file: %v", err)
 		}
-		ini := parseINI(string(b))
+		ini = parseINI(string(b))
 		for _, s := range sections {
 			if sec, ok := ini[s]; ok {
 				return sec, nil
@@ -318,6 +356,12 @@ func readProfile(getenv func(string) string) (*awsProfile, error) {
 	}
 	if p.conf, err = read(p.confFile, confSections...); err != nil {
 		return nil, err
+	}
+	// "services = NAME" points at a [services NAME] section of the same
+	// file, whose nested "s3 =" settings hold S3's own endpoint_url.
+	if name := p.conf["services"]; name != "" {
+		p.services = name
+		p.servicesS3 = ini["services "+name]["s3.endpoint_url"]
 	}
 	p.found = p.creds != nil || p.conf != nil
 	if p.named && !p.found {
@@ -345,6 +389,33 @@ func (p *awsProfile) get(key string) string {
 		return ""
 	}
 	return p.conf[key]
+}
+
+// servicesName is the [services NAME] section the profile uses ("" for
+// none).
+func (p *awsProfile) servicesName() string {
+	if p == nil {
+		return ""
+	}
+	return p.services
+}
+
+// servicesEndpoint is S3's endpoint_url in the profile's services
+// section, which the AWS SDKs prefer to the profile's own endpoint_url.
+func (p *awsProfile) servicesEndpoint() string {
+	if p == nil {
+		return ""
+	}
+	return p.servicesS3
+}
+
+// confWhere names the profile and its config file, for errors about the
+// settings found there.
+func (p *awsProfile) confWhere() string {
+	if p == nil {
+		return "the AWS profile"
+	}
+	return fmt.Sprintf("AWS profile %q (%s)", p.name, orNone(p.confFile))
 }
 
 // keyGetter reads the profile's keys: from the credentials file's section
@@ -382,12 +453,13 @@ func (p *awsProfile) keysElsewhere() string {
 
 // parseINI reads an AWS shared file: [section] lines, then "key = value"
 // lines; '#' and ';' start comment lines; indented lines under a key with
-// no value are its nested settings ("s3 =" then "  addressing_style =
-// path"), which storbench does not use. Section names and keys are taken
-// without surrounding blanks, keys in lower case.
+// no value are its nested settings ("s3 =" then "  endpoint_url = URL"),
+// kept as "s3.endpoint_url". Section names and keys are taken without
+// surrounding blanks, keys in lower case.
 func parseINI(data string) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	var cur map[string]string
+	parent := "" // the key with no value that indented lines belong to
 	for _, line := range strings.Split(data, "\n") {
 		line = strings.TrimRight(line, "\r")
 		trimmed := strings.TrimSpace(line)
@@ -395,17 +467,24 @@ func parseINI(data string) map[string]map[string]string {
 		case trimmed == "" || trimmed[0] == '#' || trimmed[0] == ';':
 			continue
 		case line[0] == ' ' || line[0] == '\t':
-			continue // a nested setting
+			k, v, ok := strings.Cut(trimmed, "=")
+			if ok && cur != nil && parent != "" {
+				cur[parent+"."+strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
+			}
 		case trimmed[0] == '[' && strings.HasSuffix(trimmed, "]"):
 			name := strings.Join(strings.Fields(trimmed[1:len(trimmed)-1]), " ")
 			if out[name] == nil {
 				out[name] = map[string]string{}
 			}
-			cur = out[name]
+			cur, parent = out[name], ""
 		case cur != nil:
 			k, v, ok := strings.Cut(trimmed, "=")
 			if ok {
-				cur[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
+				k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
+				cur[k], parent = v, ""
+				if v == "" {
+					parent = k
+				}
 			}
 		}
 	}

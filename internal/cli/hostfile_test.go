@@ -83,15 +83,15 @@ func TestHostfileSlotsAreMdWorkers(t *testing.T) {
 }
 
 // Slurm lists reach --agents whole: the flag does not cut them at the
-// commas inside brackets.
+// commas inside brackets; hosts keep the order of the command line.
 func TestAgentsFlagTakesSlurmLists(t *testing.T) {
 	var o AgentsOptions
 	f := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	o.AddFlags(f)
-	if err := f.Parse([]string{"--agents", "node[01-02,5]:7761", "--agents", "x,y[1-2]"}); err != nil {
+	if err := f.Parse([]string{"--agents", "node[01-02,5]:7761", "--agents", "x,y[1-2]", "arg[1-2]"}); err != nil {
 		t.Fatal(err)
 	}
-	ra, err := o.runAgents(&State{}, []string{"arg[1-2]"})
+	ra, err := o.runAgents(&State{}, f.Args())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestAgentsFlagTakesSlurmLists(t *testing.T) {
 	for _, e := range es {
 		got = append(got, e.String())
 	}
-	if strings.Join(got, ",") != "arg1,arg2,node01:7761,node02:7761,node5:7761,x,y1,y2" {
+	if strings.Join(got, ",") != "node01:7761,node02:7761,node5:7761,x,y1,y2,arg1,arg2" {
 		t.Errorf("entries %v", got)
 	}
 }

@@ -145,25 +145,32 @@ func checkIO500Example(t *testing.T, res *run.Result, out string) {
 		}
 	}
 	t.Logf("storbench's IO500-shaped score of the example: %.3f (bandwidth %.3f GiB/s, metadata %.3f kIOPS)", *s.Score, *s.BandwidthGiB, *s.MetadataKIOPS)
-	score := fmt.Sprintf("score %.3f", *s.Score)
-	if !strings.Contains(out, "storbench's IO500-shaped score (not an IO500 submission):\n    ior-easy-write ") || !strings.Contains(out, score+"\n") {
-		t.Errorf("the run did not print the score (%s):\n%s", score, out)
+	// Its write phases run for a second, not IO500's 300 s: IO500 would
+	// mark the run INVALID and still print its score, and so does storbench.
+	if s.Valid || len(s.Invalid) != 4 {
+		t.Errorf("summary.json: valid %v, invalid %q; want the four short write phases", s.Valid, s.Invalid)
+	}
+	reason := "mdtest-hard-write: ran "
+	score := fmt.Sprintf("score %.3f [INVALID]", *s.Score)
+	if !strings.Contains(out, "storbench's IO500-shaped score (not an IO500 submission):\n    ior-easy-write ") || !strings.Contains(out, score+"\n") ||
+		!strings.Contains(out, reason) {
+		t.Errorf("the run did not print the score (%s) and why it is invalid (%s...):\n%s", score, reason, out)
 	}
 	for file, want := range map[string]string{
-		"summary.md":  fmt.Sprintf("| **score** | **%.3f** |", *s.Score),
-		"report.html": fmt.Sprintf("%.3f (bandwidth", *s.Score),
+		"summary.md":  fmt.Sprintf("| **score** | **%.3f [INVALID]** |", *s.Score),
+		"report.html": fmt.Sprintf("%.3f [INVALID] (bandwidth", *s.Score),
 	} {
 		b, _ := os.ReadFile(filepath.Join(res.Folder.Path, file))
-		if !strings.Contains(string(b), want) || !strings.Contains(string(b), "IO500-shaped score") {
-			t.Errorf("%s lacks the score %q", file, want)
+		if !strings.Contains(string(b), want) || !strings.Contains(string(b), "IO500-shaped score") || !strings.Contains(string(b), reason) {
+			t.Errorf("%s lacks the score %q or why it is invalid", file, want)
 		}
 	}
 	st, aout := testState()
 	if err := runAnalyze(context.Background(), st, AnalyzeOptions{Segment: "1s"}, res.Folder.Path); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(aout.String(), score+"\n") {
-		t.Errorf("analyze does not show the score (%s):\n%s", score, aout)
+	if !strings.Contains(aout.String(), score+"\n") || !strings.Contains(aout.String(), reason) {
+		t.Errorf("analyze does not show the score (%s) and why it is invalid:\n%s", score, aout)
 	}
 }
 
@@ -198,8 +205,11 @@ func TestIO500ScoreAbsentWhenAPhaseFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := sum.IO500; s == nil || s.Score != nil || s.MetadataKIOPS != nil || len(s.Missing) != 5 {
+	if s := sum.IO500; s == nil || s.Score != nil || s.MetadataKIOPS != nil || len(s.Missing) != 5 || s.Valid {
 		t.Errorf("summary.json's io500: %+v", s)
+	}
+	if !strings.Contains(out.String(), "\n      ior-hard-read: failed, a score of 0\n") {
+		t.Errorf("the run does not say IO500 would mark it INVALID for the failed phase:\n%s", out)
 	}
 	md, _ := os.ReadFile(filepath.Join(res.Folder.Path, "summary.md"))
 	if !strings.Contains(string(md), "score absent: no figure from ior-hard-read: failed;") || strings.Contains(string(md), "**score**") {

@@ -11,17 +11,19 @@ import (
 )
 
 // TestMdCommand runs `storbench md` end to end: the mdtest table on stdout,
-// summary.json with per-iteration rates for every operation, and an empty
-// target afterwards.
+// summary.json with per-iteration rates for every operation, mdtest's
+// letters for the syncs (-y each file, -Y every file system) in run.json,
+// find's found count (both iterations': 2 x 22) in the text and summary.json,
+// and an empty target afterwards.
 func TestMdCommand(t *testing.T) {
 	st, out := testState()
 	dir, resDir := t.TempDir(), t.TempDir()
 	err := Execute(context.Background(), st, []string{"md", "-d", dir, "-n", "50", "-i", "2", "-t", "2", "-u",
-		"-z", "1", "-b", "2", "--write-bytes", "1k", "--read-bytes", "1k", "--rename", "--results", resDir})
+		"-z", "1", "-b", "2", "--write-bytes", "1k", "--read-bytes", "1k", "--rename", "-y", "-Y", "--find", "--find-name", "f.1*", "--results", resDir})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"Max", "Min", "Mean", "Std Dev", "p99.9", "file-create", "tree-remove", "completed"} {
+	for _, want := range []string{"Max", "Min", "Mean", "Std Dev", "p99.9", "file-create", "tree-remove", "completed", "find found 44 of 208 entries"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -30,8 +32,14 @@ func TestMdCommand(t *testing.T) {
 	if len(folders) != 1 {
 		t.Fatalf("summary.json: %v", folders)
 	}
+	run, _ := os.ReadFile(filepath.Join(filepath.Dir(folders[0]), "run.json"))
+	for _, want := range []string{`"sync": true`, `"sync_file": true`} {
+		if !strings.Contains(string(run), want) {
+			t.Errorf("run.json lacks %s", want)
+		}
+	}
 	b, _ := os.ReadFile(folders[0])
-	for _, want := range []string{`"engine": "md"`, `"op": "file-rename"`, `"per_iteration_ops_per_s"`, `"stddev_ops_per_s"`} {
+	for _, want := range []string{`"engine": "md"`, `"op": "file-rename"`, `"found": 44`, `"per_iteration_ops_per_s"`, `"stddev_ops_per_s"`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("summary.json lacks %s", want)
 		}

@@ -27,25 +27,94 @@ type progress struct {
 	prevHost map[string]uint64
 	lastOut  time.Time
 	drawn    bool
+	// phases are the run's phases, in order, and at the index of the one
+	// running; rest is what the phases after it are planned to take, and
+	// unplanned how many of them run until their work is done (md), whose
+	// length storbench does not know in advance.
+	phases    []engine.Phase
+	at        int
+	rest      time.Duration
+	unplanned int
 }
 
 const plainEvery = 5 * time.Second
 
-func newProgress(st *State) *progress { return &progress{st: st} }
+// newProgress follows a run of these phases (none: one phase at a time,
+// with no run-wide estimate).
+func newProgress(st *State, phases []engine.Phase) *progress {
+	return &progress{st: st, phases: phases, at: -1}
+}
 
 func (p *progress) start(ph engine.Phase) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.phase, p.prev, p.prevAt, p.lastOut, p.prevHost = ph, nil, time.Now(), time.Now(), nil
-	p.planned = 0
-	if e, err := p.st.Engines.Lookup(ph.Engine); err == nil {
-		if pl, ok := e.(engine.Planner); ok {
-			p.planned, _ = pl.Planned(ph)
+	p.planned = p.plannedOf(ph)
+	p.rest, p.unplanned = 0, 0
+	for i := p.at + 1; i < len(p.phases); i++ {
+		if p.phases[i].Name == ph.Name {
+			p.at = i
+			break
+		}
+	}
+	if p.at < 0 {
+		return
+	}
+	for _, next := range p.phases[p.at+1:] {
+		if d := p.plannedOf(next); d > 0 {
+			p.rest += d
+		} else {
+			p.unplanned++
 		}
 	}
 }
 
+// plannedOf is how long a phase is planned to run (its duration), or 0
+// when it runs until its work is done.
+func (p *progress) plannedOf(ph engine.Phase) time.Duration {
+	if e, err := p.st.Engines.Lookup(ph.Engine); err == nil {
+		if pl, ok := e.(engine.Planner); ok {
+			d, _ := pl.Planned(ph)
+			return d
+		}
+	}
+	return 0
+}
+
+// eta says how much of the phase and of the run is left, from the plan:
+// "at least", as preparing and cleaning up phases adds to it, and naming
+// the phases whose length cannot be known before they run.
+func (p *progress) eta(planned, elapsed time.Duration) string {
+	var parts []string
+	left := time.Duration(0)
+	known := planned > 0
+	if known {
+		left = max(planned-elapsed, 0)
+		parts = append(parts, round(left).String()+" left")
+	} else {
+		parts = append(parts, "length unknown until done")
+	}
+	if len(p.phases) > 1 && p.at >= 0 {
+		run := fmt.Sprintf("phase %d of %d, run: at least %s left", p.at+1, len(p.phases), round(left+p.rest))
+		u := p.unplanned
+		if !known {
+			u++ // this one
+		}
+		switch {
+		case u == 1:
+			run += " and 1 phase of unknown length"
+		case u > 1:
+			run += fmt.Sprintf(" and %d phases of unknown length", u)
+		}
+		parts = append(parts, run)
+	}
+	return "(" + strings.Join(parts, "; ") + ")"
+}
+
 func (p *progress) update(pr cluster.Progress) {
+	if pr.Final {
+		return // the phase's results follow; a rate over the last instant is noise
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
@@ -105,6 +174,7 @@ func (p *progress) update(pr cluster.Progress) {
 	if planned > 0 {
 		line += "/" + round(planned).String()
 	}
+	line += " " + p.eta(planned, elapsed)
 	if stage != "" && stage != "run" {
 		line += " " + stage
 	}

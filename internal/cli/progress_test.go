@@ -15,7 +15,7 @@ import (
 func TestProgressLineShowsHosts(t *testing.T) {
 	st, out := testState()
 	st.Verbosity = 1 // a plain line on every update
-	p := newProgress(st)
+	p := newProgress(st, nil)
 	p.start(engine.Phase{Name: "ph", Engine: "md"})
 	snap := func(host string, ops uint64) engine.Snapshot {
 		return engine.Snapshot{Host: host, Stage: "run", Elapsed: time.Second, Ops: []record.Count{{Op: "get", Ops: ops}}}
@@ -42,5 +42,40 @@ func TestProgressLineShowsHosts(t *testing.T) {
 	lines = strings.Split(strings.TrimSpace(out.String()), "\n")
 	if last = lines[len(lines)-1]; !strings.Contains(last, "(8 hosts), 1 lost") || !strings.Contains(last, "min ") {
 		t.Fatalf("progress line with many hosts: %q", last)
+	}
+}
+
+// The live line says how much of the phase and of the whole run is left,
+// from the plan (at least: preparing and cleaning up add to it), and says
+// so rather than guess where a phase runs until its work is done (md).
+func TestProgressLineShowsETA(t *testing.T) {
+	st, out := testState()
+	st.Verbosity = 1
+	s3 := func(name, d string) engine.Phase {
+		return engine.Phase{Name: name, Engine: "s3", Params: []byte(`{"op":"get","host":"h:1","bucket":"b","duration":"` + d + `"}`)}
+	}
+	md := engine.Phase{Name: "md", Engine: "md", Params: []byte(`{"dir":"/x","items":10}`)}
+	phases := []engine.Phase{s3("get1", "30s"), md, s3("get2", "1m")}
+	p := newProgress(st, phases)
+	snap := engine.Snapshot{Host: "a", Stage: "run", Elapsed: 10 * time.Second, Ops: []record.Count{{Op: "get", Ops: 5}}}
+	last := func() string {
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		return lines[len(lines)-1]
+	}
+	p.start(phases[0])
+	p.update(cluster.Progress{Hosts: []engine.Snapshot{snap}})
+	if want := "(20s left; phase 1 of 3, run: at least 1m20s left and 1 phase of unknown length)"; !strings.Contains(last(), want) {
+		t.Errorf("first phase: %q, want %q", last(), want)
+	}
+	p.start(phases[1])
+	p.update(cluster.Progress{Hosts: []engine.Snapshot{snap}})
+	if want := "(length unknown until done; phase 2 of 3, run: at least 1m0s left and 1 phase of unknown length)"; !strings.Contains(last(), want) {
+		t.Errorf("md phase: %q, want %q", last(), want)
+	}
+	p.start(phases[2])
+	snap.Elapsed = 75 * time.Second // longer than planned: nothing is left, not a negative time
+	p.update(cluster.Progress{Hosts: []engine.Snapshot{snap}})
+	if want := "(0s left; phase 3 of 3, run: at least 0s left)"; !strings.Contains(last(), want) {
+		t.Errorf("last phase past its plan: %q, want %q", last(), want)
 	}
 }

@@ -161,8 +161,8 @@ from one client or many. Every run writes a results folder with the raw data,
 summary.json and summary.md.`,
 		Example: `  storbench run                         # the built-in quick suite on ./storbench-data
   storbench run suite.yaml              # a suite of fio, md and s3 phases
-  storbench fio -d /mnt/weka            # the four corners through fio
-  storbench fio -d /mnt/weka -w mixed --runtime 60s --size 10G`,
+  storbench fio -d /mnt/bench           # the four corners through fio
+  storbench fio -d /mnt/bench -w mixed --runtime 60s --size 10G`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -190,7 +190,7 @@ summary.json and summary.md.`,
 	root.AddCommand(
 		newRunCommand(st), newFioCommand(st), newMdCommand(st), newS3Command(st),
 		newAgentCommand(st), newAnalyzeCommand(st), newCompareCommand(st), newMergeCommand(st),
-		newReportCommand(st), newVersionCommand(st),
+		newReportCommand(st), newVersionCommand(st), newDocsCommand(),
 	)
 	// cobra adds these when it executes; made now, their checks are
 	// wrapped with the rest.

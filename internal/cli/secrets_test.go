@@ -89,7 +89,7 @@ func startAgents(t *testing.T, bin string, n int, env []string, flags ...string)
 // server: in an error; the profile's over HTTPS, endpoint and CA from the
 // profile too), a suite's s3 secret_key, an agent's --s3-credentials-file or
 // AWS variables, the agents' --token-file, the one-run token of --ssh and
-// --launcher slurm and the keys they send their agents (one from a flag,
+// --launcher slurm and --launcher mpiexec and the keys they send their agents (one from a flag,
 // one from the environment). Access keys are held to the same rule: the s3 engine treats them
 // as secret (RedactPhase blanks both).
 func TestSecretsNeverWritten(t *testing.T) {
@@ -174,6 +174,40 @@ func TestSecretsNeverWritten(t *testing.T) {
 		args := []string{"s3", "stat", "--objects", "10", "--duration", "1s", "--concurrent", "2", "-vvv", "--bucket", "sprofile", "--results", res}
 		out := run(t, env, true, args...)
 		check(t, res, map[string]string{"output": out}, ak, sk, "SKsbNotThisOne1")
+	})
+	// The newer forms of the config file: S3's endpoint in a [services]
+	// section the profile names, and nested under "s3 =" in the profile.
+	for _, form := range []struct{ name, conf string }{
+		{"services", "[profile bench]\nregion = us-east-1\nendpoint_url = http://127.0.0.1:1\nservices = bench-s3\n\n[services bench-s3]\ns3 =\n  endpoint_url = http://" + srv.Endpoint + "\n"},
+		{"nested", "[profile bench]\nregion = us-east-1\nendpoint_url = http://127.0.0.1:1\ns3 =\n  addressing_style = path\n  endpoint_url = http://" + srv.Endpoint + "\n"},
+	} {
+		t.Run("AWS profile with the S3 endpoint in the "+form.name+" form", func(t *testing.T) {
+			ak, sk := user(form.name)
+			dir := t.TempDir()
+			creds, conf := filepath.Join(dir, "creds"), filepath.Join(dir, "conf")
+			_ = os.WriteFile(creds, []byte("[bench]\naws_access_key_id = "+ak+"\naws_secret_access_key = "+sk+"\n"), 0o600)
+			_ = os.WriteFile(conf, []byte(form.conf), 0o600)
+			res := t.TempDir()
+			env := append(baseEnv(), "AWS_PROFILE=bench", "AWS_SHARED_CREDENTIALS_FILE="+creds, "AWS_CONFIG_FILE="+conf)
+			args := []string{"s3", "stat", "--objects", "10", "--duration", "1s", "--concurrent", "2", "-vvv", "--bucket", "s" + form.name, "--results", res}
+			out := run(t, env, true, args...)
+			check(t, res, map[string]string{"output": out}, ak, sk)
+		})
+	}
+	t.Run("AWS_CA_BUNDLE set, --insecure given: --insecure wins", func(t *testing.T) {
+		tlsSrv := s3test.StartT(t, s3test.Options{IAM: true, TLS: true})
+		ak, sk := "AKsbInsecure3", "SKsbInsecureSecret3"
+		if err := tlsSrv.CreateUser(ak, sk, "admin"); err != nil {
+			t.Fatal(err)
+		}
+		// A bundle that does not hold the server's CA: used, it would fail.
+		bundle := filepath.Join(t.TempDir(), "other-ca.pem")
+		_ = os.WriteFile(bundle, []byte("not a certificate\n"), 0o600)
+		res := t.TempDir()
+		env := append(baseEnv(), "AWS_CA_BUNDLE="+bundle, "AWS_ACCESS_KEY_ID="+ak, "AWS_SECRET_ACCESS_KEY="+sk)
+		args := []string{"s3", "stat", "--host", tlsSrv.Endpoint, "--tls", "--insecure", "--objects", "10", "--duration", "1s", "--concurrent", "2", "--bucket", "sinsecure", "--results", res}
+		out := run(t, env, true, args...)
+		check(t, res, map[string]string{"output": out}, ak, sk)
 	})
 	t.Run("AWS_SESSION_TOKEN the server refuses", func(t *testing.T) {
 		ak, sk := user("session")
@@ -324,5 +358,38 @@ func TestSecretsNeverWritten(t *testing.T) {
 		}
 		calls, _ := os.ReadFile(argLog)
 		check(t, res, map[string]string{"output": out, "srun command lines": string(calls)}, ak, sk, tokens[0])
+	})
+	t.Run("--launcher mpiexec one-run token", func(t *testing.T) {
+		mpiexec, err := exec.LookPath("mpiexec.mpich")
+		if err != nil {
+			t.Skip("needs MPICH's mpiexec (mpiexec.mpich): install the distribution's mpich package (make tools does)")
+		}
+		ak, sk := user("mpi")
+		dir := t.TempDir()
+		wrapper, capture, argLog := filepath.Join(dir, "mpiexec"), filepath.Join(dir, "stdin"), filepath.Join(dir, "mpiexec.args")
+		// The real mpiexec, behind a wrapper that keeps its command line and
+		// what the controller sends on its stdin, where the token travels.
+		script := "#!/bin/sh\necho \"$*\" >> " + argLog + "\ntee -a " + capture + " | " + mpiexec + " \"$@\"\n"
+		if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		hostfile := filepath.Join(dir, "hosts")
+		_ = os.WriteFile(hostfile, []byte("localhost:2\n"), 0o644)
+		env := append(baseEnv(), "STORBENCH_MPIEXEC="+wrapper, "STORBENCH_SECRET_KEY="+sk)
+		res := t.TempDir()
+		out := run(t, env, true, append(stat, "--bucket", "smpi", "--results", res, "--launcher", "mpiexec", "--hostfile", hostfile, "--access-key", ak)...)
+		if !strings.Contains(out, "on localhost-0, localhost-1") {
+			t.Errorf("the phase did not run on the 2 ranks:\n%s", out)
+		}
+		sent, _ := os.ReadFile(capture)
+		if !strings.Contains(string(sent), "STORBENCH_ACCESS_KEY="+ak+"\n") || !strings.Contains(string(sent), "STORBENCH_SECRET_KEY="+sk+"\n") {
+			t.Errorf("the run's keys did not reach the agents over mpiexec's stdin:\n%s", sent)
+		}
+		tokens := regexp.MustCompile(`(?m)^[0-9a-f]{64}$`).FindAllString(string(sent), -1)
+		if len(tokens) != 1 {
+			t.Fatalf("want the one-run token sent once on mpiexec's stdin, saw %d:\n%s", len(tokens), sent)
+		}
+		calls, _ := os.ReadFile(argLog)
+		check(t, res, map[string]string{"output": out, "mpiexec command lines": string(calls)}, ak, sk, tokens[0])
 	})
 }

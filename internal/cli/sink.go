@@ -24,7 +24,7 @@ func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.R
 		return nil, err
 	}
 	text := w.textState(st)
-	sink := run.FanOut{&textSink{st: text, prog: newProgress(text)}}
+	sink := run.FanOut{&textSink{st: text, prog: newProgress(text, p.Phases)}}
 	r := &run.Runner{Engines: st.Engines, Sink: append(sink, watched.sinks...), Version: version(), Now: st.Now}
 	res, err := r.Run(ctx, p)
 	watched.close(text)
@@ -34,6 +34,11 @@ func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.R
 		if w.JSON {
 			if jerr := printJSON(st, res); jerr != nil && err == nil {
 				err = jerr
+			}
+		}
+		if w.Format != "" {
+			if ferr := printFieldFormat(st.Stdout, res.Folder.Path, w.Format); ferr != nil && err == nil {
+				err = ferr
 			}
 		}
 	}

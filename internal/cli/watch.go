@@ -30,6 +30,9 @@ type WatchOptions struct {
 	JSON bool
 	// Quiet prints only errors.
 	Quiet bool
+	// Format prints the run at the end as the field's tool named prints
+	// it (mdtest, ior), on stdout, and the text on stderr.
+	Format string
 }
 
 // AddFlags registers the options' flags.
@@ -38,6 +41,7 @@ func (o *WatchOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Live, "live", "", "write one JSON line per second per host and one for the total to this file (- for stdout), for tail -f or a program")
 	f.BoolVar(&o.JSON, "json", false, "print the run's summary.json to stdout at the end (the text goes to stderr)")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "print only errors")
+	f.StringVar(&o.Format, "output-format", "", "at the end, print the run to stdout as mdtest (md phases) or IOR (fio phases) prints one, for scripts that parse their text; storbench's own text goes to stderr")
 }
 
 // watch is what a run is watched through: its sinks besides the text, and
@@ -56,6 +60,12 @@ func (o WatchOptions) start(ctx context.Context, st *State, p run.Plan) (*watch,
 	w := &watch{stopHTTP: func() {}}
 	if o.Live == "-" && o.JSON {
 		return nil, usageErr("--live - and --json both want stdout: give --live a file")
+	}
+	if err := checkFieldFormat(o.Format); err != nil {
+		return nil, err
+	}
+	if o.Format != "" && (o.JSON || o.Live == "-") {
+		return nil, usageErr("--output-format and --json (or --live -) both want stdout: give one")
 	}
 	if o.Live != "" {
 		open, err := liveOpener(st, o.Live)
@@ -155,7 +165,7 @@ func (o WatchOptions) textState(st *State) *State {
 	switch {
 	case o.Quiet:
 		out, errw, tty = io.Discard, io.Discard, false
-	case o.JSON || o.Live == "-":
+	case o.JSON || o.Live == "-" || o.Format != "":
 		out, tty = st.Stderr, false
 	default:
 		return st

@@ -95,6 +95,9 @@ type LocalAgent struct {
 	// Credentials are this agent's keys, for phases that carry none; like
 	// FioBin they never come from a request.
 	Credentials engine.Credentials
+	// CPUs is engine.Env's CPUs: the workers of one per CPU (0: the
+	// process's CPU count).
+	CPUs int
 
 	mu      sync.Mutex
 	cur     engine.Prepared
@@ -144,7 +147,7 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	e, err := a.lookup(req.Phase.Engine)
 	if err == nil {
 		env := engine.Env{Host: host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, FioBin: a.FioBin, Credentials: a.Credentials,
-			Hosts: max(req.Hosts, 1), Rank: req.Rank, Names: req.Names, Barrier: req.Barrier}
+			Hosts: max(req.Hosts, 1), Rank: req.Rank, Names: req.Names, Barrier: req.Barrier, CPUs: a.CPUs}
 		var p engine.Prepared
 		p, err = e.Prepare(ctx, env, req.Phase)
 		if err == nil && req.DropCaches {

@@ -29,7 +29,9 @@ type Controller struct {
 	// stage starts (s3 --syncstart: runs started by hand on several clients).
 	StartAt time.Time
 	// Progress, if set, is called about once a second while a phase runs,
-	// from one goroutine.
+	// from one goroutine, and once more (Final) when every host's run
+	// ended, before the phase's outcome is returned: the last snapshots
+	// reach the sinks before the phase is marked done.
 	Progress func(Progress)
 	// MaxClockOffset is the largest clock offset accepted from a remote
 	// agent before each phase; zero means one second, negative means any.
@@ -138,6 +140,13 @@ type Progress struct {
 	Hosts []engine.Snapshot
 	// Lost names the hosts lost so far in this phase.
 	Lost []string
+	// Seconds holds every snapshot received since the previous Progress,
+	// in the order they came: a host whose seconds arrive two at once
+	// has both here, where Hosts holds only the later.
+	Seconds []engine.Snapshot
+	// Final marks the call made once every host's run ended: Hosts hold
+	// the last snapshots, however little time passed since the last call.
+	Final bool
 }
 
 // Outcome is what a phase produced on every host.
@@ -276,6 +285,15 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 		latest[i].Host = a.Name()
 	}
 	lostNow := append([]string(nil), out.Lost...)
+	var since []engine.Snapshot // every snapshot since the last Progress
+	progress := func(now time.Time, final bool) Progress {
+		mu.Lock()
+		defer mu.Unlock()
+		pr := Progress{Phase: p.Name, Elapsed: now.Sub(out.Start), Hosts: append([]engine.Snapshot(nil), latest...),
+			Lost: append([]string(nil), lostNow...), Seconds: since, Final: final}
+		since = nil
+		return pr
+	}
 	stopTick := make(chan struct{})
 	tickDone := make(chan struct{})
 	go func() {
@@ -294,9 +312,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 			case <-stopTick:
 				return
 			case now := <-t.C:
-				mu.Lock()
-				pr := Progress{Phase: p.Name, Elapsed: now.Sub(out.Start), Hosts: append([]engine.Snapshot(nil), latest...), Lost: append([]string(nil), lostNow...)}
-				mu.Unlock()
+				pr := progress(now, false)
 				if c.Progress != nil {
 					c.Progress(pr)
 				}
@@ -326,6 +342,9 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 		results[i], runErrs[i] = a.Run(ctx, out.Start, func(s engine.Snapshot) {
 			mu.Lock()
 			latest[i] = s
+			if c.Progress != nil {
+				since = append(since, s)
+			}
 			mu.Unlock()
 		})
 		if hub != nil {
@@ -341,6 +360,11 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	close(stopTick)
 	<-tickDone
 	out.End = time.Now()
+	if c.Progress != nil {
+		// The snapshots that came after the last tick (fio's final
+		// counts, the last second) are told before the phase is done.
+		c.Progress(progress(out.End, true))
+	}
 
 	var failed []error
 	gotResult := false

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -36,14 +39,16 @@ func mdOnLocalAgents(t *testing.T, n int, params map[string]any) (results.PhaseS
 }
 
 // mdtest's -N across hosts, in one shared tree and with a tree per worker:
-// 3 hosts x 2 workers and -N 2 make every worker stat, read, rename and
-// remove what a worker of the next host created. Every host counts all
-// its items on those operations as created elsewhere, the totals equal
-// the items created, nothing fails, and the one shared directory is gone.
+// 3 hosts x 2 workers and -N 1 make every worker stat, rename and read
+// what a worker of another host created (1 and 2 hosts further on), and
+// remove its own host's items (3 hosts further on), as mdtest 3.3+ does.
+// Every host counts its items on those operations as created elsewhere or
+// not, the totals equal the items created, nothing fails, and the one
+// shared directory is gone.
 func TestMdStrideAcrossLocalAgents(t *testing.T) {
 	for _, unique := range []bool{false, true} {
 		t.Run(fmt.Sprint("unique_dir=", unique), func(t *testing.T) {
-			ps, res, dir := mdOnLocalAgents(t, 3, map[string]any{"items": 200, "workers": 2, "stride": 2, "unique_dir": unique,
+			ps, res, dir := mdOnLocalAgents(t, 3, map[string]any{"items": 200, "workers": 2, "stride": 1, "unique_dir": unique,
 				"depth": 1, "branch": 2, "rename": true, "write_bytes": 8, "read_bytes": 8})
 			created := map[string]uint64{}
 			for _, o := range ps.Ops {
@@ -52,14 +57,18 @@ func TestMdStrideAcrossLocalAgents(t *testing.T) {
 				}
 				created[o.Op] = o.Ops
 			}
-			for _, op := range []string{"dir-stat", "dir-remove", "file-stat", "file-read", "file-rename", "file-remove"} {
+			for _, op := range []string{"dir-stat", "dir-rename", "dir-remove", "file-stat", "file-read", "file-rename", "file-remove"} {
 				if created[op] != 1200 {
 					t.Errorf("%s: %d items in all, want the 1200 created", op, created[op])
 				}
+				cross := uint64(400)
+				if strings.HasSuffix(op, "-remove") {
+					cross = 0
+				}
 				for _, h := range ps.PerHost {
 					for _, o := range h.Ops {
-						if o.Op == op && (o.CrossHostItems == nil || *o.CrossHostItems != o.Ops || o.Ops != 400) {
-							t.Errorf("host %s %s: %d items, %v created by another host; want 400 and all", h.Host, op, o.Ops, o.CrossHostItems)
+						if o.Op == op && (o.CrossHostItems == nil || *o.CrossHostItems != cross || o.Ops != 400) {
+							t.Errorf("host %s %s: %d items, %v created by another host; want 400 and %d", h.Host, op, o.Ops, o.CrossHostItems, cross)
 						}
 					}
 				}
@@ -93,6 +102,14 @@ func TestMdSharedTreeAcrossLocalAgents(t *testing.T) {
 			t.Errorf("file-stat without a stride: %v items created elsewhere", o.CrossHostItems)
 		}
 	}
+	// Hosts that made no tree have no tree figure (not 0 op/s).
+	for _, h := range ps.PerHost[1:] {
+		for _, o := range h.Ops {
+			if strings.HasPrefix(o.Op, "tree-") {
+				t.Errorf("host %s reports %s (%d items): it made no tree", h.Host, o.Op, o.Ops)
+			}
+		}
+	}
 	dirs := map[string]bool{}
 	for _, r := range res {
 		dirs[r.Meta["dir"]] = true
@@ -102,19 +119,22 @@ func TestMdSharedTreeAcrossLocalAgents(t *testing.T) {
 	}
 }
 
-// The stonewall across hosts: every host stops creating at one deadline,
-// counted from the common start, and later operations (with a stride, on
-// another host's items) work on what exists: as many as were created,
-// none missing.
+// The stonewall across hosts without the wear-out: every host stops
+// creating at one deadline, counted from the common start, and later
+// operations (with a stride, on another host's items) work on what
+// exists: as many as were created, none missing.
 func TestMdStonewallAcrossLocalAgents(t *testing.T) {
-	ps, res, _ := mdOnLocalAgents(t, 3, map[string]any{"items": 10_000_000, "workers": 2, "stride": 2, "files_only": true, "stonewall": "100ms"})
-	var created, stat, removed uint64
+	ps, res, _ := mdOnLocalAgents(t, 3, map[string]any{"items": 10_000_000, "workers": 2, "stride": 1, "files_only": true, "stonewall": "100ms",
+		"wear_out": false, "write_bytes": 1, "read_bytes": 1})
+	var created, stat, read, removed uint64
 	for _, o := range ps.Ops {
 		switch o.Op {
 		case "file-create":
 			created = o.Ops
 		case "file-stat":
 			stat = o.Ops
+		case "file-read":
+			read = o.Ops
 		case "file-remove":
 			removed = o.Ops
 		}
@@ -122,8 +142,26 @@ func TestMdStonewallAcrossLocalAgents(t *testing.T) {
 			t.Errorf("%s: %d errors %v", o.Op, o.Errors, o.ErrorKinds)
 		}
 	}
-	if created == 0 || created >= 60_000_000 || stat != created || removed != created {
-		t.Errorf("created %d, stat %d, removed %d", created, stat, removed)
+	if created == 0 || created >= 60_000_000 || stat != created || read != created || removed != created {
+		t.Errorf("created %d, stat %d, read %d, removed %d", created, stat, read, removed)
+	}
+	// The hosts stopped at the stonewall after different counts, so each
+	// host's counts show whose items it worked on: host h stats what host
+	// h+1 created, reads what h+2 created (another neighbour than the one
+	// it stat'ed, so no client cache answers) and removes its own (h+3),
+	// as mdtest 3.3+ shifts by S, 2S and 3S.
+	per := map[string][]uint64{}
+	for _, h := range ps.PerHost {
+		for _, o := range h.Ops {
+			per[o.Op] = append(per[o.Op], o.Ops)
+		}
+	}
+	for h := range 3 {
+		c := per["file-create"]
+		if per["file-stat"][h] != c[(h+1)%3] || per["file-read"][h] != c[(h+2)%3] || per["file-remove"][h] != c[h] {
+			t.Errorf("host %d: stat %d, read %d, remove %d items; hosts created %v (want stat h+1's, read h+2's, remove its own)",
+				h, per["file-stat"][h], per["file-read"][h], per["file-remove"][h], c)
+		}
 	}
 	// Each host's create window ends within a little of the common
 	// deadline: none went on creating after another host stopped.
@@ -139,6 +177,44 @@ func TestMdStonewallAcrossLocalAgents(t *testing.T) {
 		}
 		if r.Meta["stonewall_file_items_per_rank_min"] == "" || r.Meta["stonewall_file_items_per_rank_min"] == "0" {
 			t.Errorf("host %s: items per rank at the stonewall: %v", r.Host, r.Meta)
+		}
+	}
+}
+
+// mdtest's stonewall with its wear-out, as IO500's mdtest writes use it:
+// at the deadline the ranks of all hosts learn the largest count any of
+// them made, and every rank goes on creating until it has made as many.
+// Every host ends with the same count (its workers x that largest
+// count), inside the create's time; the items per rank at the stonewall
+// (min, max, sum) are those of all hosts, and later operations work on
+// every item.
+func TestMdStonewallWearOutAcrossLocalAgents(t *testing.T) {
+	ps, res, _ := mdOnLocalAgents(t, 3, map[string]any{"items": 10_000_000, "workers": 2, "stride": 1, "files_only": true, "stonewall": "100ms"})
+	create := ps.Ops[slices.IndexFunc(ps.Ops, func(o results.OpSummary) bool { return o.Op == "file-create" })]
+	var most int64
+	for _, r := range res {
+		m := r.Meta
+		lo, _ := strconv.ParseInt(m["stonewall_file_items_per_rank_min"], 10, 64)
+		hi, _ := strconv.ParseInt(m["stonewall_file_items_per_rank_max"], 10, 64)
+		sum, _ := strconv.ParseInt(m["stonewall_file_items_sum"], 10, 64)
+		if lo <= 0 || hi < lo || sum < 6*lo || sum > 6*hi || m["stonewall_file_hit_ns"] == "" {
+			t.Errorf("host %s: at the stonewall min %d, max %d, sum %d: %v", r.Host, lo, hi, sum, m)
+		}
+		if most != 0 && hi != most {
+			t.Errorf("host %s learnt a largest count of %d, another %d", r.Host, hi, most)
+		}
+		most = hi
+	}
+	for _, h := range ps.PerHost {
+		for _, o := range h.Ops {
+			if o.Op == "file-create" && o.Ops != uint64(2*most) {
+				t.Errorf("host %s created %d files, want 2 workers x the largest count %d", h.Host, o.Ops, most)
+			}
+		}
+	}
+	for _, o := range ps.Ops {
+		if strings.HasPrefix(o.Op, "file-") && (o.Ops != create.Ops || o.Errors != 0) {
+			t.Errorf("%s: %d items, %d errors; want the %d created", o.Op, o.Ops, o.Errors, create.Ops)
 		}
 	}
 }

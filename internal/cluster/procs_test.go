@@ -420,18 +420,19 @@ func TestClusterMd(t *testing.T) {
 	})
 }
 
-// The must-show of md's -N across hosts: agents in separate network
-// namespaces share one directory; with 3 hosts x 2 workers and -N 2 every
-// stat, read and remove of every worker touches items another host
-// created (summary.json's per-host counts say so), the totals equal the
-// items created, run.json numbers the workers host by host, and the
-// shared directory is gone afterwards. A stride that maps every worker to
-// itself (-N 6) runs too, with a warning, and no item crosses hosts.
+// The rank stride of mdtest before 3.3 (--rank-stride) across hosts:
+// agents in separate network namespaces share one directory; with 3 hosts
+// x 2 workers and a rank stride of 2 every stat, read and remove of every
+// worker touches items another host created (summary.json's per-host
+// counts say so), the totals equal the items created, run.json numbers
+// the workers host by host, and the shared directory is gone afterwards.
+// A stride that maps every worker to itself (6) runs too, with a warning,
+// and no item crosses hosts. (-N as mdtest 3.3+: mdshift_procs_test.go.)
 func TestClusterMdStride(t *testing.T) {
 	topologies(t, 3, func(t *testing.T, tp *topology) {
 		c := startCluster(t, tp, nil, nil)
 		data := t.TempDir()
-		code, out := c.run(t, "md", "-d", data, "-n", "500", "-t", "2", "-F", "-N", "2", "--write-bytes", "64", "--read-bytes", "64")
+		code, out := c.run(t, "md", "-d", data, "-n", "500", "-t", "2", "-F", "--rank-stride", "2", "--write-bytes", "64", "--read-bytes", "64")
 		if code != 0 {
 			t.Fatalf("exit %d:\n%s", code, out)
 		}
@@ -481,7 +482,7 @@ func TestClusterMdStride(t *testing.T) {
 			t.Errorf("DIR holds %v after the run", ents)
 		}
 
-		code, out = c.run(t, "md", "-d", data, "-n", "100", "-t", "2", "-F", "-N", "6")
+		code, out = c.run(t, "md", "-d", data, "-n", "100", "-t", "2", "-F", "--rank-stride", "6")
 		if code != 0 {
 			t.Fatalf("-N 6: exit %d:\n%s", code, out)
 		}

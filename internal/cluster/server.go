@@ -319,14 +319,21 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		err error
 	}
 	var latestMu sync.Mutex
-	var latest *engine.Snapshot
+	// pending are the snapshots not sent yet, each sent on its own: the
+	// controller's --live writes every second once. A stream that falls
+	// further behind than maxPending drops the oldest (the next snapshot's
+	// counts, cumulative, cover them).
+	var pending []engine.Snapshot
 	notify := make(chan struct{}, 1)
 	live := func(snap engine.Snapshot) {
 		if s.Watch != nil {
 			s.Watch.Snapshot(sess.runID, snap)
 		}
 		latestMu.Lock()
-		latest = &snap
+		if len(pending) >= maxPending {
+			pending = append(pending[:0], pending[1:]...)
+		}
+		pending = append(pending, snap)
 		latestMu.Unlock()
 		select {
 		case notify <- struct{}{}:
@@ -388,11 +395,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		stopped: func() string { return why },
 		arrive:  arrive,
 		notify:  notify,
-		snapshot: func() *engine.Snapshot {
+		snapshots: func() []engine.Snapshot {
 			latestMu.Lock()
 			defer latestMu.Unlock()
-			sn := latest
-			latest = nil
+			sn := pending
+			pending = nil
 			return sn
 		},
 		result: func() *engine.HostResult { return final },
@@ -511,9 +518,9 @@ type streamSpec struct {
 	done <-chan error
 	// arrive carries the engine's barrier arrivals (run only).
 	arrive <-chan arriveLine
-	// notify says a snapshot is waiting in snapshot (run only).
-	notify   <-chan struct{}
-	snapshot func() *engine.Snapshot
+	// notify says snapshots are waiting in snapshots (run only).
+	notify    <-chan struct{}
+	snapshots func() []engine.Snapshot
 	// result gives the final result after done (run only).
 	result func() *engine.HostResult
 	// cleanup streams never abort: they end the session when done.
@@ -522,6 +529,9 @@ type streamSpec struct {
 	// read once done has fired.
 	stopped func() string
 }
+
+// maxPending is how many snapshots wait for a slow stream: a minute.
+const maxPending = 60
 
 // stream writes an NDJSON stream: a tick every tickEvery while nothing else
 // is said, snapshots as they come, and a last line with the stage's error
@@ -551,6 +561,15 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, sess *session, s
 		var err error
 		select {
 		case derr := <-sp.done:
+			// The last snapshots (fio's final counts) go before the
+			// outcome, however the select chose.
+			if sp.snapshots != nil {
+				for _, sn := range sp.snapshots() {
+					if err = next(line{Snapshot: &sn}); err != nil {
+						break
+					}
+				}
+			}
 			l := line{Done: true}
 			base, left := engine.SplitLeftovers(derr)
 			if base != nil {
@@ -577,8 +596,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, sess *session, s
 		case a := <-sp.arrive:
 			err = next(line{Arrive: &a})
 		case <-sp.notify:
-			if sn := sp.snapshot(); sn != nil {
-				err = next(line{Snapshot: sn})
+			for _, sn := range sp.snapshots() {
+				if err = next(line{Snapshot: &sn}); err != nil {
+					break
+				}
 			}
 		case <-tick.C:
 			if time.Since(last) >= tickEvery {

@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/hosts"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -179,27 +178,52 @@ func parseAnnounce(l string) (announcement, bool) {
 type SlurmLauncher struct {
 	// Srun is the srun program ("srun").
 	Srun string
-	// Binary is the storbench binary the agents run; it must be at the same
-	// path on every node (a shared file system, as for any srun).
-	Binary string
 	// Alloc is the allocation.
 	Alloc Allocation
-	// Credentials are sent to the agents on stdin.
-	Credentials engine.Credentials
 	// StartTimeout bounds the wait for every agent's announcement (60 s
 	// when zero).
 	StartTimeout time.Duration
-	// Logf receives progress lines.
-	Logf func(format string, args ...any)
+}
+
+var (
+	_ Launcher = (*SlurmLauncher)(nil)
+	_ Sizer    = (*SlurmLauncher)(nil)
+	_ Ender    = (*SlurmStep)(nil)
+)
+
+// NewSlurmLauncher is the launcher of --launcher slurm: one agent per task
+// of the Slurm allocation storbench runs in, whose nodes are the hosts.
+func NewSlurmLauncher(c LaunchConfig) (Launcher, error) {
+	if len(c.Hosts) > 0 {
+		return nil, errors.New("--launcher slurm takes its hosts from the Slurm allocation: drop HOST arguments, --agents, --agents-file and --hostfile (and a suite's agents:)")
+	}
+	alloc, err := AllocationFromEnv(c.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	return &SlurmLauncher{Alloc: alloc}, nil
+}
+
+// Flag names the launcher for messages.
+func (l *SlurmLauncher) Flag() string { return "--launcher slurm" }
+
+// Planned is one agent per task of the allocation.
+func (l *SlurmLauncher) Planned() int { return l.Alloc.Total() }
+
+// TooFew refuses a phase that wants more hosts than the allocation has
+// tasks, saying what to ask salloc or sbatch for.
+func (l *SlurmLauncher) TooFew(phase string, hosts int) error {
+	return fmt.Errorf("phase %s wants %d hosts, but Slurm job %s has %d tasks (one agent each): ask salloc or sbatch for at least %d tasks (-n %d)",
+		phase, hosts, l.Alloc.JobID, l.Alloc.Total(), hosts, hosts)
 }
 
 // SlurmStep is the job step running a run's agents.
 type SlurmStep struct {
-	// Agents are the agents that started, in task order.
-	Agents []*RemoteAgent
-	// Failed names the nodes where an agent did not start, with why, in
+	// agents are the agents that started, in task order.
+	agents []*RemoteAgent
+	// failed names the nodes where an agent did not start, with why, in
 	// node order.
-	Failed []string
+	failed []string
 
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
@@ -208,15 +232,24 @@ type SlurmStep struct {
 	once   sync.Once
 }
 
-// Done is closed when the step ends: the launcher shut it down, or Slurm
+// Agents are the agents that started, in task order.
+func (s *SlurmStep) Agents() []*RemoteAgent { return s.agents }
+
+// Failed names the nodes where an agent did not start, with why, in node
+// order.
+func (s *SlurmStep) Failed() []string { return s.failed }
+
+// Ended is closed when the step ends: the launcher shut it down, or Slurm
 // ended it (scancel, the job's time limit, a node failure).
-func (s *SlurmStep) Done() <-chan struct{} { return s.done }
+func (s *SlurmStep) Ended() (<-chan struct{}, string) {
+	return s.done, "the Slurm job step running the agents ended (scancel, the job's time limit or a node failure)"
+}
 
 // Start runs srun and waits until every task has announced its agent, a
 // task failed, or StartTimeout passed. Nodes whose agents did not all start
 // are in Failed; the step keeps running for the others. It fails when no
 // agent started.
-func (l *SlurmLauncher) Start(ctx context.Context, token string) (*SlurmStep, error) {
+func (l *SlurmLauncher) Start(ctx context.Context, launch Launch) (Started, error) {
 	srun := l.Srun
 	if srun == "" {
 		srun = "srun"
@@ -225,7 +258,7 @@ func (l *SlurmLauncher) Start(ctx context.Context, token string) (*SlurmStep, er
 	if err != nil {
 		return nil, fmt.Errorf("--launcher slurm: %s not found: run storbench where Slurm's commands are installed", srun)
 	}
-	args := append(l.Alloc.srunArgs(), l.Binary, "agent", "--stdin", "--slurm")
+	args := append(l.Alloc.srunArgs(), launch.Binary, "agent", "--stdin", "--slurm")
 	cmd := exec.Command(path, args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -274,24 +307,24 @@ func (l *SlurmLauncher) Start(ctx context.Context, token string) (*SlurmStep, er
 		_, _ = io.Copy(io.Discard, stdout)
 	}()
 	go func() { <-outDone; <-errDone; _ = cmd.Wait(); close(s.done) }()
-	if _, err := io.WriteString(stdin, stdinMessage(token, l.Credentials)); err != nil {
-		s.Shutdown()
+	if _, err := io.WriteString(stdin, stdinMessage(launch.Token, launch.Credentials)); err != nil {
+		s.Stop()
 		return nil, fmt.Errorf("--launcher slurm: srun: %v", err)
 	}
-	l.logf("starting %d agents on %d nodes of job %s with srun", l.Alloc.Total(), len(l.Alloc.Nodes), l.Alloc.JobID)
+	launch.logf("starting %d agents on %d nodes of job %s with srun", l.Alloc.Total(), len(l.Alloc.Nodes), l.Alloc.JobID)
 	got, err := l.collect(ctx, s, announced, exited)
 	if err != nil {
-		s.Shutdown()
+		s.Stop()
 		return nil, err
 	}
-	s.Agents, s.Failed = l.agents(got, token, s.errOut.get())
-	if len(s.Agents) == 0 {
-		s.Shutdown()
+	s.agents, s.failed = l.agents(got, launch.Token, s.errOut.get())
+	if len(s.agents) == 0 {
+		s.Stop()
 		said := s.errOut.get()
 		if len(said) > 3 {
 			said = said[len(said)-3:]
 		}
-		return nil, fmt.Errorf("--launcher slurm: no agent started: %s; srun said: %s", strings.Join(s.Failed, "; "), strings.Join(said, "; "))
+		return nil, fmt.Errorf("--launcher slurm: no agent started: %s; srun said: %s", strings.Join(s.failed, "; "), strings.Join(said, "; "))
 	}
 	return s, nil
 }
@@ -447,31 +480,15 @@ func (g *lineLog) get() []string {
 	return append([]string(nil), g.lines...)
 }
 
-func (l *SlurmLauncher) logf(format string, args ...any) {
-	if l.Logf != nil {
-		l.Logf(format, args...)
-	}
-}
-
-// Shutdown closes the agents' stdin, which makes each stop any phase,
-// clean up and exit, and waits for the step to end: after a minute it
-// signals srun (which passes SIGTERM to the tasks), then kills it.
-func (s *SlurmStep) Shutdown() {
+// Stop closes the agents' stdin, which makes each stop any phase, clean
+// up and exit, and waits for the step to end: after a minute it signals
+// srun (which passes SIGTERM to the tasks), then kills it.
+func (s *SlurmStep) Stop() (left []string) {
 	s.once.Do(func() {
-		_ = s.stdin.Close()
-		for _, sig := range []syscall.Signal{0, syscall.SIGTERM, syscall.SIGKILL} {
-			if sig != 0 {
-				_ = s.cmd.Process.Signal(sig)
-			}
-			select {
-			case <-s.done:
-				for _, a := range s.Agents {
-					a.Close()
-				}
-				return
-			case <-time.After(time.Minute):
-			}
+		left = stopStream(s.stdin, s.done, "srun", time.Minute, func(sig syscall.Signal) { _ = s.cmd.Process.Signal(sig) })
+		for _, a := range s.agents {
+			a.Close()
 		}
-		<-s.done
 	})
+	return left
 }

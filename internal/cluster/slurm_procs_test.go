@@ -320,6 +320,13 @@ func TestSlurmRealCluster(t *testing.T) {
 	if strings.Join(ph.Hosts, ",") != "localhost-0,localhost-1,localhost-2" {
 		t.Errorf("hosts %v, want the 3 tasks of the allocation\n%s", ph.Hosts, out)
 	}
+	// One md worker per task, as each MPI rank is one mdtest process,
+	// although Slurm pins no CPU here (TaskPlugin=task/none): 3 x 100.
+	for _, o := range ph.Ops {
+		if o.Op == "file-create" && o.Ops != 300 {
+			t.Errorf("file-create: %d items, want 300 (one worker per task, -n 100)", o.Ops)
+		}
+	}
 
 	t.Run("sbatch example", func(t *testing.T) {
 		root, err := s3test.RepoRoot()
@@ -511,7 +518,7 @@ func TestSSHAllowPartial(t *testing.T) {
 		t.Errorf("a refused run left a results folder: %v", ents)
 	}
 	code, out = runExit(t, md("--allow-partial"))
-	if code != 0 || !strings.Contains(out, "running on 1 of 2 hosts (--allow-partial)") {
+	if code != 0 || !strings.Contains(out, "running on 1 of 2 agents (--allow-partial)") {
 		t.Fatalf("--allow-partial: exit %d\n%s", code, out)
 	}
 	if h := summaryOf(t, folderOf(t, out)).Phases[0].Hosts; strings.Join(h, ",") != "nodeA" {

@@ -33,16 +33,102 @@ type SSHLauncher struct {
 	User string
 	// Opts are extra ssh options ("-J", "jump", "-i", "key").
 	Opts []string
-	// Version is this storbench's version; a host whose storbench on PATH
-	// reports the same (and not "dev") uses it.
-	Version string
-	// Binary is this storbench binary, copied to hosts that lack it.
-	Binary string
-	// Credentials are sent to the agent on stdin, for phases that carry
-	// no keys of their own.
-	Credentials engine.Credentials
-	// Logf receives progress lines.
-	Logf func(format string, args ...any)
+	// Hosts are the host entries, host[:port], one agent each; the port
+	// is the one the agent listens on, on the host's loopback.
+	Hosts []string
+
+	// launch is what Start was given.
+	launch Launch
+}
+
+var _ Launcher = (*SSHLauncher)(nil)
+
+// NewSSHLauncher is the launcher of --ssh (--launcher ssh): one agent on
+// every host. Without hosts there is nothing to start: the run is this
+// machine's, in-process, as without --ssh.
+func NewSSHLauncher(c LaunchConfig) (Launcher, error) {
+	if len(c.Hosts) == 0 {
+		return nil, nil
+	}
+	l := &SSHLauncher{SSH: "ssh", User: c.SSHUser, Opts: c.SSHOpts}
+	for _, e := range c.Hosts {
+		l.Hosts = append(l.Hosts, e.String())
+	}
+	return l, nil
+}
+
+// Flag names the launcher for messages.
+func (l *SSHLauncher) Flag() string { return "--ssh" }
+
+// Planned is one agent per host.
+func (l *SSHLauncher) Planned() int { return len(l.Hosts) }
+
+// Start starts an agent on every host at once and returns those that
+// started; the others are in Failed.
+func (l *SSHLauncher) Start(ctx context.Context, launch Launch) (Started, error) {
+	l.launch = launch
+	names := HostNames(l.Hosts)
+	s := &sshStarted{}
+	started := make([]*SSHAgent, len(l.Hosts))
+	errs := make([]error, len(l.Hosts))
+	var wg sync.WaitGroup
+	for i, e := range l.Hosts {
+		wg.Go(func() {
+			h, port, err := SplitHostPort(e)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			started[i], errs[i] = l.startOne(ctx, h, port, names[i], launch.Token)
+		})
+	}
+	wg.Wait()
+	for i, sa := range started {
+		if sa != nil {
+			s.started = append(s.started, sa)
+		}
+		if errs[i] != nil {
+			s.failed = append(s.failed, fmt.Sprintf("%s: %v", l.Hosts[i], errs[i]))
+		}
+	}
+	if len(s.started) == 0 {
+		return nil, fmt.Errorf("--ssh: %s: the run was refused before any load", strings.Join(s.failed, "; "))
+	}
+	return s, nil
+}
+
+// sshStarted is the agents an SSHLauncher started.
+type sshStarted struct {
+	started []*SSHAgent
+	failed  []string
+}
+
+func (s *sshStarted) Agents() []*RemoteAgent {
+	out := make([]*RemoteAgent, len(s.started))
+	for i, a := range s.started {
+		out[i] = a.RemoteAgent
+	}
+	return out
+}
+
+func (s *sshStarted) Failed() []string { return s.failed }
+
+// Stop closes every agent's stdin at once and waits for their ssh to end.
+func (s *sshStarted) Stop() []string {
+	var mu sync.Mutex
+	var left []string
+	var wg sync.WaitGroup
+	for _, sa := range s.started {
+		wg.Go(func() {
+			if !sa.Shutdown() {
+				mu.Lock()
+				left = append(left, sa.Host+": ssh did not end within a minute after the agent's stdin closed and was killed; the agent may still run there")
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return left
 }
 
 // SSHAgent is an agent started by an SSHLauncher.
@@ -52,12 +138,6 @@ type SSHAgent struct {
 	stdin io.WriteCloser
 	done  chan struct{}
 	out   *tail
-}
-
-func (l *SSHLauncher) logf(format string, args ...any) {
-	if l.Logf != nil {
-		l.Logf(format, args...)
-	}
 }
 
 func (l *SSHLauncher) target(host string) []string {
@@ -103,12 +183,12 @@ func binaryHash(path string) (string, error) {
 // remoteBinary finds or installs this storbench on host and returns the
 // command to run it.
 func (l *SSHLauncher) remoteBinary(ctx context.Context, host string) (string, error) {
-	hash, err := binaryHash(l.Binary)
+	hash, err := binaryHash(l.launch.Binary)
 	if err != nil {
 		return "", fmt.Errorf("--ssh: reading this storbench binary: %v", err)
 	}
 	copyPath := ".storbench/storbench-" + hash
-	want := "storbench " + l.Version
+	want := "storbench " + l.launch.Version
 	probe := fmt.Sprintf(`if [ -x %[1]s ]; then echo COPY; elif [ %[2]s != "storbench dev" ] && command -v storbench >/dev/null 2>&1 && [ "$(storbench --version 2>/dev/null)" = %[2]s ]; then echo PATH; else echo NONE; fi`,
 		copyPath, shellQuote(want))
 	got, err := l.run(ctx, host, probe, nil)
@@ -121,8 +201,8 @@ func (l *SSHLauncher) remoteBinary(ctx context.Context, host string) (string, er
 	case "PATH":
 		return "storbench", nil
 	}
-	l.logf("%s: copying storbench (%s) to ~/%s", host, l.Version, copyPath)
-	f, err := os.Open(l.Binary)
+	l.launch.logf("%s: copying storbench (%s) to ~/%s", host, l.launch.Version, copyPath)
+	f, err := os.Open(l.launch.Binary)
 	if err != nil {
 		return "", err
 	}
@@ -134,9 +214,9 @@ func (l *SSHLauncher) remoteBinary(ctx context.Context, host string) (string, er
 	return copyPath, nil
 }
 
-// Start starts an agent on host (ssh destination, without port) listening
-// on the host's loopback port, forwarded from a free local port.
-func (l *SSHLauncher) Start(ctx context.Context, host string, port int, name, token string) (*SSHAgent, error) {
+// startOne starts an agent on host (ssh destination, without port)
+// listening on the host's loopback port, forwarded from a free local port.
+func (l *SSHLauncher) startOne(ctx context.Context, host string, port int, name, token string) (*SSHAgent, error) {
 	bin, err := l.remoteBinary(ctx, host)
 	if err != nil {
 		return nil, err
@@ -160,7 +240,7 @@ func (l *SSHLauncher) Start(ctx context.Context, host string, port int, name, to
 	}
 	a := &SSHAgent{cmd: cmd, stdin: stdin, done: make(chan struct{}), out: out}
 	go func() { _ = cmd.Wait(); close(a.done) }()
-	if _, err := io.WriteString(stdin, stdinMessage(token, l.Credentials)); err != nil {
+	if _, err := io.WriteString(stdin, stdinMessage(token, l.launch.Credentials)); err != nil {
 		a.Shutdown()
 		return nil, fmt.Errorf("ssh %s: %v", host, err)
 	}
@@ -176,7 +256,7 @@ func (l *SSHLauncher) Start(ctx context.Context, host string, port int, name, to
 		return nil, ctx.Err()
 	}
 	a.RemoteAgent = &RemoteAgent{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(local)), Host: name, Token: token}
-	l.logf("%s: agent started", host)
+	l.launch.logf("%s: agent started", host)
 	return a, nil
 }
 
@@ -233,18 +313,22 @@ func ReadStdin(r *bufio.Reader) (token string, c engine.Credentials, err error) 
 }
 
 // Shutdown closes the agent's stdin, which makes it stop any phase, clean
-// up and exit, and waits for ssh to end (killing it after a minute).
-func (a *SSHAgent) Shutdown() {
+// up and exit, and waits for ssh to end (killing it after a minute: it
+// then returns false).
+func (a *SSHAgent) Shutdown() bool {
 	_ = a.stdin.Close()
+	ended := true
 	select {
 	case <-a.done:
 	case <-time.After(time.Minute):
 		_ = a.cmd.Process.Kill()
 		<-a.done
+		ended = false
 	}
 	if a.RemoteAgent != nil {
 		a.RemoteAgent.Close()
 	}
+	return ended
 }
 
 // tail keeps the last few KB of ssh's output and notices the agent's

@@ -55,6 +55,11 @@ type Env struct {
 	// Barrier, set when several hosts run the phase, makes them meet
 	// between the stages of a phase; nil when this host runs it alone.
 	Barrier Barrier
+	// CPUs is how many workers a phase that asks for one per CPU starts
+	// on this agent: under Slurm the task's CPUs (SLURM_CPUS_PER_TASK,
+	// else 1), as a task of an MPI job runs one rank; 0 means the CPUs
+	// the process may run on.
+	CPUs int
 }
 
 // Barrier lets the hosts of a phase wait for each other, as MPI_Barrier lets

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/run"
 )
@@ -30,8 +32,14 @@ type LiveLine struct {
 	Total bool `json:"total,omitempty"`
 	Hosts int  `json:"hosts,omitempty"`
 	// Stage is the engine's stage ("run"; md: "create", "stat", ...).
-	Stage    string  `json:"stage,omitempty"`
-	ElapsedS float64 `json:"elapsed_s"`
+	Stage string `json:"stage,omitempty"`
+	// ElapsedS is when the line's interval ended, seconds since the phase
+	// started (a host's line: on the host's clock; the total's: on the
+	// controller's), and IntervalS how long the interval was: about a
+	// second, longer when a host's seconds arrived merged, shorter for the
+	// last, partial second.
+	ElapsedS  float64 `json:"elapsed_s"`
+	IntervalS float64 `json:"interval_s"`
 	LiveFigures
 	// Ops are the same figures per operation.
 	Ops []LiveOp `json:"ops"`
@@ -39,6 +47,10 @@ type LiveLine struct {
 
 // LiveFigures are one second's figures.
 type LiveFigures struct {
+	// Count and Bytes are the operations and bytes done in the line's
+	// interval: a host's lines add up to its totals.
+	Count     uint64  `json:"count"`
+	Bytes     uint64  `json:"bytes"`
 	OpsPerS   float64 `json:"ops_per_s"`
 	BytesPerS float64 `json:"bytes_per_s"`
 	Errors    uint64  `json:"errors"`
@@ -68,15 +80,20 @@ type Live struct {
 	// Now is the clock of the lines' time (time.Now when nil).
 	Now func() time.Time
 
-	mu      sync.Mutex
-	runID   string
-	phase   string
-	hosts   map[string]*liveHost
-	order   []string
-	q       chan []byte
-	done    chan struct{}
-	err     error
-	dropped int
+	mu    sync.Mutex
+	runID string
+	phase string
+	hosts map[string]*liveHost
+	// tick holds the host lines since the last total line; pending the
+	// final call's lines, written with PhaseDone's; endElapsed is the
+	// final call's elapsed time and totalAt the last total's.
+	tick                []tickLine
+	pending             []byte
+	endElapsed, totalAt float64
+	q                   chan []byte
+	done                chan struct{}
+	err                 error
+	dropped             int
 	// quoted holds the phase's names as JSON strings.
 	quoted map[string][]byte
 }
@@ -85,12 +102,9 @@ var _ run.Sink = (*Live)(nil)
 
 // liveHost is what the stream knows of one host in the current phase.
 type liveHost struct {
+	// prev is the latest snapshot taken in; have says there was one.
 	prev engine.Snapshot
 	have bool
-	// last is the host's latest second; fresh counts the calls since it
-	// was computed (a host that stopped sending leaves the total).
-	last  *LiveLine
-	fresh int
 	// lat is each operation's cumulative latency at prev, and secLat its
 	// latency in the second of last.
 	lat    map[string]record.LiveLat
@@ -164,42 +178,67 @@ func (l *Live) Close() (dropped int, err error) {
 func (l *Live) PhaseStarted(ph engine.Phase, hosts []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.phase, l.hosts, l.order, l.quoted = ph.Name, map[string]*liveHost{}, nil, nil
+	l.phase, l.hosts, l.quoted = ph.Name, map[string]*liveHost{}, nil
+	l.tick, l.pending, l.endElapsed, l.totalAt = nil, nil, 0, 0
 }
 
-// Progress writes a line for every host with a new snapshot, and the
-// total.
+// Progress writes a line for every second a host sent since the last
+// call (each snapshot once, in the order they came), and a total line
+// adding them. The final call's lines wait for PhaseDone, which adds what
+// came after the last snapshot.
 func (l *Live) Progress(p cluster.Progress) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.q == nil {
 		return
 	}
-	now := time.Now()
-	if l.Now != nil {
-		now = l.Now()
-	}
+	now := l.now()
 	var out []byte
-	for _, s := range p.Hosts {
-		if s.Phase == "" {
-			continue
-		}
-		h := l.hosts[s.Host]
-		if h == nil {
-			h = &liveHost{lat: map[string]record.LiveLat{}}
-			l.hosts[s.Host] = h
-			l.order = append(l.order, s.Host)
-		}
-		h.fresh++
-		if line := h.second(s); line != nil {
-			line.Time, line.Run, line.Phase = now, l.runID, l.phase
-			h.last, h.fresh = line, 0
-			out = l.appendLine(out, line)
+	// Seconds holds every snapshot since the last call; Hosts' latest ones
+	// are already among them unless the caller collects none.
+	for _, list := range [][]engine.Snapshot{p.Seconds, p.Hosts} {
+		for _, s := range list {
+			if s.Phase == "" {
+				continue
+			}
+			h := l.hostOf(s.Host)
+			if line := h.second(s); line != nil {
+				line.Time, line.Run, line.Phase = now, l.runID, l.phase
+				l.tick = append(l.tick, tickLine{line, h.secLat})
+				out = l.appendLine(out, line)
+			}
 		}
 	}
-	if t := l.total(now); t != nil {
+	if p.Final {
+		l.pending = append(l.pending, out...)
+		l.endElapsed = p.Elapsed.Seconds()
+		return
+	}
+	if t := l.total(now, p.Elapsed.Seconds()); t != nil {
 		out = l.appendLine(out, t)
 	}
+	l.send(out)
+}
+
+func (l *Live) now() time.Time {
+	if l.Now != nil {
+		return l.Now()
+	}
+	return time.Now()
+}
+
+// hostOf returns what the stream knows of host, made if new.
+func (l *Live) hostOf(host string) *liveHost {
+	h := l.hosts[host]
+	if h == nil {
+		h = &liveHost{lat: map[string]record.LiveLat{}}
+		l.hosts[host] = h
+	}
+	return h
+}
+
+// send queues lines for the writer; a full queue drops them, counted.
+func (l *Live) send(out []byte) {
 	if len(out) == 0 {
 		return
 	}
@@ -229,43 +268,48 @@ func (l *Live) quote(s string) []byte {
 	return q
 }
 
-// second returns the host's figures between its previous snapshot and s,
-// or nil when s is not newer.
+// second returns the host's figures between its previous snapshot (at
+// first, the phase's start: counts are cumulative from it) and s, or nil
+// when s is not newer.
 func (h *liveHost) second(s engine.Snapshot) *LiveLine {
-	prev, had := h.prev, h.have
-	if had && s.Elapsed <= prev.Elapsed {
-		return nil
-	}
-	h.prev, h.have = s, true
-	if !had {
-		for _, lt := range s.Lat {
-			h.lat[lt.Op] = lt
+	prev := h.prev
+	if s.Elapsed <= prev.Elapsed {
+		if !h.have && s.Elapsed == 0 {
+			h.prev, h.have = s, true // the start: counts are zero
 		}
 		return nil
 	}
-	dt := (s.Elapsed - prev.Elapsed).Seconds()
-	line := &LiveLine{Host: s.Host, Stage: s.Stage, ElapsedS: s.Elapsed.Seconds()}
-	before := map[string]record.Count{}
-	for _, c := range prev.Ops {
-		before[c.Op] = c
-	}
+	h.prev, h.have = s, true
 	lats := map[string]record.LiveLat{}
 	for _, lt := range s.Lat {
 		lats[lt.Op] = lt.Sub(h.lat[lt.Op])
 		h.lat[lt.Op] = lt
 	}
 	h.secLat = lats
+	return h.line(s.Host, s.Stage, s.Elapsed.Seconds(), prev.Elapsed.Seconds(), prev.Ops, s.Ops, lats)
+}
+
+// line returns the figures from the counts before (at elapsed from) to
+// the counts now (at elapsed to), with the interval's latencies.
+func (h *liveHost) line(host, stage string, to, from float64, before, now []record.Count, lats map[string]record.LiveLat) *LiveLine {
+	dt := to - from
+	line := &LiveLine{Host: host, Stage: stage, ElapsedS: to, IntervalS: dt}
 	var all record.LiveLat
-	for _, c := range s.Ops {
-		b := before[c.Op]
+	for _, c := range now {
+		var b record.Count
+		if i := slices.IndexFunc(before, func(x record.Count) bool { return x.Op == c.Op }); i >= 0 {
+			b = before[i]
+		}
 		if c.Ops < b.Ops || c.Bytes < b.Bytes || c.Errors < b.Errors {
 			b = record.Count{} // counters went back: a new start
 		}
-		op := LiveOp{Op: c.Op, LiveFigures: LiveFigures{
+		op := LiveOp{Op: c.Op, LiveFigures: LiveFigures{Count: c.Ops - b.Ops, Bytes: c.Bytes - b.Bytes,
 			OpsPerS: float64(c.Ops-b.Ops) / dt, BytesPerS: float64(c.Bytes-b.Bytes) / dt, Errors: c.Errors - b.Errors}}
 		op.percentiles(lats[c.Op])
 		all = all.Add(lats[c.Op])
 		line.Ops = append(line.Ops, op)
+		line.Count += op.Count
+		line.Bytes += op.Bytes
 		line.OpsPerS += op.OpsPerS
 		line.BytesPerS += op.BytesPerS
 		line.Errors += op.Errors
@@ -274,50 +318,64 @@ func (h *liveHost) second(s engine.Snapshot) *LiveLine {
 	return line
 }
 
-// total adds every host's latest second; hosts that have sent nothing new
-// for two calls are left out.
-func (l *Live) total(now time.Time) *LiveLine {
-	t := &LiveLine{Time: now, Run: l.runID, Phase: l.phase, Total: true}
+// tickLine is a host line written since the last total, with its
+// interval's latencies.
+type tickLine struct {
+	line *LiveLine
+	lats map[string]record.LiveLat
+}
+
+// total adds the host lines written since the last total (nil if none):
+// counts added, each host's rates over its own interval, added. elapsed
+// is the controller's time since the phase's start, which only grows.
+func (l *Live) total(now time.Time, elapsed float64) *LiveLine {
+	if len(l.tick) == 0 {
+		return nil
+	}
+	t := &LiveLine{Time: now, Run: l.runID, Phase: l.phase, Total: true, ElapsedS: elapsed, IntervalS: elapsed - l.totalAt}
+	l.totalAt = elapsed
+	interval := map[string]float64{}
+	for _, tl := range l.tick {
+		if _, ok := interval[tl.line.Host]; !ok {
+			t.Hosts++
+		}
+		interval[tl.line.Host] += tl.line.IntervalS
+		t.Stage = tl.line.Stage
+	}
 	ops := map[string]*LiveOp{}
 	var order []string
 	lats := map[string]record.LiveLat{}
 	var all record.LiveLat
-	for _, name := range l.order {
-		h := l.hosts[name]
-		if h.last == nil || h.fresh > 1 {
-			continue
-		}
-		t.Hosts++
-		t.ElapsedS = max(t.ElapsedS, h.last.ElapsedS)
-		if t.Stage == "" {
-			t.Stage = h.last.Stage
-		}
-		t.OpsPerS += h.last.OpsPerS
-		t.BytesPerS += h.last.BytesPerS
-		t.Errors += h.last.Errors
-		for _, o := range h.last.Ops {
+	for _, tl := range l.tick {
+		dt := interval[tl.line.Host]
+		for _, o := range tl.line.Ops {
 			x := ops[o.Op]
 			if x == nil {
 				x = &LiveOp{Op: o.Op}
 				ops[o.Op] = x
 				order = append(order, o.Op)
 			}
-			x.OpsPerS += o.OpsPerS
-			x.BytesPerS += o.BytesPerS
+			x.Count += o.Count
+			x.Bytes += o.Bytes
 			x.Errors += o.Errors
+			x.OpsPerS += float64(o.Count) / dt
+			x.BytesPerS += float64(o.Bytes) / dt
 		}
-		for op, lt := range h.secLat {
+		for op, lt := range tl.lats {
 			lats[op] = lats[op].Add(lt)
 			all = all.Add(lt)
 		}
 	}
-	if t.Hosts == 0 {
-		return nil
-	}
+	l.tick = l.tick[:0]
 	for _, op := range order {
 		x := ops[op]
 		x.percentiles(lats[op])
 		t.Ops = append(t.Ops, *x)
+		t.Count += x.Count
+		t.Bytes += x.Bytes
+		t.Errors += x.Errors
+		t.OpsPerS += x.OpsPerS
+		t.BytesPerS += x.BytesPerS
 	}
 	t.percentiles(all)
 	return t
@@ -338,8 +396,71 @@ func pct(lt record.LiveLat, p float64) *int64 {
 	return &v
 }
 
-// PhaseDone ends the phase's lines.
-func (l *Live) PhaseDone(run.PhaseDone) {}
+// PhaseDone ends the phase's lines: what each host did after its last
+// snapshot (its result's counts beyond them: the last, partial second) as
+// a last line per host, then the total of the final lines.
+func (l *Live) PhaseDone(d run.PhaseDone) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.q == nil {
+		return
+	}
+	now := l.now()
+	out := l.pending
+	l.pending = nil
+	for _, res := range d.Hosts {
+		if res == nil {
+			continue
+		}
+		if line := l.hostOf(res.Host).rest(res, l.endElapsed); line != nil {
+			line.Time, line.Run, line.Phase = now, l.runID, l.phase
+			l.tick = append(l.tick, tickLine{line: line})
+			out = l.appendLine(out, line)
+		}
+	}
+	if t := l.total(now, max(l.endElapsed, l.totalAt)); t != nil {
+		out = l.appendLine(out, t)
+	}
+	l.send(out)
+}
+
+// rest returns the line of what res counted beyond the host's last
+// snapshot, ending at elapsed end (the controller's: the host's own end is
+// not in its result), or nil when the snapshots had it all. Operations
+// the snapshots named otherwise (fio jobs with several names) are left
+// out: fio's last snapshot is its final report.
+func (h *liveHost) rest(res *model.HostResult, end float64) *LiveLine {
+	var now []record.Count
+	more := false
+	for _, o := range res.Ops {
+		i := slices.IndexFunc(h.prev.Ops, func(c record.Count) bool { return c.Op == o.Op })
+		if i < 0 && len(h.prev.Ops) > 0 {
+			continue
+		}
+		c := record.Count{Op: o.Op, Ops: o.Ops, Bytes: o.Bytes, Errors: o.Errors}
+		if i >= 0 {
+			b := h.prev.Ops[i]
+			if c.Ops < b.Ops || c.Bytes < b.Bytes || c.Errors < b.Errors {
+				continue
+			}
+			more = more || c.Ops > b.Ops || c.Bytes > b.Bytes || c.Errors > b.Errors
+		} else {
+			more = more || c.Ops > 0 || c.Errors > 0
+		}
+		now = append(now, c)
+	}
+	if !more {
+		return nil
+	}
+	from := h.prev.Elapsed.Seconds()
+	// The controller's clock may be behind the host's by a little: the
+	// tail is at least a millisecond long.
+	to := max(end, from+0.001)
+	h.prev.Elapsed = time.Duration(to * 1e9)
+	line := h.line(res.Host, h.prev.Stage, to, from, h.prev.Ops, now, nil)
+	h.prev.Ops = now
+	return line
+}
 
 // Note is not part of the stream.
 func (l *Live) Note(run.Note) {}

@@ -52,8 +52,9 @@ func scale(b record.Bins, n uint64) record.Bins {
 
 // Each second brings one line per host with a new snapshot and one for
 // the total, readable by a follower at once (before the stream ends); a
-// host with nothing new has no line, and its last second still counts in
-// the total once.
+// host with nothing new has no line and is not in the total (its second
+// was counted once, when it came); two seconds that came in one call are
+// two lines; the phase's end writes what came after the last snapshot.
 func TestLiveLines(t *testing.T) {
 	pr, pw := io.Pipe()
 	l := &metrics.Live{Open: func() (io.WriteCloser, error) { return pw, nil }}
@@ -100,16 +101,21 @@ func TestLiveLines(t *testing.T) {
 	if tot.P999Ns == nil || *tot.P999Ns < 3_900_000 || *tot.P999Ns > 4_000_000*1.023 {
 		t.Errorf("total p99.9: %v", tot.P999Ns)
 	}
-	// h2 sends nothing new: no line for it; the total still has it once.
-	l.Progress(cluster.Progress{Hosts: []engine.Snapshot{snap("h1", 2, 2000), snap("h2", 1, 500)}})
+	if h1.Count != 1000 || h1.IntervalS != 1 || tot.Count != 1500 {
+		t.Errorf("second 1 counts: h1 %d in %v s, total %d", h1.Count, h1.IntervalS, tot.Count)
+	}
+	// h2 sends nothing new: no line for it, and not in the total.
+	l.Progress(cluster.Progress{Elapsed: 2 * time.Second, Hosts: []engine.Snapshot{snap("h1", 2, 2000), snap("h2", 1, 500)}})
 	h1, tot = next(), next()
-	if h1.Host != "h1" || h1.OpsPerS != 3000 || !tot.Total || tot.Hosts != 2 || tot.OpsPerS != 3500 {
+	if h1.Host != "h1" || h1.OpsPerS != 3000 || !tot.Total || tot.Hosts != 1 || tot.OpsPerS != 3000 || tot.Count != 3000 {
 		t.Errorf("second 2: h1 %+v total %+v", h1, tot)
 	}
-	l.Progress(cluster.Progress{Hosts: []engine.Snapshot{snap("h1", 3, 2000), snap("h2", 1, 500)}})
-	h1, tot = next(), next()
-	if tot.Hosts != 1 || tot.OpsPerS != h1.OpsPerS {
-		t.Errorf("a host silent for two seconds still counts: %+v", tot)
+	// h2's seconds 2 and 3 arrive in one call: two lines, one total.
+	l.Progress(cluster.Progress{Elapsed: 3 * time.Second, Seconds: []engine.Snapshot{snap("h1", 3, 2000), snap("h2", 2, 500), snap("h2", 3, 500)},
+		Hosts: []engine.Snapshot{snap("h1", 3, 2000), snap("h2", 3, 500)}})
+	h1, a, b, tot := next(), next(), next(), next()
+	if a.ElapsedS != 2 || b.ElapsedS != 3 || a.Count != 500 || b.Count != 500 || tot.Count != h1.Count+1000 || tot.Hosts != 2 || tot.ElapsedS != 3 {
+		t.Errorf("two seconds in one call: %+v %+v, total %+v", a, b, tot)
 	}
 	// A second with no operation has no percentiles (absent, not 0).
 	l.Progress(cluster.Progress{Hosts: []engine.Snapshot{{Host: "h1", Phase: "p", Elapsed: 4 * time.Second, Ops: snap("h1", 3, 2000).Ops, Lat: snap("h1", 3, 2000).Lat}}})
@@ -117,6 +123,15 @@ func TestLiveLines(t *testing.T) {
 		t.Errorf("idle second: %+v", h1)
 	}
 	next()
+	// The phase ends 0.5 s later with 100 more operations than the last
+	// snapshot: a last line over that half second, and its total.
+	l.Progress(cluster.Progress{Elapsed: 4500 * time.Millisecond, Final: true})
+	res := &engine.HostResult{Host: "h1", Ops: []record.OpStats{{Op: "GET", Ops: 3*2000 + 100, Bytes: (3*2000 + 100) * 4096}}}
+	l.PhaseDone(run.PhaseDone{Hosts: []*engine.HostResult{res}})
+	h1, tot = next(), next()
+	if h1.Count != 100 || h1.IntervalS != 0.5 || h1.OpsPerS != 200 || tot.Count != 100 || tot.ElapsedS != 4.5 {
+		t.Errorf("the last partial second: %+v, total %+v", h1, tot)
+	}
 	if dropped, err := l.Close(); dropped != 0 || err != nil {
 		t.Errorf("close: %d dropped, %v", dropped, err)
 	}

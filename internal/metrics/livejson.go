@@ -31,6 +31,7 @@ func (l *LiveLine) appendJSON(b []byte, quote func(string) []byte) []byte {
 		b = append(append(b, `,"stage":`...), quote(l.Stage)...)
 	}
 	b = appendJSONFloat(append(b, `,"elapsed_s":`...), l.ElapsedS)
+	b = appendJSONFloat(append(b, `,"interval_s":`...), l.IntervalS)
 	b = l.LiveFigures.appendJSON(b)
 	if l.Ops == nil {
 		return append(b, `,"ops":null}`...)
@@ -48,6 +49,8 @@ func (l *LiveLine) appendJSON(b []byte, quote func(string) []byte) []byte {
 
 // appendJSON appends the figures' fields, each after a comma.
 func (f *LiveFigures) appendJSON(b []byte) []byte {
+	b = strconv.AppendUint(append(b, `,"count":`...), f.Count, 10)
+	b = strconv.AppendUint(append(b, `,"bytes":`...), f.Bytes, 10)
 	b = appendJSONFloat(append(b, `,"ops_per_s":`...), f.OpsPerS)
 	b = appendJSONFloat(append(b, `,"bytes_per_s":`...), f.BytesPerS)
 	b = strconv.AppendUint(append(b, `,"errors":`...), f.Errors, 10)

@@ -43,6 +43,9 @@ type OpStats struct {
 	// with a stride or a tree all hosts share): those no client cache of
 	// this host could answer.
 	CrossHost *uint64 `json:"cross_host_items,omitempty"`
+	// Found, where the engine tells, is how many entries a search matched
+	// (md's find: name, size and -newer), of the Ops it checked.
+	Found *uint64 `json:"found,omitempty"`
 }
 
 // Iteration is one repetition of an operation: Items done between StartNs and
@@ -92,6 +95,13 @@ func (o OpStats) Combine(x OpStats) OpStats {
 			n += *o.CrossHost
 		}
 		out.CrossHost = &n
+	}
+	if x.Found != nil {
+		n := *x.Found
+		if o.Found != nil {
+			n += *o.Found
+		}
+		out.Found = &n
 	}
 	out.Lat = o.Lat.Combine(x.Lat)
 	if x.TTFB != nil {

@@ -203,9 +203,9 @@ func HTML(w io.Writer, in HTMLInput) error {
 			d.Headlines = append(d.Headlines, kv{sw.Group + " " + pointText(sw.Point) + " " + sw.Op + " " + metricName(sw.Engine, sw.Headline), v})
 		}
 	}
-	if s.Score != nil {
-		d.Headlines = append(d.Headlines, kv{s.Score.Label, fmt.Sprintf("%.3f", s.Score.Score)})
-	}
+	// Summary.Score, the default score of older results, is not shown: it
+	// put 4k random reads and 1 MiB writes in one mean and counted tree
+	// create and remove as metadata. IO500's, asked for, is below.
 	if s.IO500 != nil {
 		card, note := io500Headline(s.IO500)
 		d.Headlines = append(d.Headlines, card)
@@ -251,16 +251,15 @@ func phaseCharts(pd analyze.PhaseData) htmlPhase {
 	}
 	hp.Charts, hp.Notes, hp.Hosts = timeCharts(pd)
 	hp.HostsOpen = len(hp.Hosts) <= 16
-	t0 := analyze.PhaseStart(pd.Hosts)
-	totalErrs := map[int64]float64{}
-	for _, h := range pd.Hosts {
-		for _, s := range h.Series {
-			if s.EndNs > s.StartNs {
-				totalErrs[int64(math.Round(float64(s.EndNs-t0)/1e9))] += float64(s.Errors)
-			}
+	// Errors on the same seconds as the charts over time.
+	ax := phaseAxis(pd.Hosts)
+	totalErrs := map[float64]float64{}
+	all, _ := analyze.SecondsOf(pd.Hosts, ax.t0, ax.seg, nil) // unreadable: timeCharts noted it
+	for _, o := range all {
+		for _, s := range o.Seconds {
+			totalErrs[ax.x(s)] += float64(s.Errors)
 		}
 	}
-	secs := func(v float64) string { return fmt.Sprintf("%gs", v) }
 	// Latency percentiles from merged histograms, x on a log scale of 1/(1-p).
 	var curves []chartLine
 	for _, o := range p.Ops {
@@ -279,21 +278,21 @@ func phaseCharts(pd analyze.PhaseData) htmlPhase {
 	hp.Charts = append(hp.Charts, svgChart(chartSpec{Title: "Latency by percentile (merged histograms)", XLabel: "percentile", YLabel: "latency",
 		Lines: curves, LogY: true, XTicks: []float64{0, 1, 2, 3, 4, 5}, XTick: pctTick, YTick: func(v float64) string { return units.Latency(v) }}))
 	// Errors per second across hosts and operations (zero is a data point).
-	keys := make([]int64, 0, len(totalErrs))
+	keys := make([]float64, 0, len(totalErrs))
 	for k := range totalErrs {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	sort.Float64s(keys)
 	var errs []chartLine
 	el := chartLine{Name: "errors"}
 	for _, k := range keys {
-		el.X, el.Y = append(el.X, float64(k)), append(el.Y, totalErrs[k])
+		el.X, el.Y = append(el.X, k), append(el.Y, totalErrs[k])
 	}
 	if len(el.X) > 0 {
 		errs = append(errs, el)
 	}
 	hp.Charts = append(hp.Charts, svgChart(chartSpec{Title: "Errors per second (all hosts)", XLabel: "seconds into the phase", YLabel: "errors",
-		Lines: errs, Bars: true, XTick: secs, YTick: compact}))
+		Lines: errs, Bars: true, XTick: secondsTick, YTick: compact}))
 	return hp
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -168,7 +169,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 		name, dir, before string
 		perSecond         bool
 	}{
-		{"fio", "fio-lat", "", true}, {"md", "md-lat", "", true}, {"s3-compare", "s3-lat-b", "s3-lat-a", true},
+		{"fio", "fio-lat", "", true}, {"md", "md-lat", "", true}, {"edges", "edges", "", true}, {"s3-compare", "s3-lat-b", "s3-lat-a", true},
 		{"64-hosts", "", "", true}, {"before-per-second", "s3-b", "s3-a", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -189,12 +190,54 @@ func TestHTMLReportInChromium(t *testing.T) {
 			if err := os.WriteFile(file, page, 0o644); err != nil {
 				t.Fatal(err)
 			}
+			// The default "storbench score" (4k random reads and 1 MiB
+			// writes in one mean, tree create/remove as metadata) is not
+			// shown, even from results that recorded it.
+			if bytes.Contains(page, []byte("storbench score")) {
+				t.Error("the report shows the default storbench score")
+			}
 			shot := filepath.Join(artifactDir(t), "report-"+tc.name+".png")
 			checkInChromium(t, bin, file, shot, tc.perSecond)
 			t.Logf("screenshot: %s", shot)
 		})
 	}
 }
+
+// edgeCheck lists, for every line over time of a throughput chart (a
+// linear axis from 0), the points at a phase's edges (its first two and
+// last two) that dip below a quarter of the line's median or spike above
+// 2.5 times it: what a second holding two seconds' operations next to one
+// holding none, or a partial second's count drawn as a second's, look
+// like. (A real last second can be twice as fast: the edges fixture's
+// 1 MiB writes end in the page cache at 2x the rate of the seconds
+// before, by fio's own counts and latencies.) It also lists every tick label longer than 8 characters.
+const edgeCheck = `JSON.stringify((() => {
+  const out = {edges: [], ticks: []};
+  for (const svg of document.querySelectorAll('svg.chart')) {
+    const title = svg.getAttribute('aria-label');
+    for (const t of svg.querySelectorAll('text.tk')) {
+      if (t.textContent.length > 8) out.ticks.push(title + ': "' + t.textContent + '"');
+    }
+    const zero = parseFloat(svg.getAttribute('data-zero'));
+    if (!(zero > 0) || !/^(Throughput|Operations per second)/.test(title)) continue;
+    const lines = {};
+    for (const c of svg.querySelectorAll('circle.pt')) {
+      (lines[c.getAttribute('data-line')] ||= []).push([parseFloat(c.getAttribute('cx')), zero - parseFloat(c.getAttribute('cy'))]);
+    }
+    for (const [k, pts] of Object.entries(lines)) {
+      if (pts.length < 5) continue;
+      pts.sort((a, b) => a[0] - b[0]);
+      const vs = pts.map(p => p[1]).sort((a, b) => a - b);
+      const med = vs[Math.floor(vs.length / 2)];
+      if (!(med > 0)) continue;
+      for (const i of [0, 1, pts.length - 2, pts.length - 1]) {
+        const r = pts[i][1] / med;
+        if (r < 0.25 || r > 2.5) out.edges.push(title + ': line ' + k + ', point ' + i + ' of ' + pts.length + ' is ' + r.toFixed(2) + 'x the median');
+      }
+    }
+  }
+  return out;
+})())`
 
 // layoutCheck lists, in the page, every text of a chart that reaches
 // outside the chart's box, and every phase without a latency-over-time
@@ -313,6 +356,22 @@ func checkInChromium(t *testing.T, bin, file, shot string, perSecond bool) {
 	}
 	for _, c := range layout.Cut {
 		t.Errorf("cut off: %s", c)
+	}
+	var edges struct {
+		Edges []string `json:"edges"`
+		Ticks []string `json:"ticks"`
+	}
+	if err := c.call(ctx, s, "Runtime.evaluate", map[string]any{"returnByValue": true, "expression": edgeCheck}, &eval); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(eval.Result.Value), &edges); err != nil {
+		t.Fatalf("edges: %v (%q)", err, eval.Result.Value)
+	}
+	for _, e := range edges.Edges {
+		t.Errorf("drawn at a phase's edge: %s", e)
+	}
+	for _, e := range edges.Ticks {
+		t.Errorf("tick label longer than 8 characters: %s", e)
 	}
 	if layout.Phases == 0 {
 		t.Error("the page shows no phase")

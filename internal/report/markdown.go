@@ -70,10 +70,7 @@ func Markdown(s *results.Summary) []byte {
 		}
 	}
 	sweepMarkdown(&b, s)
-	if s.Score != nil {
-		fmt.Fprintf(&b, "\n## Score\n\n%s: **%.3f** (bandwidth %.3f GiB/s over %d figures, metadata %.3f kIOPS over %d figures)\n",
-			s.Score.Label, s.Score.Score, s.Score.BandwidthGiB, s.Score.BandwidthFigures, s.Score.MetadataKOps, s.Score.MetadataFigures)
-	}
+	// No default score (see htmlData): only IO500's, when asked for.
 	io500Markdown(&b, s.IO500)
 	if notes := notRecordedNotes(s.Phases); len(notes) > 0 {
 		b.WriteString("\n")

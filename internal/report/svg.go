@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -92,8 +93,14 @@ func svgChart(c chartSpec) template.HTML {
 	chartW := padL + plotW + 10 + legendW
 	ph := math.Max(plotH, float64(len(c.Lines))*legendRow+8)
 	chartH := padT + ph + padB
-	fmt.Fprintf(&b, `<svg class="chart" data-points="%d" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %g %g" width="%g" height="%g" role="img" aria-label="%s">`,
-		n, chartW, chartH, chartW, chartH, template.HTMLEscapeString(c.Title))
+	// data-zero is the y of the value 0 on a linear axis (-1 on a log one),
+	// so a page can read values back from the markers.
+	zero := -1.0
+	if !c.LogY {
+		zero = padT + ph
+	}
+	fmt.Fprintf(&b, `<svg class="chart" data-points="%d" data-zero="%.1f" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %g %g" width="%g" height="%g" role="img" aria-label="%s">`,
+		n, zero, chartW, chartH, chartW, chartH, template.HTMLEscapeString(c.Title))
 	fmt.Fprintf(&b, `<text x="%g" y="16" class="ct">%s</text>`, padL, template.HTMLEscapeString(c.Title))
 	if n == 0 {
 		fmt.Fprintf(&b, `<text x="%g" y="%g" class="nd">no data</text></svg>`, padL+20, chartH/2)
@@ -245,7 +252,7 @@ func svgChart(c chartSpec) template.HTML {
 			case l.Thin:
 				r = 1
 			}
-			fmt.Fprintf(&b, `<circle class="pt" cx="%.1f" cy="%.1f" r="%g" fill="%s"/>`, x, y, r, col)
+			fmt.Fprintf(&b, `<circle class="pt" data-line="%d" cx="%.1f" cy="%.1f" r="%g" fill="%s"/>`, i, x, y, r, col)
 		}
 		flush()
 	}
@@ -274,9 +281,19 @@ func niceTicks(lo, hi float64, n int) []float64 {
 			break
 		}
 	}
+	// Each tick is a whole number of steps, rounded to the step's
+	// decimals: 12 steps of 0.2 are 2.4, not 2.4000000000000004.
+	decimals := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
 	var out []float64
-	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
+	for k := math.Ceil(lo/step - 1e-9); k*step <= hi+step*1e-9; k++ {
+		v, _ := strconv.ParseFloat(strconv.FormatFloat(k*step, 'f', decimals, 64), 64)
+		if v == 0 {
+			v = 0 // not -0, which would be labelled "-0"
+		}
 		out = append(out, v)
 	}
 	return out
 }
+
+// secondsTick labels a time axis in seconds: 2.4s, 90s, 3600s.
+func secondsTick(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "s" }

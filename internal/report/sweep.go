@@ -92,10 +92,7 @@ func SweepText(w io.Writer, s *results.Summary) {
 			fmt.Fprintln(w)
 		}
 	}
-	if s.Score != nil {
-		fmt.Fprintf(w, "\n%s: %.3f (bandwidth %.3f GiB/s over %d figures, metadata %.3f kIOPS over %d figures)\n",
-			s.Score.Label, s.Score.Score, s.Score.BandwidthGiB, s.Score.BandwidthFigures, s.Score.MetadataKOps, s.Score.MetadataFigures)
-	}
+	// No default score (see htmlData): only IO500's, when asked for.
 	IO500Text(w, s.IO500)
 }
 

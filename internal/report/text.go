@@ -120,6 +120,11 @@ func RateTable(w io.Writer, indent string, ops []results.OpSummary) {
 	if len(cross) > 0 {
 		fmt.Fprintf(w, "%screated by another host: %s\n", indent, strings.Join(cross, ", "))
 	}
+	for _, o := range ops {
+		if o.Found != nil {
+			fmt.Fprintf(w, "%s%s found %d of %d entries checked\n", indent, o.Op, *o.Found, o.Ops)
+		}
+	}
 }
 
 // rateCells are mdtest's max, min, mean and std dev of an operation's rate

@@ -87,7 +87,7 @@ func opMoves(p results.PhaseSummary) map[string]bool {
 func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, table []htmlHostRow) {
 	p := pd.Summary
 	ax := phaseAxis(pd.Hosts)
-	secs := func(v float64) string { return fmt.Sprintf("%gs", v) }
+	secs := secondsTick
 	lat := func(v float64) string { return units.Latency(v) }
 	const xl = "seconds into the phase"
 	all, err := analyze.SecondsOf(pd.Hosts, ax.t0, ax.seg, nil)
@@ -101,7 +101,10 @@ func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, t
 		}
 	}
 	moves := opMoves(p)
-	many := len(pd.Hosts) > manyHosts
+	// Many hosts, or more lines (hosts x operations) than the palette has
+	// colours (md: 6 operations on 3 hosts), are drawn as the total per
+	// operation and each operation's spread across hosts.
+	many := len(pd.Hosts) > manyHosts || len(pd.Hosts) > 1 && len(pd.Hosts)*len(p.Ops) > len(palette)
 	slow := map[string]bool{} // host+"\x00"+op, marked in the table
 
 	// Throughput: a line per host and operation, or the hosts' total.
@@ -135,9 +138,9 @@ func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, t
 		opsTitle = fmt.Sprintf("Operations per second, total of %d hosts", len(pd.Hosts))
 	}
 	if len(mib) > 0 {
-		charts = append(charts, svgChart(chartSpec{Title: mibTitle, XLabel: xl, YLabel: "MiB/s", Lines: mib, XTick: secs, YTick: compact}))
+		charts = append(charts, svgChart(chartSpec{Title: mibTitle, XLabel: xl, YLabel: "MiB/s", Lines: mib, XTick: secs, YTick: compact, LogY: wideRates(p, true)}))
 	}
-	charts = append(charts, svgChart(chartSpec{Title: opsTitle, XLabel: xl, YLabel: "ops/s", Lines: ops, XTick: secs, YTick: compact}))
+	charts = append(charts, svgChart(chartSpec{Title: opsTitle, XLabel: xl, YLabel: "ops/s", Lines: ops, XTick: secs, YTick: compact, LogY: wideRates(p, false)}))
 
 	// Per operation: its spread across hosts, and its latency over time.
 	var noLat []string
@@ -235,6 +238,24 @@ func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, t
 	return charts, notes, table
 }
 
+// wideRates says a phase's operations run at rates too far apart for one
+// linear axis (md: stat at a million a second, tree-remove at a hundred):
+// more than 100x between the fastest and the slowest. bytes looks at
+// bandwidth, else at operations per second.
+func wideRates(p results.PhaseSummary, bytes bool) bool {
+	lo, hi := math.Inf(1), 0.0
+	for _, o := range p.Ops {
+		v := o.OpsPerS
+		if bytes {
+			v = o.BwBytesPerS
+		}
+		if v != nil && *v > 0 {
+			lo, hi = min(lo, *v), max(hi, *v)
+		}
+	}
+	return hi > 100*lo
+}
+
 // rateLines are an operation's MiB/s and ops/s over time.
 func rateLines(name string, os analyze.OpSeconds, ax timeAxis) (mib, ops chartLine) {
 	mib, ops = chartLine{Name: name, Gap: ax.gap()}, chartLine{Name: name, Gap: ax.gap()}
@@ -284,8 +305,10 @@ func hostRank(p results.PhaseSummary, op string, fig func(results.OpSummary) (fl
 		}
 		return all[i].v < all[j].v
 	})
+	// A handful of hosts: the slower half at most (naming all three of
+	// three hosts as the slowest says nothing).
 	var out []string
-	for i := 0; i < len(all) && i < slowestShown; i++ {
+	for i := 0; i < len(all) && i < min(slowestShown, max(1, len(all)/2)); i++ {
 		out = append(out, all[i].host)
 	}
 	return out

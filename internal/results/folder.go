@@ -211,10 +211,12 @@ func (f *Folder) AddPhase(ps PhaseSummary, hosts []*model.HostResult) error {
 	if complete {
 		f.sum.Phases = append(f.sum.Phases, ps)
 		f.sum.Sweeps = Sweeps(f.sum.Phases, SweepOptions{CoVWarn: f.covWarn(), Confidence: f.Confidence})
+		// No default score: one mean of every bandwidth and every
+		// metadata rate mixed unlike figures (4k random reads with 1 MiB
+		// writes, tree create and remove as metadata). IO500's is computed
+		// when the suite asks for it, by IO500's definition.
 		if f.Score == ScoreIO500 {
 			f.sum.IO500 = ComputeIO500(f.sum.Phases)
-		} else {
-			f.sum.Score = ComputeScore(f.sum.Phases)
 		}
 	} else {
 		f.dropped = append(f.dropped, ps.Name)
@@ -376,6 +378,9 @@ func ReadSummary(dir string) (*Summary, error) {
 	}
 	if r, err := ReadRunInfo(dir); err == nil && r.Status == StatusRunning {
 		s.Status = StatusRunning
+	}
+	if s.IO500 != nil { // judged again: older summaries lack IO500's validity
+		s.IO500 = ComputeIO500(s.Phases)
 	}
 	return &s, nil
 }

@@ -1,8 +1,11 @@
 package results
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -150,4 +153,145 @@ func ptrText(v *float64) string {
 		return "absent"
 	}
 	return fmt.Sprint(*v)
+}
+
+// setDurations sets the duration of every op of the named phases.
+func setDurations(ps []PhaseSummary, secs float64, names ...string) []PhaseSummary {
+	for _, n := range names {
+		i := indexOf(ps, n)
+		for j := range ps[i].Ops {
+			ps[i].Ops[j].DurationS = secs
+		}
+	}
+	return ps
+}
+
+var io500Writes = []string{"ior-easy-write", "mdtest-easy-write", "ior-hard-write", "mdtest-hard-write"}
+
+// IO500 marks a run INVALID (io500's src/main.c) when a write phase ran
+// under its 300 s minimum, and still prints its score: so does storbench,
+// naming each phase, and only the write phases count (reads may be short).
+func TestIO500ShortWritesInvalidScoreKept(t *testing.T) {
+	sum, err := ReadSummary("testdata/io500")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fixture's writes ran 10, 0.2, 10 and 0.5 s.
+	s := ComputeIO500(clonePhases(sum.Phases))
+	if s.Score == nil || math.Abs(*s.Score-20) > 1e-9 {
+		t.Errorf("score %s, want 20 still computed", ptrText(s.Score))
+	}
+	if s.Valid {
+		t.Errorf("valid, but every write phase ran under 300 s")
+	}
+	want := []string{
+		"ior-easy-write: ran 10 s, under IO500's minimum of 300 s for a write phase",
+		"mdtest-easy-write: ran 0.2 s, under IO500's minimum of 300 s for a write phase",
+		"ior-hard-write: ran 10 s, under IO500's minimum of 300 s for a write phase",
+		"mdtest-hard-write: ran 0.5 s, under IO500's minimum of 300 s for a write phase",
+	}
+	if strings.Join(s.Invalid, "\n") != strings.Join(want, "\n") {
+		t.Errorf("invalid:\n%s\nwant:\n%s", strings.Join(s.Invalid, "\n"), strings.Join(want, "\n"))
+	}
+	for _, f := range s.Figures {
+		isWrite := f.Phase == "ior-easy-write" || f.Phase == "mdtest-easy-write" || f.Phase == "ior-hard-write" || f.Phase == "mdtest-hard-write"
+		if f.Invalid != isWrite {
+			t.Errorf("%s marked invalid %v, want %v", f.Phase, f.Invalid, isWrite)
+		}
+		if f.DurationS == nil {
+			t.Errorf("%s: no duration", f.Phase)
+		}
+	}
+
+	// Writes of 300 s (IO500's rule, >= 300) make a valid run, though the
+	// read phases took a second or less.
+	s = ComputeIO500(setDurations(clonePhases(sum.Phases), 300, io500Writes...))
+	if !s.Valid || len(s.Invalid) != 0 || s.Score == nil {
+		t.Errorf("writes of 300 s: valid %v, invalid %q, score %s; want valid", s.Valid, s.Invalid, ptrText(s.Score))
+	}
+	for _, f := range s.Figures {
+		if f.Invalid {
+			t.Errorf("%s marked invalid in a valid run", f.Phase)
+		}
+	}
+}
+
+// A phase with a score of 0 (failed, not run, nothing measured) or with
+// errors makes the run INVALID in IO500: storbench says so and why, beside
+// the score's absence.
+func TestIO500InvalidPhases(t *testing.T) {
+	sum, err := ReadSummary("testdata/io500")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		change    func([]PhaseSummary) []PhaseSummary
+		want      string
+		scoreKept bool
+	}{
+		{"zero", func(ps []PhaseSummary) []PhaseSummary {
+			ps[indexOf(ps, "find")].Ops[0].OpsPerS = Figure(0)
+			return ps
+		}, "find: measured no find rate, a score of 0", false},
+		{"failed", func(ps []PhaseSummary) []PhaseSummary {
+			ps[indexOf(ps, "mdtest-hard-read")].Status = StatusFailed
+			return ps
+		}, "mdtest-hard-read: failed, a score of 0", false},
+		{"not run", func(ps []PhaseSummary) []PhaseSummary {
+			return ps[:indexOf(ps, "mdtest-hard-delete")]
+		}, "mdtest-hard-delete: did not run, a score of 0", false},
+		{"errors", func(ps []PhaseSummary) []PhaseSummary {
+			ps[indexOf(ps, "ior-hard-read")].Ops[0].Errors = 3
+			return ps
+		}, "ior-hard-read: 3 read errors", true},
+		{"write time not measured", func(ps []PhaseSummary) []PhaseSummary {
+			return setDurations(ps, 0, "mdtest-easy-write")
+		}, "mdtest-easy-write: its time was not measured (IO500's minimum for a write phase is 300 s)", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := ComputeIO500(c.change(setDurations(clonePhases(sum.Phases), 300, io500Writes...)))
+			if s.Valid || len(s.Invalid) != 1 || s.Invalid[0] != c.want {
+				t.Errorf("valid %v, invalid %q; want invalid [%q]", s.Valid, s.Invalid, c.want)
+			}
+			if (s.Score != nil) != c.scoreKept {
+				t.Errorf("score %s, kept: want %v", ptrText(s.Score), c.scoreKept)
+			}
+			for _, f := range s.Figures {
+				if f.Invalid != strings.HasPrefix(c.want, f.Phase+":") {
+					t.Errorf("%s marked invalid: %v", f.Phase, f.Invalid)
+				}
+				if f.DurationS != nil && !(*f.DurationS > 0) {
+					t.Errorf("%s: time %v s, want it absent when not measured", f.Phase, *f.DurationS)
+				}
+			}
+		})
+	}
+}
+
+// A summary.json written before storbench judged runs by IO500's rules
+// has a score without validity: reading it judges the run from its phases,
+// so analyze and report do not print an old run as invalid with no reason.
+func TestIO500ReadJudgesOlderSummaries(t *testing.T) {
+	b, err := os.ReadFile("testdata/io500/summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["io500"] = map[string]any{"label": IO500Label, "score": 20.0, "bandwidth_gib_per_s": 4.0, "metadata_kiops": 100.0}
+	dir := t.TempDir()
+	b, _ = json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := ReadSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := sum.IO500; s == nil || s.Valid || len(s.Invalid) != 4 || s.Score == nil || math.Abs(*s.Score-20) > 1e-9 {
+		t.Errorf("io500 read back: %+v; want judged invalid (4 short writes), score 20", s)
+	}
 }

@@ -177,6 +177,9 @@ type OpSummary struct {
 	// a stride (-N) or a tree all hosts share: what no client cache could
 	// have answered. Absent where the engine does not tell.
 	CrossHostItems *uint64 `json:"cross_host_items,omitempty"`
+	// Found is how many entries a search matched (md's find: IO500's
+	// found count), of the Ops it checked. Absent for other operations.
+	Found *uint64 `json:"found,omitempty"`
 }
 
 // LatencySummary is a latency distribution in nanoseconds.
@@ -331,7 +334,7 @@ func Figure(v float64) *float64 { return &v }
 func Op(o record.OpStats) OpSummary {
 	s := OpSummary{
 		Op: o.Op, Ops: o.Ops, Bytes: o.Bytes, Errors: o.Errors, ErrorKinds: o.ErrorKinds,
-		DurationS: o.Seconds(), Lat: LatencyOf(o.Lat), CrossHostItems: o.CrossHost,
+		DurationS: o.Seconds(), Lat: LatencyOf(o.Lat), CrossHostItems: o.CrossHost, Found: o.Found,
 	}
 	if s.DurationS > 0 {
 		s.OpsPerS = Figure(float64(o.Ops) / s.DurationS)

@@ -243,10 +243,11 @@ func PointValue(p []KV, key string) string {
 	return ""
 }
 
-// Score is storbench's IO500-style headline: the geometric mean of the
-// bandwidth figures (GiB/s) of fio bandwidth phases, that of the rates
-// (kIOPS) of metadata phases, and the geometric mean of the two. It is
-// storbench's own score, not an IO500 submission.
+// Score is the IO500-style headline older runs recorded: the geometric
+// mean of the bandwidth figures (GiB/s) of fio bandwidth phases, that of
+// the rates (kIOPS) of metadata phases, and the geometric mean of the two.
+// It is no longer computed (it mixed unlike figures); kept so their
+// summary.json still reads.
 type Score struct {
 	Label        string  `json:"label"`
 	BandwidthGiB float64 `json:"bandwidth_gib_per_s"`
@@ -255,35 +256,6 @@ type Score struct {
 	// BandwidthFigures and MetadataFigures count what went into each mean.
 	BandwidthFigures int `json:"bandwidth_figures"`
 	MetadataFigures  int `json:"metadata_figures"`
-}
-
-// ScoreLabel says what the score is and is not.
-const ScoreLabel = "storbench score: IO500-style geometric means (not an IO500 submission)"
-
-// ComputeScore returns the score of a run's completed phases, or nil when it
-// lacks bandwidth or metadata figures.
-func ComputeScore(phases []PhaseSummary) *Score {
-	var bw, md []float64
-	for _, p := range phases {
-		if p.Status != StatusCompleted {
-			continue
-		}
-		for _, o := range p.Ops {
-			switch {
-			case p.Engine == model.EngineFio && p.Report == model.HeadlineBandwidth && o.BwBytesPerS != nil && *o.BwBytesPerS > 0:
-				bw = append(bw, *o.BwBytesPerS/(1<<30))
-			case p.Engine == model.EngineMD && o.OpsPerS != nil && *o.OpsPerS > 0:
-				md = append(md, *o.OpsPerS/1000)
-			}
-		}
-	}
-	if len(bw) == 0 || len(md) == 0 {
-		return nil
-	}
-	s := &Score{Label: ScoreLabel, BandwidthGiB: geomean(bw), MetadataKOps: geomean(md),
-		BandwidthFigures: len(bw), MetadataFigures: len(md)}
-	s.Score = math.Sqrt(s.BandwidthGiB * s.MetadataKOps)
-	return s
 }
 
 func geomean(xs []float64) float64 {

@@ -112,24 +112,6 @@ func TestSweepsLeaveOutSinglePhases(t *testing.T) {
 	}
 }
 
-// Score: bandwidth figures 1 and 4 GiB/s -> geomean 2; metadata 10 and
-// 1000 kIOPS -> geomean 100; score sqrt(2*100) = 14.142.
-func TestScore(t *testing.T) {
-	gib := float64(1 << 30)
-	phases := []PhaseSummary{
-		{Engine: "fio", Report: "bandwidth", Status: StatusCompleted, Ops: []OpSummary{{BwBytesPerS: Figure(gib)}, {BwBytesPerS: Figure(4 * gib)}}},
-		{Engine: "fio", Report: "iops", Status: StatusCompleted, Ops: []OpSummary{{BwBytesPerS: Figure(100 * gib)}}},
-		{Engine: "md", Status: StatusCompleted, Ops: []OpSummary{{OpsPerS: Figure(10_000)}, {OpsPerS: Figure(1_000_000)}}},
-	}
-	s := ComputeScore(phases)
-	if s == nil || !near(s.BandwidthGiB, 2, 1e-9) || !near(s.MetadataKOps, 100, 1e-9) || !near(s.Score, 14.1421356, 1e-6) {
-		t.Fatalf("score %+v", s)
-	}
-	if s.Label == "" || ComputeScore(phases[:2]) != nil {
-		t.Error("score without metadata phases, or unlabelled")
-	}
-}
-
 func TestIterationRatesHandComputed(t *testing.T) {
 	// Rates 100, 200, 300 ops/s: mean 200, sample stddev 100.
 	its := []record.Iteration{{Items: 100, StartNs: 0, EndNs: 1e9}, {Items: 400, StartNs: 0, EndNs: 2e9}, {Items: 300, StartNs: 5e9, EndNs: 6e9}}

@@ -6,15 +6,11 @@ import (
 	"crypto/tls"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"strconv"
-	"strings"
-	"sync"
 
 	"github.com/storbench/storbench/internal/cluster"
-	"github.com/storbench/storbench/internal/engine"
 )
 
 // agentSet is the agents of a run and how to let them go.
@@ -26,8 +22,10 @@ type agentSet struct {
 	remote bool
 	close  func()
 	// ended, if set, is closed when the agents went away on their own (the
-	// Slurm job step ended: scancel, the time limit); the run then stops.
-	ended <-chan struct{}
+	// Slurm job step ended: scancel, the time limit); the run then stops,
+	// for endErr.
+	ended  <-chan struct{}
+	endErr error
 }
 
 // names lists the agents' names, in order.
@@ -60,19 +58,16 @@ func (r *Runner) agents(ctx context.Context, p Plan) (*agentSet, error) {
 			return nil, badInput(err)
 		}
 	}
-	if p.Agents.Slurm != nil {
-		return r.slurmAgents(ctx, p)
+	if p.Agents.Launcher != nil {
+		return r.launch(ctx, p)
 	}
 	hn := hostname()
 	newLocal := func(name string) *cluster.LocalAgent {
 		return &cluster.LocalAgent{Host: name, Version: r.Version, FioBin: p.FioBin, AllowExec: p.AllowExec, Engines: r.Engines, Credentials: p.Credentials}
 	}
-	if len(entries) == 0 || (len(entries) == 1 && cluster.IsLocal(entries[0]) && !p.Agents.SSH) {
+	if len(entries) == 0 || (len(entries) == 1 && cluster.IsLocal(entries[0])) {
 		l := newLocal(cluster.HostName(hn))
 		return &agentSet{agents: []cluster.Agent{l}, local: l, close: func() {}}, nil
-	}
-	if p.Agents.SSH {
-		return r.sshAgents(ctx, p.Agents, p.Credentials, entries)
 	}
 	set := &agentSet{}
 	names := cluster.HostNames(entries)
@@ -127,85 +122,9 @@ func credentials(a Agents) (string, *tls.Config, error) {
 	return token, tc, nil
 }
 
-// sshAgents starts an agent on every host with ssh and returns them; close
-// stops them all. Each run gets its own random token, sent with the S3
-// keys over ssh's stdin.
-func (r *Runner) sshAgents(ctx context.Context, a Agents, keys engine.Credentials, entries []string) (*agentSet, error) {
-	self := r.Self
-	if self == "" {
-		var err error
-		if self, err = os.Executable(); err != nil {
-			return nil, badInputf("--ssh: cannot find this storbench binary: %v", err)
-		}
-	}
-	token := oneRunToken()
-	l := &cluster.SSHLauncher{
-		SSH: "ssh", User: a.SSHUser, Opts: a.SSHOpts, Version: r.Version, Binary: self, Credentials: keys,
-		Logf: func(format string, args ...any) {
-			r.Sink.Note(Note{Kind: NoteDiagnostic, Text: "ssh: " + fmt.Sprintf(format, args...)})
-		},
-	}
-	names := cluster.HostNames(entries)
-	started := make([]*cluster.SSHAgent, len(entries))
-	errs := make([]error, len(entries))
-	var wg sync.WaitGroup
-	for i, e := range entries {
-		wg.Go(func() {
-			h, port, err := cluster.SplitHostPort(e)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			started[i], errs[i] = l.Start(ctx, h, port, names[i], token)
-		})
-	}
-	wg.Wait()
-	stopAll := func() {
-		var wg sync.WaitGroup
-		for _, sa := range started {
-			if sa != nil {
-				wg.Go(sa.Shutdown)
-			}
-		}
-		wg.Wait()
-	}
-	var msgs []string
-	for i, err := range errs {
-		if err != nil {
-			msgs = append(msgs, fmt.Sprintf("%s: %v", entries[i], err))
-		}
-	}
-	if len(msgs) > 0 && (!a.AllowPartial || len(msgs) == len(entries)) {
-		stopAll()
-		return nil, badInputf("--ssh: %s: the run was refused before any load%s", strings.Join(msgs, "; "), partialHint(a, len(msgs) < len(entries)))
-	}
-	if len(msgs) > 0 {
-		r.Sink.Note(Note{Kind: NotePlan, Text: fmt.Sprintf("--ssh: %s; running on %d of %d hosts (--allow-partial)", strings.Join(msgs, "; "), len(entries)-len(msgs), len(entries))})
-	}
-	set := &agentSet{remote: true, close: stopAll}
-	hn, _ := os.Hostname()
-	for _, sa := range started {
-		if sa == nil {
-			continue
-		}
-		sa.Controller = hn
-		sa.DropCaches = a.DropCaches
-		set.agents = append(set.agents, sa)
-	}
-	return set, nil
-}
-
 // oneRunToken is a fresh random token for agents a run starts itself.
 func oneRunToken() string {
 	var b [32]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// partialHint tells how to run anyway on the hosts whose agents started.
-func partialHint(a Agents, some bool) string {
-	if a.AllowPartial || !some {
-		return ""
-	}
-	return " (--allow-partial runs on the hosts whose agents started)"
 }

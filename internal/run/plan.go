@@ -72,17 +72,12 @@ type Agents struct {
 	// itself to remote agents and trusts them (files, read only when a
 	// remote agent is used).
 	TokenFile, TLSCert, TLSKey, TLSCA string
-	// SSH starts an agent on every host with ssh, as SSHUser with SSHOpts
-	// (extra ssh options), and stops it at the end.
-	SSH     bool
-	SSHUser string
-	SSHOpts []string
-	// Slurm, when set, starts one agent per task of this Slurm allocation
-	// with srun and stops them at the end; Hosts are then empty.
-	Slurm *cluster.Allocation
+	// Launcher, when set, starts the run's agents (on Hosts, or on hosts
+	// of its own) and stops them at the end.
+	Launcher cluster.Launcher
 	// AllowPartial runs on the agents that started when some host's agent
-	// did not (--ssh, --launcher slurm); without it such a run is refused
-	// before any load.
+	// did not (a Launcher); without it such a run is refused before any
+	// load.
 	AllowPartial bool
 	// DropCaches syncs and drops the page cache on every host before each
 	// phase.

@@ -113,10 +113,10 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	pr := &phases{r: r, plan: p, ctrl: ctrl, set: set, folder: folder, areas: areas}
 	runErr := pr.runAll(ctx)
 	if stepEnded(set, len(ctrl.Lost())) {
-		stop(errStepEnded)
+		stop(set.endErr)
 	}
-	if errors.Is(context.Cause(ctx), errStepEnded) {
-		r.Sink.Note(Note{Kind: NotePlan, Text: errStepEnded.Error() + ": the run stopped"})
+	if set.endErr != nil && errors.Is(context.Cause(ctx), set.endErr) {
+		r.Sink.Note(Note{Kind: NotePlan, Text: set.endErr.Error() + ": the run stopped"})
 	}
 	return r.finish(ctx, folder, runErr)
 }

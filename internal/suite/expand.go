@@ -621,6 +621,9 @@ type FioSettings struct {
 	// a fio command line (rw: read, bs: 256k, iodepth: 1, ...); JobName names it.
 	Job     map[string]string
 	JobName string
+	// Report, with Job, is the headline the job's figures are shown by
+	// (bandwidth, iops or latency), as a job file's "# report" comment.
+	Report  string
 	Runtime string
 	Size    string
 	Numjobs int
@@ -664,6 +667,9 @@ func FioPhases(o FioSettings) ([]engine.Phase, error) {
 	var jobs []fio.Job
 	if o.Job != nil {
 		jobs = []fio.Job{inlineJob(o.JobName, o.Job)}
+		if o.Report != "" {
+			jobs[0].Text = "# report " + o.Report + "\n" + jobs[0].Text
+		}
 	} else {
 		var err error
 		if jobs, err = fio.LoadWorkload(o.Workload); err != nil {

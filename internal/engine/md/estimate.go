@@ -2,6 +2,7 @@ package md
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -34,14 +35,15 @@ func (Engine) Estimate(ph engine.Phase) (time.Duration, error) {
 		create = min(create, time.Duration(p.Stonewall).Seconds())
 	}
 	var it float64
-	for _, k := range p.ops() {
+	ops := p.ops()
+	for _, k := range ops {
 		switch k {
 		case opTreeCreate, opTreeRemove:
 		case opDirCreate, opFileCreate:
 			it += create
-		case opFind: // every file and directory, dealt out over the workers
+		case opFind: // every file, and the directories not yet removed
 			it += perOp
-			if !p.FilesOnly && !p.DirsOnly {
+			if !p.FilesOnly && !p.DirsOnly && !slices.Contains(ops, opDirRemove) {
 				it += perOp
 			}
 		default:

@@ -2,23 +2,55 @@ package md
 
 import (
 	"encoding/binary"
+	"path/filepath"
 	"syscall"
+	"time"
 )
 
-// find is this worker's share of the find operation, as IO500's find phase
-// runs pfind over its tree (-name "*01*" -size 3901c): the tree
-// directories are dealt out over the workers (of all hosts when the tree
-// is shared), and a worker reads each of its directories to the end and
-// checks every entry: its name against FindName, and for a regular file
-// whose name matches, its size (fstatat) against FindSize. Each entry is
-// one operation, so find's rate is entries checked per second, IO500's
-// total-files over runtime. Tree directories are walked as units of their
-// own; item directories are checked by name but not entered (md makes them
-// empty). The entries matched are counted (found).
+// Where find walks (Params.FindIn).
+const (
+	// FindInTree walks the phase's own trees, directories dealt out over
+	// the workers.
+	FindInTree = "tree"
+	// FindInData walks the run's whole data directory,
+	// <dir>/storbench/<run id>/ (every phase's files and trees, fio's
+	// included), as IO500's find walks its whole data directory.
+	FindInData = "data"
+)
+
+// find is this worker's share of the find operation, as IO500's find
+// phase runs pfind (-newer <start> -name "*01*" -size 3901c): every entry
+// is checked once, by one worker of all hosts (when the hosts share the
+// directory): its name against FindName, and for a regular file whose name
+// matches, its size (fstatat) against FindSize and its modification time
+// against the run's start (-newer). Each entry is one operation, so find's
+// rate is entries checked per second, IO500's total-files over runtime.
+// The entries matched are counted (found).
+//
+// In the phase's trees (FindInTree), tree directories are dealt out over
+// the workers when there are at least as many as workers; otherwise (a
+// one-directory tree, as mdtest-hard's) every worker reads every
+// directory and the entries are dealt out, by a hash of their path, so
+// that no tree is walked by one worker alone. Item directories are
+// checked but not entered (md makes them empty). In the data directory
+// (FindInData) every worker reads every directory, descending into
+// subdirectories, and checks the entries dealt to it.
 func (w *worker) find() {
 	r := w.r
 	p := r.pr.p
 	o := w.rec.Op(w.recIdx[opFind])
+	w.findT0 = mono()
+	if p.FindIn == FindInData {
+		root := []byte(filepath.Join(p.Dir, "storbench", r.pr.env.RunID) + "\x00")
+		fd, e := openat(w.raw, atFdcwd, &root[0], syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		if e != 0 {
+			w.fail(o, e)
+			return
+		}
+		w.scanDir(fd, fnvOffset, 0, true, true)
+		closeFd(w.raw, fd)
+		return
+	}
 	nodes := r.pr.nodes
 	// Trees: the one shared tree (-1), or one per rank: all ranks' when
 	// the hosts share the tree's directory, this host's otherwise.
@@ -29,10 +61,12 @@ func (w *worker) find() {
 			trees, base = int64(r.total), 0
 		}
 	}
-	want := p.findSize()
-	pat := p.FindName
-	t0 := mono()
-	for d := int64(w.findRank); d < trees*nodes; d += int64(w.findSpace) {
+	dirs := trees * nodes
+	byEntry := dirs < int64(w.findSpace)
+	for d := int64(0); d < dirs; d++ {
+		if !byEntry && d%int64(w.findSpace) != int64(w.findRank) {
+			continue
+		}
 		tree := -1
 		if base >= 0 {
 			tree = base + int(d/nodes)
@@ -45,56 +79,141 @@ func (w *worker) find() {
 			w.fail(o, e)
 			return
 		}
-		for {
-			n, e := getdents(fd, w.dents)
-			if e != 0 {
-				closeFd(w.raw, fd)
-				w.fail(o, e)
-				return
-			}
-			if n <= 0 {
-				break
-			}
-			// struct linux_dirent64: inode (8), offset (8), record
-			// length (2), type (1), NUL-terminated name.
-			for off := 0; off < n; {
-				reclen := int(binary.NativeEndian.Uint16(w.dents[off+16:]))
-				typ := w.dents[off+18]
-				name := w.dents[off+19 : off+reclen]
-				for j, c := range name {
-					if c == 0 {
-						name = name[:j]
-						break
-					}
-				}
-				nameAt := &w.dents[off+19]
-				off += reclen
-				if len(name) == 0 || len(name) <= 2 && name[0] == '.' && (len(name) == 1 || name[1] == '.') {
-					continue
-				}
-				if (typ == dtReg || typ == dtUnknown) && match(pat, name) &&
-					fstatat(w.raw, fd, nameAt, &w.st) == 0 && w.st.Mode&syscall.S_IFMT == syscall.S_IFREG && w.st.Size == want {
-					w.found++
-				}
-				t1 := mono()
-				o.Record(t1-t0, 0)
-				t0 = t1
-				w.items++
-			}
-			if r.stop.Load() {
-				break
-			}
-		}
+		ok := w.scanDir(fd, hashName(fnvOffset, w.path[:len(w.path)-1]), 0, byEntry, false)
 		closeFd(w.raw, fd)
-		if r.stop.Load() {
+		if !ok || r.stop.Load() {
 			return
 		}
 	}
 }
 
+// scanDir checks the entries of directory fd dealt to this worker (all of
+// them unless split: those whose path hashes to it), descending into
+// subdirectories when descend is set; dirHash is the hash of the
+// directory's path, depth its depth below where the walk began. It returns
+// false when the walk must end: an error, or the run stopped.
+func (w *worker) scanDir(fd int, dirHash uint64, depth int, split, descend bool) bool {
+	r := w.r
+	p := r.pr.p
+	o := w.rec.Op(w.recIdx[opFind])
+	buf := w.dentsAt(depth)
+	want := p.findSize()
+	for {
+		n, e := getdents(fd, buf)
+		if e != 0 {
+			w.fail(o, e)
+			return false
+		}
+		if n <= 0 {
+			return true
+		}
+		// struct linux_dirent64: inode (8), offset (8), record length (2),
+		// type (1), NUL-terminated name.
+		for off := 0; off < n; {
+			reclen := int(binary.NativeEndian.Uint16(buf[off+16:]))
+			typ := buf[off+18]
+			name := buf[off+19 : off+reclen]
+			for j, c := range name {
+				if c == 0 {
+					name = name[:j]
+					break
+				}
+			}
+			nameAt := &buf[off+19]
+			off += reclen
+			if len(name) == 0 || len(name) <= 2 && name[0] == '.' && (len(name) == 1 || name[1] == '.') {
+				continue
+			}
+			h := hashName(dirHash, name)
+			if descend && (typ == dtDir || typ == dtUnknown) && depth < maxFindDepth {
+				sub, e := openat(w.raw, fd, nameAt, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+				switch {
+				case e == 0:
+					ok := w.scanDir(sub, h, depth+1, split, true)
+					closeFd(w.raw, sub)
+					if !ok {
+						return false
+					}
+				case e != syscall.ENOTDIR && e != syscall.ELOOP && e != syscall.ENOENT:
+					w.fail(o, e)
+					return false
+				}
+			}
+			if split && h%uint64(w.findSpace) != uint64(w.findRank) {
+				continue
+			}
+			if (typ == dtReg || typ == dtUnknown) && match(p.FindName, name) &&
+				fstatat(w.raw, fd, nameAt, &w.st) == 0 && w.st.Mode&syscall.S_IFMT == syscall.S_IFREG && w.st.Size == want &&
+				w.newer() {
+				w.found++
+			}
+			t1 := mono()
+			o.Record(t1-w.findT0, 0)
+			w.findT0 = t1
+			w.items++
+		}
+		if r.stop.Load() {
+			return false
+		}
+	}
+}
+
+// newer says whether the file just stat'ed (w.st) was modified after the
+// run began, as find -newer does with IO500's timestamp file; with no
+// start known (a run id that names none), every file is.
+func (w *worker) newer() bool {
+	ref := w.r.findNewer
+	return ref == 0 || w.st.Mtim.Nano() > ref
+}
+
+// runStart is when the run began, in Unix ns, from its id
+// ("20261121T051502Z-3fa9", to the second: a file made in the run's first
+// second is still newer), or 0 when the id names no time.
+func runStart(runID string) int64 {
+	const layout = "20060102T150405Z"
+	if len(runID) < len(layout) {
+		return 0
+	}
+	t, err := time.Parse(layout, runID[:len(layout)])
+	if err != nil {
+		return 0
+	}
+	return t.UnixNano() - 1
+}
+
+// maxFindDepth bounds how deep the data directory walk descends (a loop
+// of bind mounts would otherwise never end); each level holds a buffer.
+const maxFindDepth = 2 * MaxDepth
+
+// dentsAt is the directory entry buffer for depth d, made on first use:
+// a walk descends while its parent's entries are still being read.
+func (w *worker) dentsAt(d int) []byte {
+	for len(w.dents) <= d {
+		w.dents = append(w.dents, make([]byte, 32<<10))
+	}
+	return w.dents[d]
+}
+
+// FNV-1a, 64 bits: hashName deals out entries by their path, the same on
+// every host.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// hashName extends the hash of a directory's path by one name.
+func hashName(h uint64, name []byte) uint64 {
+	h = (h ^ '/') * fnvPrime
+	for _, c := range name {
+		h = (h ^ uint64(c)) * fnvPrime
+	}
+	return h
+}
+
 // Directory entry types (d_type) find looks at.
 const (
 	dtUnknown = 0
+	dtDir     = 4
 	dtReg     = 8
 )
 

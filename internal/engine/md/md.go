@@ -14,6 +14,7 @@
 package md
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,40 +39,51 @@ var (
 	_ engine.Prepared  = (*prepared)(nil)
 )
 
-// opKind is one of the operations, in the order mdtest runs them.
+// opKind is one of the operations, in the order mdtest runs them: every
+// directory operation (its directory_test) before the file ones
+// (file_test), between the tree's creation and its removal.
 type opKind int
 
 const (
 	opTreeCreate opKind = iota
 	opDirCreate
 	opDirStat
+	opDirRename
+	opDirRemove
 	opFileCreate
 	opFind
 	opFileStat
 	opFileRead
 	opFileRename
 	opFileRemove
-	opDirRemove
 	opTreeRemove
 	numOps
 )
 
 // OpNames are the operations' names in results, in the order they run.
 var OpNames = [numOps]string{
-	"tree-create", "dir-create", "dir-stat", "file-create", "find", "file-stat",
-	"file-read", "file-rename", "file-remove", "dir-remove", "tree-remove",
+	"tree-create", "dir-create", "dir-stat", "dir-rename", "dir-remove", "file-create", "find",
+	"file-stat", "file-read", "file-rename", "file-remove", "tree-remove",
 }
 
 func (k opKind) String() string { return OpNames[k] }
 
-// ops returns the operations p runs, in order.
+// isDirOp and isFileOp say whether k works on directories or on files
+// (items, not the tree).
+func isDirOp(k opKind) bool  { return k >= opDirCreate && k <= opDirRemove }
+func isFileOp(k opKind) bool { return k >= opFileCreate && k <= opFileRemove && k != opFind }
+
+// ops returns the operations p runs, in order. The directory rename runs
+// by default, as in mdtest 4.x (which skips it for fewer than 2 items), or
+// with only: [rename]; the file rename only when asked for.
 func (p Params) ops() []opKind {
 	var out []opKind
 	for k := opTreeCreate; k < numOps; k++ {
 		switch {
-		case p.FilesOnly && (k == opDirCreate || k == opDirStat || k == opDirRemove):
-		case p.DirsOnly && k >= opFileCreate && k <= opFileRemove && k != opFind:
+		case p.FilesOnly && isDirOp(k):
+		case p.DirsOnly && isFileOp(k):
 		case k == opFileRename && !p.Rename && !slices.Contains(p.Only, "rename"):
+		case k == opDirRename && p.Items < 2:
 		case k == opFind && !p.finds():
 		case !p.only(groupOf(k)):
 		default:
@@ -86,7 +98,7 @@ func (p Params) ops() []opKind {
 // hosts' workers share one tree, when a worker works on another host's
 // items (-N), and when phases share a tree.
 func (p Params) shared(hosts int) bool {
-	return p.Tree != "" || hosts > 1 && (!p.UniqueDir || p.Stride > 0)
+	return p.Tree != "" || hosts > 1 && (!p.UniqueDir || p.strided() || p.finds() && p.FindIn == FindInData)
 }
 
 // sharedName is the phase's entry in the shared area: md- and its tree's
@@ -135,16 +147,20 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (eng
 	if !supported {
 		return nil, errors.New("the metadata engine runs on Linux (amd64, arm64) only")
 	}
+	if p.Workers == 0 && env.CPUs > 0 {
+		p.Workers = env.CPUs
+	}
 	pr := &prepared{p: p, env: env, phase: ph.Name, ops: p.ops(), workers: p.workers(),
 		nodes: treeNodes(p.Depth, p.Branch, 1<<40), shared: p.shared(env.Hosts)}
 	pr.makesTree = slices.Contains(pr.ops, opTreeCreate)
 	pr.keepsTree = p.Tree != "" && !slices.Contains(pr.ops, opTreeRemove)
 	// Every tree directory stays open while items are worked on: this
 	// host's own, and with a stride and a tree per worker the trees of the
-	// workers whose items this host's work on.
+	// workers whose items this host's stat, read and remove (up to three
+	// others each).
 	trees := uint64(p.trees())
-	if p.UniqueDir && p.Stride > 0 {
-		trees *= 2
+	if p.UniqueDir && p.strided() {
+		trees *= 4
 	}
 	need := uint64(pr.nodes)*trees + uint64(pr.workers) + 64
 	var lim syscall.Rlimit
@@ -273,6 +289,10 @@ func (r *run) result() *engine.HostResult {
 	}
 	if pr.p.Stride > 0 {
 		res.Meta["stride"] = strconv.Itoa(pr.p.Stride)
+		res.Meta["shift_ranks"] = strconv.Itoa(r.shift)
+	}
+	if pr.p.RankStride > 0 {
+		res.Meta["rank_stride"] = strconv.Itoa(pr.p.RankStride)
 	}
 	if pr.shared {
 		res.Meta["shared"] = "true"
@@ -281,23 +301,7 @@ func (r *run) result() *engine.HostResult {
 		res.Meta["tree"] = pr.p.Tree
 	}
 	if pr.p.Stonewall > 0 && r.total > 0 {
-		// Items per rank at the stonewall, all hosts' ranks where the
-		// hosts exchanged them, as mdtest reports the min and max.
-		for _, c := range []struct {
-			k    opKind
-			of   []int64
-			name string
-		}{{opDirCreate, r.dirsOf, "dir"}, {opFileCreate, r.filesOf, "file"}} {
-			if !slices.Contains(pr.ops, c.k) {
-				continue
-			}
-			of := c.of
-			if !pr.shared {
-				of = of[r.first : r.first+len(r.workers)]
-			}
-			res.Meta["stonewall_"+c.name+"_items_per_rank_min"] = strconv.FormatInt(slices.Min(of), 10)
-			res.Meta["stonewall_"+c.name+"_items_per_rank_max"] = strconv.FormatInt(slices.Max(of), 10)
-		}
+		r.stonewallMeta(res.Meta)
 	}
 	for j, k := range pr.ops {
 		its := r.its[j]
@@ -306,25 +310,9 @@ func (r *run) result() *engine.HostResult {
 			// earlier iterations cannot be told from the stuck one.
 			continue
 		}
-		lists := make([][]record.OpStats, len(r.workers))
-		for i, w := range r.workers {
-			lists[i] = []record.OpStats{w.rec.Stats(j, k.String())}
+		if o, ok := r.opResult(res.Meta, j, k); ok {
+			res.Ops = append(res.Ops, o)
 		}
-		o := record.CombineAll(lists...)[0]
-		var cpu int64
-		for _, w := range r.workers {
-			cpu += w.cpu[j]
-		}
-		if o.Ops > 0 && cpu > 0 {
-			res.Meta["cpu_ns_per_op_"+k.String()] = strconv.FormatInt(cpu/int64(o.Ops), 10)
-		}
-		o.Iterations = its
-		o.StartNs, o.EndNs = its[0].StartNs, its[len(its)-1].EndNs
-		if r.tracksCross && touchesOthers(k) {
-			n := r.cross[j]
-			o.CrossHost = &n
-		}
-		res.Ops = append(res.Ops, o)
 	}
 	if len(r.latSecs) > 0 {
 		if b, err := record.EncodeLatSeconds(r.latSecs); err == nil {
@@ -338,14 +326,8 @@ func (r *run) result() *engine.HostResult {
 		}
 	}
 	res.Meta["raw_syscall_workers"] = strconv.Itoa(raw)
-	if slices.Contains(pr.ops, opFind) {
-		var found uint64
-		for _, w := range r.workers {
-			found += w.found
-		}
-		res.Meta["find_found"] = strconv.FormatUint(found, 10)
-		res.Meta["find_name"] = pr.p.FindName
-		res.Meta["find_size"] = strconv.FormatInt(pr.p.findSize(), 10)
+	if j := slices.Index(pr.ops, opFind); j >= 0 {
+		r.findMeta(res, j)
 	}
 	if pr.env.Barrier != nil {
 		// How late this host began a stage after the hosts' common start
@@ -370,4 +352,109 @@ func joinErrs(errs []string) string {
 		s += "; " + e
 	}
 	return s
+}
+
+// stonewallMeta notes the items per rank at the creates' stonewall (the
+// last iteration's), as mdtest reports them: min and max, and with the
+// wear-out, which the hosts exchanged, their sum and when the stonewall
+// was hit (ns after the create's start).
+func (r *run) stonewallMeta(meta map[string]string) {
+	pr := r.pr
+	for _, c := range []struct {
+		k    opKind
+		of   []int64
+		name string
+	}{{opDirCreate, r.dirsOf, "dir"}, {opFileCreate, r.filesOf, "file"}} {
+		j := slices.Index(pr.ops, c.k)
+		if j < 0 {
+			continue
+		}
+		pfx := "stonewall_" + c.name + "_items"
+		if pr.p.wearsOut() {
+			w := r.walls[j]
+			if w.atNs == 0 {
+				continue // the stonewall was never reached: the run stopped
+			}
+			meta[pfx+"_per_rank_min"] = strconv.FormatInt(w.min, 10)
+			meta[pfx+"_per_rank_max"] = strconv.FormatInt(w.max, 10)
+			meta[pfx+"_sum"] = strconv.FormatInt(w.sum, 10)
+			meta["stonewall_"+c.name+"_hit_ns"] = strconv.FormatInt(w.atNs, 10)
+			continue
+		}
+		of := c.of
+		if !pr.shared {
+			of = of[r.first : r.first+len(r.workers)]
+		}
+		meta[pfx+"_per_rank_min"] = strconv.FormatInt(slices.Min(of), 10)
+		meta[pfx+"_per_rank_max"] = strconv.FormatInt(slices.Max(of), 10)
+	}
+}
+
+// findMeta notes what find matched and how evenly the workers shared its
+// walk (entries checked per worker), and gives the find operation (op
+// index j) its found count.
+func (r *run) findMeta(res *engine.HostResult, j int) {
+	p := r.pr.p
+	var found uint64
+	lo, hi := uint64(1<<63), uint64(0)
+	for _, w := range r.workers {
+		found += w.found
+		n := w.rec.Stats(j, "find").Ops
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	res.Meta["find_entries_per_worker_min"] = strconv.FormatUint(lo, 10)
+	res.Meta["find_entries_per_worker_max"] = strconv.FormatUint(hi, 10)
+	for i := range res.Ops {
+		if res.Ops[i].Op == "find" {
+			res.Ops[i].Found = &found
+		}
+	}
+	res.Meta["find_found"] = strconv.FormatUint(found, 10)
+	res.Meta["find_name"] = p.FindName
+	res.Meta["find_size"] = strconv.FormatInt(p.findSize(), 10)
+	res.Meta["find_in"] = cmp.Or(p.FindIn, FindInTree)
+	if r.findNewer != 0 {
+		res.Meta["find_newer_than_ns"] = strconv.FormatInt(r.findNewer, 10)
+	}
+}
+
+// opResult merges the workers' figures of operation k (op index j), with
+// its iterations, and notes its CPU cost per operation in meta. It says
+// false for a tree operation on a host other than the first.
+func (r *run) opResult(meta map[string]string, j int, k opKind) (record.OpStats, bool) {
+	its := r.its[j]
+	tree := k == opTreeCreate || k == opTreeRemove
+	if tree && r.hostRank != 0 {
+		// mdtest counts one tree for all ranks; the first host
+		// reports it, over all hosts' time (treeEnds). A host that
+		// did no tree work has no tree figure, rather than 0.
+		return record.OpStats{}, false
+	}
+	lists := make([][]record.OpStats, len(r.workers))
+	for i, w := range r.workers {
+		lists[i] = []record.OpStats{w.rec.Stats(j, k.String())}
+	}
+	o := record.CombineAll(lists...)[0]
+	var cpu int64
+	for _, w := range r.workers {
+		cpu += w.cpu[j]
+	}
+	if o.Ops > 0 && cpu > 0 {
+		meta["cpu_ns_per_op_"+k.String()] = strconv.FormatInt(cpu/int64(o.Ops), 10)
+	}
+	o.Iterations = its
+	if tree {
+		// The latencies are of every directory made; the count is
+		// one tree's, as mdtest counts it.
+		o.Ops = 0
+		for _, it := range its {
+			o.Ops += it.Items
+		}
+	}
+	o.StartNs, o.EndNs = its[0].StartNs, its[len(its)-1].EndNs
+	if r.tracksCross && touchesOthers(k) {
+		n := r.cross[j]
+		o.CrossHost = &n
+	}
+	return o, true
 }

@@ -33,8 +33,9 @@ const (
 	MaxTreeDirs = 100_000
 	// MaxIOBytes bounds write_bytes and read_bytes per file.
 	MaxIOBytes = 1 << 30
-	// MaxStride bounds the stride (-N): it is taken modulo the workers of
-	// all hosts, so a larger one is a typing mistake.
+	// MaxStride bounds the strides (-N, --rank-stride): they are taken
+	// modulo the hosts or the workers of all hosts, so a larger one is a
+	// typing mistake.
 	MaxStride = 1 << 20
 )
 
@@ -62,14 +63,22 @@ type Params struct {
 	// <dir>/storbench/<run id>/shared/, and so are the trees of -u with a
 	// stride: the hosts must share the directory.
 	UniqueDir bool `json:"unique_dir"`
-	// Stride (-N) makes every operation after the creates (stat, read,
-	// rename, remove) work on the items that the worker Stride ranks
-	// further on created: worker r (a global rank, host order x workers
-	// per host) takes those of (r + Stride) mod the workers of all hosts.
-	// With Stride the workers per host on several hosts, every worker reads
-	// back what another host wrote, and no client answers from its cache.
-	// 0: every worker works on its own items.
+	// Stride (-N) is mdtest 3.3+'s -N, in nodes (hosts): after the
+	// creates, worker r stats (directories and files, and renames them)
+	// the items of rank r+S, reads those of r+2S and removes those of
+	// r+3S, all mod the workers of all hosts, where S is Stride hosts'
+	// worth of ranks (Stride x the workers per host; on one host, Stride
+	// ranks, as mdtest on one node). On 4 hosts -N 1 makes every stat,
+	// read and remove cross hosts; on 3 hosts the remove (3 hosts further
+	// on), on 2 the read, works on the host's own items, as in mdtest. 0: every
+	// worker works on its own items. The hosts must run the same number of
+	// workers.
 	Stride int `json:"stride,omitempty"`
+	// RankStride is the rank stride of mdtest before 3.3 (and of earlier
+	// storbench -N): every operation after the creates works on the items
+	// of rank r+RankStride mod all ranks, the same rank for stat, read and
+	// remove. It excludes Stride.
+	RankStride int `json:"rank_stride,omitempty"`
 	// Only runs a part of the sequence, as mdtest's -C, -T, -E and -r do:
 	// any of "create" (tree, directories, files), "stat", "read", "rename",
 	// "find" and "remove" (files, directories, tree), in mdtest's order.
@@ -90,17 +99,34 @@ type Params struct {
 	// size it matches, in bytes (default: write_bytes).
 	FindName string `json:"find_name,omitempty"`
 	FindSize *Size  `json:"find_size,omitempty"`
+	// FindIn is where find walks: "tree" (the phase's trees, the default)
+	// or "data", the run's whole data directory <dir>/storbench/<run id>/
+	// (every phase's files, fio's included), as IO500's find walks its
+	// data directory. On several hosts "data" needs the hosts to share the
+	// directory, whose entries they deal out among all their workers.
+	FindIn string `json:"find_in,omitempty"`
 	// Workers is the number of workers on each host (-t); 0 means one per
 	// CPU.
 	Workers int `json:"workers,omitempty"`
 	// Stonewall (-W) ends the create operations after this time; later
-	// operations work on what was created. 0 means no limit.
+	// operations work on what was created. 0 means no limit. With WearOut
+	// (the default, as mdtest's -W and IO500), every worker of every host
+	// then goes on creating, inside the create's time, until it has made
+	// as many items as the rank that made most by the stonewall.
 	Stonewall Duration `json:"stonewall,omitempty"`
+	// WearOut, with a stonewall, makes every rank create up to the largest
+	// count any rank reached by the stonewall (default true); false stops
+	// every rank at the stonewall, each with its own count.
+	WearOut *bool `json:"wear_out,omitempty"`
 	// Random makes stat and read visit items in a random order.
 	Random bool `json:"random"`
-	// Sync flushes the target file system (syncfs(2)) at the end of every
-	// operation, inside its time, as mdtest's --sync does.
+	// Sync flushes every file system of the host (sync(2)) at the end of
+	// every operation, inside its time, as mdtest's -Y does (IO500's
+	// mdtest write phases use it).
 	Sync bool `json:"sync"`
+	// SyncFile flushes each file (fsync(2)) after writing it in
+	// file-create, inside the create's time, as mdtest's -y does.
+	SyncFile bool `json:"sync_file"`
 	// WriteBytes is written to each file on creation (-w); ReadBytes read
 	// from each in file-read (-e).
 	WriteBytes Size `json:"write_bytes"`
@@ -112,6 +138,14 @@ type Params struct {
 	// Seed seeds the random order; 0 picks one from the clock.
 	Seed int64 `json:"seed,omitempty"`
 }
+
+// wearsOut says whether the creates go on after the stonewall to the
+// largest count (Params.WearOut).
+func (p Params) wearsOut() bool { return p.Stonewall > 0 && (p.WearOut == nil || *p.WearOut) }
+
+// strided says whether workers work on other ranks' items after the
+// creates (-N or --rank-stride).
+func (p Params) strided() bool { return p.Stride > 0 || p.RankStride > 0 }
 
 // DefaultParams are the settings a phase gets for keys it leaves out.
 func DefaultParams() Params {
@@ -243,10 +277,16 @@ func (p Params) check() error {
 		return fmt.Errorf("write-bytes must be 0 to %d, got %d", int64(MaxIOBytes), p.WriteBytes)
 	case p.ReadBytes < 0 || p.ReadBytes > MaxIOBytes:
 		return fmt.Errorf("read-bytes must be 0 to %d, got %d", int64(MaxIOBytes), p.ReadBytes)
-	case p.DirsOnly && (p.WriteBytes > 0 || p.ReadBytes > 0 || p.Rename || slices.Contains(p.Only, "rename")):
+	case p.DirsOnly && (p.WriteBytes > 0 || p.ReadBytes > 0 || p.Rename):
 		return errors.New("write-bytes, read-bytes and rename act on files; they make no sense with dirs-only (-D)")
 	case p.Stride < 0 || p.Stride > MaxStride:
 		return fmt.Errorf("stride (-N) must be 0 to %d, got %d", MaxStride, p.Stride)
+	case p.RankStride < 0 || p.RankStride > MaxStride:
+		return fmt.Errorf("rank_stride (--rank-stride) must be 0 to %d, got %d", MaxStride, p.RankStride)
+	case p.WearOut != nil && p.Stonewall == 0:
+		return errors.New("wear_out (--wear-out) says what happens after the stonewall: give a stonewall (-W) too")
+	case p.Stride > 0 && p.RankStride > 0:
+		return errors.New("stride (-N, in hosts) and rank_stride (--rank-stride, in ranks) both say whose items a worker works on: give one")
 	}
 	if err := p.checkOnly(); err != nil {
 		return err
@@ -281,7 +321,7 @@ var groups = []group{
 	{"stat", []opKind{opDirStat, opFileStat}},
 	{"find", []opKind{opFind}},
 	{"read", []opKind{opFileRead}},
-	{"rename", []opKind{opFileRename}},
+	{"rename", []opKind{opDirRename, opFileRename}},
 	{"remove", []opKind{opFileRemove, opDirRemove, opTreeRemove}},
 }
 
@@ -348,6 +388,8 @@ func (p Params) checkFind() error {
 		return fmt.Errorf("find_name %q: give a file name pattern (\"*\" and \"?\" match) of 1 to 255 bytes without '/'", p.FindName)
 	case p.FindSize != nil && *p.FindSize < 0:
 		return fmt.Errorf("find_size must not be negative, got %d", *p.FindSize)
+	case p.FindIn != "" && p.FindIn != FindInTree && p.FindIn != FindInData:
+		return fmt.Errorf("find_in %q: give %s (the phase's trees) or %s (the run's whole data directory)", p.FindIn, FindInTree, FindInData)
 	}
 	return nil
 }

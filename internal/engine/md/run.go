@@ -3,13 +3,10 @@ package md
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
+	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,6 +63,12 @@ type run struct {
 	// total. hostRank is this host's h.
 	first, total, hostRank int
 	hostFirst              []int
+	// shift is -N's shift in ranks (shiftRanks); roots are the trees this
+	// host's workers work in, by slot, and slotOf the slot of a rank's
+	// tree (-u).
+	shift  int
+	roots  []string
+	slotOf map[int]int
 
 	// Fields below are written only by barrier actions, which run one at a
 	// time while every worker waits, and read by workers after the barrier.
@@ -93,84 +96,71 @@ type run struct {
 	tracksCross bool
 	// found counts the entries find matched.
 	found uint64
+	// findNewer is the run's start (Unix ns): find matches files modified
+	// after it (-newer), 0 for any.
+	findNewer int64
+	// wearTo is the count every worker creates up to after the stonewall
+	// (the largest any rank made by then), and walls what the ranks of
+	// all hosts had made at the stonewall, per op index (wearOutTo).
+	wearTo int64
+	walls  []stonewallCounts
 }
 
-// barrier makes n workers wait for each other; the last to arrive runs an
-// action before releasing the others.
-//
-// When every worker has a P of its own (spin), a waiting worker first polls
-// for the release, yielding its CPU between polls, for up to spinFor: waking
-// a goroutine locked to its thread from a channel goes through the scheduler
-// and several futex wake-ups, which on a busy machine can add milliseconds to
-// a stage that lasts a few tens of them. mdloop's pthread barrier is one
-// futex wake.
-type barrier struct {
-	mu      sync.Mutex
-	n       int
-	arrived int
-	gen     atomic.Uint64 // incremented at each release
-	release chan struct{}
-	spin    bool
-	// quit, closed by abort, releases every wait for good; it does not
-	// need mu, which a worker stuck in an action may hold.
-	quit     chan struct{}
-	quitting atomic.Bool
+// stonewallCounts are the items per rank at a create's stonewall, of the
+// ranks of all hosts, and when the hosts learnt them (ns after the
+// create's start), mdtest's "stonewall" figures.
+type stonewallCounts struct {
+	min, max, sum int64
+	atNs          int64
 }
 
-// spinFor bounds how long (ns) a worker polls a barrier before blocking.
-const spinFor = 10_000_000
-
-// wait returns false when the barrier was aborted: the caller leaves.
-func (b *barrier) wait(action func()) bool {
-	if b.quitting.Load() {
-		return false
+// wearOutTo is the barrier action at a create's stonewall: it takes this
+// host's workers' counts, exchanges them with the other hosts (inside the
+// create's time, as mdtest's MPI_Allreduce is), and sets wearTo to the
+// largest count of any rank.
+func (r *run) wearOutTo() {
+	k := r.pr.ops[r.op]
+	c := stonewallCounts{min: math.MaxInt64}
+	for _, w := range r.workers {
+		c.min, c.max, c.sum = min(c.min, w.done), max(c.max, w.done), c.sum+w.done
 	}
-	b.mu.Lock()
-	g := b.gen.Load()
-	b.arrived++
-	if b.arrived == b.n {
-		action()
-		b.arrived = 0
-		ch := b.release
-		b.release = make(chan struct{})
-		b.gen.Add(1)
-		b.mu.Unlock()
-		close(ch)
-		return !b.quitting.Load()
-	}
-	ch := b.release
-	b.mu.Unlock()
-	if b.spin {
-		for deadline := mono() + spinFor; mono() < deadline; {
-			if b.gen.Load() != g {
-				return !b.quitting.Load()
+	r.wearTo = 0
+	if b := r.pr.env.Barrier; b != nil && !r.stop.Load() {
+		data := binary.AppendUvarint(binary.AppendUvarint(binary.AppendUvarint(nil, uint64(c.min)), uint64(c.max)), uint64(c.sum))
+		rel, err := b.Wait(r.ctx, strconv.Itoa(r.iter)+"/"+k.String()+"-stonewall", data)
+		if err != nil {
+			if r.ctx.Err() == nil {
+				r.addErr(k, fmt.Sprintf("%s: stonewall: %v", k, err))
 			}
-			if b.quitting.Load() {
-				return false
+			return // the next barrier between hosts fails too, and stops the run
+		}
+		c = stonewallCounts{min: math.MaxInt64}
+		for _, a := range rel.Hosts {
+			var v [3]uint64
+			d, ok := a.Data, !a.Left
+			for i := range v {
+				n := 0
+				if v[i], n = binary.Uvarint(d); n <= 0 {
+					ok = false
+					break
+				}
+				d = d[n:]
 			}
-			schedYield()
+			if ok {
+				c.min, c.max, c.sum = min(c.min, int64(v[0])), max(c.max, int64(v[1])), c.sum+int64(v[2])
+			}
 		}
 	}
-	select {
-	case <-ch:
-		return !b.quitting.Load()
-	case <-b.quit:
-		return false
-	}
-}
-
-// abort releases every worker waiting at the barrier, and every later
-// arrival, for good.
-func (b *barrier) abort() {
-	if b.quitting.CompareAndSwap(false, true) {
-		close(b.quit)
-	}
+	c.atNs = mono() - r.startM
+	r.walls[r.op] = c
+	r.wearTo = c.max
 }
 
 func newRun(pr *prepared) (*run, error) {
-	r := &run{pr: pr, iterFd: -1, its: make([][]record.Iteration, len(pr.ops)), cross: make([]uint64, len(pr.ops))}
+	r := &run{pr: pr, iterFd: -1, its: make([][]record.Iteration, len(pr.ops)), cross: make([]uint64, len(pr.ops)),
+		findNewer: runStart(pr.env.RunID), walls: make([]stonewallCounts, len(pr.ops))}
 	r.bar = barrier{n: pr.workers, release: make(chan struct{}), quit: make(chan struct{})}
-	r.tracksCross = pr.p.Stride > 0 || pr.shared && pr.env.Barrier != nil
+	r.tracksCross = pr.p.strided() || pr.shared && pr.env.Barrier != nil
 	names := make([]string, len(pr.ops))
 	for j, k := range pr.ops {
 		names[j] = k.String()
@@ -201,7 +191,7 @@ func newRun(pr *prepared) (*run, error) {
 			}
 		}
 		if finds {
-			w.dents = make([]byte, 32<<10)
+			w.dentsAt(0)
 			w.path = make([]byte, 0, 16*(MaxDepth+2))
 		}
 		r.workers = append(r.workers, w)
@@ -280,223 +270,6 @@ func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc
 	r.series = sampler.Series
 	r.latSecs = sampler.LatSeconds()
 	r.finish()
-}
-
-// setRanks learns every host's workers at a first barrier between hosts
-// and gives each worker its global rank, and the rank whose items it works
-// on after the creates: (rank + stride) mod all workers. A phase on a tree
-// an earlier phase made reads that tree's counts now, before any load.
-func (r *run) setRanks() error {
-	pr := r.pr
-	n := len(r.workers)
-	r.hostFirst = []int{0, n}
-	if b := pr.env.Barrier; b != nil {
-		rel, err := b.Wait(r.ctx, "ranks", binary.AppendUvarint(nil, uint64(n)))
-		if err != nil {
-			return fmt.Errorf("ranks: %v", err)
-		}
-		r.hostFirst = make([]int, len(rel.Hosts)+1)
-		for h, a := range rel.Hosts {
-			w := uint64(0)
-			if !a.Left {
-				var k int
-				if w, k = binary.Uvarint(a.Data); k <= 0 {
-					return fmt.Errorf("ranks: host %s sent no worker count", a.Host)
-				}
-			}
-			r.hostFirst[h+1] = r.hostFirst[h] + int(w)
-		}
-		r.hostRank = pr.env.Rank
-		if r.hostRank >= len(rel.Hosts) || r.hostFirst[r.hostRank+1]-r.hostFirst[r.hostRank] != n {
-			return fmt.Errorf("ranks: host %d of %d does not see its own %d workers", r.hostRank, len(rel.Hosts), n)
-		}
-	}
-	r.first, r.total = r.hostFirst[r.hostRank], r.hostFirst[len(r.hostFirst)-1]
-	r.dirsOf, r.filesOf, r.renamedOf = make([]int64, r.total), make([]int64, r.total), make([]int64, r.total)
-	if pr.p.Tree != "" && !pr.makesTree {
-		if err := r.loadState(); err != nil {
-			return err
-		}
-	}
-	p := pr.p
-	for i, w := range r.workers {
-		w.g = r.first + i
-		tgt := w.g
-		if p.Stride > 0 {
-			tgt = (w.g + p.Stride) % r.total
-		}
-		w.own, w.tgt = r.itemsOf(w.g, i), r.itemsOf(tgt, i)
-		if p.UniqueDir && tgt != w.g {
-			w.tgt.slot = n + i
-		}
-		w.ownsTree = p.UniqueDir || w.g == 0
-		w.findRank, w.findSpace = i, n
-		if pr.shared {
-			w.findRank, w.findSpace = w.g, r.total
-		}
-	}
-	return nil
-}
-
-// itemsOf names the items of global rank g, for this host's worker i: in a
-// tree per worker (-u) they are "d.<n>", "f.<n>" in tree "w<g>", in the
-// one shared tree "d.<g>.<n>", "f.<g>.<n>".
-func (r *run) itemsOf(g, i int) items {
-	if r.pr.p.UniqueDir {
-		return items{rank: g, slot: i, root: "w" + strconv.Itoa(g), dirPfx: []byte("d."), filePfx: []byte("f."), renPfx: []byte("r.")}
-	}
-	tag := strconv.Itoa(g) + "."
-	return items{rank: g, root: "shared", dirPfx: []byte("d." + tag), filePfx: []byte("f." + tag), renPfx: []byte("r." + tag)}
-}
-
-// hostOf returns the host (its engine.Env.Rank) of global rank g.
-func (r *run) hostOf(g int) int {
-	return sort.Search(len(r.hostFirst)-1, func(h int) bool { return r.hostFirst[h+1] > g })
-}
-
-// treeState is stateFile: a kept tree's shape, and how many items of each
-// rank it holds.
-type treeState struct {
-	Layout  string  `json:"layout"`
-	Ranks   int     `json:"ranks"`
-	Dirs    []int64 `json:"dirs"`
-	Files   []int64 `json:"files"`
-	Renamed []int64 `json:"renamed"`
-}
-
-// layout is what phases sharing a tree must agree on.
-func (p Params) layout() string {
-	return fmt.Sprintf("items %d, depth %d, branch %d, files_only %t, dirs_only %t, unique_dir %t, write_bytes %d",
-		p.Items, p.Depth, p.Branch, p.FilesOnly, p.DirsOnly, p.UniqueDir, int64(p.WriteBytes))
-}
-
-// loadState reads the counts of a tree an earlier phase made, refusing a
-// tree of another shape or rank count.
-func (r *run) loadState() error {
-	p := r.pr.p
-	st, err := readState(r.pr.ws.Path)
-	if err != nil {
-		return fmt.Errorf("tree %s: %v", p.Tree, err)
-	}
-	switch {
-	case st.Layout != p.layout():
-		return fmt.Errorf("tree %s was made with %s; this phase says %s: give the phases that share a tree the same shape", p.Tree, st.Layout, p.layout())
-	case st.Ranks != r.total || len(st.Dirs) != r.total || len(st.Files) != r.total || len(st.Renamed) != r.total:
-		return fmt.Errorf("tree %s was made by %d workers of all hosts; this phase has %d: give the phases that share a tree the same hosts and workers", p.Tree, st.Ranks, r.total)
-	}
-	copy(r.dirsOf, st.Dirs)
-	copy(r.filesOf, st.Files)
-	copy(r.renamedOf, st.Renamed)
-	return nil
-}
-
-// readState reads the counts kept beside a tree in dir.
-func readState(dir string) (treeState, error) {
-	var st treeState
-	b, err := os.ReadFile(filepath.Join(dir, stateFile))
-	if err != nil {
-		return st, err
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		return st, fmt.Errorf("%s: %v", stateFile, err)
-	}
-	return st, nil
-}
-
-// finish ends a phase that keeps its tree for a later one: the hosts meet
-// once more, to learn the last counts and whether any failed, and the
-// first host writes the counts beside the tree.
-func (r *run) finish() {
-	pr := r.pr
-	failed := r.aborted || len(r.errs) > 0
-	if !pr.keepsTree || r.aborted {
-		pr.failed = failed
-		return
-	}
-	if b := pr.env.Barrier; b != nil {
-		rel, err := b.Wait(r.ctx, "end", r.payload(failed))
-		if err != nil {
-			if r.ctx.Err() == nil {
-				r.errs = append(r.errs, fmt.Sprintf("end: %v", err))
-			}
-			pr.failed = true
-			return
-		}
-		failed = r.merge(rel) || failed
-	}
-	pr.failed = failed
-	if failed || r.hostRank != 0 {
-		return
-	}
-	st := treeState{Layout: pr.p.layout(), Ranks: r.total, Dirs: r.dirsOf, Files: r.filesOf, Renamed: r.renamedOf}
-	b, _ := json.Marshal(st)
-	tmp := filepath.Join(pr.ws.Path, "."+stateFile)
-	if err := os.WriteFile(tmp, b, 0o644); err == nil {
-		err = os.Rename(tmp, filepath.Join(pr.ws.Path, stateFile))
-		if err == nil {
-			return
-		}
-	}
-	r.errs = append(r.errs, fmt.Sprintf("tree %s: cannot write %s; later phases cannot use the tree", pr.p.Tree, stateFile))
-	pr.failed = true
-}
-
-// payload is what this host brings to a barrier between hosts: whether it
-// failed, and the counts of the ranks it changed since the last barrier
-// (rank, directories, files, renamed files).
-func (r *run) payload(failed bool) []byte {
-	if !r.pr.shared {
-		return nil
-	}
-	flag := uint64(0)
-	if failed {
-		flag = 1
-	}
-	b := binary.AppendUvarint(nil, flag)
-	for _, g := range r.updated {
-		b = binary.AppendUvarint(b, uint64(g))
-		b = binary.AppendUvarint(b, uint64(r.dirsOf[g]))
-		b = binary.AppendUvarint(b, uint64(r.filesOf[g]))
-		b = binary.AppendUvarint(b, uint64(r.renamedOf[g]))
-	}
-	r.updated = r.updated[:0]
-	return b
-}
-
-// merge takes the other hosts' counts from a barrier's release and says
-// whether any host failed or left.
-func (r *run) merge(rel engine.Release) (failed bool) {
-	for h, a := range rel.Hosts {
-		if a.Left {
-			failed = true
-			continue
-		}
-		if h == r.hostRank || len(a.Data) == 0 {
-			continue
-		}
-		d := a.Data
-		next := func() (int64, bool) {
-			v, k := binary.Uvarint(d)
-			if k <= 0 {
-				return 0, false
-			}
-			d = d[k:]
-			return int64(v), true
-		}
-		flag, _ := next()
-		failed = failed || flag&1 != 0
-		for len(d) > 0 {
-			g, ok1 := next()
-			dirs, ok2 := next()
-			files, ok3 := next()
-			ren, ok4 := next()
-			if !ok1 || !ok2 || !ok3 || !ok4 || g < 0 || g >= int64(r.total) {
-				break
-			}
-			r.dirsOf[g], r.filesOf[g], r.renamedOf[g] = dirs, files, ren
-		}
-	}
-	return failed
 }
 
 // stopWait is how long workers have, once the run is stopped, to leave
@@ -708,14 +481,16 @@ func (r *run) end() {
 	}
 	stopped := r.stop.Load()
 	if r.pr.p.Sync && !stopped {
-		e := syncFS(r.iterFd)
+		syncAll()
 		if r.gone.Load() {
 			return
 		}
-		if e != 0 {
-			r.addErr(k, fmt.Sprintf("%s: syncfs: %s", k, errnoName(e)))
-		}
 		endM = mono()
+	}
+	if k == opTreeCreate || k == opTreeRemove {
+		// mdtest counts one tree, however many trees the ranks make
+		// (-u): its directories over the time all ranks took.
+		items = min(items, uint64(r.pr.nodes))
 	}
 	r.its[r.op] = append(r.its[r.op], record.Iteration{Items: items, StartNs: wallNs(r.startM), EndNs: wallNs(endM)})
 	if stopped {
@@ -728,20 +503,17 @@ func (r *run) end() {
 	r.count(k)
 	switch k {
 	case opTreeCreate:
-		if b := r.pr.env.Barrier; b != nil && r.pr.shared {
-			// The trees of other hosts' workers (the one shared tree,
-			// or the trees a stride leads to) exist once every host
-			// has finished making its own.
-			if _, err := b.Wait(r.ctx, strconv.Itoa(r.iter)+"/trees", nil); err != nil {
-				if r.ctx.Err() == nil {
-					r.errs = append(r.errs, fmt.Sprintf("%s: %v", k, err))
-				}
-				r.aborted = true
-				return
-			}
+		// The trees of other hosts' workers (the one shared tree, or the
+		// trees a stride leads to) exist once every host has finished
+		// making its own.
+		if !r.treeEnds(k, endM) {
+			return
 		}
 		r.openTrees()
 	case opTreeRemove:
+		if !r.treeEnds(k, endM) {
+			return
+		}
 		r.closeIteration()
 	}
 	if r.gone.Load() {
@@ -750,6 +522,33 @@ func (r *run) end() {
 	if r.stop.Load() {
 		r.aborted = true
 	}
+}
+
+// treeEnds meets the other hosts after a tree operation, every host
+// bringing its end, so that the first host, which alone reports the tree
+// operations (mdtest counts one tree), ends its window when the slowest
+// host ended. It returns false when the run stops.
+func (r *run) treeEnds(k opKind, endM int64) bool {
+	b := r.pr.env.Barrier
+	if b == nil {
+		return true
+	}
+	rel, err := b.Wait(r.ctx, strconv.Itoa(r.iter)+"/"+k.String()+"-end", binary.AppendUvarint(nil, uint64(wallNs(endM))))
+	if err != nil {
+		if r.ctx.Err() == nil {
+			r.errs = append(r.errs, fmt.Sprintf("%s: %v", k, err))
+		}
+		r.aborted = true
+		return false
+	}
+	its := r.its[r.op]
+	last := &its[len(its)-1]
+	for _, a := range rel.Hosts {
+		if end, n := binary.Uvarint(a.Data); !a.Left && n > 0 {
+			last.EndNs = max(last.EndNs, int64(end))
+		}
+	}
+	return true
 }
 
 // count takes note of what a stage changed: the items each rank holds
@@ -766,10 +565,11 @@ func (r *run) count(k opKind) {
 			r.filesOf[w.g], r.renamedOf[w.g] = w.done, 0
 			r.updated = append(r.updated, w.g)
 		case opFileRename:
-			r.renamedOf[w.tgt.rank] = w.done
-			r.updated = append(r.updated, w.tgt.rank)
+			t := w.tgt[shiftStat].rank
+			r.renamedOf[t] = w.done
+			r.updated = append(r.updated, t)
 		}
-		if r.tracksCross && touchesOthers(k) && r.hostOf(w.tgt.rank) != r.hostRank {
+		if r.tracksCross && touchesOthers(k) && r.hostOf(w.tgt[shiftOf(k)].rank) != r.hostRank {
 			r.cross[r.op] += uint64(w.items)
 		}
 	}
@@ -779,7 +579,7 @@ func (r *run) count(k opKind) {
 // with a stride: every operation on items after their creation.
 func touchesOthers(k opKind) bool {
 	switch k {
-	case opDirStat, opFileStat, opFileRead, opFileRename, opFileRemove, opDirRemove:
+	case opDirStat, opDirRename, opFileStat, opFileRead, opFileRename, opFileRemove, opDirRemove:
 		return true
 	}
 	return false
@@ -837,23 +637,12 @@ func (r *run) closeIteration() {
 
 // openTrees opens every tree directory the workers work in: their own
 // trees (or the one shared tree), and with a stride and a tree per worker
-// the trees of the ranks they work on. A directory that could not be
-// created stays -1 and its items fail with EBADF.
+// the trees of the ranks they work on (roots, from setRanks). A directory
+// that could not be opened stays -1 and its items fail with EBADF.
 func (r *run) openTrees() {
-	n := len(r.workers)
-	roots := []string{"shared"}
-	if r.pr.p.UniqueDir {
-		roots = make([]string, 2*n)
-		for i, w := range r.workers {
-			roots[i], roots[n+i] = w.own.root, w.tgt.root
-		}
-	}
-	r.treeFds = make([][]int, len(roots))
+	r.treeFds = make([][]int, len(r.roots))
 	var path []byte
-	for t, root := range roots {
-		if root == "" || t >= n && roots[t] == roots[t-n] {
-			continue // no stride: the worker's own tree
-		}
+	for t, root := range r.roots {
 		fds := make([]int, r.pr.nodes)
 		for k := range fds {
 			path = nodePath(path[:0], root, int64(k), r.pr.p.Branch)

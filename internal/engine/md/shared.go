@@ -3,6 +3,8 @@ package md
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
@@ -26,22 +28,58 @@ func (Engine) SharedDir(ph engine.Phase, hosts int) (string, bool) {
 	return p.Dir, true
 }
 
-// Advice warns of a stride that does not make reads cross hosts: one
-// that maps every worker to itself, a stride on one host, and a stride
-// that leads only some workers to another host's items.
+// Advice warns of a stride that does not make reads cross hosts: -N on
+// one host, -N that leads stat, read or remove back to the host's own
+// items, and a rank stride that leads only some workers to another host.
 func (Engine) Advice(ph engine.Phase, hosts int) []string {
 	p, err := DecodeParams(ph.Params)
-	if err != nil || p.Stride == 0 {
+	if err != nil || !p.strided() {
 		return nil
 	}
 	hosts = max(hosts, 1)
-	if p.Workers > 0 && p.Stride%(hosts*p.Workers) == 0 {
-		total := hosts * p.Workers
-		return []string{fmt.Sprintf("phase %s: stride (-N) %d is a multiple of the %d workers of all hosts (%d x %d): every worker works on its own items, and no stat, read or remove crosses hosts",
-			ph.Name, p.Stride, total, hosts, p.Workers)}
+	if p.RankStride > 0 {
+		return rankStrideAdvice(ph.Name, p, hosts)
 	}
 	if hosts == 1 {
-		return []string{fmt.Sprintf("phase %s: stride (-N) %d on one host: workers work on each other's items, but no stat, read or remove crosses hosts", ph.Name, p.Stride)}
+		return []string{fmt.Sprintf("phase %s: stride (-N) %d on one host: workers work on each other's items (a shift of %d ranks, as mdtest on one node), but no stat, read or remove crosses hosts", ph.Name, p.Stride, p.Stride)}
+	}
+	var own []string
+	for c, name := range []string{"stat", "read", "remove"} {
+		if (c+1)*p.Stride%hosts == 0 {
+			own = append(own, name)
+		}
+	}
+	switch {
+	case len(own) == 3:
+		return []string{fmt.Sprintf("phase %s: stride (-N) %d is a multiple of the %d hosts: every worker works on its own host's items, and no stat, read or remove crosses hosts", ph.Name, p.Stride, hosts)}
+	case len(own) > 0:
+		return []string{fmt.Sprintf("phase %s: stride (-N) %d on %d hosts: %s shifted by %s hosts work on the host's own items, as in mdtest (stat, read and remove shift by 1, 2 and 3 times -N hosts)",
+			ph.Name, p.Stride, hosts, strings.Join(own, ", "), strings.Join(ownShifts(p.Stride, own), ", "))}
+	}
+	return nil
+}
+
+// ownShifts names the shifts, in hosts, of the operations own lists.
+func ownShifts(stride int, own []string) []string {
+	mult := map[string]int{"stat": 1, "read": 2, "remove": 3}
+	out := make([]string, len(own))
+	for i, o := range own {
+		out[i] = strconv.Itoa(mult[o] * stride)
+	}
+	return out
+}
+
+// rankStrideAdvice warns of a rank stride (--rank-stride) that maps every
+// worker to itself, one on one host, and one that leads only some workers
+// to another host's items.
+func rankStrideAdvice(name string, p Params, hosts int) []string {
+	if p.Workers > 0 && p.RankStride%(hosts*p.Workers) == 0 {
+		total := hosts * p.Workers
+		return []string{fmt.Sprintf("phase %s: rank stride %d is a multiple of the %d workers of all hosts (%d x %d): every worker works on its own items, and no stat, read or remove crosses hosts",
+			name, p.RankStride, total, hosts, p.Workers)}
+	}
+	if hosts == 1 {
+		return []string{fmt.Sprintf("phase %s: rank stride %d on one host: workers work on each other's items, but no stat, read or remove crosses hosts", name, p.RankStride)}
 	}
 	if p.Workers == 0 {
 		return nil // one per CPU on each host: the hosts' counts say it in the results
@@ -49,13 +87,13 @@ func (Engine) Advice(ph engine.Phase, hosts int) []string {
 	total := hosts * p.Workers
 	crossing := 0
 	for g := range total {
-		if (g+p.Stride)%total/p.Workers != g/p.Workers {
+		if (g+p.RankStride)%total/p.Workers != g/p.Workers {
 			crossing++
 		}
 	}
 	if crossing < total {
-		return []string{fmt.Sprintf("phase %s: stride (-N) %d on %d hosts x %d workers: %d of %d workers work on items another host created (-N %d, the workers per host, makes it all)",
-			ph.Name, p.Stride, hosts, p.Workers, crossing, total, p.Workers)}
+		return []string{fmt.Sprintf("phase %s: rank stride %d on %d hosts x %d workers: %d of %d workers work on items another host created (-N 1 makes stat and read cross hosts)",
+			name, p.RankStride, hosts, p.Workers, crossing, total)}
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ func TestStrideOneHost(t *testing.T) {
 					t.Errorf("%s: %d items, want 900", o.Op, o.Ops)
 				}
 				switch o.Op {
-				case "dir-stat", "file-stat", "file-read", "file-rename", "file-remove", "dir-remove":
+				case "dir-stat", "dir-rename", "file-stat", "file-read", "file-rename", "file-remove", "dir-remove":
 					if o.CrossHost == nil || *o.CrossHost != 0 {
 						t.Errorf("%s: cross-host items %v on one host, want 0", o.Op, o.CrossHost)
 					}
@@ -240,26 +240,33 @@ func TestSharedDeclared(t *testing.T) {
 	}
 }
 
-// A stride's advice: one that maps every worker to itself, one on a single
-// host, one that leads only some workers to another host; none for the
-// workers per host.
+// A stride's advice: -N as mdtest 3.3+ shifts stat, read and remove by 1,
+// 2 and 3 times N hosts, so it warns when N is a multiple of the hosts
+// (nothing crosses), names the operations that land on the host's own
+// items (the remove on 3 hosts, the read on 2), says nothing when all
+// cross (4 hosts); the rank stride keeps its own warnings.
 func TestStrideAdvice(t *testing.T) {
 	for _, tc := range []struct {
+		key                    string
 		stride, workers, hosts int
 		want                   string
 	}{
-		{6, 2, 3, "every worker works on its own items"},
-		{12, 2, 3, "every worker works on its own items"},
-		{1, 2, 1, "on one host"},
-		{1, 4, 2, "2 of 8 workers work on items another host created"},
-		{4, 4, 2, ""},
-		{2, 2, 3, ""},
-		{0, 2, 3, ""},
+		{"stride", 3, 2, 3, "no stat, read or remove crosses hosts"},
+		{"stride", 6, 2, 3, "no stat, read or remove crosses hosts"},
+		{"stride", 1, 2, 1, "on one host"},
+		{"stride", 1, 2, 3, "remove shifted by 3 hosts work on the host's own items"},
+		{"stride", 1, 4, 2, "read shifted by 2 hosts work on the host's own items"},
+		{"stride", 1, 4, 4, ""},
+		{"stride", 1, 2, 4, ""},
+		{"stride", 0, 2, 3, ""},
+		{"rank_stride", 6, 2, 3, "every worker works on its own items"},
+		{"rank_stride", 1, 4, 2, "2 of 8 workers work on items another host created"},
+		{"rank_stride", 4, 4, 2, ""},
 	} {
-		raw, _ := json.Marshal(map[string]any{"dir": "/d", "stride": tc.stride, "workers": tc.workers})
+		raw, _ := json.Marshal(map[string]any{"dir": "/d", tc.key: tc.stride, "workers": tc.workers})
 		got := strings.Join(Engine{}.Advice(engine.Phase{Name: "p", Engine: "md", Params: raw}, tc.hosts), " ")
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
-			t.Errorf("-N %d, %d hosts x %d: %q, want %q", tc.stride, tc.hosts, tc.workers, got, tc.want)
+			t.Errorf("%s %d, %d hosts x %d: %q, want %q", tc.key, tc.stride, tc.hosts, tc.workers, got, tc.want)
 		}
 	}
 }

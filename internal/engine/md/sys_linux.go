@@ -123,10 +123,14 @@ func getdents(fd int, b []byte) (int, syscall.Errno) {
 	return int(n), e
 }
 
-// syncFS flushes the file system that holds fd (syncfs(2)), not every file
-// system on the host as sync(2) would.
-func syncFS(fd int) syscall.Errno {
-	_, _, e := syscall.Syscall(sysSyncfs, uintptr(fd), 0, 0)
+// syncAll flushes every file system of the host (sync(2)), as mdtest's -Y
+// calls sync after each phase.
+func syncAll() { syscall.Sync() }
+
+// fsyncFd flushes one file (fsync(2)), as mdtest's -y does after writing
+// each file: it may take long, so it is always scheduled.
+func fsyncFd(fd int) syscall.Errno {
+	_, _, e := syscall.Syscall(syscall.SYS_FSYNC, uintptr(fd), 0, 0)
 	return e
 }
 

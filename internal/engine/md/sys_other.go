@@ -21,7 +21,8 @@ func unlinkat(bool, int, *byte, int) syscall.Errno              { return syscall
 func renameat(bool, int, *byte, int, *byte) syscall.Errno       { return syscall.ENOSYS }
 func writeFd(int, []byte) (int, syscall.Errno)                  { return 0, syscall.ENOSYS }
 func readFd(int, []byte) (int, syscall.Errno)                   { return 0, syscall.ENOSYS }
-func syncFS(int) syscall.Errno                                  { return syscall.ENOSYS }
+func syncAll()                                                  {}
+func fsyncFd(int) syscall.Errno                                 { return syscall.ENOSYS }
 func getdents(int, []byte) (int, syscall.Errno)                 { return 0, syscall.ENOSYS }
 
 func threadCPU() int64 { return 0 }

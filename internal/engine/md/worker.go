@@ -40,22 +40,26 @@ type worker struct {
 	raw  bool
 	slow int64 // slow calls in this stage
 
-	// g is the worker's global rank; own are its items, which it creates,
-	// and tgt those it works on after the creates: its own, or with a
-	// stride those of rank (g + stride) mod all workers.
-	g        int
-	own, tgt items
+	// g is the worker's global rank; tgt are the items it works on, by
+	// shift class (shiftOf): its own (which it creates), and after the
+	// creates its own or, with a stride, another rank's. own is
+	// &tgt[shiftOwn].
+	g   int
+	tgt [numShifts]items
+	own *items
 	// ownsTree: the worker makes and removes a tree (its own, or the one
 	// shared tree as rank 0).
 	ownsTree bool
-	// find walks the directories d with d mod findSpace == findRank.
+	// find checks the directories d, or the entries of hash d, with d mod
+	// findSpace == findRank.
 	findRank, findSpace int
 
 	name, name2 [nameLen]byte
 	st          syscall.Stat_t
-	buf         []byte // write_bytes / read_bytes data
-	dents       []byte // find's directory entries
-	path        []byte // find's directory path
+	buf         []byte   // write_bytes / read_bytes data
+	dents       [][]byte // find's directory entries, per depth of its walk
+	path        []byte   // find's directory path
+	findT0      int64    // find's last clock reading (mono)
 
 	// treeMade is how many directories of its tree the worker made this
 	// iteration.
@@ -110,6 +114,8 @@ type items struct {
 	slot                    int
 	root                    string
 	dirPfx, filePfx, renPfx []byte
+	// sparePfx names the spare of the directory rename ("x.d.").
+	sparePfx []byte
 }
 
 // main runs every stage of every iteration. The goroutine keeps its OS thread
@@ -154,7 +160,8 @@ func (w *worker) stage(k opKind) {
 		return
 	}
 	n := r.pr.p.Items
-	t := w.tgt.rank
+	s := &w.tgt[shiftOf(k)]
+	t := s.rank
 	switch k {
 	case opTreeCreate:
 		w.treeMade = 0
@@ -169,19 +176,42 @@ func (w *worker) stage(k opKind) {
 			w.treeOp(opTreeRemove)
 		}
 	case opDirCreate, opFileCreate:
-		w.done = w.eachItem(k, n, false, &w.own, 0)
+		w.done = w.eachItem(k, 0, n, false, s, 0, r.deadline)
+		if r.deadline != 0 && r.pr.p.wearsOut() {
+			w.wearOut(k, s, n)
+		}
 	case opDirStat:
-		w.eachItem(k, r.dirsOf[t], r.pr.p.Random, &w.tgt, 0)
+		w.eachItem(k, 0, r.dirsOf[t], r.pr.p.Random, s, 0, 0)
 	case opDirRemove:
-		w.eachItem(k, r.dirsOf[t], false, &w.tgt, 0)
+		w.eachItem(k, 0, r.dirsOf[t], false, s, 0, 0)
 	case opFileStat, opFileRead:
-		w.eachItem(k, r.filesOf[t], r.pr.p.Random, &w.tgt, 0)
+		w.eachItem(k, 0, r.filesOf[t], r.pr.p.Random, s, 0, 0)
+	case opDirRename:
+		w.renameDirs(r.dirsOf[t], s)
 	case opFileRename:
-		w.done = w.eachItem(k, r.filesOf[t], false, &w.tgt, 0)
+		w.done = w.eachItem(k, 0, r.filesOf[t], false, s, 0, 0)
 	case opFileRemove:
-		w.eachItem(k, r.filesOf[t], false, &w.tgt, r.renamedOf[t])
+		w.eachItem(k, 0, r.filesOf[t], false, s, r.renamedOf[t], 0)
 	case opFind:
 		w.find()
+	}
+}
+
+// wearOut is mdtest's stonewall wear-out, inside the create's time: at
+// the stonewall the workers of all hosts learn the largest count any of
+// them made (run.wearOutTo), and each goes on creating until it has made
+// as many, so that every rank ends with the same items, as IO500's
+// mdtest writes do.
+func (w *worker) wearOut(k opKind, s *items, n int64) {
+	r := w.r
+	w.waiting.Store(true)
+	ok := r.bar.wait(r.wearOutTo)
+	w.waiting.Store(false)
+	if !ok || r.stop.Load() || w.err != "" {
+		return
+	}
+	if to := min(r.wearTo, n); w.done < to {
+		w.done = w.eachItem(k, w.done, to, false, s, 0, 0)
 	}
 }
 
@@ -237,14 +267,17 @@ func (w *worker) treeOp(k opKind) {
 // random order, the first renamed of them under their renamed names, and
 // returns how many succeeded before it stopped: at the end, at the
 // stonewall, when the run is stopped, or at the first error.
-func (w *worker) eachItem(k opKind, count int64, random bool, s *items, renamed int64) int64 {
+//
+// It starts at item from (the items before it done already: a wear-out
+// after the stonewall goes on from where the worker stopped) and stops
+// at deadline (mono(), 0: none).
+func (w *worker) eachItem(k opKind, from, count int64, random bool, s *items, renamed, deadline int64) int64 {
 	r := w.r
 	o := w.rec.Op(w.recIdx[k])
 	fds := r.treeFds[s.slot]
 	nodes := int64(len(fds))
 	per, extra := r.pr.p.Items/nodes, r.pr.p.Items%nodes
 	big := extra * (per + 1) // items in the nodes that hold one more
-	deadline := r.deadline
 	var perm permutation
 	if random {
 		perm = newPermutation(count, w.seed+uint64(r.iter)*31+uint64(k))
@@ -255,7 +288,8 @@ func (w *worker) eachItem(k opKind, count int64, random bool, s *items, renamed 
 		pfx = s.dirPfx
 	}
 	wb, rb := int64(r.pr.p.WriteBytes), int64(r.pr.p.ReadBytes)
-	done := int64(0)
+	syncFile := r.pr.p.SyncFile
+	done := from
 	// One clock reading per operation: an operation's latency runs from the
 	// end of the previous one, so it includes the few tens of nanoseconds of
 	// naming and recording between them. A second reading would cost more
@@ -301,6 +335,9 @@ func (w *worker) eachItem(k opKind, count int64, random bool, s *items, renamed 
 				if wb > 0 {
 					moved, e = w.write(f, wb)
 				}
+				if e == 0 && syncFile {
+					e = fsyncFd(f)
+				}
 				if ce := closeFd(w.raw, f); e == 0 {
 					e = ce
 				}
@@ -341,6 +378,73 @@ func (w *worker) eachItem(k opKind, count int64, random bool, s *items, renamed 
 		}
 	}
 	return done
+}
+
+// renameDirs renames the first count directories of s in a rotation, as
+// mdtest's directory rename does: the first to a spare name, each next
+// one to the name of the one before it (into that one's tree directory),
+// and the spare to the name of the last one moved. The same names exist
+// afterwards, so later operations find every directory; count renames,
+// none for fewer than two directories.
+func (w *worker) renameDirs(count int64, s *items) {
+	if count < 2 {
+		return
+	}
+	r := w.r
+	o := w.rec.Op(w.recIdx[opDirRename])
+	fds := r.treeFds[s.slot]
+	n := r.pr.p.Items
+	t0 := mono()
+	for i := int64(0); i < count; i++ {
+		var from, to int
+		switch i {
+		case 0:
+			from, to = nodeFd(fds, 0, n), nodeFd(fds, 0, n)
+			setName(&w.name, s.dirPfx, 0)
+			setName(&w.name2, s.sparePfx, 0)
+		case count - 1:
+			from, to = nodeFd(fds, 0, n), nodeFd(fds, i-1, n)
+			setName(&w.name, s.sparePfx, 0)
+			setName(&w.name2, s.dirPfx, i-1)
+		default:
+			from, to = nodeFd(fds, i, n), nodeFd(fds, i-1, n)
+			setName(&w.name, s.dirPfx, i)
+			setName(&w.name2, s.dirPfx, i-1)
+		}
+		e := renameat(w.raw, from, &w.name[0], to, &w.name2[0])
+		t1 := mono()
+		stopped := r.stop.Load()
+		if stopped && !w.claim() {
+			return
+		}
+		if t1-t0 > slowCall {
+			w.slowCall()
+		}
+		if e != 0 {
+			w.fail(o, e)
+			return
+		}
+		o.Record(t1-t0, 0)
+		t0 = t1
+		w.items++
+		if stopped {
+			return
+		}
+	}
+}
+
+// nodeFd is the tree directory that holds item i of a rank's items, of
+// which each tree directory holds an even share (the first ones one more).
+func nodeFd(fds []int, i, items int64) int {
+	nodes := int64(len(fds))
+	if nodes == 1 {
+		return fds[0]
+	}
+	per, extra := items/nodes, items%nodes
+	if big := extra * (per + 1); i < big {
+		return fds[i/(per+1)]
+	}
+	return fds[extra+(i-extra*(per+1))/per]
 }
 
 func (w *worker) write(fd int, n int64) (int64, syscall.Errno) {

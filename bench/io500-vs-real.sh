@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# storbench's IO500-shaped suite beside the real IO500 (issue 20): the IO500
+# driver (IO500/io500, linked with hpc/ior's IOR, mdtest and VI4IO/pfind)
+# under MPI with 3 ranks, and storbench run on examples/io500-shapes.yaml
+# with 3 agents on loopback, one job or worker each (3 writers on both
+# sides), on the same directory, with the example's sizes (per rank: ior-easy
+# 8 MiB in 2 MiB transfers, 200 files per mdtest phase, 20 ior-hard segments)
+# and the same stonewall time on both sides (IO500's stonewall-time and md's
+# stonewall on the create phases; storbench's fio phases have no stonewall
+# yet, and at these sizes neither side reaches it). Rounds alternate which
+# side runs first. SCALE multiplies the sizes (files, bytes, segments): at
+# the example's, most phases of both sides last milliseconds and measure
+# their start and end more than the file system. Prints every round's
+# scores, then per phase the medians over the rounds (and their min-max)
+# and storbench's ratio of medians to the real one, and the score's.
+#
+# The real tools are built by hand (never by this script): give their
+# paths. IOR and MDTEST are the binaries built from the IOR tree the driver
+# was linked with; their version lines are printed beside the figures.
+# Without one of them the script says which is missing and exits 0.
+#
+# usage: IOR=... MDTEST=... IO500=... MPIEXEC=... bench/io500-vs-real.sh [STORBENCH_BIN] [DIR]
+#   env: ROUNDS (8), STONEWALL (seconds, 300: IO500's rule), SCALE (1: the
+#        example's sizes), PORT_BASE (18301: the agents listen on
+#        PORT_BASE..PORT_BASE+2 on 127.0.0.1)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+missing=()
+for v in IOR MDTEST IO500 MPIEXEC; do
+  p=${!v:-}
+  if [ -z "$p" ]; then
+    missing+=("$v (not set)")
+  elif ! command -v "$p" >/dev/null 2>&1; then
+    missing+=("$v ($p: no such program)")
+  fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  printf 'io500-vs-real: skipped, the real tools are missing: %s.\n' "$(printf '%s; ' "${missing[@]}" | sed 's/; $//')"
+  echo "  Build hpc/ior (ior, mdtest) and IO500/io500 with MPI by hand and give their paths: IOR=... MDTEST=... IO500=... MPIEXEC=... $0"
+  exit 0
+fi
+rounds=${ROUNDS:-8}
+sw=${STONEWALL:-300}
+port=${PORT_BASE:-18301}
+scale=${SCALE:-1}
+for v in rounds sw port scale; do
+  case ${!v} in '' | *[!0-9]*)
+    echo "io500-vs-real: ${v^^}=${!v}: give a whole number" >&2
+    exit 2
+    ;;
+  esac
+done
+[ "$rounds" -ge 1 ] || { echo "io500-vs-real: ROUNDS=0: give at least 1" >&2; exit 2; }
+[ "$scale" -ge 1 ] || { echo "io500-vs-real: SCALE=0: give at least 1" >&2; exit 2; }
+
+work=$(mktemp -d)
+made=
+dir=${2:-}
+[ -n "$dir" ] || { dir=$(mktemp -d /var/tmp/storbench-io500.XXXXXX); made=$dir; }
+agents=()
+stop_agents() {
+  for p in "${agents[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${agents[@]}"; do wait "$p" 2>/dev/null || true; done
+}
+# What the runs made goes; a DIR given stays, one made here goes if empty.
+trap 'stop_agents; rm -rf "$work" "$dir/io500-data" "$dir/storbench"; [ -z "$made" ] || rmdir "$made" 2>/dev/null || true' EXIT
+mkdir -p "$dir"
+
+bin=${1:-}
+if [ -z "$bin" ]; then
+  bin=$work/storbench
+  (cd "$here" && go build -o "$bin" ./cmd/storbench)
+fi
+
+# The tools' versions, as they print them.
+ior_v=$(cd "$work" && "$MPIEXEC" -n 1 "$IOR" -s 1 -b 1k -t 1k -o "$work/ior-version" 2>&1 | grep -m1 '^IOR-' || true)
+md_v=$(cd "$work" && "$MPIEXEC" -n 1 "$MDTEST" -n 1 -d "$work/mdtest-version" 2>&1 | grep -m1 'was launched' || true)
+mpi_v=$("$MPIEXEC" --version 2>&1 | grep -m1 -i 'version' | tr -s ' ' || true)
+echo "real: ${ior_v:-IOR (version not printed)}; ${md_v%% was launched*}; MPI $MPIEXEC:${mpi_v#*:}"
+echo "storbench: $bin, $("$bin" version 2>/dev/null | tr '\n' ' ')"
+echo "3 MPI ranks against 3 agents, one writer each; directory $dir; stonewall ${sw} s; sizes x$scale; $rounds rounds"
+
+# The IO500 side: the example's sizes per rank (x SCALE), IO500's standard phases
+# (its unscored ior-rnd4K-easy-read switched off).
+cat >"$work/io500.ini" <<EOF
+[global]
+datadir = $dir/io500-data
+timestamp-datadir = FALSE
+resultdir = $work/io500-results
+timestamp-resultdir = FALSE
+drop-caches = FALSE
+[debug]
+stonewall-time = $sw
+[ior-easy]
+transferSize = 2m
+blockSize = $((8 * scale))m
+[mdtest-easy]
+n = $((200 * scale))
+[ior-hard]
+segmentCount = $((20 * scale))
+[mdtest-hard]
+n = $((200 * scale))
+[ior-rnd4K-easy-read]
+run = FALSE
+EOF
+
+# The storbench side: the example with one job and one worker per host (the
+# 2 in ior-hard's expressions is numjobs), the sizes x SCALE, and the
+# stonewall on md's creates.
+sed -e 's/numjobs: 2 /numjobs: 1 /' -e 's/workers: 2 /workers: 1 /' \
+    -e 's/\*2\*47008/*1*47008/' -e 's/COUNT}\*2+1/COUNT}*1+1/' -e 's/COUNT}\*2-1/COUNT}*1-1/' \
+    -e "s/# full scale: stonewall: 300s .*/stonewall: ${sw}s/" \
+    -e "s/size: 8m /size: $((8 * scale))m /" -e "s/items: 200 /items: $((200 * scale)) /" \
+    -e "s/(((20-1)/((($((20 * scale))-1)/" -e "s/io_size: 940160 /io_size: $((940160 * scale)) /" \
+    "$here/examples/io500-shapes.yaml" >"$work/suite.yaml"
+[ "$(grep -c "^ *stonewall: ${sw}s\$" "$work/suite.yaml")" = 2 ] && [ "$(grep -c 'numjobs: 1 ' "$work/suite.yaml")" = 2 ] &&
+  [ "$(grep -c "items: $((200 * scale)) " "$work/suite.yaml")" = 2 ] && grep -q "io_size: $((940160 * scale)) " "$work/suite.yaml" &&
+  grep -q "size: $((8 * scale))m " "$work/suite.yaml" && grep -q "((($((20 * scale))-1)" "$work/suite.yaml" ||
+  { echo "io500-vs-real: examples/io500-shapes.yaml changed shape; update this script's edits of it" >&2; exit 1; }
+
+head -c 32 /dev/urandom | base64 >"$work/token"
+addrs=()
+for i in 0 1 2; do
+  "$bin" agent --listen "127.0.0.1:$((port + i))" --token-file "$work/token" >"$work/agent$i.log" 2>&1 &
+  agents+=($!)
+  addrs+=("127.0.0.1:$((port + i))")
+done
+for i in 0 1 2; do
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$((port + i))") 2>/dev/null && break
+    sleep 0.1
+  done
+done
+
+run_real() { # round
+  rm -rf "$dir/io500-data" "$work/io500-results"
+  (cd "$work" && "$MPIEXEC" -n 3 "$IO500" "$work/io500.ini") >"$work/real$1.txt" 2>&1 ||
+    { echo "io500 failed in round $1:" >&2; tail -20 "$work/real$1.txt" >&2; exit 1; }
+}
+# A storbench run that fails leaves its round's storbench figures absent
+# (said, with the agents' logs) and the rounds go on, unless an agent died.
+run_sb() { # round
+  "$bin" run "$work/suite.yaml" -q -d "$dir" --token-file "$work/token" --results "$work/sb$1" \
+    --agents "$(IFS=,; echo "${addrs[*]}")" >"$work/sb$1.txt" 2>&1 && return
+  echo "storbench failed in round $1 (its figures are absent from the medians):" >&2
+  tail -n 20 "$work/sb$1.txt" "$work"/agent?.log >&2
+  for p in "${agents[@]}"; do kill -0 "$p" 2>/dev/null || { echo "an agent died: stopping" >&2; exit 1; }; done
+}
+for r in $(seq "$rounds"); do
+  if [ $((r % 2)) = 1 ]; then run_real "$r"; run_sb "$r"; else run_sb "$r"; run_real "$r"; fi
+  python3 - "$work" "$r" <<'PY'
+import glob, json, os, re, sys
+work, r = sys.argv[1], sys.argv[2]
+real = {}
+for l in open(os.path.join(work, "real%s.txt" % r)):
+    m = re.match(r"\[RESULT\]\s+(\S+)\s+([0-9.]+)", l)
+    if m:
+        real[m.group(1)] = float(m.group(2))
+    m = re.search(r"TOTAL ([0-9.]+)", l)
+    if l.startswith("[SCORE ]") and m:
+        real["score"] = float(m.group(1))
+sb = {}
+for f in glob.glob(os.path.join(work, "sb" + r, "*", "summary.json")):
+    s = json.load(open(f)).get("io500") or {"figures": []}
+    sb = {f["phase"]: f.get("value") for f in s["figures"]}
+    sb["score"] = s.get("score")
+json.dump({"real": real, "storbench": sb}, open(os.path.join(work, "round%s.json" % r), "w"))
+if r == "1":
+    print(next((l.strip() for l in open(os.path.join(work, "real1.txt")) if l.startswith("IO500 version")), "IO500: no version line"))
+print("round %s: score real %s, storbench %s" % (r, real.get("score"), sb.get("score")))
+PY
+  rm -rf "$work/sb$r"
+done
+
+python3 - "$work" "$rounds" <<'PY'
+import json, os, statistics, sys
+work, rounds = sys.argv[1], int(sys.argv[2])
+rows = [json.load(open(os.path.join(work, "round%d.json" % r))) for r in range(1, rounds + 1)]
+phases = [p for p in rows[0]["real"] if p != "score"] + ["score"]
+def med(side, p):
+    v = [x[side].get(p) for x in rows]
+    v = [x for x in v if x is not None]
+    return (statistics.median(v), min(v), max(v), len(v)) if v else (None, None, None, 0)
+print("\nmedians over %d rounds (GiB/s for ior-*, kIOPS for the rest), min-max in brackets" % rounds)
+print("%-20s %28s %28s %7s %s" % ("phase", "real", "storbench", "ratio", "verdict (0.8-1.25x)"))
+for p in phases:
+    (a, amin, amax, na), (b, bmin, bmax, nb) = med("real", p), med("storbench", p)
+    if a is None or b is None:
+        print("%-20s %28s %28s %7s absent in %d real, %d storbench rounds" % (p, a, b, "-", rounds - na, rounds - nb))
+        continue
+    ratio = b / a
+    rng = lambda lo, hi: "[%.3g-%.3g]" % (lo, hi)
+    print("%-20s %9.4g %18s %9.4g %18s %7.2f %s" % (p, a, rng(amin, amax), b, rng(bmin, bmax), ratio, "within" if 0.8 <= ratio <= 1.25 else "OUTSIDE"))
+PY

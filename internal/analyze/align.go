@@ -1,0 +1,183 @@
+package analyze
+
+import (
+	"math"
+
+	"github.com/storbench/storbench/internal/model"
+)
+
+// An engine's per-second series are intervals of its own clock: fio's
+// first one opens when the phase was told to start and closes at fio's
+// first status report, so it also holds fio's start-up and layout; the
+// last one of an md operation runs to the next tick, past the operation's
+// end. Counting each interval in the segment of its midpoint, as a whole,
+// drew a second that held two seconds' operations next to a second of
+// none, and rates over a second in which the operation ran for a third.
+// The operations' own windows (OpStats StartNs-EndNs, or each
+// iteration's) say when they ran: an interval's counts are spread over
+// the segments its part inside the windows covers, in proportion to the
+// time, and each segment's rate is over the time it was covered.
+
+// window is a span of Unix ns in which a host did an operation.
+type window struct{ start, end int64 }
+
+// opWindows returns, per operation, the windows in which host h did it:
+// its iterations' (md), else its operation's; none when h tells none.
+func opWindows(h *model.HostResult) map[string][]window {
+	out := map[string][]window{}
+	for _, o := range h.Ops {
+		if len(o.Iterations) > 0 {
+			for _, it := range o.Iterations {
+				if it.EndNs > it.StartNs {
+					out[o.Op] = append(out[o.Op], window{it.StartNs, it.EndNs})
+				}
+			}
+			continue
+		}
+		if o.EndNs > o.StartNs {
+			out[o.Op] = append(out[o.Op], window{o.StartNs, o.EndNs})
+		}
+	}
+	return out
+}
+
+// piece is the part of an interval in one segment: its index and length
+// (ns).
+type piece struct {
+	index int
+	ns    int64
+}
+
+// pieces splits [a, b) over the segments of seg from t0, keeping only what
+// lies inside wins (all of it when wins is empty). An interval wholly
+// outside them (windows are an engine's reckoning: fio's is its runtime
+// counted back from its end) is one piece of no length in the segment
+// nearest its midpoint inside the windows, so its counts stay counted.
+func pieces(a, b int64, wins []window, t0, seg int64) []piece {
+	if len(wins) == 0 {
+		wins = []window{{a, b}}
+	}
+	var out []piece
+	for _, w := range wins {
+		lo, hi := max(a, w.start), min(b, w.end)
+		first := len(out)
+		for lo < hi {
+			i := floorDiv(lo-t0, seg)
+			end := min(hi, t0+(i+1)*seg)
+			if n := len(out); n > 0 && out[n-1].index == int(i) {
+				out[n-1].ns += end - lo
+			} else {
+				out = append(out, piece{int(i), end - lo})
+			}
+			lo = end
+		}
+		out = mergeSlivers(out, first, seg)
+	}
+	if len(out) > 0 {
+		return out
+	}
+	mid := a + (b-a)/2
+	best, dist := int64(0), int64(math.MaxInt64)
+	for _, w := range wins {
+		c := min(max(mid, w.start), w.end-1)
+		if d := abs64(c - mid); d < dist {
+			best, dist = c, d
+		}
+	}
+	return []piece{{int(floorDiv(best-t0, seg)), 0}}
+}
+
+// sliver is the longest piece at a window's edge that is not a segment
+// of its own: a window that ends 5 ms into a segment adds those 5 ms to
+// the segment before (rates stay over the true time), instead of a
+// "second" of 5 ms with a handful of operations.
+func sliver(seg int64) int64 { return seg / 10 }
+
+// mergeSlivers merges the slivers at the edges of the pieces of one window
+// (out[first:]) into their neighbours.
+func mergeSlivers(out []piece, first int, seg int64) []piece {
+	w := out[first:]
+	if len(w) >= 2 && w[len(w)-1].ns < sliver(seg) {
+		w[len(w)-2].ns += w[len(w)-1].ns
+		w = w[:len(w)-1]
+	}
+	if len(w) >= 2 && w[0].ns < sliver(seg) {
+		w[1].ns += w[0].ns
+		w = w[1:]
+	}
+	return append(out[:first], w...)
+}
+
+// latPiece is the segment an interval's histogram goes to: that of its
+// longest piece inside the windows (a histogram cannot be split).
+func latPiece(a, b int64, wins []window, t0, seg int64) int {
+	ps := pieces(a, b, wins, t0, seg)
+	best := ps[0]
+	for _, p := range ps[1:] {
+		if p.ns > best.ns {
+			best = p
+		}
+	}
+	return best.index
+}
+
+// share splits n over ps in proportion to their lengths, each piece's
+// share rounded so that the shares add up to n (an interval of no length
+// inside the windows goes to its one piece).
+func share(n uint64, ps []piece, k int) uint64 {
+	var total, before int64
+	for i, p := range ps {
+		total += p.ns
+		if i < k {
+			before += p.ns
+		}
+	}
+	if total == 0 {
+		if k == 0 {
+			return n
+		}
+		return 0
+	}
+	upTo := func(ns int64) uint64 { return uint64(math.Round(float64(n) * float64(ns) / float64(total))) }
+	return upTo(before+ps[k].ns) - upTo(before)
+}
+
+// fraction is piece k's part of ps' length (all of it for the one piece
+// of an interval of no length inside the windows).
+func fraction(ps []piece, k int) float64 {
+	var total int64
+	for _, p := range ps {
+		total += p.ns
+	}
+	if total == 0 {
+		if k == 0 {
+			return 1
+		}
+		return 0
+	}
+	return float64(ps[k].ns) / float64(total)
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// phaseStartOf is the earliest start of any host's operation window, or 0
+// when no host tells one.
+func phaseStartOf(hosts []*model.HostResult) int64 {
+	t0 := int64(math.MaxInt64)
+	for _, h := range hosts {
+		for _, ws := range opWindows(h) {
+			for _, w := range ws {
+				t0 = min(t0, w.start)
+			}
+		}
+	}
+	if t0 == math.MaxInt64 {
+		return 0
+	}
+	return t0
+}

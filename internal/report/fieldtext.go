@@ -1,0 +1,266 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/results"
+)
+
+// FieldFormat writes a run's figures as one of the field's tools prints
+// them, for the scripts their users already have.
+type FieldFormat func(w io.Writer, run *model.RunInfo, s *results.Summary) error
+
+// FieldFormats are the formats --output-format names besides storbench's
+// own text: one renderer a name.
+var FieldFormats = map[string]FieldFormat{
+	"mdtest": MdtestText,
+	"ior":    IORText,
+}
+
+// FieldFormatNames lists FieldFormats' names, sorted, for messages.
+func FieldFormatNames() []string {
+	out := make([]string, 0, len(FieldFormats))
+	for n := range FieldFormats {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// mdtestRows are mdtest's summary rows in its order, each with the md
+// operation it shows. mdtest prints the tree rows from rank 0's figures
+// and the others from all ranks'; storbench's figures are all hosts'.
+var mdtestRows = []struct{ label, op string }{
+	{"Directory creation", "dir-create"},
+	{"Directory stat", "dir-stat"},
+	{"Directory rename", "dir-rename"},
+	{"Directory removal", "dir-remove"},
+	{"File creation", "file-create"},
+	{"File stat", "file-stat"},
+	{"File read", "file-read"},
+	{"File removal", "file-remove"},
+	{"Tree creation", "tree-create"},
+	{"Tree removal", "tree-remove"},
+}
+
+// MdtestText writes every md phase as mdtest 4.x prints a run: its start
+// line, "mdtest-V was launched with T total task(s) on N node(s)" (a node
+// is a host, a task a worker), the command line, the path, "T tasks, I
+// files/directories", the "SUMMARY rate (in ops/sec): (of N iterations)"
+// table of Max, Min, Mean and Std Dev across iterations, and its end line.
+// mdtest's FS line (the file system's size and use) is left out: storbench
+// does not record it. Rows of operations the phase did not run are left
+// out, as mdtest leaves out the file rows with -D.
+func MdtestText(w io.Writer, run *model.RunInfo, s *results.Summary) error {
+	n := 0
+	for _, ps := range s.Phases {
+		if ps.Engine != model.EngineMD {
+			continue
+		}
+		n++
+		tasks := ranksOf(run, ps.Dir)
+		fmt.Fprintf(w, "-- started at %s --\n\n", mdtestTime(s.StartedAt))
+		fmt.Fprintf(w, "storbench-%s was launched with %d total task(s) on %d node(s)\n", run.Versions.Storbench, tasks, len(ps.Hosts))
+		fmt.Fprintf(w, "Command line used: %s\n", quoteArgs(run.CommandLine))
+		if len(run.Targets) > 0 {
+			fmt.Fprintf(w, "%-20s: %s\n", "Path", run.Targets[0].Dir)
+		}
+		iters := 1
+		var items uint64
+		for _, o := range ps.Ops {
+			if o.Rate != nil && o.Rate.Iterations > 0 {
+				iters = o.Rate.Iterations
+			}
+		}
+		for _, o := range ps.Ops {
+			if o.Op == "file-create" || o.Op == "dir-create" {
+				items = max(items, o.Ops/uint64(iters))
+			}
+		}
+		fmt.Fprintf(w, "%d tasks, %d files/directories\n", tasks, items)
+		fmt.Fprintf(w, "\nSUMMARY rate (in ops/sec): (of %d iterations)\n", iters)
+		fmt.Fprintf(w, "   Operation                     Max            Min           Mean        Std Dev\n")
+		fmt.Fprintf(w, "   ---------                     ---            ---           ----        -------\n")
+		for _, row := range mdtestRows {
+			o := findOp(ps.Ops, row.op)
+			if o == nil || o.Rate == nil {
+				continue
+			}
+			sd := o.Rate.Stddev
+			if o.Rate.Iterations == 1 {
+				sd = 0
+			}
+			fmt.Fprintf(w, "   %-22s %14.3f %14.3f %14.3f %14.3f\n", row.label, o.Rate.Max, o.Rate.Min, o.Rate.Mean, sd)
+		}
+		fmt.Fprintf(w, "-- finished at %s --\n\n", mdtestTime(s.EndedAt))
+	}
+	if n == 0 {
+		return fmt.Errorf("--output-format mdtest: the run has no md phase")
+	}
+	return nil
+}
+
+// IORText writes every fio phase group as IOR 4.x prints its "Summary of
+// all tests" table: per direction Max, Min, Mean and StdDev of bandwidth
+// (MiB/s) and of operations per second across iterations, the mean time of
+// an iteration, and the test's shape. Fields storbench does not know of a
+// fio job (IOR's stonewall figures, tasks per node, file per process,
+// reordering, segments, block size per task) are NA, as IOR prints NA for
+// stonewall figures it did not take.
+func IORText(w io.Writer, run *model.RunInfo, s *results.Summary) error {
+	groups := iorGroups(s)
+	if len(groups) == 0 {
+		return fmt.Errorf("--output-format ior: the run has no fio phase")
+	}
+	// IOR's own layout: the title line ends where the header's first
+	// line begins.
+	fmt.Fprintf(w, "\nSummary of all tests:")
+	fmt.Fprintf(w, "\n%-9s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %13s",
+		"Operation", "Max(MiB)", "Min(MiB)", "Mean(MiB)", "StdDev", "Max(OPs)", "Min(OPs)", "Mean(OPs)", "StdDev", "Mean(s)", "Stonewall(s)", "Stonewall(MiB)")
+	fmt.Fprintf(w, " Test# #Tasks tPN reps fPP reord reordoff reordrand seed segcnt ")
+	fmt.Fprintf(w, "%8s %8s %9s %5s RefNum\n", " blksiz", "xsize", "aggs(MiB)", "API")
+	for test, g := range groups {
+		for _, dir := range g.dirs {
+			iorRow(w, test, dir, g)
+		}
+	}
+	return nil
+}
+
+// iorRow writes one direction of one test.
+func iorRow(w io.Writer, test int, dir string, g iorGroup) {
+	it := g.iters[dir]
+	bw := iterFigures(it, func(o results.OpSummary) *float64 { return o.BwBytesPerS })
+	for i := range bw {
+		bw[i] /= 1 << 20
+	}
+	b := describe(bw)
+	o := describe(iterFigures(it, func(o results.OpSummary) *float64 { return o.OpsPerS }))
+	t := describe(iterFigures(it, func(o results.OpSummary) *float64 { d := o.DurationS; return &d }))
+	var bytes, count uint64
+	for _, x := range it {
+		bytes, count = bytes+x.Bytes, count+x.Ops
+	}
+	xsize, aggs := "NA", "NA"
+	if count > 0 && len(it) > 0 {
+		xsize = fmt.Sprint(bytes / count)
+		aggs = fmt.Sprintf("%.1f", float64(bytes)/float64(len(it))/(1<<20))
+	}
+	// IOR names the direction; a fio file of several job groups names
+	// its operations "<job> read".
+	access := dir
+	if f := strings.Fields(dir); len(f) > 1 {
+		access = f[len(f)-1]
+	}
+	fmt.Fprintf(w, "%-9s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.5f %10s %13s ",
+		access, b.max, b.min, b.mean, b.sd, o.max, o.min, o.mean, o.sd, t.mean, "NA", "NA")
+	fmt.Fprintf(w, "%5d %6s %3s %4d %3s %5s %8s %9s %4s %6s %8s %8s %9s %3s %6d\n",
+		test, "NA", "NA", len(it), "NA", "NA", "NA", "NA", "NA", "NA", "NA", xsize, aggs, "fio", 0)
+}
+
+// iorGroup is a fio job's phases: its iterations, per direction.
+type iorGroup struct {
+	dirs  []string
+	iters map[string][]results.OpSummary
+}
+
+// iorGroups gathers the fio phases of a summary by suite group (a phase
+// alone is its own group), keeping their order.
+func iorGroups(s *results.Summary) []iorGroup {
+	var out []iorGroup
+	idx := map[string]int{}
+	for _, ps := range s.Phases {
+		if ps.Engine != model.EngineFio || ps.Status != results.StatusCompleted {
+			continue
+		}
+		key := ps.Group
+		if key == "" {
+			key = ps.Dir
+		}
+		i, ok := idx[key]
+		if !ok {
+			i = len(out)
+			idx[key] = i
+			out = append(out, iorGroup{iters: map[string][]results.OpSummary{}})
+		}
+		for _, o := range ps.Ops {
+			if _, seen := out[i].iters[o.Op]; !seen {
+				out[i].dirs = append(out[i].dirs, o.Op)
+			}
+			out[i].iters[o.Op] = append(out[i].iters[o.Op], o)
+		}
+	}
+	return out
+}
+
+// iterFigures takes one figure of every iteration; an iteration without
+// it is left out.
+func iterFigures(it []results.OpSummary, f func(results.OpSummary) *float64) []float64 {
+	var out []float64
+	for _, o := range it {
+		if v := f(o); v != nil {
+			out = append(out, *v)
+		}
+	}
+	return out
+}
+
+type spread struct{ max, min, mean, sd float64 }
+
+// describe is IOR's Max, Min, Mean and population StdDev.
+func describe(xs []float64) spread {
+	if len(xs) == 0 {
+		return spread{}
+	}
+	s := spread{max: xs[0], min: xs[0]}
+	var sum float64
+	for _, x := range xs {
+		s.max, s.min, sum = max(s.max, x), min(s.min, x), sum+x
+	}
+	s.mean = sum / float64(len(xs))
+	var v float64
+	for _, x := range xs {
+		v += (x - s.mean) * (x - s.mean)
+	}
+	s.sd = math.Sqrt(v / float64(len(xs)))
+	return s
+}
+
+func findOp(ops []results.OpSummary, name string) *results.OpSummary {
+	for i := range ops {
+		if ops[i].Op == name {
+			return &ops[i]
+		}
+	}
+	return nil
+}
+
+// ranksOf is how many workers (ranks) the phase in folder dir had.
+func ranksOf(run *model.RunInfo, dir string) int {
+	for _, r := range run.Ranks {
+		if r.Phase == dir {
+			return r.Total
+		}
+	}
+	return 0
+}
+
+func mdtestTime(t time.Time) string { return t.Local().Format("01/02/2006 15:04:05") }
+
+// quoteArgs quotes every argument as mdtest prints its command line.
+func quoteArgs(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = "'" + a + "'"
+	}
+	if len(q) > 0 {
+		q[0] = args[0]
+	}
+	return strings.Join(q, " ")
+}
