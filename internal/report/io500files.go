@@ -55,7 +55,9 @@ func io500Result(s *results.Summary, version string) []byte {
 		return nil
 	}
 	var b bytes.Buffer
-	pair := func(k, format string, args ...any) { fmt.Fprintf(&b, "%-15s = "+format+"\n", append([]any{k}, args...)...) }
+	pair := func(k, format string, args ...any) {
+		fmt.Fprintf(&b, "%-15s = "+format+"\n", append([]any{k}, args...)...)
+	}
 	fmt.Fprintf(&b, "[run]\n")
 	pair("procs", "%d", io500Procs(s))
 	pair("version", "%s", version)
