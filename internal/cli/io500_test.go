@@ -156,6 +156,15 @@ func checkIO500Example(t *testing.T, res *run.Result, out string) {
 		!strings.Contains(out, reason) {
 		t.Errorf("the run did not print the score (%s) and why it is invalid (%s...):\n%s", score, reason, out)
 	}
+	// IO500's own result files, for the scripts that read them.
+	for file, want := range map[string]string{
+		"result_summary.txt": fmt.Sprintf("[SCORE ] Bandwidth %f GiB/s : IOPS %f kiops : TOTAL %f [INVALID]\n", *s.BandwidthGiB, *s.MetadataKIOPS, *s.Score),
+		"result.txt":         fmt.Sprintf("[mdtest-hard-write]\nt_start         = "),
+	} {
+		if b, _ := os.ReadFile(filepath.Join(res.Folder.Path, file)); !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %q:\n%s", file, want, b)
+		}
+	}
 	for file, want := range map[string]string{
 		"summary.md":  fmt.Sprintf("| **score** | **%.3f [INVALID]** |", *s.Score),
 		"report.html": fmt.Sprintf("%.3f [INVALID] (bandwidth", *s.Score),

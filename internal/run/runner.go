@@ -273,7 +273,9 @@ func (r *Runner) create(p Plan, infos []cluster.Info, runID string) (*results.Fo
 		return nil, err
 	}
 	folder.Markdown = report.Markdown
-	folder.Extra = map[string]func(*results.Summary) []byte{"sweep.tsv": report.SweepTSV}
+	folder.Extra = map[string]func(*results.Summary) []byte{
+		"sweep.tsv": report.SweepTSV, report.IO500SummaryFile: report.IO500ResultSummary, report.IO500ResultFile: report.IO500Result,
+	}
 	folder.CoVWarn = p.CoVWarn
 	folder.Confidence = p.Confidence
 	folder.Score = p.Score
