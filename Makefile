@@ -16,7 +16,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS   := -X github.com/storbench/storbench/internal/cli.Version=$(VERSION) -X github.com/storbench/storbench/internal/cli.Commit=$(COMMIT)
 
-.PHONY: build demo test fio chromium podman rpm systemd-analyze prometheus mpich slurm sysroot chart vet bench-fio bench-md tools release
+.PHONY: docs build demo test fio chromium podman rpm systemd-analyze prometheus mpich slurm sysroot chart vet bench-fio bench-md tools release
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/storbench
@@ -91,6 +91,11 @@ chart: $(HELM)
 # and a local S3 server.
 demo: build fio $(VERSITYGW)
 	scripts/demo.sh $(BIN)
+
+# The command reference in docs/reference, from the commands' help
+# (TestDocsReferenceIsTheHelp fails when it is out of date).
+docs: build
+	rm -rf docs/reference && $(BIN) docs markdown docs/reference
 
 vet:
 	$(GO) vet ./...

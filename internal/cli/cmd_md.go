@@ -102,9 +102,10 @@ func newMdCommand(st *State) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "md [flags] [HOST ...]",
 		Short: "Metadata rates, mdtest-style: tree, directory and file create, stat, read, rename, remove",
-		Long: `Runs mdtest's sequence natively, with no MPI: tree creation, directory
-creation and stat, file creation (writing --write-bytes), stat and read
-(--read-bytes), rename (--rename), file and directory removal, tree removal.
+		Long: `Runs mdtest 4.x's sequence natively, with no MPI: tree creation; every
+directory operation (create, stat, rename, remove); every file operation
+(create, writing --write-bytes; stat; read, --read-bytes; rename with
+--rename; remove); tree removal.
 Workers meet at a barrier before and after each operation; an iteration's rate
 is the items of all workers over the time of the slowest, as mdtest computes
 it. Workers are numbered across hosts (the hosts in the order given x

@@ -67,7 +67,7 @@ type PathRule struct {
 // applies it again before preparing, whatever the controller checked. The
 // job's directory is DIR/storbench/<run id>/<host>/<job>/: fio runs there,
 // its files go in data/ below it. README.md shows this table
-// (TestREADMEPathTable keeps them equal).
+// (TestDocsPathTable keeps docs/fio.md equal to them).
 var PathRules = []PathRule{
 	{Option: "directory", Rule: Replace, Why: "storbench sets it to the job's data directory, `<job>/data`"},
 	{Option: "filename", Rule: Confine, kind: pathList, inData: true, Why: "names files, `:`-separated, relative to the data directory; `-` (stdin/stdout) is refused"},

@@ -203,18 +203,18 @@ func TestSectionNamesAsFioReadsThem(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite the path table in README.md")
+var update = flag.Bool("update", false, "rewrite the path table in docs/fio.md")
 
-// The README shows the table the code applies, generated from PathRules.
-func TestREADMEPathTable(t *testing.T) {
-	readme := filepath.Join("..", "..", "..", "README.md")
+// docs/fio.md shows the table the code applies, generated from PathRules.
+func TestDocsPathTable(t *testing.T) {
+	readme := filepath.Join("..", "..", "..", "docs", "fio.md")
 	b, err := os.ReadFile(readme)
 	if err != nil {
 		t.Fatal(err)
 	}
 	re := regexp.MustCompile(`(?s)(<!-- fio path rules: generated[^\n]*-->\n).*?(<!-- end of fio path rules -->)`)
 	if !re.Match(b) {
-		t.Fatal("README.md lacks the fio path rules markers")
+		t.Fatal("docs/fio.md lacks the fio path rules markers")
 	}
 	want := re.ReplaceAll(b, []byte("${1}"+strings.ReplaceAll(PathRulesMarkdown(), "$", "$$")+"${2}"))
 	if *update {
@@ -224,7 +224,7 @@ func TestREADMEPathTable(t *testing.T) {
 		return
 	}
 	if string(want) != string(b) {
-		t.Error("README.md's fio path table differs from PathRules: go test ./internal/engine/fio -run TestREADMEPathTable -update")
+		t.Error("docs/fio.md's fio path table differs from PathRules: go test ./internal/engine/fio -run TestDocsPathTable -update")
 	}
 }
 
