@@ -170,6 +170,7 @@ func (p *progress) update(pr cluster.Progress) {
 	if elapsed == 0 {
 		elapsed = pr.Elapsed
 	}
+	elapsed = max(elapsed, 0) // hosts not started yet: no time has passed
 	line := fmt.Sprintf("[%s] %s", p.phase.Name, round(elapsed))
 	if planned > 0 {
 		line += "/" + round(planned).String()

@@ -264,11 +264,16 @@ func (a *RemoteAgent) Run(ctx context.Context, startAt time.Time, live engine.Li
 	arrive := func(al arriveLine) { go a.relay(ctx, bar, off, al) }
 	l, err := a.stream(ctx, "run", runBody{StartNs: startAt.Add(off).UnixNano()}, live, arrive)
 	if l == nil {
-		return nil, err
+		// The agent may have dropped the phase because this controller
+		// went quiet (stopped between preparing and running): say so.
+		return nil, a.whyLost(err)
 	}
 	shiftResult(l.Result, -off)
 	if err == nil {
 		err = l.err()
+	}
+	if err != nil {
+		err = a.whyLost(err)
 	}
 	if l.Stopped != "" {
 		// The agent cleaned up on its own; there is no session left.

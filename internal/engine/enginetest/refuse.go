@@ -1,17 +1,11 @@
 package enginetest
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"io"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -150,61 +144,7 @@ func (p agentPhase) Cleanup(ctx context.Context) error { return p.a.Cleanup(ctx)
 // life of the test, and returns the controller's handle on it named host.
 func agentProcess(t *testing.T, host string) *cluster.RemoteAgent {
 	t.Helper()
-	bin := testutil.StorbenchBin(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
 	const token = "enginetest-token-0123456789"
-	tok := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(tok, []byte(token+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "agent", "--listen", addr, "--token-file", tok)
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var log []string
-	listening := make(chan struct{})
-	go func() {
-		var once sync.Once
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			mu.Lock()
-			log = append(log, sc.Text())
-			mu.Unlock()
-			if strings.Contains(sc.Text(), "listening on") {
-				once.Do(func() { close(listening) })
-			}
-		}
-	}()
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); pw.Close(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			mu.Lock()
-			t.Logf("agent log:\n%s", strings.Join(log, "\n"))
-			mu.Unlock()
-		}
-	})
-	select {
-	case <-listening:
-	case <-done:
-		t.Fatal("the agent ended before listening")
-	case <-time.After(15 * time.Second):
-		t.Fatal("the agent did not start within 15s")
-	}
+	addr := testutil.AgentProcess(t, testutil.StorbenchBin(t), token)
 	return &cluster.RemoteAgent{Addr: addr, Host: host, Token: token, Controller: "enginetest"}
 }

@@ -86,7 +86,13 @@ func (g *gate) prerun(own string) string {
 	if own = strings.TrimSpace(own); own != "" {
 		own += " && "
 	}
-	return "(" + own + "cat " + g.dir + "/gate && echo s >" + g.dir + "/started)"
+	// cat returns when the agent opens the gate (an empty file put in the
+	// FIFO's place) and also when the agent dies (the FIFO's writer is
+	// gone): test -f tells the two apart, and a job whose agent died fails
+	// its prerun, so fio does no I/O for nobody. "1<>" opens the started
+	// FIFO read-write, which never waits for a reader: a dead agent's job
+	// does not hang there, holding fio.
+	return "(" + own + "cat " + g.dir + "/gate && test -f " + g.dir + "/gate && echo s 1<>" + g.dir + "/started)"
 }
 
 func (g *gate) readStarts() {

@@ -4,18 +4,13 @@ package fio_test
 // process that a controller holding only the token talks to.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -103,58 +98,7 @@ func TestCommandRefusesPathsOutsideDir(t *testing.T) {
 // agentProc starts `storbench agent` with a token and returns its address.
 func agentProc(t *testing.T, token string, extra ...string) string {
 	t.Helper()
-	bin := storbenchBin(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	tok := filepath.Join(t.TempDir(), "token")
-	_ = os.WriteFile(tok, []byte(token+"\n"), 0o600)
-	cmd := exec.Command(bin, append([]string{"agent", "--listen", addr, "--token-file", tok}, extra...)...)
-	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = pw, pw
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var log []string
-	listening := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(pr)
-		once := sync.Once{}
-		for sc.Scan() {
-			mu.Lock()
-			log = append(log, sc.Text())
-			mu.Unlock()
-			if strings.Contains(sc.Text(), "listening on") {
-				once.Do(func() { close(listening) })
-			}
-		}
-	}()
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); pw.Close(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			mu.Lock()
-			t.Logf("agent log:\n%s", strings.Join(log, "\n"))
-			mu.Unlock()
-		}
-	})
-	select {
-	case <-listening:
-	case <-time.After(15 * time.Second):
-		t.Fatal("agent did not start")
-	}
-	return addr
+	return testutil.AgentProcess(t, storbenchBin(t), token, extra...)
 }
 
 // A controller that holds only the token and skips every check of its own
