@@ -119,6 +119,7 @@ sed -e 's/numjobs: 2 /numjobs: 1 /' -e 's/workers: 2 /workers: 1 /' \
   { echo "io500-vs-real: examples/io500-shapes.yaml changed shape; update this script's edits of it" >&2; exit 1; }
 
 head -c 32 /dev/urandom | base64 >"$work/token"
+chmod 600 "$work/token" # storbench refuses a token file others may read
 addrs=()
 for i in 0 1 2; do
   "$bin" agent --listen "127.0.0.1:$((port + i))" --token-file "$work/token" >"$work/agent$i.log" 2>&1 &
