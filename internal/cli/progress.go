@@ -143,26 +143,7 @@ func (p *progress) update(pr cluster.Progress) {
 		}
 	}
 	dt := now.Sub(p.prevAt).Seconds()
-	var parts []string
-	for _, op := range order {
-		c, prev := total[op], p.prev[op]
-		if dt <= 0 || c.Ops < prev.Ops {
-			continue
-		}
-		ops := float64(c.Ops-prev.Ops) / dt
-		bw := float64(c.Bytes-prev.Bytes) / dt
-		if ops == 0 && c.Errors == prev.Errors {
-			continue // idle now: engines with many operations run one at a time
-		}
-		s := fmt.Sprintf("%s %s", op, units.Rate(ops, "op/s"))
-		if bw > 0 {
-			s += " " + units.Bandwidth(bw)
-		}
-		if c.Errors > 0 {
-			s += fmt.Sprintf(" (%d errors)", c.Errors)
-		}
-		parts = append(parts, s)
-	}
+	parts := p.opRates(order, total, dt)
 	if hs := p.hostRates(pr, dt); hs != "" {
 		parts = append(parts, hs)
 	}
@@ -191,6 +172,32 @@ func (p *progress) update(pr cluster.Progress) {
 		fmt.Fprintln(p.st.Stdout, line)
 		p.lastOut = now
 	}
+}
+
+// opRates describes each operation's rate since the last update, skipping
+// the idle ones (engines with many operations run one at a time).
+func (p *progress) opRates(order []string, total map[string]record.Count, dt float64) []string {
+	var parts []string
+	for _, op := range order {
+		c, prev := total[op], p.prev[op]
+		if dt <= 0 || c.Ops < prev.Ops {
+			continue
+		}
+		ops := float64(c.Ops-prev.Ops) / dt
+		bw := float64(c.Bytes-prev.Bytes) / dt
+		if ops == 0 && c.Errors == prev.Errors {
+			continue
+		}
+		s := fmt.Sprintf("%s %s", op, units.Rate(ops, "op/s"))
+		if bw > 0 {
+			s += " " + units.Bandwidth(bw)
+		}
+		if c.Errors > 0 {
+			s += fmt.Sprintf(" (%d errors)", c.Errors)
+		}
+		parts = append(parts, s)
+	}
+	return parts
 }
 
 // done ends the live line so the phase's results start on a fresh line.
