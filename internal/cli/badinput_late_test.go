@@ -137,21 +137,7 @@ func runLate(t *testing.T, c lateCase, dryRun bool) {
 		if !c.now.IsZero() {
 			st.Now = func() time.Time { return c.now }
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		err := Execute(ctx, st, args)
-		if ExitCode(err) != ExitUsage {
-			t.Fatalf("exit %d (%v), want %d\n%s", ExitCode(err), err, ExitUsage, out)
-		}
-		msg := err.Error()
-		if strings.Contains(msg, "\n") {
-			t.Errorf("not one line: %q", msg)
-		}
-		for _, w := range c.want {
-			if !strings.Contains(msg, w) {
-				t.Errorf("%q does not say %q", msg, w)
-			}
-		}
+		msg := refusedInOneLine(t, st, out, args, c.want)
 		for _, w := range c.not {
 			if strings.Contains(msg, w) {
 				t.Errorf("%q says %q", msg, w)

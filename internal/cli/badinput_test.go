@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,21 +105,7 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 				}
 				args = append(append(append([]string(nil), args[:at]...), "--results", results), args[at:]...)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			err := Execute(ctx, st, args)
-			if ExitCode(err) != ExitUsage {
-				t.Fatalf("exit %d (%v), want %d\n%s", ExitCode(err), err, ExitUsage, out)
-			}
-			msg := err.Error()
-			if strings.Contains(msg, "\n") {
-				t.Errorf("not one line: %q", msg)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(msg, w) {
-					t.Errorf("%q does not say %q", msg, w)
-				}
-			}
+			refusedInOneLine(t, st, out, args, c.want)
 			if ents, _ := os.ReadDir(results); len(ents) != 0 {
 				t.Errorf("a results folder was made: %v", ents)
 			}
@@ -187,21 +174,7 @@ func TestHostileInputIsOneLineExit2(t *testing.T) {
 				}
 				args = append(append(append([]string(nil), args[:at]...), "--results", results), args[at:]...)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			err := Execute(ctx, st, args)
-			if ExitCode(err) != ExitUsage {
-				t.Fatalf("exit %d (%v), want %d\n%s", ExitCode(err), err, ExitUsage, out)
-			}
-			msg := err.Error()
-			if strings.Contains(msg, "\n") {
-				t.Errorf("not one line: %q", msg)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(msg, w) {
-					t.Errorf("%q does not say %q", msg, w)
-				}
-			}
+			refusedInOneLine(t, st, out, args, c.want)
 			if ents, _ := os.ReadDir(results); len(ents) != 0 {
 				t.Errorf("a results folder was made: %v", ents)
 			}
@@ -212,4 +185,26 @@ func TestHostileInputIsOneLineExit2(t *testing.T) {
 			}
 		})
 	}
+}
+
+// refusedInOneLine runs storbench with args and requires what every bad
+// input gets: exit 2, one line, saying each of want. It returns the line.
+func refusedInOneLine(t *testing.T, st *State, out fmt.Stringer, args, want []string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := Execute(ctx, st, args)
+	if ExitCode(err) != ExitUsage {
+		t.Fatalf("exit %d (%v), want %d\n%s", ExitCode(err), err, ExitUsage, out)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") {
+		t.Errorf("not one line: %q", msg)
+	}
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("%q does not say %q", msg, w)
+		}
+	}
+	return msg
 }
