@@ -140,6 +140,13 @@ func TestHostileInputIsOneLineExit2(t *testing.T) {
 	keys := map[string]string{"STORBENCH_ACCESS_KEY": "a", "STORBENCH_SECRET_KEY": "b"}
 	openToken := filepath.Join(tmp, "token")
 	_ = os.WriteFile(openToken, []byte("open-token-0123456789\n"), 0o644)
+	// Keys and credentials others may read, refused before they are parsed
+	// (their content does not matter).
+	goodToken, openKey, openCert, openCreds := filepath.Join(tmp, "token600"), filepath.Join(tmp, "open.key"), filepath.Join(tmp, "cert.pem"), filepath.Join(tmp, "creds")
+	_ = os.WriteFile(goodToken, []byte("good-token-0123456789\n"), 0o600)
+	_ = os.WriteFile(openKey, []byte("not a key\n"), 0o644)
+	_ = os.WriteFile(openCert, []byte("not a cert\n"), 0o644)
+	_ = os.WriteFile(openCreds, []byte("STORBENCH_ACCESS_KEY=AKopen\nSTORBENCH_SECRET_KEY=SKopenSecret\n"), 0o644)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -160,6 +167,12 @@ func TestHostileInputIsOneLineExit2(t *testing.T) {
 			[]string{"--token-file " + openToken, "chmod 600"}, ""},
 		{"agent's token file open to others", []string{"agent", "--listen", "127.0.0.1:0", "--token-file", openToken}, nil,
 			[]string{"--token-file " + openToken, "chmod 600"}, ""},
+		{"agent's TLS key open to others", []string{"agent", "--listen", "127.0.0.1:0", "--tls-cert", openCert, "--tls-key", openKey, "--token-file", goodToken}, nil,
+			[]string{"--tls-key " + openKey, "chmod 600"}, ""},
+		{"controller's TLS key open to others", []string{"md", "-d", tmp, "-n", "5", "--tls-cert", openCert, "--tls-key", openKey, "--token-file", goodToken, "127.0.0.1:1"}, nil,
+			[]string{"--tls-key " + openKey, "chmod 600"}, ""},
+		{"agent's S3 credentials file open to others", []string{"agent", "--listen", "127.0.0.1:0", "--token-file", goodToken, "--s3-credentials-file", openCreds}, nil,
+			[]string{"--s3-credentials-file " + openCreds, "chmod 600"}, ""},
 		{"s3 objects no host could hold", []string{"s3", "get", "--host", "127.0.0.1:1", "--objects", "10000000000000"}, keys, []string{"--objects 10000000000000", "at most"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

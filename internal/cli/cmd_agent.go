@@ -317,6 +317,9 @@ func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 // AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN; "export " before a line is
 // allowed), taken in the chain's order.
 func credentialsFile(file string) (engine.Credentials, error) {
+	if err := cluster.SecretFileMode("--s3-credentials-file", file); err != nil {
+		return engine.Credentials{}, err
+	}
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return engine.Credentials{}, fmt.Errorf("--s3-credentials-file: %v", err)

@@ -15,13 +15,13 @@ import (
 // sees one line saying which file to fix.
 
 // ReadToken reads a token file's first line (--token-file). A file that
-// others can read is refused, as ssh refuses such a key (secretFileMode).
+// others can read is refused, as ssh refuses such a key (SecretFileMode).
 func ReadToken(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return "", fmt.Errorf("--token-file: %v", err)
 	}
-	if err := secretFileMode("--token-file", path); err != nil {
+	if err := SecretFileMode("--token-file", path); err != nil {
 		return "", err
 	}
 	t, _, _ := strings.Cut(string(b), "\n")
@@ -51,6 +51,9 @@ func ClientTLS(ca, cert, key string) (*tls.Config, error) {
 		if err := certPair(cert, key); err != nil {
 			return nil, err
 		}
+		if err := SecretFileMode("--tls-key", key); err != nil {
+			return nil, err
+		}
 		c, err := tls.LoadX509KeyPair(cert, key)
 		if err != nil {
 			return nil, fmt.Errorf("--tls-cert/--tls-key: %v", err)
@@ -72,6 +75,9 @@ func ServerTLS(cert, key, ca string) (*tls.Config, error) {
 		return nil, nil
 	}
 	if err := certPair(cert, key); err != nil {
+		return nil, err
+	}
+	if err := SecretFileMode("--tls-key", key); err != nil {
 		return nil, err
 	}
 	pair, err := tls.LoadX509KeyPair(cert, key)
@@ -113,12 +119,12 @@ func loadPool(path string) (*x509.CertPool, error) {
 	return pool, nil
 }
 
-// secretFileMode refuses a file holding a secret that users other than
+// SecretFileMode refuses a file holding a secret that users other than
 // its owner may read or change, with ssh's rule for private keys: a file
 // of this user's must give group and others nothing (mode 0600 or
 // tighter); one owned by another user (root's, shared with a service's
 // group) must at least give others nothing.
-func secretFileMode(flag, path string) error {
+func SecretFileMode(flag, path string) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return fmt.Errorf("%s: %v", flag, err)
