@@ -140,15 +140,18 @@ func iorRow(w io.Writer, test int, dir string, g iorGroup) {
 	for i := range bw {
 		bw[i] /= 1 << 20
 	}
-	b := describe(bw)
-	o := describe(iterFigures(it, func(o results.OpSummary) *float64 { return o.OpsPerS }))
-	t := describe(iterFigures(it, func(o results.OpSummary) *float64 { d := o.DurationS; return &d }))
+	// A figure no iteration measured (bandwidth of an operation that moved
+	// no bytes, a rate fio did not give) is NA, as IOR writes what it did
+	// not take, never 0.00.
+	b := spreadCells(bw, "%.2f")
+	o := spreadCells(iterFigures(it, func(o results.OpSummary) *float64 { return o.OpsPerS }), "%.2f")
+	t := spreadCells(iterFigures(it, func(o results.OpSummary) *float64 { d := o.DurationS; return &d }), "%.5f")
 	var bytes, count uint64
 	for _, x := range it {
 		bytes, count = bytes+x.Bytes, count+x.Ops
 	}
 	xsize, aggs := "NA", "NA"
-	if count > 0 && len(it) > 0 {
+	if bytes > 0 && count > 0 && len(it) > 0 {
 		xsize = fmt.Sprint(bytes / count)
 		aggs = fmt.Sprintf("%.1f", float64(bytes)/float64(len(it))/(1<<20))
 	}
@@ -158,8 +161,8 @@ func iorRow(w io.Writer, test int, dir string, g iorGroup) {
 	if f := strings.Fields(dir); len(f) > 1 {
 		access = f[len(f)-1]
 	}
-	fmt.Fprintf(w, "%-9s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.5f %10s %13s ",
-		access, b.max, b.min, b.mean, b.sd, o.max, o.min, o.mean, o.sd, t.mean, "NA", "NA")
+	fmt.Fprintf(w, "%-9s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %13s ",
+		access, b[0], b[1], b[2], b[3], o[0], o[1], o[2], o[3], t[2], "NA", "NA")
 	fmt.Fprintf(w, "%5d %6s %3s %4d %3s %5s %8s %9s %4s %6s %8s %8s %9s %3s %6d\n",
 		test, "NA", "NA", len(it), "NA", "NA", "NA", "NA", "NA", "NA", "NA", xsize, aggs, "fio", 0)
 }
@@ -213,11 +216,19 @@ func iterFigures(it []results.OpSummary, f func(results.OpSummary) *float64) []f
 
 type spread struct{ max, min, mean, sd float64 }
 
-// describe is IOR's Max, Min, Mean and population StdDev.
-func describe(xs []float64) spread {
+// spreadCells is IOR's Max, Min, Mean and StdDev of xs in format, or NA
+// for each when xs is empty.
+func spreadCells(xs []float64, format string) [4]string {
 	if len(xs) == 0 {
-		return spread{}
+		return [4]string{"NA", "NA", "NA", "NA"}
 	}
+	s := describe(xs)
+	return [4]string{fmt.Sprintf(format, s.max), fmt.Sprintf(format, s.min), fmt.Sprintf(format, s.mean), fmt.Sprintf(format, s.sd)}
+}
+
+// describe is IOR's Max, Min, Mean and population StdDev of xs, which
+// is not empty (stats.Describe's StdDev is the sample's).
+func describe(xs []float64) spread {
 	s := spread{max: xs[0], min: xs[0]}
 	var sum float64
 	for _, x := range xs {
