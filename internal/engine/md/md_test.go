@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,13 +54,20 @@ func listTree(t *testing.T, dir string) []string {
 // TestEveryOperation runs all twelve operations over two iterations of a
 // small tree and checks what a user reads in the summary: every operation,
 // in mdtest's order, each iteration's item count, bytes moved, what find
-// matched, no errors, and nothing left behind.
+// matched, no errors, and nothing left behind; the same whether items are
+// named from their tree directory or by their whole path (full_paths).
 func TestEveryOperation(t *testing.T) {
+	for _, full := range []bool{false, true} {
+		t.Run(fmt.Sprintf("full_paths=%v", full), func(t *testing.T) { everyOperation(t, full) })
+	}
+}
+
+func everyOperation(t *testing.T, fullPaths bool) {
 	dir := t.TempDir()
 	res, err := runPhase(t, map[string]any{
 		"dir": dir, "items": 30, "iterations": 2, "depth": 2, "branch": 2,
 		"workers": 2, "unique_dir": true, "rename": true, "random": true, "sync": true,
-		"write_bytes": "1k", "read_bytes": 600, "find": true, "find_name": "f.1*",
+		"write_bytes": "1k", "read_bytes": 600, "find": true, "find_name": "f.1*", "full_paths": fullPaths,
 	}, engine.Env{})
 	if err != nil {
 		t.Fatal(err)
@@ -511,11 +519,17 @@ func TestMoreDirectoriesThanItems(t *testing.T) {
 // TestNoAllocationPerItem checks the engine's hot loop allocates nothing: a
 // run with 20 times the items allocates about as often as a small one.
 func TestNoAllocationPerItem(t *testing.T) {
+	for _, full := range []bool{false, true} {
+		t.Run(fmt.Sprintf("full_paths=%v", full), func(t *testing.T) { noAllocationPerItem(t, full) })
+	}
+}
+
+func noAllocationPerItem(t *testing.T, fullPaths bool) {
 	mallocs := func(items int) uint64 {
 		dir := shmDir(t)
 		var a, b runtime.MemStats
 		runtime.ReadMemStats(&a)
-		if _, err := runPhase(t, map[string]any{"dir": dir, "items": items, "workers": 1, "files_only": true}, engine.Env{}); err != nil {
+		if _, err := runPhase(t, map[string]any{"dir": dir, "items": items, "workers": 1, "files_only": true, "rename": true, "full_paths": fullPaths}, engine.Env{}); err != nil {
 			t.Fatal(err)
 		}
 		runtime.ReadMemStats(&b)

@@ -137,6 +137,13 @@ type Params struct {
 	Force bool `json:"force"`
 	// Seed seeds the random order; 0 picks one from the clock.
 	Seed int64 `json:"seed,omitempty"`
+	// FullPaths names every item by its whole path from Dir in each call,
+	// as mdtest does from its -d: the file system client then resolves
+	// every directory on the way on every call (on a network file system,
+	// revalidating each as its cache rules say). By default a call names
+	// the item from the open tree directory that holds it (one
+	// component), which costs the client less per operation.
+	FullPaths bool `json:"full_paths,omitempty"`
 }
 
 // wearsOut says whether the creates go on after the stonewall to the

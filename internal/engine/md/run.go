@@ -78,10 +78,13 @@ type run struct {
 	deadline int64 // mono() after which create stages stop (stonewall); 0: none
 	iterFd   int   // the iteration directory
 	treeFds  [][]int
-	its      [][]record.Iteration // per op index, per iteration
-	errs     []string
-	series   []record.Second
-	latSecs  []record.LatSecond
+	// paths are, with FullPaths, the path of each tree directory, by
+	// slot as treeFds (treePaths); nil without.
+	paths   [][][]byte
+	its     [][]record.Iteration // per op index, per iteration
+	errs    []string
+	series  []record.Second
+	latSecs []record.LatSecond
 
 	// The items of every global rank that exist: directories, files, and
 	// how many of those files are renamed (the first ones). A worker with a
@@ -373,7 +376,7 @@ func (r *run) closeTrees() {
 			}
 		}
 	}
-	r.treeFds = nil
+	r.treeFds, r.paths = nil, nil
 }
 
 // begin is the barrier action before a stage: set up what it needs, outside
@@ -657,6 +660,13 @@ func (r *run) openTrees() {
 			fds[k] = fd
 		}
 		r.treeFds[t] = fds
+	}
+	if r.pr.p.FullPaths {
+		r.paths = make([][][]byte, len(r.roots))
+		for t, root := range r.roots {
+			r.paths[t] = r.treePaths(root)
+		}
+		r.sizeFullNames(r.paths)
 	}
 }
 

@@ -55,6 +55,9 @@ type worker struct {
 	findRank, findSpace int
 
 	name, name2 [nameLen]byte
+	// full and full2 hold the whole paths of name and name2 with
+	// FullPaths (sizeFullNames).
+	full, full2 []byte
 	st          syscall.Stat_t
 	buf         []byte   // write_bytes / read_bytes data
 	dents       [][]byte // find's directory entries, per depth of its walk
@@ -281,9 +284,11 @@ func (w *worker) eachItem(k opKind, from, count int64, random bool, s *items, re
 	r := w.r
 	o := w.rec.Op(w.recIdx[k])
 	fds := r.treeFds[s.slot]
+	var paths [][]byte // with FullPaths: each directory's path
+	if r.paths != nil {
+		paths = r.paths[s.slot]
+	}
 	nodes := int64(len(fds))
-	per, extra := r.pr.p.Items/nodes, r.pr.p.Items%nodes
-	big := extra * (per + 1) // items in the nodes that hold one more
 	var perm permutation
 	if random {
 		perm = newPermutation(count, w.seed+uint64(r.iter)*31+uint64(k))
@@ -306,19 +311,16 @@ func (w *worker) eachItem(k opKind, from, count int64, random bool, s *items, re
 		if random {
 			i = perm.next()
 		}
-		fd := fds[0]
-		if nodes > 1 {
-			if i < big {
-				fd = fds[i/(per+1)]
-			} else {
-				fd = fds[extra+(i-big)/per]
-			}
-		}
-		p := &w.name[0]
+		node := nodeOf(nodes, i, r.pr.p.Items)
+		fd := fds[node]
 		if k == opFileRemove && i < renamed {
 			setName(&w.name, renPfx, i)
 		} else {
 			setName(&w.name, pfx, i)
+		}
+		p := &w.name[0]
+		if paths != nil {
+			fd, p = atFdcwd, fullName(&w.full, paths[node], &w.name)
 		}
 		var e syscall.Errno
 		var moved int64
@@ -333,36 +335,20 @@ func (w *worker) eachItem(k opKind, from, count int64, random bool, s *items, re
 			e = unlinkat(w.raw, fd, p, 0)
 		case opFileRename:
 			setName(&w.name2, renPfx, i)
-			e = renameat(w.raw, fd, p, fd, &w.name2[0])
+			p2 := &w.name2[0]
+			if paths != nil {
+				p2 = fullName(&w.full2, paths[node], &w.name2)
+			}
+			e = renameat(w.raw, fd, p, fd, p2)
 		case opFileCreate:
-			var f int
-			f, e = openat(w.raw, fd, p, syscall.O_CREAT|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o644)
-			if e == 0 {
-				if wb > 0 {
-					moved, e = w.write(f, wb)
-				}
-				if e == 0 && syncFile {
-					e = fsyncFd(f)
-				}
-				if ce := closeFd(w.raw, f); e == 0 {
-					e = ce
-				}
-				if e != 0 {
-					// The file exists: later stages must see it.
-					done++
-				}
+			var made bool
+			moved, e, made = w.createFile(fd, p, wb, syncFile)
+			if made && e != 0 {
+				// The file exists: later stages must see it.
+				done++
 			}
 		case opFileRead:
-			var f int
-			f, e = openat(w.raw, fd, p, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-			if e == 0 {
-				if rb > 0 {
-					moved, e = w.read(f, rb)
-				}
-				if ce := closeFd(w.raw, f); e == 0 {
-					e = ce
-				}
-			}
+			moved, e = w.readFile(fd, p, rb)
 		}
 		t1 := mono()
 		stopped := r.stop.Load()
@@ -386,6 +372,41 @@ func (w *worker) eachItem(k opKind, from, count int64, random bool, s *items, re
 	return done
 }
 
+// createFile creates the file p names (below fd), writes wb bytes to it,
+// fsyncs it when syncFile and closes it; made says it was created.
+func (w *worker) createFile(fd int, p *byte, wb int64, syncFile bool) (moved int64, e syscall.Errno, made bool) {
+	f, e := openat(w.raw, fd, p, syscall.O_CREAT|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o644)
+	if e != 0 {
+		return 0, e, false
+	}
+	if wb > 0 {
+		moved, e = w.write(f, wb)
+	}
+	if e == 0 && syncFile {
+		e = fsyncFd(f)
+	}
+	if ce := closeFd(w.raw, f); e == 0 {
+		e = ce
+	}
+	return moved, e, true
+}
+
+// readFile opens the file p names (below fd), reads rb bytes of it and
+// closes it.
+func (w *worker) readFile(fd int, p *byte, rb int64) (moved int64, e syscall.Errno) {
+	f, e := openat(w.raw, fd, p, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if e != 0 {
+		return 0, e
+	}
+	if rb > 0 {
+		moved, e = w.read(f, rb)
+	}
+	if ce := closeFd(w.raw, f); e == 0 {
+		e = ce
+	}
+	return moved, e
+}
+
 // renameDirs renames the first count directories of s in a rotation, as
 // mdtest's directory rename does: the first to a spare name, each next
 // one to the name of the one before it (into that one's tree directory),
@@ -399,25 +420,31 @@ func (w *worker) renameDirs(count int64, s *items) {
 	r := w.r
 	o := w.rec.Op(w.recIdx[opDirRename])
 	fds := r.treeFds[s.slot]
-	n := r.pr.p.Items
+	nodes, n := int64(len(fds)), r.pr.p.Items
 	t0 := mono()
 	for i := int64(0); i < count; i++ {
-		var from, to int
+		var from, to int64 // the tree directories of the two names
 		switch i {
 		case 0:
-			from, to = nodeFd(fds, 0, n), nodeFd(fds, 0, n)
+			from, to = 0, 0
 			setName(&w.name, s.dirPfx, 0)
 			setName(&w.name2, s.sparePfx, 0)
 		case count - 1:
-			from, to = nodeFd(fds, 0, n), nodeFd(fds, i-1, n)
+			from, to = 0, nodeOf(nodes, i-1, n)
 			setName(&w.name, s.sparePfx, 0)
 			setName(&w.name2, s.dirPfx, i-1)
 		default:
-			from, to = nodeFd(fds, i, n), nodeFd(fds, i-1, n)
+			from, to = nodeOf(nodes, i, n), nodeOf(nodes, i-1, n)
 			setName(&w.name, s.dirPfx, i)
 			setName(&w.name2, s.dirPfx, i-1)
 		}
-		e := renameat(w.raw, from, &w.name[0], to, &w.name2[0])
+		fromFd, toFd, p, p2 := fds[from], fds[to], &w.name[0], &w.name2[0]
+		if r.paths != nil {
+			fromFd, toFd = atFdcwd, atFdcwd
+			p = fullName(&w.full, r.paths[s.slot][from], &w.name)
+			p2 = fullName(&w.full2, r.paths[s.slot][to], &w.name2)
+		}
+		e := renameat(w.raw, fromFd, p, toFd, p2)
 		t1 := mono()
 		stopped := r.stop.Load()
 		if stopped && !w.claim() {
@@ -437,20 +464,6 @@ func (w *worker) renameDirs(count int64, s *items) {
 			return
 		}
 	}
-}
-
-// nodeFd is the tree directory that holds item i of a rank's items, of
-// which each tree directory holds an even share (the first ones one more).
-func nodeFd(fds []int, i, items int64) int {
-	nodes := int64(len(fds))
-	if nodes == 1 {
-		return fds[0]
-	}
-	per, extra := items/nodes, items%nodes
-	if big := extra * (per + 1); i < big {
-		return fds[i/(per+1)]
-	}
-	return fds[extra+(i-extra*(per+1))/per]
 }
 
 func (w *worker) write(fd int, n int64) (int64, syscall.Errno) {
