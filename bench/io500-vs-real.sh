@@ -12,7 +12,10 @@
 # the example's, most phases of both sides last milliseconds and measure
 # their start and end more than the file system. Prints every round's
 # scores, then per phase the medians over the rounds (and their min-max)
-# and storbench's ratio of medians to the real one, and the score's.
+# and storbench's ratio of medians to the real one, and the score's; beside
+# it the median of each round's own ratio (storbench's figure over the real
+# one run next to it), which a machine whose load drifts between rounds
+# moves less.
 #
 # The real tools are built by hand (never by this script): give their
 # paths. IOR and MDTEST are the binaries built from the IOR tree the driver
@@ -183,13 +186,16 @@ def med(side, p):
     v = [x for x in v if x is not None]
     return (statistics.median(v), min(v), max(v), len(v)) if v else (None, None, None, 0)
 print("\nmedians over %d rounds (GiB/s for ior-*, kIOPS for the rest), min-max in brackets" % rounds)
-print("%-20s %28s %28s %7s %s" % ("phase", "real", "storbench", "ratio", "verdict (0.8-1.25x)"))
+print("%-20s %28s %28s %7s %9s %s" % ("phase", "real", "storbench", "ratio", "per-round", "verdict (0.8-1.25x, ratio of medians)"))
 for p in phases:
     (a, amin, amax, na), (b, bmin, bmax, nb) = med("real", p), med("storbench", p)
     if a is None or b is None:
         print("%-20s %28s %28s %7s absent in %d real, %d storbench rounds" % (p, a, b, "-", rounds - na, rounds - nb))
         continue
     ratio = b / a
+    # Each round's storbench figure over the real one of the same round.
+    own = [x["storbench"][p] / x["real"][p] for x in rows if x["storbench"].get(p) and x["real"].get(p)]
+    per = "%9.2f" % statistics.median(own) if own else "%9s" % "-"
     rng = lambda lo, hi: "[%.3g-%.3g]" % (lo, hi)
-    print("%-20s %9.4g %18s %9.4g %18s %7.2f %s" % (p, a, rng(amin, amax), b, rng(bmin, bmax), ratio, "within" if 0.8 <= ratio <= 1.25 else "OUTSIDE"))
+    print("%-20s %9.4g %18s %9.4g %18s %7.2f %s %s" % (p, a, rng(amin, amax), b, rng(bmin, bmax), ratio, per, "within" if 0.8 <= ratio <= 1.25 else "OUTSIDE"))
 PY
