@@ -16,7 +16,7 @@ type MergeOptions struct {
 	Now         time.Time
 	CommandLine []string
 	// Setup is called on the new folder before any phase is added (to set
-	// its Markdown renderer).
+	// its Renderers).
 	Setup func(*results.Folder)
 }
 

@@ -18,6 +18,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/run"
 	"golang.org/x/term"
 )
@@ -121,6 +123,9 @@ type State struct {
 	// Engines are the engines phases run with (internal/engine/all in
 	// the storbench binary).
 	Engines engine.Registry
+	// Renderers make a results folder's rendered files, for run, merge
+	// and report alike (report.Renderers when nil).
+	Renderers []results.Renderer
 
 	envOnce sync.Once
 	env     environment
@@ -134,6 +139,14 @@ func NewState(engines engine.Registry) *State {
 		Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now,
 		TTY: term.IsTerminal(int(os.Stdout.Fd())), Args: os.Args, Engines: engines,
 	}
+}
+
+// renderers is the list of a results folder's rendered files.
+func (st *State) renderers() []results.Renderer {
+	if st.Renderers == nil {
+		return report.Renderers()
+	}
+	return st.Renderers
 }
 
 // getenv reads the environment through Getenv (nothing when unset).

@@ -16,7 +16,6 @@ import (
 	"github.com/storbench/storbench/internal/engine/fio"
 	"github.com/storbench/storbench/internal/engine/md"
 	"github.com/storbench/storbench/internal/model"
-	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/suite"
 )
@@ -36,6 +35,10 @@ type Runner struct {
 	// Self is this storbench binary, which --ssh copies to hosts that lack
 	// it (os.Executable when empty).
 	Self string
+	// Renderers make the results folder's rendered files (summary.md,
+	// report.html: report.Renderers); a run writes data and leaves the
+	// rendering to them. None: the folder holds data only.
+	Renderers []results.Renderer
 }
 
 // Run runs every phase of the plan through a controller and its agents,
@@ -272,18 +275,15 @@ func (r *Runner) create(p Plan, infos []cluster.Info, runID string) (*results.Fo
 	if err != nil {
 		return nil, err
 	}
-	folder.Markdown = report.Markdown
-	folder.Extra = map[string]func(*results.Summary) []byte{
-		"sweep.tsv": report.SweepTSV, report.IO500SummaryFile: report.IO500ResultSummary, report.IO500ResultFile: report.IO500Result,
-	}
+	folder.Renderers = r.Renderers
 	folder.CoVWarn = p.CoVWarn
 	folder.Confidence = p.Confidence
 	folder.Score = p.Score
 	return folder, nil
 }
 
-// finish writes the run's status, report.html and what could not be
-// saved, and returns the run's outcome.
+// finish writes the run's status, the files rendered at the end and what
+// could not be saved, and returns the run's outcome.
 func (r *Runner) finish(ctx context.Context, folder *results.Folder, runErr error) (*Result, error) {
 	status := results.StatusCompleted
 	switch {
@@ -295,12 +295,11 @@ func (r *Runner) finish(ctx context.Context, folder *results.Folder, runErr erro
 	if err := folder.Finish(status, runErr); err != nil && runErr == nil {
 		runErr = err
 	}
-	// report.html, from the folder as it now stands (a report that cannot
-	// be rendered never fails the run; one that cannot be written does).
-	if b, err := report.HTMLFolder(folder.Path, ""); err != nil {
-		r.Sink.Note(Note{Kind: NoteDiagnostic, Text: fmt.Sprintf("report.html: %v", err)})
-	} else {
-		_ = folder.Save("report.html", b)
+	// The final files (report.html), from the folder as it now stands (a
+	// report that cannot be rendered never fails the run; one that cannot
+	// be written does).
+	for _, err := range folder.RenderFinal() {
+		r.Sink.Note(Note{Kind: NoteDiagnostic, Text: err.Error()})
 	}
 	// Whatever could not be saved, from the first phase on, is named in
 	// one line; the figures of a phase left out were told to the sink.
