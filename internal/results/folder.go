@@ -15,7 +15,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -109,16 +108,9 @@ func NewRunID(now time.Time) string {
 	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
-var nameRE = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// SafeName turns a run or phase name into a path element.
-func SafeName(s string) string {
-	s = strings.Trim(nameRE.ReplaceAllString(s, "-"), "-.")
-	if s == "" {
-		return "run"
-	}
-	return s
-}
+// SafeName turns a run, phase or host name into a path element
+// (model.SafeName).
+func SafeName(s string) string { return model.SafeName(s) }
 
 // Create makes results/<run id>_<name>/ under root and writes run.json with
 // status running.
