@@ -43,7 +43,7 @@ func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.R
 			}
 		}
 	}
-	return res, runExit(err)
+	return res, err
 }
 
 // textSink prints a run as it goes: a line when it starts, the live

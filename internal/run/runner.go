@@ -44,7 +44,7 @@ type Runner struct {
 // Run runs every phase of the plan through a controller and its agents,
 // writing the results folder as it goes. It stops at the first phase that
 // fails; what finished stays in the folder, and run.json says what
-// happened. Its error is an *Error whose Kind says whether the plan was
+// happened. Its error is an *Error whose Code says whether the plan was
 // bad input (nothing ran), the run failed, or it was interrupted.
 func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	if len(p.Phases) == 0 {
@@ -126,7 +126,7 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	// found before any load: as for any bad input, no results folder is
 	// left; it would hold nothing measured.
 	var re *Error
-	if errors.As(runErr, &re) && re.Kind == BadInput && !pr.ranLoad && len(pr.leftovers) == 0 && ctx.Err() == nil {
+	if errors.As(runErr, &re) && re.Code == BadInput && !pr.ranLoad && len(pr.leftovers) == 0 && ctx.Err() == nil {
 		if err := os.RemoveAll(folder.Path); err == nil {
 			r.Sink.Note(Note{Kind: NotePlan, Text: fmt.Sprintf("nothing ran: %s removed", folder.Path)})
 			return nil, runErr
@@ -320,15 +320,15 @@ func (r *Runner) finish(ctx context.Context, folder *results.Folder, runErr erro
 	switch {
 	case status == results.StatusInterrupted:
 		if u := folder.Unsaved(); u != nil {
-			return res, &Error{Kind: Interrupted, Err: fmt.Errorf("interrupted; %v", u)}
+			return res, &Error{Code: Interrupted, Err: fmt.Errorf("interrupted; %v", u)}
 		}
-		return res, &Error{Kind: Interrupted, Err: errors.New("interrupted; results so far are kept")}
+		return res, &Error{Code: Interrupted, Err: errors.New("interrupted; results so far are kept")}
 	case runErr != nil:
 		var re *Error
 		if errors.As(runErr, &re) {
 			return res, runErr
 		}
-		return res, &Error{Kind: Failed, Err: runErr}
+		return res, &Error{Code: Failed, Err: runErr}
 	}
 	return res, nil
 }
