@@ -26,11 +26,6 @@ const maxFileLines = 800
 // broken up: none may grow, a new one may not join, and one broken up must
 // leave the list (the test says so), so the list only shrinks.
 var longFuncs = map[string]int{
-	"bench/controllerscale/main.go:measure":              83,
-	"internal/analyze/benchdata.go:readTSV":              88,
-	"internal/analyze/benchwindow.go:AnalyzeBenchData":   183,
-	"internal/analyze/merge.go:Merge":                    98,
-	"internal/analyze/seconds.go:SecondsOf":              130,
 	"internal/cluster/controller.go:Controller.RunPhase": 240,
 	"internal/cluster/server.go:Server.prepare":          81,
 	"internal/cluster/server.go:Server.run":              105,
