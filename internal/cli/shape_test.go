@@ -42,8 +42,6 @@ var longFuncs = map[string]int{
 	"internal/engine/s3/params.go:resolve":               203,
 	"internal/engine/s3/worker.go:worker.loopMultipart":  85,
 	"internal/engine/s3/worker.go:worker.loopMixed":      93,
-	"internal/run/runner.go:Runner.Run":                  88,
-	"internal/s3test/s3test.go:Start":                    81,
 	"internal/suite/expand.go:Suite.Expand":              126,
 	"internal/suite/expand.go:expandFio":                 85,
 }

@@ -115,8 +115,15 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 		r.Sink.Note(Note{Kind: NotePlan, Text: n})
 	}
 	pr := &phases{r: r, plan: p, ctrl: ctrl, set: set, folder: folder, areas: areas}
+	return r.runPhases(ctx, pr, stop)
+}
+
+// runPhases runs every phase into the results folder and ends the run;
+// stop ends ctx when the agents' launcher ended.
+func (r *Runner) runPhases(ctx context.Context, pr *phases, stop context.CancelCauseFunc) (*Result, error) {
+	set, folder := pr.set, pr.folder
 	runErr := pr.runAll(ctx)
-	if stepEnded(set, len(ctrl.Lost())) {
+	if stepEnded(set, len(pr.ctrl.Lost())) {
 		stop(set.endErr)
 	}
 	if set.endErr != nil && errors.Is(context.Cause(ctx), set.endErr) {
