@@ -12,6 +12,7 @@ const module = "github.com/storbench/storbench/"
 // `go list -deps` (what the build sees, not what the source says).
 func deps(t *testing.T, pkg string) []string {
 	t.Helper()
+	watchSources(t)
 	out, err := exec.Command("go", "list", "-deps", module+pkg).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
