@@ -30,8 +30,6 @@ var longFuncs = map[string]int{
 	"internal/cluster/server.go:Server.prepare":          81,
 	"internal/cluster/server.go:Server.run":              105,
 	"internal/cluster/server.go:Server.stream":           81,
-	"internal/engine/fio/engine.go:Engine.Prepare":       81,
-	"internal/engine/fio/engine.go:prepared.Run":         158,
 	"internal/engine/fio/link.go:Link":                   97,
 	"internal/engine/md/worker.go:worker.eachItem":       108,
 	"internal/engine/s3/engine.go:Engine.Prepare":        102,
