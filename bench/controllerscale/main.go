@@ -405,21 +405,7 @@ func measure(n, seconds, ops int, hbTimeout time.Duration) error {
 	var samplesMu sync.Mutex
 	samples := []sample{takeSample()}
 	stopSampling := make(chan struct{})
-	go func() {
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-stopSampling:
-				return
-			case <-t.C:
-				s := takeSample()
-				samplesMu.Lock()
-				samples = append(samples, s)
-				samplesMu.Unlock()
-			}
-		}
-	}()
+	go sampleEverySecond(stopSampling, &samplesMu, &samples)
 	ctx := context.Background()
 	t0 := time.Now()
 	if _, err := ctrl.Connect(ctx); err != nil {
@@ -449,6 +435,24 @@ func measure(n, seconds, ops int, hbTimeout time.Duration) error {
 	report(n, seconds, ops, connect, out, samples, live, marks)
 	fmt.Printf("heartbeats (agents' side, the whole phase): gap between an agent's consecutive beats median, p99, max (s): %s; the agents' timeout: %s\n", gaps, hbTimeout)
 	return nil
+}
+
+// sampleEverySecond appends a sample to *samples (under mu) every second
+// until stop is closed.
+func sampleEverySecond(stop <-chan struct{}, mu *sync.Mutex, samples *[]sample) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			s := takeSample()
+			mu.Lock()
+			*samples = append(*samples, s)
+			mu.Unlock()
+		}
+	}
 }
 
 // mark is the farm's byte counters at one instant.

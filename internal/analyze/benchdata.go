@@ -66,7 +66,6 @@ func readTSV(r io.Reader) (*BenchData, error) {
 	}
 	out := &BenchData{}
 	_, err := scanTSV(r, func(l *benchLine) {
-		start, ttfb, lat, nbytes := l.start, l.ttfb, l.lat, l.n
 		a := ops[string(l.op)]
 		if a == nil {
 			name := str(l.op)
@@ -75,47 +74,11 @@ func readTSV(r io.Reader) (*BenchData, error) {
 			ops[name] = a
 			order = append(order, name)
 		}
-		ep := str(l.endpoint)
-		er := a.perEP[ep]
-		if er == nil {
-			er = record.NewRecorder([]string{a.name}, true)
-			a.perEP[ep] = er
-			a.epOrder = append(a.epOrder, ep)
-			a.epStart[ep] = [2]int64{start, start + lat}
-		}
-		w := a.epStart[ep]
-		if start < w[0] || start+lat > w[1] {
-			a.epStart[ep] = [2]int64{min(w[0], start), max(w[1], start+lat)}
-		}
-		if !a.sawRequest || start < a.start {
-			a.start = start
-		}
-		if !a.sawRequest || start+lat > a.end {
-			a.end = start + lat
-		}
-		a.sawRequest = true
-		sec := (start + lat) / 1e9
-		s := a.secs[sec]
-		if s == nil {
-			s = &record.Second{StartNs: sec * 1e9, EndNs: (sec + 1) * 1e9, Op: a.name}
-			a.secs[sec] = s
-		}
+		var errKind string
 		if len(l.errKind) > 0 {
-			k := str(l.errKind)
-			a.rec.Op(0).RecordError(k)
-			er.Op(0).RecordError(k)
-			s.Errors++
-		} else {
-			for _, rr := range [2]*record.Recorder{a.rec, er} {
-				o := rr.Op(0)
-				o.Record(lat, nbytes)
-				if ttfb > 0 {
-					o.RecordTTFB(ttfb)
-				}
-			}
-			s.Ops++
-			s.Bytes += uint64(max(nbytes, 0))
+			errKind = str(l.errKind)
 		}
+		a.add(l, str(l.endpoint), errKind)
 		out.Requests++
 	})
 	if err != nil {
@@ -123,22 +86,72 @@ func readTSV(r io.Reader) (*BenchData, error) {
 	}
 	out.PerEndpoint = map[string][]record.OpStats{}
 	for _, name := range order {
-		a := ops[name]
-		st := a.rec.Stats(0, name)
-		st.StartNs, st.EndNs = a.start, a.end
-		out.Ops = append(out.Ops, st)
-		for _, ep := range a.epOrder {
-			es := a.perEP[ep].Stats(0, name)
-			w := a.epStart[ep]
-			es.StartNs, es.EndNs = w[0], w[1]
-			out.PerEndpoint[ep] = append(out.PerEndpoint[ep], es)
-		}
-		for _, s := range a.secs {
-			out.Series = append(out.Series, *s)
-		}
+		ops[name].addTo(out)
 	}
 	sort.SliceStable(out.Series, func(i, j int) bool { return out.Series[i].StartNs < out.Series[j].StartNs })
 	return out, nil
+}
+
+// add records one request of the operation, from endpoint ep; errKind is
+// its error ("" when it succeeded).
+func (a *opAcc) add(l *benchLine, ep, errKind string) {
+	start, ttfb, lat, nbytes := l.start, l.ttfb, l.lat, l.n
+	er := a.perEP[ep]
+	if er == nil {
+		er = record.NewRecorder([]string{a.name}, true)
+		a.perEP[ep] = er
+		a.epOrder = append(a.epOrder, ep)
+		a.epStart[ep] = [2]int64{start, start + lat}
+	}
+	w := a.epStart[ep]
+	if start < w[0] || start+lat > w[1] {
+		a.epStart[ep] = [2]int64{min(w[0], start), max(w[1], start+lat)}
+	}
+	if !a.sawRequest || start < a.start {
+		a.start = start
+	}
+	if !a.sawRequest || start+lat > a.end {
+		a.end = start + lat
+	}
+	a.sawRequest = true
+	sec := (start + lat) / 1e9
+	s := a.secs[sec]
+	if s == nil {
+		s = &record.Second{StartNs: sec * 1e9, EndNs: (sec + 1) * 1e9, Op: a.name}
+		a.secs[sec] = s
+	}
+	if errKind != "" {
+		a.rec.Op(0).RecordError(errKind)
+		er.Op(0).RecordError(errKind)
+		s.Errors++
+		return
+	}
+	for _, rr := range [2]*record.Recorder{a.rec, er} {
+		o := rr.Op(0)
+		o.Record(lat, nbytes)
+		if ttfb > 0 {
+			o.RecordTTFB(ttfb)
+		}
+	}
+	s.Ops++
+	s.Bytes += uint64(max(nbytes, 0))
+}
+
+// addTo adds the operation's statistics, per endpoint and per second, to
+// out.
+func (a *opAcc) addTo(out *BenchData) {
+	st := a.rec.Stats(0, a.name)
+	st.StartNs, st.EndNs = a.start, a.end
+	out.Ops = append(out.Ops, st)
+	for _, ep := range a.epOrder {
+		es := a.perEP[ep].Stats(0, a.name)
+		w := a.epStart[ep]
+		es.StartNs, es.EndNs = w[0], w[1]
+		out.PerEndpoint[ep] = append(out.PerEndpoint[ep], es)
+	}
+	for _, s := range a.secs {
+		out.Series = append(out.Series, *s)
+	}
 }
 
 func headerIndex(h []byte) ([]int, int, error) {

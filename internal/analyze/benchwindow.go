@@ -208,16 +208,7 @@ func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 			ops[b.name] = b
 			order = append(order, b.name)
 		}
-		b.first = min(b.first, l.start)
-		end := l.start + l.lat
-		b.last = max(b.last, end)
-		w := b.workers[l.worker]
-		if w == nil {
-			b.workers[l.worker] = &workerSpan{firstEnd: end, lastStart: l.start}
-			return
-		}
-		w.firstEnd = min(w.firstEnd, end)
-		w.lastStart = max(w.lastStart, l.start)
+		b.see(l)
 	})
 	if err != nil {
 		return nil, err
@@ -227,105 +218,151 @@ func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 	}
 	left := false // some operation has time left after --skip
 	for _, b := range ops {
-		first := true
-		for _, w := range b.workers {
-			if first {
-				b.ws, b.we = w.firstEnd, w.lastStart
-				first = false
-				continue
-			}
-			b.ws, b.we = max(b.ws, w.firstEnd), min(b.we, w.lastStart)
-		}
-		if format == formatWarp {
-			cs, ce, ok := warpCut(b.first, b.last)
-			b.ws, b.we, b.tooShort = max(b.ws, cs), min(b.we, ce), !ok
-			if !ok {
-				b.ws, b.we = cs, cs
-			}
-		}
-		b.ws += int64(o.Skip)
-		if b.we < b.ws {
-			b.we = b.ws
-		}
-		if b.we > b.ws {
+		if b.setWindow(format == formatWarp, o) {
 			left = true
 		}
-		b.workers = nil
-		b.total = newSegAcc(b.ws, b.we, o.segment())
-		b.rec = record.NewRecorder([]string{b.name}, true)
-		b.eps = map[string]*benchEP{}
-		b.kinds = map[string]uint64{}
 	}
 	if o.Skip > 0 && !left {
 		return nil, fmt.Errorf("%s: %w: --skip %s leaves no time in which every worker was running", path, ErrNoData, o.Skip)
 	}
 	intern := map[string]string{}
-	allLatency := format == formatWarp
+	allLatency, seg := format == formatWarp, o.segment()
 	_, _, err = scanBenchData(path, func(l *benchLine) {
 		if !o.keepOp(string(l.op)) || !keepHost(l.endpoint) {
 			return
 		}
-		b := ops[string(l.op)]
-		ep := b.eps[string(l.endpoint)]
-		if ep == nil {
-			name, ok := intern[string(l.endpoint)]
-			if !ok {
-				name = string(l.endpoint)
-				intern[name] = name
-			}
-			ep = &benchEP{acc: newSegAcc(b.ws, b.we, o.segment()), rec: record.NewRecorder([]string{b.name}, true)}
-			b.eps[name] = ep
-			b.epOrder = append(b.epOrder, name)
-		}
-		failed := len(l.errKind) > 0
-		end := l.start + l.lat
-		nb := float64(max(l.n, 0))
-		for _, a := range [2]*segAcc{b.total, ep.acc} {
-			a.request(l.start, end, nb, failed)
-			if ov := min(end, a.end) - max(l.start, a.start); ov > 0 && !failed {
-				f := 1.0
-				if end > l.start {
-					f = float64(ov) / float64(end-l.start)
-				}
-				a.inBytes += f * nb
-				a.inOps += f
-			} else if end == l.start && !failed && l.start >= a.start && l.start < a.end {
-				a.inBytes += nb
-				a.inOps++
-			}
-			if failed && end >= a.start && end < a.end {
-				a.inErrs++
-			}
-		}
-		if !allLatency && (l.start < b.ws || l.start >= b.we) {
-			return
-		}
-		for _, r := range [2]*record.Recorder{b.rec, ep.rec} {
-			op := r.Op(0)
-			if failed {
-				if r == b.rec {
-					k, ok := intern[string(l.errKind)]
-					switch {
-					case ok && b.kinds[k] > 0:
-					case len(b.kinds) >= maxErrorKinds:
-						k = otherErrors
-					case !ok:
-						k = string(l.errKind)
-						intern[k] = k
-					}
-					b.kinds[k]++
-				}
-				continue
-			}
-			op.Record(l.lat, l.n)
-			if l.ttfb > 0 {
-				op.RecordTTFB(l.ttfb)
-			}
-		}
+		ops[string(l.op)].add(l, intern, allLatency, seg)
 	})
 	if err != nil {
 		return nil, err
 	}
+	return benchAnalysis(path, format, n, o, ops, order), nil
+}
+
+// see takes in a request of the first pass: the operation's span and its
+// worker's first end and last start.
+func (b *benchOp) see(l *benchLine) {
+	b.first = min(b.first, l.start)
+	end := l.start + l.lat
+	b.last = max(b.last, end)
+	w := b.workers[l.worker]
+	if w == nil {
+		b.workers[l.worker] = &workerSpan{firstEnd: end, lastStart: l.start}
+		return
+	}
+	w.firstEnd = min(w.firstEnd, end)
+	w.lastStart = max(w.lastStart, l.start)
+}
+
+// setWindow sets the operation's window from its workers' spans (cut as
+// warp cuts it for a warp file), moved by --skip, and readies the second
+// pass; it says whether time is left in it.
+func (b *benchOp) setWindow(warp bool, o Options) bool {
+	first := true
+	for _, w := range b.workers {
+		if first {
+			b.ws, b.we = w.firstEnd, w.lastStart
+			first = false
+			continue
+		}
+		b.ws, b.we = max(b.ws, w.firstEnd), min(b.we, w.lastStart)
+	}
+	if warp {
+		cs, ce, ok := warpCut(b.first, b.last)
+		b.ws, b.we, b.tooShort = max(b.ws, cs), min(b.we, ce), !ok
+		if !ok {
+			b.ws, b.we = cs, cs
+		}
+	}
+	b.ws += int64(o.Skip)
+	if b.we < b.ws {
+		b.we = b.ws
+	}
+	b.workers = nil
+	b.total = newSegAcc(b.ws, b.we, o.segment())
+	b.rec = record.NewRecorder([]string{b.name}, true)
+	b.eps = map[string]*benchEP{}
+	b.kinds = map[string]uint64{}
+	return b.we > b.ws
+}
+
+// add takes in a request of the second pass: its share of every segment,
+// and its latency (of a request started in the window, or of every request
+// with allLatency) or its error kind.
+func (b *benchOp) add(l *benchLine, intern map[string]string, allLatency bool, segment time.Duration) {
+	ep := b.eps[string(l.endpoint)]
+	if ep == nil {
+		name, ok := intern[string(l.endpoint)]
+		if !ok {
+			name = string(l.endpoint)
+			intern[name] = name
+		}
+		ep = &benchEP{acc: newSegAcc(b.ws, b.we, segment), rec: record.NewRecorder([]string{b.name}, true)}
+		b.eps[name] = ep
+		b.epOrder = append(b.epOrder, name)
+	}
+	failed := len(l.errKind) > 0
+	end := l.start + l.lat
+	nb := float64(max(l.n, 0))
+	for _, a := range [2]*segAcc{b.total, ep.acc} {
+		a.takeRequest(l.start, end, nb, failed)
+	}
+	if !allLatency && (l.start < b.ws || l.start >= b.we) {
+		return
+	}
+	if failed {
+		b.addErrorKind(l.errKind, intern)
+		return
+	}
+	for _, r := range [2]*record.Recorder{b.rec, ep.rec} {
+		op := r.Op(0)
+		op.Record(l.lat, l.n)
+		if l.ttfb > 0 {
+			op.RecordTTFB(l.ttfb)
+		}
+	}
+}
+
+// addErrorKind counts a failed request's error kind; past maxErrorKinds
+// kinds, a new one counts as otherErrors.
+func (b *benchOp) addErrorKind(kind []byte, intern map[string]string) {
+	k, ok := intern[string(kind)]
+	switch {
+	case ok && b.kinds[k] > 0:
+	case len(b.kinds) >= maxErrorKinds:
+		k = otherErrors
+	case !ok:
+		k = string(kind)
+		intern[k] = k
+	}
+	b.kinds[k]++
+}
+
+// takeRequest adds a request from start to end (ns) of nb bytes to the
+// segments and to the window's totals: its share of bytes and of the
+// operation by the part of it inside the window, an error when it ended
+// inside.
+func (a *segAcc) takeRequest(start, end int64, nb float64, failed bool) {
+	a.request(start, end, nb, failed)
+	if ov := min(end, a.end) - max(start, a.start); ov > 0 && !failed {
+		f := 1.0
+		if end > start {
+			f = float64(ov) / float64(end-start)
+		}
+		a.inBytes += f * nb
+		a.inOps += f
+	} else if end == start && !failed && start >= a.start && start < a.end {
+		a.inBytes += nb
+		a.inOps++
+	}
+	if failed && end >= a.start && end < a.end {
+		a.inErrs++
+	}
+}
+
+// benchAnalysis is the analysis of the file at path once both passes
+// took in its requests.
+func benchAnalysis(path string, format requestFormat, n uint64, o Options, ops map[string]*benchOp, order []string) *Analysis {
 	name := filepath.Base(path)
 	a := &Analysis{Source: name, Kind: "benchdata", Name: strings.TrimSuffix(name, ".tsv.zst"), Requests: n, Options: o.record()}
 	pa := PhaseAnalysis{Name: a.Name, Engine: model.EngineS3, LatencyScope: "window"}
@@ -338,6 +375,14 @@ func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 		}
 	}
 	sort.SliceStable(order, func(i, j int) bool { return ops[order[i]].first < ops[order[j]].first })
+	pa.addOps(ops, order, o.Host)
+	a.Phases = []PhaseAnalysis{pa}
+	return a
+}
+
+// addOps adds every operation's figures, of all hosts and of each, to the
+// phase, operations in order.
+func (pa *PhaseAnalysis) addOps(ops map[string]*benchOp, order []string, host string) {
 	hostOps := map[string][]OpAnalysis{}
 	var hostOrder []string
 	for _, name := range order {
@@ -349,7 +394,7 @@ func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 			pa.Notes = append(pa.Notes, fmt.Sprintf("%s: its requests span %s, too short for warp's cut (2 s dropped at each end, at least 2 s left): no rate, as warp analyze gives none (\"too few samples\")",
 				b.name, time.Duration(b.last-b.first).Round(time.Millisecond)))
 		}
-		rows := b.total.rows(b.name, o.Host, true)
+		rows := b.total.rows(b.name, host, true)
 		oa.Segments = segmentStats(rows)
 		pa.Ops = append(pa.Ops, oa)
 		pa.Rows = append(pa.Rows, rows...)
@@ -374,8 +419,6 @@ func AnalyzeBenchData(path string, o Options) (*Analysis, error) {
 			pa.PerHost = append(pa.PerHost, HostAnalysis{Host: h, Ops: hostOps[h]})
 		}
 	}
-	a.Phases = []PhaseAnalysis{pa}
-	return a, nil
 }
 
 func benchOpAnalysis(name string, ws, we int64, acc *segAcc, rec *record.Recorder, kinds map[string]uint64) OpAnalysis {

@@ -16,7 +16,7 @@ type MergeOptions struct {
 	Now         time.Time
 	CommandLine []string
 	// Setup is called on the new folder before any phase is added (to set
-	// its Markdown renderer).
+	// its Renderers).
 	Setup func(*results.Folder)
 }
 
@@ -31,12 +31,7 @@ func Merge(inputs []string, o MergeOptions) (*results.Folder, error) {
 	if len(inputs) < 2 {
 		return nil, fmt.Errorf("merge needs at least two results folders")
 	}
-	type input struct {
-		dir    string
-		run    *results.RunInfo
-		phases []PhaseData
-	}
-	var ins []input
+	var ins []mergeInput
 	for _, dir := range inputs {
 		run, err := results.ReadRunInfo(dir)
 		if err != nil {
@@ -46,46 +41,11 @@ func Merge(inputs []string, o MergeOptions) (*results.Folder, error) {
 		if err != nil {
 			return nil, err
 		}
-		ins = append(ins, input{dir, run, ph})
+		ins = append(ins, mergeInput{dir, run, ph})
 	}
-	// One run given twice (or a copy of it) would count every host twice.
-	seenRun := map[string]string{}
-	for _, in := range ins {
-		if prev, ok := seenRun[in.run.RunID]; ok {
-			return nil, fmt.Errorf("merge: %s and %s are the same run (%s): merging it twice would double every rate", prev, in.dir, in.run.RunID)
-		}
-		seenRun[in.run.RunID] = in.dir
-	}
-	// Phases by name, in the order they first appear; a host may appear in
-	// a phase once.
-	var order []string
-	byName := map[string][]PhaseData{}
-	hostIn := map[string]map[string]string{} // phase -> host -> input
-	shares := make([]bool, len(ins))
-	firstIn := map[string]int{}
-	for i, in := range ins {
-		for _, p := range in.phases {
-			name := p.Summary.Name
-			if j, ok := firstIn[name]; !ok {
-				order = append(order, name)
-				firstIn[name] = i
-				hostIn[name] = map[string]string{}
-			} else if j != i {
-				shares[i], shares[j] = true, true
-			}
-			for _, h := range p.Hosts {
-				if prev, ok := hostIn[name][h.Host]; ok {
-					return nil, fmt.Errorf("merge: host %s is in both %s and %s for phase %s: one client counted twice would double its rates (clients with one name need distinct host names)", h.Host, prev, in.dir, name)
-				}
-				hostIn[name][h.Host] = in.dir
-			}
-			byName[name] = append(byName[name], p)
-		}
-	}
-	for i, in := range ins {
-		if !shares[i] {
-			return nil, fmt.Errorf("merge: %s has no phase in common with the other results (phases are matched by name)", in.dir)
-		}
+	order, byName, err := mergeGroups(ins)
+	if err != nil {
+		return nil, err
 	}
 	var agents []model.AgentInfo
 	for _, in := range ins {
@@ -124,6 +84,57 @@ func Merge(inputs []string, o MergeOptions) (*results.Folder, error) {
 		}
 	}
 	return f, f.Finish(status, nil)
+}
+
+// mergeInput is one results folder given to Merge.
+type mergeInput struct {
+	dir    string
+	run    *results.RunInfo
+	phases []PhaseData
+}
+
+// mergeGroups groups the inputs' phases by name, in the order they first
+// appear. It refuses one run given twice (or a copy of it), a host in a
+// phase of two inputs (either would count a client twice) and an input
+// with no phase in common with the others.
+func mergeGroups(ins []mergeInput) ([]string, map[string][]PhaseData, error) {
+	seenRun := map[string]string{}
+	for _, in := range ins {
+		if prev, ok := seenRun[in.run.RunID]; ok {
+			return nil, nil, fmt.Errorf("merge: %s and %s are the same run (%s): merging it twice would double every rate", prev, in.dir, in.run.RunID)
+		}
+		seenRun[in.run.RunID] = in.dir
+	}
+	var order []string
+	byName := map[string][]PhaseData{}
+	hostIn := map[string]map[string]string{} // phase -> host -> input
+	shares := make([]bool, len(ins))
+	firstIn := map[string]int{}
+	for i, in := range ins {
+		for _, p := range in.phases {
+			name := p.Summary.Name
+			if j, ok := firstIn[name]; !ok {
+				order = append(order, name)
+				firstIn[name] = i
+				hostIn[name] = map[string]string{}
+			} else if j != i {
+				shares[i], shares[j] = true, true
+			}
+			for _, h := range p.Hosts {
+				if prev, ok := hostIn[name][h.Host]; ok {
+					return nil, nil, fmt.Errorf("merge: host %s is in both %s and %s for phase %s: one client counted twice would double its rates (clients with one name need distinct host names)", h.Host, prev, in.dir, name)
+				}
+				hostIn[name][h.Host] = in.dir
+			}
+			byName[name] = append(byName[name], p)
+		}
+	}
+	for i, in := range ins {
+		if !shares[i] {
+			return nil, nil, fmt.Errorf("merge: %s has no phase in common with the other results (phases are matched by name)", in.dir)
+		}
+	}
+	return order, byName, nil
 }
 
 // mergePhase cuts every host's series to the common window and builds the

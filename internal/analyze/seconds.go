@@ -96,81 +96,14 @@ func SecondsOf(hosts []*model.HostResult, t0 int64, seg time.Duration, keep func
 	if seg <= 0 {
 		seg = time.Second
 	}
-	type hostAcc struct {
-		ops, bytes float64 // unrounded shares, for rates
-		dur        int64
-	}
-	type acc struct {
-		OpSecond
-		host map[int]*hostAcc
-	}
-	var order []string
-	byOp := map[string]map[int]*acc{}
-	lat := map[string]bool{}
-	// iters[op] are the segments (first, last) wholly inside each
-	// iteration of an operation that runs in iterations: only there is a
-	// segment without operations a stall.
-	iters := map[string][][2]int{}
-	for _, h := range hosts {
-		for _, o := range h.Ops {
-			for _, it := range o.Iterations {
-				first := -floorDiv(t0-it.StartNs, int64(seg)) // ceil((start-t0)/seg)
-				last := floorDiv(it.EndNs-t0, int64(seg)) - 1
-				iters[o.Op] = append(iters[o.Op], [2]int{int(first), int(last)})
-			}
-		}
-	}
-	inRun := func(op string, i int) bool {
-		its, ok := iters[op]
-		if !ok {
-			return true
-		}
-		for _, r := range its {
-			if i >= r[0] && i <= r[1] {
-				return true
-			}
-		}
-		return false
-	}
-	get := func(op string, i int) *acc {
-		m := byOp[op]
-		if m == nil {
-			m = map[int]*acc{}
-			byOp[op] = m
-			order = append(order, op)
-		}
-		a := m[i]
-		if a == nil {
-			a = &acc{OpSecond: OpSecond{Index: i, StartNs: t0 + int64(i)*int64(seg)}, host: map[int]*hostAcc{}}
-			m[i] = a
-		}
-		return a
-	}
+	sa := &secondsAcc{t0: t0, seg: int64(seg), byOp: map[string]map[int]*secAcc{}, lat: map[string]bool{}, iters: iterSegments(hosts, t0, int64(seg))}
 	for hi, h := range hosts {
 		wins := opWindows(h)
 		for _, s := range h.Series {
 			if s.EndNs <= s.StartNs || (keep != nil && !keep(s.Op)) {
 				continue
 			}
-			// Each interval's part inside the operation's windows, spread
-			// over the segments it covers (see align.go).
-			ps := pieces(s.StartNs, s.EndNs, wins[s.Op], t0, int64(seg))
-			for k, p := range ps {
-				a := get(s.Op, p.index)
-				ops, bytes, errs := share(s.Ops, ps, k), share(s.Bytes, ps, k), share(s.Errors, ps, k)
-				a.Ops += ops
-				a.Bytes += bytes
-				a.Errors += errs
-				x := a.host[hi]
-				if x == nil {
-					x = &hostAcc{}
-					a.host[hi] = x
-				}
-				f := fraction(ps, k)
-				x.ops += f * float64(s.Ops)
-				x.bytes += f * float64(s.Bytes)
-				x.dur += p.ns
-			}
+			sa.addInterval(hi, s, wins[s.Op])
 		}
 		secs, err := HostLatSeconds(h)
 		if err != nil {
@@ -180,31 +113,137 @@ func SecondsOf(hosts []*model.HostResult, t0 int64, seg time.Duration, keep func
 			if s.EndNs < s.StartNs || (keep != nil && !keep(s.Op)) {
 				continue
 			}
-			lat[s.Op] = true
-			a := get(s.Op, latPiece(s.StartNs, max(s.EndNs, s.StartNs+1), wins[s.Op], t0, int64(seg)))
-			if a.Bins == nil {
-				a.Bins = s.Bins // decoded for this call: not shared
-			} else {
-				a.Bins = record.Merge(a.Bins, s.Bins)
-			}
-			a.LatN += s.Bins.Total()
-			a.SumNs += s.SumNs
+			sa.addLatency(s, wins[s.Op])
 		}
 	}
-	out := make([]OpSeconds, 0, len(order))
-	for _, op := range order {
-		m := byOp[op]
+	return sa.seconds(), nil
+}
+
+// secondsAcc adds hosts' seconds into segments, for SecondsOf.
+type secondsAcc struct {
+	t0, seg int64
+	order   []string
+	byOp    map[string]map[int]*secAcc
+	lat     map[string]bool
+	// iters[op] are the segments (first, last) wholly inside each
+	// iteration of an operation that runs in iterations: only there is a
+	// segment without operations a stall.
+	iters map[string][][2]int
+}
+
+// secAcc is one segment of an operation, with each host's share.
+type secAcc struct {
+	OpSecond
+	host map[int]*hostAcc
+}
+
+// hostAcc is a host's part of a segment.
+type hostAcc struct {
+	ops, bytes float64 // unrounded shares, for rates
+	dur        int64
+}
+
+// iterSegments are, per operation that runs in iterations, the segments
+// of seg from t0 wholly inside each iteration.
+func iterSegments(hosts []*model.HostResult, t0, seg int64) map[string][][2]int {
+	iters := map[string][][2]int{}
+	for _, h := range hosts {
+		for _, o := range h.Ops {
+			for _, it := range o.Iterations {
+				first := -floorDiv(t0-it.StartNs, seg) // ceil((start-t0)/seg)
+				last := floorDiv(it.EndNs-t0, seg) - 1
+				iters[o.Op] = append(iters[o.Op], [2]int{int(first), int(last)})
+			}
+		}
+	}
+	return iters
+}
+
+// inRun says segment i of op is inside one of its iterations (always, for
+// an operation without iterations).
+func (sa *secondsAcc) inRun(op string, i int) bool {
+	its, ok := sa.iters[op]
+	if !ok {
+		return true
+	}
+	for _, r := range its {
+		if i >= r[0] && i <= r[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// get is segment i of op, made when new.
+func (sa *secondsAcc) get(op string, i int) *secAcc {
+	m := sa.byOp[op]
+	if m == nil {
+		m = map[int]*secAcc{}
+		sa.byOp[op] = m
+		sa.order = append(sa.order, op)
+	}
+	a := m[i]
+	if a == nil {
+		a = &secAcc{OpSecond: OpSecond{Index: i, StartNs: sa.t0 + int64(i)*sa.seg}, host: map[int]*hostAcc{}}
+		m[i] = a
+	}
+	return a
+}
+
+// addInterval adds host hi's interval s: its part inside the operation's
+// windows, spread over the segments it covers (see align.go).
+func (sa *secondsAcc) addInterval(hi int, s record.Second, wins []window) {
+	ps := pieces(s.StartNs, s.EndNs, wins, sa.t0, sa.seg)
+	for k, p := range ps {
+		a := sa.get(s.Op, p.index)
+		ops, bytes, errs := share(s.Ops, ps, k), share(s.Bytes, ps, k), share(s.Errors, ps, k)
+		a.Ops += ops
+		a.Bytes += bytes
+		a.Errors += errs
+		x := a.host[hi]
+		if x == nil {
+			x = &hostAcc{}
+			a.host[hi] = x
+		}
+		f := fraction(ps, k)
+		x.ops += f * float64(s.Ops)
+		x.bytes += f * float64(s.Bytes)
+		x.dur += p.ns
+	}
+}
+
+// addLatency adds a host's histogram of one interval to the segment it
+// falls in.
+func (sa *secondsAcc) addLatency(s record.LatSecond, wins []window) {
+	sa.lat[s.Op] = true
+	a := sa.get(s.Op, latPiece(s.StartNs, max(s.EndNs, s.StartNs+1), wins, sa.t0, sa.seg))
+	if a.Bins == nil {
+		a.Bins = s.Bins // decoded for this call: not shared
+	} else {
+		a.Bins = record.Merge(a.Bins, s.Bins)
+	}
+	a.LatN += s.Bins.Total()
+	a.SumNs += s.SumNs
+}
+
+// seconds are the operations' segments, first to last, with the rates of
+// each (every host's share over the time it ran in the segment) and empty
+// segments inside an iteration (stalls).
+func (sa *secondsAcc) seconds() []OpSeconds {
+	out := make([]OpSeconds, 0, len(sa.order))
+	for _, op := range sa.order {
+		m := sa.byOp[op]
 		idx := make([]int, 0, len(m))
 		for i := range m {
 			idx = append(idx, i)
 		}
 		sort.Ints(idx)
-		o := OpSeconds{Op: op, Latency: lat[op]}
+		o := OpSeconds{Op: op, Latency: sa.lat[op]}
 		for i := idx[0]; i <= idx[len(idx)-1]; i++ {
 			a := m[i]
 			if a == nil {
-				if inRun(op, i) {
-					o.Seconds = append(o.Seconds, OpSecond{Index: i, StartNs: t0 + int64(i)*int64(seg)})
+				if sa.inRun(op, i) {
+					o.Seconds = append(o.Seconds, OpSecond{Index: i, StartNs: sa.t0 + int64(i)*sa.seg})
 				}
 				continue
 			}
@@ -220,7 +259,7 @@ func SecondsOf(hosts []*model.HostResult, t0 int64, seg time.Duration, keep func
 		}
 		out = append(out, o)
 	}
-	return out, nil
+	return out
 }
 
 // PerSecond is `analyze --per-second`: per phase and operation, one row

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/storbench/storbench/internal/analyze"
-	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/units"
 )
@@ -49,23 +48,26 @@ func runMerge(_ context.Context, st *State, out string, inputs []string) error {
 	}
 	folderNotes(st, inputs...)
 	parent := filepath.Dir(filepath.Clean(out))
+	var u *results.UnsavedError
 	f, err := analyze.Merge(inputs, analyze.MergeOptions{Root: parent, Now: st.Now(), CommandLine: st.recordedArgs(),
-		Setup: func(f *results.Folder) { f.Markdown = report.Markdown }})
+		Setup: func(f *results.Folder) { f.Renderers = st.renderers() }})
 	if err != nil {
 		if f != nil {
 			os.RemoveAll(f.Path)
 		}
-		var u *results.UnsavedError
 		if errors.As(err, &u) {
 			return fmt.Errorf("merge: %v", u.Err) // a full disk: nothing was left behind
 		}
 		return asUsage(err)
 	}
-	if b, err := report.HTMLFolder(f.Path, ""); err != nil {
-		st.logf(0, "report.html: %v", err)
-	} else if err := f.Save("report.html", b); err != nil {
+	// As a run does: a file that cannot be rendered is said and the
+	// merge stands; one that cannot be written leaves nothing behind.
+	for _, err := range f.RenderFinal() {
+		st.logf(0, "%v", err)
+	}
+	if errors.As(f.Unsaved(), &u) {
 		os.RemoveAll(f.Path)
-		return fmt.Errorf("merge: report.html not saved: %v", err)
+		return fmt.Errorf("merge: %s not saved: %v", strings.Join(u.Files, ", "), u.Err)
 	}
 	if err := os.Rename(f.Path, out); err != nil {
 		return err

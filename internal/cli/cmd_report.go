@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -42,7 +43,9 @@ over time (p50, p99 and p99.9 per second, from each second's histograms
 merged across hosts), latency by percentile (from merged histograms, log
 scale), errors over time and, given a second results
 folder (BEFORE, or --compare), the comparison. Also writes summary.md for
-pasting. Every run writes report.html at its end.`,
+pasting and the folder's other rendered files (sweep.tsv, IO500's result
+files) as a run and merge write them; given both -o and --md, nothing is
+written into RESULT. Every run writes report.html at its end.`,
 		Example: `  storbench report results/20261121T051502Z-3fa9_quick
   storbench report results/after results/before -o cmp.html`,
 		Args: cobra.RangeArgs(1, 2),
@@ -77,34 +80,77 @@ func runReport(_ context.Context, st *State, o ReportOptions, dir string) error 
 			return usageErr("%s and %s have no phase in common: nothing to compare (phases are matched by name)", o.Compare, dir)
 		}
 	}
-	b, err := report.HTMLFolder(dir, o.Compare)
+	files, err := renderFolder(st.renderers(), &results.RenderInput{Dir: dir, Summary: sum, Before: o.Compare}, o)
 	if err != nil {
-		return asUsage(err)
+		return err
 	}
-	out := o.Out
-	if out == "" {
-		out = filepath.Join(dir, "report.html")
-	}
-	if err := results.WriteFile(out, b); err != nil {
-		return writeErr(fmt.Errorf("%s not saved: %w", out, err))
-	}
-	md := report.Markdown(sum)
-	switch o.MD {
-	case "-":
-		_, _ = st.Stdout.Write(md)
-	default:
-		path := o.MD
-		if path == "" {
-			path = filepath.Join(dir, "summary.md")
+	var wrote []string
+	var stdout []byte // summary.md with --md -, once every file is written
+	for _, f := range files {
+		if f.path == "-" {
+			stdout = f.b
+			continue
 		}
-		if err := results.WriteFile(path, md); err != nil {
-			return writeErr(fmt.Errorf("wrote %s; %s not saved: %w", out, path, err))
+		if err := results.WriteFile(f.path, f.b); err != nil {
+			err = fmt.Errorf("%s not saved: %w", f.path, err)
+			if len(wrote) > 0 {
+				err = fmt.Errorf("wrote %s; %w", joinAnd(wrote), err)
+			}
+			return writeErr(err)
 		}
-		fmt.Fprintf(st.Stdout, "wrote %s and %s\n", out, path)
+		wrote = append(wrote, f.path)
+	}
+	if o.MD == "-" {
+		_, _ = st.Stdout.Write(stdout)
+		fmt.Fprintf(st.Stderr, "wrote %s\n", joinAnd(wrote)) // stdout holds summary.md
 		return nil
 	}
-	fmt.Fprintf(st.Stderr, "wrote %s\n", out)
+	fmt.Fprintf(st.Stdout, "wrote %s\n", joinAnd(wrote))
 	return nil
+}
+
+// renderedFile is a rendered file of report and where it goes ("-":
+// stdout).
+type renderedFile struct {
+	path string
+	b    []byte
+}
+
+// renderFolder renders every file of the list from the folder, before
+// anything is written: a folder that cannot be rendered is bad input and
+// leaves nothing half-written. report.html goes to -o and summary.md to
+// --md when given; the rest into the folder, as a run writes them, except
+// when -o and --md both send report's output elsewhere: the folder may
+// then be one report must not write into.
+func renderFolder(list []results.Renderer, in *results.RenderInput, o ReportOptions) ([]renderedFile, error) {
+	var out []renderedFile
+	for _, r := range list {
+		path := filepath.Join(in.Dir, r.File)
+		switch {
+		case r.File == report.HTMLFile && o.Out != "":
+			path = o.Out
+		case r.File == report.MarkdownFile && o.MD != "":
+			path = o.MD
+		case r.File != report.HTMLFile && r.File != report.MarkdownFile && o.Out != "" && o.MD != "":
+			continue
+		}
+		b, err := r.Render(in)
+		if err != nil {
+			return nil, asUsage(err)
+		}
+		if len(b) > 0 {
+			out = append(out, renderedFile{path, b})
+		}
+	}
+	return out, nil
+}
+
+// joinAnd lists names as "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // writeErr is a file that could not be written: bad input (exit code 2)

@@ -18,7 +18,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/run"
+	"github.com/storbench/storbench/internal/exit"
+	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/results"
 	"golang.org/x/term"
 )
 
@@ -37,72 +39,31 @@ func version() string {
 	return "dev"
 }
 
-// Exit codes, decided in one place (ExitCode).
+// Exit codes, decided in one place: package exit, whose errors carry them.
 const (
-	ExitOK          = 0
-	ExitFailed      = 1 // the run ran and a phase failed
-	ExitUsage       = 2 // bad input: nothing was run
-	ExitInterrupted = 130
+	ExitOK          = exit.OK
+	ExitFailed      = exit.Failed      // the run ran and a phase failed
+	ExitUsage       = exit.BadInput    // bad input: nothing was run
+	ExitInterrupted = exit.Interrupted // stopped by a signal
 )
 
-// ExitError carries the exit code an error should end the program with.
-type ExitError struct {
-	Code int
-	Err  error
-}
-
-func (e *ExitError) Error() string { return e.Err.Error() }
-func (e *ExitError) Unwrap() error { return e.Err }
+// ExitError carries the exit code an error should end the program with
+// (exit.Error, which the run's errors are too).
+type ExitError = exit.Error
 
 // usageErr marks bad input: exit code 2, nothing run.
-func usageErr(format string, args ...any) error {
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
-}
+func usageErr(format string, args ...any) error { return exit.Errorf(exit.BadInput, format, args...) }
 
-// asUsage marks an existing error as bad input.
-func asUsage(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return err
-	}
-	return &ExitError{Code: ExitUsage, Err: err}
-}
+// asUsage marks an existing error as bad input, unless it carries an exit
+// code already.
+func asUsage(err error) error { return exit.With(exit.BadInput, err) }
 
 // interrupted is the error of a command stopped by a signal before it
 // ran anything.
-func interrupted() error {
-	return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted before anything ran")}
-}
-
-// runExitCodes are the exit codes of a run's outcomes.
-var runExitCodes = map[run.Kind]int{run.Failed: ExitFailed, run.BadInput: ExitUsage, run.Interrupted: ExitInterrupted}
-
-// runExit gives a run's error the exit code of its kind.
-func runExit(err error) error {
-	var re *run.Error
-	if !errors.As(err, &re) {
-		return err
-	}
-	return &ExitError{Code: runExitCodes[re.Kind], Err: err}
-}
+func interrupted() error { return exit.InterruptedBeforeRun() }
 
 // ExitCode maps an error returned by Execute to the process exit code.
-func ExitCode(err error) int {
-	var ee *ExitError
-	switch {
-	case err == nil:
-		return ExitOK
-	case errors.As(err, &ee):
-		return ee.Code
-	case errors.Is(err, context.Canceled):
-		return ExitInterrupted
-	default:
-		return ExitFailed
-	}
-}
+func ExitCode(err error) int { return exit.CodeOf(err) }
 
 // State is what commands get from the outside world, injected so tests run
 // commands end to end in-process.
@@ -121,6 +82,9 @@ type State struct {
 	// Engines are the engines phases run with (internal/engine/all in
 	// the storbench binary).
 	Engines engine.Registry
+	// Renderers make a results folder's rendered files, for run, merge
+	// and report alike (report.Renderers when nil).
+	Renderers []results.Renderer
 
 	envOnce sync.Once
 	env     environment
@@ -134,6 +98,14 @@ func NewState(engines engine.Registry) *State {
 		Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now,
 		TTY: term.IsTerminal(int(os.Stdout.Fd())), Args: os.Args, Engines: engines,
 	}
+}
+
+// renderers is the list of a results folder's rendered files.
+func (st *State) renderers() []results.Renderer {
+	if st.Renderers == nil {
+		return report.Renderers()
+	}
+	return st.Renderers
 }
 
 // getenv reads the environment through Getenv (nothing when unset).

@@ -26,7 +26,7 @@ func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.R
 	}
 	text := w.textState(st)
 	sink := run.FanOut{&textSink{st: text, prog: newProgress(text, p.Phases)}}
-	r := &run.Runner{Engines: st.Engines, Sink: append(sink, watched.sinks...), Version: version(), Now: st.Now}
+	r := &run.Runner{Engines: st.Engines, Sink: append(sink, watched.sinks...), Version: version(), Now: st.Now, Renderers: st.renderers()}
 	res, err := r.Run(ctx, p)
 	watched.close(text)
 	if res != nil {
@@ -43,7 +43,7 @@ func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.R
 			}
 		}
 	}
-	return res, runExit(err)
+	return res, err
 }
 
 // textSink prints a run as it goes: a line when it starts, the live

@@ -187,17 +187,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 		return nil, errors.New("no agents")
 	}
 	out := &Outcome{Errors: map[string]error{}}
-	c.mu.Lock()
-	var agents []Agent
-	for _, a := range c.Agents {
-		if err, gone := c.lost[a.Name()]; gone {
-			out.Lost = append(out.Lost, a.Name())
-			out.Errors[a.Name()] = err
-			continue
-		}
-		agents = append(agents, a)
-	}
-	c.mu.Unlock()
+	agents := c.answering(out)
 	if len(agents) == 0 {
 		return nil, errors.New("every host was lost")
 	}
@@ -215,6 +205,120 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	}
 
 	prepStart := time.Now()
+	prepErrs, hub := c.prepareAll(ctx, agents, req)
+	prepared := time.Now()
+	agents, prepErrs = c.dropStopped(agents, prepErrs, out)
+	if err := firstErr(agents, prepErrs); err != nil {
+		left := append(leftoversOfAll(agents, prepErrs), c.cleanup(p, runID, agents, prepErrs)...)
+		return nil, withLeftovers(err, left)
+	}
+	if ctx.Err() != nil {
+		return nil, withLeftovers(ctx.Err(), c.cleanup(p, runID, agents, prepErrs))
+	}
+
+	out.Start, out.Prepare = prepared.Add(c.Lead), prepared.Sub(prepStart)
+	if c.StartAt.After(out.Start) {
+		out.Start = c.StartAt
+	}
+	results, runErrs := c.runAll(ctx, p.Name, agents, hub, out, autoterm, term)
+
+	failed, firstLost, gotResult := c.collect(p, runID, agents, results, runErrs, prepErrs, out)
+	cleanStart := time.Now()
+	out.Leftovers = append(out.Leftovers, c.cleanup(p, runID, agents, prepErrs)...)
+	out.Cleanup = time.Since(cleanStart)
+	switch {
+	case ctx.Err() != nil:
+		return out, ctx.Err()
+	case len(failed) > 0:
+		return out, failed[0]
+	case !gotResult && firstLost != nil:
+		// Why, in the words of the first: the only line the user sees.
+		return out, fmt.Errorf("every host was lost (%v)", firstLost)
+	case !gotResult:
+		return out, errors.New("every host was lost")
+	}
+	return out, nil
+}
+
+// runAll runs the phase on every prepared agent from out.Start, telling
+// Progress every second (and once more at the end) what they report,
+// and returns each agent's result and error; out.End is set when all
+// ended.
+func (c *Controller) runAll(ctx context.Context, phase string, agents []Agent, hub *barrierHub, out *Outcome, autoterm bool, term record.AutoTerm) ([]*engine.HostResult, []error) {
+	n := len(agents)
+	var mu sync.Mutex
+	latest := make([]engine.Snapshot, n)
+	for i, a := range agents {
+		latest[i].Host = a.Name()
+	}
+	lostNow := append([]string(nil), out.Lost...)
+	var since []engine.Snapshot // every snapshot since the last Progress
+	progress := func(now time.Time, final bool) Progress {
+		mu.Lock()
+		defer mu.Unlock()
+		pr := Progress{Phase: phase, Elapsed: now.Sub(out.Start), Hosts: append([]engine.Snapshot(nil), latest...),
+			Lost: append([]string(nil), lostNow...), Seconds: since, Final: final}
+		since = nil
+		return pr
+	}
+	stopTick := make(chan struct{})
+	tickDone := make(chan struct{})
+	go c.tick(stopTick, tickDone, progress, out, agents, autoterm, term)
+
+	results := make([]*engine.HostResult, n)
+	runErrs := make([]error, n)
+	each(agents, func(i int, a Agent) {
+		results[i], runErrs[i] = a.Run(ctx, out.Start, func(s engine.Snapshot) {
+			mu.Lock()
+			latest[i] = s
+			if c.Progress != nil {
+				since = append(since, s)
+			}
+			mu.Unlock()
+		})
+		if hub != nil {
+			// Done, failed, stopped or lost: the others go on without it.
+			hub.leave(i)
+		}
+		if errors.Is(runErrs[i], ErrLost) {
+			mu.Lock()
+			lostNow = append(lostNow, a.Name())
+			mu.Unlock()
+		}
+	})
+	close(stopTick)
+	<-tickDone
+	out.End = time.Now()
+	if c.Progress != nil {
+		// The snapshots that came after the last tick (fio's final
+		// counts, the last second) are told before the phase is done.
+		c.Progress(progress(out.End, true))
+	}
+	return results, runErrs
+}
+
+// answering are the agents not lost in an earlier phase; the lost ones
+// are named in out.
+func (c *Controller) answering(out *Outcome) []Agent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var agents []Agent
+	for _, a := range c.Agents {
+		if err, gone := c.lost[a.Name()]; gone {
+			out.Lost = append(out.Lost, a.Name())
+			out.Errors[a.Name()] = err
+			continue
+		}
+		agents = append(agents, a)
+	}
+	return agents
+}
+
+// prepareAll measures every agent's clock, then prepares the phase on
+// every agent whose clock is right, with a barrier between them when there
+// are several; it returns each agent's error, and the barrier.
+func (c *Controller) prepareAll(ctx context.Context, agents []Agent, req Request) ([]error, *barrierHub) {
+	n := len(agents)
 	prepErrs := make([]error, n)
 	rtts := make([]time.Duration, n)
 	each(agents, func(i int, a Agent) {
@@ -251,9 +355,12 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 		}
 		prepErrs[i] = a.Prepare(ctx, r)
 	})
-	prepared := time.Now()
-	// An agent told to stop while preparing drops out of the run, as a
-	// lost one does; the others go on.
+	return prepErrs, hub
+}
+
+// dropStopped takes out the agents told to stop while preparing: each
+// drops out of the run, as a lost one does, and the others go on.
+func (c *Controller) dropStopped(agents []Agent, prepErrs []error, out *Outcome) ([]Agent, []error) {
 	for i := 0; i < len(agents); i++ {
 		if err := prepErrs[i]; errors.Is(err, ErrStopped) && len(agents) > 1 {
 			name := agents[i].Name()
@@ -266,109 +373,57 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 			i--
 		}
 	}
-	n = len(agents)
-	if err := firstErr(agents, prepErrs); err != nil {
-		left := append(leftoversOfAll(agents, prepErrs), c.cleanup(p, runID, agents, prepErrs)...)
-		return nil, withLeftovers(err, left)
-	}
-	if ctx.Err() != nil {
-		return nil, withLeftovers(ctx.Err(), c.cleanup(p, runID, agents, prepErrs))
-	}
+	return agents, prepErrs
+}
 
-	out.Start, out.Prepare = prepared.Add(c.Lead), prepared.Sub(prepStart)
-	if c.StartAt.After(out.Start) {
-		out.Start = c.StartAt
+// tick tells Progress every second until stopTick closes (then closes
+// tickDone), and with autoterm stops every agent once the hosts' total
+// throughput is stable.
+func (c *Controller) tick(stopTick <-chan struct{}, tickDone chan<- struct{}, progress func(time.Time, bool) Progress, out *Outcome, agents []Agent, autoterm bool, term record.AutoTerm) {
+	defer close(tickDone)
+	if c.Progress == nil && !autoterm {
+		<-stopTick
+		return
 	}
-	var mu sync.Mutex
-	latest := make([]engine.Snapshot, n)
-	for i, a := range agents {
-		latest[i].Host = a.Name()
-	}
-	lostNow := append([]string(nil), out.Lost...)
-	var since []engine.Snapshot // every snapshot since the last Progress
-	progress := func(now time.Time, final bool) Progress {
-		mu.Lock()
-		defer mu.Unlock()
-		pr := Progress{Phase: p.Name, Elapsed: now.Sub(out.Start), Hosts: append([]engine.Snapshot(nil), latest...),
-			Lost: append([]string(nil), lostNow...), Seconds: since, Final: final}
-		since = nil
-		return pr
-	}
-	stopTick := make(chan struct{})
-	tickDone := make(chan struct{})
-	go func() {
-		defer close(tickDone)
-		if c.Progress == nil && !autoterm {
-			<-stopTick
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	var total []record.Second
+	var prev record.Count
+	prevNs := int64(0)
+	for {
+		select {
+		case <-stopTick:
 			return
-		}
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		var total []record.Second
-		var prev record.Count
-		prevNs := int64(0)
-		for {
-			select {
-			case <-stopTick:
-				return
-			case now := <-t.C:
-				pr := progress(now, false)
-				if c.Progress != nil {
-					c.Progress(pr)
-				}
-				if !autoterm || out.StoppedBy != "" || now.Before(out.Start) {
-					continue
-				}
-				cur := sumCounts(pr.Hosts)
-				if prevNs != 0 && cur.Ops >= prev.Ops {
-					total = append(total, record.Second{StartNs: prevNs, EndNs: now.UnixNano(), Ops: cur.Ops - prev.Ops, Bytes: cur.Bytes - prev.Bytes})
-				}
-				prev, prevNs = cur, now.UnixNano()
-				if term.Stable(total) {
-					out.StoppedBy = model.StoppedByAutoterm
-					for _, a := range agents {
-						if s, ok := a.(Stopper); ok {
-							go s.Stop()
-						}
+		case now := <-t.C:
+			pr := progress(now, false)
+			if c.Progress != nil {
+				c.Progress(pr)
+			}
+			if !autoterm || out.StoppedBy != "" || now.Before(out.Start) {
+				continue
+			}
+			cur := sumCounts(pr.Hosts)
+			if prevNs != 0 && cur.Ops >= prev.Ops {
+				total = append(total, record.Second{StartNs: prevNs, EndNs: now.UnixNano(), Ops: cur.Ops - prev.Ops, Bytes: cur.Bytes - prev.Bytes})
+			}
+			prev, prevNs = cur, now.UnixNano()
+			if term.Stable(total) {
+				out.StoppedBy = model.StoppedByAutoterm
+				for _, a := range agents {
+					if s, ok := a.(Stopper); ok {
+						go s.Stop()
 					}
 				}
 			}
 		}
-	}()
-
-	results := make([]*engine.HostResult, n)
-	runErrs := make([]error, n)
-	each(agents, func(i int, a Agent) {
-		results[i], runErrs[i] = a.Run(ctx, out.Start, func(s engine.Snapshot) {
-			mu.Lock()
-			latest[i] = s
-			if c.Progress != nil {
-				since = append(since, s)
-			}
-			mu.Unlock()
-		})
-		if hub != nil {
-			// Done, failed, stopped or lost: the others go on without it.
-			hub.leave(i)
-		}
-		if errors.Is(runErrs[i], ErrLost) {
-			mu.Lock()
-			lostNow = append(lostNow, a.Name())
-			mu.Unlock()
-		}
-	})
-	close(stopTick)
-	<-tickDone
-	out.End = time.Now()
-	if c.Progress != nil {
-		// The snapshots that came after the last tick (fio's final
-		// counts, the last second) are told before the phase is done.
-		c.Progress(progress(out.End, true))
 	}
+}
 
-	var failed []error
-	var firstLost error
-	gotResult := false
+// collect takes in every agent's result and error into out: a lost agent
+// is marked lost (what it may have left noted), a stopped one stopped;
+// it returns the hosts' failures, the first loss, and whether any host
+// sent a result. prepErrs marks the agents that need no cleanup.
+func (c *Controller) collect(p engine.Phase, runID string, agents []Agent, results []*engine.HostResult, runErrs, prepErrs []error, out *Outcome) (failed []error, firstLost error, gotResult bool) {
 	for i, a := range agents {
 		if results[i] != nil {
 			if results[i].Host == "" {
@@ -403,21 +458,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 		}
 		failed = append(failed, nameErr(agents, i, runErrs[i]))
 	}
-	cleanStart := time.Now()
-	out.Leftovers = append(out.Leftovers, c.cleanup(p, runID, agents, prepErrs)...)
-	out.Cleanup = time.Since(cleanStart)
-	switch {
-	case ctx.Err() != nil:
-		return out, ctx.Err()
-	case len(failed) > 0:
-		return out, failed[0]
-	case !gotResult && firstLost != nil:
-		// Why, in the words of the first: the only line the user sees.
-		return out, fmt.Errorf("every host was lost (%v)", firstLost)
-	case !gotResult:
-		return out, errors.New("every host was lost")
-	}
-	return out, nil
+	return failed, firstLost, gotResult
 }
 
 // sumCounts adds every host's cumulative counts of every operation.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/hosts"
-	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/model"
 )
 
 // HostEntries gathers the hosts of a run from HOST arguments, --agents,
@@ -110,7 +110,7 @@ func HostNames(entries []string) []string {
 		if count[n] > 1 {
 			n = e
 		}
-		out[i] = results.SafeName(strings.ReplaceAll(n, ":", "-"))
+		out[i] = model.SafeName(strings.ReplaceAll(n, ":", "-"))
 	}
 	for i, n := range out {
 		taken := func(c string) bool {

@@ -247,17 +247,8 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusConflict, "busy with %s", busy)
 		return
 	}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	sess := &session{id: id, runID: req.RunID, from: req.Controller, ctx: ctx, cancel: cancel, ended: make(chan struct{}), stage: "prepare",
-		phase: req.Phase.Name, host: req.Host}
-	if sess.host == "" {
-		sess.host = s.Agent.Host
-	}
-	req.Barrier = nil
-	if req.Hosts > 1 {
-		sess.bar = newStreamBarrier(s.ClockSkew)
-		req.Barrier = sess.bar
-	}
+	sess := s.newSession(id, &req)
+	ctx := sess.ctx
 	sess.beat()
 	s.sess = sess
 	s.mu.Unlock()
@@ -300,6 +291,23 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 		}
 		s.end(sess, err)
 	}
+}
+
+// newSession is the session of a prepare request, in stage prepare; with
+// several hosts it holds the barrier the request's phase meets at.
+func (s *Server) newSession(id string, req *Request) *session {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sess := &session{id: id, runID: req.RunID, from: req.Controller, ctx: ctx, cancel: cancel, ended: make(chan struct{}), stage: "prepare",
+		phase: req.Phase.Name, host: req.Host}
+	if sess.host == "" {
+		sess.host = s.Agent.Host
+	}
+	req.Barrier = nil
+	if req.Hosts > 1 {
+		sess.bar = newStreamBarrier(s.ClockSkew)
+		req.Barrier = sess.bar
+	}
+	return sess
 }
 
 // run runs the prepared phase, streaming its snapshots and then its result.

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/hosts"
-	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/model"
 )
 
 // Allocation is a Slurm job allocation as the environment of salloc or
@@ -388,7 +388,7 @@ func (l *SlurmLauncher) agents(got []announcement, token string, srunErr []strin
 		if many[an.node] || perNode[an.node] > 1 {
 			name = an.node + "-" + strconv.Itoa(an.localid)
 		}
-		out = append(out, &RemoteAgent{Addr: net.JoinHostPort(an.node, strconv.Itoa(an.port)), Host: results.SafeName(name), Token: token})
+		out = append(out, &RemoteAgent{Addr: net.JoinHostPort(an.node, strconv.Itoa(an.port)), Host: model.SafeName(name), Token: token})
 	}
 	var failed []string
 	for i, n := range l.Alloc.Nodes {

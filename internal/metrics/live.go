@@ -12,7 +12,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
-	"github.com/storbench/storbench/internal/run"
+	"github.com/storbench/storbench/internal/sink"
 )
 
 // LiveLine is one line of the --live stream: what one host (or, with
@@ -98,7 +98,7 @@ type Live struct {
 	quoted map[string][]byte
 }
 
-var _ run.Sink = (*Live)(nil)
+var _ sink.Sink = (*Live)(nil)
 
 // liveHost is what the stream knows of one host in the current phase.
 type liveHost struct {
@@ -399,7 +399,7 @@ func pct(lt record.LiveLat, p float64) *int64 {
 // PhaseDone ends the phase's lines: what each host did after its last
 // snapshot (its result's counts beyond them: the last, partial second) as
 // a last line per host, then the total of the final lines.
-func (l *Live) PhaseDone(d run.PhaseDone) {
+func (l *Live) PhaseDone(d sink.PhaseDone) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.q == nil {
@@ -463,4 +463,4 @@ func (h *liveHost) rest(res *model.HostResult, end float64) *LiveLine {
 }
 
 // Note is not part of the stream.
-func (l *Live) Note(run.Note) {}
+func (l *Live) Note(sink.Note) {}

@@ -6,7 +6,7 @@ import (
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/results"
-	"github.com/storbench/storbench/internal/run"
+	"github.com/storbench/storbench/internal/sink"
 )
 
 // Sink feeds a controller's Registry from the run: every host's latest
@@ -18,7 +18,7 @@ type Sink struct {
 	runID string
 }
 
-var _ run.Sink = (*Sink)(nil)
+var _ sink.Sink = (*Sink)(nil)
 
 // Started notes the run's id, the "run" label of every series.
 func (s *Sink) Started(runID, folder string) {
@@ -49,7 +49,7 @@ func (s *Sink) Progress(p cluster.Progress) {
 }
 
 // PhaseDone takes in every host's result and the phase's end state.
-func (s *Sink) PhaseDone(d run.PhaseDone) {
+func (s *Sink) PhaseDone(d sink.PhaseDone) {
 	if d.Summary == nil {
 		return
 	}
@@ -64,7 +64,7 @@ func (s *Sink) PhaseDone(d run.PhaseDone) {
 }
 
 // Note is not a metric.
-func (s *Sink) Note(run.Note) {}
+func (s *Sink) Note(sink.Note) {}
 
 // EndState is the phase state of a phase that ended with a results status.
 func EndState(status string) string {

@@ -12,6 +12,7 @@ const module = "github.com/storbench/storbench/"
 // `go list -deps` (what the build sees, not what the source says).
 func deps(t *testing.T, pkg string) []string {
 	t.Helper()
+	watchSources(t)
 	out, err := exec.Command("go", "list", "-deps", module+pkg).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
@@ -23,13 +24,23 @@ func deps(t *testing.T, pkg string) []string {
 // model types and never pull in the engines that produced them (so a
 // report can be rendered, or a result analysed, on a machine without fio,
 // and an engine change cannot break reading old results); engines never
-// reach up into the command line, the run or the cluster.
+// reach up into the command line, the run or the cluster; the run, the
+// cluster and the run's listeners each stay below what they must not know.
 func TestLayers(t *testing.T) {
 	for _, rule := range []struct {
 		pkgs      []string
 		forbidden []string
 	}{
 		{[]string{"internal/results", "internal/analyze", "internal/report", "internal/model"}, []string{"internal/engine"}},
+		// A run writes data and hands rendering to the renderers it is
+		// given: it never renders a file itself.
+		{[]string{"internal/run"}, []string{"internal/report"}},
+		// The cluster names hosts with model's names, not the results
+		// folder's writer.
+		{[]string{"internal/cluster"}, []string{"internal/results"}},
+		// Listeners of a run (metrics) implement package sink's
+		// interface: they never reach up into the run.
+		{[]string{"internal/metrics"}, []string{"internal/run"}},
 		{[]string{"internal/engine/fio", "internal/engine/md", "internal/engine/s3", "internal/engine"},
 			[]string{"internal/cli", "internal/run", "internal/cluster"}},
 	} {

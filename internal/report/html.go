@@ -111,43 +111,7 @@ func HTML(w io.Writer, in HTMLInput) error {
 	if in.Compare != nil {
 		d.Notes = append(d.Notes, in.Compare.Notes...)
 	}
-	if r := in.Run; r != nil {
-		d.Env = append(d.Env, kv{"Command line", strings.Join(r.CommandLine, " ")},
-			kv{"storbench", r.Versions.Storbench}, kv{"Go", r.Versions.Go}, kv{"fio", r.Versions.Fio}, kv{"Kernel", r.Versions.Kernel})
-		for _, t := range r.Targets {
-			d.Env = append(d.Env, kv{"Target " + t.Dir, fmt.Sprintf("%s on %s (%s)", t.FSType, t.Mount, t.Source)})
-		}
-		if len(r.Agents) > 0 {
-			var names []string
-			for _, a := range r.Agents {
-				names = append(names, a.Host)
-			}
-			d.Env = append(d.Env, kv{"Hosts", fmt.Sprintf("%d: %s", len(r.Agents), strings.Join(names, ", "))})
-		}
-		keys := make([]string, 0, len(r.Settings))
-		for k := range r.Settings {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			d.Env = append(d.Env, kv{"Setting " + k, fmt.Sprint(r.Settings[k])})
-		}
-		var plan strings.Builder
-		for _, p := range r.Plan {
-			var v any
-			_ = json.Unmarshal(p.Params, &v)
-			b, _ := json.MarshalIndent(v, "  ", "  ")
-			fmt.Fprintf(&plan, "%s (%s):\n  %s\n", p.Name, p.Engine, b)
-		}
-		d.Plan = plan.String()
-	}
-	var kept []kv
-	for _, e := range d.Env {
-		if e.V != "" {
-			kept = append(kept, e)
-		}
-	}
-	d.Env = kept
+	d.addEnv(in.Run)
 	for _, p := range s.Phases {
 		status := p.Status
 		if p.Error != "" {
@@ -190,18 +154,7 @@ func HTML(w io.Writer, in HTMLInput) error {
 	if len(s.Sweeps) > 0 {
 		// A sweep's headline is each point's mean over its iterations, not
 		// every iteration on its own.
-		d.Headlines = d.Headlines[:0]
-		for _, sw := range s.Sweeps {
-			st, ok := sw.Metrics[sw.Headline]
-			v := metricText(sw.Headline, st.Mean)
-			switch {
-			case !ok:
-				v = "not measured"
-			case st.N > 1:
-				v += fmt.Sprintf(" ±%.1f%%", 100*st.CoV)
-			}
-			d.Headlines = append(d.Headlines, kv{sw.Group + " " + pointText(sw.Point) + " " + sw.Op + " " + metricName(sw.Engine, sw.Headline), v})
-		}
+		d.Headlines = sweepHeadlines(s.Sweeps)
 	}
 	// Summary.Score, the default score of older results, is not shown: it
 	// put 4k random reads and 1 MiB writes in one mean and counted tree
@@ -219,19 +172,87 @@ func HTML(w io.Writer, in HTMLInput) error {
 	d.Sweeps = sweepCharts(s.Sweeps)
 	if c := in.Compare; c != nil {
 		d.Compare = c
-		for _, p := range c.Phases {
-			for _, o := range p.Ops {
-				for _, f := range o.Figures {
-					d.CmpRows = append(d.CmpRows, htmlCmpRow{p.Name, o.Op, f.Name, figureValue(f.Unit, f.Before), figureValue(f.Unit, f.After),
-						figureDelta(f), f.Verdict, figureTest(f)})
-				}
-				for _, n := range o.Notes {
-					d.CmpRows = append(d.CmpRows, htmlCmpRow{p.Name, o.Op, "-", notMeasured, notMeasured, notMeasured, "not compared", n})
-				}
+		d.CmpRows = compareRows(c)
+	}
+	return htmlTmpl.Execute(w, d)
+}
+
+// addEnv adds the run's settings and environment (r: run.json, nil when
+// unread), leaving out what is not known.
+func (d *htmlData) addEnv(r *results.RunInfo) {
+	if r != nil {
+		d.Env = append(d.Env, kv{"Command line", strings.Join(r.CommandLine, " ")},
+			kv{"storbench", r.Versions.Storbench}, kv{"Go", r.Versions.Go}, kv{"fio", r.Versions.Fio}, kv{"Kernel", r.Versions.Kernel})
+		for _, t := range r.Targets {
+			d.Env = append(d.Env, kv{"Target " + t.Dir, fmt.Sprintf("%s on %s (%s)", t.FSType, t.Mount, t.Source)})
+		}
+		if len(r.Agents) > 0 {
+			var names []string
+			for _, a := range r.Agents {
+				names = append(names, a.Host)
+			}
+			d.Env = append(d.Env, kv{"Hosts", fmt.Sprintf("%d: %s", len(r.Agents), strings.Join(names, ", "))})
+		}
+		keys := make([]string, 0, len(r.Settings))
+		for k := range r.Settings {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			d.Env = append(d.Env, kv{"Setting " + k, fmt.Sprint(r.Settings[k])})
+		}
+		var plan strings.Builder
+		for _, p := range r.Plan {
+			var v any
+			_ = json.Unmarshal(p.Params, &v)
+			b, _ := json.MarshalIndent(v, "  ", "  ")
+			fmt.Fprintf(&plan, "%s (%s):\n  %s\n", p.Name, p.Engine, b)
+		}
+		d.Plan = plan.String()
+	}
+	var kept []kv
+	for _, e := range d.Env {
+		if e.V != "" {
+			kept = append(kept, e)
+		}
+	}
+	d.Env = kept
+}
+
+// sweepHeadlines are the headline cards of a run with sweeps: each
+// point's mean over its iterations, with its CoV.
+func sweepHeadlines(sweeps []results.Sweep) []kv {
+	var out []kv
+	for _, sw := range sweeps {
+		st, ok := sw.Metrics[sw.Headline]
+		v := metricText(sw.Headline, st.Mean)
+		switch {
+		case !ok:
+			v = "not measured"
+		case st.N > 1:
+			v += fmt.Sprintf(" ±%.1f%%", 100*st.CoV)
+		}
+		out = append(out, kv{sw.Group + " " + pointText(sw.Point) + " " + sw.Op + " " + metricName(sw.Engine, sw.Headline), v})
+	}
+	return out
+}
+
+// compareRows are the comparison's table: a row per figure, and one per
+// note of what was not compared.
+func compareRows(c *analyze.Comparison) []htmlCmpRow {
+	var out []htmlCmpRow
+	for _, p := range c.Phases {
+		for _, o := range p.Ops {
+			for _, f := range o.Figures {
+				out = append(out, htmlCmpRow{p.Name, o.Op, f.Name, figureValue(f.Unit, f.Before), figureValue(f.Unit, f.After),
+					figureDelta(f), f.Verdict, figureTest(f)})
+			}
+			for _, n := range o.Notes {
+				out = append(out, htmlCmpRow{p.Name, o.Op, "-", notMeasured, notMeasured, notMeasured, "not compared", n})
 			}
 		}
 	}
-	return htmlTmpl.Execute(w, d)
+	return out
 }
 
 func fmtTime(t time.Time) string {

@@ -35,26 +35,7 @@ func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*model.HostResult, lo
 	if len(ps.LostHosts) > 0 {
 		fmt.Fprintf(w, "lost hosts: %s\n", strings.Join(ps.LostHosts, ", "))
 	}
-	var series []record.Second
-	endpoints := map[string][]record.OpStats{}
-	meta := map[string]string{}
-	for _, h := range hosts {
-		if h == nil {
-			continue
-		}
-		series = append(series, h.Series...)
-		if b := h.Raw[S3EndpointsFile]; len(b) > 0 {
-			var per map[string][]record.OpStats
-			if json.Unmarshal(b, &per) == nil {
-				for ep, ops := range per {
-					endpoints[ep] = record.CombineAll(endpoints[ep], ops)
-				}
-			}
-		}
-		for k, v := range h.Meta {
-			meta[k] = v
-		}
-	}
+	series, endpoints, meta := s3HostData(hosts)
 	var total uint64
 	for _, o := range ps.Ops {
 		total += o.Ops
@@ -95,48 +76,9 @@ func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*model.HostResult, lo
 				fmt.Fprintf(w, " * First byte: %s\n", latLine(*o.TTFB))
 			}
 		}
-		if len(o.BySize) > 0 {
-			fmt.Fprintln(w, "\nThroughput by object size:")
-			for _, c := range o.BySize {
-				fmt.Fprintf(w, " * %s: %s, %d requests", c.Size.Label, figRates(c.BwBytesPerS, c.OpsPerS, "obj/s"), c.Ops)
-				if o.Ops > 0 {
-					fmt.Fprintf(w, " (%.1f%%)", 100*float64(c.Ops)/float64(o.Ops))
-				}
-				if c.Errors > 0 {
-					fmt.Fprintf(w, ", %d errors", c.Errors)
-				}
-				fmt.Fprintln(w)
-				if c.Lat != nil {
-					fmt.Fprintf(w, "     - %s\n", latLine(*c.Lat))
-				}
-				if c.TTFB != nil {
-					fmt.Fprintf(w, "     - First byte: %s\n", latLine(*c.TTFB))
-				}
-			}
-		}
+		s3BySize(w, o)
 		if len(endpoints) > 1 {
-			fmt.Fprintln(w, "\nThroughput by endpoint:")
-			eps := make([]string, 0, len(endpoints))
-			for ep := range endpoints {
-				eps = append(eps, ep)
-			}
-			sort.Strings(eps)
-			for _, ep := range eps {
-				for _, eo := range endpoints[ep] {
-					if eo.Op != o.Op {
-						continue
-					}
-					s := results.Op(eo)
-					fmt.Fprintf(w, " * %s: %s, %d requests", ep, figRates(s.BwBytesPerS, s.OpsPerS, "obj/s"), s.Ops)
-					if s.Errors > 0 {
-						fmt.Fprintf(w, ", %d errors", s.Errors)
-					}
-					fmt.Fprintln(w)
-					if s.Lat != nil {
-						fmt.Fprintf(w, "     - %s\n", latLine(*s.Lat))
-					}
-				}
-			}
+			s3ByEndpoint(w, o.Op, endpoints)
 		}
 		if o.Errors > 0 {
 			fmt.Fprintf(w, "\nErrors: %d (%s)\n", o.Errors, s3kinds(o.ErrorKinds))
@@ -150,6 +92,82 @@ func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*model.HostResult, lo
 	}
 	if by := meta["stopped_by"]; by == model.StoppedByAutoterm {
 		fmt.Fprintln(w, "\nStopped by --autoterm: throughput was stable. Compare medians, not averages, across autoterminated runs.")
+	}
+}
+
+// s3HostData gathers the hosts' per-second series, their per-endpoint
+// figures (combined across hosts) and their notes.
+func s3HostData(hosts []*model.HostResult) ([]record.Second, map[string][]record.OpStats, map[string]string) {
+	var series []record.Second
+	endpoints := map[string][]record.OpStats{}
+	meta := map[string]string{}
+	for _, h := range hosts {
+		if h == nil {
+			continue
+		}
+		series = append(series, h.Series...)
+		if b := h.Raw[S3EndpointsFile]; len(b) > 0 {
+			var per map[string][]record.OpStats
+			if json.Unmarshal(b, &per) == nil {
+				for ep, ops := range per {
+					endpoints[ep] = record.CombineAll(endpoints[ep], ops)
+				}
+			}
+		}
+		for k, v := range h.Meta {
+			meta[k] = v
+		}
+	}
+	return series, endpoints, meta
+}
+
+// s3BySize writes an operation's figures per object size class.
+func s3BySize(w io.Writer, o results.OpSummary) {
+	if len(o.BySize) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nThroughput by object size:")
+	for _, c := range o.BySize {
+		fmt.Fprintf(w, " * %s: %s, %d requests", c.Size.Label, figRates(c.BwBytesPerS, c.OpsPerS, "obj/s"), c.Ops)
+		if o.Ops > 0 {
+			fmt.Fprintf(w, " (%.1f%%)", 100*float64(c.Ops)/float64(o.Ops))
+		}
+		if c.Errors > 0 {
+			fmt.Fprintf(w, ", %d errors", c.Errors)
+		}
+		fmt.Fprintln(w)
+		if c.Lat != nil {
+			fmt.Fprintf(w, "     - %s\n", latLine(*c.Lat))
+		}
+		if c.TTFB != nil {
+			fmt.Fprintf(w, "     - First byte: %s\n", latLine(*c.TTFB))
+		}
+	}
+}
+
+// s3ByEndpoint writes operation op's figures per endpoint.
+func s3ByEndpoint(w io.Writer, op string, endpoints map[string][]record.OpStats) {
+	fmt.Fprintln(w, "\nThroughput by endpoint:")
+	eps := make([]string, 0, len(endpoints))
+	for ep := range endpoints {
+		eps = append(eps, ep)
+	}
+	sort.Strings(eps)
+	for _, ep := range eps {
+		for _, eo := range endpoints[ep] {
+			if eo.Op != op {
+				continue
+			}
+			s := results.Op(eo)
+			fmt.Fprintf(w, " * %s: %s, %d requests", ep, figRates(s.BwBytesPerS, s.OpsPerS, "obj/s"), s.Ops)
+			if s.Errors > 0 {
+				fmt.Fprintf(w, ", %d errors", s.Errors)
+			}
+			fmt.Fprintln(w)
+			if s.Lat != nil {
+				fmt.Fprintf(w, "     - %s\n", latLine(*s.Lat))
+			}
+		}
 	}
 }
 

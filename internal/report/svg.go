@@ -65,199 +65,245 @@ const (
 // legend gets the width its longest name needs and the chart grows to
 // hold every entry: nothing is cut off.
 func svgChart(c chartSpec) template.HTML {
-	var b strings.Builder
-	n := 0
-	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	longest := 0
-	for _, l := range c.Lines {
-		longest = max(longest, len([]rune(truncate(l.Name, maxLegend))))
-		for i := range l.X {
-			if !l.valid(i, c.LogY) {
-				continue
-			}
-			xmin, xmax = math.Min(xmin, l.X[i]), math.Max(xmax, l.X[i])
-			if l.Band {
-				ymin, ymax = math.Min(ymin, l.Lo[i]), math.Max(ymax, l.Hi[i])
-				continue
-			}
-			y := l.Y[i]
-			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
-			if i < len(l.Hi) && i < len(l.Lo) && !c.LogY {
-				ymin, ymax = math.Min(ymin, l.Lo[i]), math.Max(ymax, l.Hi[i])
-			}
-			n++
-		}
-	}
+	p := &plot{c: c, b: &strings.Builder{}}
+	longest := p.bounds()
+	b, n := p.b, p.n
 	// One width for every legend that fits it, so that charts line up.
 	legendW := math.Max(minLegend, 24+legendChar*float64(longest)+padR)
 	chartW := padL + plotW + 10 + legendW
-	ph := math.Max(plotH, float64(len(c.Lines))*legendRow+8)
-	chartH := padT + ph + padB
+	p.ph = math.Max(plotH, float64(len(c.Lines))*legendRow+8)
+	p.chartH = padT + p.ph + padB
 	// data-zero is the y of the value 0 on a linear axis (-1 on a log one),
 	// so a page can read values back from the markers.
 	zero := -1.0
 	if !c.LogY {
-		zero = padT + ph
+		zero = padT + p.ph
 	}
-	fmt.Fprintf(&b, `<svg class="chart" data-points="%d" data-zero="%.1f" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %g %g" width="%g" height="%g" role="img" aria-label="%s">`,
-		n, zero, chartW, chartH, chartW, chartH, template.HTMLEscapeString(c.Title))
-	fmt.Fprintf(&b, `<text x="%g" y="16" class="ct">%s</text>`, padL, template.HTMLEscapeString(c.Title))
+	fmt.Fprintf(b, `<svg class="chart" data-points="%d" data-zero="%.1f" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %g %g" width="%g" height="%g" role="img" aria-label="%s">`,
+		n, zero, chartW, p.chartH, chartW, p.chartH, template.HTMLEscapeString(c.Title))
+	fmt.Fprintf(b, `<text x="%g" y="16" class="ct">%s</text>`, padL, template.HTMLEscapeString(c.Title))
 	if n == 0 {
-		fmt.Fprintf(&b, `<text x="%g" y="%g" class="nd">no data</text></svg>`, padL+20, chartH/2)
+		fmt.Fprintf(b, `<text x="%g" y="%g" class="nd">no data</text></svg>`, padL+20, p.chartH/2)
 		return template.HTML(b.String())
 	}
-	if !c.LogY && !c.Bars {
-		ymin = math.Min(ymin, 0)
-	}
-	if c.Bars {
-		ymin = 0
-	}
-	if c.LogY {
-		ymin, ymax = math.Pow(10, math.Floor(math.Log10(ymin))), math.Pow(10, math.Ceil(math.Log10(ymax)))
-	}
-	if ymax <= ymin {
-		ymax = ymin + 1
-	}
-	if xmax <= xmin {
-		xmax = xmin + 1
-	}
-	pw := plotW
-	px := func(x float64) float64 { return padL + (x-xmin)/(xmax-xmin)*pw }
-	py := func(y float64) float64 {
-		if c.LogY {
-			return padT + ph - (math.Log10(y)-math.Log10(ymin))/(math.Log10(ymax)-math.Log10(ymin))*ph
-		}
-		return padT + ph - (y-ymin)/(ymax-ymin)*ph
-	}
-	// Axes and ticks.
-	fmt.Fprintf(&b, `<path class="ax" d="M%g %gV%gH%g"/>`, padL, padT, padT+ph, padL+pw)
-	var yt []float64
-	if c.LogY {
-		for v := ymin; v <= ymax*1.0001; v *= 10 {
-			yt = append(yt, v)
-		}
-	} else {
-		yt = niceTicks(ymin, ymax, 5)
-	}
-	for _, v := range yt {
-		y := py(v)
-		fmt.Fprintf(&b, `<path class="gr" d="M%g %.1fH%g"/><text class="tk" x="%g" y="%.1f" text-anchor="end">%s</text>`,
-			padL, y, padL+pw, padL-4, y+4, template.HTMLEscapeString(c.YTick(v)))
-	}
-	xt := c.XTicks
-	if xt == nil {
-		xt = niceTicks(xmin, xmax, 6)
-	}
-	for _, v := range xt {
-		if v < xmin-1e-9 || v > xmax+1e-9 {
-			continue
-		}
-		x := px(v)
-		fmt.Fprintf(&b, `<path class="ax" d="M%.1f %gv4"/><text class="tk" x="%.1f" y="%g" text-anchor="middle">%s</text>`,
-			x, padT+ph, x, padT+ph+16, template.HTMLEscapeString(c.XTick(v)))
-	}
-	fmt.Fprintf(&b, `<text class="al" x="%g" y="%g" text-anchor="middle">%s</text>`, padL+pw/2, chartH-4, template.HTMLEscapeString(c.XLabel))
-	fmt.Fprintf(&b, `<text class="al" transform="translate(12 %g) rotate(-90)" text-anchor="middle">%s</text>`, padT+ph/2, template.HTMLEscapeString(c.YLabel))
+	p.scale()
+	p.axes()
 	// Bands first, under the lines; then lines, markers and the legend.
-	bw := math.Max(1, pw/float64(n+1)*0.8)
 	for i, l := range c.Lines {
-		col := palette[i%len(palette)]
-		if l.Color != "" {
-			col = l.Color
-		}
+		col := lineColor(i, l)
 		if l.Band {
-			var up, down []string
-			flush := func() {
-				slices.Reverse(down)
-				if len(up) > 0 {
-					fmt.Fprintf(&b, `<polygon class="band" fill="%s" fill-opacity="0.22" stroke="none" points="%s %s"/>`, col, strings.Join(up, " "), strings.Join(down, " "))
-				}
-				up, down = nil, nil
-			}
-			last := math.NaN()
-			for k := range l.X {
-				if !l.valid(k, c.LogY) {
-					continue
-				}
-				if l.Gap > 0 && l.X[k]-last > l.Gap {
-					flush()
-				}
-				last = l.X[k]
-				x := px(l.X[k])
-				up = append(up, fmt.Sprintf("%.1f,%.1f", x, py(l.Hi[k])))
-				down = append(down, fmt.Sprintf("%.1f,%.1f", x, py(l.Lo[k])))
-			}
-			flush()
+			p.band(l, col)
 		}
 		ly := padT + 8 + float64(i)*legendRow
 		opacity := ""
 		if l.Band {
 			opacity = ` fill-opacity="0.35"`
 		}
-		fmt.Fprintf(&b, `<rect x="%g" y="%g" width="10" height="10" fill="%s"%s/><text class="lg" x="%g" y="%g">%s</text>`,
-			padL+pw+10, ly-8, col, opacity, padL+pw+24, ly+1, template.HTMLEscapeString(truncate(l.Name, maxLegend)))
+		fmt.Fprintf(b, `<rect x="%g" y="%g" width="10" height="10" fill="%s"%s/><text class="lg" x="%g" y="%g">%s</text>`,
+			padL+plotW+10, ly-8, col, opacity, padL+plotW+24, ly+1, template.HTMLEscapeString(truncate(l.Name, maxLegend)))
 	}
 	for i, l := range c.Lines {
-		if l.Band {
-			continue
+		if !l.Band {
+			p.line(i, l, lineColor(i, l))
 		}
-		col := palette[i%len(palette)]
-		if l.Color != "" {
-			col = l.Color
-		}
-		var pts []string
-		style := `stroke-width="1.5"`
-		if l.Thin {
-			style = `stroke-width="1" stroke-dasharray="3 2"`
-		}
-		flush := func() {
-			if len(pts) > 1 {
-				fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" %s points="%s"/>`, col, style, strings.Join(pts, " "))
-			}
-			pts = pts[:0]
-		}
-		// A point with no neighbour within Gap is a line of its own:
-		// drawn larger, so that it shows.
-		var valid []int
-		for k := range l.X {
-			if l.valid(k, c.LogY) {
-				valid = append(valid, k)
-			}
-		}
-		alone := map[int]bool{}
-		for j, k := range valid {
-			near := func(o int) bool { return o >= 0 && o < len(valid) && math.Abs(l.X[valid[o]]-l.X[k]) <= l.Gap }
-			alone[k] = l.Gap > 0 && !near(j-1) && !near(j+1)
-		}
-		last := math.NaN()
-		for _, k := range valid {
-			if l.Gap > 0 && l.X[k]-last > l.Gap {
-				flush()
-			}
-			last = l.X[k]
-			x, y := px(l.X[k]), py(l.Y[k])
-			if c.Bars {
-				fmt.Fprintf(&b, `<rect class="pt" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, x-bw/2, y, bw, math.Max(padT+ph-y, 0.5), col)
-				continue
-			}
-			if k < len(l.Lo) && k < len(l.Hi) && l.Hi[k] > l.Lo[k] {
-				lo, hi := py(math.Max(l.Lo[k], ymin)), py(math.Min(l.Hi[k], ymax))
-				fmt.Fprintf(&b, `<path class="eb" stroke="%s" d="M%.1f %.1fV%.1fM%.1f %.1fh8M%.1f %.1fh8"/>`, col, x, lo, hi, x-4, lo, x-4, hi)
-			}
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, y))
-			r := 1.6
-			switch {
-			case alone[k]:
-				r = 3
-			case l.Thin:
-				r = 1
-			}
-			fmt.Fprintf(&b, `<circle class="pt" data-line="%d" cx="%.1f" cy="%.1f" r="%g" fill="%s"/>`, i, x, y, r, col)
-		}
-		flush()
 	}
 	b.WriteString("</svg>")
 	return template.HTML(b.String())
+}
+
+// plot is a chart being drawn: its data's bounds and the plot's height.
+type plot struct {
+	c                      chartSpec
+	b                      *strings.Builder
+	n                      int // data points
+	xmin, xmax, ymin, ymax float64
+	ph, chartH             float64
+}
+
+// bounds finds the data's bounds and counts its points; it returns the
+// longest legend name's length.
+func (p *plot) bounds() (longest int) {
+	p.xmin, p.xmax, p.ymin, p.ymax = math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, l := range p.c.Lines {
+		longest = max(longest, len([]rune(truncate(l.Name, maxLegend))))
+		for i := range l.X {
+			if !l.valid(i, p.c.LogY) {
+				continue
+			}
+			p.xmin, p.xmax = math.Min(p.xmin, l.X[i]), math.Max(p.xmax, l.X[i])
+			if l.Band {
+				p.ymin, p.ymax = math.Min(p.ymin, l.Lo[i]), math.Max(p.ymax, l.Hi[i])
+				continue
+			}
+			y := l.Y[i]
+			p.ymin, p.ymax = math.Min(p.ymin, y), math.Max(p.ymax, y)
+			if i < len(l.Hi) && i < len(l.Lo) && !p.c.LogY {
+				p.ymin, p.ymax = math.Min(p.ymin, l.Lo[i]), math.Max(p.ymax, l.Hi[i])
+			}
+			p.n++
+		}
+	}
+	return longest
+}
+
+// scale sets the axes' ranges from the data's bounds: from 0 on a linear
+// axis, whole decades on a log one, never empty.
+func (p *plot) scale() {
+	c := p.c
+	if !c.LogY && !c.Bars {
+		p.ymin = math.Min(p.ymin, 0)
+	}
+	if c.Bars {
+		p.ymin = 0
+	}
+	if c.LogY {
+		p.ymin, p.ymax = math.Pow(10, math.Floor(math.Log10(p.ymin))), math.Pow(10, math.Ceil(math.Log10(p.ymax)))
+	}
+	if p.ymax <= p.ymin {
+		p.ymax = p.ymin + 1
+	}
+	if p.xmax <= p.xmin {
+		p.xmax = p.xmin + 1
+	}
+}
+
+func (p *plot) px(x float64) float64 { return padL + (x-p.xmin)/(p.xmax-p.xmin)*plotW }
+
+func (p *plot) py(y float64) float64 {
+	if p.c.LogY {
+		return padT + p.ph - (math.Log10(y)-math.Log10(p.ymin))/(math.Log10(p.ymax)-math.Log10(p.ymin))*p.ph
+	}
+	return padT + p.ph - (y-p.ymin)/(p.ymax-p.ymin)*p.ph
+}
+
+// axes draws the axes, their ticks and labels.
+func (p *plot) axes() {
+	b, c, pw, ph := p.b, p.c, float64(plotW), p.ph
+	fmt.Fprintf(b, `<path class="ax" d="M%g %gV%gH%g"/>`, padL, padT, padT+ph, padL+pw)
+	var yt []float64
+	if c.LogY {
+		for v := p.ymin; v <= p.ymax*1.0001; v *= 10 {
+			yt = append(yt, v)
+		}
+	} else {
+		yt = niceTicks(p.ymin, p.ymax, 5)
+	}
+	for _, v := range yt {
+		y := p.py(v)
+		fmt.Fprintf(b, `<path class="gr" d="M%g %.1fH%g"/><text class="tk" x="%g" y="%.1f" text-anchor="end">%s</text>`,
+			padL, y, padL+pw, padL-4, y+4, template.HTMLEscapeString(c.YTick(v)))
+	}
+	xt := c.XTicks
+	if xt == nil {
+		xt = niceTicks(p.xmin, p.xmax, 6)
+	}
+	for _, v := range xt {
+		if v < p.xmin-1e-9 || v > p.xmax+1e-9 {
+			continue
+		}
+		x := p.px(v)
+		fmt.Fprintf(b, `<path class="ax" d="M%.1f %gv4"/><text class="tk" x="%.1f" y="%g" text-anchor="middle">%s</text>`,
+			x, padT+ph, x, padT+ph+16, template.HTMLEscapeString(c.XTick(v)))
+	}
+	fmt.Fprintf(b, `<text class="al" x="%g" y="%g" text-anchor="middle">%s</text>`, padL+pw/2, p.chartH-4, template.HTMLEscapeString(c.XLabel))
+	fmt.Fprintf(b, `<text class="al" transform="translate(12 %g) rotate(-90)" text-anchor="middle">%s</text>`, padT+ph/2, template.HTMLEscapeString(c.YLabel))
+}
+
+// lineColor is line i's colour: its own, or the palette's.
+func lineColor(i int, l chartLine) string {
+	if l.Color != "" {
+		return l.Color
+	}
+	return palette[i%len(palette)]
+}
+
+// band draws a min-max band, broken where points are further apart than
+// its Gap.
+func (p *plot) band(l chartLine, col string) {
+	var up, down []string
+	flush := func() {
+		slices.Reverse(down)
+		if len(up) > 0 {
+			fmt.Fprintf(p.b, `<polygon class="band" fill="%s" fill-opacity="0.22" stroke="none" points="%s %s"/>`, col, strings.Join(up, " "), strings.Join(down, " "))
+		}
+		up, down = nil, nil
+	}
+	last := math.NaN()
+	for k := range l.X {
+		if !l.valid(k, p.c.LogY) {
+			continue
+		}
+		if l.Gap > 0 && l.X[k]-last > l.Gap {
+			flush()
+		}
+		last = l.X[k]
+		x := p.px(l.X[k])
+		up = append(up, fmt.Sprintf("%.1f,%.1f", x, p.py(l.Hi[k])))
+		down = append(down, fmt.Sprintf("%.1f,%.1f", x, p.py(l.Lo[k])))
+	}
+	flush()
+}
+
+// line draws line i: a polyline broken where points are further apart
+// than its Gap, a marker per point (bars for a bar chart), error bars.
+func (p *plot) line(i int, l chartLine, col string) {
+	b, c, ph := p.b, p.c, p.ph
+	bw := math.Max(1, plotW/float64(p.n+1)*0.8)
+	var pts []string
+	style := `stroke-width="1.5"`
+	if l.Thin {
+		style = `stroke-width="1" stroke-dasharray="3 2"`
+	}
+	flush := func() {
+		if len(pts) > 1 {
+			fmt.Fprintf(b, `<polyline fill="none" stroke="%s" %s points="%s"/>`, col, style, strings.Join(pts, " "))
+		}
+		pts = pts[:0]
+	}
+	valid, alone := l.alonePoints(c.LogY)
+	last := math.NaN()
+	for _, k := range valid {
+		if l.Gap > 0 && l.X[k]-last > l.Gap {
+			flush()
+		}
+		last = l.X[k]
+		x, y := p.px(l.X[k]), p.py(l.Y[k])
+		if c.Bars {
+			fmt.Fprintf(b, `<rect class="pt" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, x-bw/2, y, bw, math.Max(padT+ph-y, 0.5), col)
+			continue
+		}
+		if k < len(l.Lo) && k < len(l.Hi) && l.Hi[k] > l.Lo[k] {
+			lo, hi := p.py(math.Max(l.Lo[k], p.ymin)), p.py(math.Min(l.Hi[k], p.ymax))
+			fmt.Fprintf(b, `<path class="eb" stroke="%s" d="M%.1f %.1fV%.1fM%.1f %.1fh8M%.1f %.1fh8"/>`, col, x, lo, hi, x-4, lo, x-4, hi)
+		}
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, y))
+		r := 1.6
+		switch {
+		case alone[k]:
+			r = 3
+		case l.Thin:
+			r = 1
+		}
+		fmt.Fprintf(b, `<circle class="pt" data-line="%d" cx="%.1f" cy="%.1f" r="%g" fill="%s"/>`, i, x, y, r, col)
+	}
+	flush()
+}
+
+// alonePoints are the line's valid points, and those with no neighbour
+// within Gap: each is a line of its own, drawn larger so that it shows.
+func (l chartLine) alonePoints(logY bool) ([]int, map[int]bool) {
+	var valid []int
+	for k := range l.X {
+		if l.valid(k, logY) {
+			valid = append(valid, k)
+		}
+	}
+	alone := map[int]bool{}
+	for j, k := range valid {
+		near := func(o int) bool { return o >= 0 && o < len(valid) && math.Abs(l.X[valid[o]]-l.X[k]) <= l.Gap }
+		alone[k] = l.Gap > 0 && !near(j-1) && !near(j+1)
+	}
+	return valid, alone
 }
 
 func truncate(s string, n int) string {

@@ -85,157 +85,205 @@ func opMoves(p results.PhaseSummary) map[string]bool {
 // returns notes (the slowest hosts, latency not recorded) and every host's
 // figures for the per-host table.
 func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, table []htmlHostRow) {
-	p := pd.Summary
-	ax := phaseAxis(pd.Hosts)
-	secs := secondsTick
-	lat := func(v float64) string { return units.Latency(v) }
-	const xl = "seconds into the phase"
-	all, err := analyze.SecondsOf(pd.Hosts, ax.t0, ax.seg, nil)
+	tc := &timeChartSet{pd: pd, p: pd.Summary, ax: phaseAxis(pd.Hosts), slow: map[string]bool{}}
+	var err error
+	tc.all, err = analyze.SecondsOf(pd.Hosts, tc.ax.t0, tc.ax.seg, nil)
 	if err != nil {
-		notes = append(notes, "per-second figures unreadable: "+err.Error())
+		tc.notes = append(tc.notes, "per-second figures unreadable: "+err.Error())
 	}
-	perHost := make([][]analyze.OpSeconds, len(pd.Hosts))
+	tc.perHost = make([][]analyze.OpSeconds, len(pd.Hosts))
 	for i, h := range pd.Hosts {
-		if perHost[i], err = analyze.SecondsOf([]*model.HostResult{h}, ax.t0, ax.seg, nil); err != nil {
-			notes = append(notes, "per-second figures unreadable: "+err.Error())
+		if tc.perHost[i], err = analyze.SecondsOf([]*model.HostResult{h}, tc.ax.t0, tc.ax.seg, nil); err != nil {
+			tc.notes = append(tc.notes, "per-second figures unreadable: "+err.Error())
 		}
 	}
-	moves := opMoves(p)
+	tc.moves = opMoves(tc.p)
 	// Many hosts, or more lines (hosts x operations) than the palette has
 	// colours (md: 6 operations on 3 hosts), are drawn as the total per
 	// operation and each operation's spread across hosts.
-	many := len(pd.Hosts) > manyHosts || len(pd.Hosts) > 1 && len(pd.Hosts)*len(p.Ops) > len(palette)
-	slow := map[string]bool{} // host+"\x00"+op, marked in the table
+	tc.many = len(pd.Hosts) > manyHosts || len(pd.Hosts) > 1 && len(pd.Hosts)*len(tc.p.Ops) > len(palette)
+	tc.throughput()
 
-	// Throughput: a line per host and operation, or the hosts' total.
+	// Per operation: its spread across hosts, and its latency over time.
+	var noLat []string
+	for _, o := range tc.p.Ops {
+		os, ok := findSeconds(tc.all, o.Op)
+		if !ok {
+			continue
+		}
+		if tc.many {
+			tc.rateSpread(o.Op)
+		}
+		if !os.Latency {
+			noLat = append(noLat, o.Op)
+			continue
+		}
+		tc.latency(o.Op, os)
+		if tc.many {
+			tc.latencySpread(o.Op)
+		}
+	}
+	if len(noLat) > 0 || len(tc.all) == 0 {
+		what := strings.Join(noLat, ", ")
+		if what == "" {
+			what = "any operation"
+		}
+		tc.notes = append(tc.notes, fmt.Sprintf("Latency per second: not recorded for %s (%s)", what, analyze.NoLatSecondsReason))
+	}
+	return tc.charts, tc.notes, tc.hostTable()
+}
+
+// timeChartSet is a phase's charts over time as timeCharts draws them.
+type timeChartSet struct {
+	pd      analyze.PhaseData
+	p       results.PhaseSummary
+	ax      timeAxis
+	all     []analyze.OpSeconds   // all hosts'
+	perHost [][]analyze.OpSeconds // each host's
+	moves   map[string]bool
+	many    bool
+	slow    map[string]bool // host+"\x00"+op, marked in the table
+	charts  []template.HTML
+	notes   []string
+}
+
+// xLabel is the x axis of every chart over time.
+const xLabel = "seconds into the phase"
+
+// throughput draws a line per host and operation, or the hosts' total:
+// MiB/s (of operations that move bytes) and operations per second.
+func (tc *timeChartSet) throughput() {
+	p, ax := tc.p, tc.ax
 	var mib, ops []chartLine
 	for _, o := range p.Ops {
-		if many {
-			os, ok := findSeconds(all, o.Op)
+		if tc.many {
+			os, ok := findSeconds(tc.all, o.Op)
 			if !ok {
 				continue
 			}
 			ml, ol := rateLines(o.Op+" total", os, ax)
 			ops = append(ops, ol)
-			if moves[o.Op] {
+			if tc.moves[o.Op] {
 				mib = append(mib, ml)
 			}
 			continue
 		}
-		for i, h := range pd.Hosts {
-			if os, ok := findSeconds(perHost[i], o.Op); ok {
+		for i, h := range tc.pd.Hosts {
+			if os, ok := findSeconds(tc.perHost[i], o.Op); ok {
 				ml, ol := rateLines(o.Op+" "+h.Host, os, ax)
 				ops = append(ops, ol)
-				if moves[o.Op] {
+				if tc.moves[o.Op] {
 					mib = append(mib, ml)
 				}
 			}
 		}
 	}
 	mibTitle, opsTitle := "Throughput per host (MiB/s)", "Operations per second per host"
-	if many {
-		mibTitle = fmt.Sprintf("Throughput, total of %d hosts (MiB/s)", len(pd.Hosts))
-		opsTitle = fmt.Sprintf("Operations per second, total of %d hosts", len(pd.Hosts))
+	if tc.many {
+		mibTitle = fmt.Sprintf("Throughput, total of %d hosts (MiB/s)", len(tc.pd.Hosts))
+		opsTitle = fmt.Sprintf("Operations per second, total of %d hosts", len(tc.pd.Hosts))
 	}
 	if len(mib) > 0 {
-		charts = append(charts, svgChart(chartSpec{Title: mibTitle, XLabel: xl, YLabel: "MiB/s", Lines: mib, XTick: secs, YTick: compact, LogY: wideRates(p, true)}))
+		tc.charts = append(tc.charts, svgChart(chartSpec{Title: mibTitle, XLabel: xLabel, YLabel: "MiB/s", Lines: mib, XTick: secondsTick, YTick: compact, LogY: wideRates(p, true)}))
 	}
-	charts = append(charts, svgChart(chartSpec{Title: opsTitle, XLabel: xl, YLabel: "ops/s", Lines: ops, XTick: secs, YTick: compact, LogY: wideRates(p, false)}))
+	tc.charts = append(tc.charts, svgChart(chartSpec{Title: opsTitle, XLabel: xLabel, YLabel: "ops/s", Lines: ops, XTick: secondsTick, YTick: compact, LogY: wideRates(p, false)}))
+}
 
-	// Per operation: its spread across hosts, and its latency over time.
-	var noLat []string
-	for _, o := range p.Ops {
-		os, ok := findSeconds(all, o.Op)
-		if !ok {
-			continue
-		}
-		if many {
-			unit, val := "ops/s", func(s analyze.OpSecond) float64 { return s.OpsPerS }
-			fig := func(s results.OpSummary) (float64, bool) { return deref(s.OpsPerS) }
-			show := func(s results.OpSummary) string { return rateText(s.OpsPerS, "ops/s") }
-			if moves[o.Op] {
-				unit, val = "MiB/s", func(s analyze.OpSecond) float64 { return s.BytesPerS / (1 << 20) }
-				fig = func(s results.OpSummary) (float64, bool) { return deref(s.BwBytesPerS) }
-				show = func(s results.OpSummary) string { return bwText(s.BwBytesPerS) }
-			}
-			rank := hostRank(p, o.Op, fig, false)
-			if lines := spreadLines(pd.Hosts, perHost, o.Op, ax, val, rank); lines != nil {
-				charts = append(charts, svgChart(chartSpec{Title: fmt.Sprintf("%s: %s per host, median and min-max of %d hosts", o.Op, unit, len(pd.Hosts)),
-					XLabel: xl, YLabel: unit, Lines: lines, XTick: secs, YTick: compact}))
-			}
-			if len(rank) > 0 {
-				notes = append(notes, fmt.Sprintf("%s: lowest throughput: %s", o.Op, rankText(p, o.Op, rank, show)))
-				for _, h := range rank {
-					slow[h+"\x00"+o.Op] = true
-				}
-			}
-		}
-		if !os.Latency {
-			noLat = append(noLat, o.Op)
-			continue
-		}
-		var lines []chartLine
-		for _, q := range []struct {
-			name string
-			pct  float64
-		}{{"p50", 50}, {"p99", 99}, {"p99.9", 99.9}} {
-			l := chartLine{Name: q.name, Gap: ax.gap()}
-			for _, s := range os.Seconds {
-				if s.LatN > 0 {
-					l.X, l.Y = append(l.X, ax.x(s)), append(l.Y, float64(s.Bins.Percentile(q.pct)))
-				}
-			}
-			lines = append(lines, l)
-		}
-		who := "all hosts"
-		if len(pd.Hosts) == 1 {
-			who = pd.Hosts[0].Host
-		}
-		charts = append(charts, svgChart(chartSpec{Title: fmt.Sprintf("Latency %s: %s (%s)", ax.per(), o.Op, who), XLabel: xl, YLabel: "latency",
-			Lines: lines, LogY: true, XTick: secs, YTick: lat}))
-		if !many {
-			continue
-		}
-		rank := hostRank(p, o.Op, func(s results.OpSummary) (float64, bool) {
-			if s.Lat == nil {
-				return 0, false
-			}
-			return float64(s.Lat.P99Ns), true
-		}, true)
-		p99 := func(s analyze.OpSecond) float64 {
-			if s.LatN == 0 {
-				return math.NaN()
-			}
-			return float64(s.Bins.Percentile(99))
-		}
-		if lines := spreadLines(pd.Hosts, perHost, o.Op, ax, p99, rank); lines != nil {
-			charts = append(charts, svgChart(chartSpec{Title: fmt.Sprintf("%s: p99 %s per host, median and min-max of %d hosts", o.Op, ax.per(), len(pd.Hosts)),
-				XLabel: xl, YLabel: "latency", Lines: lines, LogY: true, XTick: secs, YTick: lat}))
-		}
-		if len(rank) > 0 {
-			notes = append(notes, fmt.Sprintf("%s: highest p99: %s", o.Op, rankText(p, o.Op, rank, func(s results.OpSummary) string { return latText(s.Lat, latP99) })))
-			for _, h := range rank {
-				slow[h+"\x00"+o.Op] = true
-			}
+// rateSpread draws op's throughput spread across hosts (MiB/s when it
+// moves bytes, else ops/s) and names the slowest hosts.
+func (tc *timeChartSet) rateSpread(op string) {
+	p := tc.p
+	unit, val := "ops/s", func(s analyze.OpSecond) float64 { return s.OpsPerS }
+	fig := func(s results.OpSummary) (float64, bool) { return deref(s.OpsPerS) }
+	show := func(s results.OpSummary) string { return rateText(s.OpsPerS, "ops/s") }
+	if tc.moves[op] {
+		unit, val = "MiB/s", func(s analyze.OpSecond) float64 { return s.BytesPerS / (1 << 20) }
+		fig = func(s results.OpSummary) (float64, bool) { return deref(s.BwBytesPerS) }
+		show = func(s results.OpSummary) string { return bwText(s.BwBytesPerS) }
+	}
+	rank := hostRank(p, op, fig, false)
+	if lines := spreadLines(tc.pd.Hosts, tc.perHost, op, tc.ax, val, rank); lines != nil {
+		tc.charts = append(tc.charts, svgChart(chartSpec{Title: fmt.Sprintf("%s: %s per host, median and min-max of %d hosts", op, unit, len(tc.pd.Hosts)),
+			XLabel: xLabel, YLabel: unit, Lines: lines, XTick: secondsTick, YTick: compact}))
+	}
+	if len(rank) > 0 {
+		tc.notes = append(tc.notes, fmt.Sprintf("%s: lowest throughput: %s", op, rankText(p, op, rank, show)))
+		for _, h := range rank {
+			tc.slow[h+"\x00"+op] = true
 		}
 	}
-	if len(noLat) > 0 || len(all) == 0 {
-		what := strings.Join(noLat, ", ")
-		if what == "" {
-			what = "any operation"
+}
+
+// latency draws op's p50, p99 and p99.9 over time, from the hosts'
+// histograms of each second merged.
+func (tc *timeChartSet) latency(op string, os analyze.OpSeconds) {
+	ax := tc.ax
+	var lines []chartLine
+	for _, q := range []struct {
+		name string
+		pct  float64
+	}{{"p50", 50}, {"p99", 99}, {"p99.9", 99.9}} {
+		l := chartLine{Name: q.name, Gap: ax.gap()}
+		for _, s := range os.Seconds {
+			if s.LatN > 0 {
+				l.X, l.Y = append(l.X, ax.x(s)), append(l.Y, float64(s.Bins.Percentile(q.pct)))
+			}
 		}
-		notes = append(notes, fmt.Sprintf("Latency per second: not recorded for %s (%s)", what, analyze.NoLatSecondsReason))
+		lines = append(lines, l)
 	}
-	if len(p.PerHost) > 1 {
-		for _, h := range p.PerHost {
+	who := "all hosts"
+	if len(tc.pd.Hosts) == 1 {
+		who = tc.pd.Hosts[0].Host
+	}
+	tc.charts = append(tc.charts, svgChart(chartSpec{Title: fmt.Sprintf("Latency %s: %s (%s)", ax.per(), op, who), XLabel: xLabel, YLabel: "latency",
+		Lines: lines, LogY: true, XTick: secondsTick, YTick: latencyTick}))
+}
+
+// latencyTick formats a latency axis value.
+func latencyTick(v float64) string { return units.Latency(v) }
+
+// latencySpread draws op's p99 spread across hosts and names the hosts
+// of highest p99.
+func (tc *timeChartSet) latencySpread(op string) {
+	p := tc.p
+	rank := hostRank(p, op, func(s results.OpSummary) (float64, bool) {
+		if s.Lat == nil {
+			return 0, false
+		}
+		return float64(s.Lat.P99Ns), true
+	}, true)
+	p99 := func(s analyze.OpSecond) float64 {
+		if s.LatN == 0 {
+			return math.NaN()
+		}
+		return float64(s.Bins.Percentile(99))
+	}
+	if lines := spreadLines(tc.pd.Hosts, tc.perHost, op, tc.ax, p99, rank); lines != nil {
+		tc.charts = append(tc.charts, svgChart(chartSpec{Title: fmt.Sprintf("%s: p99 %s per host, median and min-max of %d hosts", op, tc.ax.per(), len(tc.pd.Hosts)),
+			XLabel: xLabel, YLabel: "latency", Lines: lines, LogY: true, XTick: secondsTick, YTick: latencyTick}))
+	}
+	if len(rank) > 0 {
+		tc.notes = append(tc.notes, fmt.Sprintf("%s: highest p99: %s", op, rankText(p, op, rank, func(s results.OpSummary) string { return latText(s.Lat, latP99) })))
+		for _, h := range rank {
+			tc.slow[h+"\x00"+op] = true
+		}
+	}
+}
+
+// hostTable is every host's figures, the slowest marked, for a phase of
+// several hosts.
+func (tc *timeChartSet) hostTable() []htmlHostRow {
+	var table []htmlHostRow
+	if len(tc.p.PerHost) > 1 {
+		for _, h := range tc.p.PerHost {
 			for _, o := range h.Ops {
 				table = append(table, htmlHostRow{Host: h.Host, Op: o.Op, Throughput: bwText(o.BwBytesPerS), OpsPerS: rateText(o.OpsPerS, ""),
 					Mean: latText(o.Lat, latMean), P50: latText(o.Lat, latP50), P99: latText(o.Lat, latP99), P999: latText(o.Lat, latP999),
-					Errors: fmt.Sprint(o.Errors), Slow: slow[h.Host+"\x00"+o.Op]})
+					Errors: fmt.Sprint(o.Errors), Slow: tc.slow[h.Host+"\x00"+o.Op]})
 			}
 		}
 	}
-	return charts, notes, table
+	return table
 }
 
 // wideRates says a phase's operations run at rates too far apart for one

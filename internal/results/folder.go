@@ -1,7 +1,8 @@
 // Package results writes and reads the results folder: run.json, one folder
-// per phase with every host's raw output, summary.json and summary.md. It is
-// the only writer of these files, and it writes as the run goes, so a crash
-// or Ctrl-C keeps everything finished so far.
+// per phase with every host's raw output, summary.json and the files
+// rendered from them (a list of Renderers). It is the only writer of these
+// files, and it writes as the run goes, so a crash or Ctrl-C keeps
+// everything finished so far.
 package results
 
 import (
@@ -14,7 +15,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -46,11 +46,10 @@ type Target = model.Target
 type Folder struct {
 	// Path is the folder, results/<run id>_<name>.
 	Path string
-	// Markdown renders summary.md; nil writes no summary.md.
-	Markdown func(*Summary) []byte
-	// Extra renders further files from the summary after every phase
-	// (sweep.tsv), by file name.
-	Extra map[string]func(*Summary) []byte
+	// Renderers make the folder's rendered files (summary.md, sweep.tsv,
+	// report.html): those not Final after every phase, the Final ones
+	// when RenderFinal is called. None: the folder holds data only.
+	Renderers []Renderer
 	// CoVWarn is the coefficient of variation above which a sweep point is
 	// flagged unstable (0: DefaultCoVWarn).
 	CoVWarn float64
@@ -109,16 +108,9 @@ func NewRunID(now time.Time) string {
 	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
-var nameRE = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// SafeName turns a run or phase name into a path element.
-func SafeName(s string) string {
-	s = strings.Trim(nameRE.ReplaceAllString(s, "-"), "-.")
-	if s == "" {
-		return "run"
-	}
-	return s
-}
+// SafeName turns a run, phase or host name into a path element
+// (model.SafeName).
+func SafeName(s string) string { return model.SafeName(s) }
 
 // Create makes results/<run id>_<name>/ under root and writes run.json with
 // status running.
@@ -174,7 +166,7 @@ func (f *Folder) NextPhaseDir(name string) string {
 
 // AddPhase writes one phase's hosts' raw output and results under
 // NN-<name>/hosts/<host>/, adds its summary, and rewrites summary.json and
-// summary.md. ps.Dir is set here. Every file is tried even after one
+// the rendered files that are not Final. ps.Dir is set here. Every file is tried even after one
 // fails; a failure returns an *UnsavedError. A phase whose hosts'
 // result.json could not all be written is left out of summary.json, so
 // every phase listed there can be read back.
@@ -251,8 +243,8 @@ func (f *Folder) Summary() Summary {
 	return s
 }
 
-// flush writes run.json, summary.json, summary.md and the extra files,
-// trying every one; it returns an *UnsavedError when any failed.
+// flush writes run.json, summary.json and the files of the renderers that
+// are not Final, trying every one; it returns an *UnsavedError when any failed.
 func (f *Folder) flush() error {
 	f.mu.Lock()
 	run, err := json.MarshalIndent(f.run, "", "  ")
@@ -268,14 +260,7 @@ func (f *Folder) flush() error {
 		return err
 	}
 	failed = f.Save("summary.json", b) != nil || failed
-	if f.Markdown != nil {
-		failed = f.Save("summary.md", f.Markdown(&sum)) != nil || failed
-	}
-	for name, render := range f.Extra {
-		if b := render(&sum); len(b) > 0 {
-			failed = f.Save(name, b) != nil || failed
-		}
-	}
+	failed = f.renderLive(&sum) || failed
 	if failed {
 		return f.Unsaved()
 	}

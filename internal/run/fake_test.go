@@ -14,6 +14,7 @@ import (
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/report"
 )
 
 // fakeEngine is a fake engine for the run's tests: no storage is touched.
@@ -179,7 +180,7 @@ func runner(t *testing.T) (*Runner, *recordingSink, string) {
 	t.Helper()
 	sink := &recordingSink{}
 	root := filepath.Join(t.TempDir(), "results")
-	return &Runner{Engines: fakeEngines, Sink: sink, Version: "test"}, sink, root
+	return &Runner{Engines: fakeEngines, Sink: sink, Version: "test", Renderers: report.Renderers()}, sink, root
 }
 
 // folders lists the results folders under root.

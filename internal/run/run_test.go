@@ -93,7 +93,7 @@ func TestRunOutcomes(t *testing.T) {
 		phases []fakeParams
 		// stopAfter cancels the run's context this long after it started.
 		stopAfter time.Duration
-		kind      Kind
+		kind      int // the exit code
 		msg       string
 		// folder is the status run.json ends with; "" for no folder.
 		folder string
@@ -127,7 +127,7 @@ func TestRunOutcomes(t *testing.T) {
 			}
 			res, err := r.Run(ctx, p)
 			var re *Error
-			if !errors.As(err, &re) || re.Kind != c.kind || !strings.Contains(err.Error(), c.msg) {
+			if !errors.As(err, &re) || re.Code != c.kind || !strings.Contains(err.Error(), c.msg) {
 				t.Fatalf("error %v (%T), want kind %d saying %q\n%s", err, err, c.kind, c.msg, strings.Join(sink.events, "\n"))
 			}
 			if c.folder == "" {

@@ -16,7 +16,6 @@ import (
 	"github.com/storbench/storbench/internal/engine/fio"
 	"github.com/storbench/storbench/internal/engine/md"
 	"github.com/storbench/storbench/internal/model"
-	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/suite"
 )
@@ -36,12 +35,16 @@ type Runner struct {
 	// Self is this storbench binary, which --ssh copies to hosts that lack
 	// it (os.Executable when empty).
 	Self string
+	// Renderers make the results folder's rendered files (summary.md,
+	// report.html: report.Renderers); a run writes data and leaves the
+	// rendering to them. None: the folder holds data only.
+	Renderers []results.Renderer
 }
 
 // Run runs every phase of the plan through a controller and its agents,
 // writing the results folder as it goes. It stops at the first phase that
 // fails; what finished stays in the folder, and run.json says what
-// happened. Its error is an *Error whose Kind says whether the plan was
+// happened. Its error is an *Error whose Code says whether the plan was
 // bad input (nothing ran), the run failed, or it was interrupted.
 func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	if len(p.Phases) == 0 {
@@ -112,8 +115,15 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 		r.Sink.Note(Note{Kind: NotePlan, Text: n})
 	}
 	pr := &phases{r: r, plan: p, ctrl: ctrl, set: set, folder: folder, areas: areas}
+	return r.runPhases(ctx, pr, stop)
+}
+
+// runPhases runs every phase into the results folder and ends the run;
+// stop ends ctx when the agents' launcher ended.
+func (r *Runner) runPhases(ctx context.Context, pr *phases, stop context.CancelCauseFunc) (*Result, error) {
+	set, folder := pr.set, pr.folder
 	runErr := pr.runAll(ctx)
-	if stepEnded(set, len(ctrl.Lost())) {
+	if stepEnded(set, len(pr.ctrl.Lost())) {
 		stop(set.endErr)
 	}
 	if set.endErr != nil && errors.Is(context.Cause(ctx), set.endErr) {
@@ -123,7 +133,7 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	// found before any load: as for any bad input, no results folder is
 	// left; it would hold nothing measured.
 	var re *Error
-	if errors.As(runErr, &re) && re.Kind == BadInput && !pr.ranLoad && len(pr.leftovers) == 0 && ctx.Err() == nil {
+	if errors.As(runErr, &re) && re.Code == BadInput && !pr.ranLoad && len(pr.leftovers) == 0 && ctx.Err() == nil {
 		if err := os.RemoveAll(folder.Path); err == nil {
 			r.Sink.Note(Note{Kind: NotePlan, Text: fmt.Sprintf("nothing ran: %s removed", folder.Path)})
 			return nil, runErr
@@ -272,18 +282,15 @@ func (r *Runner) create(p Plan, infos []cluster.Info, runID string) (*results.Fo
 	if err != nil {
 		return nil, err
 	}
-	folder.Markdown = report.Markdown
-	folder.Extra = map[string]func(*results.Summary) []byte{
-		"sweep.tsv": report.SweepTSV, report.IO500SummaryFile: report.IO500ResultSummary, report.IO500ResultFile: report.IO500Result,
-	}
+	folder.Renderers = r.Renderers
 	folder.CoVWarn = p.CoVWarn
 	folder.Confidence = p.Confidence
 	folder.Score = p.Score
 	return folder, nil
 }
 
-// finish writes the run's status, report.html and what could not be
-// saved, and returns the run's outcome.
+// finish writes the run's status, the files rendered at the end and what
+// could not be saved, and returns the run's outcome.
 func (r *Runner) finish(ctx context.Context, folder *results.Folder, runErr error) (*Result, error) {
 	status := results.StatusCompleted
 	switch {
@@ -295,12 +302,11 @@ func (r *Runner) finish(ctx context.Context, folder *results.Folder, runErr erro
 	if err := folder.Finish(status, runErr); err != nil && runErr == nil {
 		runErr = err
 	}
-	// report.html, from the folder as it now stands (a report that cannot
-	// be rendered never fails the run; one that cannot be written does).
-	if b, err := report.HTMLFolder(folder.Path, ""); err != nil {
-		r.Sink.Note(Note{Kind: NoteDiagnostic, Text: fmt.Sprintf("report.html: %v", err)})
-	} else {
-		_ = folder.Save("report.html", b)
+	// The final files (report.html), from the folder as it now stands (a
+	// report that cannot be rendered never fails the run; one that cannot
+	// be written does).
+	for _, err := range folder.RenderFinal() {
+		r.Sink.Note(Note{Kind: NoteDiagnostic, Text: err.Error()})
 	}
 	// Whatever could not be saved, from the first phase on, is named in
 	// one line; the figures of a phase left out were told to the sink.
@@ -321,15 +327,15 @@ func (r *Runner) finish(ctx context.Context, folder *results.Folder, runErr erro
 	switch {
 	case status == results.StatusInterrupted:
 		if u := folder.Unsaved(); u != nil {
-			return res, &Error{Kind: Interrupted, Err: fmt.Errorf("interrupted; %v", u)}
+			return res, &Error{Code: Interrupted, Err: fmt.Errorf("interrupted; %v", u)}
 		}
-		return res, &Error{Kind: Interrupted, Err: errors.New("interrupted; results so far are kept")}
+		return res, &Error{Code: Interrupted, Err: errors.New("interrupted; results so far are kept")}
 	case runErr != nil:
 		var re *Error
 		if errors.As(runErr, &re) {
 			return res, runErr
 		}
-		return res, &Error{Kind: Failed, Err: runErr}
+		return res, &Error{Code: Failed, Err: runErr}
 	}
 	return res, nil
 }

@@ -54,7 +54,7 @@ func TestSharedAreaRemovedAtTheEndOfTheRun(t *testing.T) {
 		middle    fakeParams
 		keep      bool
 		stopAfter time.Duration
-		kind      Kind
+		kind      int  // the exit code
 		left      bool // the shared file is there after the run
 	}{
 		{name: "a phase fails", middle: fakeParams{FailPrepare: "disk on fire"}, kind: Failed},
@@ -89,7 +89,7 @@ func TestSharedAreaRemovedAtTheEndOfTheRun(t *testing.T) {
 			switch {
 			case c.kind < 0 && err != nil:
 				t.Fatalf("run: %v\n%s", err, strings.Join(sinkEvents(sink), "\n"))
-			case c.kind >= 0 && (!errors.As(err, &re) || re.Kind != c.kind):
+			case c.kind >= 0 && (!errors.As(err, &re) || re.Code != c.kind):
 				t.Fatalf("run: %v, want kind %d\n%s", err, c.kind, strings.Join(sinkEvents(sink), "\n"))
 			}
 			file := filepath.Join(engine.SharedArea(dir, res.Folder.RunInfo().RunID), "fio", "ior-hard")

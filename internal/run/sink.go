@@ -1,56 +1,22 @@
 package run
 
-import (
-	"github.com/storbench/storbench/internal/cluster"
-	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/model"
-	"github.com/storbench/storbench/internal/results"
+import "github.com/storbench/storbench/internal/sink"
+
+// The run's listener and its events, from package sink (so listeners need
+// not import run).
+type (
+	// Sink hears what a run does (sink.Sink).
+	Sink = sink.Sink
+	// PhaseDone is a phase that ended (sink.PhaseDone).
+	PhaseDone = sink.PhaseDone
+	// NoteKind says what a Note is about (sink.NoteKind).
+	NoteKind = sink.NoteKind
+	// Note is a line a run says besides its figures (sink.Note).
+	Note = sink.Note
 )
 
-// Sink hears what a run does, as it does it: the command line prints it,
-// a test records it. Calls come from the run's goroutine, except Progress,
-// which the controller calls from one goroutine of its own while a phase
-// runs; none may block for long.
-type Sink interface {
-	// Started says the results folder exists and the first phase is next.
-	Started(runID, folder string)
-	// PhaseStarted says a phase starts on these hosts.
-	PhaseStarted(ph engine.Phase, hosts []string)
-	// Progress is the live state of the running phase, about once a second.
-	Progress(cluster.Progress)
-	// PhaseDone says a phase ended and what it left in the results folder.
-	PhaseDone(PhaseDone)
-	// Note is anything else worth saying.
-	Note(Note)
-}
-
-// PhaseDone is a phase that ended.
-type PhaseDone struct {
-	// Summary is the phase as summary.json records it.
-	Summary *results.PhaseSummary
-	// Ran says the phase's load ran; when false, preparation failed or the
-	// run was interrupted first, and only Summary's error and leftovers
-	// say anything.
-	Ran bool
-	// Hosts are the hosts' results, in agent order.
-	Hosts []*model.HostResult
-	// HostErrors say why a stopped or lost host ended, by host.
-	HostErrors map[string]string
-}
-
-// NoteKind says what a Note is about.
-type NoteKind int
-
+// The kinds of Note.
 const (
-	// NotePlan is about the plan: a phase skipped, a setting missing.
-	NotePlan NoteKind = iota
-	// NoteDiagnostic is about how the run goes: ssh starting agents, a
-	// report that could not be rendered.
-	NoteDiagnostic
+	NotePlan       = sink.NotePlan
+	NoteDiagnostic = sink.NoteDiagnostic
 )
-
-// Note is a line a run says besides its figures.
-type Note struct {
-	Kind NoteKind
-	Text string
-}

@@ -166,8 +166,17 @@ func Start(dir string, o Options) (*Server, error) {
 	}
 	s := &Server{Endpoint: endpoint, Root: root, TLS: o.TLS, CAFile: caFile, CA: ca, bin: bin, cmd: cmd, done: make(chan struct{})}
 	go func() { s.err = cmd.Wait(); close(s.done) }()
+	if err := s.waitAnswer(ca, &logBuf); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// waitAnswer waits up to 15 s for the server to answer, and stops it when
+// it does not; log is its output, for the error.
+func (s *Server) waitAnswer(ca *x509.CertPool, log *bytes.Buffer) error {
 	probe, scheme := http.DefaultClient, "http://"
-	if o.TLS {
+	if s.TLS {
 		probe = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca}}}
 		scheme = "https://"
 	}
@@ -176,18 +185,18 @@ func Start(dir string, o Options) (*Server, error) {
 	for time.Now().Before(deadline) {
 		select {
 		case <-s.done:
-			return nil, fmt.Errorf("versitygw exited at start: %v: %s", s.err, logBuf.Bytes())
+			return fmt.Errorf("versitygw exited at start: %v: %s", s.err, log.Bytes())
 		default:
 		}
-		resp, err := probe.Get(scheme + endpoint + "/")
+		resp, err := probe.Get(scheme + s.Endpoint + "/")
 		if err == nil {
 			resp.Body.Close()
-			return s, nil
+			return nil
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	s.Stop()
-	return nil, fmt.Errorf("versitygw did not answer on %s within 15s", endpoint)
+	return fmt.Errorf("versitygw did not answer on %s within 15s", s.Endpoint)
 }
 
 // Stop ends the server and waits for it to exit.

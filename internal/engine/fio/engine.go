@@ -280,18 +280,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	if err != nil {
 		return nil, err
 	}
-	// A place in the shared area is never removed here when preparing
-	// fails: other hosts may be in it; the run removes it at its end.
-	switch {
-	case ps.Shared || ps.RunFiles && ps.ReadFrom == "":
-		_, err = engine.SharedWorkspace(ps.Dir, env.RunID, filepath.Base(dataDir))
-	case ps.ReadFrom != "":
-		if _, serr := os.Stat(dataDir); serr != nil {
-			err = fmt.Errorf("read_from: %s: the files %s wrote in an earlier phase are not in %s (%v); did its write phase run?", ReadFromNeighbour, from, dataDir, unwrapPath(serr))
-		}
-	default:
-		err = os.Mkdir(dataDir, 0o755)
-	}
+	err = makeDataDir(ps, env.RunID, dataDir, from)
 	if err == nil {
 		err = checkWorkspace(ps.Dir, ws.Path, dataDir, jf)
 	}
@@ -317,6 +306,26 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		return nil, err
 	}
 	return r, nil
+}
+
+// makeDataDir makes the job's data directory: its place in the run's
+// shared area (shared, run_files), none for read_from (a neighbour's
+// files, which must be there), or its own. A place in the shared area is
+// never removed here when preparing fails: other hosts may be in it; the
+// run removes it at its end.
+func makeDataDir(ps *Params, runID, dataDir, from string) error {
+	var err error
+	switch {
+	case ps.Shared || ps.RunFiles && ps.ReadFrom == "":
+		_, err = engine.SharedWorkspace(ps.Dir, runID, filepath.Base(dataDir))
+	case ps.ReadFrom != "":
+		if _, serr := os.Stat(dataDir); serr != nil {
+			err = fmt.Errorf("read_from: %s: the files %s wrote in an earlier phase are not in %s (%v); did its write phase run?", ReadFromNeighbour, from, dataDir, unwrapPath(serr))
+		}
+	default:
+		err = os.Mkdir(dataDir, 0o755)
+	}
+	return err
 }
 
 // fioEnviron is the environment of a fio process: the agent's, without
@@ -394,17 +403,8 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 			return nil, err
 		}
 	}
-	args := []string{"--output-format=json+", "--status-interval=1"}
-	if r.params.ReadFrom != "" {
-		// Another host's files: fio refuses to write, and to lay out (unlink
-		// and re-create) a file shorter than the job's region.
-		args = append(args, "--readonly")
-	}
-	cmd := exec.Command(r.bin, append(args, runPath)...)
-	cmd.Dir = r.ws.Path
-	// fio runs each job in a process of its own (unless thread=1), and
-	// those hold its output open: stops go to the whole process group.
-	cmd.SysProcAttr = procAttr()
+	var stderr bytes.Buffer
+	cmd := r.command(runPath, &stderr)
 	// fio's parent-death signal (procAttr) comes when the thread that
 	// started it ends, and Go ends a thread when a goroutine locked to it
 	// returns: this goroutine holds its thread until fio has ended.
@@ -412,9 +412,6 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 	defer runtime.UnlockOSThread()
 	// fio inherits SIGPIPE blocked (see blockSIGPIPE).
 	defer blockSIGPIPE()()
-	cmd.Env = r.fioEnv
-	var stderr bytes.Buffer
-	cmd.Stderr = &limitWriter{w: &stderr, n: 1 << 20}
 	stdout, err := cmd.StdoutPipe()
 	if err == nil {
 		err = cmd.Start()
@@ -443,42 +440,13 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		exitErr = cmd.Wait()
 	}()
 	if g != nil {
-		go func() {
-			// A stop before startAt opens the gate too: jobs held at it
-			// then end at once on fio's stop.
-			t := time.NewTimer(time.Until(startAt))
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-			case <-exited:
-			}
-			g.open()
-		}()
+		go g.openAt(ctx, startAt, exited)
 	}
 	stuck := ""
 	select {
 	case <-exited:
 	case <-ctx.Done():
-		// Ctrl-C or a lost controller: SIGINT makes fio stop and still
-		// print what it measured; SIGKILL follows if it lingers. A process
-		// in uninterruptible I/O on a stalled file system outlives even
-		// SIGKILL: after killWait fio is left to the kernel, reported.
-		pgid := cmd.Process.Pid
-		_ = syscall.Kill(-pgid, syscall.SIGINT)
-		select {
-		case <-exited:
-		case <-time.After(stopGrace):
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			select {
-			case <-exited:
-			case <-time.After(killWait):
-				stuck = fmt.Sprintf("fio (process group %d) did not end %v after SIGINT and %v after SIGKILL: a process in uninterruptible I/O (a stalled file system?) is left running",
-					pgid, stopGrace, killWait)
-				stdout.Close() // what fio wrote so far is read; the rest is not waited for
-				<-read
-			}
-		}
+		stuck = stopFio(cmd.Process.Pid, stdout, exited, read)
 	}
 	var passed []int64
 	if g != nil {
@@ -500,6 +468,70 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 	if len(warnings) > 0 {
 		res.Raw["fio.stdout-other"] = []byte(strings.Join(warnings, "\n") + "\n")
 	}
+	return r.outcome(ctx, res, last, warnings, passed, &stderr, waitErr, stuck)
+}
+
+// command is fio's command line for the job file at runPath, its
+// standard error (its first MiB) into stderr.
+func (r *prepared) command(runPath string, stderr *bytes.Buffer) *exec.Cmd {
+	args := []string{"--output-format=json+", "--status-interval=1"}
+	if r.params.ReadFrom != "" {
+		// Another host's files: fio refuses to write, and to lay out (unlink
+		// and re-create) a file shorter than the job's region.
+		args = append(args, "--readonly")
+	}
+	cmd := exec.Command(r.bin, append(args, runPath)...)
+	cmd.Dir = r.ws.Path
+	// fio runs each job in a process of its own (unless thread=1), and
+	// those hold its output open: stops go to the whole process group.
+	cmd.SysProcAttr = procAttr()
+	cmd.Env = r.fioEnv
+	cmd.Stderr = &limitWriter{w: stderr, n: 1 << 20}
+	return cmd
+}
+
+// openAt opens the gate at startAt; a stop before (ctx) opens it too, so
+// jobs held at it end at once on fio's stop, and so does fio's end.
+func (g *gate) openAt(ctx context.Context, startAt time.Time, exited <-chan struct{}) {
+	t := time.NewTimer(time.Until(startAt))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	case <-exited:
+	}
+	g.open()
+}
+
+// stopFio stops fio's process group pgid on Ctrl-C or a lost controller:
+// SIGINT makes fio stop and still print what it measured; SIGKILL follows
+// if it lingers. A process in uninterruptible I/O on a stalled file system
+// outlives even SIGKILL: after killWait fio is left to the kernel, and the
+// returned text says so ("" when fio ended).
+func stopFio(pgid int, stdout io.Closer, exited, read <-chan struct{}) (stuck string) {
+	_ = syscall.Kill(-pgid, syscall.SIGINT)
+	select {
+	case <-exited:
+	case <-time.After(stopGrace):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		select {
+		case <-exited:
+		case <-time.After(killWait):
+			stuck = fmt.Sprintf("fio (process group %d) did not end %v after SIGINT and %v after SIGKILL: a process in uninterruptible I/O (a stalled file system?) is left running",
+				pgid, stopGrace, killWait)
+			stdout.Close() // what fio wrote so far is read; the rest is not waited for
+			<-read
+		}
+	}
+	return stuck
+}
+
+// outcome reads fio's last JSON (last) into res and says how the run
+// ended: interrupted (what was measured kept), failed (no figure, fio's
+// reason), or done. passed are the jobs' times through the gate; stderr
+// and warnings what fio printed besides (stderr read only when fio ended:
+// a stuck fio may still write it); stuck says fio was left running.
+func (r *prepared) outcome(ctx context.Context, res *engine.HostResult, last []byte, warnings []string, passed []int64, stderr *bytes.Buffer, waitErr error, stuck string) (*engine.HostResult, error) {
 	var ops []record.OpStats
 	failedJob, errno := "", 0
 	if len(last) > 0 {

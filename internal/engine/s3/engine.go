@@ -799,60 +799,18 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 			return nil, err
 		}
 	}
-	nw := c.Concurrent
-	if c.multipart() {
-		nw = c.Concurrent * c.PartConcurrency
-	}
-	recs := make([]*record.Recorder, nw)
-	var epRecs [][]*record.Recorder // [endpoint][worker]
-	if len(c.endpoints) > 1 {
-		epRecs = make([][]*record.Recorder, len(c.endpoints))
-	}
-	for w := range recs {
-		recs[w] = record.NewRecorder(ph.ops, true)
-	}
-	for e := range epRecs {
-		epRecs[e] = make([]*record.Recorder, nw)
-		for w := range epRecs[e] {
-			epRecs[e][w] = record.NewRecorder(ph.ops, true)
-		}
-	}
+	recs, epRecs := ph.recorders()
 	ph.stopCh = make(chan struct{})
 	ph.monoBase = time.Now()
 	ph.unixBase = ph.monoBase.UnixNano()
 	startNs := ph.unixBase
 	sampler := record.NewSampler(ph.ops, recs, startNs)
-	feed := record.NewLiveFeed(sampler)
-
-	var wg sync.WaitGroup
-	workers := make([]*worker, c.Concurrent)
-	for w := range workers {
-		var er []*record.Recorder
-		for e := range epRecs {
-			er = append(er, epRecs[e][w])
-		}
-		workers[w] = ph.newWorker(w, recs[w], er)
-		workers[w].log.l = olog
-		workers[w].szRec = ph.sizeRecorders()
-		if c.multipart() {
-			for k := 1; k < c.PartConcurrency; k++ {
-				pw := c.Concurrent + (w*(c.PartConcurrency-1) + k - 1)
-				var per []*record.Recorder
-				for e := range epRecs {
-					per = append(per, epRecs[e][pw])
-				}
-				sub := ph.newWorker(pw, recs[pw], per)
-				sub.log.l = olog
-				workers[w].parts = append(workers[w].parts, sub)
-			}
-		}
-	}
+	workers := ph.workers(recs, epRecs, olog)
 	// A hard stop (ctx) aborts requests in flight; the duration's stop is a
 	// flag checked between requests, so the last requests end normally, if
 	// they end within the grace: then what is still open is cut (graceCut).
 	// minio-go's requests are cut through the transport, which holds the
 	// run's cut while it runs; the lean path's by each client.
-	stopAt := ph.monoBase.Add(c.duration)
 	cutCtx, cutRun := context.WithCancelCause(context.Background())
 	for _, rt := range ph.rts {
 		rt.cut.Store(&cutCtx)
@@ -872,156 +830,23 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 			}
 		}
 	}
-	var graceTimer *time.Timer
+	finished := startWorkers(ctx, workers)
+	stoppedBy, graceTimer := ph.until(ctx, finished, sampler, live, graceCut)
 	defer func() {
 		if graceTimer != nil {
 			graceTimer.Stop()
 		}
 	}()
-	for _, wk := range workers {
-		wg.Add(1)
-		go func(wk *worker) {
-			defer wg.Done()
-			wk.run(ctx)
-			wk.log.flush()
-			for _, s := range wk.parts {
-				s.log.flush()
-			}
-		}(wk)
-	}
-	finished := make(chan struct{})
-	go func() { wg.Wait(); close(finished) }()
-
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	stopTimer := time.NewTimer(time.Until(stopAt))
-	defer stopTimer.Stop()
-	term := autoTerm{pct: c.AutoTermPct, minDur: time.Duration(c.AutoTermDur), bytes: c.Op == "get" || c.Op == "put" || c.multipart()}
-	planned := c.duration
-	stoppedBy := "duration"
-loop:
-	for {
-		select {
-		case <-finished:
-			stoppedBy = "done"
-			break loop
-		case <-ctx.Done():
-			ph.halt()
-			stoppedBy = "interrupted"
-			<-finished
-			break loop
-		case <-stopTimer.C:
-			ph.halt()
-			graceTimer = time.AfterFunc(c.grace, graceCut)
-			<-finished
-			break loop
-		case now := <-tick.C:
-			cum := sampler.Sample(now.UnixNano())
-			if live != nil {
-				live(engine.Snapshot{Host: ph.env.Host, Phase: ph.name, Stage: "run", Elapsed: now.Sub(ph.monoBase), Planned: planned, Ops: cum, Lat: feed.Take()})
-			}
-			if c.AutoTerm && term.stable(sampler.Series) {
-				stoppedBy = "autoterm"
-				ph.halt()
-				graceTimer = time.AfterFunc(c.grace, graceCut)
-				<-finished
-				break loop
-			}
-		}
-	}
 	end := time.Now()
 	endNs := ph.unixBase + int64(end.Sub(ph.monoBase))
-	if c.Op == "put" {
-		ph.putSeqs = make([]int, len(workers))
-		for w, wk := range workers {
-			ph.putSeqs[w] = wk.seq
-		}
-	}
-	for _, wk := range workers {
-		ph.written += int64(wk.seq)
-	}
+	ph.countWritten(workers)
 	sampler.Sample(endNs)
-	var latSecs []byte
-	if secs := sampler.LatSeconds(); len(secs) > 0 {
-		latSecs, _ = record.EncodeLatSeconds(secs)
-	}
-
-	res := &engine.HostResult{Host: ph.env.Host, Series: sampler.Series, LatencySeconds: latSecs, Meta: map[string]string{
-		"endpoints":  strings.Join(c.endpoints, ","),
-		"concurrent": strconv.Itoa(c.Concurrent),
-		"obj_size":   strconv.FormatInt(int64(c.ObjSize), 10),
-		"prefix":     ph.prefix,
-		"stopped_by": stoppedBy,
-		"s3_client":  "minio-go",
-		// The bounds the run had: what "timeout: request" and "timeout:
-		// phase grace" errors mean.
-		"request_timeout": c.requestTimeout.String(),
-		"grace":           c.grace.String(),
-	}}
-	if ph.lean {
-		res.Meta["s3_client"] = "lean"
-		redials, hs, resumed := 0, 0, 0
-		for _, wk := range workers {
-			redials += wk.lean.Redials
-			hs += wk.lean.Handshakes
-			resumed += wk.lean.Resumed
-		}
-		res.Meta["reconnects"] = strconv.Itoa(redials)
-		if c.tls {
-			res.Meta["tls_handshakes"] = strconv.Itoa(hs)
-			res.Meta["tls_resumed"] = strconv.Itoa(resumed)
-		}
-	}
-	for i, name := range ph.ops {
-		var s record.OpStats
-		for w := range recs {
-			s = s.Combine(recs[w].Stats(i, name))
-		}
-		s.Op = name
-		s.StartNs, s.EndNs = startNs, endNs
-		if s.Ops > 0 || s.Errors > 0 {
-			res.Ops = append(res.Ops, s)
-		}
-	}
+	res := ph.hostResult(sampler, workers, stoppedBy)
+	res.Ops = opStats(ph.ops, recs, startNs, endNs)
 	res.BySize = ph.sizeStats(workers, startNs, endNs)
-	if len(res.BySize) > 0 {
-		res.Meta["obj_sizes"] = c.sizes.desc
-	}
-	if c.Rate > 0 {
-		// Starts scheduled within the run (the schedule ends at the
-		// duration) that no worker took.
-		scheduled := int64(min(end.Sub(ph.monoBase), c.duration).Seconds() * c.Rate)
-		dropped := max(0, scheduled-ph.ticket.Load())
-		res.Meta["rate_ops_per_s"] = strconv.FormatFloat(c.Rate, 'f', -1, 64)
-		res.Meta["dropped_starts"] = strconv.FormatInt(dropped, 10)
-	}
-	if c.Op == "list" {
-		res.Meta["objects_per_list"] = strconv.Itoa((c.Objects + c.Concurrent - 1) / c.Concurrent)
-		if c.ListExisting {
-			res.Meta["objects_per_list"] = strconv.Itoa(len(ph.keys))
-		}
-	}
-	if c.ListExisting {
-		res.Meta["list_existing"] = c.Bucket + "/" + c.Prefix
-		res.Meta["objects"] = strconv.Itoa(len(ph.keys))
-		res.Meta["prefix"] = c.Prefix
-	}
+	ph.addMeta(res, end)
 	if epRecs != nil {
-		per := map[string][]record.OpStats{}
-		for e, ep := range c.endpoints {
-			for i, name := range ph.ops {
-				var s record.OpStats
-				for w := range epRecs[e] {
-					s = s.Combine(epRecs[e][w].Stats(i, name))
-				}
-				s.Op = name
-				s.StartNs, s.EndNs = startNs, endNs
-				if s.Ops > 0 || s.Errors > 0 {
-					per[ep] = append(per[ep], s)
-				}
-			}
-		}
-		b, err := json.Marshal(per)
+		b, err := json.Marshal(ph.endpointStats(epRecs, startNs, endNs))
 		if err == nil {
 			res.Raw = map[string][]byte{EndpointsFile: b}
 		}
