@@ -2,10 +2,7 @@ package run
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -34,43 +31,6 @@ func applyLabel(ps *results.PhaseSummary, l suite.Labels) {
 			}
 		}
 	}
-}
-
-// withBenchdata points an s3 phase's benchdata file into dir (made here).
-func withBenchdata(ph engine.Phase, dir string) (engine.Phase, error) {
-	var m map[string]any
-	if err := json.Unmarshal(ph.Params, &m); err != nil {
-		return ph, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return ph, err
-	}
-	m["benchdata"] = filepath.Join(dir, "benchdata.tsv.zst")
-	b, err := json.Marshal(m)
-	if err != nil {
-		return ph, err
-	}
-	ph.Params = b
-	return ph, nil
-}
-
-// checkBenchdata refuses an s3 phase's benchdata file that cannot be
-// created on this machine: its directory missing, or the file already there
-// (storbench writes only files it creates).
-func checkBenchdata(ph engine.Phase) error {
-	var p struct {
-		BenchData string `json:"benchdata"`
-	}
-	if json.Unmarshal(ph.Params, &p) != nil || p.BenchData == "" {
-		return nil
-	}
-	if fi, err := os.Stat(filepath.Dir(p.BenchData)); err != nil || !fi.IsDir() {
-		return badInputf("--benchdata %s: directory %s does not exist", p.BenchData, filepath.Dir(p.BenchData))
-	}
-	if _, err := os.Lstat(p.BenchData); err == nil {
-		return badInputf("--benchdata %s: the file exists; give a new file name (storbench writes only files it creates)", p.BenchData)
-	}
-	return nil
 }
 
 // ranksOf is the global worker ranks the hosts of a phase report (md), by

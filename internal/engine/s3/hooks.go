@@ -1,0 +1,59 @@
+package s3
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
+)
+
+var (
+	_ engine.PlanChecker   = Engine{}
+	_ engine.RequestLogger = Engine{}
+)
+
+// CheckPlan refuses, on this machine (env.Local), an s3 phase's benchdata
+// file that cannot be created: its directory missing, or the file already
+// there (storbench writes only files it creates).
+func (Engine) CheckPlan(_ context.Context, env engine.CheckEnv, phases []engine.Phase) error {
+	if !env.Local {
+		return nil
+	}
+	for _, ph := range phases {
+		if ph.Engine != model.EngineS3 {
+			continue
+		}
+		var p struct {
+			BenchData string `json:"benchdata"`
+		}
+		if json.Unmarshal(ph.Params, &p) != nil || p.BenchData == "" {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Dir(p.BenchData)); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--benchdata %s: directory %s does not exist", p.BenchData, filepath.Dir(p.BenchData))
+		}
+		if _, err := os.Lstat(p.BenchData); err == nil {
+			return fmt.Errorf("--benchdata %s: the file exists; give a new file name (storbench writes only files it creates)", p.BenchData)
+		}
+	}
+	return nil
+}
+
+// LogRequestsIn points the phase's benchdata file into dir.
+func (Engine) LogRequestsIn(ph engine.Phase, dir string) (engine.Phase, error) {
+	var m map[string]any
+	if err := json.Unmarshal(ph.Params, &m); err != nil {
+		return ph, err
+	}
+	m["benchdata"] = filepath.Join(dir, "benchdata.tsv.zst")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return ph, err
+	}
+	ph.Params = b
+	return ph, nil
+}
