@@ -1,12 +1,16 @@
 package engine
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/storbench/storbench/internal/hosts"
+	"github.com/storbench/storbench/internal/model"
 )
 
 // The optional hooks below are what the spine (the run, suites, the agent,
@@ -92,18 +96,26 @@ func (r Registry) Link(phases []Phase, hosts []int) ([]Phase, error) {
 }
 
 // CheckPlan runs every PlanChecker engine's check on the plan's phases, in
-// engine name order; the first refusal is returned.
+// engine name order, and returns the first refusal; a *MissingTool is
+// returned only when no other engine refuses the plan (a dry run notes it
+// and goes on).
 func (r Registry) CheckPlan(ctx context.Context, env CheckEnv, phases []Phase) error {
+	var missing error
 	for _, n := range r.Names() {
 		c, ok := r[n].(PlanChecker)
 		if !ok || !slices.ContainsFunc(phases, func(p Phase) bool { return p.Engine == n }) {
 			continue
 		}
-		if err := c.CheckPlan(ctx, env, phases); err != nil {
+		err := c.CheckPlan(ctx, env, phases)
+		var mt *MissingTool
+		switch {
+		case errors.As(err, &mt) && ctx.Err() == nil:
+			missing = cmp.Or(missing, err)
+		case err != nil:
 			return err
 		}
 	}
-	return nil
+	return missing
 }
 
 // ToolVersions is the version of every outside tool the engines run, by
@@ -201,4 +213,41 @@ type RequestLogger interface {
 func (r Registry) RequestLogging(p Phase) (RequestLogger, bool) {
 	l, ok := r[p.Engine].(RequestLogger)
 	return l, ok
+}
+
+// OpLister is implemented by engines whose phases run one of several
+// benchmarks named by an op setting (s3's get, put, ...), so a command can
+// offer and check them.
+type OpLister interface {
+	Operations() []string
+}
+
+// Operations lists name's benchmarks (nil when its engine has none).
+func (r Registry) Operations(name model.EngineName) []string {
+	if l, ok := r[name].(OpLister); ok {
+		return l.Operations()
+	}
+	return nil
+}
+
+// Defaulter is implemented by engines whose settings have defaults other
+// than Go's zero values, so a command's flags can show them.
+type Defaulter interface {
+	// Defaults returns the engine's default settings (its typed params).
+	Defaults() any
+}
+
+// Defaults is name's default settings by key, as a phase's params name
+// them (nil when the engine says none).
+func (r Registry) Defaults(name model.EngineName) map[string]any {
+	d, ok := r[name].(Defaulter)
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(d.Defaults())
+	var m map[string]any
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
 }

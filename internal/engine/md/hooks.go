@@ -47,3 +47,8 @@ func (Engine) TakeSlots(ph engine.Phase, slots int, equal error) (engine.Phase, 
 	ph.Params = b
 	return ph, "", nil
 }
+
+var _ engine.Defaulter = Engine{}
+
+// Defaults are md's default settings (DefaultParams).
+func (Engine) Defaults() any { return DefaultParams() }

@@ -14,11 +14,16 @@ import (
 var (
 	_ engine.PlanChecker   = Engine{}
 	_ engine.RequestLogger = Engine{}
+	_ engine.OpLister      = Engine{}
 )
 
-// CheckPlan refuses, on this machine (env.Local), an s3 phase's benchdata
-// file that cannot be created: its directory missing, or the file already
-// there (storbench writes only files it creates).
+// Operations lists the benchmarks, as `storbench s3 OP` names them.
+func (Engine) Operations() []string { return append([]string(nil), Ops...) }
+
+// CheckPlan refuses, on this machine (env.Local), an s3 phase's --bind
+// address that is not one of the machine's, and its benchdata file that
+// cannot be created: its directory missing, or the file already there
+// (storbench writes only files it creates).
 func (Engine) CheckPlan(_ context.Context, env engine.CheckEnv, phases []engine.Phase) error {
 	if !env.Local {
 		return nil
@@ -29,8 +34,19 @@ func (Engine) CheckPlan(_ context.Context, env engine.CheckEnv, phases []engine.
 		}
 		var p struct {
 			BenchData string `json:"benchdata"`
+			Bind      string `json:"bind"`
 		}
-		if json.Unmarshal(ph.Params, &p) != nil || p.BenchData == "" {
+		if json.Unmarshal(ph.Params, &p) != nil {
+			continue // Validate names what is wrong
+		}
+		if p.Bind != "" {
+			// The workers are this process's: their addresses are
+			// checked before a results folder is made.
+			if err := CheckBind(p.Bind); err != nil {
+				return err
+			}
+		}
+		if p.BenchData == "" {
 			continue
 		}
 		if fi, err := os.Stat(filepath.Dir(p.BenchData)); err != nil || !fi.IsDir() {
