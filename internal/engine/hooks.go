@@ -75,8 +75,9 @@ type ToolVersioner interface {
 type SlotTaker interface {
 	// TakeSlots returns p running slots workers per host. A phase that
 	// chose its own worker count is returned as it was, with a note that
-	// says so. equal is the error when the hosts' slots differ, for the
-	// engine to return (naming how else to set workers) if p needs them.
+	// says so. equal is the error when the hosts' slots differ (slots is
+	// then the most any host gives), for the engine to return (naming how
+	// else to set workers) if p needs them.
 	TakeSlots(p Phase, slots int, equal error) (out Phase, note string, err error)
 }
 
@@ -154,6 +155,9 @@ func (r Registry) WithSlots(phases []Phase, entries []hosts.Entry) ([]Phase, []s
 	out := append([]Phase(nil), phases...)
 	taken, takers := false, 0
 	slots, equal := hosts.EqualSlots(entries)
+	if equal != nil {
+		slots = given // for a note; a phase that takes them refuses
+	}
 	for i, ph := range phases {
 		st, ok := r[ph.Engine].(SlotTaker)
 		if !ok {

@@ -31,7 +31,7 @@ func (Engine) TakeSlots(ph engine.Phase, slots int, equal error) (engine.Phase, 
 		return ph, "", nil // Validate names what is wrong
 	}
 	if w, set := m["workers"]; set && fmt.Sprint(w) != "0" {
-		return ph, fmt.Sprintf("phase %s sets workers (-t) %v; the host files' slots are not used for it", ph.Name, w), nil
+		return ph, fmt.Sprintf("phase %s sets workers (-t) %v; the host files' slots (%d) are not used for it", ph.Name, w, slots), nil
 	}
 	if equal != nil {
 		return ph, "", fmt.Errorf("%v, or give md's workers with -t (workers: in a suite)", equal)
