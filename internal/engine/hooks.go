@@ -255,3 +255,22 @@ func (r Registry) Defaults(name model.EngineName) map[string]any {
 	}
 	return m
 }
+
+// Headliner is implemented by engines that choose the headline of a phase
+// when neither its suite nor its result names one (fio: bandwidth at block
+// sizes of 64 KiB and more, IOPS below), so the choice travels in the
+// phase's summary and no reader decides it by the engine's name.
+type Headliner interface {
+	// DefaultHeadline is the headline of a phase at the matrix point
+	// point (setting: value as the suite wrote it; nil without a matrix).
+	DefaultHeadline(point map[string]string) model.Headline
+}
+
+// DefaultHeadline asks name's engine for the headline of a phase at point
+// ("" when the engine chooses none).
+func (r Registry) DefaultHeadline(name model.EngineName, point map[string]string) model.Headline {
+	if h, ok := r[name].(Headliner); ok {
+		return h.DefaultHeadline(point)
+	}
+	return ""
+}

@@ -9,27 +9,23 @@ import (
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/suite"
-	"github.com/storbench/storbench/internal/units"
 )
 
 // applyLabel copies a phase's place in its suite into its summary, and the
-// suite's choice of headline. A fio phase whose job file names no headline
-// is judged by bandwidth at block sizes of 64 KiB and more, by IOPS below.
-func applyLabel(ps *results.PhaseSummary, l suite.Labels) {
+// suite's choice of headline; without one (from the suite or the engine's
+// result), the engine's default for the phase's matrix point.
+func applyLabel(engines engine.Registry, ps *results.PhaseSummary, l suite.Labels) {
 	ps.Group, ps.Iteration = l.Group, l.Iteration
+	point := map[string]string{}
 	for _, kv := range l.Point {
 		ps.Point = append(ps.Point, results.KV{Key: kv.Key, Value: kv.Value})
+		point[kv.Key] = kv.Value
 	}
 	if l.Report != "" {
 		ps.Report = l.Report
 	}
-	if ps.Report == "" && ps.Engine == model.EngineFio {
-		ps.Report = model.HeadlineBandwidth
-		if bs := results.PointValue(ps.Point, "bs"); bs != "" {
-			if n, err := units.ParseSize(bs); err == nil && n < 64<<10 {
-				ps.Report = model.HeadlineIOPS
-			}
-		}
+	if ps.Report == "" {
+		ps.Report = engines.DefaultHeadline(ps.Engine, point)
 	}
 }
 

@@ -446,7 +446,7 @@ func (pr *phases) notRun(ctx context.Context, ph engine.Phase, label suite.Label
 		base = err
 	}
 	ps := results.PhaseSummary{Name: ph.Name, Engine: ph.Engine, Status: statusOf(ctx, err), Error: errText(base), Hosts: pr.set.names(), Leftovers: left}
-	applyLabel(&ps, label)
+	applyLabel(pr.r.Engines, &ps, label)
 	_ = pr.folder.AddPhase(ps, nil)
 	pr.leftovers = append(pr.leftovers, left...)
 	pr.r.Sink.PhaseDone(PhaseDone{Summary: &ps})
@@ -472,6 +472,6 @@ func (pr *phases) summary(ph engine.Phase, label suite.Labels, out *cluster.Outc
 			ps.Report = model.Headline(r)
 		}
 	}
-	applyLabel(&ps, label)
+	applyLabel(pr.r.Engines, &ps, label)
 	return ps
 }

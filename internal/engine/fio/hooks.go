@@ -5,6 +5,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/units"
 )
 
 var (
@@ -51,4 +52,16 @@ func (Engine) ToolVersion(env engine.Env) (tool, version string, ok bool) {
 	}
 	v, err := Version(bin)
 	return "fio", v, err == nil
+}
+
+var _ engine.Headliner = Engine{}
+
+// DefaultHeadline judges a job whose file names no headline ("# report")
+// by bandwidth at block sizes of 64 KiB and more, by IOPS below (a bs the
+// suite's matrix sweeps).
+func (Engine) DefaultHeadline(point map[string]string) model.Headline {
+	if n, err := units.ParseSize(point["bs"]); err == nil && n < 64<<10 {
+		return model.HeadlineIOPS
+	}
+	return model.HeadlineBandwidth
 }
