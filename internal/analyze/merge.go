@@ -119,6 +119,7 @@ func Merge(inputs []string, o MergeOptions) (*results.Folder, error) {
 			return f, err
 		}
 		ps.Report, ps.Group, ps.Point, ps.Iteration = group[0].Summary.Report, group[0].Summary.Group, group[0].Summary.Point, group[0].Summary.Iteration
+		ps.RateUnit = group[0].Summary.RateUnit
 		if err := f.AddPhase(ps, hosts); err != nil {
 			return f, err
 		}

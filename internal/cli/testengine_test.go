@@ -62,6 +62,9 @@ type probeParams struct {
 
 func (probeEngine) ParamKeys() []string { return engine.JSONKeys(probeParams{}) }
 
+// RateUnit names the probe's rates, which the summary keeps for readers.
+func (probeEngine) RateUnit() string { return "stat/s" }
+
 func (probeEngine) Validate(p engine.Phase) error {
 	var pp probeParams
 	if err := engine.DecodeStrict(p.Params, &pp); err != nil {
@@ -239,7 +242,7 @@ func TestEngineFromATestRunsEndToEnd(t *testing.T) {
 		t.Fatalf("summary.md does not show the probe phase on 2 hosts: %v\n%s", err, md)
 	}
 	html, err := os.ReadFile(filepath.Join(merged, "report.html"))
-	if err != nil || !strings.Contains(string(html), "look") || !strings.Contains(string(html), "stat") {
-		t.Fatalf("report.html does not show the probe phase: %v", err)
+	if err != nil || !strings.Contains(string(html), "look stat") || !strings.Contains(string(html), " stat/s") {
+		t.Fatalf("report.html does not show the probe phase's headline in its unit: %v", err)
 	}
 }

@@ -274,3 +274,19 @@ func (r Registry) DefaultHeadline(name model.EngineName, point map[string]string
 	}
 	return ""
 }
+
+// RateNamer is implemented by engines that name their operation rates
+// ("IOPS", "ops/s", "obj/s"), a name the phase's summary keeps so a report
+// says it without knowing the engine.
+type RateNamer interface {
+	RateUnit() string
+}
+
+// RateUnit is what name's engine calls its operation rates ("" when it
+// says nothing).
+func (r Registry) RateUnit(name model.EngineName) string {
+	if n, ok := r[name].(RateNamer); ok {
+		return n.RateUnit()
+	}
+	return ""
+}

@@ -13,7 +13,8 @@ import (
 
 // applyLabel copies a phase's place in its suite into its summary, and the
 // suite's choice of headline; without one (from the suite or the engine's
-// result), the engine's default for the phase's matrix point.
+// result), the engine's default for the phase's matrix point; and what
+// the engine calls its rates.
 func applyLabel(engines engine.Registry, ps *results.PhaseSummary, l suite.Labels) {
 	ps.Group, ps.Iteration = l.Group, l.Iteration
 	point := map[string]string{}
@@ -27,6 +28,7 @@ func applyLabel(engines engine.Registry, ps *results.PhaseSummary, l suite.Label
 	if ps.Report == "" {
 		ps.Report = engines.DefaultHeadline(ps.Engine, point)
 	}
+	ps.RateUnit = engines.RateUnit(ps.Engine)
 }
 
 // ranksOf is the global worker ranks the hosts of a phase report (md), by

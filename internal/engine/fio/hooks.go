@@ -65,3 +65,8 @@ func (Engine) DefaultHeadline(point map[string]string) model.Headline {
 	}
 	return model.HeadlineBandwidth
 }
+
+var _ engine.RateNamer = Engine{}
+
+// RateUnit names the engine's operation rates: IOPS.
+func (Engine) RateUnit() string { return "IOPS" }

@@ -52,3 +52,8 @@ var _ engine.Defaulter = Engine{}
 
 // Defaults are md's default settings (DefaultParams).
 func (Engine) Defaults() any { return DefaultParams() }
+
+var _ engine.RateNamer = Engine{}
+
+// RateUnit names the engine's operation rates: ops/s.
+func (Engine) RateUnit() string { return "ops/s" }

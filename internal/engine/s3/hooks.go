@@ -73,3 +73,8 @@ func (Engine) LogRequestsIn(ph engine.Phase, dir string) (engine.Phase, error) {
 	ph.Params = b
 	return ph, nil
 }
+
+var _ engine.RateNamer = Engine{}
+
+// RateUnit names the engine's operation rates: obj/s.
+func (Engine) RateUnit() string { return "obj/s" }
