@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/stats"
@@ -118,14 +116,14 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	// As `storbench s3` does: a local s3 phase without keys is bad input,
 	// found before anything runs (agents on other machines hold their own).
 	var keys engine.Credentials
-	if slices.ContainsFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == model.EngineS3 }) {
+	if slices.ContainsFunc(x.Phases, st.Engines.UsesKeys) {
 		if keys, err = env.keys("", ""); err != nil {
 			return nil, asUsage(err)
 		}
 	}
 	var keyless string
 	if !keys.Complete() && !o.Agents.remote() && len(s.Agents) == 0 {
-		if i := slices.IndexFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == model.EngineS3 && !s3PhaseHasKeys(ph) }); i >= 0 {
+		if i := slices.IndexFunc(x.Phases, st.Engines.LacksKeys); i >= 0 {
 			keyless = x.Phases[i].Name
 		}
 	}
@@ -284,16 +282,6 @@ func dryRun(st *State, s *suite.Suite, x *suite.Expanded, notes []string) error 
 	}
 	fmt.Fprintf(st.Stdout, "estimated duration: %s (plus file layout and preparation)\n", x.Estimate())
 	return nil
-}
-
-// s3PhaseHasKeys reports an s3 phase that carries its own keys (from a
-// suite's s3 block).
-func s3PhaseHasKeys(ph engine.Phase) bool {
-	var p struct {
-		AccessKey string `json:"access_key"`
-		SecretKey string `json:"secret_key"`
-	}
-	return json.Unmarshal(ph.Params, &p) == nil && p.AccessKey != "" && p.SecretKey != ""
 }
 
 // agentsOf applies the suite's drop_caches to the agent settings. The

@@ -290,3 +290,24 @@ func (r Registry) RateUnit(name model.EngineName) string {
 	}
 	return ""
 }
+
+// KeyUser is implemented by engines whose phases sign requests with keys
+// (s3): a phase that carries no keys of its own takes its agent's
+// (Env.Credentials), which a local run must then have.
+type KeyUser interface {
+	// OwnKeys says p carries a complete key pair of its own.
+	OwnKeys(p Phase) bool
+}
+
+// UsesKeys says p's engine signs requests with keys.
+func (r Registry) UsesKeys(p Phase) bool {
+	_, ok := r[p.Engine].(KeyUser)
+	return ok
+}
+
+// LacksKeys says p's engine signs requests with keys and p carries none
+// of its own: it needs its agent's.
+func (r Registry) LacksKeys(p Phase) bool {
+	k, ok := r[p.Engine].(KeyUser)
+	return ok && !k.OwnKeys(p)
+}

@@ -78,3 +78,14 @@ var _ engine.RateNamer = Engine{}
 
 // RateUnit names the engine's operation rates: obj/s.
 func (Engine) RateUnit() string { return "obj/s" }
+
+var _ engine.KeyUser = Engine{}
+
+// OwnKeys says the phase carries both keys (a suite's s3 block).
+func (Engine) OwnKeys(ph engine.Phase) bool {
+	var p struct {
+		AccessKey string `json:"access_key"`
+		SecretKey string `json:"secret_key"`
+	}
+	return json.Unmarshal(ph.Params, &p) == nil && p.AccessKey != "" && p.SecretKey != ""
+}
