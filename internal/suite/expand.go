@@ -111,7 +111,6 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 	if err := s.checkPhaseCount(o.Engines, o.S3Configured); err != nil {
 		return nil, err
 	}
-	s3Configured := o.S3Configured
 	noEndpoint := false // some s3 phase was planned without an endpoint
 	out := &Expanded{engines: o.Engines}
 	dirs := map[string]bool{}
@@ -132,35 +131,16 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 		if err := checkSharing(o.Engines, where, ps); err != nil {
 			return nil, err
 		}
-		base := map[string]any{}
-		for k, v := range ps.Params {
-			base[k] = v
-		}
-		planNoHost := false
-		_, own := o.Engines.Expander(ps.Engine)
+		base, planNoHost, skip, err := s.entryBase(o, where, ps)
 		switch {
-		case takesDir(o.Engines, ps.Engine):
-			if _, ok := base["dir"]; !ok {
-				if s.Dir == "" {
-					return nil, fmt.Errorf("%s: %s phase has no dir and the suite sets none", where, ps.Engine)
-				}
-				base["dir"] = s.Dir
-			}
-		case ps.Engine == model.EngineS3:
-			for k, v := range s.S3 {
-				if _, ok := base[k]; !ok {
-					base[k] = v
-				}
-			}
-			if !hasS3Host(base) && !s3Configured {
-				if ps.Optional {
-					out.Skipped = append(out.Skipped, fmt.Sprintf("%s: s3 phase skipped: no S3 endpoint (set STORBENCH_HOST and keys, or s3: host: in the suite)", where))
-					continue
-				}
-				planNoHost = o.PlanOnly
-				noEndpoint = noEndpoint || planNoHost
-			}
+		case err != nil:
+			return nil, err
+		case skip != "":
+			out.Skipped = append(out.Skipped, skip)
+			continue
 		}
+		_, own := o.Engines.Expander(ps.Engine)
+		noEndpoint = noEndpoint || planNoHost
 		iters := max(ps.Iterations, 1)
 		for _, point := range points(ps.Matrix) {
 			params := map[string]any{}
@@ -233,6 +213,39 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 		out.Skipped = append(out.Skipped, "s3 phases have no S3 endpoint yet: set STORBENCH_HOST or host: in the suite's s3 block before running")
 	}
 	return out, nil
+}
+
+// entryBase is an entry's settings before its matrix: its own, and the
+// suite's defaults (dir for an engine that takes one, the s3 block for s3
+// phases). planNoHost says a dry run plans it without the endpoint it
+// needs; skip says why an optional entry is left out.
+func (s *Suite) entryBase(o ExpandOptions, where string, ps PhaseSpec) (base map[string]any, planNoHost bool, skip string, err error) {
+	base = map[string]any{}
+	for k, v := range ps.Params {
+		base[k] = v
+	}
+	switch {
+	case takesDir(o.Engines, ps.Engine):
+		if _, ok := base["dir"]; !ok {
+			if s.Dir == "" {
+				return nil, false, "", fmt.Errorf("%s: %s phase has no dir and the suite sets none", where, ps.Engine)
+			}
+			base["dir"] = s.Dir
+		}
+	case ps.Engine == model.EngineS3:
+		for k, v := range s.S3 {
+			if _, ok := base[k]; !ok {
+				base[k] = v
+			}
+		}
+		if !hasS3Host(base) && !o.S3Configured {
+			if ps.Optional {
+				return nil, false, fmt.Sprintf("%s: s3 phase skipped: no S3 endpoint (set STORBENCH_HOST and keys, or s3: host: in the suite)", where), nil
+			}
+			planNoHost = o.PlanOnly
+		}
+	}
+	return base, planNoHost, "", nil
 }
 
 // checkSharing refuses shared and read_from on a phase whose engine has no
