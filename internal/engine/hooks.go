@@ -311,3 +311,24 @@ func (r Registry) LacksKeys(p Phase) bool {
 	k, ok := r[p.Engine].(KeyUser)
 	return ok && !k.OwnKeys(p)
 }
+
+// Endpointed is implemented by engines whose phases need a service
+// endpoint (s3's host), which the environment may give instead of the
+// suite, so a suite can skip an optional entry without one and a dry run
+// can plan one.
+type Endpointed interface {
+	// HasEndpoint says settings name an endpoint.
+	HasEndpoint(settings map[string]any) bool
+	// WithPlaceholder returns settings naming a stand-in endpoint, to
+	// validate a dry run's phase planned before one is known.
+	WithPlaceholder(settings map[string]any) map[string]any
+	// NoEndpoint is the note for phases without one: an optional entry
+	// skipped, or (planned) phases a dry run planned.
+	NoEndpoint(planned bool) string
+}
+
+// Endpointed returns name's Endpointed, if its engine needs an endpoint.
+func (r Registry) Endpointed(name model.EngineName) (Endpointed, bool) {
+	e, ok := r[name].(Endpointed)
+	return e, ok
+}

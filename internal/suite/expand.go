@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,7 +95,8 @@ const MaxPhases = 10_000
 type ExpandOptions struct {
 	// Engines validate the phases and list their settings.
 	Engines engine.Registry
-	// S3Configured says an S3 endpoint is available from the environment.
+	// S3Configured says an endpoint is available from the environment
+	// (STORBENCH_HOST) for the phases that need one (engine.Endpointed).
 	S3Configured bool
 	// PlanOnly expands for a dry run, which contacts nothing: s3 phases
 	// without an endpoint are planned, and the missing endpoint noted.
@@ -111,7 +113,7 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 	if err := s.checkPhaseCount(o.Engines, o.S3Configured); err != nil {
 		return nil, err
 	}
-	noEndpoint := false // some s3 phase was planned without an endpoint
+	var noEndpoint []model.EngineName // engines planned without an endpoint
 	out := &Expanded{engines: o.Engines}
 	dirs := map[string]bool{}
 	names := map[string]int{}
@@ -140,7 +142,9 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 			continue
 		}
 		_, own := o.Engines.Expander(ps.Engine)
-		noEndpoint = noEndpoint || planNoHost
+		if planNoHost && !slices.Contains(noEndpoint, ps.Engine) {
+			noEndpoint = append(noEndpoint, ps.Engine)
+		}
 		iters := max(ps.Iterations, 1)
 		for _, point := range points(ps.Matrix) {
 			params := map[string]any{}
@@ -209,8 +213,10 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 		out.Dirs = append(out.Dirs, d)
 	}
 	sort.Strings(out.Dirs)
-	if noEndpoint {
-		out.Skipped = append(out.Skipped, "s3 phases have no S3 endpoint yet: set STORBENCH_HOST or host: in the suite's s3 block before running")
+	for _, eng := range noEndpoint {
+		if ep, ok := o.Engines.Endpointed(eng); ok {
+			out.Skipped = append(out.Skipped, ep.NoEndpoint(true))
+		}
 	}
 	return out, nil
 }
@@ -238,12 +244,12 @@ func (s *Suite) entryBase(o ExpandOptions, where string, ps PhaseSpec) (base map
 				base[k] = v
 			}
 		}
-		if !hasS3Host(base) && !o.S3Configured {
-			if ps.Optional {
-				return nil, false, fmt.Sprintf("%s: s3 phase skipped: no S3 endpoint (set STORBENCH_HOST and keys, or s3: host: in the suite)", where), nil
-			}
-			planNoHost = o.PlanOnly
+	}
+	if ep, ok := o.Engines.Endpointed(ps.Engine); ok && !ep.HasEndpoint(base) && !o.S3Configured {
+		if ps.Optional {
+			return nil, false, fmt.Sprintf("%s: %s", where, ep.NoEndpoint(false)), nil
 		}
+		planNoHost = o.PlanOnly
 	}
 	return base, planNoHost, "", nil
 }
@@ -269,13 +275,6 @@ func checkSharing(engines engine.Registry, where string, ps PhaseSpec) error {
 	return nil
 }
 
-// hasS3Host reports s3 parameters that name an endpoint.
-func hasS3Host(params map[string]any) bool {
-	_, h := params["host"]
-	_, hs := params["hosts"]
-	return h || hs
-}
-
 // checkPhaseCount counts the phases the suite expands to, without building
 // them, and refuses more than MaxPhases. Counts saturate above the limit,
 // so no product overflows.
@@ -292,7 +291,7 @@ func (s *Suite) checkPhaseCount(engines engine.Registry, s3Configured bool) erro
 	}
 	var total int64
 	for _, ps := range s.Phases {
-		if ps.Engine == model.EngineS3 && ps.Optional && !s3Configured && !hasS3Host(ps.Params) && !hasS3Host(s.S3) {
+		if ep, ok := engines.Endpointed(ps.Engine); ok && ps.Optional && !s3Configured && !ep.HasEndpoint(ps.Params) && !ep.HasEndpoint(s.S3) {
 			continue
 		}
 		n := int64(max(ps.Iterations, 1))
@@ -487,12 +486,8 @@ func (s *Suite) expandOne(engines engine.Registry, where string, ps PhaseSpec, p
 	}
 	p := engine.Phase{Name: name, Engine: ps.Engine, Params: b}
 	check := p
-	if noEndpoint {
-		withHost := map[string]any{"host": "endpoint.invalid:9000"}
-		for k, v := range params {
-			withHost[k] = v
-		}
-		if check.Params, err = json.Marshal(withHost); err != nil {
+	if ep, ok := engines.Endpointed(ps.Engine); ok && noEndpoint {
+		if check.Params, err = json.Marshal(ep.WithPlaceholder(params)); err != nil {
 			return nil, nil, fmt.Errorf("%s: %v", where, err)
 		}
 	}
