@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,8 +26,10 @@ const envProbeAgent = "STORBENCH_TEST_AS_STORBENCH"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(envProbeAgent) == "1" {
-		st := NewState(probeEngines())
-		err := Execute(context.Background(), st, os.Args[1:])
+		// As cmd/storbench's main, with the probe engine in the list.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := Execute(ctx, NewState(probeEngines()), os.Args[1:])
+		stop()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "storbench: %v\n", err)
 		}
