@@ -78,7 +78,7 @@ func Merge(inputs []string, o MergeOptions) (*results.Folder, error) {
 			_ = f.Finish(results.StatusFailed, err)
 			return f, err
 		}
-		ps.Report, ps.Group, ps.Point, ps.Iteration = group[0].Summary.Report, group[0].Summary.Group, group[0].Summary.Point, group[0].Summary.Iteration
+		ps.Report, ps.RateUnit, ps.Group, ps.Point, ps.Iteration = group[0].Summary.Report, group[0].Summary.RateUnit, group[0].Summary.Group, group[0].Summary.Point, group[0].Summary.Iteration
 		if err := f.AddPhase(ps, hosts); err != nil {
 			return f, err
 		}

@@ -17,7 +17,6 @@ import (
 
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
-	s3e "github.com/storbench/storbench/internal/engine/s3"
 	"github.com/storbench/storbench/internal/metrics"
 )
 
@@ -333,7 +332,7 @@ func credentialsFile(file string) (engine.Credentials, error) {
 	}
 	c, err := keyChain(func(k string) string { return vars[k] }, nil)
 	if err == nil && !c.Complete() {
-		err = fmt.Errorf("want %s=... and %s=... lines (or %s and %s)", s3e.EnvAccessKey, s3e.EnvSecretKey, envAWSAccessKey, envAWSSecretKey)
+		err = fmt.Errorf("want %s=... and %s=... lines (or %s and %s)", envS3AccessKey, envS3SecretKey, envAWSAccessKey, envAWSSecretKey)
 	}
 	if err != nil {
 		return c, fmt.Errorf("--s3-credentials-file %s: %v", file, err)

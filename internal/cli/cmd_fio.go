@@ -8,8 +8,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/run"
-	"github.com/storbench/storbench/internal/suite"
 )
 
 // FioOptions are the flags of `storbench fio`.
@@ -89,8 +90,8 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.
 	if err != nil {
 		return nil, err
 	}
-	settings.Dir = dir
-	phases, err := suite.FioPhases(settings)
+	settings.Params["dir"] = dir
+	phases, err := fioPhases(st, settings)
 	if err != nil {
 		return nil, asUsage(err)
 	}
@@ -108,18 +109,27 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.
 // settings says what the run does: job files (-w, with --runtime, --size
 // and --numjobs replacing theirs), or one job built from fio's options
 // (--rw), where those three mean what fio means. It returns the run's name.
-func (o FioOptions) settings() (suite.FioSettings, string, error) {
+func (o FioOptions) settings() (engine.Entry, string, error) {
 	if o.Job.RW == "" {
 		if err := refuseJobFlags(o.changed); err != nil {
-			return suite.FioSettings{}, "", err
+			return engine.Entry{}, "", err
 		}
-		return suite.FioSettings{Workload: o.Workload, Runtime: o.Runtime, Size: o.Size, Numjobs: o.Numjobs}, "fio-" + filepath.Base(o.Workload), nil
+		params := map[string]any{"workload": o.Workload}
+		for k, v := range map[string]string{"runtime": o.Runtime, "size": o.Size} {
+			if v != "" {
+				params[k] = v
+			}
+		}
+		if o.Numjobs != 0 {
+			params["numjobs"] = o.Numjobs
+		}
+		return engine.Entry{Params: params}, "fio-" + filepath.Base(o.Workload), nil
 	}
 	if o.changed("workload") {
-		return suite.FioSettings{}, "", usageErr("--rw and -w both say what to run: give --rw with fio's options, or -w with job files")
+		return engine.Entry{}, "", usageErr("--rw and -w both say what to run: give --rw with fio's options, or -w with job files")
 	}
 	s, err := o.Job.settings(o.changed, o.Runtime, o.Size, o.Numjobs)
-	return s, "fio-" + s.JobName, err
+	return s, "fio-" + s.Name, err
 }
 
 // recorded is what run.json keeps of the options.
@@ -131,6 +141,16 @@ func (o FioOptions) recorded(dir string) map[string]any {
 	}
 	m["rw"], m["bs"], m["iodepth"], m["direct"], m["ioengine"] = o.Job.RW, o.Job.BS, o.Job.IODepth, o.Job.Direct, o.Job.IOEngine
 	return m
+}
+
+// fioPhases builds a command line's fio phases as a suite entry's, through
+// the fio engine's expansion (one phase per job file).
+func fioPhases(st *State, e engine.Entry) ([]engine.Phase, error) {
+	x, ok := st.Engines.Expander(model.EngineFio)
+	if !ok {
+		return nil, fmt.Errorf("this storbench has no fio engine")
+	}
+	return x.Expand(e)
 }
 
 // changed reports that flag name was given.

@@ -3,12 +3,12 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/engine/md"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/units"
@@ -52,13 +52,15 @@ type MdOptions struct {
 
 // AddFlags registers the options' flags: mdtest's letters where they do not
 // clash with storbench's own, and long names for all.
-func (o *MdOptions) AddFlags(f *pflag.FlagSet) {
-	d := md.DefaultParams()
+// d holds the md engine's defaults by setting (Registry.Defaults).
+func (o *MdOptions) AddFlags(f *pflag.FlagSet, d map[string]any) {
+	num := func(key string) int64 { n, _ := d[key].(float64); return int64(n) }
+	findName, _ := d["find_name"].(string)
 	f.StringVarP(&o.Dir, "directory", "d", defaultDir, "target directory; everything goes under DIR/storbench/<run id>/ and is removed afterwards")
-	f.Int64VarP(&o.Items, "items", "n", d.Items, "files and directories each worker creates per iteration")
-	f.IntVarP(&o.Iterations, "iterations", "i", d.Iterations, "times to repeat the whole sequence; the summary gives max, min, mean and std dev across them")
-	f.IntVarP(&o.Depth, "depth", "z", d.Depth, "depth of each directory tree (0: one directory)")
-	f.IntVarP(&o.Branch, "branch", "b", d.Branch, "subdirectories per tree directory")
+	f.Int64VarP(&o.Items, "items", "n", num("items"), "files and directories each worker creates per iteration")
+	f.IntVarP(&o.Iterations, "iterations", "i", int(num("iterations")), "times to repeat the whole sequence; the summary gives max, min, mean and std dev across them")
+	f.IntVarP(&o.Depth, "depth", "z", int(num("depth")), "depth of each directory tree (0: one directory)")
+	f.IntVarP(&o.Branch, "branch", "b", int(num("branch")), "subdirectories per tree directory")
 	f.BoolVarP(&o.FilesOnly, "files-only", "F", false, "only file operations")
 	f.BoolVarP(&o.DirsOnly, "dirs-only", "D", false, "only directory operations")
 	f.BoolVarP(&o.UniqueDir, "unique-dir", "u", false, "a tree per worker (default: all workers share one tree)")
@@ -76,7 +78,7 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringSliceVar(&o.Only, "only", nil, "run only these operations: create, stat, find, read, rename, remove (as mdtest -C, -T, -E, -r; comma list)")
 	f.StringVar(&o.Tree, "tree", "", "name of a tree that phases of a run share (suites: one phase creates, later ones stat, read, remove)")
 	f.BoolVar(&o.Find, "find", false, "add the find operation after the file creates: walk the trees and match names and sizes, as IO500's find")
-	f.StringVar(&o.FindName, "find-name", d.FindName, "find's name pattern (* and ? match)")
+	f.StringVar(&o.FindName, "find-name", findName, "find's name pattern (* and ? match)")
 	f.StringVar(&o.FindSize, "find-size", "", "the file size find matches (default: --write-bytes)")
 	f.StringVar(&o.FindIn, "find-in", "", "where find walks: tree (the phase's trees, default) or data (the run's whole data directory, every phase's files, as IO500's find)")
 	f.BoolVar(&o.Force, "force", false, "allow a tree of more than 100,000 directories")
@@ -125,46 +127,48 @@ iterations, and latency percentiles from merged histograms.`,
 			return err
 		},
 	}
-	o.AddFlags(cmd.Flags())
+	o.AddFlags(cmd.Flags(), st.Engines.Defaults(model.EngineMD))
 	o.Agents.AddFlags(cmd.Flags())
 	o.Watch.AddFlags(cmd.Flags())
 	return cmd
 }
 
-// params turns the options into the md engine's parameters.
-func (o MdOptions) params(dir string) (md.Params, error) {
-	p := md.Params{
-		Dir: dir, Items: o.Items, Iterations: o.Iterations, Depth: o.Depth, Branch: o.Branch,
-		FilesOnly: o.FilesOnly, DirsOnly: o.DirsOnly, UniqueDir: o.UniqueDir, Workers: o.Workers,
-		Random: o.Random, Sync: o.Sync, SyncFile: o.SyncFile, Rename: o.Rename, Force: o.Force, Seed: o.Seed,
-		Stride: o.Stride, RankStride: o.RankStride, Only: o.Only, Tree: o.Tree, Find: o.Find, FindName: o.FindName, FindIn: o.FindIn,
+// params turns the options into the md engine's settings, by the keys a
+// suite gives them; settings left at their zero value are left out, so the
+// engine's defaults apply.
+func (o MdOptions) params(dir string) (map[string]any, error) {
+	p := map[string]any{
+		"dir": dir, "items": o.Items, "iterations": o.Iterations, "depth": o.Depth, "branch": o.Branch,
+		"files_only": o.FilesOnly, "dirs_only": o.DirsOnly, "unique_dir": o.UniqueDir, "random": o.Random,
+		"sync": o.Sync, "sync_file": o.SyncFile, "rename": o.Rename, "force": o.Force, "find": o.Find,
 	}
-	if o.FindSize != "" {
-		n, err := units.ParseSize(o.FindSize)
-		if err != nil {
-			return p, usageErr("--find-size %s: %v", o.FindSize, err)
+	for k, v := range map[string]any{"workers": o.Workers, "seed": o.Seed, "stride": o.Stride, "rank_stride": o.RankStride,
+		"tree": o.Tree, "find_name": o.FindName, "find_in": o.FindIn} {
+		if !reflect.ValueOf(v).IsZero() {
+			p[k] = v
 		}
-		sz := md.Size(n)
-		p.FindSize = &sz
+	}
+	if len(o.Only) > 0 {
+		p["only"] = o.Only
 	}
 	if o.Stonewall != "" {
 		d, err := units.ParseDuration(o.Stonewall)
 		if err != nil {
 			return p, usageErr("--stonewall %s: %v", o.Stonewall, err)
 		}
-		p.Stonewall = md.Duration(d)
-		wo := o.WearOut
-		p.WearOut = &wo
+		p["stonewall"], p["wear_out"] = units.Duration(d), o.WearOut
 	}
-	for _, s := range []struct {
-		flag, val string
-		dst       *md.Size
-	}{{"--write-bytes", o.WriteBytes, &p.WriteBytes}, {"--read-bytes", o.ReadBytes, &p.ReadBytes}} {
+	for _, s := range []struct{ key, flag, val string }{
+		{"find_size", "--find-size", o.FindSize}, {"write_bytes", "--write-bytes", o.WriteBytes}, {"read_bytes", "--read-bytes", o.ReadBytes},
+	} {
+		if s.val == "" && s.key == "find_size" {
+			continue
+		}
 		n, err := units.ParseSize(s.val)
 		if err != nil {
 			return p, usageErr("%s %s: %v", s.flag, s.val, err)
 		}
-		*s.dst = md.Size(n)
+		p[s.key] = units.Size(n)
 	}
 	return p, nil
 }

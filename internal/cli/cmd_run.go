@@ -2,7 +2,7 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -11,9 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/engine/fio"
-	s3e "github.com/storbench/storbench/internal/engine/s3"
-	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/stats"
@@ -119,14 +116,14 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	// As `storbench s3` does: a local s3 phase without keys is bad input,
 	// found before anything runs (agents on other machines hold their own).
 	var keys engine.Credentials
-	if slices.ContainsFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == model.EngineS3 }) {
+	if slices.ContainsFunc(x.Phases, st.Engines.UsesKeys) {
 		if keys, err = env.keys("", ""); err != nil {
 			return nil, asUsage(err)
 		}
 	}
 	var keyless string
 	if !keys.Complete() && !o.Agents.remote() && len(s.Agents) == 0 {
-		if i := slices.IndexFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == model.EngineS3 && !s3PhaseHasKeys(ph) }); i >= 0 {
+		if i := slices.IndexFunc(x.Phases, st.Engines.LacksKeys); i >= 0 {
 			keyless = x.Phases[i].Name
 		}
 	}
@@ -134,7 +131,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 		return nil, dryRunSuite(ctx, st, o, s, x, keyless != "")
 	}
 	if keyless != "" {
-		return nil, usageErr("phase %s: no S3 keys: set %s and %s (or %s and %s, an AWS profile, or access_key and secret_key in the suite's s3 block)", keyless, s3e.EnvAccessKey, s3e.EnvSecretKey, envAWSAccessKey, envAWSSecretKey)
+		return nil, usageErr("phase %s: no S3 keys: set %s and %s (or %s and %s, an AWS profile, or access_key and secret_key in the suite's s3 block)", keyless, envS3AccessKey, envS3SecretKey, envAWSAccessKey, envAWSSecretKey)
 	}
 	if err := o.check(s, x); err != nil {
 		return nil, err
@@ -173,20 +170,23 @@ func dryRunSuite(ctx context.Context, st *State, o RunOptions, s *suite.Suite, x
 		}
 	}
 	var notes []string
-	// fio's own parser, as the run checks job files before anything is
-	// created: a dry run refuses what the run would.
-	if slices.ContainsFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == model.EngineFio }) {
-		if bin, err := fio.FindFio(o.FioBin); err != nil {
-			notes = append(notes, fmt.Sprintf("job files not checked by fio: %v", err))
-		} else if err := fio.ParseOnly(ctx, bin, x.Phases); err != nil {
-			if ctx.Err() != nil {
-				return interrupted()
-			}
+	// What engines check across the plan (fio's own parser on the job
+	// files), as the run does before anything is created: a dry run
+	// refuses what the run would; a tool missing here is only noted.
+	env := engine.CheckEnv{Keep: o.Keep || s.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Local: true}
+	if err := st.Engines.CheckPlan(ctx, env, x.Phases); err != nil {
+		var missing *engine.MissingTool
+		switch {
+		case ctx.Err() != nil:
+			return interrupted()
+		case errors.As(err, &missing):
+			notes = append(notes, fmt.Sprintf("%s not checked by %s: %v", missing.What, missing.Tool, err))
+		default:
 			return asUsage(err)
 		}
 	}
 	if keyless {
-		notes = append(notes, fmt.Sprintf("s3 phases have no keys yet: set %s and %s (or %s and %s, an AWS profile, or access_key and secret_key in the suite's s3 block) before running", s3e.EnvAccessKey, s3e.EnvSecretKey, envAWSAccessKey, envAWSSecretKey))
+		notes = append(notes, fmt.Sprintf("s3 phases have no keys yet: set %s and %s (or %s and %s, an AWS profile, or access_key and secret_key in the suite's s3 block) before running", envS3AccessKey, envS3SecretKey, envAWSAccessKey, envAWSSecretKey))
 	}
 	return dryRun(st, s, x, notes)
 }
@@ -282,16 +282,6 @@ func dryRun(st *State, s *suite.Suite, x *suite.Expanded, notes []string) error 
 	}
 	fmt.Fprintf(st.Stdout, "estimated duration: %s (plus file layout and preparation)\n", x.Estimate())
 	return nil
-}
-
-// s3PhaseHasKeys reports an s3 phase that carries its own keys (from a
-// suite's s3 block).
-func s3PhaseHasKeys(ph engine.Phase) bool {
-	var p struct {
-		AccessKey string `json:"access_key"`
-		SecretKey string `json:"secret_key"`
-	}
-	return json.Unmarshal(ph.Params, &p) == nil && p.AccessKey != "" && p.SecretKey != ""
 }
 
 // agentsOf applies the suite's drop_caches to the agent settings. The

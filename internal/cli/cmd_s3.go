@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/engine"
-	s3e "github.com/storbench/storbench/internal/engine/s3"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/suite"
@@ -234,18 +233,19 @@ https:// AWS endpoint URL) requests take the same lean path as over HTTP.`,
 		Args:               cobra.ArbitraryArgs,
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			known := strings.Join(s3e.Ops, ", ")
+			ops := st.Engines.Operations(model.EngineS3)
+			known := strings.Join(ops, ", ")
 			if len(args) == 0 {
-				return usageErr("name a benchmark: storbench s3 %s (see 'storbench s3 --help')", strings.Join(s3e.Ops, "|"))
+				return usageErr("name a benchmark: storbench s3 %s (see 'storbench s3 --help')", strings.Join(ops, "|"))
 			}
 			msg := fmt.Sprintf("unknown benchmark %q (known: %s)", args[0], known)
-			if s := suite.Suggest(args[0], s3e.Ops); s != "" {
+			if s := suite.Suggest(args[0], ops); s != "" {
 				msg = fmt.Sprintf("unknown benchmark %q (did you mean %q? known: %s)", args[0], s, known)
 			}
 			return usageErr("%s", msg)
 		},
 	}
-	for _, op := range s3e.Ops {
+	for _, op := range st.Engines.Operations(model.EngineS3) {
 		var o S3Options
 		sub := &cobra.Command{
 			Use:   op,
@@ -289,7 +289,7 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 		return nil, err
 	}
 	if _, ok := p["host"]; !ok {
-		return nil, usageErr("no S3 endpoint: give --host or set %s (or %s)", s3e.EnvHost, envAWSEndpointS3)
+		return nil, usageErr("no S3 endpoint: give --host or set %s (or %s)", envS3Host, envAWSEndpointS3)
 	}
 	if _, ok := p["tls"]; !ok {
 		p["tls"] = o.TLS
@@ -301,7 +301,7 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	// Agents on other machines use their own keys (storbench agent --help).
 	if !keys.Complete() && !o.Agents.remote() {
 		return nil, usageErr("no credentials: give --access-key and --secret-key, set %s and %s or %s and %s, or name an AWS profile (%s)",
-			s3e.EnvAccessKey, s3e.EnvSecretKey, envAWSAccessKey, envAWSSecretKey, envAWSProfile)
+			envS3AccessKey, envS3SecretKey, envAWSAccessKey, envAWSSecretKey, envAWSProfile)
 	}
 	raw, err := json.Marshal(p)
 	if err != nil {
@@ -310,13 +310,6 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	ph := engine.Phase{Name: "s3-" + op, Engine: model.EngineS3, Params: raw}
 	if err := st.Engines.Validate(ph); err != nil {
 		return nil, asUsage(err)
-	}
-	if o.Bind != "" && !o.Agents.remote() {
-		// The workers are this process's: their addresses are checked here,
-		// before a results folder is made.
-		if err := s3e.CheckBind(o.Bind); err != nil {
-			return nil, asUsage(err)
-		}
 	}
 	var startAt time.Time
 	if o.SyncStart != "" {

@@ -11,8 +11,22 @@ import (
 	"strings"
 
 	"github.com/storbench/storbench/internal/engine"
-	s3e "github.com/storbench/storbench/internal/engine/s3"
 	"github.com/storbench/storbench/internal/secret"
+)
+
+// Environment variables the command line reads (once, for the settings
+// flags and suites leave unset) and an agent reads (for its keys). The
+// s3 engine itself never reads the environment.
+const (
+	envS3Host      = "STORBENCH_HOST"
+	envS3AccessKey = "STORBENCH_ACCESS_KEY"
+	envS3SecretKey = "STORBENCH_SECRET_KEY"
+	// envS3SessionToken goes with temporary keys given as STORBENCH_*.
+	envS3SessionToken = "STORBENCH_SESSION_TOKEN"
+	envS3Region       = "STORBENCH_REGION"
+	envS3TLS          = "STORBENCH_TLS"
+	// envS3SDK=1 sends every request through minio-go (as --sdk).
+	envS3SDK = "STORBENCH_S3_SDK"
 )
 
 // The AWS variables storbench reads, as the AWS CLI and SDKs name them.
@@ -82,11 +96,11 @@ func readEnvironment(lookup func(string) string) (environment, error) {
 		}
 		return v
 	}
-	e := environment{S3Host: getenv(s3e.EnvHost), S3Region: getenv(s3e.EnvRegion)}
+	e := environment{S3Host: getenv(envS3Host), S3Region: getenv(envS3Region)}
 	for _, b := range []struct {
 		name string
 		dst  **bool
-	}{{s3e.EnvTLS, &e.S3TLS}, {s3e.EnvSDK, &e.S3SDK}} {
+	}{{envS3TLS, &e.S3TLS}, {envS3SDK, &e.S3SDK}} {
 		v := getenv(b.name)
 		if v == "" {
 			continue
@@ -226,7 +240,7 @@ func (e environment) keys(accessKey, secretKey string) (engine.Credentials, erro
 	}
 	if !k.AccessKey.Empty() || !k.SecretKey.Empty() {
 		if !k.Complete() {
-			return k, fmt.Errorf("an access key without a secret key, or the other way round: give both --access-key and --secret-key (or %s and %s)", s3e.EnvAccessKey, s3e.EnvSecretKey)
+			return k, fmt.Errorf("an access key without a secret key, or the other way round: give both --access-key and --secret-key (or %s and %s)", envS3AccessKey, envS3SecretKey)
 		}
 		return k, nil
 	}
@@ -235,8 +249,8 @@ func (e environment) keys(accessKey, secretKey string) (engine.Credentials, erro
 
 // storbenchKeys are the STORBENCH_* keys.
 func storbenchKeys(getenv func(string) string) engine.Credentials {
-	return engine.Credentials{AccessKey: secret.New(getenv(s3e.EnvAccessKey)), SecretKey: secret.New(getenv(s3e.EnvSecretKey)),
-		SessionToken: secret.New(getenv(s3e.EnvSessionToken))}
+	return engine.Credentials{AccessKey: secret.New(getenv(envS3AccessKey)), SecretKey: secret.New(getenv(envS3SecretKey)),
+		SessionToken: secret.New(getenv(envS3SessionToken))}
 }
 
 // keySource is one source of keys in the chain: where the three values
@@ -255,7 +269,7 @@ type keySource struct {
 // environment and its --s3-credentials-file go through the same chain.
 func keyChain(getenv func(string) string, prof *awsProfile) (engine.Credentials, error) {
 	sources := []keySource{
-		{"", getenv, s3e.EnvAccessKey, s3e.EnvSecretKey, s3e.EnvSessionToken},
+		{"", getenv, envS3AccessKey, envS3SecretKey, envS3SessionToken},
 		{"", getenv, envAWSAccessKey, envAWSSecretKey, envAWSSessionToken},
 	}
 	if prof != nil {

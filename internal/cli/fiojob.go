@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/storbench/storbench/internal/suite"
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -52,24 +52,24 @@ func (o *FioJobOptions) AddFlags(f *pflag.FlagSet) {
 // settings builds the job from the options: the job, its name and its
 // headline. runtime, size and numjobs are the fio command's own flags,
 // which in this mode mean what fio means by them.
-func (o FioJobOptions) settings(changed func(string) bool, runtime, size string, numjobs int) (suite.FioSettings, error) {
+func (o FioJobOptions) settings(changed func(string) bool, runtime, size string, numjobs int) (engine.Entry, error) {
 	report, ok := fioRW[o.RW]
 	if !ok {
-		return suite.FioSettings{}, usageErr("--rw %q: want one of fio's rw values (%s)", o.RW, strings.Join(sortedKeys(fioRW), ", "))
+		return engine.Entry{}, usageErr("--rw %q: want one of fio's rw values (%s)", o.RW, strings.Join(sortedKeys(fioRW), ", "))
 	}
 	job := map[string]string{"rw": o.RW, "group_reporting": "true"}
 	name := o.RW
 	if o.BS != "" {
 		n, err := units.ParseSize(o.BS)
 		if err != nil || n < 512 || n > 1<<30 {
-			return suite.FioSettings{}, usageErr("--bs %s: want a block size from 512 to 1G (e.g. 4k, 1M)", o.BS)
+			return engine.Entry{}, usageErr("--bs %s: want a block size from 512 to 1G (e.g. 4k, 1M)", o.BS)
 		}
 		job["bs"] = strconv.FormatInt(n, 10)
 		name += "-" + strings.ToLower(o.BS)
 	}
 	if changed("iodepth") {
 		if o.IODepth < 1 || o.IODepth > 65536 {
-			return suite.FioSettings{}, usageErr("--iodepth %d: want 1 to 65536", o.IODepth)
+			return engine.Entry{}, usageErr("--iodepth %d: want 1 to 65536", o.IODepth)
 		}
 		job["iodepth"] = strconv.Itoa(o.IODepth)
 		name += fmt.Sprintf("-qd%d", o.IODepth)
@@ -82,19 +82,19 @@ func (o FioJobOptions) settings(changed func(string) bool, runtime, size string,
 	}
 	if changed("rwmixread") {
 		if o.RW != "rw" && o.RW != "readwrite" && o.RW != "randrw" {
-			return suite.FioSettings{}, usageErr("--rwmixread is for --rw rw or randrw, not %s", o.RW)
+			return engine.Entry{}, usageErr("--rwmixread is for --rw rw or randrw, not %s", o.RW)
 		}
 		if o.RWMixRead < 0 || o.RWMixRead > 100 {
-			return suite.FioSettings{}, usageErr("--rwmixread %d: want a percentage, 0 to 100", o.RWMixRead)
+			return engine.Entry{}, usageErr("--rwmixread %d: want a percentage, 0 to 100", o.RWMixRead)
 		}
 		job["rwmixread"] = strconv.Itoa(o.RWMixRead)
 	}
 	if size == "" {
-		return suite.FioSettings{}, usageErr("--rw needs --size: how much each job reads or writes (fio's size, e.g. 256M)")
+		return engine.Entry{}, usageErr("--rw needs --size: how much each job reads or writes (fio's size, e.g. 256M)")
 	}
 	n, err := units.ParseSize(size)
 	if err != nil || n < 4096 {
-		return suite.FioSettings{}, usageErr("--size %s: want at least one 4 KiB block (e.g. 256M, 2G)", size)
+		return engine.Entry{}, usageErr("--size %s: want at least one 4 KiB block (e.g. 256M, 2G)", size)
 	}
 	job["size"] = strconv.FormatInt(n, 10)
 	if numjobs > 0 {
@@ -103,17 +103,21 @@ func (o FioJobOptions) settings(changed func(string) bool, runtime, size string,
 	if runtime != "" {
 		d, err := units.ParseDuration(runtime)
 		if err != nil || d < time.Second {
-			return suite.FioSettings{}, usageErr("--runtime %s: want a duration of at least 1s, with its unit (e.g. 30s, 5m)", runtime)
+			return engine.Entry{}, usageErr("--runtime %s: want a duration of at least 1s, with its unit (e.g. 30s, 5m)", runtime)
 		}
 		job["runtime"] = strconv.FormatInt(int64(d/time.Second), 10)
 	}
 	if o.TimeBased {
 		if runtime == "" {
-			return suite.FioSettings{}, usageErr("--time-based needs --runtime: how long to run")
+			return engine.Entry{}, usageErr("--time-based needs --runtime: how long to run")
 		}
 		job["time_based"] = "true"
 	}
-	return suite.FioSettings{Job: job, JobName: name, Report: report}, nil
+	opts := make(map[string]any, len(job))
+	for k, v := range job {
+		opts[k] = v
+	}
+	return engine.Entry{Name: name, Report: report, Params: map[string]any{"job": opts}}, nil
 }
 
 // refuseJobFlags refuses fio's options of this mode without --rw, where

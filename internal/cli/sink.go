@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/storbench/storbench/internal/cluster"
@@ -122,7 +123,7 @@ func hostLines(st *State, ps *results.PhaseSummary) {
 		}
 		fmt.Fprintf(st.Stdout, "    host %s: %s\n", h.Host, strings.Join(parts, ", "))
 	}
-	if ps.Engine != model.EngineMD && len(ps.PerHost) > 1 {
+	if hasRule(ps, results.RuleFirstStartLastEnd) {
 		skew := ""
 		if ps.StartSkewS != nil {
 			skew = fmt.Sprintf("; the hosts started within %.1f ms", *ps.StartSkewS*1e3)
@@ -132,9 +133,15 @@ func hostLines(st *State, ps *results.PhaseSummary) {
 	if ps.Window != nil {
 		fmt.Fprintf(st.Stdout, "    the %d hosts all ran for %.1fs: summary.json gives the throughput inside that time as common_window\n", len(ps.PerHost), ps.Window.DurationS)
 	}
-	if ps.Engine == model.EngineMD {
+	if hasRule(ps, results.RuleMdtest) {
 		fmt.Fprintf(st.Stdout, "    totals: each operation started on all %d hosts at once; its rate is all items over the time from that start to the end of the slowest host (mdtest)\n", len(ps.PerHost))
 	}
+}
+
+// hasRule says some total of the phase follows rule (results.Rule*), as
+// its summary records how each total was taken.
+func hasRule(ps *results.PhaseSummary, rule string) bool {
+	return slices.ContainsFunc(ps.Ops, func(o results.OpSummary) bool { return o.Rule == rule })
 }
 
 // describeHosts names the hosts of a phase in its "starting" line.

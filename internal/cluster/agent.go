@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/engine/fio"
 	"github.com/storbench/storbench/internal/model"
 )
 
@@ -119,9 +118,7 @@ func (a *LocalAgent) Name() string { return a.Host }
 func (a *LocalAgent) Info(ctx context.Context) (Info, error) {
 	hn, _ := os.Hostname()
 	in := Info{Host: a.Host, Hostname: hn, Version: a.Version, Protocol: Protocol, Kernel: Kernel(), Time: time.Now(), Root: os.Geteuid() == 0}
-	if bin, err := fio.FindFio(a.FioBin); err == nil {
-		in.FioVersion, _ = fio.Version(bin)
-	}
+	in.SetTools(a.Engines.ToolVersions(engine.Env{Host: a.Host, FioBin: a.FioBin}))
 	return in, nil
 }
 

@@ -24,6 +24,21 @@ func (r Registry) Lookup(name model.EngineName) (Engine, error) {
 	return e, nil
 }
 
+// Register adds e under name, refusing a name already taken. It is the
+// hook through which a test adds its own engine to storbench's list (and
+// to the agents it starts from its own binary); storbench's engines are
+// listed in internal/engine/all.
+func (r Registry) Register(name model.EngineName, e Engine) error {
+	if _, taken := r[name]; taken {
+		return fmt.Errorf("engine %q is registered already", name)
+	}
+	if err := CheckPhaseName(string(name)); err != nil || name == "" {
+		return fmt.Errorf("engine name %q: want a name that can name a suite key and a directory", name)
+	}
+	r[name] = e
+	return nil
+}
+
 // Names lists the engines, sorted.
 func (r Registry) Names() []model.EngineName {
 	out := make([]model.EngineName, 0, len(r))

@@ -51,6 +51,13 @@ type Versions struct {
 	Kernel    string `json:"kernel"`
 }
 
+// SetTools records the versions of the agent's tools, fio's also where
+// run.json kept it before tools were listed (fio_version).
+func (a *AgentInfo) SetTools(tools map[string]string) {
+	a.Tools = tools
+	a.FioVersion = tools[string(EngineFio)]
+}
+
 // Target is a target directory and the filesystem it is on.
 type Target struct {
 	Dir    string `json:"dir"`
@@ -62,13 +69,16 @@ type Target struct {
 // AgentInfo describes an agent: who it is and what it runs. An agent
 // reports it to the controller, and run.json keeps it for every host.
 type AgentInfo struct {
-	Host       string    `json:"host"`
-	Hostname   string    `json:"hostname"`
-	Version    string    `json:"version"`
-	Protocol   int       `json:"protocol"`
-	Kernel     string    `json:"kernel"`
-	FioVersion string    `json:"fio_version,omitempty"`
-	Time       time.Time `json:"time"`
+	Host       string `json:"host"`
+	Hostname   string `json:"hostname"`
+	Version    string `json:"version"`
+	Protocol   int    `json:"protocol"`
+	Kernel     string `json:"kernel"`
+	FioVersion string `json:"fio_version,omitempty"`
+	// Tools are the versions of the outside tools the agent's engines run,
+	// by tool name ("fio": "fio-3.36"); a tool not found is absent.
+	Tools map[string]string `json:"tools,omitempty"`
+	Time  time.Time         `json:"time"`
 	// Root says the agent runs as root (needed to drop caches).
 	Root bool `json:"root,omitempty"`
 	// Busy, when set, says which run and controller hold the agent now.

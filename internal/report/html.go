@@ -141,9 +141,9 @@ func HTML(w io.Writer, in HTMLInput) error {
 			case p.Engine == model.EngineFio:
 				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " bandwidth", bwText(o.BwBytesPerS)})
 			case p.Engine == model.EngineMD:
-				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op, rateText(o.OpsPerS, "ops/s")})
+				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op, rateText(o.OpsPerS, p.RateName())})
 			default:
-				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op, figRates(o.BwBytesPerS, o.OpsPerS, "obj/s")})
+				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op, figRates(o.BwBytesPerS, o.OpsPerS, p.RateName())})
 			}
 		}
 		if len(p.Ops) == 0 {

@@ -48,6 +48,21 @@ type Summary struct {
 	IO500 *IO500Score `json:"io500,omitempty"`
 }
 
+// RateName is what the phase's operation rates are called: the engine's
+// RateUnit, or for results from before it was kept, fio's IOPS, md's
+// ops/s and s3's obj/s.
+func (p PhaseSummary) RateName() string {
+	switch {
+	case p.RateUnit != "":
+		return p.RateUnit
+	case p.Engine == model.EngineFio:
+		return "IOPS"
+	case p.Engine == model.EngineMD:
+		return "ops/s"
+	}
+	return "obj/s"
+}
+
 // PhaseSummary is one phase's figures.
 type PhaseSummary struct {
 	Name   string           `json:"name"`
@@ -55,6 +70,10 @@ type PhaseSummary struct {
 	// Report is what the phase's headline shows: bandwidth, iops or latency
 	// (fio job files say so in a "# report" comment).
 	Report model.Headline `json:"report,omitempty"`
+	// RateUnit is what the engine calls its operation rates ("IOPS",
+	// "ops/s", "obj/s"); absent in results written before it was kept
+	// (RateName then says fio's, md's and s3's own).
+	RateUnit string `json:"rate_unit,omitempty"`
 	// Status is completed, failed or interrupted.
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`

@@ -2,75 +2,33 @@ package run
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/suite"
-	"github.com/storbench/storbench/internal/units"
 )
 
 // applyLabel copies a phase's place in its suite into its summary, and the
-// suite's choice of headline. A fio phase whose job file names no headline
-// is judged by bandwidth at block sizes of 64 KiB and more, by IOPS below.
-func applyLabel(ps *results.PhaseSummary, l suite.Labels) {
+// suite's choice of headline; without one (from the suite or the engine's
+// result), the engine's default for the phase's matrix point; and what
+// the engine calls its rates.
+func applyLabel(engines engine.Registry, ps *results.PhaseSummary, l suite.Labels) {
 	ps.Group, ps.Iteration = l.Group, l.Iteration
+	point := map[string]string{}
 	for _, kv := range l.Point {
 		ps.Point = append(ps.Point, results.KV{Key: kv.Key, Value: kv.Value})
+		point[kv.Key] = kv.Value
 	}
 	if l.Report != "" {
 		ps.Report = l.Report
 	}
-	if ps.Report == "" && ps.Engine == model.EngineFio {
-		ps.Report = model.HeadlineBandwidth
-		if bs := results.PointValue(ps.Point, "bs"); bs != "" {
-			if n, err := units.ParseSize(bs); err == nil && n < 64<<10 {
-				ps.Report = model.HeadlineIOPS
-			}
-		}
+	if ps.Report == "" {
+		ps.Report = engines.DefaultHeadline(ps.Engine, point)
 	}
-}
-
-// withBenchdata points an s3 phase's benchdata file into dir (made here).
-func withBenchdata(ph engine.Phase, dir string) (engine.Phase, error) {
-	var m map[string]any
-	if err := json.Unmarshal(ph.Params, &m); err != nil {
-		return ph, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return ph, err
-	}
-	m["benchdata"] = filepath.Join(dir, "benchdata.tsv.zst")
-	b, err := json.Marshal(m)
-	if err != nil {
-		return ph, err
-	}
-	ph.Params = b
-	return ph, nil
-}
-
-// checkBenchdata refuses an s3 phase's benchdata file that cannot be
-// created on this machine: its directory missing, or the file already there
-// (storbench writes only files it creates).
-func checkBenchdata(ph engine.Phase) error {
-	var p struct {
-		BenchData string `json:"benchdata"`
-	}
-	if json.Unmarshal(ph.Params, &p) != nil || p.BenchData == "" {
-		return nil
-	}
-	if fi, err := os.Stat(filepath.Dir(p.BenchData)); err != nil || !fi.IsDir() {
-		return badInputf("--benchdata %s: directory %s does not exist", p.BenchData, filepath.Dir(p.BenchData))
-	}
-	if _, err := os.Lstat(p.BenchData); err == nil {
-		return badInputf("--benchdata %s: the file exists; give a new file name (storbench writes only files it creates)", p.BenchData)
-	}
-	return nil
+	ps.RateUnit = engines.RateUnit(ps.Engine)
 }
 
 // ranksOf is the global worker ranks the hosts of a phase report (md), by

@@ -13,8 +13,6 @@ import (
 
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/engine/fio"
-	"github.com/storbench/storbench/internal/engine/md"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/suite"
@@ -53,9 +51,9 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	if p.MaxErrorShare < 0 || p.MaxErrorShare > 100 {
 		return nil, badInputf("--max-error-share %g: give a percentage from 0 to 100", p.MaxErrorShare)
 	}
-	slotted, notes, err := withSlots(p.Phases, p.Agents.Hosts)
+	slotted, notes, err := r.Engines.WithSlots(p.Phases, p.Agents.Hosts)
 	if err != nil {
-		return nil, err
+		return nil, badInput(err)
 	}
 	p.Phases, p.Notes = slotted, append(p.Notes, notes...)
 	set, err := r.agents(ctx, p)
@@ -72,7 +70,7 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 			hosts[i] = min(hosts[i], p.Labels[i].Hosts)
 		}
 	}
-	if p.Phases, err = fio.Link(p.Phases, hosts); err != nil {
+	if p.Phases, err = r.Engines.Link(p.Phases, hosts); err != nil {
 		return nil, badInput(err)
 	}
 	ctx, stop := untilEnded(ctx, set)
@@ -217,10 +215,6 @@ func (r *Runner) check(ctx context.Context, p Plan, set *agentSet) error {
 			}
 		}
 	}
-	if err := md.CheckTrees(p.Phases, p.Keep); err != nil {
-		return badInput(err)
-	}
-	usesFio := false
 	for _, ph := range p.Phases {
 		if ctx.Err() != nil {
 			return interruptedBeforeRun()
@@ -228,28 +222,12 @@ func (r *Runner) check(ctx context.Context, p Plan, set *agentSet) error {
 		if err := r.Engines.Validate(ph); err != nil {
 			return badInputf("phase %s: %v", ph.Name, err)
 		}
-		if ph.Engine == model.EngineFio {
-			usesFio = true
-			if err := fio.CheckPhase(ph, p.AllowExec); err != nil {
-				return badInput(err)
-			}
-		}
-		if ph.Engine == model.EngineS3 && set.local != nil {
-			if err := checkBenchdata(ph); err != nil {
-				return err
-			}
-		}
 	}
-	if !usesFio || set.local == nil {
-		return nil
-	}
-	bin, err := fio.FindFio(p.FioBin)
-	if err != nil {
-		return badInput(err)
-	}
-	// fio's own parser, before a results folder exists: a job file it
-	// rejects is bad input, not a failed run.
-	if err := fio.ParseOnly(ctx, bin, p.Phases); err != nil {
+	// What engines check across the plan (trees made and removed, job
+	// files through fio's own parser), before a results folder exists: a
+	// plan they refuse is bad input, not a failed run.
+	env := engine.CheckEnv{Keep: p.Keep, AllowExec: p.AllowExec, FioBin: p.FioBin, Local: set.local != nil}
+	if err := r.Engines.CheckPlan(ctx, env, p.Phases); err != nil {
 		if ctx.Err() != nil {
 			return interruptedBeforeRun()
 		}
@@ -411,10 +389,13 @@ func (pr *phases) removeShared(ctx context.Context) {
 // records it.
 func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) error {
 	agents := pr.set.agents
-	if pr.plan.BenchdataInFolder && ph.Engine == model.EngineS3 {
+	if rl, ok := pr.r.Engines.RequestLogging(ph); ok && pr.plan.BenchdataInFolder {
 		var err error
 		dir := filepath.Join(pr.folder.Path, pr.folder.NextPhaseDir(ph.Name), "hosts", results.SafeName(agents[0].Name()))
-		if ph, err = withBenchdata(ph, dir); err != nil {
+		if err = os.MkdirAll(dir, 0o755); err == nil {
+			ph, err = rl.LogRequestsIn(ph, dir)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -471,7 +452,7 @@ func (pr *phases) notRun(ctx context.Context, ph engine.Phase, label suite.Label
 		base = err
 	}
 	ps := results.PhaseSummary{Name: ph.Name, Engine: ph.Engine, Status: statusOf(ctx, err), Error: errText(base), Hosts: pr.set.names(), Leftovers: left}
-	applyLabel(&ps, label)
+	applyLabel(pr.r.Engines, &ps, label)
 	_ = pr.folder.AddPhase(ps, nil)
 	pr.leftovers = append(pr.leftovers, left...)
 	pr.r.Sink.PhaseDone(PhaseDone{Summary: &ps})
@@ -497,6 +478,6 @@ func (pr *phases) summary(ph engine.Phase, label suite.Labels, out *cluster.Outc
 			ps.Report = model.Headline(r)
 		}
 	}
-	applyLabel(&ps, label)
+	applyLabel(pr.r.Engines, &ps, label)
 	return ps
 }

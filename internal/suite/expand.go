@@ -7,15 +7,14 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/engine/fio"
 	"github.com/storbench/storbench/internal/model"
-	"github.com/storbench/storbench/internal/units"
 )
 
 // Labels place an engine phase in its suite: which entry (Group), which
@@ -96,7 +95,8 @@ const MaxPhases = 10_000
 type ExpandOptions struct {
 	// Engines validate the phases and list their settings.
 	Engines engine.Registry
-	// S3Configured says an S3 endpoint is available from the environment.
+	// S3Configured says an endpoint is available from the environment
+	// (STORBENCH_HOST) for the phases that need one (engine.Endpointed).
 	S3Configured bool
 	// PlanOnly expands for a dry run, which contacts nothing: s3 phases
 	// without an endpoint are planned, and the missing endpoint noted.
@@ -110,11 +110,10 @@ type ExpandOptions struct {
 // than MaxPhases is refused before anything is built; ctx ending (a signal)
 // stops the expansion with ctx's error.
 func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) {
-	if err := s.checkPhaseCount(o.S3Configured); err != nil {
+	if err := s.checkPhaseCount(o.Engines, o.S3Configured); err != nil {
 		return nil, err
 	}
-	s3Configured := o.S3Configured
-	noEndpoint := false // some s3 phase was planned without an endpoint
+	var noEndpoint []model.EngineName // engines planned without an endpoint
 	out := &Expanded{engines: o.Engines}
 	dirs := map[string]bool{}
 	names := map[string]int{}
@@ -134,33 +133,17 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 		if err := checkSharing(o.Engines, where, ps); err != nil {
 			return nil, err
 		}
-		base := map[string]any{}
-		for k, v := range ps.Params {
-			base[k] = v
+		base, planNoHost, skip, err := s.entryBase(o, where, ps)
+		switch {
+		case err != nil:
+			return nil, err
+		case skip != "":
+			out.Skipped = append(out.Skipped, skip)
+			continue
 		}
-		planNoHost := false
-		switch ps.Engine {
-		case model.EngineFio, model.EngineMD:
-			if _, ok := base["dir"]; !ok {
-				if s.Dir == "" {
-					return nil, fmt.Errorf("%s: %s phase has no dir and the suite sets none", where, ps.Engine)
-				}
-				base["dir"] = s.Dir
-			}
-		case model.EngineS3:
-			for k, v := range s.S3 {
-				if _, ok := base[k]; !ok {
-					base[k] = v
-				}
-			}
-			if !hasS3Host(base) && !s3Configured {
-				if ps.Optional {
-					out.Skipped = append(out.Skipped, fmt.Sprintf("%s: s3 phase skipped: no S3 endpoint (set STORBENCH_HOST and keys, or s3: host: in the suite)", where))
-					continue
-				}
-				planNoHost = o.PlanOnly
-				noEndpoint = noEndpoint || planNoHost
-			}
+		_, own := o.Engines.Expander(ps.Engine)
+		if planNoHost && !slices.Contains(noEndpoint, ps.Engine) {
+			noEndpoint = append(noEndpoint, ps.Engine)
 		}
 		iters := max(ps.Iterations, 1)
 		for _, point := range points(ps.Matrix) {
@@ -179,13 +162,13 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 					l.Hosts = n
 					continue
 				}
-				params[paramKey(ps.Engine, kv.Key)] = kv.Value
+				params[paramKey(own, kv.Key)] = kv.Value
 			}
 			if d, ok := params["dir"].(string); ok {
 				params["dir"] = s.abs(d)
 				dirs[params["dir"].(string)] = true
 			}
-			if ps.Engine != model.EngineFio {
+			if !own {
 				if ps.Shared {
 					params["shared"] = true
 				}
@@ -217,9 +200,9 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 	for i, l := range out.Labels {
 		hosts[i] = l.Hosts
 	}
-	linked, err := fio.Link(out.Phases, hosts)
+	linked, err := o.Engines.Link(out.Phases, hosts)
 	if err != nil {
-		var le *fio.LinkError
+		var le *engine.LinkError
 		if errors.As(err, &le) && le.Phase < len(wheres) {
 			return nil, fmt.Errorf("%s: %v", wheres[le.Phase], le.Err)
 		}
@@ -230,16 +213,52 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 		out.Dirs = append(out.Dirs, d)
 	}
 	sort.Strings(out.Dirs)
-	if noEndpoint {
-		out.Skipped = append(out.Skipped, "s3 phases have no S3 endpoint yet: set STORBENCH_HOST or host: in the suite's s3 block before running")
+	for _, eng := range noEndpoint {
+		if ep, ok := o.Engines.Endpointed(eng); ok {
+			out.Skipped = append(out.Skipped, ep.NoEndpoint(true))
+		}
 	}
 	return out, nil
 }
 
+// entryBase is an entry's settings before its matrix: its own, and the
+// suite's defaults (dir for an engine that takes one, the s3 block for s3
+// phases). planNoHost says a dry run plans it without the endpoint it
+// needs; skip says why an optional entry is left out.
+func (s *Suite) entryBase(o ExpandOptions, where string, ps PhaseSpec) (base map[string]any, planNoHost bool, skip string, err error) {
+	base = map[string]any{}
+	for k, v := range ps.Params {
+		base[k] = v
+	}
+	switch {
+	case takesDir(o.Engines, ps.Engine):
+		if _, ok := base["dir"]; !ok {
+			if s.Dir == "" {
+				return nil, false, "", fmt.Errorf("%s: %s phase has no dir and the suite sets none", where, ps.Engine)
+			}
+			base["dir"] = s.Dir
+		}
+	case ps.Engine == model.EngineS3:
+		for k, v := range s.S3 {
+			if _, ok := base[k]; !ok {
+				base[k] = v
+			}
+		}
+	}
+	if ep, ok := o.Engines.Endpointed(ps.Engine); ok && !ep.HasEndpoint(base) && !o.S3Configured {
+		if ps.Optional {
+			return nil, false, fmt.Sprintf("%s: %s", where, ep.NoEndpoint(false)), nil
+		}
+		planNoHost = o.PlanOnly
+	}
+	return base, planNoHost, "", nil
+}
+
 // checkSharing refuses shared and read_from on a phase whose engine has no
-// such mode: fio has, and an engine that lists them among its settings.
+// such mode: one that expands its own entries is given them (fio), one
+// that does not has them when it lists them among its settings.
 func checkSharing(engines engine.Registry, where string, ps PhaseSpec) error {
-	if ps.Engine == model.EngineFio || !ps.Shared && ps.ReadFrom == "" {
+	if _, own := engines.Expander(ps.Engine); own || !ps.Shared && ps.ReadFrom == "" {
 		return nil
 	}
 	var keys []string
@@ -250,23 +269,16 @@ func checkSharing(engines engine.Registry, where string, ps PhaseSpec) error {
 	}
 	for key, set := range map[string]bool{"shared": ps.Shared, "read_from": ps.ReadFrom != ""} {
 		if set && !contains(keys, key) {
-			return fmt.Errorf("%s: %s: %s phases have no such mode; it is for fio phases", where, key, ps.Engine)
+			return fmt.Errorf("%s: %s: %s phases have no such mode; it is for %s phases", where, key, ps.Engine, sharers(engines))
 		}
 	}
 	return nil
 }
 
-// hasS3Host reports s3 parameters that name an endpoint.
-func hasS3Host(params map[string]any) bool {
-	_, h := params["host"]
-	_, hs := params["hosts"]
-	return h || hs
-}
-
 // checkPhaseCount counts the phases the suite expands to, without building
 // them, and refuses more than MaxPhases. Counts saturate above the limit,
 // so no product overflows.
-func (s *Suite) checkPhaseCount(s3Configured bool) error {
+func (s *Suite) checkPhaseCount(engines engine.Registry, s3Configured bool) error {
 	const over = MaxPhases + 1
 	mul := func(a, b int64) int64 {
 		if a == 0 || b == 0 {
@@ -279,7 +291,7 @@ func (s *Suite) checkPhaseCount(s3Configured bool) error {
 	}
 	var total int64
 	for _, ps := range s.Phases {
-		if ps.Engine == model.EngineS3 && ps.Optional && !s3Configured && !hasS3Host(ps.Params) && !hasS3Host(s.S3) {
+		if ep, ok := engines.Endpointed(ps.Engine); ok && ps.Optional && !s3Configured && !ep.HasEndpoint(ps.Params) && !ep.HasEndpoint(s.S3) {
 			continue
 		}
 		n := int64(max(ps.Iterations, 1))
@@ -288,11 +300,8 @@ func (s *Suite) checkPhaseCount(s3Configured bool) error {
 			points = mul(points, int64(len(d.Values)))
 		}
 		n = mul(n, points)
-		jobs := 1
-		if ps.Engine == model.EngineFio {
-			jobs = s.fioJobCount(ps)
-			n = mul(n, int64(jobs))
-		}
+		jobs := s.entryCount(engines, ps)
+		n = mul(n, int64(jobs))
 		if n >= over {
 			pts := thousands(points)
 			if points >= over {
@@ -302,10 +311,10 @@ func (s *Suite) checkPhaseCount(s3Configured bool) error {
 			if pts != "1" {
 				what += "s"
 			}
-			if ps.Engine == model.EngineFio {
-				what += " x " + plural(int64(jobs), "job file")
+			if jobs != 1 {
+				what += " x " + plural(int64(jobs), "phase") + " per point"
 			}
-			full, ok := exactCount(ps, s)
+			full, ok := exactCount(engines, ps, s)
 			count := "more than " + thousands(MaxPhases)
 			if ok {
 				count = thousands(full)
@@ -324,15 +333,13 @@ func (s *Suite) checkPhaseCount(s3Configured bool) error {
 
 // exactCount is an entry's phase count when it fits an int64, for the
 // error line.
-func exactCount(ps PhaseSpec, s *Suite) (int64, bool) {
+func exactCount(engines engine.Registry, ps PhaseSpec, s *Suite) (int64, bool) {
 	n := int64(max(ps.Iterations, 1))
 	f := []int64{}
 	for _, d := range ps.Matrix {
 		f = append(f, int64(len(d.Values)))
 	}
-	if ps.Engine == model.EngineFio {
-		f = append(f, int64(s.fioJobCount(ps)))
-	}
+	f = append(f, int64(s.entryCount(engines, ps)))
 	for _, x := range f {
 		if x != 0 && n > math.MaxInt64/x {
 			return 0, false
@@ -342,34 +349,46 @@ func exactCount(ps PhaseSpec, s *Suite) (int64, bool) {
 	return n, true
 }
 
-// fioJobCount is how many job files an fio entry runs per matrix point and
-// iteration: one for an inline job, else the workload's (the most of any
-// workload the matrix sweeps). A workload that cannot be read counts 1; the
-// expansion then says what is wrong with it.
-func (s *Suite) fioJobCount(ps PhaseSpec) int {
-	if _, inline := ps.Params["job"]; inline {
-		return 1
-	}
-	workloads := []any{ps.Params["workload"]}
+// entry is ps at one matrix point with params, for its engine's Expander.
+func (s *Suite) entry(where string, ps PhaseSpec, params map[string]any) engine.Entry {
+	m := map[string][]any{}
 	for _, d := range ps.Matrix {
-		if d.Key == "workload" {
-			workloads = d.Values
+		m[d.Key] = d.Values
+	}
+	return engine.Entry{Where: where, Name: ps.Name, Params: params, Matrix: m, Shared: ps.Shared, ReadFrom: ps.ReadFrom, Base: s.base}
+}
+
+// entryCount is how many phases an entry makes per matrix point and
+// iteration: its engine's Expander says (fio: the workload's job files),
+// else one.
+func (s *Suite) entryCount(engines engine.Registry, ps PhaseSpec) int {
+	if x, own := engines.Expander(ps.Engine); own {
+		return max(x.Count(s.entry("", ps, ps.Params)), 1)
+	}
+	return 1
+}
+
+// takesDir says eng's phases work in a directory (dir among its settings),
+// which the suite's dir gives when the entry sets none.
+func takesDir(engines engine.Registry, eng model.EngineName) bool {
+	e, err := engines.Lookup(eng)
+	if err != nil {
+		return false
+	}
+	kl, ok := e.(engine.KeyLister)
+	return ok && contains(kl.ParamKeys(), "dir")
+}
+
+// sharers names the engines whose phases can be shared or read_from:
+// those that expand their own entries.
+func sharers(engines engine.Registry) string {
+	var out []string
+	for _, n := range engines.Names() {
+		if _, own := engines.Expander(n); own {
+			out = append(out, string(n))
 		}
 	}
-	most := 1
-	for _, w := range workloads {
-		str := "default"
-		if w != nil {
-			str = fmt.Sprint(w)
-		}
-		if strings.ContainsAny(str, "/.") && !filepath.IsAbs(str) {
-			str = filepath.Join(s.base, str)
-		}
-		if jobs, err := fio.LoadWorkload(str); err == nil {
-			most = max(most, len(jobs))
-		}
-	}
-	return most
+	return strings.Join(out, " and ")
 }
 
 // plural prints "1 iteration", "3 iterations".
@@ -403,9 +422,10 @@ func phaseName(group string, l Labels) string {
 }
 
 // paramKey maps a matrix key to the engine's parameter name: flag-style
-// names ("obj.size") become parameter names ("obj_size").
-func paramKey(eng model.EngineName, k string) string {
-	if eng == model.EngineFio {
+// names ("obj.size") become parameter names ("obj_size"), except for an
+// engine that expands its own entries (fio: keys are fio options).
+func paramKey(own bool, k string) string {
+	if own {
 		return k
 	}
 	return strings.ReplaceAll(k, ".", "_")
@@ -439,8 +459,8 @@ func points(m []Dim) [][]struct {
 // group each belongs to. noEndpoint validates an s3 phase as if it named
 // one (a dry run's plan).
 func (s *Suite) expandOne(engines engine.Registry, where string, ps PhaseSpec, params map[string]any, noEndpoint bool) ([]engine.Phase, []string, error) {
-	if ps.Engine == model.EngineFio {
-		phases, err := expandFio(where, ps, params, s.base)
+	if x, own := engines.Expander(ps.Engine); own {
+		phases, err := x.Expand(s.entry(where, ps, params))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -466,12 +486,8 @@ func (s *Suite) expandOne(engines engine.Registry, where string, ps PhaseSpec, p
 	}
 	p := engine.Phase{Name: name, Engine: ps.Engine, Params: b}
 	check := p
-	if noEndpoint {
-		withHost := map[string]any{"host": "endpoint.invalid:9000"}
-		for k, v := range params {
-			withHost[k] = v
-		}
-		if check.Params, err = json.Marshal(withHost); err != nil {
+	if ep, ok := engines.Endpointed(ps.Engine); ok && noEndpoint {
+		if check.Params, err = json.Marshal(ep.WithPlaceholder(params)); err != nil {
 			return nil, nil, fmt.Errorf("%s: %v", where, err)
 		}
 	}
@@ -486,6 +502,13 @@ func (s *Suite) expandOne(engines engine.Registry, where string, ps PhaseSpec, p
 func checkKeys(engines engine.Registry, where string, eng model.EngineName, params map[string]any) error {
 	e, err := engines.Lookup(eng)
 	if err != nil {
+		var names []string
+		for _, n := range engines.Names() {
+			names = append(names, string(n))
+		}
+		if s := Suggest(string(eng), names); s != "" {
+			return fmt.Errorf("%s: %v (did you mean %q?)", where, err, s)
+		}
 		return fmt.Errorf("%s: %v", where, err)
 	}
 	kl, ok := e.(engine.KeyLister)
@@ -510,212 +533,6 @@ func contains(list []string, s string) bool {
 		if x == s {
 			return true
 		}
-	}
-	return false
-}
-
-// fioKeys are the settings of a fio phase in a suite; any other key in a
-// matrix is a fio option set in every job section (bs, rw, iodepth, ...).
-var fioKeys = []string{"dir", "workload", "job", "runtime", "size", "numjobs", "options"}
-
-func expandFio(where string, ps PhaseSpec, params map[string]any, base string) ([]engine.Phase, error) {
-	o := FioSettings{Options: map[string]string{}, Shared: ps.Shared, ReadFrom: ps.ReadFrom}
-	matrixKeys := map[string]bool{}
-	for _, d := range ps.Matrix {
-		matrixKeys[d.Key] = true
-	}
-	for k, v := range params {
-		str := fmt.Sprint(v)
-		var err error
-		switch k {
-		case "dir":
-			o.Dir = str
-		case "workload":
-			o.Workload = str
-			if strings.ContainsAny(str, "/.") && !filepath.IsAbs(str) {
-				o.Workload = filepath.Join(base, str)
-			}
-		case "job":
-			m, ok := v.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("%s: fio: job: want a mapping of fio options (rw: read, bs: 4k, ...)", where)
-			}
-			o.Job = stringMap(m)
-		case "options":
-			m, ok := v.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("%s: fio: options: want a mapping of fio options", where)
-			}
-			for ok, ov := range stringMap(m) {
-				o.Options[ok] = ov
-			}
-		case "runtime":
-			o.Runtime = str
-		case "size":
-			o.Size = str
-		case "numjobs":
-			var n int
-			if n, err = toInt(v); err == nil {
-				o.Numjobs = n
-				if n < 1 {
-					err = fmt.Errorf("numjobs %d: want 1 or more; leave it out for the job files' own numjobs", n)
-				}
-			}
-		default:
-			if !matrixKeys[k] {
-				msg := fmt.Sprintf("%s: fio: unknown setting %q", where, k)
-				if s := Suggest(k, fioKeys); s != "" {
-					msg += fmt.Sprintf(" (did you mean %q?)", s)
-				} else {
-					msg += " (fio job options go under options: or job:)"
-				}
-				return nil, fmt.Errorf("%s", msg)
-			}
-			o.Options[k] = str
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: fio: %s: %v", where, k, err)
-		}
-	}
-	// A swept numjobs, or one for an inline job, is set in every section;
-	// a plain numjobs on a workload keeps the latency sections at one job.
-	if o.Numjobs > 0 && (matrixKeys["numjobs"] || o.Job != nil) {
-		o.Options["numjobs"] = strconv.Itoa(o.Numjobs)
-		o.Numjobs = 0
-	}
-	if o.Job != nil {
-		if o.Workload != "" {
-			return nil, fmt.Errorf("%s: fio: give workload or job, not both", where)
-		}
-		o.JobName = ps.Name
-		if o.JobName == "" {
-			o.JobName = "job"
-		}
-	}
-	phases, err := FioPhases(o)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", where, err)
-	}
-	if ps.Name != "" && o.Job == nil {
-		for i := range phases {
-			phases[i].Name = ps.Name + "-" + phases[i].Name
-		}
-	}
-	return phases, nil
-}
-
-func stringMap(m map[string]any) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = fmt.Sprint(v)
-	}
-	return out
-}
-
-// FioSettings are a fio phase's settings as a user writes them, on the
-// command line or in a suite.
-type FioSettings struct {
-	Dir      string
-	Workload string
-	// Job, instead of Workload, is one job's fio options, as the seeds write
-	// a fio command line (rw: read, bs: 256k, iodepth: 1, ...); JobName names it.
-	Job     map[string]string
-	JobName string
-	// Report, with Job, is the headline the job's figures are shown by
-	// (bandwidth, iops or latency), as a job file's "# report" comment.
-	Report  string
-	Runtime string
-	Size    string
-	Numjobs int
-	// Options are set in every job section (see fio.Overrides.Options).
-	Options map[string]string
-	// Shared and ReadFrom are the phase's sharing (fio.Params).
-	Shared   bool
-	ReadFrom string
-}
-
-// FioPhases turns fio settings into one engine phase per job file.
-func FioPhases(o FioSettings) ([]engine.Phase, error) {
-	var ov fio.Overrides
-	if o.Runtime != "" {
-		d, err := units.ParseDuration(o.Runtime)
-		if err != nil {
-			return nil, fmt.Errorf("--runtime: %v", err)
-		}
-		if d < time.Second {
-			return nil, fmt.Errorf("--runtime %s: fio runs in whole seconds; give at least 1s", o.Runtime)
-		}
-		ov.RuntimeS = int64(d.Seconds())
-	}
-	if o.Size != "" {
-		n, err := units.ParseSize(o.Size)
-		if err != nil {
-			return nil, fmt.Errorf("--size: %v", err)
-		}
-		if n < 4096 {
-			return nil, fmt.Errorf("--size %s: files must hold at least one 4 KiB block", o.Size)
-		}
-		ov.SizeBytes = n
-	}
-	if o.Numjobs < 0 || o.Numjobs > 4096 {
-		return nil, fmt.Errorf("--numjobs %d: want 1 to 4096", o.Numjobs)
-	}
-	ov.Numjobs = o.Numjobs
-	if len(o.Options) > 0 {
-		ov.Options = o.Options
-	}
-	var jobs []fio.Job
-	if o.Job != nil {
-		jobs = []fio.Job{inlineJob(o.JobName, o.Job)}
-		if o.Report != "" {
-			jobs[0].Text = "# report " + o.Report + "\n" + jobs[0].Text
-		}
-	} else {
-		var err error
-		if jobs, err = fio.LoadWorkload(o.Workload); err != nil {
-			return nil, err
-		}
-	}
-	var out []engine.Phase
-	for _, j := range jobs {
-		b, err := json.Marshal(fio.Params{Dir: o.Dir, Job: j, Overrides: ov, Shared: o.Shared, ReadFrom: o.ReadFrom})
-		if err != nil {
-			return nil, err
-		}
-		p := engine.Phase{Name: j.Name, Engine: model.EngineFio, Params: b}
-		if err := (fio.Engine{}).Validate(p); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-// inlineJob writes a job file of one section from a suite's job: mapping,
-// options sorted for a stable text.
-func inlineJob(name string, opts map[string]string) fio.Job {
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	fmt.Fprintf(&b, "[%s]\n", name)
-	for _, k := range keys {
-		if opts[k] == "" || opts[k] == "true" && isFlag(k) {
-			fmt.Fprintf(&b, "%s\n", k)
-			continue
-		}
-		fmt.Fprintf(&b, "%s=%s\n", k, opts[k])
-	}
-	return fio.Job{Name: name, Text: b.String()}
-}
-
-// isFlag lists fio options written without a value.
-func isFlag(k string) bool {
-	switch k {
-	case "group_reporting", "readonly", "stonewall", "time_based", "thread":
-		return true
 	}
 	return false
 }

@@ -85,19 +85,18 @@ type Dim struct {
 	Values []any
 }
 
-var engines = []model.EngineName{model.EngineFio, model.EngineMD, model.EngineS3}
-
-// joinNames lists engine names as a person writes them: "fio, md, s3".
-func joinNames(names []model.EngineName) string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = string(n)
-	}
-	return strings.Join(out, ", ")
+// isSettings says v can be an engine's settings: a mapping, or nothing
+// (the engine's defaults).
+func isSettings(v *yaml.Node) bool {
+	return v.Kind == yaml.MappingNode || v.Kind == yaml.ScalarNode && v.Tag == "!!null"
 }
 
 var globalKeys = []string{"name", "dir", "results", "keep", "s3", "agents", "drop_caches", "score", "phases"}
-var phaseKeys = []string{"name", "optional", "iterations", "matrix", "report", "shared", "read_from", "fio", "md", "s3"}
+
+// phaseKeys are the keys of a phase entry besides its engine's: any other
+// key whose value is a mapping of settings names the engine (fio:, md:,
+// ...), which the expansion finds in the engine list.
+var phaseKeys = []string{"name", "optional", "iterations", "matrix", "report", "shared", "read_from"}
 
 // Quick returns the built-in quick suite: the four corners scaled to a small
 // machine, plus metadata and S3 phases, on ./storbench-data.
@@ -245,7 +244,13 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 					return nil, err
 				}
 				ps.Matrix = m
-			case "fio", "md", "s3":
+			default:
+				if Suggest(k.Value, phaseKeys) != "" {
+					return nil, unknownKey(name, k, phaseKeys)
+				}
+				if !isSettings(v) {
+					return nil, fmt.Errorf("line %d: %s: want an engine's settings as a mapping (%s: {...}), or one of the keys of a phase (%s)", k.Line, k.Value, k.Value, strings.Join(phaseKeys, ", "))
+				}
 				if ps.Engine != "" {
 					return nil, fmt.Errorf("line %d: a phase has one engine, found %s and %s", k.Line, ps.Engine, k.Value)
 				}
@@ -256,12 +261,10 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 						return nil, fmt.Errorf("line %d: %s: want a mapping of settings: %v", v.Line, k.Value, cleanYAMLErr(err))
 					}
 				}
-			default:
-				return nil, unknownKey(name, k, phaseKeys)
 			}
 		}
 		if ps.Engine == "" {
-			return nil, fmt.Errorf("line %d: phase names no engine (one of %s)", item.Line, joinNames(engines))
+			return nil, fmt.Errorf("line %d: phase names no engine (an engine's name as a key, with its settings: fio: {workload: default})", item.Line)
 		}
 		out = append(out, ps)
 	}
@@ -407,52 +410,9 @@ func cleanYAMLErr(err error) string {
 
 // Suggest returns the known word closest to w, if it is close enough to be a
 // likely typo.
-func Suggest(w string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(w), k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
+func Suggest(w string, known []string) string { return engine.Suggest(w, known) }
 
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
-}
-
-func toInt(v any) (int, error) {
-	switch x := v.(type) {
-	case int:
-		return x, nil
-	case float64:
-		if x == float64(int(x)) {
-			return int(x), nil
-		}
-	case string:
-		var n int
-		if _, err := fmt.Sscan(x, &n); err == nil {
-			return n, nil
-		}
-	}
-	return 0, fmt.Errorf("want a whole number, got %v", v)
-}
+func toInt(v any) (int, error) { return engine.WholeNumber(v) }
 
 // Pretty renders phase parameters for a dry run.
 func Pretty(p engine.Phase) string {

@@ -19,13 +19,7 @@ import (
 const maxLinkedFiles = 1 << 20
 
 // LinkError is a phase Link refuses, by its index in the plan.
-type LinkError struct {
-	Phase int
-	Err   error
-}
-
-func (e *LinkError) Error() string { return e.Err.Error() }
-func (e *LinkError) Unwrap() error { return e.Err }
+type LinkError = engine.LinkError
 
 // Link checks the fio phases of a run together, in order, and settles
 // where their files live (Params.RunFiles, Params.Later); it returns the
@@ -58,12 +52,12 @@ func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 		}
 		ps, jf, err := resolve(p, nil)
 		if err != nil {
-			return nil, &LinkError{i, fmt.Errorf("phase %s: %v", p.Name, err)}
+			return nil, &LinkError{Phase: i, Err: fmt.Errorf("phase %s: %v", p.Name, err)}
 		}
 		ps.RunFiles, ps.Later = false, false
 		fp := &fioPhase{i: i, ps: ps, dir: filepath.Clean(ps.Dir)}
 		if fp.files, err = jf.fileNames(); err != nil && ps.ReadFrom != "" {
-			return nil, &LinkError{i, fmt.Errorf("phase %s: read_from: %s: %v", p.Name, ReadFromNeighbour, err)}
+			return nil, &LinkError{Phase: i, Err: fmt.Errorf("phase %s: read_from: %s: %v", p.Name, ReadFromNeighbour, err)}
 		}
 		fps = append(fps, fp)
 	}
@@ -90,7 +84,7 @@ func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 			if r.ps.Shared {
 				kind = "shared fio phase"
 			}
-			return nil, &LinkError{r.i, fmt.Errorf("phase %s: read_from: %s reads the files another host wrote in an earlier phase, but no earlier %s on %s writes %s (fio names files after the job: give the write and read phases the same filename= or filename_format=)",
+			return nil, &LinkError{Phase: r.i, Err: fmt.Errorf("phase %s: read_from: %s reads the files another host wrote in an earlier phase, but no earlier %s on %s writes %s (fio names files after the job: give the write and read phases the same filename= or filename_format=)",
 				name, ReadFromNeighbour, kind, r.ps.Dir, someNames(r.files))}
 		}
 		// 0 is "all the run's hosts", a count a suite does not know yet:
@@ -99,9 +93,9 @@ func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 		} else if r.ps.Shared && hw != hr {
 			// One file laid out by the hosts' index and count: read on
 			// other hosts, its parts are not where the readers look.
-			return nil, &LinkError{r.i, fmt.Errorf("phase %s reads on %d hosts the shared file phase %s wrote on %d: a shared read_from phase runs on the hosts that wrote", name, hr, phases[from.i].Name, hw)}
+			return nil, &LinkError{Phase: r.i, Err: fmt.Errorf("phase %s reads on %d hosts the shared file phase %s wrote on %d: a shared read_from phase runs on the hosts that wrote", name, hr, phases[from.i].Name, hw)}
 		} else if hr > hw {
-			return nil, &LinkError{r.i, fmt.Errorf("phase %s reads on %d hosts the files phase %s wrote on %d: a host would find no neighbour's files", name, hr, phases[from.i].Name, hw)}
+			return nil, &LinkError{Phase: r.i, Err: fmt.Errorf("phase %s reads on %d hosts the files phase %s wrote on %d: a host would find no neighbour's files", name, hr, phases[from.i].Name, hw)}
 		}
 		if !from.ps.Shared {
 			from.ps.RunFiles = true
@@ -122,7 +116,7 @@ func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 	for _, fp := range fps {
 		var raw map[string]json.RawMessage
 		if err := json.Unmarshal(out[fp.i].Params, &raw); err != nil {
-			return nil, &LinkError{fp.i, err}
+			return nil, &LinkError{Phase: fp.i, Err: err}
 		}
 		set := func(key string, on bool) {
 			if on {
@@ -135,7 +129,7 @@ func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 		set("later", fp.ps.Later)
 		b, err := json.Marshal(raw)
 		if err != nil {
-			return nil, &LinkError{fp.i, err}
+			return nil, &LinkError{Phase: fp.i, Err: err}
 		}
 		out[fp.i].Params = b
 	}

@@ -97,10 +97,10 @@ func TestUnknownParamKeyIsRefused(t *testing.T) {
 // (a suite's s3 block) signs with its own, key by key. The engine reads no
 // environment: a STORBENCH_ variable set here changes nothing.
 func TestKeysFromTheAgent(t *testing.T) {
-	t.Setenv(EnvAccessKey, "envak")
-	t.Setenv(EnvSecretKey, "envsk")
-	t.Setenv(EnvHost, "envhost:9000")
-	t.Setenv(EnvRegion, "env-region-1")
+	t.Setenv("STORBENCH_ACCESS_KEY", "envak")
+	t.Setenv("STORBENCH_SECRET_KEY", "envsk")
+	t.Setenv("STORBENCH_HOST", "envhost:9000")
+	t.Setenv("STORBENCH_REGION", "env-region-1")
 	agent := engine.Credentials{AccessKey: secret.New("agentak"), SecretKey: secret.New("agentsk"), SessionToken: secret.New("agenttok")}
 	base := Params{Op: "stat", Host: "s3-{1...3}:9000"}
 	for _, c := range []struct {

@@ -23,21 +23,6 @@ import (
 // Ops are the benchmark kinds, as the commands name them.
 var Ops = []string{"get", "put", "delete", "list", "stat", "mixed", "multipart", "multipart-put", "versioned", "retention"}
 
-// Environment variables the command line reads (once, for the settings
-// flags and suites leave unset) and an agent reads (for its keys). The
-// engine itself never reads the environment.
-const (
-	EnvHost      = "STORBENCH_HOST"
-	EnvAccessKey = "STORBENCH_ACCESS_KEY"
-	EnvSecretKey = "STORBENCH_SECRET_KEY"
-	// EnvSessionToken goes with temporary keys given as STORBENCH_*.
-	EnvSessionToken = "STORBENCH_SESSION_TOKEN"
-	EnvRegion       = "STORBENCH_REGION"
-	EnvTLS          = "STORBENCH_TLS"
-	// EnvSDK=1 sends every request through minio-go (as --sdk).
-	EnvSDK = "STORBENCH_S3_SDK"
-)
-
 // Limits that protect against typos and against what S3 refuses.
 const (
 	// MaxPutSize is S3's limit for one PUT request (5 GiB).
@@ -342,7 +327,7 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 		c.Hosts = append(c.Hosts, c.Host)
 	}
 	if len(c.Hosts) == 0 {
-		return nil, fmt.Errorf("s3: no host given (use --host or %s)", EnvHost)
+		return nil, fmt.Errorf("s3: no host given (use --host or STORBENCH_HOST)")
 	}
 	eps, err := hosts.Expand(c.Hosts, c.HostLimit)
 	if err != nil {
@@ -374,7 +359,7 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 		c.SecretKey = keys.SecretKey.Reveal()
 	}
 	if c.AccessKey == "" || c.SecretKey == "" {
-		return nil, fmt.Errorf("s3: no credentials (use --access-key/--secret-key, %s/%s, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or an AWS profile)", EnvAccessKey, EnvSecretKey)
+		return nil, fmt.Errorf("s3: no credentials (use --access-key/--secret-key, STORBENCH_ACCESS_KEY/STORBENCH_SECRET_KEY, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or an AWS profile)")
 	}
 	if c.Region == "" {
 		c.Region = "us-east-1"

@@ -1,0 +1,72 @@
+package fio
+
+import (
+	"context"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/units"
+)
+
+var (
+	_ engine.Linker        = Engine{}
+	_ engine.PlanChecker   = Engine{}
+	_ engine.ToolVersioner = Engine{}
+)
+
+// Link settles read_from links across the plan (see Link).
+func (Engine) Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
+	return Link(phases, hosts)
+}
+
+// CheckPlan checks every fio phase's job file for options that run
+// commands (unless env.AllowExec), and on this machine (env.Local) that
+// fio is there and its own parser takes every job file.
+func (Engine) CheckPlan(ctx context.Context, env engine.CheckEnv, phases []engine.Phase) error {
+	for _, ph := range phases {
+		if ph.Engine != model.EngineFio {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := CheckPhase(ph, env.AllowExec); err != nil {
+			return err
+		}
+	}
+	if !env.Local {
+		return nil
+	}
+	bin, err := FindFio(env.FioBin)
+	if err != nil {
+		return &engine.MissingTool{Tool: "fio", What: "job files", Err: err}
+	}
+	return ParseOnly(ctx, bin, phases)
+}
+
+// ToolVersion is fio's version on this host ("fio-3.36").
+func (Engine) ToolVersion(env engine.Env) (tool, version string, ok bool) {
+	bin, err := FindFio(env.FioBin)
+	if err != nil {
+		return "", "", false
+	}
+	v, err := Version(bin)
+	return "fio", v, err == nil
+}
+
+var _ engine.Headliner = Engine{}
+
+// DefaultHeadline judges a job whose file names no headline ("# report")
+// by bandwidth at block sizes of 64 KiB and more, by IOPS below (a bs the
+// suite's matrix sweeps).
+func (Engine) DefaultHeadline(point map[string]string) model.Headline {
+	if n, err := units.ParseSize(point["bs"]); err == nil && n < 64<<10 {
+		return model.HeadlineIOPS
+	}
+	return model.HeadlineBandwidth
+}
+
+var _ engine.RateNamer = Engine{}
+
+// RateUnit names the engine's operation rates: IOPS.
+func (Engine) RateUnit() string { return "IOPS" }

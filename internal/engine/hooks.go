@@ -1,0 +1,334 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/storbench/storbench/internal/hosts"
+	"github.com/storbench/storbench/internal/model"
+)
+
+// The optional hooks below are what the spine (the run, suites, the agent,
+// the command line) needs from an engine beyond preparing phases. The spine
+// calls them only through the Registry, so it names no engine: a new engine
+// is its package and one line in the engine list (internal/engine/all).
+
+// Linker is implemented by engines whose phases depend on earlier phases of
+// the same plan (fio's read_from: neighbour reads the files an earlier
+// phase wrote), so the links are checked and settled across the whole plan.
+type Linker interface {
+	// Link returns the plan's phases with this engine's linked (other
+	// engines' phases as they were). hosts[i], when given, is how many
+	// hosts phase i runs on (0: all the run's, a count not known yet). A
+	// refused link is a *LinkError naming the phase.
+	Link(phases []Phase, hosts []int) ([]Phase, error)
+}
+
+// LinkError is a phase a Linker refuses, by its index in the plan.
+type LinkError struct {
+	Phase int
+	Err   error
+}
+
+func (e *LinkError) Error() string { return e.Err.Error() }
+func (e *LinkError) Unwrap() error { return e.Err }
+
+// CheckEnv is what the controller knows when it checks a plan before any
+// agent starts work.
+type CheckEnv struct {
+	// Keep leaves created files in place after each phase.
+	Keep bool
+	// AllowExec lets fio job files use options that run commands.
+	AllowExec bool
+	// FioBin is the fio binary of this machine.
+	FioBin string
+	// Local says phases run on this machine too, so its tools and paths
+	// can be checked here; remote agents check their own when preparing.
+	Local bool
+}
+
+// PlanChecker is implemented by engines that check a plan's phases
+// together before any agent starts work (md's trees made and removed across
+// phases; fio's job files through fio's own parser), so a plan they refuse
+// is bad input, not a failed run.
+type PlanChecker interface {
+	// CheckPlan checks the engine's phases among phases (every phase of the
+	// plan, in order; other engines' are skipped).
+	CheckPlan(ctx context.Context, env CheckEnv, phases []Phase) error
+}
+
+// ToolVersioner is implemented by engines that run an outside tool (fio),
+// whose version an agent reports and run.json keeps.
+type ToolVersioner interface {
+	// ToolVersion returns the tool's name and version on this host; ok is
+	// false when the tool cannot be found.
+	ToolVersion(env Env) (tool, version string, ok bool)
+}
+
+// SlotTaker is implemented by engines whose phases, like MPI ranks, can
+// run one worker per slot of a host file (md).
+type SlotTaker interface {
+	// TakeSlots returns p running slots workers per host. A phase that
+	// chose its own worker count is returned as it was, with a note that
+	// says so. equal is the error when the hosts' slots differ (slots is
+	// then the most any host gives), for the engine to return (naming how
+	// else to set workers) if p needs them.
+	TakeSlots(p Phase, slots int, equal error) (out Phase, note string, err error)
+}
+
+// Link settles the links of every Linker engine's phases across the plan.
+func (r Registry) Link(phases []Phase, hosts []int) ([]Phase, error) {
+	for _, n := range r.Names() {
+		l, ok := r[n].(Linker)
+		if !ok {
+			continue
+		}
+		var err error
+		if phases, err = l.Link(phases, hosts); err != nil {
+			return nil, err
+		}
+	}
+	return phases, nil
+}
+
+// CheckPlan runs every PlanChecker engine's check on the plan's phases, in
+// engine name order, and returns the first refusal; a *MissingTool is
+// returned only when no other engine refuses the plan (a dry run notes it
+// and goes on).
+func (r Registry) CheckPlan(ctx context.Context, env CheckEnv, phases []Phase) error {
+	var missing error
+	for _, n := range r.Names() {
+		c, ok := r[n].(PlanChecker)
+		if !ok || !slices.ContainsFunc(phases, func(p Phase) bool { return p.Engine == n }) {
+			continue
+		}
+		err := c.CheckPlan(ctx, env, phases)
+		var mt *MissingTool
+		switch {
+		case errors.As(err, &mt) && ctx.Err() == nil:
+			missing = cmp.Or(missing, err)
+		case err != nil:
+			return err
+		}
+	}
+	return missing
+}
+
+// ToolVersions is the version of every outside tool the engines run, by
+// tool name, as found on this host (a tool not found is absent).
+func (r Registry) ToolVersions(env Env) map[string]string {
+	var out map[string]string
+	for _, n := range r.Names() {
+		tv, ok := r[n].(ToolVersioner)
+		if !ok {
+			continue
+		}
+		if tool, v, ok := tv.ToolVersion(env); ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[tool] = v
+		}
+	}
+	return out
+}
+
+// WithSlots gives the phases of SlotTaker engines the slots of the host
+// files as workers per host, as mpiexec starts one rank per slot. Every
+// host receives the same phase, so the slots must be equal on all hosts
+// for a phase that takes them; where no phase takes them, they are only
+// noted.
+func (r Registry) WithSlots(phases []Phase, entries []hosts.Entry) ([]Phase, []string, error) {
+	given := 0
+	for _, e := range entries {
+		given = max(given, e.Slots)
+	}
+	if given == 0 {
+		return phases, nil, nil
+	}
+	var notes []string
+	out := append([]Phase(nil), phases...)
+	taken, takers := false, 0
+	slots, equal := hosts.EqualSlots(entries)
+	if equal != nil {
+		slots = given // for a note; a phase that takes them refuses
+	}
+	for i, ph := range phases {
+		st, ok := r[ph.Engine].(SlotTaker)
+		if !ok {
+			continue
+		}
+		takers++
+		np, note, err := st.TakeSlots(ph, slots, equal)
+		if err != nil {
+			return nil, nil, err
+		}
+		if note != "" {
+			notes = append(notes, note)
+			continue
+		}
+		out[i] = np
+		taken = true
+	}
+	var names []string
+	for _, n := range r.Names() {
+		if _, ok := r[n].(SlotTaker); ok {
+			names = append(names, string(n))
+		}
+	}
+	what := strings.Join(names, " and ")
+	switch {
+	case taken:
+		notes = append(notes, fmt.Sprintf("%s phases without their own worker count run %d workers per host: the host files' slots", what, given))
+	case takers == 0:
+		notes = append(notes, fmt.Sprintf("the host files' slots (%d) set %s workers per host; this run has no %s phase", given, what, what))
+	}
+	return out, notes, nil
+}
+
+// MissingTool is a PlanChecker's error when the outside tool it checks
+// with cannot be found on this machine: a run refuses the plan, a dry run
+// notes that What was not checked.
+type MissingTool struct {
+	// Tool is the tool's name ("fio") and What what it would have checked
+	// ("job files").
+	Tool, What string
+	Err        error
+}
+
+func (e *MissingTool) Error() string { return e.Err.Error() }
+func (e *MissingTool) Unwrap() error { return e.Err }
+
+// RequestLogger is implemented by engines that can write every request of
+// a phase to a file (s3's benchdata), so a local run can keep that file in
+// the phase's host folder of the results (s3 --full).
+type RequestLogger interface {
+	// LogRequestsIn returns p writing its requests into dir, which exists.
+	LogRequestsIn(p Phase, dir string) (Phase, error)
+}
+
+// RequestLogging says whether p's engine can write every request to a
+// file (a RequestLogger).
+func (r Registry) RequestLogging(p Phase) (RequestLogger, bool) {
+	l, ok := r[p.Engine].(RequestLogger)
+	return l, ok
+}
+
+// OpLister is implemented by engines whose phases run one of several
+// benchmarks named by an op setting (s3's get, put, ...), so a command can
+// offer and check them.
+type OpLister interface {
+	Operations() []string
+}
+
+// Operations lists name's benchmarks (nil when its engine has none).
+func (r Registry) Operations(name model.EngineName) []string {
+	if l, ok := r[name].(OpLister); ok {
+		return l.Operations()
+	}
+	return nil
+}
+
+// Defaulter is implemented by engines whose settings have defaults other
+// than Go's zero values, so a command's flags can show them.
+type Defaulter interface {
+	// Defaults returns the engine's default settings (its typed params).
+	Defaults() any
+}
+
+// Defaults is name's default settings by key, as a phase's params name
+// them (nil when the engine says none).
+func (r Registry) Defaults(name model.EngineName) map[string]any {
+	d, ok := r[name].(Defaulter)
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(d.Defaults())
+	var m map[string]any
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// Headliner is implemented by engines that choose the headline of a phase
+// when neither its suite nor its result names one (fio: bandwidth at block
+// sizes of 64 KiB and more, IOPS below), so the choice travels in the
+// phase's summary and no reader decides it by the engine's name.
+type Headliner interface {
+	// DefaultHeadline is the headline of a phase at the matrix point
+	// point (setting: value as the suite wrote it; nil without a matrix).
+	DefaultHeadline(point map[string]string) model.Headline
+}
+
+// DefaultHeadline asks name's engine for the headline of a phase at point
+// ("" when the engine chooses none).
+func (r Registry) DefaultHeadline(name model.EngineName, point map[string]string) model.Headline {
+	if h, ok := r[name].(Headliner); ok {
+		return h.DefaultHeadline(point)
+	}
+	return ""
+}
+
+// RateNamer is implemented by engines that name their operation rates
+// ("IOPS", "ops/s", "obj/s"), a name the phase's summary keeps so a report
+// says it without knowing the engine.
+type RateNamer interface {
+	RateUnit() string
+}
+
+// RateUnit is what name's engine calls its operation rates ("" when it
+// says nothing).
+func (r Registry) RateUnit(name model.EngineName) string {
+	if n, ok := r[name].(RateNamer); ok {
+		return n.RateUnit()
+	}
+	return ""
+}
+
+// KeyUser is implemented by engines whose phases sign requests with keys
+// (s3): a phase that carries no keys of its own takes its agent's
+// (Env.Credentials), which a local run must then have.
+type KeyUser interface {
+	// OwnKeys says p carries a complete key pair of its own.
+	OwnKeys(p Phase) bool
+}
+
+// UsesKeys says p's engine signs requests with keys.
+func (r Registry) UsesKeys(p Phase) bool {
+	_, ok := r[p.Engine].(KeyUser)
+	return ok
+}
+
+// LacksKeys says p's engine signs requests with keys and p carries none
+// of its own: it needs its agent's.
+func (r Registry) LacksKeys(p Phase) bool {
+	k, ok := r[p.Engine].(KeyUser)
+	return ok && !k.OwnKeys(p)
+}
+
+// Endpointed is implemented by engines whose phases need a service
+// endpoint (s3's host), which the environment may give instead of the
+// suite, so a suite can skip an optional entry without one and a dry run
+// can plan one.
+type Endpointed interface {
+	// HasEndpoint says settings name an endpoint.
+	HasEndpoint(settings map[string]any) bool
+	// WithPlaceholder returns settings naming a stand-in endpoint, to
+	// validate a dry run's phase planned before one is known.
+	WithPlaceholder(settings map[string]any) map[string]any
+	// NoEndpoint is the note for phases without one: an optional entry
+	// skipped, or (planned) phases a dry run planned.
+	NoEndpoint(planned bool) string
+}
+
+// Endpointed returns name's Endpointed, if its engine needs an endpoint.
+func (r Registry) Endpointed(name model.EngineName) (Endpointed, bool) {
+	e, ok := r[name].(Endpointed)
+	return e, ok
+}

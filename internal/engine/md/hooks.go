@@ -1,0 +1,59 @@
+package md
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+var (
+	_ engine.PlanChecker = Engine{}
+	_ engine.SlotTaker   = Engine{}
+)
+
+// CheckPlan refuses trees used before they are made or left behind across
+// the plan (see CheckTrees).
+func (Engine) CheckPlan(_ context.Context, env engine.CheckEnv, phases []engine.Phase) error {
+	return CheckTrees(phases, env.Keep)
+}
+
+// TakeSlots gives a phase that sets no workers (-t) one worker per slot,
+// as mpiexec starts one mdtest rank per slot.
+func (Engine) TakeSlots(ph engine.Phase, slots int, equal error) (engine.Phase, string, error) {
+	// json.Number keeps every number as written (a seed above 2^53).
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(ph.Params))
+	dec.UseNumber()
+	if dec.Decode(&m) != nil {
+		return ph, "", nil // Validate names what is wrong
+	}
+	if w, set := m["workers"]; set && fmt.Sprint(w) != "0" {
+		return ph, fmt.Sprintf("phase %s sets workers (-t) %v; the host files' slots (%d) are not used for it", ph.Name, w, slots), nil
+	}
+	if equal != nil {
+		return ph, "", fmt.Errorf("%v, or give md's workers with -t (workers: in a suite)", equal)
+	}
+	if slots > MaxWorkers {
+		return ph, "", fmt.Errorf("the host files give %d slots per host, but md runs at most %d workers per host: give fewer slots, or -t", slots, MaxWorkers)
+	}
+	m["workers"] = slots
+	b, err := json.Marshal(m)
+	if err != nil {
+		return ph, "", err
+	}
+	ph.Params = b
+	return ph, "", nil
+}
+
+var _ engine.Defaulter = Engine{}
+
+// Defaults are md's default settings (DefaultParams).
+func (Engine) Defaults() any { return DefaultParams() }
+
+var _ engine.RateNamer = Engine{}
+
+// RateUnit names the engine's operation rates: ops/s.
+func (Engine) RateUnit() string { return "ops/s" }

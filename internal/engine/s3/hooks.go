@@ -1,0 +1,117 @@
+package s3
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
+)
+
+var (
+	_ engine.PlanChecker   = Engine{}
+	_ engine.RequestLogger = Engine{}
+	_ engine.OpLister      = Engine{}
+)
+
+// Operations lists the benchmarks, as `storbench s3 OP` names them.
+func (Engine) Operations() []string { return append([]string(nil), Ops...) }
+
+// CheckPlan refuses, on this machine (env.Local), an s3 phase's --bind
+// address that is not one of the machine's, and its benchdata file that
+// cannot be created: its directory missing, or the file already there
+// (storbench writes only files it creates).
+func (Engine) CheckPlan(_ context.Context, env engine.CheckEnv, phases []engine.Phase) error {
+	if !env.Local {
+		return nil
+	}
+	for _, ph := range phases {
+		if ph.Engine != model.EngineS3 {
+			continue
+		}
+		var p struct {
+			BenchData string `json:"benchdata"`
+			Bind      string `json:"bind"`
+		}
+		if json.Unmarshal(ph.Params, &p) != nil {
+			continue // Validate names what is wrong
+		}
+		if p.Bind != "" {
+			// The workers are this process's: their addresses are
+			// checked before a results folder is made.
+			if err := CheckBind(p.Bind); err != nil {
+				return err
+			}
+		}
+		if p.BenchData == "" {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Dir(p.BenchData)); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--benchdata %s: directory %s does not exist", p.BenchData, filepath.Dir(p.BenchData))
+		}
+		if _, err := os.Lstat(p.BenchData); err == nil {
+			return fmt.Errorf("--benchdata %s: the file exists; give a new file name (storbench writes only files it creates)", p.BenchData)
+		}
+	}
+	return nil
+}
+
+// LogRequestsIn points the phase's benchdata file into dir.
+func (Engine) LogRequestsIn(ph engine.Phase, dir string) (engine.Phase, error) {
+	var m map[string]any
+	if err := json.Unmarshal(ph.Params, &m); err != nil {
+		return ph, err
+	}
+	m["benchdata"] = filepath.Join(dir, "benchdata.tsv.zst")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return ph, err
+	}
+	ph.Params = b
+	return ph, nil
+}
+
+var _ engine.RateNamer = Engine{}
+
+// RateUnit names the engine's operation rates: obj/s.
+func (Engine) RateUnit() string { return "obj/s" }
+
+var _ engine.KeyUser = Engine{}
+
+// OwnKeys says the phase carries both keys (a suite's s3 block).
+func (Engine) OwnKeys(ph engine.Phase) bool {
+	var p struct {
+		AccessKey string `json:"access_key"`
+		SecretKey string `json:"secret_key"`
+	}
+	return json.Unmarshal(ph.Params, &p) == nil && p.AccessKey != "" && p.SecretKey != ""
+}
+
+var _ engine.Endpointed = Engine{}
+
+// HasEndpoint says the settings name a host (host or hosts).
+func (Engine) HasEndpoint(settings map[string]any) bool {
+	_, h := settings["host"]
+	_, hs := settings["hosts"]
+	return h || hs
+}
+
+// WithPlaceholder adds a host that resolves nowhere (.invalid).
+func (Engine) WithPlaceholder(settings map[string]any) map[string]any {
+	out := map[string]any{"host": "endpoint.invalid:9000"}
+	for k, v := range settings {
+		out[k] = v
+	}
+	return out
+}
+
+// NoEndpoint says how to give an endpoint.
+func (Engine) NoEndpoint(planned bool) string {
+	if planned {
+		return "s3 phases have no S3 endpoint yet: set STORBENCH_HOST or host: in the suite's s3 block before running"
+	}
+	return "s3 phase skipped: no S3 endpoint (set STORBENCH_HOST and keys, or s3: host: in the suite)"
+}

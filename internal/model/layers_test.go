@@ -1,0 +1,92 @@
+package model_test
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// engines are the engine packages, which only the engine list imports.
+var engines = []string{"internal/engine/fio", "internal/engine/md", "internal/engine/s3"}
+
+// imports maps every non-test package of the module (its path without the
+// module prefix) to the module's packages it imports directly.
+func imports(t *testing.T) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", module+"...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	m := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg, ok := strings.CutPrefix(f[0], module)
+		if !ok {
+			continue
+		}
+		m[pkg] = nil
+		for _, imp := range f[1:] {
+			if rel, ok := strings.CutPrefix(imp, module); ok {
+				m[pkg] = append(m[pkg], rel)
+			}
+		}
+	}
+	return m
+}
+
+// The spine names no engine: outside internal/engine, no package imports
+// an engine's package but the engine list (internal/engine/all), so a new
+// engine is its package and one line in that list. bench/ tools that build
+// data for an engine are exempt, as are tests.
+func TestOnlyTheEngineListImportsEngines(t *testing.T) {
+	pkgs := imports(t)
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found %d packages: %v", len(pkgs), pkgs)
+	}
+	for pkg, imps := range pkgs {
+		if strings.HasPrefix(pkg, "internal/engine/") || strings.HasPrefix(pkg, "bench/") {
+			continue
+		}
+		for _, imp := range imps {
+			if slices.Contains(engines, imp) {
+				t.Errorf("%s imports %s: reach the engine through the engine.Registry (only internal/engine/all lists engines)", pkg, imp)
+			}
+		}
+	}
+}
+
+// The spine's layers, checked on what the build sees (go list -deps), so a
+// rule broken through an intermediate package is caught too.
+func TestSpineLayers(t *testing.T) {
+	forbidden := append([]string{"internal/engine/all"}, engines...)
+	for _, rule := range []struct {
+		pkg       string
+		forbidden []string
+		skip      string
+	}{
+		{pkg: "internal/run", forbidden: forbidden},
+		{pkg: "internal/suite", forbidden: forbidden},
+		{pkg: "internal/cluster", forbidden: forbidden},
+		{pkg: "internal/cli", forbidden: forbidden},
+		{pkg: "internal/metrics", forbidden: forbidden},
+		// A run writes data and hands rendering to the renderers.
+		{pkg: "internal/run", forbidden: []string{"internal/report"}, skip: "run renders report.html itself until branch spine-render (one list of renderers) is merged"},
+		// Agents know hosts, not the results folder.
+		{pkg: "internal/cluster", forbidden: []string{"internal/results"}, skip: "cluster calls results.SafeName until branch spine-render is merged"},
+		// Metrics hears the run through the sink it is given.
+		{pkg: "internal/metrics", forbidden: []string{"internal/run"}, skip: "metrics implements run.Sink until branch spine-render is merged"},
+	} {
+		t.Run(strings.TrimPrefix(rule.pkg, "internal/")+" not "+strings.Join(rule.forbidden, ","), func(t *testing.T) {
+			if rule.skip != "" {
+				t.Skip(rule.skip)
+			}
+			for _, d := range deps(t, rule.pkg) {
+				rel, ok := strings.CutPrefix(d, module)
+				if ok && slices.Contains(rule.forbidden, rel) {
+					t.Errorf("%s depends on %s", rule.pkg, rel)
+				}
+			}
+		})
+	}
+}
