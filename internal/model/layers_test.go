@@ -63,7 +63,6 @@ func TestSpineLayers(t *testing.T) {
 	for _, rule := range []struct {
 		pkg       string
 		forbidden []string
-		skip      string
 	}{
 		{pkg: "internal/run", forbidden: forbidden},
 		{pkg: "internal/suite", forbidden: forbidden},
@@ -71,16 +70,13 @@ func TestSpineLayers(t *testing.T) {
 		{pkg: "internal/cli", forbidden: forbidden},
 		{pkg: "internal/metrics", forbidden: forbidden},
 		// A run writes data and hands rendering to the renderers.
-		{pkg: "internal/run", forbidden: []string{"internal/report"}, skip: "run renders report.html itself until branch spine-render (one list of renderers) is merged"},
+		{pkg: "internal/run", forbidden: []string{"internal/report"}},
 		// Agents know hosts, not the results folder.
-		{pkg: "internal/cluster", forbidden: []string{"internal/results"}, skip: "cluster calls results.SafeName until branch spine-render is merged"},
+		{pkg: "internal/cluster", forbidden: []string{"internal/results"}},
 		// Metrics hears the run through the sink it is given.
-		{pkg: "internal/metrics", forbidden: []string{"internal/run"}, skip: "metrics implements run.Sink until branch spine-render is merged"},
+		{pkg: "internal/metrics", forbidden: []string{"internal/run"}},
 	} {
 		t.Run(strings.TrimPrefix(rule.pkg, "internal/")+" not "+strings.Join(rule.forbidden, ","), func(t *testing.T) {
-			if rule.skip != "" {
-				t.Skip(rule.skip)
-			}
 			for _, d := range deps(t, rule.pkg) {
 				rel, ok := strings.CutPrefix(d, module)
 				if ok && slices.Contains(rule.forbidden, rel) {
