@@ -92,6 +92,9 @@ type PhaseSummary struct {
 	// host's start less the first's (fio: each host's first job through
 	// the start gate). Absent with one host.
 	StartSkewS *float64 `json:"start_skew_s,omitempty"`
+	// Stonewall is a write phase's deadline figures (fio's stonewall:
+	// IOR's -D with wear-out), absent for a phase without one.
+	Stonewall *StonewallSummary `json:"stonewall,omitempty"`
 	// Ops are the cluster totals: counts and bytes added, histograms merged.
 	Ops     []OpSummary `json:"ops"`
 	PerHost []HostOps   `json:"per_host"`
@@ -244,6 +247,9 @@ func BuildPhase(name string, eng model.EngineName, hosts []*model.HostResult) Ph
 		ps.StartSkewS = Figure(float64(slices.Max(starts)-slices.Min(starts)) / 1e9)
 	}
 	several := len(lists) > 1
+	if eng == model.EngineFio {
+		ps.Stonewall = StonewallOf(hosts)
+	}
 	var inWin map[string][2]float64
 	if eng != model.EngineFio && eng != model.EngineMD && several {
 		ps.Window, inWin = CommonWindow(hosts)

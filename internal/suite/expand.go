@@ -516,7 +516,7 @@ func contains(list []string, s string) bool {
 
 // fioKeys are the settings of a fio phase in a suite; any other key in a
 // matrix is a fio option set in every job section (bs, rw, iodepth, ...).
-var fioKeys = []string{"dir", "workload", "job", "runtime", "size", "numjobs", "options"}
+var fioKeys = []string{"dir", "workload", "job", "runtime", "size", "numjobs", "options", "stonewall"}
 
 func expandFio(where string, ps PhaseSpec, params map[string]any, base string) ([]engine.Phase, error) {
 	o := FioSettings{Options: map[string]string{}, Shared: ps.Shared, ReadFrom: ps.ReadFrom}
@@ -553,6 +553,8 @@ func expandFio(where string, ps PhaseSpec, params map[string]any, base string) (
 			o.Runtime = str
 		case "size":
 			o.Size = str
+		case "stonewall":
+			o.Stonewall = str
 		case "numjobs":
 			var n int
 			if n, err = toInt(v); err == nil {
@@ -632,6 +634,9 @@ type FioSettings struct {
 	// Shared and ReadFrom are the phase's sharing (fio.Params).
 	Shared   bool
 	ReadFrom string
+	// Stonewall, with its unit (300s), is a write phase's deadline with
+	// IOR's wear-out (fio.Params.Stonewall); empty for none.
+	Stonewall string
 }
 
 // FioPhases turns fio settings into one engine phase per job file.
@@ -664,6 +669,18 @@ func FioPhases(o FioSettings) ([]engine.Phase, error) {
 	if len(o.Options) > 0 {
 		ov.Options = o.Options
 	}
+	var stonewall *units.Duration
+	if o.Stonewall != "" {
+		d, err := units.ParseDuration(o.Stonewall)
+		if err != nil {
+			return nil, fmt.Errorf("stonewall: %v", err)
+		}
+		if d <= 0 {
+			return nil, fmt.Errorf("stonewall %s: give the deadline with its unit, e.g. 300s (IO500's); leave it out for none", o.Stonewall)
+		}
+		sw := units.Duration(d)
+		stonewall = &sw
+	}
 	var jobs []fio.Job
 	if o.Job != nil {
 		jobs = []fio.Job{inlineJob(o.JobName, o.Job)}
@@ -678,7 +695,7 @@ func FioPhases(o FioSettings) ([]engine.Phase, error) {
 	}
 	var out []engine.Phase
 	for _, j := range jobs {
-		b, err := json.Marshal(fio.Params{Dir: o.Dir, Job: j, Overrides: ov, Shared: o.Shared, ReadFrom: o.ReadFrom})
+		b, err := json.Marshal(fio.Params{Dir: o.Dir, Job: j, Overrides: ov, Shared: o.Shared, ReadFrom: o.ReadFrom, Stonewall: stonewall})
 		if err != nil {
 			return nil, err
 		}
