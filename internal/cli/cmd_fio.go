@@ -10,6 +10,7 @@ import (
 
 	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/suite"
+	"github.com/storbench/storbench/internal/units"
 )
 
 // FioOptions are the flags of `storbench fio`.
@@ -20,6 +21,7 @@ type FioOptions struct {
 	Runtime   string
 	Size      string
 	Numjobs   int
+	Stonewall string
 	Keep      bool
 	AllowExec bool
 	Results   string
@@ -40,12 +42,14 @@ func (o *FioOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Runtime, "runtime", "", "run each job this long (e.g. 30s), replacing the job files' runtime")
 	f.StringVar(&o.Size, "size", "", "file size per job (e.g. 256M, 2G), replacing the job files' filesize")
 	f.IntVar(&o.Numjobs, "numjobs", 0, "jobs per multi-job section, replacing numjobs (single-job latency sections keep 1)")
+	f.StringVar(&o.Stonewall, "stonewall", "", "write until this deadline (e.g. 300s), then every job of every host on to the most blocks any job wrote, as IOR -D with stoneWallingWearOut=1 (IO500); one sequential write job (rw=write or write:GAP)")
 	f.BoolVar(&o.Keep, "keep", false, "keep the files fio created")
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
 	nonZero(f, "runtime", "the job files' own runtime")
 	nonZero(f, "size", "the job files' own size")
 	nonZero(f, "numjobs", "the job files' own numjobs")
+	nonZero(f, "stonewall", "no stonewall")
 }
 
 func newFioCommand(st *State) *cobra.Command {
@@ -109,22 +113,31 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.
 // and --numjobs replacing theirs), or one job built from fio's options
 // (--rw), where those three mean what fio means. It returns the run's name.
 func (o FioOptions) settings() (suite.FioSettings, string, error) {
+	if o.Stonewall != "" {
+		if _, err := units.ParseDuration(o.Stonewall); err != nil {
+			return suite.FioSettings{}, "", usageErr("--stonewall: %v", err)
+		}
+	}
 	if o.Job.RW == "" {
 		if err := refuseJobFlags(o.changed); err != nil {
 			return suite.FioSettings{}, "", err
 		}
-		return suite.FioSettings{Workload: o.Workload, Runtime: o.Runtime, Size: o.Size, Numjobs: o.Numjobs}, "fio-" + filepath.Base(o.Workload), nil
+		return suite.FioSettings{Workload: o.Workload, Runtime: o.Runtime, Size: o.Size, Numjobs: o.Numjobs, Stonewall: o.Stonewall}, "fio-" + filepath.Base(o.Workload), nil
 	}
 	if o.changed("workload") {
 		return suite.FioSettings{}, "", usageErr("--rw and -w both say what to run: give --rw with fio's options, or -w with job files")
 	}
 	s, err := o.Job.settings(o.changed, o.Runtime, o.Size, o.Numjobs)
+	s.Stonewall = o.Stonewall
 	return s, "fio-" + s.JobName, err
 }
 
 // recorded is what run.json keeps of the options.
 func (o FioOptions) recorded(dir string) map[string]any {
 	m := map[string]any{"runtime": o.Runtime, "size": o.Size, "numjobs": o.Numjobs, "dir": dir}
+	if o.Stonewall != "" {
+		m["stonewall"] = o.Stonewall
+	}
 	if o.Job.RW == "" {
 		m["workload"] = o.Workload
 		return m
