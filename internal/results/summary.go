@@ -23,8 +23,9 @@ import (
 // last host's end), where version 3 added the hosts' rates (fio) or took
 // the common window (s3); duration_s of those totals is that window. New:
 // an operation's rule, first_done, last_done and common_window, a phase's
-// start_skew_s, a host's start_ns and end_ns. Versions 3 and earlier read
-// as they were written.
+// start_skew_s, a host's start_ns and end_ns; later, a phase's stonewall
+// (fio's stonewall with IOR's wear-out; an optional object, no version
+// change). Versions 3 and earlier read as they were written.
 const SchemaVersion = 4
 
 // Summary is summary.json: the figures of every phase of a run, per host and
