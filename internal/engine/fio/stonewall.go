@@ -185,12 +185,25 @@ func (jf *JobFile) readBlocks(n int64) error {
 // deadlinePass is the job file of the deadline pass: runtime= the
 // deadline, each job in a section of its own (jobName: fio's report of
 // clones does not say which is which, and each job's bytes are its count).
+//
+// IOR's -e syncs a file once, after the wear-out: the deadline pass syncs
+// nothing at its end (fsync_on_close=0, end_fsync=0), the wear-out pass
+// syncs as the job says, and a job with no wear-out is synced by the
+// engine (syncJobs).
 func (jf *JobFile) deadlinePass(j *seqJob, d time.Duration) (*JobFile, error) {
 	return jf.perJob(j, func(k int, s *Section) bool {
 		s.Set("offset", strconv.FormatInt(j.offset+int64(k)*j.incr, 10))
 		s.Set("runtime", strconv.FormatInt(d.Milliseconds(), 10)+"ms")
+		s.Set("fsync_on_close", "0")
+		s.Set("end_fsync", "0")
 		return true
 	})
+}
+
+// syncsAtEnd reports a job that syncs its file when it ends (fio's
+// fsync_on_close or end_fsync, IOR's -e).
+func (jf *JobFile) syncsAtEnd(j *seqJob) bool {
+	return jf.flag(j.sec, "fsync_on_close") || jf.flag(j.sec, "end_fsync")
 }
 
 // wearOutPass is the job file of the wear-out pass: for each job k that

@@ -24,7 +24,11 @@ const (
 	stonewallBarrier  = "stonewall"      // the barrier at which the hosts agree on the count
 	wearOutRaw        = "wearout-"       // the wear-out pass's raw files, by this prefix
 	deadlineJobSuffix = ".stonewall.fio" // the deadline pass's job file
-	wearOutJobSuffix  = ".wearout.fio"   // the wear-out pass's job file
+	// wearOutLead is how long after the hosts agreed the wear-out starts
+	// on all of them: a fio's start-up on a busy machine (1.5 s seen on
+	// two loaded cores), as the controller's lead for remote agents.
+	wearOutLead      = 2 * time.Second
+	wearOutJobSuffix = ".wearout.fio" // the wear-out pass's job file
 )
 
 // jobCounts is what IO500's stonewall file holds, per job of this host.
@@ -103,9 +107,42 @@ func (r *prepared) runStonewall(ctx context.Context, startAt time.Time, live eng
 	m[model.MetaStonewallHit] = strconv.FormatBool(hit)
 	m[model.MetaStonewallStart], m[model.MetaStonewallEnd] = strconv.FormatInt(start1, 10), strconv.FormatInt(end1, 10)
 	m[model.MetaWearOutBlocks] = strconv.FormatInt(to, 10)
+	// The jobs already at the count sync their files (IOR's -e, after
+	// the writes) while the others wear out; the phase's window holds it.
+	synced := make(chan int64, 1)
+	go func() { synced <- r.syncJobs(j, blocks, to) }()
 	wear, err := r.wearOut(ctx, res, j, blocks, to, start2, liveAfter(live, out, start2.Sub(startAt)))
+	if end := <-synced; end > 0 {
+		for i := range res.Ops {
+			res.Ops[i].EndNs = max(res.Ops[i].EndNs, end)
+		}
+	}
 	r.keepCounts(res, j, deadline, at, wear, to)
 	return res, err
+}
+
+// syncJobs syncs the file of every job that wrote its count by the
+// deadline, when the job syncs at its end, and returns when the last sync
+// ended (Unix ns; 0: none). The wear-out pass syncs the others' files.
+func (r *prepared) syncJobs(j *seqJob, blocks []int64, to int64) int64 {
+	if !r.job.syncsAtEnd(j) {
+		return 0
+	}
+	var end int64
+	done := map[string]bool{}
+	for k, b := range blocks {
+		file := r.job.cloneFile(j.sec, k)
+		if b < to || done[file] {
+			continue
+		}
+		done[file] = true
+		if f, err := os.OpenFile(filepath.Join(r.dataDir, file), os.O_WRONLY, 0); err == nil {
+			_ = f.Sync()
+			f.Close()
+			end = time.Now().UnixNano()
+		}
+	}
+	return end
 }
 
 // wearOut runs the wear-out pass, when a job of this host is short of to
@@ -120,7 +157,14 @@ func (r *prepared) wearOut(ctx context.Context, res *engine.HostResult, j *seqJo
 	if err != nil {
 		return wear, err
 	}
-	w, err := r.runFio(ctx, start, live, p2, path2, true)
+	// On several hosts the wear-out starts on all of them together, a
+	// lead ahead of the agreement: the time a fio takes to start, which
+	// the gate then keeps out of the window.
+	at := start
+	if r.env.Barrier != nil {
+		at = start.Add(wearOutLead)
+	}
+	w, err := r.runFio(ctx, at, live, p2, path2, true)
 	if w == nil {
 		return wear, err
 	}
@@ -132,8 +176,8 @@ func (r *prepared) wearOut(ctx context.Context, res *engine.HostResult, j *seqJo
 		res.Meta[model.MetaWearOutStart], res.Meta[model.MetaWearOutEnd] = strconv.FormatInt(s, 10), strconv.FormatInt(e, 10)
 	}
 	// IOR's ranks go on writing the moment they agree; fio has to start
-	// again, behind the gate. That start-up is no part of the window: the
-	// wear-out's window begins at the common start the hosts agreed on.
+	// again, behind the gate. That start-up (and the lead) is no part of
+	// the window: the wear-out's window begins when the hosts agreed.
 	if late := s - start.UnixNano(); s != 0 && late > 0 {
 		res.Meta["wearout_startup_ns"] = strconv.FormatInt(late, 10)
 		for i := range w.Ops {
