@@ -3,13 +3,16 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/units"
 )
 
 // fioJobBytes is each job's write and read bytes in a fio.json of the
@@ -78,7 +81,7 @@ phases:
         rate: 0
         do_verify: 1
 `)
-	st, _ := testState()
+	st, out := testState()
 	o := RunOptions{CoVWarn: 5, Confidence: 95, Results: t.TempDir(), Dir: dir, FioBin: "fio"}
 	began := time.Now()
 	res, err := runSuite(context.Background(), st, o, suite)
@@ -143,6 +146,11 @@ phases:
 	}
 	if rb != 3*blocks*(64<<10) || r.Status != results.StatusCompleted {
 		t.Errorf("the read phase (%s) read %d bytes, want exactly what was written, %d", r.Status, rb, 3*blocks*(64<<10))
+	}
+	// The run says it, as IOR prints its stonewall line.
+	if !strings.Contains(out.String(), fmt.Sprintf("    stonewall 2s: %s in ", units.Bytes(float64(sum)))) ||
+		!strings.Contains(out.String(), fmt.Sprintf("every job wrote %d blocks of %s", blocks, units.Bytes(64<<10))) {
+		t.Errorf("the run's text does not give the stonewall figures:\n%s", out)
 	}
 	if w.Ops[0].DurationS < 2 || w.Ops[0].DurationS > 8 {
 		t.Errorf("the write ran %.3f s, want the 2 s deadline and a short wear-out", w.Ops[0].DurationS)
