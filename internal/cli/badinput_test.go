@@ -99,6 +99,8 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 			[]string{"reads (rw=read)", "a stonewall is a write phase's deadline"}},
 		{"stonewall on a random write", []string{"run", stonewallSuite(t, tmp, "stonewall: 10s", "rw: randwrite")}, nil, false,
 			[]string{"rw=randwrite", "in order"}},
+		{"random read of what a stonewall wrote", []string{"run", writeSuite(t, "name: sw\ndir: "+tmp+"\nphases:\n  - name: w\n    fio:\n      stonewall: 10s\n      job: {bs: 64k, size: 1g, rw: write, filename_format: f.$jobnum}\n  - name: r\n    read_from: neighbour\n    fio:\n      job: {bs: 64k, size: 1g, rw: randread, filename_format: f.$jobnum}\n")}, nil, false,
+			[]string{"phase r reads what stonewall phase w wrote", "rw=randread"}},
 		{"fio --stonewall without a unit", []string{"fio", "-d", tmp, "--stonewall", "30", "-w", badJob}, nil, false,
 			[]string{"--stonewall", `"30"`, "give a unit"}},
 		{"host that would be an ssh option", []string{"md", "-d", tmp, "-n", "5", "--ssh", "--", "-oProxyCommand=sh"}, nil, false,
