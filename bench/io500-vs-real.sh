@@ -5,10 +5,14 @@
 # with 3 agents on loopback, one job or worker each (3 writers on both
 # sides), on the same directory, with the example's sizes (per rank: ior-easy
 # 8 MiB in 2 MiB transfers, 200 files per mdtest phase, 20 ior-hard segments)
-# and the same stonewall time on both sides (IO500's stonewall-time and md's
-# stonewall on the create phases; storbench's fio phases have no stonewall
-# yet, and at these sizes neither side reaches it). Rounds alternate which
-# side runs first. SCALE multiplies the sizes (files, bytes, segments): at
+# and the same stonewall time on both sides (IO500's stonewall-time; md's
+# stonewall on the create phases and fio's, with IOR's wear-out, on the
+# ior writes). At the example's sizes neither side reaches it; IOR_SIZES=io500
+# gives the ior writes IO500's own sizes on both sides (9,920,000 MiB per
+# rank for ior-easy, 10,000,000 segments for ior-hard), which no deadline
+# reaches, so both write until the stonewall and wear out, as IO500 does.
+# Rounds alternate which side runs first. SCALE multiplies the sizes
+# (files, bytes, segments; with IOR_SIZES=io500, those of the md phases): at
 # the example's, most phases of both sides last milliseconds and measure
 # their start and end more than the file system. Prints every round's
 # scores, then per phase the medians over the rounds (and their min-max)
@@ -24,8 +28,9 @@
 #
 # usage: IOR=... MDTEST=... IO500=... MPIEXEC=... bench/io500-vs-real.sh [STORBENCH_BIN] [DIR]
 #   env: ROUNDS (8), STONEWALL (seconds, 300: IO500's rule), SCALE (1: the
-#        example's sizes), PORT_BASE (18301: the agents listen on
-#        PORT_BASE..PORT_BASE+2 on 127.0.0.1)
+#        example's sizes), IOR_SIZES (example: the example's x SCALE; io500:
+#        IO500's, written to the stonewall), PORT_BASE (18301: the agents
+#        listen on PORT_BASE..PORT_BASE+2 on 127.0.0.1)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 missing=()
@@ -55,6 +60,12 @@ for v in rounds sw port scale; do
 done
 [ "$rounds" -ge 1 ] || { echo "io500-vs-real: ROUNDS=0: give at least 1" >&2; exit 2; }
 [ "$scale" -ge 1 ] || { echo "io500-vs-real: SCALE=0: give at least 1" >&2; exit 2; }
+# The ior writes' sizes: MiB per rank of ior-easy, segments of ior-hard.
+case ${IOR_SIZES:-example} in
+  example) easy_mb=$((8 * scale)) segs=$((20 * scale)) ;;
+  io500) easy_mb=9920000 segs=10000000 ;;
+  *) echo "io500-vs-real: IOR_SIZES=$IOR_SIZES: give example or io500" >&2; exit 2 ;;
+esac
 
 work=$(mktemp -d)
 made=
@@ -81,7 +92,7 @@ md_v=$(cd "$work" && "$MPIEXEC" -n 1 "$MDTEST" -n 1 -d "$work/mdtest-version" 2>
 mpi_v=$("$MPIEXEC" --version 2>&1 | grep -m1 -i 'version' | tr -s ' ' || true)
 echo "real: ${ior_v:-IOR (version not printed)}; ${md_v%% was launched*}; MPI $MPIEXEC:${mpi_v#*:}"
 echo "storbench: $bin, $("$bin" version 2>/dev/null | tr '\n' ' ')"
-echo "3 MPI ranks against 3 agents, one writer each; directory $dir; stonewall ${sw} s; sizes x$scale; $rounds rounds"
+echo "3 MPI ranks against 3 agents, one writer each; directory $dir; stonewall ${sw} s; sizes x$scale, ior-easy ${easy_mb} MiB and ior-hard $segs segments per rank; $rounds rounds"
 
 # The IO500 side: the example's sizes per rank (x SCALE), IO500's standard phases
 # (its unscored ior-rnd4K-easy-read switched off).
@@ -96,11 +107,11 @@ drop-caches = FALSE
 stonewall-time = $sw
 [ior-easy]
 transferSize = 2m
-blockSize = $((8 * scale))m
+blockSize = ${easy_mb}m
 [mdtest-easy]
 n = $((200 * scale))
 [ior-hard]
-segmentCount = $((20 * scale))
+segmentCount = $segs
 [mdtest-hard]
 n = $((200 * scale))
 [ior-rnd4K-easy-read]
@@ -108,17 +119,19 @@ run = FALSE
 EOF
 
 # The storbench side: the example with one job and one worker per host (the
-# 2 in ior-hard's expressions is numjobs), the sizes x SCALE, and the
-# stonewall on md's creates.
+# 2 in ior-hard's expressions is numjobs), the sizes x SCALE (the ior
+# writes' as IOR_SIZES says), and the stonewall on md's creates and on the
+# ior writes.
 sed -e 's/numjobs: 2 /numjobs: 1 /' -e 's/workers: 2 /workers: 1 /' \
     -e 's/\*2\*47008/*1*47008/' -e 's/COUNT}\*2+1/COUNT}*1+1/' -e 's/COUNT}\*2-1/COUNT}*1-1/' \
     -e "s/# full scale: stonewall: 300s .*/stonewall: ${sw}s/" \
-    -e "s/size: 8m /size: $((8 * scale))m /" -e "s/items: 200 /items: $((200 * scale)) /" \
-    -e "s/(((20-1)/((($((20 * scale))-1)/" -e "s/io_size: 940160 /io_size: $((940160 * scale)) /" \
+    -e "s/stonewall: 1s  *# IOR -D with wear-out.*/stonewall: ${sw}s/" \
+    -e "s/size: 8m /size: ${easy_mb}m /" -e "s/items: 200 /items: $((200 * scale)) /" \
+    -e "s/(((20-1)/(((${segs}-1)/" -e "s/io_size: 940160 /io_size: $((47008 * segs)) /" \
     "$here/examples/io500-shapes.yaml" >"$work/suite.yaml"
-[ "$(grep -c "^ *stonewall: ${sw}s\$" "$work/suite.yaml")" = 2 ] && [ "$(grep -c 'numjobs: 1 ' "$work/suite.yaml")" = 2 ] &&
-  [ "$(grep -c "items: $((200 * scale)) " "$work/suite.yaml")" = 2 ] && grep -q "io_size: $((940160 * scale)) " "$work/suite.yaml" &&
-  grep -q "size: $((8 * scale))m " "$work/suite.yaml" && grep -q "((($((20 * scale))-1)" "$work/suite.yaml" ||
+[ "$(grep -c "^ *stonewall: ${sw}s\$" "$work/suite.yaml")" = 4 ] && [ "$(grep -c 'numjobs: 1 ' "$work/suite.yaml")" = 2 ] &&
+  [ "$(grep -c "items: $((200 * scale)) " "$work/suite.yaml")" = 2 ] && grep -q "io_size: $((47008 * segs)) " "$work/suite.yaml" &&
+  grep -q "size: ${easy_mb}m " "$work/suite.yaml" && grep -q "(((${segs}-1)" "$work/suite.yaml" ||
   { echo "io500-vs-real: examples/io500-shapes.yaml changed shape; update this script's edits of it" >&2; exit 1; }
 
 head -c 32 /dev/urandom | base64 >"$work/token"

@@ -87,6 +87,22 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 			[]string{"phase", "wants 2 hosts, but --launcher mpiexec starts 1 agents"}},
 		{"--allow-partial without a launcher", []string{"md", "-d", tmp, "-n", "5", "--allow-partial", "node1"}, nil, false,
 			[]string{"--allow-partial", "--ssh or --launcher"}},
+		{"stonewall 0", []string{"run", stonewallSuite(t, tmp, "stonewall: 0", "rw: write")}, nil, false,
+			[]string{"stonewall 0", "give the deadline with its unit"}},
+		{"stonewall negative", []string{"run", stonewallSuite(t, tmp, "stonewall: -5s", "rw: write")}, nil, false,
+			[]string{"stonewall", `"-5s"`, "negative"}},
+		{"stonewall without a unit", []string{"run", stonewallSuite(t, tmp, "stonewall: 30", "rw: write")}, nil, false,
+			[]string{"stonewall", `"30"`, "give a unit"}},
+		{"stonewall longer than the job's runtime", []string{"run", stonewallSuite(t, tmp, "stonewall: 10s", "rw: write, runtime: 5")}, nil, false,
+			[]string{"stonewall 10s is longer than the job's runtime=5"}},
+		{"stonewall on a read phase", []string{"run", stonewallSuite(t, tmp, "stonewall: 10s", "rw: read")}, nil, false,
+			[]string{"reads (rw=read)", "a stonewall is a write phase's deadline"}},
+		{"stonewall on a random write", []string{"run", stonewallSuite(t, tmp, "stonewall: 10s", "rw: randwrite")}, nil, false,
+			[]string{"rw=randwrite", "in order"}},
+		{"random read of what a stonewall wrote", []string{"run", writeSuite(t, "name: sw\ndir: "+tmp+"\nphases:\n  - name: w\n    fio:\n      stonewall: 10s\n      job: {bs: 64k, size: 1g, rw: write, filename_format: f.$jobnum}\n  - name: r\n    read_from: neighbour\n    fio:\n      job: {bs: 64k, size: 1g, rw: randread, filename_format: f.$jobnum}\n")}, nil, false,
+			[]string{"phase r reads what stonewall phase w wrote", "rw=randread"}},
+		{"fio --stonewall without a unit", []string{"fio", "-d", tmp, "--stonewall", "30", "-w", badJob}, nil, false,
+			[]string{"--stonewall", `"30"`, "give a unit"}},
 		{"host that would be an ssh option", []string{"md", "-d", tmp, "-n", "5", "--ssh", "--", "-oProxyCommand=sh"}, nil, false,
 			[]string{`"-oProxyCommand=sh"`, "malformed"}},
 	} {
@@ -220,4 +236,10 @@ func refusedInOneLine(t *testing.T, st *State, out fmt.Stringer, args, want []st
 		}
 	}
 	return msg
+}
+
+// stonewallSuite is a suite of one fio phase with the stonewall setting
+// given (stonewall: 10s) and the job options given inline (rw: write).
+func stonewallSuite(t *testing.T, dir, stonewall, job string) string {
+	return writeSuite(t, "name: sw\ndir: "+dir+"\nphases:\n  - fio:\n      "+stonewall+"\n      job: {bs: 64k, size: 1g, "+job+"}\n")
 }

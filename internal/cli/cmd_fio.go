@@ -11,6 +11,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/run"
+	"github.com/storbench/storbench/internal/units"
 )
 
 // FioOptions are the flags of `storbench fio`.
@@ -21,6 +22,7 @@ type FioOptions struct {
 	Runtime   string
 	Size      string
 	Numjobs   int
+	Stonewall string
 	Keep      bool
 	AllowExec bool
 	Results   string
@@ -41,12 +43,14 @@ func (o *FioOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Runtime, "runtime", "", "run each job this long (e.g. 30s), replacing the job files' runtime")
 	f.StringVar(&o.Size, "size", "", "file size per job (e.g. 256M, 2G), replacing the job files' filesize")
 	f.IntVar(&o.Numjobs, "numjobs", 0, "jobs per multi-job section, replacing numjobs (single-job latency sections keep 1)")
+	f.StringVar(&o.Stonewall, "stonewall", "", "write until this deadline (e.g. 300s), then every job of every host on to the most blocks any job wrote, as IOR -D with stoneWallingWearOut=1 (IO500); one sequential write job (rw=write or write:GAP)")
 	f.BoolVar(&o.Keep, "keep", false, "keep the files fio created")
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
 	nonZero(f, "runtime", "the job files' own runtime")
 	nonZero(f, "size", "the job files' own size")
 	nonZero(f, "numjobs", "the job files' own numjobs")
+	nonZero(f, "stonewall", "no stonewall")
 }
 
 func newFioCommand(st *State) *cobra.Command {
@@ -110,12 +114,17 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.
 // and --numjobs replacing theirs), or one job built from fio's options
 // (--rw), where those three mean what fio means. It returns the run's name.
 func (o FioOptions) settings() (engine.Entry, string, error) {
+	if o.Stonewall != "" {
+		if _, err := units.ParseDuration(o.Stonewall); err != nil {
+			return engine.Entry{}, "", usageErr("--stonewall: %v", err)
+		}
+	}
 	if o.Job.RW == "" {
 		if err := refuseJobFlags(o.changed); err != nil {
 			return engine.Entry{}, "", err
 		}
 		params := map[string]any{"workload": o.Workload}
-		for k, v := range map[string]string{"runtime": o.Runtime, "size": o.Size} {
+		for k, v := range map[string]string{"runtime": o.Runtime, "size": o.Size, "stonewall": o.Stonewall} {
 			if v != "" {
 				params[k] = v
 			}
@@ -129,12 +138,18 @@ func (o FioOptions) settings() (engine.Entry, string, error) {
 		return engine.Entry{}, "", usageErr("--rw and -w both say what to run: give --rw with fio's options, or -w with job files")
 	}
 	s, err := o.Job.settings(o.changed, o.Runtime, o.Size, o.Numjobs)
+	if err == nil && o.Stonewall != "" {
+		s.Params["stonewall"] = o.Stonewall
+	}
 	return s, "fio-" + s.Name, err
 }
 
 // recorded is what run.json keeps of the options.
 func (o FioOptions) recorded(dir string) map[string]any {
 	m := map[string]any{"runtime": o.Runtime, "size": o.Size, "numjobs": o.Numjobs, "dir": dir}
+	if o.Stonewall != "" {
+		m["stonewall"] = o.Stonewall
+	}
 	if o.Job.RW == "" {
 		m["workload"] = o.Workload
 		return m

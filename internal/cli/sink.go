@@ -91,6 +91,7 @@ func (s *textSink) PhaseDone(d run.PhaseDone) {
 		st.logf(1, "    stages: prepare %.2fs, run %.2fs, cleanup %.2fs", t.PrepareS, t.RunS, t.CleanupS)
 	}
 	report.PhaseText(st.Stdout, ps, d.Hosts)
+	stonewallLine(st, ps.Stonewall)
 	hostLines(st, ps)
 	unreachableLines(st, ps)
 	for _, h := range ps.StoppedHosts {
@@ -142,6 +143,28 @@ func hostLines(st *State, ps *results.PhaseSummary) {
 // its summary records how each total was taken.
 func hasRule(ps *results.PhaseSummary, rule string) bool {
 	return slices.ContainsFunc(ps.Ops, func(o results.OpSummary) bool { return o.Rule == rule })
+}
+
+// stonewallLine prints a stonewall write's figures at the deadline, as
+// IOR prints its "stonewalling pairs accessed min: ... max: ..." line.
+func stonewallLine(st *State, sw *results.StonewallSummary) {
+	if sw == nil {
+		return
+	}
+	if !sw.Hit {
+		fmt.Fprintf(st.Stdout, "    stonewall %gs: not hit, every job wrote its size before it\n", sw.DeadlineS)
+		return
+	}
+	at := units.Bytes(float64(sw.Bytes))
+	if sw.BwBytesPerS != nil {
+		at += fmt.Sprintf(" in %.2fs, %s", sw.DurationS, units.Bandwidth(*sw.BwBytesPerS))
+	}
+	wear := "no job needed a wear-out"
+	if sw.WearOutS != nil {
+		wear = fmt.Sprintf("wear-out %s in %.2fs", units.Bytes(float64(sw.WearOutBytes)), *sw.WearOutS)
+	}
+	fmt.Fprintf(st.Stdout, "    stonewall %gs: %s by the deadline (%d jobs, %s to %s each); every job wrote %d blocks of %s (%s)\n",
+		sw.DeadlineS, at, sw.Jobs, units.Bytes(float64(sw.MinJobBytes)), units.Bytes(float64(sw.MaxJobBytes)), sw.WearOutBlocks, units.Bytes(float64(sw.BlockBytes)), wear)
 }
 
 // describeHosts names the hosts of a phase in its "starting" line.

@@ -332,3 +332,33 @@ func (r Registry) Endpointed(name model.EngineName) (Endpointed, bool) {
 	e, ok := r[name].(Endpointed)
 	return e, ok
 }
+
+// Carrier is implemented by engines whose phases hand a figure the hosts
+// recorded on to a later phase: fio's stonewall write gives the read that
+// follows the count of blocks every job wrote, as IO500 passes its
+// stonewall file from the write to the read.
+type Carrier interface {
+	// Carried is what a finished phase leaves for later ones (ok false:
+	// nothing), from its hosts' results.
+	Carried(hosts []*HostResult) (n int64, ok bool)
+	// WithCarried gives p what earlier phases left, by phase name; an
+	// error when p needs a figure no earlier phase left.
+	WithCarried(p Phase, carried map[string]int64) (Phase, error)
+}
+
+// Carried is what phase p, finished with hosts, leaves for later phases.
+func (r Registry) Carried(p Phase, hosts []*HostResult) (int64, bool) {
+	if c, ok := r[p.Engine].(Carrier); ok {
+		return c.Carried(hosts)
+	}
+	return 0, false
+}
+
+// WithCarried gives p what earlier phases left (p as it is when its
+// engine carries nothing).
+func (r Registry) WithCarried(p Phase, carried map[string]int64) (Phase, error) {
+	if c, ok := r[p.Engine].(Carrier); ok {
+		return c.WithCarried(p, carried)
+	}
+	return p, nil
+}

@@ -38,6 +38,22 @@ var Headlines = []Headline{HeadlineBandwidth, HeadlineIOPS, HeadlineLatency}
 // phase's headline kind (fio: the job file's "# report" comment).
 const MetaReport = "report"
 
+// HostResult.Meta keys of a stonewall phase (fio's stonewall: IOR's -D
+// with wear-out): this host's figures, which the summary puts together.
+// Counts per job are comma-separated whole numbers, times Unix ns.
+const (
+	MetaStonewallS      = "stonewall_deadline_s"  // the deadline, seconds
+	MetaStonewallBlock  = "stonewall_block_bytes" // bs: the bytes of a block
+	MetaStonewallJobs   = "stonewall_job_bytes"   // each job's bytes at the deadline
+	MetaStonewallHit    = "stonewall_hit"         // "true" when the deadline stopped a job of this host
+	MetaStonewallStart  = "stonewall_start_ns"    // the deadline pass's first start
+	MetaStonewallEnd    = "stonewall_end_ns"      // the deadline pass's last end
+	MetaWearOutBlocks   = "wearout_blocks"        // the blocks every job completed to
+	MetaWearOutJobBytes = "wearout_job_bytes"     // each job's bytes after the deadline
+	MetaWearOutStart    = "wearout_start_ns"      // the wear-out's first start (absent: none ran here)
+	MetaWearOutEnd      = "wearout_end_ns"        // the wear-out's last end
+)
+
 // MetaRankFirst and MetaRanks are the HostResult.Meta keys in which an
 // engine that numbers its workers across hosts (md, as MPI ranks are:
 // host order x workers per host) gives the first global rank of the host's

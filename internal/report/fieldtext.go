@@ -109,8 +109,11 @@ func MdtestText(w io.Writer, run *model.RunInfo, s *results.Summary) error {
 // IORText writes every fio phase group as IOR 4.x prints its "Summary of
 // all tests" table: per direction Max, Min, Mean and StdDev of bandwidth
 // (MiB/s) and of operations per second across iterations, the mean time of
-// an iteration, and the test's shape. Fields storbench does not know of a
-// fio job (IOR's stonewall figures, tasks per node, file per process,
+// an iteration, and the test's shape. A write with a stonewall gets IOR's
+// stonewall figures: the mean time to the deadline (Stonewall(s)) and the
+// mean bytes per job by then over it, in MiB/s (Stonewall(MiB), as IOR
+// computes it). Fields storbench does not know of a fio job (stonewall
+// figures of a phase without one, tasks per node, file per process,
 // reordering, segments, block size per task) are NA, as IOR prints NA for
 // stonewall figures it did not take.
 func IORText(w io.Writer, run *model.RunInfo, s *results.Summary) error {
@@ -161,8 +164,19 @@ func iorRow(w io.Writer, test int, dir string, g iorGroup) {
 	if f := strings.Fields(dir); len(f) > 1 {
 		access = f[len(f)-1]
 	}
+	swS, swMiB := "NA", "NA"
+	if walls := g.walls[dir]; len(walls) > 0 {
+		var secs, rate float64
+		for _, sw := range walls {
+			secs += sw.DurationS / float64(len(walls))
+			if sw.DurationS > 0 {
+				rate += sw.MeanJobBytes / sw.DurationS / (1 << 20) / float64(len(walls))
+			}
+		}
+		swS, swMiB = fmt.Sprintf("%.2f", secs), fmt.Sprintf("%.2f", rate)
+	}
 	fmt.Fprintf(w, "%-9s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %13s ",
-		access, b[0], b[1], b[2], b[3], o[0], o[1], o[2], o[3], t[2], "NA", "NA")
+		access, b[0], b[1], b[2], b[3], o[0], o[1], o[2], o[3], t[2], swS, swMiB)
 	fmt.Fprintf(w, "%5d %6s %3s %4d %3s %5s %8s %9s %4s %6s %8s %8s %9s %3s %6d\n",
 		test, "NA", "NA", len(it), "NA", "NA", "NA", "NA", "NA", "NA", "NA", xsize, aggs, "fio", 0)
 }
@@ -171,6 +185,9 @@ func iorRow(w io.Writer, test int, dir string, g iorGroup) {
 type iorGroup struct {
 	dirs  []string
 	iters map[string][]results.OpSummary
+	// walls are the stonewall figures of the iterations that had one,
+	// per direction (a stonewall phase's write).
+	walls map[string][]*results.StonewallSummary
 }
 
 // iorGroups gathers the fio phases of a summary by suite group (a phase
@@ -190,13 +207,16 @@ func iorGroups(s *results.Summary) []iorGroup {
 		if !ok {
 			i = len(out)
 			idx[key] = i
-			out = append(out, iorGroup{iters: map[string][]results.OpSummary{}})
+			out = append(out, iorGroup{iters: map[string][]results.OpSummary{}, walls: map[string][]*results.StonewallSummary{}})
 		}
 		for _, o := range ps.Ops {
 			if _, seen := out[i].iters[o.Op]; !seen {
 				out[i].dirs = append(out[i].dirs, o.Op)
 			}
 			out[i].iters[o.Op] = append(out[i].iters[o.Op], o)
+			if ps.Stonewall != nil && o.Op == "write" {
+				out[i].walls[o.Op] = append(out[i].walls[o.Op], ps.Stonewall)
+			}
 		}
 	}
 	return out

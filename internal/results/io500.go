@@ -97,7 +97,10 @@ type IO500Figure struct {
 	// DurationS is how long the phase's operation ran, in seconds (absent
 	// when it has none); Invalid marks a phase IO500 would mark [INVALID].
 	DurationS *float64 `json:"duration_s,omitempty"`
-	Invalid   bool     `json:"invalid,omitempty"`
+	// StonewallS is the deadline a write phase wrote to (IO500's
+	// stonewall-time), absent for a phase without one.
+	StonewallS *float64 `json:"stonewall_s,omitempty"`
+	Invalid    bool     `json:"invalid,omitempty"`
 }
 
 // ComputeIO500 computes the IO500-shaped score from a run's phases. A
@@ -118,7 +121,11 @@ func ComputeIO500(phases []PhaseSummary) *IO500Score {
 		if o != nil && o.DurationS > 0 {
 			f.DurationS = Figure(o.DurationS)
 		}
-		for _, r := range io500Invalid(ip, o, why) {
+		sw := phaseStonewall(phases, ip.Name)
+		if sw != nil {
+			f.StonewallS = Figure(sw.DeadlineS)
+		}
+		for _, r := range io500Invalid(ip, o, why, sw) {
 			f.Invalid = true
 			s.Invalid = append(s.Invalid, ip.Name+": "+r)
 		}
@@ -137,11 +144,22 @@ func ComputeIO500(phases []PhaseSummary) *IO500Score {
 	return s
 }
 
+// phaseStonewall is the stonewall figures of the phase named name, if any.
+func phaseStonewall(phases []PhaseSummary, name string) *StonewallSummary {
+	for i := range phases {
+		if phases[i].Name == name {
+			return phases[i].Stonewall
+		}
+	}
+	return nil
+}
+
 // io500Invalid is why IO500 would mark phase ip [INVALID] (io500's
 // src/main.c and src/phase_ior.c): a score of 0 (no figure: why), errors,
-// or a write phase shorter than IO500MinWriteS. o is the phase's scored
-// operation, nil when it has none.
-func io500Invalid(ip IO500Phase, o *OpSummary, why string) []string {
+// a write phase shorter than IO500MinWriteS, or one shorter than its own
+// deadline (sw: IOR's "Write phase needed X s instead of stonewall Y s").
+// o is the phase's scored operation, nil when it has none.
+func io500Invalid(ip IO500Phase, o *OpSummary, why string, sw *StonewallSummary) []string {
 	var rs []string
 	if why != "" {
 		rs = append(rs, why+", a score of 0")
@@ -158,6 +176,10 @@ func io500Invalid(ip IO500Phase, o *OpSummary, why string) []string {
 		rs = append(rs, fmt.Sprintf("its time was not measured (IO500's minimum for a write phase is %d s)", IO500MinWriteS))
 	case o.DurationS < IO500MinWriteS:
 		rs = append(rs, fmt.Sprintf("ran %s s, under IO500's minimum of %d s for a write phase", strconv.FormatFloat(o.DurationS, 'g', 3, 64), IO500MinWriteS))
+	}
+	if ip.Write && sw != nil && o.DurationS > 0 && o.DurationS < sw.DeadlineS {
+		rs = append(rs, fmt.Sprintf("ran %s s, under its stonewall of %s s (IOR: the write phase needed less than its deadline)",
+			strconv.FormatFloat(o.DurationS, 'g', 3, 64), strconv.FormatFloat(sw.DeadlineS, 'g', 3, 64)))
 	}
 	return rs
 }

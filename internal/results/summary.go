@@ -23,8 +23,9 @@ import (
 // last host's end), where version 3 added the hosts' rates (fio) or took
 // the common window (s3); duration_s of those totals is that window. New:
 // an operation's rule, first_done, last_done and common_window, a phase's
-// start_skew_s, a host's start_ns and end_ns. Versions 3 and earlier read
-// as they were written.
+// start_skew_s, a host's start_ns and end_ns; later, a phase's stonewall
+// (fio's stonewall with IOR's wear-out; an optional object, no version
+// change). Versions 3 and earlier read as they were written.
 const SchemaVersion = 4
 
 // Summary is summary.json: the figures of every phase of a run, per host and
@@ -111,6 +112,9 @@ type PhaseSummary struct {
 	// host's start less the first's (fio: each host's first job through
 	// the start gate). Absent with one host.
 	StartSkewS *float64 `json:"start_skew_s,omitempty"`
+	// Stonewall is a write phase's deadline figures (fio's stonewall:
+	// IOR's -D with wear-out), absent for a phase without one.
+	Stonewall *StonewallSummary `json:"stonewall,omitempty"`
 	// Ops are the cluster totals: counts and bytes added, histograms merged.
 	Ops     []OpSummary `json:"ops"`
 	PerHost []HostOps   `json:"per_host"`
@@ -263,6 +267,9 @@ func BuildPhase(name string, eng model.EngineName, hosts []*model.HostResult) Ph
 		ps.StartSkewS = Figure(float64(slices.Max(starts)-slices.Min(starts)) / 1e9)
 	}
 	several := len(lists) > 1
+	if eng == model.EngineFio {
+		ps.Stonewall = StonewallOf(hosts)
+	}
 	var inWin map[string][2]float64
 	if eng != model.EngineFio && eng != model.EngineMD && several {
 		ps.Window, inWin = CommonWindow(hosts)

@@ -332,6 +332,9 @@ type phases struct {
 	leftovers []engine.Leftover
 	overShare []string // phases with too many failed requests
 	ranLoad   bool
+	// written is the count of blocks every job of each stonewall phase
+	// wrote, by phase name (fio.WrittenBlocks).
+	written map[string]int64
 }
 
 // runAll runs every phase until one fails, removes what phases left in
@@ -343,6 +346,12 @@ func (pr *phases) runAll(ctx context.Context) error {
 		var label suite.Labels
 		if i < len(p.Labels) {
 			label = p.Labels[i]
+		}
+		// A phase that reads what a stonewall phase wrote reads the
+		// blocks it wrote per job (IO500's stonewall file).
+		if ph, err = pr.r.Engines.WithCarried(ph, pr.written); err != nil {
+			err = pr.notRun(ctx, ph, label, err)
+			break
 		}
 		if err = pr.one(ctx, ph, label); err != nil {
 			break
@@ -417,6 +426,12 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 		return pr.notRun(ctx, ph, label, err)
 	}
 	pr.ranLoad = true
+	if n, ok := pr.r.Engines.Carried(ph, out.Results); ok {
+		if pr.written == nil {
+			pr.written = map[string]int64{}
+		}
+		pr.written[ph.Name] = n
+	}
 	ps := pr.summary(ph, label, out)
 	if err != nil {
 		ps.Status, ps.Error = statusOf(ctx, err), errText(err)

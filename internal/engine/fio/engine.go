@@ -23,6 +23,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/units"
 )
 
 // Params are a fio phase's settings: one job file, the target directory and
@@ -54,6 +55,18 @@ type Params struct {
 	// area of Dir, so they stay after this phase (set by Link). Without
 	// it, the phase's first host removes them once every host finished.
 	Later bool `json:"later,omitempty"`
+	// Stonewall, on a write phase, is IOR's deadline (-D) with its
+	// wear-out (stoneWallingWearOut=1): every job writes until the
+	// deadline, the jobs of all hosts agree on the most blocks any wrote,
+	// and every job writes on to that count (runStonewall). nil: none.
+	Stonewall *units.Duration `json:"stonewall,omitempty"`
+	// StonewallOf, set by Link on a read_from phase that reads what a
+	// stonewall phase wrote, names that phase; ReadBlocks, set by the run
+	// once that phase ended (WithWritten), is the blocks each of its jobs
+	// wrote, which each job of this phase then reads: IO500's stonewall
+	// file, passed from the write to the read.
+	StonewallOf string `json:"stonewall_of,omitempty"`
+	ReadBlocks  int64  `json:"read_blocks,omitempty"`
 }
 
 // ReadFromNeighbour is the one value of Params.ReadFrom.
@@ -120,6 +133,9 @@ func resolve(p engine.Phase, vars *Vars) (*Params, *JobFile, error) {
 	if err := jf.share(ps); err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", ps.Job.Name, err)
 	}
+	if err := jf.stonewall(ps); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", ps.Job.Name, err)
+	}
 	return ps, jf, nil
 }
 
@@ -140,9 +156,13 @@ func (Engine) Validate(p engine.Phase) error {
 
 // Planned estimates the phase's duration from the job file with overrides.
 func (Engine) Planned(p engine.Phase) (time.Duration, error) {
-	_, jf, err := resolve(p, nil)
+	ps, jf, err := resolve(p, nil)
 	if err != nil {
 		return 0, err
+	}
+	if ps.Stonewall != nil {
+		// The wear-out after the deadline is not known beforehand.
+		return time.Duration(*ps.Stonewall), nil
 	}
 	return jf.Duration(), nil
 }
@@ -262,8 +282,10 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 			return nil, fmt.Errorf("fio cannot be given a directory whose path holds ';' or '#' (%s); choose another DIR or job file name", d)
 		}
 	}
-	if ps.ReadFrom == "" {
-		// Files read from a neighbour are there already.
+	if ps.ReadFrom == "" && ps.Stonewall == nil {
+		// Files read from a neighbour are there already; a stonewall
+		// phase's size is a cap (IO500's 9,920,000 MiB per process), what
+		// it writes is what its deadline allows.
 		if err := checkSpace(jf, ps.Job.Name, ps.Dir, env.Hosts, ps.Shared); err != nil {
 			return nil, err
 		}
@@ -391,13 +413,25 @@ func (r *prepared) ResolvedText() string { return r.job.Render() }
 // at startAt (so fio's start-up is outside the measured window on every
 // host), and follows fio's per-second status output. Without a gate, fio
 // starts at startAt.
+//
+// A phase with a stonewall runs in two passes (runStonewall).
 func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
+	if r.params.Stonewall != nil {
+		return r.runStonewall(ctx, startAt, live)
+	}
+	return r.runFio(ctx, startAt, live, r.job, r.jobPath, false)
+}
+
+// runFio runs job file jf (written at path) as Run does. perJob says
+// fio reports every job apart (no group_reporting): the operations are
+// then its jobs' figures combined, as group_reporting would have them.
+func (r *prepared) runFio(ctx context.Context, startAt time.Time, live engine.LiveFunc, jf *JobFile, path string, perJob bool) (*engine.HostResult, error) {
 	res := &engine.HostResult{
 		Host: r.env.Host,
 		Meta: map[string]string{"job": r.params.Job.Name, model.MetaReport: r.job.Report, "fio_bin": r.bin},
-		Raw:  map[string][]byte{r.params.Job.Name + ".fio": []byte(r.job.Render())},
+		Raw:  map[string][]byte{r.params.Job.Name + ".fio": []byte(jf.Render())},
 	}
-	g, runPath := r.gate(res.Meta)
+	g, runPath := r.gate(res.Meta, jf, path)
 	if g == nil {
 		if err := engine.WaitUntil(ctx, startAt); err != nil {
 			return nil, err
@@ -468,7 +502,7 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 	if len(warnings) > 0 {
 		res.Raw["fio.stdout-other"] = []byte(strings.Join(warnings, "\n") + "\n")
 	}
-	return r.outcome(ctx, res, last, warnings, passed, &stderr, waitErr, stuck)
+	return r.outcome(ctx, res, ran{jf: jf, perJob: perJob}, last, warnings, passed, &stderr, waitErr, stuck)
 }
 
 // command is fio's command line for the job file at runPath, its
@@ -526,21 +560,32 @@ func stopFio(pgid int, stdout io.Closer, exited, read <-chan struct{}) (stuck st
 	return stuck
 }
 
+// ran is the job file fio ran; perJob says fio reported every job apart
+// (no group_reporting), its figures combined as group_reporting would.
+type ran struct {
+	jf     *JobFile
+	perJob bool
+}
+
 // outcome reads fio's last JSON (last) into res and says how the run
 // ended: interrupted (what was measured kept), failed (no figure, fio's
 // reason), or done. passed are the jobs' times through the gate; stderr
 // and warnings what fio printed besides (stderr read only when fio ended:
 // a stuck fio may still write it); stuck says fio was left running.
-func (r *prepared) outcome(ctx context.Context, res *engine.HostResult, last []byte, warnings []string, passed []int64, stderr *bytes.Buffer, waitErr error, stuck string) (*engine.HostResult, error) {
+func (r *prepared) outcome(ctx context.Context, res *engine.HostResult, run ran, last []byte, warnings []string, passed []int64, stderr *bytes.Buffer, waitErr error, stuck string) (*engine.HostResult, error) {
 	var ops []record.OpStats
 	failedJob, errno := "", 0
 	if len(last) > 0 {
 		res.Raw["fio.json"] = append([]byte(nil), last...)
 		if o, err := ParseOutput(last); err == nil {
 			res.Meta["fio_version"] = o.Version
-			ops, _ = o.OpStats()
+			if run.perJob {
+				ops = o.jobsCombined()
+			} else {
+				ops, _ = o.OpStats()
+			}
 			if len(passed) > 0 {
-				o.alignStart(ops, passed, r.job.rampTime())
+				o.alignStart(ops, passed, run.jf.rampTime())
 				res.Meta["first_io_ns"] = strconv.FormatInt(passed[0], 10)
 				res.Meta["last_job_start_ns"] = strconv.FormatInt(passed[len(passed)-1], 10)
 			}

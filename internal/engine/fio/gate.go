@@ -201,13 +201,13 @@ func isPrerunNote(line string) bool {
 // gate makes the start gate and the job file fio runs held at it, and
 // records in meta how the phase started. With no gate (none could be
 // made), fio runs the job file as prepared, started at the start time.
-func (r *prepared) gate(meta map[string]string) (*gate, string) {
+func (r *prepared) gate(meta map[string]string, job *JobFile, jobPath string) (*gate, string) {
 	g, err := newGate()
 	if err == nil {
 		var jf *JobFile
 		var ungated []string
-		if jf, ungated, err = gated(r.job, g.prerun); err == nil {
-			path := filepath.Join(r.ws.Path, r.params.Job.Name+".gated.fio")
+		if jf, ungated, err = gated(job, g.prerun); err == nil {
+			path := strings.TrimSuffix(jobPath, ".fio") + ".gated.fio"
 			if err = os.WriteFile(path, []byte(jf.Render()), 0o644); err == nil {
 				meta["start_gate"] = "every job held at exec_prerun until the start time"
 				if len(ungated) > 0 {
@@ -219,5 +219,5 @@ func (r *prepared) gate(meta map[string]string) (*gate, string) {
 		g.close()
 	}
 	meta["start_gate"] = "none (" + err.Error() + "): fio started at the start time"
-	return nil, r.jobPath
+	return nil, jobPath
 }

@@ -12,6 +12,7 @@ var (
 	_ engine.Linker        = Engine{}
 	_ engine.PlanChecker   = Engine{}
 	_ engine.ToolVersioner = Engine{}
+	_ engine.Carrier       = Engine{}
 )
 
 // Link settles read_from links across the plan (see Link).
@@ -70,3 +71,11 @@ var _ engine.RateNamer = Engine{}
 
 // RateUnit names the engine's operation rates: IOPS.
 func (Engine) RateUnit() string { return "IOPS" }
+
+// Carried is the count of blocks every job of a stonewall write wrote.
+func (Engine) Carried(hosts []*engine.HostResult) (int64, bool) { return WrittenBlocks(hosts) }
+
+// WithCarried gives a read of a stonewall write's files that count.
+func (Engine) WithCarried(p engine.Phase, written map[string]int64) (engine.Phase, error) {
+	return WithWritten(p, written)
+}

@@ -19,12 +19,13 @@ import (
 // that reads, writes them to their size (fio's layout). The measured run
 // then finds them in place. A phase that reads another host's files
 // (read_from) lays out nothing, and a shared phase's files are created by
-// each job as it opens them (create_on_open=1), so neither runs this pass.
+// each job as it opens them (create_on_open=1), so neither runs this pass;
+// nor does a stonewall phase, whose jobs open their files as they write.
 // The layout is not in the window: IOR's window holds open and close, but
 // fio's layout is a write of every file before a read job, which is no
 // part of what the phase measures.
 func (r *prepared) layOut(ctx context.Context) error {
-	if r.params.ReadFrom != "" || r.params.Shared {
+	if r.params.ReadFrom != "" || r.params.Shared || r.params.Stonewall != nil {
 		return nil
 	}
 	jf, err := ParseJobFile("layout", r.job.Render())

@@ -37,13 +37,17 @@ type LinkError = engine.LinkError
 // refused before anything runs. That phase keeps its files in the run-level
 // place of each host (RunFiles). Every phase with files in the shared area
 // of a directory keeps them for a later such phase on it (Later); the last
-// one's first host removes them.
+// one's first host removes them. A read_from phase that reads what a
+// stonewall phase wrote is told which (StonewallOf): the run gives it the
+// count of blocks every job wrote once that phase ended (WithWritten).
 func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 	type fioPhase struct {
 		i     int
 		ps    *Params
 		files map[string]bool
 		dir   string
+		// stonewallOf names the stonewall phase whose files it reads.
+		stonewallOf string
 	}
 	var fps []*fioPhase
 	for i, p := range phases {
@@ -56,6 +60,7 @@ func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 		}
 		ps.RunFiles, ps.Later = false, false
 		fp := &fioPhase{i: i, ps: ps, dir: filepath.Clean(ps.Dir)}
+		ps.StonewallOf = ""
 		if fp.files, err = jf.fileNames(); err != nil && ps.ReadFrom != "" {
 			return nil, &LinkError{Phase: i, Err: fmt.Errorf("phase %s: read_from: %s: %v", p.Name, ReadFromNeighbour, err)}
 		}
@@ -100,6 +105,13 @@ func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 		if !from.ps.Shared {
 			from.ps.RunFiles = true
 		}
+		if from.ps.Stonewall != nil {
+			_, jf, _ := resolve(phases[r.i], nil)
+			if _, err := jf.seqJob("read"); err != nil {
+				return nil, &LinkError{Phase: r.i, Err: fmt.Errorf("phase %s reads what stonewall phase %s wrote, a count of blocks per job: %v", name, phases[from.i].Name, err)}
+			}
+			r.stonewallOf = phases[from.i].Name
+		}
 	}
 	for k, fp := range fps {
 		if !fp.ps.usesArea() {
@@ -127,6 +139,10 @@ func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 		}
 		set("run_files", fp.ps.RunFiles)
 		set("later", fp.ps.Later)
+		delete(raw, "stonewall_of")
+		if fp.stonewallOf != "" {
+			raw["stonewall_of"], _ = json.Marshal(fp.stonewallOf)
+		}
 		b, err := json.Marshal(raw)
 		if err != nil {
 			return nil, &LinkError{Phase: fp.i, Err: err}
@@ -193,22 +209,27 @@ func (jf *JobFile) fileNames() (map[string]bool, error) {
 		job := jf.jobName(s)
 		for jn := 0; jn < jobs; jn++ {
 			for fn := 0; fn < files; fn++ {
-				name := anyKeyword.ReplaceAllStringFunc(format, func(k string) string {
-					switch strings.ToLower(k) {
-					case "$jobname":
-						return job
-					case "$jobnum":
-						return strconv.Itoa(jn)
-					case "$filenum":
-						return strconv.Itoa(fn)
-					}
-					return "0"
-				})
-				out[filepath.Clean(name)] = true
+				out[filepath.Clean(formatName(format, job, jn, fn))] = true
 			}
 		}
 	}
 	return out, nil
+}
+
+// formatName is the file fio names by filename_format for file fn of job
+// jn (its clone number) of the job named job.
+func formatName(format, job string, jn, fn int) string {
+	return anyKeyword.ReplaceAllStringFunc(format, func(k string) string {
+		switch strings.ToLower(k) {
+		case "$jobname":
+			return job
+		case "$jobnum":
+			return strconv.Itoa(jn)
+		case "$filenum":
+			return strconv.Itoa(fn)
+		}
+		return "0"
+	})
 }
 
 // count reads a whole-number option of section s (1 when unset or not a

@@ -136,28 +136,67 @@ func (o *Output) OpStats() ([]record.OpStats, error) {
 			if len(busy) > 1 {
 				name = j.Name + " " + name
 			}
-			bins := make(map[int64]uint64, len(d.Clat.Bins))
-			for k, n := range d.Clat.Bins {
-				v, err := strconv.ParseInt(k, 10, 64)
-				if err != nil {
-					return nil, fmt.Errorf("fio output: bad bin %q", k)
-				}
-				bins[v] += n
+			st, err := o.dirStats(name, d)
+			if err != nil {
+				return nil, err
 			}
-			end := o.TimestampMs * 1e6
-			out = append(out, record.OpStats{
-				Op: name, Ops: d.TotalIOs, Bytes: d.IOBytes,
-				StartNs: end - d.RuntimeM*1e6, EndNs: end,
-				Lat: record.Hist{
-					Stats: record.StatsFromMoments(d.Clat.N, d.Clat.Min, d.Clat.Max, d.Clat.Mean, d.Clat.Stddev),
-					Bins:  record.FromMap(bins),
-				},
-				ReportedBwBytesPerS: d.BwBytes,
-				ReportedOpsPerS:     d.IOPS,
-			})
+			out = append(out, st)
 		}
 	}
 	return out, nil
+}
+
+// dirStats is direction d of a job as an operation named name, with
+// fio's own rates.
+func (o *Output) dirStats(name string, d *DirOut) (record.OpStats, error) {
+	bins := make(map[int64]uint64, len(d.Clat.Bins))
+	for k, n := range d.Clat.Bins {
+		v, err := strconv.ParseInt(k, 10, 64)
+		if err != nil {
+			return record.OpStats{}, fmt.Errorf("fio output: bad bin %q", k)
+		}
+		bins[v] += n
+	}
+	end := o.TimestampMs * 1e6
+	return record.OpStats{
+		Op: name, Ops: d.TotalIOs, Bytes: d.IOBytes,
+		StartNs: end - d.RuntimeM*1e6, EndNs: end,
+		Lat: record.Hist{
+			Stats: record.StatsFromMoments(d.Clat.N, d.Clat.Min, d.Clat.Max, d.Clat.Mean, d.Clat.Stddev),
+			Bins:  record.FromMap(bins),
+		},
+		ReportedBwBytesPerS: d.BwBytes,
+		ReportedOpsPerS:     d.IOPS,
+	}, nil
+}
+
+// jobsCombined is the output of a run without group_reporting (every job
+// apart: a stonewall phase needs each job's bytes) as group_reporting
+// gives it for a job file of one section: one operation per direction,
+// the jobs' counts added and their histograms merged, over the span of
+// all of them. fio's own rates are not kept (Combine): the rate is the
+// bytes over that span.
+func (o *Output) jobsCombined() []record.OpStats {
+	var lists [][]record.OpStats
+	for k := range o.Jobs {
+		j := &o.Jobs[k]
+		var l []record.OpStats
+		for i, name := range dirs {
+			d := j.dir(i)
+			if d.TotalIOs == 0 {
+				continue
+			}
+			if st, err := o.dirStats(name, d); err == nil {
+				l = append(l, st)
+			}
+		}
+		lists = append(lists, l)
+	}
+	out := record.CombineAll(lists...)
+	for i := range out {
+		out[i].ReportedBwBytesPerS, out[i].ReportedOpsPerS = 0, 0
+	}
+	return out
 }
 
 // Counts sums the cumulative counts per direction over all jobs, for live

@@ -21,7 +21,7 @@ var (
 
 // suiteKeys are the settings of a fio entry in a suite; any other key in a
 // matrix is a fio option set in every job section (bs, rw, iodepth, ...).
-var suiteKeys = []string{"dir", "workload", "job", "runtime", "size", "numjobs", "options"}
+var suiteKeys = []string{"dir", "workload", "job", "runtime", "size", "numjobs", "options", "stonewall"}
 
 // ParamKeys lists the settings of a fio entry in a suite.
 func (Engine) ParamKeys() []string { return append([]string(nil), suiteKeys...) }
@@ -101,6 +101,9 @@ type settings struct {
 	// Shared and ReadFrom are the phase's sharing (Params).
 	Shared   bool
 	ReadFrom string
+	// Stonewall, with its unit (300s), is a write phase's deadline with
+	// IOR's wear-out (Params.Stonewall); empty for none.
+	Stonewall string
 }
 
 // settingsOf reads an entry's settings; a swept key that is not one of
@@ -134,6 +137,8 @@ func settingsOf(e engine.Entry) (settings, error) {
 			o.Runtime = str
 		case "size":
 			o.Size = str
+		case "stonewall":
+			o.Stonewall = str
 		case "numjobs":
 			var n int
 			if n, err = engine.WholeNumber(v); err == nil {
@@ -184,6 +189,22 @@ func stringMap(m map[string]any) map[string]string {
 	return out
 }
 
+// stonewallOf reads a suite's or --stonewall's deadline; nil for none.
+func stonewallOf(s string) (*units.Duration, error) {
+	if s == "" {
+		return nil, nil
+	}
+	d, err := units.ParseDuration(s)
+	if err != nil {
+		return nil, fmt.Errorf("stonewall: %v", err)
+	}
+	if d <= 0 {
+		return nil, fmt.Errorf("stonewall %s: give the deadline with its unit, e.g. 300s (IO500's); leave it out for none", s)
+	}
+	sw := units.Duration(d)
+	return &sw, nil
+}
+
 // phasesOf turns fio settings into one engine phase per job file.
 func phasesOf(o settings) ([]engine.Phase, error) {
 	var ov Overrides
@@ -214,6 +235,10 @@ func phasesOf(o settings) ([]engine.Phase, error) {
 	if len(o.Options) > 0 {
 		ov.Options = o.Options
 	}
+	stonewall, err := stonewallOf(o.Stonewall)
+	if err != nil {
+		return nil, err
+	}
 	var jobs []Job
 	if o.Job != nil {
 		jobs = []Job{inlineJob(o.JobName, o.Job)}
@@ -221,14 +246,13 @@ func phasesOf(o settings) ([]engine.Phase, error) {
 			jobs[0].Text = "# report " + o.Report + "\n" + jobs[0].Text
 		}
 	} else {
-		var err error
 		if jobs, err = LoadWorkload(o.Workload); err != nil {
 			return nil, err
 		}
 	}
 	var out []engine.Phase
 	for _, j := range jobs {
-		b, err := json.Marshal(Params{Dir: o.Dir, Job: j, Overrides: ov, Shared: o.Shared, ReadFrom: o.ReadFrom})
+		b, err := json.Marshal(Params{Dir: o.Dir, Job: j, Overrides: ov, Shared: o.Shared, ReadFrom: o.ReadFrom, Stonewall: stonewall})
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,343 @@
+package fio
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/record"
+)
+
+// Where a stonewall phase keeps its figures: the host's meta (model's
+// MetaStonewall and MetaWearOut keys) and IO500's stonewall file.
+const (
+	StonewallFile     = "stonewall.json" // the host's counts per job, IO500's stonewall file
+	stonewallBarrier  = "stonewall"      // the barrier at which the hosts agree on the count
+	wearOutRaw        = "wearout-"       // the wear-out pass's raw files, by this prefix
+	deadlineJobSuffix = ".stonewall.fio" // the deadline pass's job file
+	// wearOutLead is how long after the hosts agreed the wear-out starts
+	// on all of them: a fio's start-up on a busy machine (1.5 s seen on
+	// two loaded cores), as the controller's lead for remote agents.
+	wearOutLead      = 2 * time.Second
+	wearOutJobSuffix = ".wearout.fio" // the wear-out pass's job file
+)
+
+// jobCounts is what IO500's stonewall file holds, per job of this host.
+type jobCounts struct {
+	Job int `json:"job"`
+	// File is the job's file, relative to the phase's directory.
+	File            string `json:"file"`
+	BytesAtDeadline int64  `json:"bytes_at_deadline"`
+	BytesWearOut    int64  `json:"bytes_wear_out"`
+	// Blocks is the blocks of BlockBytes the job wrote in all.
+	Blocks int64 `json:"blocks"`
+}
+
+// stonewallFile is a host's stonewall.json.
+type stonewallFile struct {
+	DeadlineS  float64     `json:"deadline_s"`
+	BlockBytes int64       `json:"block_bytes"`
+	Blocks     int64       `json:"blocks"`
+	Jobs       []jobCounts `json:"jobs"`
+}
+
+// runStonewall runs a stonewall phase: the deadline pass, the exchange of
+// counts with the other hosts, then the wear-out pass, started on every
+// host at the barrier's common start. Its result is both passes as one:
+// counts added, the window from the first start of the one to the last
+// end of the other (IOR's), per-second series one after the other.
+func (r *prepared) runStonewall(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
+	j, err := r.job.seqJob("write")
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Duration(*r.params.Stonewall)
+	p1, err := r.job.deadlinePass(j, deadline)
+	if err != nil {
+		return nil, err
+	}
+	path1, err := r.writeJob(p1, deadlineJobSuffix)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.runFio(ctx, startAt, live, p1, path1, true)
+	if err != nil {
+		return res, err
+	}
+	out, err := ParseOutput(res.Raw["fio.json"])
+	if err != nil {
+		return res, err
+	}
+	at, seen := j.bytesOf(out)
+	if seen != j.jobs {
+		res.Err = fmt.Sprintf("fio reported %d of the %d jobs", seen, j.jobs)
+		return res, errors.New(res.Err)
+	}
+	blocks := make([]int64, j.jobs)
+	hit := false
+	for k := range at {
+		blocks[k] = at[k] / j.bs
+		hit = hit || at[k] < j.limit
+	}
+	if j.limit == 0 {
+		hit = out.Elapsed() >= int64(deadline.Seconds())
+	}
+	start1, end1 := opsSpan(res.Ops)
+	to, start2, err := r.agree(ctx, at, j.bs)
+	if err != nil {
+		if ctx.Err() != nil {
+			return res, engine.Interrupted(ctx.Err())
+		}
+		res.Err = "stonewall: " + err.Error()
+		return res, errors.New(res.Err)
+	}
+	m := res.Meta
+	m[model.MetaStonewallS] = strconv.FormatFloat(deadline.Seconds(), 'g', -1, 64)
+	m[model.MetaStonewallBlock] = strconv.FormatInt(j.bs, 10)
+	m[model.MetaStonewallJobs] = joinInts(at)
+	m[model.MetaStonewallHit] = strconv.FormatBool(hit)
+	m[model.MetaStonewallStart], m[model.MetaStonewallEnd] = strconv.FormatInt(start1, 10), strconv.FormatInt(end1, 10)
+	m[model.MetaWearOutBlocks] = strconv.FormatInt(to, 10)
+	// The jobs already at the count sync their files (IOR's -e, after
+	// the writes) while the others wear out; the phase's window holds it.
+	synced := make(chan int64, 1)
+	go func() { synced <- r.syncJobs(j, blocks, to) }()
+	wear, err := r.wearOut(ctx, res, j, blocks, to, start2, liveAfter(live, out, start2.Sub(startAt)))
+	if end := <-synced; end > 0 {
+		for i := range res.Ops {
+			res.Ops[i].EndNs = max(res.Ops[i].EndNs, end)
+		}
+	}
+	r.keepCounts(res, j, deadline, at, wear, to)
+	return res, err
+}
+
+// syncJobs syncs the file of every job that wrote its count by the
+// deadline, when the job syncs at its end, and returns when the last sync
+// ended (Unix ns; 0: none). The wear-out pass syncs the others' files.
+func (r *prepared) syncJobs(j *seqJob, blocks []int64, to int64) int64 {
+	if !r.job.syncsAtEnd(j) {
+		return 0
+	}
+	var end int64
+	done := map[string]bool{}
+	for k, b := range blocks {
+		file := r.job.cloneFile(j.sec, k)
+		if b < to || done[file] {
+			continue
+		}
+		done[file] = true
+		if f, err := os.OpenFile(filepath.Join(r.dataDir, file), os.O_WRONLY, 0); err == nil {
+			_ = f.Sync()
+			f.Close()
+			end = time.Now().UnixNano()
+		}
+	}
+	return end
+}
+
+// wearOut runs the wear-out pass, when a job of this host is short of to
+// blocks, at start, and adds it to res. It returns each job's bytes in it.
+func (r *prepared) wearOut(ctx context.Context, res *engine.HostResult, j *seqJob, blocks []int64, to int64, start time.Time, live engine.LiveFunc) ([]int64, error) {
+	wear := make([]int64, len(blocks))
+	p2, err := r.job.wearOutPass(j, blocks, to)
+	if err != nil || p2 == nil {
+		return wear, err
+	}
+	path2, err := r.writeJob(p2, wearOutJobSuffix)
+	if err != nil {
+		return wear, err
+	}
+	// On several hosts the wear-out starts on all of them together, a
+	// lead ahead of the agreement: the time a fio takes to start, which
+	// the gate then keeps out of the window.
+	at := start
+	if r.env.Barrier != nil {
+		at = start.Add(wearOutLead)
+	}
+	w, err := r.runFio(ctx, at, live, p2, path2, true)
+	if w == nil {
+		return wear, err
+	}
+	if o, perr := ParseOutput(w.Raw["fio.json"]); perr == nil {
+		wear, _ = j.bytesOf(o)
+	}
+	s, e := opsSpan(w.Ops)
+	if s != 0 {
+		res.Meta[model.MetaWearOutStart], res.Meta[model.MetaWearOutEnd] = strconv.FormatInt(s, 10), strconv.FormatInt(e, 10)
+	}
+	// IOR's ranks go on writing the moment they agree; fio has to start
+	// again, behind the gate. That start-up (and the lead) is no part of
+	// the window: the wear-out's window begins when the hosts agreed.
+	if late := s - start.UnixNano(); s != 0 && late > 0 {
+		res.Meta["wearout_startup_ns"] = strconv.FormatInt(late, 10)
+		for i := range w.Ops {
+			w.Ops[i].StartNs -= late
+			w.Ops[i].EndNs -= late
+		}
+	}
+	res.Meta[model.MetaWearOutJobBytes] = joinInts(wear)
+	addPass(res, w)
+	return wear, err
+}
+
+// agree brings this host's bytes per job to the other hosts' and returns
+// the most blocks any job of any host wrote, and when the wear-out starts
+// (the barrier's common start, or now on one host).
+func (r *prepared) agree(ctx context.Context, bytes []int64, bs int64) (int64, time.Time, error) {
+	var most int64
+	for _, b := range bytes {
+		most = max(most, b/bs)
+	}
+	bar := r.env.Barrier
+	if bar == nil {
+		return most, time.Now(), nil
+	}
+	data := binary.AppendUvarint(nil, uint64(len(bytes)))
+	for _, b := range bytes {
+		data = binary.AppendUvarint(data, uint64(b))
+	}
+	rel, err := bar.Wait(ctx, stonewallBarrier, data)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	for _, a := range rel.Hosts {
+		if a.Left {
+			continue
+		}
+		d := a.Data
+		n, w := binary.Uvarint(d)
+		for i := uint64(0); w > 0 && i < n; i++ {
+			d = d[w:]
+			var b uint64
+			if b, w = binary.Uvarint(d); w > 0 {
+				most = max(most, int64(b)/bs)
+			}
+		}
+	}
+	return most, rel.Start, nil
+}
+
+// bytesOf is each job's bytes written in fio's report of a pass (its
+// sections named by jobName), and how many jobs it reported.
+func (j *seqJob) bytesOf(o *Output) ([]int64, int) {
+	out := make([]int64, j.jobs)
+	seen := 0
+	for i := range o.Jobs {
+		if k, ok := jobOf(j.sec.Name, o.Jobs[i].Name); ok && k < j.jobs {
+			out[k] += int64(o.Jobs[i].Write.IOBytes)
+			seen++
+		}
+	}
+	return out, seen
+}
+
+// addPass adds the wear-out pass w to the deadline pass's result res.
+func addPass(res, w *engine.HostResult) {
+	res.Ops = record.CombineAll(res.Ops, w.Ops)
+	res.Series = append(res.Series, w.Series...)
+	if len(w.LatencySeconds) > 0 {
+		a, errA := record.DecodeLatSeconds(res.LatencySeconds)
+		b, errB := record.DecodeLatSeconds(w.LatencySeconds)
+		if errA == nil && errB == nil {
+			if enc, err := record.EncodeLatSeconds(append(a, b...)); err == nil {
+				res.LatencySeconds = enc
+			}
+		}
+	}
+	for k, v := range w.Raw {
+		res.Raw[wearOutRaw+k] = v
+	}
+	if w.Err != "" {
+		res.Err = "wear-out: " + w.Err
+	}
+}
+
+// keepCounts writes IO500's stonewall file of this host into its result.
+func (r *prepared) keepCounts(res *engine.HostResult, j *seqJob, d time.Duration, at, wear []int64, to int64) {
+	f := stonewallFile{DeadlineS: d.Seconds(), BlockBytes: j.bs, Blocks: to}
+	for k := range at {
+		f.Jobs = append(f.Jobs, jobCounts{Job: k, File: r.job.cloneFile(j.sec, k), BytesAtDeadline: at[k], BytesWearOut: wear[k],
+			Blocks: at[k]/j.bs + wear[k]/j.bs})
+	}
+	if b, err := json.MarshalIndent(f, "", "  "); err == nil {
+		res.Raw[StonewallFile] = append(b, '\n')
+	}
+}
+
+// liveAfter passes the wear-out's snapshots on as the phase's: counts and
+// latencies after the deadline pass's, time from the phase's start.
+func liveAfter(live engine.LiveFunc, prev *Output, since time.Duration) engine.LiveFunc {
+	if live == nil {
+		return nil
+	}
+	base, baseLat := prev.Counts(), prev.LiveLat()
+	return func(s engine.Snapshot) {
+		s.Elapsed += max(since, 0)
+		ops := append([]record.Count(nil), base...)
+		for _, c := range s.Ops {
+			found := false
+			for i := range ops {
+				if ops[i].Op == c.Op {
+					ops[i].Ops, ops[i].Bytes, ops[i].Errors = ops[i].Ops+c.Ops, ops[i].Bytes+c.Bytes, ops[i].Errors+c.Errors
+					found = true
+				}
+			}
+			if !found {
+				ops = append(ops, c)
+			}
+		}
+		lat := append([]record.LiveLat(nil), baseLat...)
+		for _, l := range s.Lat {
+			found := false
+			for i := range lat {
+				if lat[i].Op == l.Op {
+					lat[i], found = lat[i].Add(l), true
+				}
+			}
+			if !found {
+				lat = append(lat, l)
+			}
+		}
+		s.Ops, s.Lat = ops, lat
+		live(s)
+	}
+}
+
+// writeJob writes a pass's job file beside the phase's, named by suffix.
+func (r *prepared) writeJob(jf *JobFile, suffix string) (string, error) {
+	path := filepath.Join(r.ws.Path, r.params.Job.Name+suffix)
+	return path, os.WriteFile(path, []byte(jf.Render()), 0o644)
+}
+
+// opsSpan is the earliest start and latest end of ops (Unix ns), zeros
+// for none.
+func opsSpan(ops []record.OpStats) (start, end int64) {
+	for _, o := range ops {
+		if o.StartNs == 0 && o.EndNs == 0 {
+			continue
+		}
+		if start == 0 || o.StartNs < start {
+			start = o.StartNs
+		}
+		end = max(end, o.EndNs)
+	}
+	return start, end
+}
+
+func joinInts(xs []int64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.FormatInt(x, 10)
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,71 @@
+package fio
+
+import (
+	"testing"
+	"time"
+)
+
+// The two passes of a stonewall phase on IOR's ior-hard shape, offsets
+// hand-computed: 2 jobs of 47,008-byte blocks with a gap of 2 blocks
+// (job k's block b at k x 47008 + b x 141024). The deadline pass runs each
+// job in a section of its own at its own offset for the deadline, syncing
+// nothing (IOR's -e syncs once, after the wear-out); the wear-out pass
+// writes job 0's blocks 3 and 4 (it wrote 3, job 1 wrote 5), and syncs.
+func TestStonewallPasses(t *testing.T) {
+	jf, err := ParseJobFile("hard", "[global]\ngroup_reporting\n[hard]\nrw=write:94016\nbs=47008\noffset=0\noffset_increment=47008\nnumjobs=2\nfilename=ior-hard\nsize=10g\nfsync_on_close=1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := jf.seqJob("write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, err := jf.deadlinePass(j, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want1 := map[string]map[string]string{
+		"hard.job0": {"offset": "0", "runtime": "2000ms", "numjobs": "1", "offset_increment": "0", "filename": "ior-hard", "fsync_on_close": "0", "size": "10g"},
+		"hard.job1": {"offset": "47008", "runtime": "2000ms", "numjobs": "1", "offset_increment": "0", "filename": "ior-hard", "fsync_on_close": "0", "size": "10g"},
+	}
+	checkSections(t, p1, want1)
+	p2, err := jf.wearOutPass(j, []int64{3, 5}, 5)
+	if err != nil || p2 == nil {
+		t.Fatalf("wear-out pass %v, %v", p2, err)
+	}
+	checkSections(t, p2, map[string]map[string]string{
+		"hard.job0": {"offset": "423072", "size": "188032", "io_size": "94016", "filename": "ior-hard", "fsync_on_close": "1", "rw": "write:94016"},
+	})
+	if p, err := jf.wearOutPass(j, []int64{5, 5}, 5); p != nil || err != nil {
+		t.Errorf("every job at its count, yet a wear-out pass: %v %v", p, err)
+	}
+}
+
+// checkSections checks that jf's job sections are exactly want's, each
+// with (at least) the options given.
+func checkSections(t *testing.T, jf *JobFile, want map[string]map[string]string) {
+	t.Helper()
+	seen := 0
+	for _, s := range jf.Sections {
+		if isGlobal(s.Name) {
+			if _, ok := s.Get("group_reporting"); ok {
+				t.Errorf("[%s] keeps group_reporting: fio would not report each job's bytes", s.Name)
+			}
+			continue
+		}
+		opts, ok := want[s.Name]
+		if !ok {
+			t.Errorf("unexpected section [%s]:\n%s", s.Name, jf.Render())
+			continue
+		}
+		seen++
+		for k, v := range opts {
+			if got, _ := jf.Lookup(s, k); got != v {
+				t.Errorf("[%s] %s=%q, want %q", s.Name, k, got, v)
+			}
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d job sections, want %d:\n%s", seen, len(want), jf.Render())
+	}
+}
