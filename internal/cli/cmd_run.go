@@ -273,6 +273,11 @@ func dryRun(st *State, s *suite.Suite, x *suite.Expanded, notes []string) error 
 			how = " (estimated)"
 		}
 		fmt.Fprintf(st.Stdout, "%3d. %-4s %-28s ~%s%s\n", i+1, p.Engine, p.Name, d, how)
+		if i < len(x.Labels) {
+			for _, e := range x.Labels[i].Events {
+				fmt.Fprintf(st.Stdout, "       %s\n", e.Describe())
+			}
+		}
 		if st.Verbosity > 0 {
 			fmt.Fprintln(st.Stdout, suite.Pretty(st.Engines.Redacted(p)))
 		}
