@@ -45,6 +45,8 @@ type chartSpec struct {
 	XTick, YTick func(float64) string
 	// XTicks, when set, are the x positions of the ticks.
 	XTicks []float64
+	// Marks are events drawn over time (x in the chart's units).
+	Marks []chartMark
 }
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"}
@@ -118,6 +120,7 @@ func svgChart(c chartSpec) template.HTML {
 	if ymax <= ymin {
 		ymax = ymin + 1
 	}
+	xmin, xmax = widenForMarks(c.Marks, xmin, xmax)
 	if xmax <= xmin {
 		xmax = xmin + 1
 	}
@@ -256,6 +259,7 @@ func svgChart(c chartSpec) template.HTML {
 		}
 		flush()
 	}
+	drawMarks(&b, c.Marks, px, xmax, padT, padT+ph)
 	b.WriteString("</svg>")
 	return template.HTML(b.String())
 }

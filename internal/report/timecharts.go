@@ -87,6 +87,8 @@ func opMoves(p results.PhaseSummary) map[string]bool {
 func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, table []htmlHostRow) {
 	p := pd.Summary
 	ax := phaseAxis(pd.Hosts)
+	marks := eventMarks(p.Events, ax.t0)
+	chart := func(c chartSpec) template.HTML { c.Marks = marks; return svgChart(c) }
 	secs := secondsTick
 	lat := func(v float64) string { return units.Latency(v) }
 	const xl = "seconds into the phase"
@@ -138,9 +140,9 @@ func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, t
 		opsTitle = fmt.Sprintf("Operations per second, total of %d hosts", len(pd.Hosts))
 	}
 	if len(mib) > 0 {
-		charts = append(charts, svgChart(chartSpec{Title: mibTitle, XLabel: xl, YLabel: "MiB/s", Lines: mib, XTick: secs, YTick: compact, LogY: wideRates(p, true)}))
+		charts = append(charts, chart(chartSpec{Title: mibTitle, XLabel: xl, YLabel: "MiB/s", Lines: mib, XTick: secs, YTick: compact, LogY: wideRates(p, true)}))
 	}
-	charts = append(charts, svgChart(chartSpec{Title: opsTitle, XLabel: xl, YLabel: "ops/s", Lines: ops, XTick: secs, YTick: compact, LogY: wideRates(p, false)}))
+	charts = append(charts, chart(chartSpec{Title: opsTitle, XLabel: xl, YLabel: "ops/s", Lines: ops, XTick: secs, YTick: compact, LogY: wideRates(p, false)}))
 
 	// Per operation: its spread across hosts, and its latency over time.
 	var noLat []string
@@ -160,7 +162,7 @@ func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, t
 			}
 			rank := hostRank(p, o.Op, fig, false)
 			if lines := spreadLines(pd.Hosts, perHost, o.Op, ax, val, rank); lines != nil {
-				charts = append(charts, svgChart(chartSpec{Title: fmt.Sprintf("%s: %s per host, median and min-max of %d hosts", o.Op, unit, len(pd.Hosts)),
+				charts = append(charts, chart(chartSpec{Title: fmt.Sprintf("%s: %s per host, median and min-max of %d hosts", o.Op, unit, len(pd.Hosts)),
 					XLabel: xl, YLabel: unit, Lines: lines, XTick: secs, YTick: compact}))
 			}
 			if len(rank) > 0 {
@@ -191,7 +193,7 @@ func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, t
 		if len(pd.Hosts) == 1 {
 			who = pd.Hosts[0].Host
 		}
-		charts = append(charts, svgChart(chartSpec{Title: fmt.Sprintf("Latency %s: %s (%s)", ax.per(), o.Op, who), XLabel: xl, YLabel: "latency",
+		charts = append(charts, chart(chartSpec{Title: fmt.Sprintf("Latency %s: %s (%s)", ax.per(), o.Op, who), XLabel: xl, YLabel: "latency",
 			Lines: lines, LogY: true, XTick: secs, YTick: lat}))
 		if !many {
 			continue
@@ -209,7 +211,7 @@ func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, t
 			return float64(s.Bins.Percentile(99))
 		}
 		if lines := spreadLines(pd.Hosts, perHost, o.Op, ax, p99, rank); lines != nil {
-			charts = append(charts, svgChart(chartSpec{Title: fmt.Sprintf("%s: p99 %s per host, median and min-max of %d hosts", o.Op, ax.per(), len(pd.Hosts)),
+			charts = append(charts, chart(chartSpec{Title: fmt.Sprintf("%s: p99 %s per host, median and min-max of %d hosts", o.Op, ax.per(), len(pd.Hosts)),
 				XLabel: xl, YLabel: "latency", Lines: lines, LogY: true, XTick: secs, YTick: lat}))
 		}
 		if len(rank) > 0 {
