@@ -53,7 +53,7 @@ func drawMarks(b *strings.Builder, marks []chartMark, px func(float64) float64, 
 			fmt.Fprintf(b, `<rect x="%.1f" y="%g" width="%.1f" height="%g" fill="#888" fill-opacity="0.12"/>`, x, top, px(end)-x, bottom-top)
 		}
 		fmt.Fprintf(b, `<path d="M%.1f %gV%g" stroke="#333" stroke-width="1" stroke-dasharray="4 3"/>`, x, top, bottom)
-		fmt.Fprintf(b, `<text class="tk" x="%.1f" y="%g">%s</text></g>`, x+3, top+10+float64(k%4)*11, template.HTMLEscapeString(truncate(m.Label, 24)))
+		fmt.Fprintf(b, `<text class="evt" font-size="10" fill="#333" x="%.1f" y="%g">%s</text></g>`, x+3, top+10+float64(k%4)*11, template.HTMLEscapeString(truncate(m.Label, 24)))
 	}
 }
 
