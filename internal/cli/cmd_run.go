@@ -118,6 +118,9 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	}
 	// As `storbench s3` does: a local s3 phase without keys is bad input,
 	// found before anything runs (agents on other machines hold their own).
+	if err := checkLocalEventHosts(o, s, x); err != nil {
+		return nil, err
+	}
 	var keys engine.Credentials
 	if slices.ContainsFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == model.EngineS3 }) {
 		if keys, err = env.keys("", ""); err != nil {

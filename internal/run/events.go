@@ -21,22 +21,27 @@ import (
 
 // checkEvents refuses, before any load, events the run cannot carry out:
 // a host that is not one of the phase's agents, a command on an agent
-// not started with --allow-events, a cache drop without root.
-func checkEvents(p Plan, infos []cluster.Info) error {
+// not started with --allow-events, a cache drop without root. An event's
+// host may be written as the agent's name or its address (host:port); it
+// is kept as the name.
+func checkEvents(p *Plan, infos []cluster.Info) error {
 	names := make([]string, len(infos))
 	for i, in := range infos {
 		names[i] = in.Host
 	}
-	for i, l := range p.Labels {
-		if i >= len(p.Phases) {
-			break
+	p.Labels = slices.Clone(p.Labels)
+	for i := range p.Labels {
+		if i >= len(p.Phases) || len(p.Labels[i].Events) == 0 {
+			continue
 		}
+		l := &p.Labels[i]
 		n := len(infos)
 		if l.Hosts > 0 {
 			n = min(n, l.Hosts)
 		}
-		for _, e := range l.Events {
-			if err := checkEvent(p.Phases[i].Name, e, infos[:n], names); err != nil {
+		l.Events = slices.Clone(l.Events)
+		for k := range l.Events {
+			if err := checkEvent(p.Phases[i].Name, &l.Events[k], infos[:n], infos, names); err != nil {
 				return err
 			}
 		}
@@ -44,8 +49,9 @@ func checkEvents(p Plan, infos []cluster.Info) error {
 	return nil
 }
 
-// checkEvent checks one event of phase against the agents that run it.
-func checkEvent(phase string, e events.Spec, infos []cluster.Info, all []string) error {
+// checkEvent checks one event of phase against the agents that run it
+// (of all the run's), naming its host as the run does.
+func checkEvent(phase string, e *events.Spec, infos, all []cluster.Info, names []string) error {
 	what := fmt.Sprintf("phase %s: event %s (line %d)", phase, e.Name, e.Line)
 	if e.Host == "" {
 		if e.Action == model.EventDropCaches && os.Geteuid() != 0 {
@@ -53,17 +59,19 @@ func checkEvent(phase string, e events.Spec, infos []cluster.Info, all []string)
 		}
 		return nil
 	}
-	at := slices.IndexFunc(infos, func(in cluster.Info) bool { return in.Host == e.Host })
+	is := func(in cluster.Info) bool { return in.Host == e.Host || in.Addr != "" && in.Addr == e.Host }
+	at := slices.IndexFunc(infos, is)
 	switch {
-	case at < 0 && slices.Contains(all, e.Host):
-		return badInputf("%s: host %s does not run this phase (it runs on %s)", what, e.Host, strings.Join(all[:len(infos)], ", "))
+	case at < 0 && slices.ContainsFunc(all, is):
+		return badInputf("%s: host %s does not run this phase (it runs on %s)", what, e.Host, strings.Join(names[:len(infos)], ", "))
 	case at < 0:
-		return badInputf("%s: host %s is not one of the run's agents (%s)", what, e.Host, strings.Join(all, ", "))
+		return badInputf("%s: host %s is not one of the run's agents (%s)", what, e.Host, strings.Join(names, ", "))
 	case e.Action == model.EventCommand && !infos[at].AllowEvents:
 		return badInputf("%s: agent %s does not run event commands: start it with storbench agent --allow-events", what, e.Host)
 	case e.Action == model.EventDropCaches && !infos[at].Root:
 		return badInputf("%s: drop_caches needs agent %s to run as root", what, e.Host)
 	}
+	e.Host = infos[at].Host
 	return nil
 }
 

@@ -93,7 +93,7 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 			return nil, badInputf("phase %s wants %d hosts, but the run has %d agents", p.Phases[i].Name, l.Hosts, len(set.agents))
 		}
 	}
-	if err := checkEvents(p, infos); err != nil {
+	if err := checkEvents(&p, infos); err != nil {
 		return nil, err
 	}
 	runID := results.NewRunID(r.now())
