@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/model"
 )
 
@@ -146,4 +147,45 @@ func eventLine(e model.PhaseEvent) string {
 	rows := eventRows([]model.PhaseEvent{e})
 	r := rows[0]
 	return fmt.Sprintf("%s: %s, due %s, ran %s: %s", r.Name, r.Where, r.Planned, r.Ran, r.Outcome)
+}
+
+// eventCompareText writes the event windows of a comparison: each phase
+// healthy and during the event, with the verdict.
+func eventCompareText(w io.Writer, evs []analyze.EventComparison) {
+	if len(evs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\n== Events: the same seconds of the phase healthy and during the event ==")
+	for _, e := range evs {
+		fmt.Fprintf(w, "%s\n  %s %s -> %s %s  %+.1f%%  %s  %s\n", eventWindowName(e), e.Op, sig(e.Healthy), sig(e.During), e.Unit, e.RelPct, e.Verdict, e.Method)
+	}
+}
+
+// eventCompareMarkdown is eventCompareText as a table.
+func eventCompareMarkdown(w io.Writer, evs []analyze.EventComparison) {
+	if len(evs) == 0 {
+		return
+	}
+	fmt.Fprint(w, "\n## Events: the same seconds healthy and during the event\n\n")
+	fmt.Fprintln(w, "| Phase, event, window | Op | Healthy | During | Change | Verdict | Test |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---|---|")
+	for _, e := range evs {
+		fmt.Fprintf(w, "| %s | %s | %s %s | %s %s | %+.1f%% | %s | %s |\n", mdCell(eventWindowName(e)), e.Op, sig(e.Healthy), e.Unit, sig(e.During), e.Unit, e.RelPct, e.Verdict, mdCell(e.Method))
+	}
+}
+
+// eventCmpRows are the event windows as rows of the report's comparison.
+func eventCmpRows(evs []analyze.EventComparison) []htmlCmpRow {
+	var out []htmlCmpRow
+	for _, e := range evs {
+		out = append(out, htmlCmpRow{Phase: eventWindowName(e), Op: e.Op, Figure: e.Unit + " in the window (healthy, during)",
+			Before: sig(e.Healthy) + " " + e.Unit, After: sig(e.During) + " " + e.Unit, Change: fmt.Sprintf("%+.1f%%", e.RelPct), Verdict: e.Verdict, Test: e.Method})
+	}
+	return out
+}
+
+// eventWindowName names an event window: "get: during stop gateway
+// (run B), seconds 2-4".
+func eventWindowName(e analyze.EventComparison) string {
+	return fmt.Sprintf("%s: during %s (in %s), seconds %.0f-%.0f", e.Phase, e.Event, e.Degraded, e.FromS, e.ToS)
 }

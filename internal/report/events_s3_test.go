@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -29,19 +30,25 @@ func TestEventStopsRealGateway(t *testing.T) {
 	srv := s3test.StartT(t, s3test.Options{})
 	bin := testutil.StorbenchBin(t)
 	dir := t.TempDir()
-	suiteFile := filepath.Join(dir, "suite.yaml")
-	suite := fmt.Sprintf(`name: gateway-stop
+	suiteFile, healthyFile := filepath.Join(dir, "suite.yaml"), filepath.Join(dir, "healthy.yaml")
+	phase := func(name, results string) string {
+		return fmt.Sprintf(`name: %s
 results: %s
 s3: {bucket: storbench-events}
 phases:
   - name: get
     s3: {op: get, objects: 50, obj_size: 4KiB, concurrent: 4, rate: 200, duration: 8s}
-    events:
+`, name, filepath.Join(dir, results))
+	}
+	healthy := phase("gateway-healthy", "healthy")
+	suite := phase("gateway-stop", "results") + fmt.Sprintf(`    events:
       - {name: stop gateway, at: 2s, command: "kill -STOP %d"}
       - {name: continue gateway, at: 4s, command: "kill -CONT %d"}
-`, filepath.Join(dir, "results"), srv.Pid(), srv.Pid())
-	if err := os.WriteFile(suiteFile, []byte(suite), 0o644); err != nil {
-		t.Fatal(err)
+`, srv.Pid(), srv.Pid())
+	for f, text := range map[string]string{suiteFile: suite, healthyFile: healthy} {
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// Whatever happens, the gateway is not left stopped for the others.
 	t.Cleanup(func() { _ = exec.Command("kill", "-CONT", fmt.Sprint(srv.Pid())).Run() })
@@ -52,10 +59,12 @@ phases:
 	if err != nil || !strings.Contains(string(out), fmt.Sprintf(`event "stop gateway" at 2s: run "kill -STOP %d" on the controller`, srv.Pid())) {
 		t.Fatalf("--dry-run does not show the event (%v):\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "run", suiteFile)
-	cmd.Env = env
-	if out, err = cmd.CombinedOutput(); err != nil {
-		t.Fatalf("run: %v\n%s", err, out)
+	for _, f := range []string{healthyFile, suiteFile} {
+		cmd := exec.Command(bin, "run", f)
+		cmd.Env = env
+		if out, err = cmd.CombinedOutput(); err != nil {
+			t.Fatalf("run %s: %v\n%s", f, err, out)
+		}
 	}
 	folders, _ := filepath.Glob(filepath.Join(dir, "results", "*"))
 	if len(folders) != 1 {
@@ -99,6 +108,23 @@ phases:
 		if !strings.Contains(string(text), want) {
 			t.Errorf("analyze does not say %q:\n%s", want, text)
 		}
+	}
+	// The same phase healthy and during the event, in compare and in the
+	// report that compares: the window of the stop is slower, beyond noise.
+	healthyDir, _ := filepath.Glob(filepath.Join(dir, "healthy", "*"))
+	if len(healthyDir) != 1 {
+		t.Fatalf("healthy results: %v", healthyDir)
+	}
+	cmp, _ := exec.Command(bin, "compare", healthyDir[0], folder).CombinedOutput()
+	if !regexp.MustCompile(`get: during stop gateway \(in [^)]+\), seconds 2-4\n  GET [0-9.]+ -> 0\.00 MiB/s  -100\.0%  slower  Welch`).Match(cmp) {
+		t.Errorf("compare does not show the stop's window slower than the healthy phase's:\n%s", cmp)
+	}
+	rep := exec.Command(bin, "report", folder, "--compare", healthyDir[0], "-o", filepath.Join(dir, "compared.html"))
+	if b, err := rep.CombinedOutput(); err != nil {
+		t.Fatalf("report --compare: %v\n%s", err, b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "compared.html")); !strings.Contains(string(b), "get: during stop gateway") {
+		t.Error("the compared report does not show the event's window")
 	}
 	page, err := os.ReadFile(filepath.Join(folder, "report.html"))
 	if err != nil {

@@ -232,6 +232,7 @@ func HTML(w io.Writer, in HTMLInput) error {
 				}
 			}
 		}
+		d.CmpRows = append(d.CmpRows, eventCmpRows(c.Events)...)
 	}
 	return htmlTmpl.Execute(w, d)
 }
