@@ -163,6 +163,30 @@ func checkEvents(engines engine.Registry, where string, evs []events.Spec, p eng
 		if err := e.Check(where, planned, !estimated && planned > 0); err != nil {
 			return err
 		}
+		if e.Action == model.EventPause && !pauses(engines, p.Engine) {
+			return fmt.Errorf("%s: event %s (line %d): %s phases cannot pause their load; pause is for %s phases", where, e.Name, e.Line, p.Engine, strings.Join(pausing(engines), " and "))
+		}
 	}
 	return nil
+}
+
+// pauses says the engine's phases can pause their load.
+func pauses(engines engine.Registry, name model.EngineName) bool {
+	e, err := engines.Lookup(name)
+	if err != nil {
+		return false
+	}
+	lp, ok := e.(engine.LoadPauser)
+	return ok && lp.PausesLoad()
+}
+
+// pausing lists the engines whose phases can pause.
+func pausing(engines engine.Registry) []string {
+	var out []string
+	for _, n := range engines.Names() {
+		if pauses(engines, n) {
+			out = append(out, string(n))
+		}
+	}
+	return out
 }
