@@ -11,6 +11,7 @@ import (
 
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // Event commands on the controller that fail, hang or say too much are
@@ -91,6 +92,41 @@ phases:
 	for _, want := range []string{"event fails at 1.", "failed: exit status 3", "event hangs", "timed out after 1s: killed", "event too late (due at 30.0s on controller): not run"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the run does not say %q:\n%s", want, out)
+		}
+	}
+}
+
+// The brick-loss suite of docs/events.md, as the Gluster harness will run
+// it (a brick killed 5 s into a 20-s phase, restarted at 12 s): it
+// parses, and --dry-run shows both events at their times with their
+// commands.
+func TestEventsDocExample(t *testing.T) {
+	needFio(t)
+	root, err := testutil.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "events.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(doc), "```yaml\n")
+	block, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("docs/events.md has no yaml block")
+	}
+	file := filepath.Join(t.TempDir(), "brick.yaml")
+	if err := os.WriteFile(file, []byte(block), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, out := testState()
+	if err := Execute(context.Background(), st, []string{"run", file, "--dry-run", "-d", t.TempDir()}); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{`event "kill brick" at 5s: run "gluster --mode=script volume status gv0`, `xargs kill -KILL" on the controller`,
+		`event "restart brick" at 12s: run "gluster --mode=script volume start gv0 force" on the controller (timeout 1m0s)`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--dry-run does not say %q:\n%s", want, out)
 		}
 	}
 }
