@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"html/template"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/results"
 )
 
 // chartMark is an event drawn on a chart over time: a vertical line at
@@ -188,4 +190,22 @@ func eventCmpRows(evs []analyze.EventComparison) []htmlCmpRow {
 // (run B), seconds 2-4".
 func eventWindowName(e analyze.EventComparison) string {
 	return fmt.Sprintf("%s: during %s (in %s), seconds %.0f-%.0f", e.Phase, e.Event, e.Degraded, e.FromS, e.ToS)
+}
+
+// eventsMarkdown lists the events of every phase that had some, for
+// summary.md.
+func eventsMarkdown(b *bytes.Buffer, phases []results.PhaseSummary) {
+	first := true
+	for _, p := range phases {
+		for _, e := range p.Events {
+			if first {
+				b.WriteString("\n## Events\n\n")
+				first = false
+			}
+			fmt.Fprintf(b, "- %s: %s\n", p.Name, strings.ReplaceAll(eventLine(e), "|", "/"))
+			for _, im := range e.Impact {
+				fmt.Fprintf(b, "  - %s\n", ImpactText(im))
+			}
+		}
+	}
 }

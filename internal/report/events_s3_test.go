@@ -133,6 +133,9 @@ phases:
 	if !strings.Contains(string(page), "recovered in ") || !strings.Contains(string(page), "stop gateway") {
 		t.Error("report.html does not list the events with their recovery")
 	}
+	if md, _ := os.ReadFile(filepath.Join(folder, "summary.md")); !regexp.MustCompile(`## Events\n\n- get: stop gateway: kill -STOP \d+ on controller, due 2.0s, ran 2.[0-9]s to 2.[0-9]s: exit 0\n  - GET: before .* recovered in `).Match(md) {
+		t.Errorf("summary.md does not list the events:\n%s", md)
+	}
 	chromium := report.ChromiumBinary(t)
 	if chromium == "" {
 		t.Skip("chromium is not installed and could not be installed (apt-get install -y chromium)")
