@@ -68,6 +68,18 @@ phases:
 		}
 	})
 
+	t.Run("refused on a host that is not an agent", func(t *testing.T) {
+		data, res := t.TempDir(), t.TempDir()
+		st, out := testState()
+		refusedInOneLine(t, st, out, []string{"run", suiteOn("nosuchhost", data), "--token-file", tok, "--results", res},
+			[]string{"event probe", "host nosuchhost is not one of the run's agents", names[0], names[1]})
+		for _, d := range []string{data, res} {
+			if ents, _ := os.ReadDir(d); len(ents) != 0 {
+				t.Errorf("%s was written: %v", d, ents)
+			}
+		}
+	})
+
 	t.Run("runs on the agent with --allow-events", func(t *testing.T) {
 		data, res := t.TempDir(), t.TempDir()
 		st, out := testState()
