@@ -81,6 +81,9 @@ type PhaseAnalysis struct {
 	Notes        []string        `json:"notes,omitempty"`
 	Hosts        []string        `json:"hosts"`
 	Window       *results.Window `json:"-"`
+	// Events are the phase's events, with what each did to the figures
+	// of the hosts analysed (EventImpacts).
+	Events []model.PhaseEvent `json:"events,omitempty"`
 }
 
 // HostAnalysis is one host's (or endpoint's) operations.
@@ -244,6 +247,7 @@ func AnalyzeFolder(dir string, o Options) (*Analysis, error) {
 			continue
 		}
 		pa := AnalyzeHosts(ps.Name, ps.Engine, ps.Status, hosts, o)
+		pa.Events = EventImpacts(hosts, ps.Events)
 		opSeen = opSeen || len(pa.Ops) > 0
 		a.Phases = append(a.Phases, pa)
 	}

@@ -53,6 +53,10 @@ type Comparison struct {
 	OnlyAfter  []string `json:"only_after,omitempty"`
 	// Notes are said of either result (one that never finished).
 	Notes []string `json:"notes,omitempty"`
+	// Events compare each event's window of a phase with the same
+	// seconds of the same phase in the other run, where one side had
+	// events: the phase healthy and degraded.
+	Events []EventComparison `json:"events,omitempty"`
 }
 
 // Slower reports whether any figure got slower.
@@ -178,6 +182,7 @@ func CompareFolders(before, after string, o CompareOptions) (*Comparison, error)
 	}
 	c := Compare(a, b, o)
 	c.Before, c.After = baseName(before), baseName(after)
+	c.Events = compareEvents(a, b, [2]string{c.Before, c.After}, o)
 	for _, x := range []struct {
 		name string
 		sum  *results.Summary
@@ -631,6 +636,7 @@ func ComparePaths(before, after string, o CompareOptions) (*Comparison, error) {
 	}
 	c := Compare(a, b, o)
 	c.Before, c.After = baseName(before), baseName(after)
+	c.Events = compareEvents(a, b, [2]string{c.Before, c.After}, o)
 	for _, x := range []struct {
 		name string
 		file bool

@@ -29,6 +29,9 @@ type AgentServeOptions struct {
 	TLSCA     string
 	FioBin    string
 	AllowExec bool
+	// AllowEvents runs the commands of a suite's events that name this
+	// host, with the agent's rights.
+	AllowEvents bool
 	// S3CredentialsFile holds STORBENCH_ACCESS_KEY=... and
 	// STORBENCH_SECRET_KEY=... lines (or the AWS_ ones), for s3 phases.
 	S3CredentialsFile string
@@ -61,6 +64,7 @@ func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.TLSCA, "tls-ca", "", "require controllers to present a client certificate signed by this CA (PEM)")
 	f.StringVar(&o.FioBin, "fio-bin", "fio", "fio binary (never taken from the controller)")
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow fio job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
+	f.BoolVar(&o.AllowEvents, "allow-events", false, "run the commands of a suite's events that name this host (sh -c, with this agent's rights, bounded by the event's timeout)")
 	f.StringVar(&o.S3CredentialsFile, "s3-credentials-file", "", "file with STORBENCH_ACCESS_KEY=... and STORBENCH_SECRET_KEY=... lines (or the AWS_ ones, and a session token) for s3 phases (default: the environment, then the AWS profile)")
 	f.BoolVar(&o.Stdin, "stdin", false, "read the token from stdin's first line and exit when stdin closes (used by --ssh)")
 	f.StringVar(&o.MetricsListen, "metrics-listen", "", "serve Prometheus metrics under /metrics at this address (a bare :PORT is loopback, unauthenticated; any other address requires the --token-file token as a bearer token)")
@@ -85,7 +89,9 @@ Every request must carry the shared token from --token-file, or the controller
 must present a client certificate signed by --tls-ca. The agent listens on
 loopback unless --listen says otherwise. It never takes a program path from the
 network (fio is its own --fio-bin), and refuses fio options that run commands
-unless started with --allow-exec.
+unless started with --allow-exec, nor the commands of a suite's events that
+name this host unless started with --allow-events (a suite that has one is
+refused before any load otherwise).
 
 If the controller dies or is cut off, the agent stops the load within a few
 seconds and removes what the phase created.
@@ -132,7 +138,7 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 		return err
 	}
 	srv := &cluster.Server{
-		Agent: &cluster.LocalAgent{Host: hostname(), Version: version(), FioBin: o.FioBin, AllowExec: o.AllowExec,
+		Agent: &cluster.LocalAgent{Host: hostname(), Version: version(), FioBin: o.FioBin, AllowExec: o.AllowExec, AllowEvents: o.AllowEvents,
 			Engines: st.Engines, Credentials: c.keys, CPUs: cpus},
 		Token:     c.token,
 		ClockSkew: o.ClockSkew,

@@ -115,6 +115,9 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	}
 	// As `storbench s3` does: a local s3 phase without keys is bad input,
 	// found before anything runs (agents on other machines hold their own).
+	if err := checkLocalEventHosts(o, s, x); err != nil {
+		return nil, err
+	}
 	var keys engine.Credentials
 	if slices.ContainsFunc(x.Phases, st.Engines.UsesKeys) {
 		if keys, err = env.keys("", ""); err != nil {
@@ -273,6 +276,11 @@ func dryRun(st *State, s *suite.Suite, x *suite.Expanded, notes []string) error 
 			how = " (estimated)"
 		}
 		fmt.Fprintf(st.Stdout, "%3d. %-4s %-28s ~%s%s\n", i+1, p.Engine, p.Name, d, how)
+		if i < len(x.Labels) {
+			for _, e := range x.Labels[i].Events {
+				fmt.Fprintf(st.Stdout, "       %s\n", e.Describe())
+			}
+		}
 		if st.Verbosity > 0 {
 			fmt.Fprintln(st.Stdout, suite.Pretty(st.Engines.Redacted(p)))
 		}

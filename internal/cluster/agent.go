@@ -89,6 +89,10 @@ type LocalAgent struct {
 	// from a request.
 	FioBin    string
 	AllowExec bool
+	// AllowEvents lets a controller run event commands on this machine
+	// (storbench agent --allow-events); off, only storbench's own event
+	// actions (drop caches, pause) run.
+	AllowEvents bool
 	// Engines are the engines this agent runs phases with.
 	Engines engine.Registry
 	// Credentials are this agent's keys, for phases that carry none; like
@@ -117,7 +121,7 @@ func (a *LocalAgent) Name() string { return a.Host }
 // Info reports the agent's versions.
 func (a *LocalAgent) Info(ctx context.Context) (Info, error) {
 	hn, _ := os.Hostname()
-	in := Info{Host: a.Host, Hostname: hn, Version: a.Version, Protocol: Protocol, Kernel: Kernel(), Time: time.Now(), Root: os.Geteuid() == 0}
+	in := Info{Host: a.Host, Hostname: hn, Version: a.Version, Protocol: Protocol, Kernel: Kernel(), Time: time.Now(), Root: os.Geteuid() == 0, AllowEvents: a.AllowEvents}
 	in.SetTools(a.Engines.ToolVersions(engine.Env{Host: a.Host, FioBin: a.FioBin}))
 	return in, nil
 }

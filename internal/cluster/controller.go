@@ -44,6 +44,11 @@ type Controller struct {
 	DropCaches bool
 	// Name names this controller in agents' "busy" errors.
 	Name string
+	// AtStart, if set, is called once the phase's common start is set,
+	// before its load runs, with the agents that run it; the function it
+	// returns is called when every host's load ended, before cleanup
+	// (a suite phase's events).
+	AtStart func(ctx context.Context, start time.Time, agents []Agent) (ended func())
 
 	mu   sync.Mutex
 	lost map[string]error // agents lost in earlier phases, by name
@@ -265,6 +270,10 @@ func (c *Controller) runAll(ctx context.Context, phase string, agents []Agent, h
 	tickDone := make(chan struct{})
 	go c.tick(stopTick, tickDone, progress, out, agents, autoterm, term)
 
+	ended := func() {}
+	if c.AtStart != nil {
+		ended = c.AtStart(ctx, out.Start, agents)
+	}
 	results := make([]*engine.HostResult, n)
 	runErrs := make([]error, n)
 	each(agents, func(i int, a Agent) {
@@ -294,6 +303,7 @@ func (c *Controller) runAll(ctx context.Context, phase string, agents []Agent, h
 		// counts, the last second) are told before the phase is done.
 		c.Progress(progress(out.End, true))
 	}
+	ended()
 	return results, runErrs
 }
 

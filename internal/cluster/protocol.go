@@ -27,6 +27,8 @@ import (
 //	POST /v1/cleanup    NDJSON stream of ticks, then the outcome
 //	POST /v1/heartbeat  the controller is alive (at least every second)
 //	POST /v1/stop       end the running phase early, keeping what it measured
+//	POST /v1/event      events.Action: an event of the running phase (a
+//	                    command only with --allow-events); events.Outcome
 //
 // A phase is a session: the controller names it (HeaderSession) in
 // prepare and in every later call. The agent serves one session at a time

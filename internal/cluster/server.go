@@ -141,6 +141,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case "release":
 		s.release(w, r)
+	case "event":
+		s.event(w, r)
 	case "stop":
 		if sess := s.session(w, r); sess != nil {
 			s.logf("run %s: the controller asked to stop", sess.runID)

@@ -81,6 +81,9 @@ type AgentInfo struct {
 	Time  time.Time         `json:"time"`
 	// Root says the agent runs as root (needed to drop caches).
 	Root bool `json:"root,omitempty"`
+	// AllowEvents says the agent runs a suite's event commands (it was
+	// started with --allow-events).
+	AllowEvents bool `json:"allow_events,omitempty"`
 	// Busy, when set, says which run and controller hold the agent now.
 	Busy string `json:"busy,omitempty"`
 	// Addr is where the controller reached the agent ("" in-process).

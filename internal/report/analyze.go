@@ -98,6 +98,7 @@ func AnalysisText(w io.Writer, a *analyze.Analysis) {
 		for _, n := range p.Notes {
 			fmt.Fprintf(w, "note: %s\n", n)
 		}
+		EventsText(w, p.Events)
 	}
 	IO500Text(w, a.IO500)
 }
@@ -221,6 +222,15 @@ func AnalysisMarkdown(w io.Writer, a *analyze.Analysis) {
 		}
 		for _, n := range p.Notes {
 			fmt.Fprintf(w, "\nNote: %s\n", n)
+		}
+		if len(p.Events) > 0 {
+			fmt.Fprintln(w)
+			for _, e := range p.Events {
+				fmt.Fprintf(w, "- %s\n", eventLine(e))
+				for _, im := range e.Impact {
+					fmt.Fprintf(w, "  - %s\n", ImpactText(im))
+				}
+			}
 		}
 	}
 	io500Markdown(w, a.IO500)

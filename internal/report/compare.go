@@ -75,6 +75,7 @@ func CompareText(w io.Writer, c *analyze.Comparison) {
 	for _, n := range c.OnlyAfter {
 		fmt.Fprintf(w, "\nonly in %s: %s\n", c.After, n)
 	}
+	eventCompareText(w, c.Events)
 }
 
 // CompareMarkdown writes a comparison as Markdown tables.
@@ -105,6 +106,7 @@ func CompareMarkdown(w io.Writer, c *analyze.Comparison) {
 			}
 		}
 	}
+	eventCompareMarkdown(w, c.Events)
 }
 
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", "/") }

@@ -79,6 +79,8 @@ type htmlPhase struct {
 	Hosts []htmlHostRow
 	// HostsOpen shows the table unfolded (when it is short).
 	HostsOpen bool
+	// Events are the phase's events, as they ran.
+	Events []htmlEvent
 }
 
 type htmlCmpRow struct {
@@ -252,7 +254,7 @@ func compareRows(c *analyze.Comparison) []htmlCmpRow {
 			}
 		}
 	}
-	return out
+	return append(out, eventCmpRows(c.Events)...)
 }
 
 func fmtTime(t time.Time) string {
@@ -313,7 +315,8 @@ func phaseCharts(pd analyze.PhaseData) htmlPhase {
 		errs = append(errs, el)
 	}
 	hp.Charts = append(hp.Charts, svgChart(chartSpec{Title: "Errors per second (all hosts)", XLabel: "seconds into the phase", YLabel: "errors",
-		Lines: errs, Bars: true, XTick: secondsTick, YTick: compact}))
+		Lines: errs, Bars: true, XTick: secondsTick, YTick: compact, Marks: eventMarks(p.Events, ax.t0)}))
+	hp.Events = eventRows(p.Events)
 	return hp
 }
 

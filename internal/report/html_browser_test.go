@@ -265,7 +265,11 @@ const layoutCheck = `JSON.stringify((() => {
   return out;
 })())`
 
-func checkInChromium(t *testing.T, bin, file, shot string, perSecond bool) {
+// checkInChromium opens file in Chromium and checks it as the comment of
+// TestHTMLReportInChromium says; extra, when set, is given a function that
+// evaluates a JavaScript expression (a string result) in the page, for a
+// test's own checks.
+func checkInChromium(t *testing.T, bin, file, shot string, perSecond bool, extra ...func(eval func(expr string) string)) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	inR, inW, err := os.Pipe()
@@ -375,6 +379,14 @@ func checkInChromium(t *testing.T, bin, file, shot string, perSecond bool) {
 	}
 	if layout.Phases == 0 {
 		t.Error("the page shows no phase")
+	}
+	for _, fn := range extra {
+		fn(func(expr string) string {
+			if err := c.call(ctx, s, "Runtime.evaluate", map[string]any{"returnByValue": true, "expression": expr}, &eval); err != nil {
+				t.Fatal(err)
+			}
+			return eval.Result.Value
+		})
 	}
 	if perSecond && len(layout.Missing) > 0 {
 		t.Errorf("phases without latency over time: %v", layout.Missing)

@@ -69,6 +69,7 @@ func Markdown(s *results.Summary) []byte {
 			}, 9)
 		}
 	}
+	eventsMarkdown(&b, s.Phases)
 	sweepMarkdown(&b, s)
 	// No default score (see htmlData): only IO500's, when asked for.
 	io500Markdown(&b, s.IO500)

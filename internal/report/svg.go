@@ -45,6 +45,8 @@ type chartSpec struct {
 	XTick, YTick func(float64) string
 	// XTicks, when set, are the x positions of the ticks.
 	XTicks []float64
+	// Marks are events drawn over time (x in the chart's units).
+	Marks []chartMark
 }
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"}
@@ -107,6 +109,7 @@ func svgChart(c chartSpec) template.HTML {
 			p.line(i, l, lineColor(i, l))
 		}
 	}
+	drawMarks(b, c.Marks, p.px, p.xmax, padT, padT+p.ph)
 	b.WriteString("</svg>")
 	return template.HTML(b.String())
 }
@@ -162,6 +165,7 @@ func (p *plot) scale() {
 	if p.ymax <= p.ymin {
 		p.ymax = p.ymin + 1
 	}
+	p.xmin, p.xmax = widenForMarks(c.Marks, p.xmin, p.xmax)
 	if p.xmax <= p.xmin {
 		p.xmax = p.xmin + 1
 	}

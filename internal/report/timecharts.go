@@ -86,6 +86,7 @@ func opMoves(p results.PhaseSummary) map[string]bool {
 // figures for the per-host table.
 func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, table []htmlHostRow) {
 	tc := &timeChartSet{pd: pd, p: pd.Summary, ax: phaseAxis(pd.Hosts), slow: map[string]bool{}}
+	tc.marks = eventMarks(tc.p.Events, tc.ax.t0)
 	var err error
 	tc.all, err = analyze.SecondsOf(pd.Hosts, tc.ax.t0, tc.ax.seg, nil)
 	if err != nil {
@@ -145,6 +146,13 @@ type timeChartSet struct {
 	slow    map[string]bool // host+"\x00"+op, marked in the table
 	charts  []template.HTML
 	notes   []string
+	marks   []chartMark // the phase's events, drawn on every chart
+}
+
+// chart draws c with the phase's events marked on it.
+func (tc *timeChartSet) chart(c chartSpec) template.HTML {
+	c.Marks = tc.marks
+	return svgChart(c)
 }
 
 // xLabel is the x axis of every chart over time.
@@ -184,9 +192,9 @@ func (tc *timeChartSet) throughput() {
 		opsTitle = fmt.Sprintf("Operations per second, total of %d hosts", len(tc.pd.Hosts))
 	}
 	if len(mib) > 0 {
-		tc.charts = append(tc.charts, svgChart(chartSpec{Title: mibTitle, XLabel: xLabel, YLabel: "MiB/s", Lines: mib, XTick: secondsTick, YTick: compact, LogY: wideRates(p, true)}))
+		tc.charts = append(tc.charts, tc.chart(chartSpec{Title: mibTitle, XLabel: xLabel, YLabel: "MiB/s", Lines: mib, XTick: secondsTick, YTick: compact, LogY: wideRates(p, true)}))
 	}
-	tc.charts = append(tc.charts, svgChart(chartSpec{Title: opsTitle, XLabel: xLabel, YLabel: "ops/s", Lines: ops, XTick: secondsTick, YTick: compact, LogY: wideRates(p, false)}))
+	tc.charts = append(tc.charts, tc.chart(chartSpec{Title: opsTitle, XLabel: xLabel, YLabel: "ops/s", Lines: ops, XTick: secondsTick, YTick: compact, LogY: wideRates(p, false)}))
 }
 
 // rateSpread draws op's throughput spread across hosts (MiB/s when it
@@ -203,7 +211,7 @@ func (tc *timeChartSet) rateSpread(op string) {
 	}
 	rank := hostRank(p, op, fig, false)
 	if lines := spreadLines(tc.pd.Hosts, tc.perHost, op, tc.ax, val, rank); lines != nil {
-		tc.charts = append(tc.charts, svgChart(chartSpec{Title: fmt.Sprintf("%s: %s per host, median and min-max of %d hosts", op, unit, len(tc.pd.Hosts)),
+		tc.charts = append(tc.charts, tc.chart(chartSpec{Title: fmt.Sprintf("%s: %s per host, median and min-max of %d hosts", op, unit, len(tc.pd.Hosts)),
 			XLabel: xLabel, YLabel: unit, Lines: lines, XTick: secondsTick, YTick: compact}))
 	}
 	if len(rank) > 0 {
@@ -235,7 +243,7 @@ func (tc *timeChartSet) latency(op string, os analyze.OpSeconds) {
 	if len(tc.pd.Hosts) == 1 {
 		who = tc.pd.Hosts[0].Host
 	}
-	tc.charts = append(tc.charts, svgChart(chartSpec{Title: fmt.Sprintf("Latency %s: %s (%s)", ax.per(), op, who), XLabel: xLabel, YLabel: "latency",
+	tc.charts = append(tc.charts, tc.chart(chartSpec{Title: fmt.Sprintf("Latency %s: %s (%s)", ax.per(), op, who), XLabel: xLabel, YLabel: "latency",
 		Lines: lines, LogY: true, XTick: secondsTick, YTick: latencyTick}))
 }
 
@@ -259,7 +267,7 @@ func (tc *timeChartSet) latencySpread(op string) {
 		return float64(s.Bins.Percentile(99))
 	}
 	if lines := spreadLines(tc.pd.Hosts, tc.perHost, op, tc.ax, p99, rank); lines != nil {
-		tc.charts = append(tc.charts, svgChart(chartSpec{Title: fmt.Sprintf("%s: p99 %s per host, median and min-max of %d hosts", op, tc.ax.per(), len(tc.pd.Hosts)),
+		tc.charts = append(tc.charts, tc.chart(chartSpec{Title: fmt.Sprintf("%s: p99 %s per host, median and min-max of %d hosts", op, tc.ax.per(), len(tc.pd.Hosts)),
 			XLabel: xLabel, YLabel: "latency", Lines: lines, LogY: true, XTick: secondsTick, YTick: latencyTick}))
 	}
 	if len(rank) > 0 {

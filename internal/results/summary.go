@@ -118,6 +118,9 @@ type PhaseSummary struct {
 	// Ops are the cluster totals: counts and bytes added, histograms merged.
 	Ops     []OpSummary `json:"ops"`
 	PerHost []HostOps   `json:"per_host"`
+	// Events are the suite's events of the phase as they happened, with
+	// what each did to the figures (also in the phase's events.json).
+	Events []model.PhaseEvent `json:"events,omitempty"`
 }
 
 // Timing is a phase's stages in seconds.

@@ -94,6 +94,9 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 			return nil, badInputf("phase %s wants %d hosts, but the run has %d agents", p.Phases[i].Name, l.Hosts, len(set.agents))
 		}
 	}
+	if err := checkEvents(&p, infos); err != nil {
+		return nil, err
+	}
 	runID := results.NewRunID(r.now())
 	areas, err := r.proveShared(ctx, p, ctrl, set, runID)
 	if err != nil {
@@ -420,8 +423,10 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 		pr.r.Sink.Note(Note{Kind: NotePlan, Text: a})
 	}
 	pr.r.Sink.PhaseStarted(ph, names)
+	evDone := pr.scheduleEvents(ph, label)
 	out, err := pr.ctrl.RunPhase(ctx, pr.folder.RunInfo().RunID, pr.plan.Keep, ph)
 	pr.ctrl.Agents, pr.ctrl.StartAt = agents, time.Time{}
+	evs := evDone()
 	if out == nil {
 		return pr.notRun(ctx, ph, label, err)
 	}
@@ -433,6 +438,7 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 		pr.written[ph.Name] = n
 	}
 	ps := pr.summary(ph, label, out)
+	pr.recordEvents(&ps, evs, out.Results)
 	if err != nil {
 		ps.Status, ps.Error = statusOf(ctx, err), errText(err)
 	}
@@ -444,6 +450,9 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 	}
 	phaseDir := pr.folder.NextPhaseDir(ps.Name)
 	if werr := pr.folder.AddPhase(ps, out.Results); werr != nil && err == nil {
+		err = werr
+	}
+	if werr := pr.saveEvents(phaseDir, ps.Events); werr != nil && err == nil {
 		err = werr
 	}
 	if rk, ok := ranksOf(phaseDir, out.Results); ok {

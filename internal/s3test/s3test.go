@@ -199,6 +199,10 @@ func (s *Server) waitAnswer(ca *x509.CertPool, log *bytes.Buffer) error {
 	return fmt.Errorf("versitygw did not answer on %s within 15s", s.Endpoint)
 }
 
+// Pid is the versitygw process's id, for tests that stop and continue it
+// (SIGSTOP, SIGCONT) as a server that hangs for a while.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
 // Stop ends the server and waits for it to exit.
 func (s *Server) Stop() {
 	if s == nil || s.cmd.Process == nil {

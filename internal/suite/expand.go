@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/events"
 	"github.com/storbench/storbench/internal/model"
 )
 
@@ -32,6 +33,8 @@ type Labels struct {
 	Hosts int
 	// Report is the headline metric chosen in the suite, if any.
 	Report model.Headline
+	// Events happen during the phase, timed from its start.
+	Events []events.Spec
 }
 
 // KV is one matrix coordinate.
@@ -151,7 +154,7 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 			for k, v := range base {
 				params[k] = v
 			}
-			l := Labels{Iterations: iters, Report: ps.Report}
+			l := Labels{Iterations: iters, Report: ps.Report, Events: ps.Events}
 			for _, kv := range point {
 				l.Point = append(l.Point, KV{Key: kv.Key, Value: fmt.Sprint(kv.Value)})
 				if kv.Key == "hosts" {
@@ -186,6 +189,9 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 					return nil, err
 				}
 				for i, p := range phases {
+					if err := checkEvents(o.Engines, where, ps.Events, p); err != nil {
+						return nil, err
+					}
 					pl := l
 					pl.Group = groups[i]
 					p.Name = phaseName(groups[i], pl)

@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/events"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -76,7 +77,9 @@ type PhaseSpec struct {
 	// ReadFrom, "neighbour", makes host i read what host (i+1) mod n wrote
 	// in an earlier phase (IOR's -C, mdtest's -N).
 	ReadFrom string
-	Line     int
+	// Events happen during each of the entry's phases (events.Spec).
+	Events []events.Spec
+	Line   int
 }
 
 // Dim is one swept parameter and its values, in file order.
@@ -96,7 +99,7 @@ var globalKeys = []string{"name", "dir", "results", "keep", "s3", "agents", "dro
 // phaseKeys are the keys of a phase entry besides its engine's: any other
 // key whose value is a mapping of settings names the engine (fio:, md:,
 // ...), which the expansion finds in the engine list.
-var phaseKeys = []string{"name", "optional", "iterations", "matrix", "report", "shared", "read_from"}
+var phaseKeys = []string{"name", "optional", "iterations", "matrix", "report", "shared", "read_from", "events"}
 
 // Quick returns the built-in quick suite: the four corners scaled to a small
 // machine, plus metadata and S3 phases, on ./storbench-data.
@@ -238,6 +241,12 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 					return nil, fmt.Errorf("line %d: read_from: want neighbour (host i reads what host i+1 wrote in an earlier phase)", k.Line)
 				}
 				ps.ReadFrom = "neighbour"
+			case "events":
+				evs, err := parseEvents(v)
+				if err != nil {
+					return nil, err
+				}
+				ps.Events = evs
 			case "matrix":
 				m, err := parseMatrix(v)
 				if err != nil {

@@ -184,13 +184,16 @@ type phase struct {
 	stopCh   chan struct{} // closed with stop set: wakes workers backing off
 	stopOnce sync.Once
 	ticket   atomic.Int64 // open-loop schedule position
-	picker   *hostPicker
-	pool     *objectPool
-	delNext  atomic.Int64
-	putSeqs  []int // put: uploads made by each worker, whose keys putKey gives
-	listPfx  []string
-	listWant []int64  // list: the entries each worker's listing must return
-	retVers  []string // retention: version j/len(keys) of key j%len(keys)
+	// pausedUntil, when not 0, holds workers until then (Unix ns): a
+	// suite event's pause.
+	pausedUntil atomic.Int64
+	picker      *hostPicker
+	pool        *objectPool
+	delNext     atomic.Int64
+	putSeqs     []int // put: uploads made by each worker, whose keys putKey gives
+	listPfx     []string
+	listWant    []int64  // list: the entries each worker's listing must return
+	retVers     []string // retention: version j/len(keys) of key j%len(keys)
 	// retainFor is how far ahead of now uploads and updates set the
 	// retention (retention).
 	retainFor time.Duration

@@ -100,6 +100,12 @@ func (wk *worker) begin() (time.Time, bool) {
 	if ph.stop.Load() {
 		return time.Time{}, false
 	}
+	if u := ph.pausedUntil.Load(); u != 0 {
+		ph.waitPause(u)
+		if ph.stop.Load() {
+			return time.Time{}, false
+		}
+	}
 	if wk.reach.wait > 0 {
 		// The last request did not reach its endpoint: back off.
 		wk.reach.pause(ph.stopCh)

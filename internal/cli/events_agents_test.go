@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/storbench/storbench/internal/cluster"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/testutil"
+)
+
+// An event command on an agent host, through real agent processes: on an
+// agent started without --allow-events the suite is refused before any
+// load (exit 2, one line naming the agent and the flag, no results
+// folder, nothing run or written); on one started with it the command
+// runs there - in the agent's own process tree, as the agent's
+// /proc/$PPID/cmdline shows - and summary.json records it on that host.
+// storbench's own action (a cache drop) runs on the agent without it.
+func TestEventOnAgentNeedsAllowEvents(t *testing.T) {
+	needFio(t)
+	if os.Geteuid() != 0 {
+		t.Skip("the event that drops an agent's caches needs root (CI runs as root)")
+	}
+	const token = "sb-events-token-0123456789abcdef"
+	bin := testutil.StorbenchBin(t)
+	plain := testutil.AgentProcess(t, bin, token)
+	allowing := testutil.AgentProcess(t, bin, token, "--allow-events")
+	names := cluster.HostNames([]string{plain, allowing})
+	tok := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tok, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mark := filepath.Join(t.TempDir(), "ran")
+	suiteOn := func(host, data string) string {
+		p := filepath.Join(t.TempDir(), "suite.yaml")
+		s := fmt.Sprintf(`name: agent-event
+dir: %s
+agents: [%s, %s]
+phases:
+  - name: read
+    fio: {runtime: 3s, job: {rw: read, bs: 4k, size: 1m, time_based: 1}}
+    events:
+      - {name: probe, at: 1s, host: %s, command: "tr '\\0' ' ' < /proc/$PPID/cmdline > %s; echo $STORBENCH_PHASE"}
+      - {name: drop, at: 1s, host: %s, drop_caches: true}
+`, data, plain, allowing, host, mark, names[0])
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+
+	t.Run("refused without --allow-events", func(t *testing.T) {
+		data, res := t.TempDir(), t.TempDir()
+		st, out := testState()
+		refusedInOneLine(t, st, out, []string{"run", suiteOn(names[0], data), "--token-file", tok, "--results", res},
+			[]string{"event probe", "agent " + names[0] + " does not run event commands", "--allow-events"})
+		for _, d := range []string{data, res} {
+			if ents, _ := os.ReadDir(d); len(ents) != 0 {
+				t.Errorf("%s was written: %v", d, ents)
+			}
+		}
+		if _, err := os.Stat(mark); err == nil {
+			t.Error("the event's command ran")
+		}
+	})
+
+	t.Run("refused on a host that is not an agent", func(t *testing.T) {
+		data, res := t.TempDir(), t.TempDir()
+		st, out := testState()
+		refusedInOneLine(t, st, out, []string{"run", suiteOn("nosuchhost", data), "--token-file", tok, "--results", res},
+			[]string{"event probe", "host nosuchhost is not one of the run's agents", names[0], names[1]})
+		for _, d := range []string{data, res} {
+			if ents, _ := os.ReadDir(d); len(ents) != 0 {
+				t.Errorf("%s was written: %v", d, ents)
+			}
+		}
+	})
+
+	t.Run("runs on the agent with --allow-events", func(t *testing.T) {
+		data, res := t.TempDir(), t.TempDir()
+		st, out := testState()
+		// The agent's address as written in the suite names it too.
+		if err := Execute(context.Background(), st, []string{"run", suiteOn(allowing, data), "--token-file", tok, "--results", res}); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		b, err := os.ReadFile(mark)
+		if err != nil || !strings.Contains(string(b), " agent ") || !strings.Contains(string(b), allowing) || !strings.Contains(string(b), "--allow-events") {
+			t.Errorf("the command did not run under the allowing agent: %q (%v)", b, err)
+		}
+		folders, _ := filepath.Glob(filepath.Join(res, "*"))
+		if len(folders) != 1 {
+			t.Fatalf("results: %v", folders)
+		}
+		sum, err := results.ReadSummary(folders[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := sum.Phases[0].Events
+		if len(evs) != 2 || evs[0].Host != names[1] || evs[0].Exit == nil || *evs[0].Exit != 0 || strings.TrimSpace(evs[0].Output) != "read" {
+			t.Fatalf("summary.json events: %+v", evs)
+		}
+		// storbench's own action needs no --allow-events.
+		if e := evs[1]; e.Host != names[0] || e.Error != "" || e.StartS == nil {
+			t.Errorf("drop caches on %s: %+v", names[0], e)
+		}
+		if !strings.Contains(out.String(), "event probe at 1.") || !strings.Contains(out.String(), "on "+names[1]+": exit 0") {
+			t.Errorf("the run does not say the event ran on %s:\n%s", names[1], out)
+		}
+	})
+}

@@ -1,0 +1,75 @@
+package events
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/model"
+)
+
+// A command that outlives its timeout is killed with what it started in
+// the background (its child never writes the file it would write after
+// 2 s), within a bounded time, and says so; one that exits says its
+// status and output, cut at model.EventOutputMax.
+func TestRunCommandBounded(t *testing.T) {
+	late := filepath.Join(t.TempDir(), "late")
+	start := time.Now()
+	o := RunCommand(context.Background(), "(sleep 2; touch "+late+") & sleep 600", 300*time.Millisecond, nil)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the hung command held %s", took)
+	}
+	if o.Exit != nil || !strings.Contains(o.Error, "timed out after 300ms") {
+		t.Errorf("hung: exit %v, error %q", o.Exit, o.Error)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if _, err := os.Stat(late); err == nil {
+		t.Error("the hung command's background child outlived it")
+	}
+	o = RunCommand(context.Background(), "echo $STORBENCH_X; head -c 9000 /dev/zero; exit 4", time.Minute, []string{"STORBENCH_X=seen"})
+	if o.Exit == nil || *o.Exit != 4 || !strings.HasPrefix(o.Output, "seen\n") || len(o.Output) != model.EventOutputMax || !o.Truncated {
+		t.Errorf("exit %v, %d bytes of output (truncated %v), starting %q", o.Exit, len(o.Output), o.Truncated, o.Output[:min(10, len(o.Output))])
+	}
+}
+
+// Events run at their time from the phase's start, an after: share of the
+// planned duration included; one still due when the phase ends is
+// recorded as not run, without waiting for it.
+func TestScheduleTimes(t *testing.T) {
+	var ran []string
+	done := make(chan string, 3)
+	local := func(ctx context.Context, a Action) Outcome { done <- a.Command; return Outcome{} }
+	specs := []Spec{
+		{Name: "a", At: 100 * time.Millisecond, Action: model.EventCommand, Command: "a", Timeout: time.Second},
+		{Name: "b", AfterPct: 50, Action: model.EventCommand, Command: "b", Timeout: time.Second},
+		{Name: "c", At: time.Hour, Action: model.EventCommand, Command: "c", Timeout: time.Second},
+		{Name: "d", At: 0, Host: "elsewhere", Action: model.EventCommand, Command: "d", Timeout: time.Second},
+	}
+	start := time.Now()
+	s := Start(context.Background(), specs, 600*time.Millisecond, start, local, func(string) (Executor, bool) { return nil, false }, nil)
+	for range 2 {
+		ran = append(ran, <-done)
+	}
+	recs := s.Stop()
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("Stop waited %s for an event an hour away", took)
+	}
+	if strings.Join(ran, ",") != "a,b" {
+		t.Errorf("ran %v, want a then b", ran)
+	}
+	for i, want := range []float64{0.1, 0.3} {
+		r := recs[i]
+		if r.StartS == nil || *r.StartS < want || *r.StartS > want+0.5 || r.PlannedS != want {
+			t.Errorf("%s: planned %g s, started %v s, want %g", r.Name, r.PlannedS, r.StartS, want)
+		}
+	}
+	if recs[2].StartS != nil || !strings.HasPrefix(recs[2].Error, "not run: the phase's load ended") {
+		t.Errorf("c: %+v", recs[2])
+	}
+	if recs[3].StartS != nil || !strings.Contains(recs[3].Error, "elsewhere") {
+		t.Errorf("d: %+v", recs[3])
+	}
+}
