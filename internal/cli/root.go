@@ -42,6 +42,7 @@ const (
 	ExitOK          = 0
 	ExitFailed      = 1 // the run ran and a phase failed
 	ExitUsage       = 2 // bad input: nothing was run
+	ExitRegression  = 3 // check: a figure worse than its baseline
 	ExitInterrupted = 130
 )
 
@@ -190,6 +191,7 @@ summary.json and summary.md.`,
 		newRunCommand(st), newFioCommand(st), newMdCommand(st), newS3Command(st),
 		newAgentCommand(st), newAnalyzeCommand(st), newCompareCommand(st), newMergeCommand(st),
 		newReportCommand(st), newVersionCommand(st), newDocsCommand(),
+		newCatalogCommand(st), newRunsCommand(st), newTrendCommand(st), newCheckCommand(st),
 	)
 	// cobra adds these when it executes; made now, their checks are
 	// wrapped with the rest.
