@@ -76,80 +76,82 @@ func answers(t *testing.T, c *Catalog) string {
 // The folders are the source of truth: a catalog deleted and rebuilt with
 // Add (in another order, some folders twice) answers every query the same.
 func TestRebuiltCatalogAnswersTheSame(t *testing.T) {
-	root := t.TempDir()
-	dirs := genSet(t, root, 8)
-	dirs = append(dirs, writeGen(t, root, genRun{i: 99, name: "crashed", start: t0.Add(100 * time.Hour), unfinished: true, seed: 2}))
-	c, path := tempCatalog(t)
-	for _, d := range dirs {
-		if _, err := c.Add(t.Context(), d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	before := answers(t, c)
-	if !strings.Contains(before, `"status": "unfinished"`) || !strings.Contains(before, `"tuning": "tuned"`) {
-		t.Fatalf("the catalog lacks what was added:\n%s", before)
-	}
-	c.Close()
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		os.Remove(p)
-	}
-	c2, err := Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
-	all, err := Folders([]string{root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := len(all) - 1; i >= 0; i-- {
-		for range 2 {
-			if _, err := c2.Add(t.Context(), all[i]); err != nil {
+	eachBackend(t, func(t *testing.T, b backend) {
+		root := t.TempDir()
+		dirs := genSet(t, root, 8)
+		dirs = append(dirs, writeGen(t, root, genRun{i: 99, name: "crashed", start: t0.Add(100 * time.Hour), unfinished: true, seed: 2}))
+		where := b.create(t)
+		c := open(t, where)
+		for _, d := range dirs {
+			if _, err := c.Add(t.Context(), d); err != nil {
 				t.Fatal(err)
 			}
 		}
-	}
-	if after := answers(t, c2); after != before {
-		t.Errorf("the rebuilt catalog answers differently:\nbefore:\n%s\nafter:\n%s", before, after)
-	}
+		before := answers(t, c)
+		if !strings.Contains(before, `"status": "unfinished"`) || !strings.Contains(before, `"tuning": "tuned"`) {
+			t.Fatalf("the catalog lacks what was added:\n%s", before)
+		}
+		c.Close()
+		b.remove(t, where)
+		c2 := open(t, where)
+		if runs, _ := c2.Runs(t.Context(), Query{}); len(runs) != 0 {
+			t.Fatalf("the catalog was not deleted: %d runs", len(runs))
+		}
+		all, err := Folders([]string{root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := len(all) - 1; i >= 0; i-- {
+			for range 2 {
+				if _, err := c2.Add(t.Context(), all[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if after := answers(t, c2); after != before {
+			t.Errorf("the rebuilt catalog answers differently:\nbefore:\n%s\nafter:\n%s", before, after)
+		}
+	})
 }
 
 // A folder added twice is one run; a folder indexed while unfinished and
 // again once finished is the finished run.
 func TestAddTwiceIsOnce(t *testing.T) {
-	root := t.TempDir()
-	c, _ := tempCatalog(t)
-	g := genRun{i: 1, name: "x", start: t0, unfinished: true, seed: 3}
-	dir := writeGen(t, root, g)
-	r, err := c.Add(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Status != StatusUnfinished || r.Finished {
-		t.Errorf("a folder whose run.json says running was indexed as %q (finished %v), want %q", r.Status, r.Finished, StatusUnfinished)
-	}
-	// The same run, finished: run.json rewritten as its end writes it.
-	os.RemoveAll(dir)
-	g.unfinished = false
-	dir = writeGen(t, root, g)
-	for range 2 {
-		if _, err := c.Add(t.Context(), dir); err != nil {
+	eachBackend(t, func(t *testing.T, b backend) {
+		root := t.TempDir()
+		c := open(t, b.create(t))
+		g := genRun{i: 1, name: "x", start: t0, unfinished: true, seed: 3}
+		dir := writeGen(t, root, g)
+		r, err := c.Add(t.Context(), dir)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	runs, err := c.Runs(t.Context(), Query{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(runs) != 1 || runs[0].Status != "completed" {
-		t.Fatalf("after adding one run three times: %+v, want one completed run", runs)
-	}
-	figs, _ := c.Figures(t.Context(), runs[0].ID)
-	// 4 operations x 7 figures, less the bandwidth of md's create and
-	// stat, which move no bytes: not measured, so absent.
-	if len(figs) != 4*7-2 {
-		t.Errorf("the run has %d figures, want %d", len(figs), 4*7-2)
-	}
+		if r.Status != StatusUnfinished || r.Finished {
+			t.Errorf("a folder whose run.json says running was indexed as %q (finished %v), want %q", r.Status, r.Finished, StatusUnfinished)
+		}
+		// The same run, finished: run.json rewritten as its end writes it.
+		os.RemoveAll(dir)
+		g.unfinished = false
+		dir = writeGen(t, root, g)
+		for range 2 {
+			if _, err := c.Add(t.Context(), dir); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runs, err := c.Runs(t.Context(), Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) != 1 || runs[0].Status != "completed" {
+			t.Fatalf("after adding one run three times: %+v, want one completed run", runs)
+		}
+		figs, _ := c.Figures(t.Context(), runs[0].ID)
+		// 4 operations x 7 figures, less the bandwidth of md's create and
+		// stat, which move no bytes: not measured, so absent.
+		if len(figs) != 4*7-2 {
+			t.Errorf("the run has %d figures, want %d", len(figs), 4*7-2)
+		}
+	})
 }
 
 // A half-written folder: run.json says running and summary.json is
