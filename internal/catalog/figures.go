@@ -71,3 +71,19 @@ func (c *Catalog) Figures(ctx context.Context, runID string) ([]Figure, error) {
 	}
 	return out, c.writeErr(rows.Err())
 }
+
+// putMany writes many records in one transaction (a bulk load: tests
+// and benchmarks build large catalogs with it).
+func (c *Catalog) putMany(ctx context.Context, recs []*Record) error {
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return c.writeErr(err)
+	}
+	defer tx.Rollback()
+	for _, rec := range recs {
+		if err := c.putTx(ctx, tx, rec); err != nil {
+			return err
+		}
+	}
+	return c.writeErr(tx.Commit())
+}

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -290,6 +291,14 @@ func (c *Catalog) Put(ctx context.Context, rec *Record) error {
 		return c.writeErr(err)
 	}
 	defer tx.Rollback()
+	if err := c.putTx(ctx, tx, rec); err != nil {
+		return err
+	}
+	return c.writeErr(tx.Commit())
+}
+
+// putTx writes a record in transaction tx, replacing any of its run id.
+func (c *Catalog) putTx(ctx context.Context, tx *sql.Tx, rec *Record) error {
 	r := rec.Run
 	if c.pg {
 		// Two writers of one run id wait for each other.
@@ -319,8 +328,5 @@ func (c *Catalog) Put(ctx context.Context, rec *Record) error {
 			return c.writeErr(err)
 		}
 	}
-	if err := c.putFigures(ctx, tx, r.ID, rec.Figures); err != nil {
-		return c.writeErr(err)
-	}
-	return c.writeErr(tx.Commit())
+	return c.writeErr(c.putFigures(ctx, tx, r.ID, rec.Figures))
 }

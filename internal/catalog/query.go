@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -172,9 +173,58 @@ func (q Query) String() string {
 	return strings.Join(out, ",")
 }
 
+// runPlan is how the runs of a query are found. SQLite plans without
+// knowing how many runs carry a label's value, so storbench counts them
+// and says: start from the runs of the rarest label (Drive), or walk the
+// runs newest first and stop at Last (ByStart).
+type runPlan struct {
+	Drive   string
+	ByStart bool
+}
+
+// plan chooses the runPlan of q: walking newest first costs about
+// Last x runs/matches rows, starting from a label its count.
+func (c *Catalog) plan(ctx context.Context, q Query) (runPlan, error) {
+	if q.ID != "" && !strings.Contains(q.ID, "*") {
+		return runPlan{}, nil // one run, by its key
+	}
+	if len(q.Labels) == 0 {
+		return runPlan{ByStart: true}, nil
+	}
+	rarest, fewest := "", int64(-1)
+	for _, k := range slices.Sorted(maps.Keys(q.Labels)) {
+		var n int64
+		if err := c.db.QueryRowContext(ctx, c.q(`SELECT count(*) FROM sb_labels WHERE key = ? AND value = ?`), k, q.Labels[k]).Scan(&n); err != nil {
+			return runPlan{}, c.writeErr(err)
+		}
+		if fewest < 0 || n < fewest {
+			rarest, fewest = k, n
+		}
+	}
+	if q.Last > 0 && fewest > 0 {
+		var total int64
+		if err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM sb_runs`).Scan(&total); err != nil {
+			return runPlan{}, c.writeErr(err)
+		}
+		if int64(q.Last)*total/fewest < fewest {
+			return runPlan{ByStart: true}, nil
+		}
+	}
+	return runPlan{Drive: rarest}, nil
+}
+
+// from is the FROM of a query on runs as plan p says.
+func (c *Catalog) from(p runPlan) string {
+	if p.ByStart && !c.pg {
+		return "sb_runs r INDEXED BY sb_runs_by_start"
+	}
+	return "sb_runs r"
+}
+
 // where is the query's SQL condition on sb_runs aliased r, with its
-// arguments (? placeholders).
-func (q Query) where() (string, []any) {
+// arguments (? placeholders); the label drive is tested with IN, so the
+// planner starts from its runs, the others each run at a time.
+func (q Query) where(drive string) (string, []any) {
 	conds := []string{"1 = 1"}
 	var args []any
 	keys := make([]string, 0, len(q.Labels))
@@ -183,7 +233,11 @@ func (q Query) where() (string, []any) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		conds = append(conds, "EXISTS (SELECT 1 FROM sb_labels l WHERE l.run_id = r.run_id AND l.key = ? AND l.value = ?)")
+		if k == drive {
+			conds = append(conds, "r.run_id IN (SELECT l.run_id FROM sb_labels l WHERE l.key = ? AND l.value = ?)")
+		} else {
+			conds = append(conds, "EXISTS (SELECT 1 FROM sb_labels l WHERE l.run_id = r.run_id AND l.key = ? AND l.value = ?)")
+		}
 		args = append(args, k, q.Labels[k])
 	}
 	match := func(col, v string, part bool) {
@@ -234,8 +288,12 @@ const runColumns = `r.run_id, r.name, r.status, r.finished, r.started_ns, r.ende
 
 // Runs lists the runs a query matches, oldest first, with their labels.
 func (c *Catalog) Runs(ctx context.Context, q Query) ([]Run, error) {
-	cond, args := q.where()
-	query := `SELECT ` + runColumns + ` FROM sb_runs r WHERE ` + cond + ` ORDER BY r.started_ns DESC, r.run_id DESC`
+	p, err := c.plan(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	cond, args := q.where(p.Drive)
+	query := `SELECT ` + runColumns + ` FROM ` + c.from(p) + ` WHERE ` + cond + ` ORDER BY r.started_ns DESC, r.run_id DESC`
 	if q.Last > 0 {
 		query += ` LIMIT ` + strconv.Itoa(q.Last)
 	}
@@ -271,9 +329,13 @@ func (c *Catalog) Runs(ctx context.Context, q Query) ([]Run, error) {
 	return out, c.labelsOf(ctx, out, byID)
 }
 
-// labelsOf fills the labels of runs, in batches of run ids.
+// labelsOf fills the labels of runs, in batches of run ids, or for many
+// runs in one pass over every label.
 func (c *Catalog) labelsOf(ctx context.Context, runs []Run, byID map[string]int) error {
 	const batch = 500
+	if len(runs) > 10*batch {
+		return c.allLabels(ctx, runs, byID)
+	}
 	for start := 0; start < len(runs); start += batch {
 		part := runs[start:min(start+batch, len(runs))]
 		args := make([]any, len(part))
@@ -303,4 +365,28 @@ func (c *Catalog) labelsOf(ctx context.Context, runs []Run, byID map[string]int)
 		}
 	}
 	return nil
+}
+
+// allLabels reads every label once and keeps those of runs.
+func (c *Catalog) allLabels(ctx context.Context, runs []Run, byID map[string]int) error {
+	rows, err := c.db.QueryContext(ctx, `SELECT run_id, key, value FROM sb_labels`)
+	if err != nil {
+		return c.writeErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, k, v string
+		if err := rows.Scan(&id, &k, &v); err != nil {
+			return c.writeErr(err)
+		}
+		i, ok := byID[id]
+		if !ok {
+			continue
+		}
+		if runs[i].Labels == nil {
+			runs[i].Labels = map[string]string{}
+		}
+		runs[i].Labels[k] = v
+	}
+	return c.writeErr(rows.Err())
 }

@@ -66,7 +66,11 @@ type Point struct {
 // each point with the run's value of the label by (none when by is "").
 // A run that did not measure the figure has no point.
 func (c *Catalog) Trend(ctx context.Context, q Query, f FigureRef, by string) ([]Point, error) {
-	cond, args := q.where()
+	p, err := c.plan(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	cond, args := q.where(p.Drive)
 	var fc []string
 	var fargs []any
 	for _, x := range []struct{ col, v string }{{"f.phase", f.Phase}, {"f.op", f.Op}} {
@@ -81,13 +85,13 @@ func (c *Catalog) Trend(ctx context.Context, q Query, f FigureRef, by string) ([
 	}
 	fc = append(fc, "f.figure = ?", "f.host = ?")
 	fargs = append(fargs, f.Name, f.Host)
-	runs := `SELECT r.run_id, r.name, r.started_ns FROM sb_runs r WHERE ` + cond
+	runs := `SELECT r.run_id, r.name, r.started_ns FROM ` + c.from(p) + ` WHERE ` + cond
 	if q.Last > 0 {
 		runs += fmt.Sprintf(` ORDER BY r.started_ns DESC, r.run_id DESC LIMIT %d`, q.Last)
 	}
 	query := `SELECT m.run_id, m.name, m.started_ns, COALESCE(l.value, ''), f.phase, f.op, f.value
 		FROM (` + runs + `) m
-		JOIN sb_figures f ON f.run_id = m.run_id
+		CROSS JOIN sb_figures f ON f.run_id = m.run_id
 		LEFT JOIN sb_labels l ON l.run_id = m.run_id AND l.key = ?
 		WHERE ` + strings.Join(fc, " AND ") + `
 		ORDER BY m.started_ns, m.run_id, f.phase, f.op`

@@ -20,6 +20,7 @@ type TrendOptions struct {
 	Catalog CatalogOptions
 	Out     OutputOptions
 	By      string
+	Last    int
 }
 
 func newTrendCommand(st *State) *cobra.Command {
@@ -47,6 +48,7 @@ bandwidth.`,
 	}
 	o.Catalog.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&o.By, "by", "", "group the runs by this label's value")
+	cmd.Flags().IntVar(&o.Last, "last", 1000, "the newest N runs that match (0: all)")
 	cmd.Flags().BoolVar(&o.Out.JSON, "json", false, "print the points and groups as JSON")
 	cmd.Flags().BoolVar(&o.Out.CSV, "csv", false, "print the points as CSV")
 	return cmd
@@ -81,6 +83,12 @@ func runTrend(ctx context.Context, st *State, o TrendOptions, figure string, ter
 	q, err := parseQuery(st, "trend", terms)
 	if err != nil {
 		return err
+	}
+	if o.Last < 0 {
+		return usageErr("--last %d: want 0 (all) or more", o.Last)
+	}
+	if q.Last == 0 {
+		q.Last = o.Last
 	}
 	c, err := o.Catalog.need(ctx, st)
 	if err != nil {
