@@ -330,3 +330,57 @@ func (c *Catalog) putTx(ctx context.Context, tx *sql.Tx, rec *Record) error {
 	}
 	return c.writeErr(c.putFigures(ctx, tx, r.ID, rec.Figures))
 }
+
+// addBatch is how many folders AddAll writes in one transaction.
+const addBatch = 100
+
+// AddAll indexes many results folders, a transaction per hundred (a
+// transaction per folder spends its time committing). done hears every
+// folder: its run, or why it could not be read (such a folder is skipped)
+// or written. It stops at the first write error, which it returns.
+func (c *Catalog) AddAll(ctx context.Context, dirs []string, done func(dir string, r *Run, err error)) error {
+	var recs []*Record
+	var from []string
+	flush := func() error {
+		if len(recs) == 0 {
+			return nil
+		}
+		var err error
+		if perr := c.putMany(ctx, recs); perr != nil {
+			err = &WriteError{Err: perr}
+		}
+		for i, rec := range recs {
+			if err != nil {
+				done(from[i], nil, err)
+			} else {
+				done(from[i], &rec.Run, nil)
+			}
+		}
+		recs, from = recs[:0], from[:0]
+		return err
+	}
+	for _, d := range dirs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := ReadFolder(d)
+		if err != nil {
+			done(d, nil, err)
+			continue
+		}
+		recs, from = append(recs, rec), append(from, d)
+		if len(recs) == addBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// WriteError is a catalog that could not be written (the folder read
+// well): the catalog's fault, not the folder's.
+type WriteError struct{ Err error }
+
+func (e *WriteError) Error() string { return e.Err.Error() }
+func (e *WriteError) Unwrap() error { return e.Err }

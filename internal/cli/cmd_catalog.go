@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -71,23 +72,22 @@ func runCatalogAdd(ctx context.Context, st *State, o CatalogOptions, args []stri
 	defer c.Close()
 	var bad, failed []string
 	added := 0
-	for _, d := range dirs {
-		rec, err := catalog.ReadFolder(d)
-		if err != nil {
-			fmt.Fprintf(st.Stderr, "catalog add: %v\n", err)
-			bad = append(bad, d)
-			continue
-		}
-		if err := c.Put(ctx, rec); err != nil {
-			fmt.Fprintf(st.Stderr, "catalog add %s: %v\n", d, err)
+	werr := c.AddAll(ctx, dirs, func(d string, r *catalog.Run, err error) {
+		var we *catalog.WriteError
+		switch {
+		case err == nil:
+			added++
+			st.logf(1, "added %s (%s) from %s", r.ID, r.Status, d)
+			return
+		case errors.As(err, &we):
 			failed = append(failed, d)
-			if ctx.Err() != nil {
-				break
-			}
-			continue
+			return
 		}
-		added++
-		st.logf(1, "added %s (%s) from %s", rec.Run.ID, rec.Run.Status, d)
+		fmt.Fprintf(st.Stderr, "catalog add: %v\n", err)
+		bad = append(bad, d)
+	})
+	if werr != nil {
+		fmt.Fprintf(st.Stderr, "catalog add: %v\n", werr)
 	}
 	fmt.Fprintf(st.Stdout, "%d of %d results folders in %s\n", added, len(dirs), c.Where())
 	switch {

@@ -50,13 +50,14 @@ func runCompareGroups(ctx context.Context, st *State, o CompareOptions) error {
 // are the source of truth, and a comparison without some of them would
 // not say what it compares.
 func groupPhases(ctx context.Context, c *catalog.Catalog, flag string, q catalog.Query) ([]analyze.PhaseData, int, error) {
+	asked := q.String()
 	q.Status = "completed"
 	runs, err := c.Runs(ctx, q)
 	if err != nil {
 		return nil, 0, err
 	}
 	if len(runs) == 0 {
-		return nil, 0, usageErr("%s %s matches no completed run in %s (see storbench runs)", flag, q, c.Where())
+		return nil, 0, usageErr("%s %s matches no completed run in %s (see storbench runs)", flag, asked, c.Where())
 	}
 	var out []analyze.PhaseData
 	for _, r := range runs {
