@@ -153,13 +153,20 @@ func (pg *Postgres) NewDB(tb testing.TB) string {
 	return pg.URL(name)
 }
 
-// SQL runs statements with psql over the local socket, as sb.
+// SQL runs statements with psql over the local socket, as sb, in the
+// database postgres.
 func (pg *Postgres) SQL(tb testing.TB, stmt string) string {
+	tb.Helper()
+	return pg.SQLIn(tb, "postgres", stmt)
+}
+
+// SQLIn runs statements in database db.
+func (pg *Postgres) SQLIn(tb testing.TB, db, stmt string) string {
 	tb.Helper()
 	var out []byte
 	var err error
 	for range 3 {
-		out, err = pg.cmd("psql", "-h", pg.Dir, "-p", strconv.Itoa(pg.Port), "-U", "sb", "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-Atc", stmt).CombinedOutput()
+		out, err = pg.cmd("psql", "-h", pg.Dir, "-p", strconv.Itoa(pg.Port), "-U", "sb", "-d", db, "-v", "ON_ERROR_STOP=1", "-Atc", stmt).CombinedOutput()
 		if err == nil {
 			return strings.TrimSpace(string(out))
 		}
