@@ -79,11 +79,16 @@ func readMounts(path string) []mount {
 		if len(a) < 6 || len(b) < 2 {
 			continue
 		}
-		opts := a[5]
+		// The mount's options then the file system's, each once.
+		var opts []string
+		all := a[5]
 		if len(b) > 2 {
-			opts += "," + b[2]
+			all += "," + b[2]
 		}
-		out = append(out, mount{point: unescapeOctal(a[4]), fsType: b[0], source: unescapeOctal(b[1]), options: opts})
+		for _, o := range strings.Split(all, ",") {
+			opts = appendNew(opts, o)
+		}
+		out = append(out, mount{point: unescapeOctal(a[4]), fsType: b[0], source: unescapeOctal(b[1]), options: strings.Join(opts, ",")})
 	}
 	return out
 }
