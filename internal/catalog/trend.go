@@ -89,9 +89,16 @@ func (c *Catalog) Trend(ctx context.Context, q Query, f FigureRef, by string) ([
 	if q.Last > 0 {
 		runs += fmt.Sprintf(` ORDER BY r.started_ns DESC, r.run_id DESC LIMIT %d`, q.Last)
 	}
+	// SQLite keeps the runs as the outer loop of a CROSS JOIN (a run's
+	// figure is then one lookup by key); PostgreSQL plans by statistics
+	// and knows no CROSS JOIN with ON.
+	join := "CROSS JOIN"
+	if c.pg {
+		join = "JOIN"
+	}
 	query := `SELECT m.run_id, m.name, m.started_ns, COALESCE(l.value, ''), f.phase, f.op, f.value
 		FROM (` + runs + `) m
-		CROSS JOIN sb_figures f ON f.run_id = m.run_id
+		` + join + ` sb_figures f ON f.run_id = m.run_id
 		LEFT JOIN sb_labels l ON l.run_id = m.run_id AND l.key = ?
 		WHERE ` + strings.Join(fc, " AND ") + `
 		ORDER BY m.started_ns, m.run_id, f.phase, f.op`
