@@ -66,9 +66,11 @@ func TestCatalogEndToEnd(t *testing.T) {
 		t.Errorf("compare --a --b: exit %d\n%s", code, out)
 	}
 	// The run checked is left out of its baseline: three tuned-less runs.
-	code, out = cmdOut(t, "check", runs[1].Path, "--catalog", cat, "--baseline", "label=tuning=default", "--threshold", "1000")
+	// Runs this small on a loaded machine differ by any amount, so the
+	// threshold is out of reach (the verdicts are check's own tests).
+	code, out = cmdOut(t, "check", runs[1].Path, "--catalog", cat, "--baseline", "label=tuning=default", "--threshold", "1e12")
 	if code != 0 || !strings.Contains(out, "against 3 baseline runs") || !strings.Contains(out, "no figure worse") {
-		t.Errorf("check with a threshold of 1000%%: exit %d, want 0\n%s", code, out)
+		t.Errorf("check with a threshold out of reach: exit %d, want 0\n%s", code, out)
 	}
 }
 
