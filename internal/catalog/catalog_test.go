@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -245,4 +246,58 @@ func TestOlderSchemaMigrated(t *testing.T) {
 	if err != nil || len(runs) != 1 {
 		t.Errorf("the version 1 catalog's run after migration: %v %v", runs, err)
 	}
+}
+
+// On both databases, a catalog of a newer schema is refused with an error
+// saying so, its runs left as they were; an older one is migrated with
+// its runs kept.
+func TestSchemaVersionsOnEveryBackend(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		where := b.create(t)
+		root := t.TempDir()
+		old, err := openRaw(where)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := old.migrateTo(t.Context(), 1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := old.Add(t.Context(), writeGen(t, root, genRun{i: 1, name: "old", start: t0})); err != nil {
+			t.Fatal(err)
+		}
+		old.Close()
+		c := open(t, where)
+		if runs, err := c.Runs(t.Context(), Query{Name: "old"}); err != nil || len(runs) != 1 {
+			t.Fatalf("after migrating from version 1: %v %v", runs, err)
+		}
+		if _, err := c.db.Exec(`UPDATE sb_meta SET value = '99' WHERE key = 'schema_version'`); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		if _, err := Open(t.Context(), where); err == nil || !strings.Contains(err.Error(), "schema version 99, newer than this storbench reads") {
+			t.Fatalf("a newer catalog: %v", err)
+		}
+		raw, _ := openRaw(where)
+		defer raw.Close()
+		if v, _ := raw.version(t.Context(), raw.db); v != 99 {
+			t.Errorf("the newer catalog's version is now %d", v)
+		}
+		var n int
+		raw.db.QueryRow(`SELECT count(*) FROM sb_runs`).Scan(&n)
+		if n != 1 {
+			t.Errorf("the newer catalog holds %d runs, want its 1 untouched", n)
+		}
+	})
+}
+
+// openRaw opens a catalog's database without migrating it.
+func openRaw(where string) (*Catalog, error) {
+	c := &Catalog{where: where, pg: IsURL(where)}
+	var err error
+	if c.pg {
+		c.db, err = sql.Open("pgx", where)
+	} else {
+		c.db, err = openSQLite(where)
+	}
+	return c, err
 }
