@@ -16,7 +16,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS   := -X github.com/storbench/storbench/internal/cli.Version=$(VERSION) -X github.com/storbench/storbench/internal/cli.Commit=$(COMMIT)
 
-.PHONY: docs build demo test fio chromium podman rpm systemd-analyze prometheus mpich slurm sysroot chart vet bench-fio bench-md tools release
+.PHONY: docs build demo test fio chromium podman rpm systemd-analyze prometheus mpich slurm sysroot postgresql chart vet bench-fio bench-md tools release
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/storbench
@@ -78,7 +78,12 @@ sysroot: fio
 	  mkdir -p $(SYSROOT) && SYSROOT=$(SYSROOT)/$$arch scripts/image-rootfs.sh $$arch $(SYSROOT)/check-$$arch >/dev/null && \
 	  rm -rf $(SYSROOT)/check-$$arch && touch $(SYSROOT)/.done || echo "sysroot: the $$arch packages could not be downloaded; the image test will try again"; fi
 
-tools: fio $(VERSITYGW) chromium $(HELM) $(NFPM) podman rpm systemd-analyze prometheus mpich slurm sysroot
+# Debian's PostgreSQL server, which the catalog's tests start on loopback
+# as an unprivileged user (they skip without it).
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || scripts/install-pkg.sh postgresql
+
+tools: fio $(VERSITYGW) chromium $(HELM) $(NFPM) podman rpm systemd-analyze prometheus mpich slurm sysroot postgresql
 
 # The Helm chart: lint with the CI values, and render (values without a
 # target must fail: tested in deploy/helm_test.go).

@@ -23,6 +23,10 @@ type CompareOptions struct {
 	Confidence float64
 	FailCode   int
 	JSON, MD   bool
+	// A and B, when given, compare groups of the catalog's runs (query
+	// terms) instead of two results.
+	A, B    []string
+	Catalog CatalogOptions
 }
 
 // AddFlags registers compare's flags.
@@ -32,12 +36,15 @@ func (o *CompareOptions) AddFlags(f *pflag.FlagSet) {
 	f.IntVar(&o.FailCode, "fail-code", 0, "exit with this code (1-125; 3 and up are told apart from storbench's own 1 and 2) when a figure got slower (0: never)")
 	f.BoolVar(&o.JSON, "json", false, "print the comparison as JSON")
 	f.BoolVar(&o.MD, "md", false, "print Markdown tables")
+	f.StringArrayVar(&o.A, "a", nil, "compare groups of runs in the catalog: the before group, as query terms (label=tuning=default; see storbench runs)")
+	f.StringArrayVar(&o.B, "b", nil, "the after group of runs in the catalog, as query terms (label=tuning=tuned)")
+	o.Catalog.AddFlags(f)
 }
 
 func newCompareCommand(st *State) *cobra.Command {
 	var o CompareOptions
 	cmd := &cobra.Command{
-		Use:   "compare BEFORE AFTER",
+		Use:   "compare BEFORE AFTER | compare --a QUERY --b QUERY",
 		Short: "Differences between two results, with a verdict on whether each is beyond noise",
 		Long: `For every phase and operation present in both results folders: throughput,
 ops/s, and latency mean, p50, p99 and p99.9 before -> after, with the absolute
@@ -56,12 +63,26 @@ Settings that differ between the runs are listed. Either side can be an s3
 benchdata file or a file recorded by warp (.csv.zst), so a warp history
 compares with storbench runs: the file is compared with every s3 phase of
 the other side that has an operation in common, its figures those analyze
-gives it.`,
+gives it.
+
+With --a and --b, compares two groups of the catalog's runs instead: each
+group's phases are pooled, a run's phase being one iteration, so every figure
+is tested with Welch's t-test across the runs of each group (a group of one
+run keeps that run's own tests).`,
 		Example: `  storbench compare results/before results/after
   storbench compare --threshold 3 --fail-code 3 results/nightly-1 results/nightly-2
-  storbench compare warp-get-2026-01-10.csv.zst results/20261121T051502Z-3fa9_s3-get`,
-		Args: cobra.ExactArgs(2),
+  storbench compare warp-get-2026-01-10.csv.zst results/20261121T051502Z-3fa9_s3-get
+  storbench compare --a label=tuning=default --b label=tuning=tuned`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(o.A) > 0 || len(o.B) > 0 {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.ExactArgs(2)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(o.A) > 0 || len(o.B) > 0 {
+				return runCompareGroups(cmd.Context(), st, o)
+			}
 			return runCompare(cmd.Context(), st, o, args[0], args[1])
 		},
 	}
@@ -78,7 +99,7 @@ func checkConfidence(pct float64) error {
 	return nil
 }
 
-func runCompare(_ context.Context, st *State, o CompareOptions, before, after string) error {
+func (o CompareOptions) check() error {
 	if err := checkConfidence(o.Confidence); err != nil {
 		return err
 	}
@@ -94,11 +115,23 @@ func runCompare(_ context.Context, st *State, o CompareOptions, before, after st
 	if o.FailCode < 0 || o.FailCode > maxFailCode {
 		return usageErr("--fail-code %d: want 1 to %d (126 and above are the shell's own codes), or 0 for never", o.FailCode, maxFailCode)
 	}
+	return nil
+}
+
+func runCompare(_ context.Context, st *State, o CompareOptions, before, after string) error {
+	if err := o.check(); err != nil {
+		return err
+	}
 	folderNotes(st, before, after)
 	c, err := analyze.ComparePaths(before, after, analyze.CompareOptions{ThresholdPct: o.Threshold, Alpha: 1 - o.Confidence/100})
 	if err != nil {
 		return asUsage(err)
 	}
+	return o.show(st, c, before, after)
+}
+
+// show prints a comparison as the options ask, and gives its exit code.
+func (o CompareOptions) show(st *State, c *analyze.Comparison, before, after string) error {
 	switch {
 	case o.JSON:
 		b, err := json.MarshalIndent(c, "", "  ")

@@ -151,6 +151,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 		Name: s.Name, Phases: x.Phases, Labels: x.Labels, Dirs: x.Dirs, ResultsRoot: root, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
 		Credentials: keys, Keep: o.Keep || s.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Notes: x.Skipped,
 		CoVWarn: o.CoVWarn / 100, Confidence: o.Confidence / 100, Score: s.Score, Settings: map[string]any{"suite": s.Source},
+		RunLabels: s.Labels,
 	})
 	if o.GitCommit != "" && res != nil {
 		err = commitSummaries(st, o.GitCommit, res, err)

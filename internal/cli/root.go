@@ -44,6 +44,7 @@ const (
 	ExitOK          = exit.OK
 	ExitFailed      = exit.Failed      // the run ran and a phase failed
 	ExitUsage       = exit.BadInput    // bad input: nothing was run
+	ExitRegression  = exit.Regression  // check: a figure worse than its baseline
 	ExitInterrupted = exit.Interrupted // stopped by a signal
 )
 
@@ -162,6 +163,7 @@ summary.json and summary.md.`,
 		newRunCommand(st), newFioCommand(st), newMdCommand(st), newS3Command(st),
 		newAgentCommand(st), newAnalyzeCommand(st), newCompareCommand(st), newMergeCommand(st),
 		newReportCommand(st), newVersionCommand(st), newDocsCommand(),
+		newCatalogCommand(st), newRunsCommand(st), newTrendCommand(st), newCheckCommand(st),
 	)
 	// cobra adds these when it executes; made now, their checks are
 	// wrapped with the rest.

@@ -1,6 +1,10 @@
 package cli
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/storbench/storbench/internal/catalog"
+)
 
 // secretFlags are the flags whose values are secrets. S3 access keys count:
 // the s3 engine blanks them with the secret keys wherever a phase is written
@@ -21,6 +25,16 @@ func redactArgs(args []string) []string {
 		a := out[i]
 		if a == "--" {
 			break // the rest are arguments, not flags
+		}
+		// A catalog URL keeps its user and host; its password goes.
+		if a == "--catalog" && i+1 < len(out) {
+			out[i+1] = catalog.RedactURL(out[i+1])
+			i++
+			continue
+		}
+		if v, ok := strings.CutPrefix(a, "--catalog="); ok {
+			out[i] = "--catalog=" + catalog.RedactURL(v)
+			continue
 		}
 		for _, f := range secretFlags {
 			if a == "--"+f {

@@ -90,7 +90,7 @@ func startAgents(t *testing.T, bin string, n int, env []string, flags ...string)
 // profile too), a suite's s3 secret_key, an agent's --s3-credentials-file or
 // AWS variables, the agents' --token-file, the one-run token of --ssh and
 // --launcher slurm and --launcher mpiexec and the keys they send their agents (one from a flag,
-// one from the environment). Access keys are held to the same rule: the s3 engine treats them
+// one from the environment), and a catalog URL's password (--catalog, STORBENCH_CATALOG). Access keys are held to the same rule: the s3 engine treats them
 // as secret (RedactPhase blanks both).
 func TestSecretsNeverWritten(t *testing.T) {
 	bin := testutil.StorbenchBin(t)
@@ -148,6 +148,25 @@ func TestSecretsNeverWritten(t *testing.T) {
 		res := t.TempDir()
 		out := run(t, baseEnv(), false, append(stat, "--bucket", "swrong", "--results", res, "--access-key", ak, "--secret-key", "SKsbNotTheRightOne5")...)
 		check(t, res, map[string]string{"output": out}, ak, "SKsbNotTheRightOne5")
+	})
+	// A catalog's URL holds a password: given with --catalog or in
+	// STORBENCH_CATALOG, it is in neither the results folder, the output
+	// at -vvv, nor the catalog itself (a real PostgreSQL on loopback).
+	t.Run("--catalog postgres://user:PASSWORD@ and STORBENCH_CATALOG", func(t *testing.T) {
+		pg := testutil.StartPostgres(t)
+		defer pg.Remove()
+		ak, sk := user("catalog")
+		url := pg.NewDB(t)
+		res := t.TempDir()
+		out := run(t, baseEnv(), true, append(stat, "--bucket", "scat", "--results", res, "--access-key", ak, "--secret-key", sk, "--catalog", url)...)
+		out += run(t, append(baseEnv(), "STORBENCH_CATALOG="+url), true, append(stat, "--bucket", "scat2", "--results", res, "--access-key", ak, "--secret-key", sk)...)
+		out += run(t, baseEnv(), true, "runs", "--catalog", url, "--json", "-vvv")
+		db := url[strings.LastIndex(url, "/")+1 : strings.Index(url, "?")]
+		dump := pg.SQLIn(t, db, "SELECT r::text FROM sb_runs r") + pg.SQLIn(t, db, "SELECT f::text FROM sb_figures f LIMIT 50")
+		if strings.Count(dump, "scat") < 2 {
+			t.Errorf("the two runs are not both in the catalog:\n%s", dump)
+		}
+		check(t, res, map[string]string{"output": out, "the catalog": dump}, ak, sk, pg.Password)
 	})
 	t.Run("STORBENCH_SECRET_KEY", func(t *testing.T) {
 		ak, sk := user("env")

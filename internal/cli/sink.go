@@ -21,8 +21,13 @@ import (
 func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.Result, error) {
 	defer loadGC(st)()
 	p.CommandLine = st.recordedArgs()
+	cat, err := w.Catalog.prepare(ctx, st, &p)
+	if err != nil {
+		return nil, err
+	}
 	watched, err := w.start(ctx, st, p)
 	if err != nil {
+		cat.add(ctx, st, nil)
 		return nil, err
 	}
 	text := w.textState(st)
@@ -30,6 +35,7 @@ func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.R
 	r := &run.Runner{Engines: st.Engines, Sink: append(sink, watched.sinks...), Version: version(), Now: st.Now, Renderers: st.renderers()}
 	res, err := r.Run(ctx, p)
 	watched.close(text)
+	cat.add(ctx, st, res)
 	if res != nil {
 		report.SweepText(text.Stdout, &res.Summary)
 		fmt.Fprintf(text.Stdout, "\nrun %s %s; results in %s\n", res.Summary.RunID, res.Summary.Status, res.Folder.Path)

@@ -33,6 +33,8 @@ type WatchOptions struct {
 	// Format prints the run at the end as the field's tool named prints
 	// it (mdtest, ior), on stdout, and the text on stderr.
 	Format string
+	// Catalog is where the run is indexed, and its labels.
+	Catalog RunCatalogOptions
 }
 
 // AddFlags registers the options' flags.
@@ -41,6 +43,7 @@ func (o *WatchOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Live, "live", "", "write one JSON line per second per host and one for the total to this file (- for stdout), for tail -f or a program")
 	f.BoolVar(&o.JSON, "json", false, "print the run's summary.json to stdout at the end (the text goes to stderr)")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "print only errors")
+	o.Catalog.AddFlags(f)
 	f.StringVar(&o.Format, "output-format", "", "at the end, print the run to stdout as mdtest (md phases) or IOR (fio phases) prints one, for scripts that parse their text; storbench's own text goes to stderr")
 }
 

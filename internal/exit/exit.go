@@ -20,7 +20,9 @@ const (
 	// BadInput: nothing was run; one line says what to fix.
 	BadInput = 2
 
-	// 3 is kept for a regression beyond noise found by a comparison.
+	// Regression: check found a figure worse than its baseline beyond
+	// both noise and the threshold (unless --fail-code says otherwise).
+	Regression = 3
 
 	// Interrupted: stopped by a signal (128 + SIGINT); what finished is
 	// kept.

@@ -25,6 +25,11 @@ type RunInfo struct {
 	// Ranks numbers the workers of the phases whose engine numbers them
 	// across hosts (md, as MPI ranks are), added as each phase runs.
 	Ranks []PhaseRanks `json:"ranks,omitempty"`
+	// Labels are the user's labels of the run (--label raid=6, a suite's
+	// labels:), by which the catalog finds and groups runs.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Fingerprint is the system under test as the run began.
+	Fingerprint *Fingerprint `json:"fingerprint,omitempty"`
 }
 
 // PhaseRanks are the global worker ranks of one phase: host order (the

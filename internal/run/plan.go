@@ -12,6 +12,7 @@ import (
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/hosts"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/suite"
 )
@@ -52,6 +53,10 @@ type Plan struct {
 	Settings map[string]any
 	// CommandLine is recorded in run.json; the caller has redacted it.
 	CommandLine []string
+	// RunLabels are the user's labels of the run and Fingerprint the
+	// system under test, both recorded in run.json for the catalog.
+	RunLabels   map[string]string
+	Fingerprint *model.Fingerprint
 	// Notes are told to the Sink before the first phase (skipped phases).
 	Notes []string
 	// StartAt starts the first phase's measured stage no earlier than this

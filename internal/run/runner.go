@@ -255,10 +255,16 @@ func (r *Runner) create(p Plan, infos []cluster.Info, runID string) (*results.Fo
 		plan[i] = r.Engines.Redacted(ph)
 	}
 	info := infos[0]
+	if p.Fingerprint != nil { // the hosts that answered, not those asked for
+		fp := *p.Fingerprint
+		fp.Hosts = len(infos)
+		p.Fingerprint = &fp
+	}
 	folder, err := results.Create(root, results.RunInfo{
 		RunID: runID, Name: p.Name, StartedAt: now().UTC(), CommandLine: p.CommandLine,
 		Versions: results.Versions{Storbench: r.Version, Go: runtime.Version(), Fio: info.FioVersion, Kernel: info.Kernel},
 		Agents:   infos, Targets: targets, Plan: plan, Settings: p.Settings,
+		Labels: p.RunLabels, Fingerprint: p.Fingerprint,
 	})
 	if err != nil {
 		return nil, err

@@ -47,6 +47,9 @@ type Suite struct {
 	// storbench's IO500-shaped score of the phases named as IO500's; empty
 	// is the default score over every bandwidth and metadata figure.
 	Score string
+	// Labels label the run for the catalog (labels: {raid: "6"}); the
+	// command line's --label adds to them and wins.
+	Labels map[string]string
 	// Phases in order.
 	Phases []PhaseSpec
 	// Source is the file the suite came from ("built-in quick suite").
@@ -94,7 +97,7 @@ func isSettings(v *yaml.Node) bool {
 	return v.Kind == yaml.MappingNode || v.Kind == yaml.ScalarNode && v.Tag == "!!null"
 }
 
-var globalKeys = []string{"name", "dir", "results", "keep", "s3", "agents", "drop_caches", "score", "phases"}
+var globalKeys = []string{"name", "dir", "results", "keep", "s3", "agents", "drop_caches", "score", "labels", "phases"}
 
 // phaseKeys are the keys of a phase entry besides its engine's: any other
 // key whose value is a mapping of settings names the engine (fio:, md:,
@@ -170,6 +173,8 @@ func Parse(name string, b []byte) (*Suite, error) {
 			if v.Decode(&s.Score) != nil || s.Score != results.ScoreIO500 {
 				return nil, fmt.Errorf("%s:%d: score: want io500 (IO500's formula over the phases named as IO500's)", name, k.Line)
 			}
+		case "labels":
+			err = v.Decode(&s.Labels)
 		case "phases":
 			s.Phases, err = parsePhases(name, v)
 		default:

@@ -1,0 +1,133 @@
+// Package catalog indexes results folders into a database, so runs can be
+// found, compared and followed across months: SQLite in a file by default
+// (a pure-Go driver, the binary stays static), PostgreSQL for a team
+// (postgres:// URLs, through pgx's database/sql driver, so one code path
+// serves both). The folders stay the source of truth: everything in the
+// catalog is read from run.json and summary.json, and a catalog deleted
+// and rebuilt with Add answers every query the same.
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
+)
+
+// SchemaVersion is the version of the catalog's tables this storbench
+// writes. A catalog of an older version is migrated when opened; one of a
+// newer version is refused, untouched.
+const SchemaVersion = 2
+
+// Catalog is an open catalog.
+type Catalog struct {
+	db *sql.DB
+	// pg says the catalog is PostgreSQL (placeholders $1, advisory
+	// locks); else SQLite.
+	pg bool
+	// where is the catalog's location as it may be shown: a file path,
+	// or the URL with its password taken out.
+	where string
+}
+
+// Where is the catalog's location as it may be printed: a file, or a
+// URL without its password.
+func (c *Catalog) Where() string { return c.where }
+
+// Close closes the catalog.
+func (c *Catalog) Close() error { return c.db.Close() }
+
+// IsURL reports whether where names a PostgreSQL catalog.
+func IsURL(where string) bool {
+	return strings.HasPrefix(where, "postgres://") || strings.HasPrefix(where, "postgresql://")
+}
+
+// Open opens the catalog at where (a file path, or a postgres:// URL),
+// creating it when it does not exist and migrating an older schema. A
+// file that is not a storbench catalog, or one of a newer schema, is
+// refused with an error saying so, and left as it was.
+func Open(ctx context.Context, where string) (*Catalog, error) {
+	c := &Catalog{where: where, pg: IsURL(where)}
+	var err error
+	if c.pg {
+		c.where = RedactURL(where)
+		c.db, err = sql.Open("pgx", where)
+	} else {
+		c.db, err = openSQLite(where)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("catalog %s: %v", c.where, c.clean(err))
+	}
+	if err := c.migrate(ctx); err != nil {
+		c.db.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// openSQLite opens (creating) a SQLite catalog file. WAL lets readers go
+// on while one writer writes; writers wait for each other (busy timeout)
+// and take the write lock when their transaction begins, so concurrent
+// runs never fail on a lock upgrade.
+func openSQLite(path string) (*sql.DB, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, errors.New("is a directory: give a file")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	dsn := "file:" + path + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	return sql.Open("sqlite", dsn)
+}
+
+// clean takes the catalog URL's password out of an error's text: drivers
+// may quote their connection string.
+func (c *Catalog) clean(err error) error {
+	if err == nil {
+		return nil
+	}
+	return errors.New(scrub(err.Error()))
+}
+
+// q rewrites a query written with ? placeholders for the catalog's
+// database ($1, $2 ... for PostgreSQL).
+func (c *Catalog) q(query string) string {
+	if !c.pg {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// ns is a time as the catalog stores it: Unix nanoseconds, UTC (0: none).
+func ns(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// fromNs is the time of a stored value (zero for 0).
+func fromNs(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, v).UTC()
+}

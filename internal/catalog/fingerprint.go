@@ -1,0 +1,247 @@
+package catalog
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/model"
+)
+
+// FingerprintOptions say what a run measures, for TakeFingerprint.
+type FingerprintOptions struct {
+	// Dirs are the target directories of file phases.
+	Dirs []string
+	// Phases are the run's phases: the first s3 phase's endpoint is
+	// asked for its Server header.
+	Phases []model.Phase
+	// Hosts is how many hosts run the load.
+	Hosts int
+	// Sys and Proc are where /sys and /proc are ("" : the real ones;
+	// tests give their own).
+	Sys, Proc string
+}
+
+// TakeFingerprint describes the system under test as this machine sees
+// it now: kernel, each target's file system, mount options and device
+// models, and the S3 endpoint's Server header (one HEAD request, bounded
+// by two seconds; none when the endpoint does not answer). What cannot be
+// read is left empty.
+func TakeFingerprint(ctx context.Context, o FingerprintOptions) model.Fingerprint {
+	if o.Sys == "" {
+		o.Sys = "/sys"
+	}
+	if o.Proc == "" {
+		o.Proc = "/proc"
+	}
+	fp := model.Fingerprint{Hosts: max(1, o.Hosts)}
+	if b, err := os.ReadFile(filepath.Join(o.Proc, "sys/kernel/osrelease")); err == nil {
+		fp.Kernel = strings.TrimSpace(string(b))
+	}
+	mounts := readMounts(filepath.Join(o.Proc, "self/mountinfo"))
+	for _, d := range o.Dirs {
+		fp.Targets = append(fp.Targets, targetPrint(d, mounts, o.Sys))
+	}
+	ep, useTLS, insecure := s3Endpoint(o.Phases)
+	if ep != "" {
+		fp.S3Endpoint = ep
+		fp.S3Server = serverHeader(ctx, ep, useTLS, insecure)
+	}
+	return fp
+}
+
+// mount is one line of mountinfo.
+type mount struct {
+	point, fsType, source, options string
+}
+
+func readMounts(path string) []mount {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer fh.Close()
+	var out []mount
+	sc := bufio.NewScanner(fh)
+	for sc.Scan() {
+		// id parent major:minor root mountpoint opts ... - fstype source superopts
+		pre, post, ok := strings.Cut(sc.Text(), " - ")
+		if !ok {
+			continue
+		}
+		a, b := strings.Fields(pre), strings.Fields(post)
+		if len(a) < 6 || len(b) < 2 {
+			continue
+		}
+		// The mount's options then the file system's, each once.
+		var opts []string
+		all := a[5]
+		if len(b) > 2 {
+			all += "," + b[2]
+		}
+		for _, o := range strings.Split(all, ",") {
+			opts = appendNew(opts, o)
+		}
+		out = append(out, mount{point: unescapeOctal(a[4]), fsType: b[0], source: unescapeOctal(b[1]), options: strings.Join(opts, ",")})
+	}
+	return out
+}
+
+// targetPrint finds the mount holding dir (the longest mount point that
+// is a prefix of it, the last mounted winning) and the devices under it.
+func targetPrint(dir string, mounts []mount, sys string) model.TargetPrint {
+	t := model.TargetPrint{Dir: dir}
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		// The directory may not exist yet (the run makes it): its
+		// nearest existing parent is on the same mount.
+		for p := abs; ; p = filepath.Dir(p) {
+			if r, err := filepath.EvalSymlinks(p); err == nil {
+				abs = filepath.Join(r, strings.TrimPrefix(abs, p))
+				break
+			}
+			if p == filepath.Dir(p) {
+				break
+			}
+		}
+		t.Dir = abs
+	}
+	best := -1
+	for i, m := range mounts {
+		if abs == m.point || strings.HasPrefix(abs, strings.TrimSuffix(m.point, "/")+"/") {
+			if best < 0 || len(m.point) >= len(mounts[best].point) {
+				best = i
+			}
+		}
+	}
+	if best < 0 {
+		return t
+	}
+	m := mounts[best]
+	t.FSType, t.MountOptions, t.Source = m.fsType, m.options, m.source
+	if strings.HasPrefix(m.source, "/dev/") {
+		t.Devices = deviceModels(m.source, sys)
+	}
+	return t
+}
+
+// deviceModels reads the models of the disks under a block device: the
+// device itself, a partition's disk, and what a device mapper or md
+// device is made of.
+func deviceModels(dev, sys string) []string {
+	if r, err := filepath.EvalSymlinks(dev); err == nil {
+		dev = r
+	}
+	var out []string
+	seen := map[string]bool{}
+	var walk func(name string, depth int)
+	walk = func(name string, depth int) {
+		if depth > 8 || seen[name] {
+			return
+		}
+		seen[name] = true
+		dir := filepath.Join(sys, "class/block", name)
+		if _, err := os.Stat(filepath.Join(dir, "partition")); err == nil {
+			if r, err := filepath.EvalSymlinks(dir); err == nil {
+				walk(filepath.Base(filepath.Dir(r)), depth+1)
+			}
+			return
+		}
+		if slaves, _ := os.ReadDir(filepath.Join(dir, "slaves")); len(slaves) > 0 {
+			for _, s := range slaves {
+				walk(s.Name(), depth+1)
+			}
+			return
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "device/model"))
+		if m := strings.TrimSpace(string(b)); err == nil && m != "" {
+			out = appendNew(out, m)
+		}
+	}
+	walk(filepath.Base(dev), 0)
+	return out
+}
+
+// s3Endpoint is the first endpoint of the first s3 phase, as host:port
+// (credentials never: only the host fields are read), and whether it
+// speaks TLS.
+func s3Endpoint(phases []model.Phase) (ep string, useTLS, insecure bool) {
+	for _, ph := range phases {
+		if ph.Engine != model.EngineS3 {
+			continue
+		}
+		var p struct {
+			Host     string   `json:"host"`
+			Hosts    []string `json:"hosts"`
+			TLS      *bool    `json:"tls"`
+			Insecure bool     `json:"insecure"`
+		}
+		if json.Unmarshal(ph.Params, &p) != nil {
+			continue
+		}
+		h := p.Host
+		if len(p.Hosts) > 0 {
+			h = p.Hosts[0]
+		}
+		h, _, _ = strings.Cut(h, ",")
+		h = strings.TrimSpace(h)
+		if i := strings.LastIndex(h, "@"); i >= 0 {
+			h = h[i+1:]
+		}
+		if h == "" {
+			continue
+		}
+		return h, p.TLS != nil && *p.TLS, p.Insecure
+	}
+	return "", false, false
+}
+
+// serverHeader asks the endpoint for its Server header with one
+// unsigned HEAD request (an S3 server answers it, usually 403, with its
+// name).
+func serverHeader(ctx context.Context, ep string, useTLS, insecure bool) string {
+	if strings.ContainsAny(ep, "{}") {
+		return "" // a range of endpoints: not one to ask
+	}
+	scheme := "http://"
+	if useTLS {
+		scheme = "https://"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodHead, scheme+ep+"/", nil)
+	if err != nil {
+		return ""
+	}
+	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: insecure}} // #nosec: a name is read, nothing sent
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		return ""
+	}
+	resp.Body.Close()
+	return resp.Header.Get("Server")
+}
+
+// unescapeOctal undoes mountinfo's octal escapes (\040 for a space).
+func unescapeOctal(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) && s[i+1] >= '0' && s[i+1] <= '3' {
+			b.WriteByte((s[i+1]-'0')<<6 | (s[i+2]-'0')<<3 | (s[i+3] - '0'))
+			i += 3
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

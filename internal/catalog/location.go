@@ -1,0 +1,88 @@
+package catalog
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// EnvCatalog is the environment variable that says where the catalog is
+// (a file or a postgres:// URL), or turns it off ("off").
+const EnvCatalog = "STORBENCH_CATALOG"
+
+// Location resolves where the catalog is, in this order: off when
+// noCatalog (--no-catalog); flag (--catalog); the environment variable
+// EnvCatalog ("off", "none", "0" or "false" turn it off); else
+// $XDG_DATA_HOME/storbench/catalog.db, or ~/.local/share/storbench/catalog.db.
+// With none of these set (no home: a test's empty environment) there is no
+// catalog. on is false when there is none, and why says why.
+func Location(flag string, noCatalog bool, getenv func(string) string) (where string, on bool, why string) {
+	switch {
+	case noCatalog:
+		return "", false, "--no-catalog"
+	case flag != "":
+		return flag, true, ""
+	}
+	if v := strings.TrimSpace(getenv(EnvCatalog)); v != "" {
+		switch strings.ToLower(v) {
+		case "off", "none", "0", "false", "no":
+			return "", false, EnvCatalog + "=" + v
+		}
+		return v, true, ""
+	}
+	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "storbench", "catalog.db"), true, ""
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".local", "share", "storbench", "catalog.db"), true, ""
+	}
+	return "", false, "no HOME, XDG_DATA_HOME or " + EnvCatalog
+}
+
+var (
+	urlPassword = regexp.MustCompile(`(postgres(?:ql)?://[^:/@\s]*):[^@\s]*@`)
+	kvPassword  = regexp.MustCompile(`(?i)(password=)[^\s&]*`)
+)
+
+// RedactURL returns a catalog location as it may be printed or recorded:
+// a URL's password (user:PASSWORD@, or password= in its query) replaced.
+func RedactURL(where string) string { return scrub(where) }
+
+// scrub replaces every password of a catalog URL in a text.
+func scrub(s string) string {
+	s = urlPassword.ReplaceAllString(s, "${1}:REDACTED@")
+	return kvPassword.ReplaceAllString(s, "${1}REDACTED")
+}
+
+// ParseLabel splits a label given as KEY=VALUE. The key is a word (letters,
+// digits, ., _ and -); the value may be empty but the = may not be left out.
+func ParseLabel(s string) (key, value string, err error) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok {
+		return "", "", fmt.Errorf("label %q has no '=': give KEY=VALUE (--label tuning=default)", s)
+	}
+	if !labelKey.MatchString(k) {
+		return "", "", fmt.Errorf("label %q: the key must be letters, digits, '.', '_' or '-' (--label tuning=default)", s)
+	}
+	return k, v, nil
+}
+
+var labelKey = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+// Labels parses labels given as KEY=VALUE into a map; a key given twice
+// keeps its last value.
+func Labels(kvs []string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(kvs))
+	for _, s := range kvs {
+		k, v, err := ParseLabel(s)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, nil
+}

@@ -1,0 +1,122 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// FigureRef names one figure of one operation of one phase, written
+// PHASE/OP/FIGURE or PHASE/OP/FIGURE@HOST: "seq-read/read/bw",
+// "md/create/rate", "s3-get/get/p99@client3". FIGURE is one of
+// FigureNames; without @HOST the figure is the total across hosts. PHASE
+// and OP may hold '*' to match several ("*/read/bw": every phase's read
+// bandwidth).
+type FigureRef struct {
+	Phase string `json:"phase"`
+	Op    string `json:"op"`
+	Name  string `json:"figure"`
+	Host  string `json:"host,omitempty"`
+}
+
+// String writes the reference as it is parsed.
+func (f FigureRef) String() string {
+	s := f.Phase + "/" + f.Op + "/" + f.Name
+	if f.Host != "" {
+		s += "@" + f.Host
+	}
+	return s
+}
+
+// ParseFigure reads PHASE/OP/FIGURE[@HOST]. PHASE may itself hold '/':
+// the last two parts are the operation and the figure.
+func ParseFigure(s string) (FigureRef, error) {
+	var f FigureRef
+	body, host, _ := strings.Cut(s, "@")
+	parts := strings.Split(body, "/")
+	if len(parts) < 3 {
+		return f, fmt.Errorf("figure %q: write PHASE/OP/FIGURE (seq-read/read/bw), FIGURE one of %s", s, strings.Join(FigureNames, ", "))
+	}
+	n := len(parts)
+	f = FigureRef{Phase: strings.Join(parts[:n-2], "/"), Op: parts[n-2], Name: parts[n-1], Host: host}
+	if f.Phase == "" || f.Op == "" {
+		return f, fmt.Errorf("figure %q: PHASE and OP may not be empty (seq-read/read/bw)", s)
+	}
+	if !slices.Contains(FigureNames, f.Name) {
+		return f, fmt.Errorf("figure %q: unknown figure %q: want one of %s", s, f.Name, strings.Join(FigureNames, ", "))
+	}
+	return f, nil
+}
+
+// Point is one value of a figure in one run.
+type Point struct {
+	RunID     string    `json:"run_id"`
+	Name      string    `json:"name"`
+	StartedAt time.Time `json:"started_at"`
+	// Group is the value of the grouping label ("" when the run lacks it).
+	Group string  `json:"group"`
+	Phase string  `json:"phase"`
+	Op    string  `json:"op"`
+	Value float64 `json:"value"`
+}
+
+// Trend returns a figure in every run the query matches, oldest first,
+// each point with the run's value of the label by (none when by is "").
+// A run that did not measure the figure has no point.
+func (c *Catalog) Trend(ctx context.Context, q Query, f FigureRef, by string) ([]Point, error) {
+	p, err := c.plan(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	cond, args := q.where(p.Drive)
+	var fc []string
+	var fargs []any
+	for _, x := range []struct{ col, v string }{{"f.phase", f.Phase}, {"f.op", f.Op}} {
+		if strings.Contains(x.v, "*") {
+			pat := strings.ReplaceAll(strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(x.v), "*", "%")
+			fc = append(fc, x.col+` LIKE ? ESCAPE '\'`)
+			fargs = append(fargs, pat)
+		} else {
+			fc = append(fc, x.col+" = ?")
+			fargs = append(fargs, x.v)
+		}
+	}
+	fc = append(fc, "f.figure = ?", "f.host = ?")
+	fargs = append(fargs, f.Name, f.Host)
+	runs := `SELECT r.run_id, r.name, r.started_ns FROM ` + c.from(p) + ` WHERE ` + cond
+	if q.Last > 0 {
+		runs += fmt.Sprintf(` ORDER BY r.started_ns DESC, r.run_id DESC LIMIT %d`, q.Last)
+	}
+	// SQLite keeps the runs as the outer loop of a CROSS JOIN (a run's
+	// figure is then one lookup by key); PostgreSQL plans by statistics
+	// and knows no CROSS JOIN with ON.
+	join := "CROSS JOIN"
+	if c.pg {
+		join = "JOIN"
+	}
+	query := `SELECT m.run_id, m.name, m.started_ns, COALESCE(l.value, ''), f.phase, f.op, f.value
+		FROM (` + runs + `) m
+		` + join + ` sb_figures f ON f.run_id = m.run_id
+		LEFT JOIN sb_labels l ON l.run_id = m.run_id AND l.key = ?
+		WHERE ` + strings.Join(fc, " AND ") + `
+		ORDER BY m.started_ns, m.run_id, f.phase, f.op`
+	all := append(append(args, by), fargs...)
+	rows, err := c.db.QueryContext(ctx, c.q(query), all...)
+	if err != nil {
+		return nil, c.writeErr(err)
+	}
+	defer rows.Close()
+	var out []Point
+	for rows.Next() {
+		var p Point
+		var start int64
+		if err := rows.Scan(&p.RunID, &p.Name, &start, &p.Group, &p.Phase, &p.Op, &p.Value); err != nil {
+			return nil, c.writeErr(err)
+		}
+		p.StartedAt = fromNs(start)
+		out = append(out, p)
+	}
+	return out, c.writeErr(rows.Err())
+}
