@@ -10,6 +10,7 @@ import (
 	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/catalog"
 	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/stats"
 )
 
 // terms splits a filter box's text into query terms: spaces and commas
@@ -64,7 +65,7 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		var b []analyze.PhaseData
 		var nb int
 		if b, nb, err = s.group(r, "b", bv); err == nil {
-			c := analyze.Compare(a, b, analyze.CompareOptions{ThresholdPct: 5, Alpha: 0.05})
+			c := analyze.Compare(a, b, analyze.CompareOptions{ThresholdPct: 5, Alpha: 1 - stats.DefaultConfidence})
 			c.Before, c.After = fmt.Sprintf("%s (%d runs)", av, na), fmt.Sprintf("%s (%d runs)", bv, nb)
 			data["Cmp"] = c
 		}
@@ -148,6 +149,7 @@ func (s *Server) render(w http.ResponseWriter, code int, page string, data map[s
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"css":    func() template.CSS { return template.CSS(report.ChartCSS) },
 	"byUnit": byUnit,
+	"pct":    func(f float64) float64 { return 100 * f },
 	"when":   whenText,
 	"unitOf": catalog.Unit,
 }).Parse(pageTemplates))

@@ -89,6 +89,9 @@ func TestCompareGroupsAndRuns(t *testing.T) {
 			t.Errorf("groups: %s is %q, want faster (all: %v)", k, v[k], v)
 		}
 	}
+	if !strings.Contains(w.Body.String(), "(95% confidence)") {
+		t.Error("the page does not say the comparison's confidence as a percentage (95%)")
+	}
 	if !strings.Contains(w.Body.String(), "(3 runs)") {
 		t.Error("the page does not say how many runs each group has")
 	}

@@ -23,7 +23,7 @@ th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}.e
 {{define "compare"}}{{template "head" .}}
 <form method="get" action="/compare"><p><label>Before (a run: id=RUN, or a group: label=tuning=default): <input type="text" name="a" value="{{.A}}"></label></p>
 <p><label>After: <input type="text" name="b" value="{{.B}}"></label></p><button>Compare</button></form>
-{{with .Cmp}}<p>Before: <code>{{.Before}}</code>; after: <code>{{.After}}</code>. A change counts when beyond noise ({{printf "%.0f" .Confidence}}% confidence) and the {{printf "%.0f" .ThresholdPct}}% threshold.</p>
+{{with .Cmp}}<p>Before: <code>{{.Before}}</code>; after: <code>{{.After}}</code>. A change counts when beyond noise ({{printf "%.0f" (pct .Confidence)}}% confidence) and the {{printf "%.0f" .ThresholdPct}}% threshold.</p>
 {{range .Notes}}<p>{{.}}</p>{{end}}
 <table id="compare"><tr><th>phase</th><th>operation</th><th>figure</th><th>before</th><th>after</th><th>change</th><th>verdict</th><th>test</th></tr>
 {{range $p := .Phases}}{{range $o := .Ops}}{{range .Figures}}<tr class="fig" data-verdict="{{.Verdict}}"><td>{{$p.Name}}</td><td>{{$o.Op}}</td><td>{{.Name}} ({{.Unit}})</td>
