@@ -42,7 +42,6 @@ claims:
 	}
 }
 
-
 // Bad specs are refused with one line naming the claim and what to fix.
 func TestBadSpecs(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
