@@ -48,6 +48,8 @@ type Claim struct {
 	Key string
 	// Value is the claim in the figure's unit: B/s for bw, ops/s for rate.
 	Value float64
+	// Text is the claim as the file writes it (6GB/s).
+	Text string
 	// BS is the block size as written, when the claim gives one.
 	BS string
 	// Figure is what the claim applies to: Phase and Op are patterns.
@@ -169,7 +171,7 @@ func parseClaim(key string, node *yaml.Node) (Claim, error) {
 	if err != nil {
 		return c, err
 	}
-	c.Value = v
+	c.Value, c.Text = v, strings.TrimSpace(valNode.Value)
 	return c, nil
 }
 
@@ -257,6 +259,25 @@ func (s *Spec) Shares(figs []catalog.Figure) []Share {
 func hasWord(name, w string) bool {
 	words := strings.FieldsFunc(name, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') })
 	return slices.Contains(words, w)
+}
+
+// ShareText says a total figure as a share of its claim: "50% of
+// seq_read_bw 6GB/s"; "" when no claim applies.
+func (s *Spec) ShareText(phase, op, figure string, value float64) string {
+	c := s.Match(phase, op, figure)
+	if c == nil {
+		return ""
+	}
+	return PctText(100*value/c.Value) + " of " + c.Key + " " + c.Text
+}
+
+// PctText writes a share in percent: two significant digits below 10%,
+// whole percents above.
+func PctText(p float64) string {
+	if p < 10 {
+		return strconv.FormatFloat(p, 'g', 2, 64) + "%"
+	}
+	return strconv.FormatFloat(p, 'f', 0, 64) + "%"
 }
 
 // glob matches s against a pattern whose * matches anything, '/' too (a
