@@ -20,11 +20,21 @@ type Chart struct {
 	XTicks       []float64
 }
 
-// SVGChart renders c to inline SVG.
+// SVGChart renders c to inline SVG; the y axis starts at 0 (or the
+// lowest point, when below) and ends on a round tick.
 func SVGChart(c Chart) template.HTML {
 	s := chartSpec{Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, XTick: c.XTick, YTick: c.YTick, XTicks: c.XTicks}
+	lo, hi := 0.0, 0.0
 	for _, l := range c.Series {
 		s.Lines = append(s.Lines, chartLine{Name: l.Name, X: l.X, Y: l.Y})
+		for _, y := range l.Y {
+			lo, hi = min(lo, y), max(hi, y)
+		}
+	}
+	// The axis ends on a round tick at or above the highest point, so
+	// that the top of every line can be read off a labelled tick.
+	if t := niceTicks(lo, hi, 5); len(t) > 1 && t[len(t)-1] < hi {
+		s.YTop = t[len(t)-1] + (t[1] - t[0])
 	}
 	return svgChart(s)
 }

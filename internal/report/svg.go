@@ -45,6 +45,8 @@ type chartSpec struct {
 	XTick, YTick func(float64) string
 	// XTicks, when set, are the x positions of the ticks.
 	XTicks []float64
+	// YTop, when above the data, is where a linear y axis ends.
+	YTop float64
 }
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"}
@@ -111,6 +113,9 @@ func svgChart(c chartSpec) template.HTML {
 	}
 	if c.Bars {
 		ymin = 0
+	}
+	if !c.LogY && c.YTop > ymax {
+		ymax = c.YTop
 	}
 	if c.LogY {
 		ymin, ymax = math.Pow(10, math.Floor(math.Log10(ymin))), math.Pow(10, math.Ceil(math.Log10(ymax)))

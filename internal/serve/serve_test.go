@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -130,6 +131,17 @@ func TestTrendPage(t *testing.T) {
 		if !strings.Contains(body, s) {
 			t.Errorf("the chart lacks %s", s)
 		}
+	}
+	// The y axis reaches a labelled tick at or above the highest point
+	// (2.49 GiB/s here), so the top of each line can be read.
+	var top float64
+	for _, m := range regexp.MustCompile(`<text class="tk" x="[0-9.]+" y="[0-9.]+" text-anchor="end">([0-9.]+)</text>`).FindAllStringSubmatch(body, -1) {
+		v, _ := strconv.ParseFloat(m[1], 64)
+		top = max(top, v)
+	}
+	const hi = 2.4 // the tuned runs: 2 GB/s x 1.3 is 2.42 GiB/s
+	if top < hi {
+		t.Errorf("the y axis's highest tick is %g GiB/s, below the points (over %g GiB/s)", top, hi)
 	}
 	w = get(t, h, "/trend?figure=seq-read/read/speed")
 	if w.Code != 400 || !strings.Contains(w.Body.String(), "unknown figure") {
