@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -21,6 +23,8 @@ func terms(s string) []string { return strings.Fields(s) }
 type runRow struct {
 	catalog.Run
 	LabelText string
+	// Report is whether the run's folder has its report.html.
+	Report bool
 }
 
 func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
@@ -32,6 +36,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		s.render(w, http.StatusBadRequest, "runs", data)
 		return
 	}
+	asked := q.String()
 	if q.Last == 0 {
 		q.Last = 200
 	}
@@ -47,9 +52,10 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 			ls = append(ls, k+"="+v)
 		}
 		slices.Sort(ls)
-		rows[len(runs)-1-i] = runRow{Run: run, LabelText: strings.Join(ls, " ")}
+		_, err := os.Stat(filepath.Join(run.Path, "report.html"))
+		rows[len(runs)-1-i] = runRow{Run: run, LabelText: strings.Join(ls, " "), Report: err == nil}
 	}
-	data["Runs"], data["Query"] = rows, q.String()
+	data["Runs"], data["Query"] = rows, asked
 	s.render(w, http.StatusOK, "runs", data)
 }
 

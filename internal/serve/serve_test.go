@@ -49,6 +49,14 @@ func TestRunList(t *testing.T) {
 	if len(got) != 6 || got[0] != fx.runs[5].id() || got[5] != fx.runs[0].id() {
 		t.Errorf("run list %v: want the six runs, newest first", got)
 	}
+	// Only a run whose folder has report.html links to it (a link to a
+	// 404 is a broken page), and the page says the query it was given.
+	if n := strings.Count(w.Body.String(), "/report.html\">report</a>"); n != 1 || !strings.Contains(w.Body.String(), "/run/"+fx.runs[0].id()+"/report.html") {
+		t.Errorf("%d report links, want one, to %s", n, fx.runs[0].id())
+	}
+	if strings.Contains(w.Body.String(), "last=200") {
+		t.Error("the page says a query the user did not give (last=200)")
+	}
 	w = get(t, h, "/?q="+url.QueryEscape("label=tuning=tuned"))
 	got = rowsOf(w.Body.String(), "run")
 	want := []string{fx.runs[5].id(), fx.runs[3].id(), fx.runs[1].id()}
