@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -54,17 +55,61 @@ func TestServeBadInput(t *testing.T) {
 }
 
 // serve listens on loopback by default, answers the run list from the
-// catalog and stops when its context ends.
+// catalog and stops when its context ends; with --token-file it answers
+// only requests that carry the token, which its output never shows.
 func TestServeAnswers(t *testing.T) {
 	res := t.TempDir()
 	cat := filepath.Join(t.TempDir(), "catalog.db")
 	if err, out := mdRun(t, "--results", res, "--catalog", cat, "--label", "tuning=default"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	addr, out, stop := startServe(t, "--catalog", cat, "--listen", ":0")
+	resp, err := http.Get("http://" + addr + "/?q=label%3Dtuning%3Ddefault")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.Count(string(body), `<tr class="run"`) != 1 {
+		t.Errorf("GET /: %d, want the one run:\n%s", resp.StatusCode, body)
+	}
+	stop()
+
+	const tok = "serve-cli-token-1234"
+	tf := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tf, []byte(tok+"\n"), 0o600)
+	addr, out, stop = startServe(t, "--catalog", cat, "--listen", "127.0.0.1:0", "--token-file", tf)
+	for _, tc := range []struct {
+		auth string
+		code int
+	}{{"", 401}, {"Bearer nope", 401}, {"Bearer " + tok, 200}} {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/trend?figure=md%2Fcreate%2Frate&token=x", nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.code {
+			t.Errorf("with %q: %d, want %d", tc.auth, resp.StatusCode, tc.code)
+		}
+	}
+	stop()
+	if strings.Contains(out.String(), tok) {
+		t.Errorf("serve's output shows the token:\n%s", out)
+	}
+}
+
+// startServe runs storbench serve in-process and returns where it
+// listens, its output, and what stops it (and checks it stopped cleanly).
+func startServe(t *testing.T, args ...string) (string, fmt.Stringer, func()) {
+	t.Helper()
 	st, out := testState()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Execute(ctx, st, []string{"serve", "--catalog", cat, "--listen", ":0"}) }()
+	go func() { done <- Execute(ctx, st, append([]string{"serve"}, args...)) }()
 	var addr string
 	re := regexp.MustCompile(`at http://(127\.0\.0\.1:\d+)/`)
 	for deadline := time.Now().Add(20 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
@@ -76,22 +121,15 @@ func TestServeAnswers(t *testing.T) {
 		cancel()
 		t.Fatalf("serve did not say where it listens:\n%s", out)
 	}
-	resp, err := http.Get("http://" + addr + "/?q=label%3Dtuning%3Ddefault")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || strings.Count(string(body), `<tr class="run"`) != 1 {
-		t.Errorf("GET /: %d, want the one run:\n%s", resp.StatusCode, body)
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("serve ended with %v", err)
+	return addr, out, func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("serve ended with %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("serve did not stop when its context ended")
 		}
-	case <-time.After(10 * time.Second):
-		t.Error("serve did not stop when its context ended")
 	}
 }

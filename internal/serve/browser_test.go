@@ -30,10 +30,17 @@ func startBrowser(t *testing.T) *browser {
 	if err != nil {
 		t.Skip("chromium is not installed (apt-get install -y chromium, or /work/main/scripts/install-pkg.sh chromium)")
 	}
+	// Chromium's helper processes may still write its profile after it
+	// is killed: the profile is removed at the end, best effort, not by
+	// t.TempDir (which fails the test when it cannot).
+	profile, err := os.MkdirTemp("", "storbench-serve-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	inR, inW, _ := os.Pipe()
 	outR, outW, _ := os.Pipe()
 	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--disable-extensions", "--user-data-dir="+t.TempDir(),
+		"--disable-component-update", "--disable-sync", "--disable-extensions", "--user-data-dir="+profile,
 		"--remote-debugging-pipe", "--window-size=1300,900", "about:blank")
 	cmd.ExtraFiles = []*os.File{inR, outW}
 	if err := cmd.Start(); err != nil {
@@ -41,8 +48,27 @@ func startBrowser(t *testing.T) *browser {
 	}
 	inR.Close()
 	outW.Close()
-	t.Cleanup(func() { inW.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	b := &browser{w: inW, msgs: make(chan map[string]json.RawMessage, 1024)}
+	t.Cleanup(func() {
+		// Closed through the protocol, Chromium ends its helpers too.
+		data, _ := json.Marshal(map[string]any{"id": 1 << 30, "method": "Browser.close", "params": map[string]any{}})
+		_, _ = inW.Write(append(data, 0))
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		inW.Close()
+		for range 20 {
+			if os.RemoveAll(profile) == nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	go func() {
 		br := bufio.NewReaderSize(outR, 1<<20)
 		for {
