@@ -71,7 +71,7 @@ func TestRunList(t *testing.T) {
 
 // verdicts maps "phase op figure" to the verdict of each compared figure.
 func verdicts(t *testing.T, body string) map[string]string {
-	re := regexp.MustCompile(`<tr class="fig" data-verdict="([^"]+)"><td>([^<]+)</td><td>([^<]+)</td><td>(\S+) `)
+	re := regexp.MustCompile(`<tr class="fig" data-verdict="([^"]+)"><td>([^<]+)</td><td>([^<]+)</td><td>([^<]+?)(?: \([^)]*\))?</td>`)
 	out := map[string]string{}
 	for _, m := range re.FindAllStringSubmatch(body, -1) {
 		out[m[2]+" "+m[3]+" "+m[4]] = m[1]
@@ -93,7 +93,7 @@ func TestCompareGroupsAndRuns(t *testing.T) {
 		t.Fatalf("compare: %d %s", w.Code, w.Body)
 	}
 	v := verdicts(t, w.Body.String())
-	for _, k := range []string{"seq-read read throughput", "seq-read read ops/s", "md create ops/s", "seq-read read lat"} {
+	for _, k := range []string{"seq-read read throughput", "seq-read read ops/s", "md create ops/s", "seq-read read lat p99"} {
 		if v[k] != "faster" {
 			t.Errorf("groups: %s is %q, want faster (all: %v)", k, v[k], v)
 		}
