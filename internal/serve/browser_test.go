@@ -269,6 +269,17 @@ func TestServeInChromium(t *testing.T) {
 		t.Errorf("cut off in the chart: %q", ch.Cut)
 	}
 	b.screenshot(t, filepath.Join(shots, "serve-trend.png"))
+
+	// A run's report, followed from the run list's link.
+	b.open(t, srv.URL+"/")
+	var href string
+	b.eval(t, `document.querySelector('#runs a[href$="/report.html"]').href`, &href)
+	b.open(t, href)
+	var reportCharts int
+	b.eval(t, "document.querySelectorAll('svg.chart').length", &reportCharts)
+	if !strings.HasSuffix(href, "/run/"+fx.runs[0].id()+"/report.html") || reportCharts == 0 {
+		t.Errorf("the run list's report link %s shows %d charts", href, reportCharts)
+	}
 	for _, e := range b.events {
 		if e == "Runtime.exceptionThrown" {
 			t.Error("a page threw an exception")
