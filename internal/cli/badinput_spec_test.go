@@ -64,6 +64,7 @@ func TestSpecBadInput(t *testing.T) {
 		for _, args := range [][]string{
 			{"runs", "--catalog", cat, "--spec", spec},
 			{"report", fioA, "-o", out, "--md", "-", "--spec", spec},
+			{"serve", "--catalog", cat, "--listen", "127.0.0.1:0", "--spec", spec},
 		} {
 			t.Run(tc.name+" "+args[0], func(t *testing.T) {
 				st, o := testState()

@@ -21,6 +21,7 @@ type ServeOptions struct {
 	Catalog   string
 	Listen    string
 	TokenFile string
+	Spec      string
 }
 
 func newServeCommand(st *State) *cobra.Command {
@@ -51,6 +52,7 @@ Authorization: Bearer TOKEN. The token is never logged or shown.`,
 	f.StringVar(&o.Catalog, "catalog", "", "the catalog: a SQLite file or a postgres://USER@HOST/DB URL (default: $"+catalog.EnvCatalog+", else $XDG_DATA_HOME/storbench/catalog.db)")
 	f.StringVar(&o.Listen, "listen", "127.0.0.1:8080", "address to listen on (host:port; a bare :PORT is loopback); any but loopback needs --token-file")
 	f.StringVar(&o.TokenFile, "token-file", "", "file holding the token every request must carry (its first line; mode 600)")
+	f.StringVar(&o.Spec, "spec", "", specFlagHelp)
 	return cmd
 }
 
@@ -68,6 +70,10 @@ func runServe(ctx context.Context, st *State, o ServeOptions) error {
 	}
 	if token == "" && !metrics.Loopback(addr) {
 		return usageErr("--listen %s: the catalog is served without a token on loopback only (127.0.0.1:PORT); give --token-file to serve it to other machines", o.Listen)
+	}
+	sp, err := readSpec(o.Spec)
+	if err != nil {
+		return err
 	}
 	where, on, why := catalog.Location(o.Catalog, false, st.getenv)
 	if !on {
@@ -90,7 +96,9 @@ func runServe(ctx context.Context, st *State, o ServeOptions) error {
 		auth = "token required"
 	}
 	fmt.Fprintf(st.Stderr, "serving catalog %s read-only at http://%s/ (%s)\n", c.Where(), ln.Addr(), auth)
-	return metrics.Serve(ctx, ln, serve.New(c, token, st.Stderr).Handler())
+	srv := serve.New(c, token, st.Stderr)
+	srv.SetSpec(sp)
+	return metrics.Serve(ctx, ln, srv.Handler())
 }
 
 // validPort reports whether port is a TCP port number (0: any free one).

@@ -12,6 +12,7 @@ import (
 	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/catalog"
 	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/specs"
 	"github.com/storbench/storbench/internal/stats"
 )
 
@@ -25,6 +26,8 @@ type runRow struct {
 	LabelText string
 	// Report is whether the run's folder has its report.html.
 	Report bool
+	// Shares are the run's figures as shares of the spec's claims.
+	Shares []string
 }
 
 func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
@@ -53,8 +56,20 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		}
 		slices.Sort(ls)
 		_, err := os.Stat(filepath.Join(run.Path, "report.html"))
-		rows[len(runs)-1-i] = runRow{Run: run, LabelText: strings.Join(ls, " "), Report: err == nil}
+		row := runRow{Run: run, LabelText: strings.Join(ls, " "), Report: err == nil}
+		if s.spec != nil {
+			figs, err := s.cat.Figures(r.Context(), run.ID)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			for _, sh := range s.spec.Shares(figs) {
+				row.Shares = append(row.Shares, sh.Claim+"@"+sh.Phase+" "+specs.PctText(sh.Pct))
+			}
+		}
+		rows[len(runs)-1-i] = row
 	}
+	data["Spec"] = s.spec
 	data["Runs"], data["Query"] = rows, asked
 	s.render(w, http.StatusOK, "runs", data)
 }

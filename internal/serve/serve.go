@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/catalog"
+	"github.com/storbench/storbench/internal/specs"
 )
 
 // cookieName holds the token in a browser once a link with ?token= was
@@ -30,7 +31,13 @@ type Server struct {
 	log   *log.Logger
 	// now is the clock of relative dates in queries (since=30d).
 	now func() time.Time
+	// spec, when set, adds each run's figures as shares of its claims
+	// to the run list.
+	spec *specs.Spec
 }
+
+// SetSpec shows the runs' figures as shares of sp's claims (serve --spec).
+func (s *Server) SetSpec(sp *specs.Spec) { s.spec = sp }
 
 // New returns a server of the catalog c, opened read-only by the caller.
 // An empty token serves anyone who can connect (loopback). Requests are

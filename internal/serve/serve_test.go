@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/storbench/storbench/internal/specs"
 )
 
 func get(t *testing.T, h http.Handler, target string, hdr ...string) *httptest.ResponseRecorder {
@@ -246,5 +248,29 @@ func TestOpenReadOnly(t *testing.T) {
 	after, _ := os.ReadFile(fx.path)
 	if !bytes.Equal(before, after) {
 		t.Error("serving changed the catalog file")
+	}
+}
+
+// With a spec, each run's figures are shown as shares of its claims: the
+// tuned runs' sequential reads at about 130% of a 2GB/s claim.
+func TestRunListSpec(t *testing.T) {
+	fx := newFixture(t)
+	sp, err := specs.Parse([]byte("name: Test NVMe\nclaims:\n  seq_read_bw: 2GB/s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(fx.cat, "", nil)
+	s.SetSpec(sp)
+	body := get(t, s.Handler(), "/").Body.String()
+	if !strings.Contains(body, "share of Test NVMe's claims") {
+		t.Error("the run list has no column of the spec's shares")
+	}
+	re := regexp.MustCompile(`data-run="` + fx.runs[1].id() + `">.*?<td class="spec">seq_read_bw@seq-read (\d+)%`)
+	m := re.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("run %s shows no share of seq_read_bw:\n%s", fx.runs[1].id(), body)
+	}
+	if pct, _ := strconv.Atoi(m[1]); pct < 125 || pct > 135 {
+		t.Errorf("run %s at %d%% of its claim, want about 130%%", fx.runs[1].id(), pct)
 	}
 }
