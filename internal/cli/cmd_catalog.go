@@ -125,6 +125,7 @@ func newRunsCommand(st *State) *cobra.Command {
 	var o CatalogOptions
 	var out OutputOptions
 	last := 0
+	spec := ""
 	cmd := &cobra.Command{
 		Use:   "runs [QUERY...]",
 		Short: "List the runs in the catalog, filtered by labels, names, dates and fingerprints",
@@ -140,17 +141,18 @@ KEY=VALUE, several may be joined with commas:
   storbench runs label=tuning=tuned fs=xfs since=30d
   storbench runs --json name=four-corners,last=5`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRuns(cmd.Context(), st, o, out, last, args)
+			return runRuns(cmd.Context(), st, o, out, last, spec, args)
 		},
 	}
 	o.AddFlags(cmd.Flags())
 	cmd.Flags().IntVar(&last, "last", 50, "show the newest N runs that match (0: all)")
 	cmd.Flags().BoolVar(&out.JSON, "json", false, "print the runs as JSON")
 	cmd.Flags().BoolVar(&out.CSV, "csv", false, "print the runs as CSV")
+	cmd.Flags().StringVar(&spec, "spec", "", specFlagHelp)
 	return cmd
 }
 
-func runRuns(ctx context.Context, st *State, o CatalogOptions, out OutputOptions, last int, terms []string) error {
+func runRuns(ctx context.Context, st *State, o CatalogOptions, out OutputOptions, last int, spec string, terms []string) error {
 	if err := out.check(); err != nil {
 		return err
 	}
@@ -164,6 +166,10 @@ func runRuns(ctx context.Context, st *State, o CatalogOptions, out OutputOptions
 	if q.Last == 0 {
 		q.Last = last
 	}
+	sp, err := readSpec(spec)
+	if err != nil {
+		return err
+	}
 	c, err := o.need(ctx, st)
 	if err != nil {
 		return err
@@ -172,6 +178,9 @@ func runRuns(ctx context.Context, st *State, o CatalogOptions, out OutputOptions
 	runs, err := c.Runs(ctx, q)
 	if err != nil {
 		return err
+	}
+	if sp != nil && len(runs) > 0 {
+		return printRunsSpec(ctx, st, c, sp, out, runs)
 	}
 	switch {
 	case out.JSON:

@@ -21,6 +21,7 @@ type ReportOptions struct {
 	Out     string
 	MD      string
 	Compare string
+	Spec    string
 }
 
 // AddFlags registers report's flags.
@@ -28,6 +29,7 @@ func (o *ReportOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVarP(&o.Out, "output", "o", "", "HTML file to write (default RESULT/report.html)")
 	f.StringVar(&o.MD, "md", "", "Markdown summary to write (default RESULT/summary.md; - for stdout)")
 	f.StringVar(&o.Compare, "compare", "", "another results folder to compare with (the 'before' run)")
+	f.StringVar(&o.Spec, "spec", "", specFlagHelp)
 }
 
 func newReportCommand(st *State) *cobra.Command {
@@ -68,6 +70,10 @@ func runReport(_ context.Context, st *State, o ReportOptions, dir string) error 
 	if err != nil {
 		return asUsage(err)
 	}
+	sp, err := readSpec(o.Spec)
+	if err != nil {
+		return err
+	}
 	folderNotes(st, dir, o.Compare)
 	if o.Compare != "" {
 		// As compare does: a comparison with nothing in it is refused, not
@@ -80,7 +86,11 @@ func runReport(_ context.Context, st *State, o ReportOptions, dir string) error 
 			return usageErr("%s and %s have no phase in common: nothing to compare (phases are matched by name)", o.Compare, dir)
 		}
 	}
-	files, err := renderFolder(st.renderers(), &results.RenderInput{Dir: dir, Summary: sum, Before: o.Compare}, o)
+	in := &results.RenderInput{Dir: dir, Summary: sum, Before: o.Compare}
+	if sp != nil {
+		in.Share = sp.ShareText
+	}
+	files, err := renderFolder(st.renderers(), in, o)
 	if err != nil {
 		return err
 	}

@@ -33,16 +33,23 @@ type HTMLInput struct {
 	Summary *results.Summary
 	Phases  []analyze.PhaseData
 	Compare *analyze.Comparison
+	// Share, when set, says a total figure (bw or rate) as a share of
+	// its claim ("50% of seq_read_bw"), "" when no claim applies.
+	Share ShareFunc
 }
 
 // HTMLFolder reads a results folder (and, when other is not empty, compares
 // it with other, other being before) and renders its report.
-func HTMLFolder(dir, other string) ([]byte, error) {
+func HTMLFolder(dir, other string) ([]byte, error) { return HTMLFolderShares(dir, other, nil) }
+
+// HTMLFolderShares is HTMLFolder with each figure a claim applies to
+// shown as a share of it (storbench report --spec).
+func HTMLFolderShares(dir, other string, share ShareFunc) ([]byte, error) {
 	sum, phases, err := analyze.ReadPhases(dir)
 	if err != nil {
 		return nil, err
 	}
-	in := HTMLInput{Summary: sum, Phases: phases}
+	in := HTMLInput{Summary: sum, Phases: phases, Share: share}
 	if r, err := results.ReadRunInfo(dir); err == nil {
 		in.Run = r
 	}
@@ -124,6 +131,7 @@ func HTML(w io.Writer, in HTMLInput) error {
 				Throughput: bwText(o.BwBytesPerS), OpsPerS: rateText(o.OpsPerS, ""), Mean: latText(o.Lat, latMean),
 				P50: latText(o.Lat, latP50), P99: latText(o.Lat, latP99), P999: latText(o.Lat, latP999),
 				Errors: fmt.Sprint(o.Errors), Status: status, Bad: o.Errors > 0 || p.Status != results.StatusCompleted}
+			in.Share.add(&r, p.Name, o)
 			d.Rows = append(d.Rows, r)
 			for _, c := range o.BySize {
 				d.Rows = append(d.Rows, htmlRow{Phase: p.Name, Engine: p.Engine, Op: sizeOpLabel(o.Op, c), Hosts: r.Hosts,

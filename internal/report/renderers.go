@@ -23,7 +23,7 @@ func Renderers() []results.Renderer {
 		{File: IO500ResultFile, Render: results.FromSummary(IO500Result)},
 		// report.html reads every host's seconds: once, at the end.
 		{File: HTMLFile, Final: true, Render: func(in *results.RenderInput) ([]byte, error) {
-			return HTMLFolder(in.Dir, in.Before)
+			return HTMLFolderShares(in.Dir, in.Before, in.Share)
 		}},
 	}
 }

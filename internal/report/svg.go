@@ -47,6 +47,8 @@ type chartSpec struct {
 	XTicks []float64
 	// Marks are events drawn over time (x in the chart's units).
 	Marks []chartMark
+	// YTop, when above the data, is where a linear y axis ends.
+	YTop float64
 }
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"}
@@ -158,6 +160,9 @@ func (p *plot) scale() {
 	}
 	if c.Bars {
 		p.ymin = 0
+	}
+	if !c.LogY && c.YTop > p.ymax {
+		p.ymax = c.YTop
 	}
 	if c.LogY {
 		p.ymin, p.ymax = math.Pow(10, math.Floor(math.Log10(p.ymin))), math.Pow(10, math.Ceil(math.Log10(p.ymax)))

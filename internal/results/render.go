@@ -30,6 +30,10 @@ type RenderInput struct {
 	// Before is another results folder to compare with, "" for none
 	// (report's BEFORE).
 	Before string
+	// Share, when set, says a figure (phase, op, figure name, value) as
+	// a share of a vendor's claim ("50% of seq_read_bw"), "" where no
+	// claim applies (report --spec).
+	Share func(phase, op, figure string, value float64) string
 }
 
 // FromSummary makes a Renderer's Render of a function of the summary alone.

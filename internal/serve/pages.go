@@ -1,0 +1,176 @@
+package serve
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/catalog"
+	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/specs"
+	"github.com/storbench/storbench/internal/stats"
+)
+
+// terms splits a filter box's text into query terms: spaces and commas
+// separate them as on the command line.
+func terms(s string) []string { return strings.Fields(s) }
+
+// runRow is one run of the run list.
+type runRow struct {
+	catalog.Run
+	LabelText string
+	// Report is whether the run's folder has its report.html.
+	Report bool
+	// Shares are the run's figures as shares of the spec's claims.
+	Shares []string
+}
+
+func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
+	text := r.URL.Query().Get("q")
+	data := map[string]any{"Title": "Runs", "Q": text, "Where": s.cat.Where()}
+	q, err := catalog.ParseQuery(terms(text), s.now())
+	if err != nil {
+		data["Error"] = err.Error()
+		s.render(w, http.StatusBadRequest, "runs", data)
+		return
+	}
+	asked := q.String()
+	if q.Last == 0 {
+		q.Last = 200
+	}
+	runs, err := s.cat.Runs(r.Context(), q)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	rows := make([]runRow, len(runs))
+	for i, run := range runs {
+		var ls []string
+		for k, v := range run.Labels {
+			ls = append(ls, k+"="+v)
+		}
+		slices.Sort(ls)
+		_, err := os.Stat(filepath.Join(run.Path, "report.html"))
+		row := runRow{Run: run, LabelText: strings.Join(ls, " "), Report: err == nil}
+		if s.spec != nil {
+			figs, err := s.cat.Figures(r.Context(), run.ID)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			for _, sh := range s.spec.Shares(figs) {
+				row.Shares = append(row.Shares, sh.Claim+"@"+sh.Phase+" "+specs.PctText(sh.Pct))
+			}
+		}
+		rows[len(runs)-1-i] = row
+	}
+	data["Spec"] = s.spec
+	data["Runs"], data["Query"] = rows, asked
+	s.render(w, http.StatusOK, "runs", data)
+}
+
+func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
+	av, bv := r.URL.Query().Get("a"), r.URL.Query().Get("b")
+	data := map[string]any{"Title": "Compare", "A": av, "B": bv}
+	if av == "" || bv == "" {
+		s.render(w, http.StatusOK, "compare", data)
+		return
+	}
+	a, na, err := s.group(r, "a", av)
+	if err == nil {
+		var b []analyze.PhaseData
+		var nb int
+		if b, nb, err = s.group(r, "b", bv); err == nil {
+			c := analyze.Compare(a, b, analyze.CompareOptions{ThresholdPct: 5, Alpha: 1 - stats.DefaultConfidence})
+			c.Before, c.After = fmt.Sprintf("%s (%d runs)", av, na), fmt.Sprintf("%s (%d runs)", bv, nb)
+			data["Cmp"] = c
+		}
+	}
+	if err != nil {
+		data["Error"] = err.Error()
+		s.render(w, http.StatusBadRequest, "compare", data)
+		return
+	}
+	s.render(w, http.StatusOK, "compare", data)
+}
+
+// group reads the phases of every completed run a query matches, as
+// storbench compare --a/--b does: each run's phase is one iteration.
+func (s *Server) group(r *http.Request, side, text string) ([]analyze.PhaseData, int, error) {
+	q, err := catalog.ParseQuery(terms(text), s.now())
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %v", side, err)
+	}
+	q.Status = "completed"
+	runs, err := s.cat.Runs(r.Context(), q)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(runs) == 0 {
+		return nil, 0, fmt.Errorf("%s: %s matches no completed run", side, text)
+	}
+	var out []analyze.PhaseData
+	for _, run := range runs {
+		_, phases, err := analyze.ReadPhases(run.Path)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: run %s: its results folder cannot be read (%v)", side, run.ID, err)
+		}
+		out = append(out, phases...)
+	}
+	return out, len(runs), nil
+}
+
+func (s *Server) trendPage(w http.ResponseWriter, r *http.Request) {
+	v := r.URL.Query()
+	fig, text, by := v.Get("figure"), v.Get("q"), v.Get("by")
+	data := map[string]any{"Title": "Trend", "Figure": fig, "Q": text, "By": by}
+	if fig == "" {
+		s.render(w, http.StatusOK, "trend", data)
+		return
+	}
+	f, err := catalog.ParseFigure(fig)
+	var q catalog.Query
+	if err == nil {
+		q, err = catalog.ParseQuery(terms(text), s.now())
+	}
+	if err != nil {
+		data["Error"] = err.Error()
+		s.render(w, http.StatusBadRequest, "trend", data)
+		return
+	}
+	if q.Last == 0 {
+		q.Last = 1000
+	}
+	pts, err := s.cat.Trend(r.Context(), q, f, by)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	data["Points"], data["Name"] = pts, f.Name
+	if len(pts) > 0 {
+		data["Chart"] = trendChart(f, by, pts)
+	}
+	s.render(w, http.StatusOK, "trend", data)
+}
+
+func (s *Server) render(w http.ResponseWriter, code int, page string, data map[string]any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'")
+	w.WriteHeader(code)
+	if err := pages.ExecuteTemplate(w, page, data); err != nil && s.log != nil {
+		s.log.Printf("page %s: %v", page, err)
+	}
+}
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"css":    func() template.CSS { return template.CSS(report.ChartCSS) },
+	"byUnit": byUnit,
+	"pct":    func(f float64) float64 { return 100 * f },
+	"when":   whenText,
+	"unitOf": catalog.Unit,
+}).Parse(pageTemplates))
