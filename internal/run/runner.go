@@ -103,8 +103,22 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 			p.Notes = append(p.Notes, fmt.Sprintf("the %d hosts of the shared phases see one file system at %s (each read back every host's probe file)", a.hosts, a.dir))
 		}
 	}
-	folder, err := r.create(p, infos, runID)
+	var targets []results.Target
+	if len(p.Dirs) > 0 {
+		targets, err = ctrl.Targets(ctx, runID, p.Dirs)
+	}
 	if err != nil {
+		// What file system the hosts see is worth recording, not worth
+		// refusing the run for: run.json keeps the controller's view.
+		r.Sink.Note(Note{Kind: NoteDiagnostic, Text: "the hosts did not say what file system their target is on (" + err.Error() + "); run.json records this machine's"})
+		targets = nil
+		for _, d := range p.Dirs {
+			targets = append(targets, results.TargetOf(d))
+		}
+	}
+	folder, err := r.create(p, infos, runID, targets)
+	if err != nil {
+		r.unpin(ctx, ctrl, runID, areas)
 		return nil, badInput(err)
 	}
 	r.Sink.Started(folder.RunInfo().RunID, folder.Path)
@@ -177,18 +191,40 @@ func (r *Runner) proveShared(ctx context.Context, p Plan, ctrl *cluster.Controll
 		}
 		areas[at].hosts = max(areas[at].hosts, n)
 	}
+	var proven []area
 	for _, a := range areas {
 		if a.hosts < 2 {
 			continue // one host shares a directory with itself
 		}
 		if err := ctrl.ProveShared(ctx, runID, a.dir, set.agents[:a.hosts]); err != nil {
-			if ctx.Err() != nil {
+			r.unpin(ctx, ctrl, runID, proven)
+			var ns *cluster.NotSharedError
+			switch {
+			case ctx.Err() != nil:
 				return nil, interruptedBeforeRun()
+			case errors.As(err, &ns) || errors.Is(err, errors.ErrUnsupported):
+				return nil, badInputf("phase %s needs its hosts to share one file system: %v", a.phase, err)
 			}
-			return nil, badInputf("phase %s needs its hosts to share one file system: %v", a.phase, err)
+			// No verdict: a host or the file system failed (ESTALE, EIO,
+			// a lost agent). That is no proof they do not share, and no
+			// bad input: the run fails, nothing ran.
+			return nil, &Error{Kind: Failed, Err: fmt.Errorf("phase %s needs its hosts to share one file system, and the probe of %s failed before it could tell: %v", a.phase, a.dir, err)}
 		}
+		proven = append(proven, a)
 	}
 	return areas, nil
+}
+
+// unpin removes the shared areas ProveShared made and pinned, when the run
+// stops before its first phase.
+func (r *Runner) unpin(ctx context.Context, ctrl *cluster.Controller, runID string, areas []area) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	for _, a := range areas {
+		if a.hosts > 1 {
+			_ = ctrl.RemoveShared(cctx, runID, a.dir)
+		}
+	}
 }
 
 // check refuses, before anything is created, what would fail at once:
@@ -249,16 +285,12 @@ func (r *Runner) check(ctx context.Context, p Plan, set *agentSet) error {
 }
 
 // create makes the results folder and its run.json.
-func (r *Runner) create(p Plan, infos []cluster.Info, runID string) (*results.Folder, error) {
+func (r *Runner) create(p Plan, infos []cluster.Info, runID string, targets []results.Target) (*results.Folder, error) {
 	root := p.ResultsRoot
 	if root == "" {
 		root = "results"
 	}
 	now := r.now
-	var targets []results.Target
-	for _, d := range p.Dirs {
-		targets = append(targets, results.TargetOf(d))
-	}
 	plan := make([]engine.Phase, len(p.Phases))
 	for i, ph := range p.Phases {
 		plan[i] = r.Engines.Redacted(ph)

@@ -109,7 +109,7 @@ func TestGlusterMdRepeated(t *testing.T) {
 	gluster.Full(t)
 	c := gluster.Start(t, gluster.Options{})
 	for i := range 20 {
-		if !t.Run(fmt.Sprintf("run%02d", i+1), func(t *testing.T) { mdN1(t, c, 100) }) {
+		if !t.Run(fmt.Sprintf("run%02d", i+1), func(t *testing.T) { mdN1(t, c, 50) }) {
 			t.Fatalf("run %d of 20 failed", i+1)
 		}
 	}
