@@ -99,18 +99,3 @@ func TestGlusterSmoke(t *testing.T) {
 	}
 	mdN1(t, c, 100)
 }
-
-// The must-show of issue 23: on four clients with GlusterFS's default
-// mount options, md -N 1 passes 20 runs in a row. Every host creating the
-// run's shared directories at once, and removing and re-creating them
-// between the probe and the phase from different clients, failed most
-// runs with ENOENT or ESTALE (or "do not share one file system").
-func TestGlusterMdRepeated(t *testing.T) {
-	gluster.Full(t)
-	c := gluster.Start(t, gluster.Options{})
-	for i := range 20 {
-		if !t.Run(fmt.Sprintf("run%02d", i+1), func(t *testing.T) { mdN1(t, c, 50) }) {
-			t.Fatalf("run %d of 20 failed", i+1)
-		}
-	}
-}
