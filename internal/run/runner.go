@@ -238,6 +238,9 @@ func (r *Runner) check(ctx context.Context, p Plan, set *agentSet) error {
 	}
 	if set.local != nil {
 		for _, d := range p.Dirs {
+			if d == set.local.Dir.Run && set.local.Dir.At != "" {
+				d = set.local.Dir.At // this machine's own path for it
+			}
 			if err := engine.CheckDir(d); err != nil {
 				return badInput(err)
 			}
