@@ -11,10 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/storbench/storbench/internal/s3test"
 )
 
 // agent is one `storbench agent` process.
@@ -82,6 +85,9 @@ func (c *Cluster) agentAddr(i int) (string, []string) {
 
 func (c *Cluster) startAgent(args []string) *agent {
 	cmd := exec.Command(args[0], args[1:]...)
+	// The S3 test server's throwaway keys (s3test), for phases against
+	// gateways the tests start: agents hold the keys, as deployed ones do.
+	cmd.Env = append(os.Environ(), "STORBENCH_ACCESS_KEY="+s3test.AccessKey, "STORBENCH_SECRET_KEY="+s3test.SecretKey)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {
@@ -116,6 +122,23 @@ func waitLine(a *agent, s string, within time.Duration) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// InAgent is a command that runs in agent i's mount namespace (it sees
+// its own client at Dir) and, with NetNS, its network namespace (it
+// listens on AgentHost(i)).
+func (c *Cluster) InAgent(i int, name string, args ...string) *exec.Cmd {
+	ns := []string{"-t", strconv.Itoa(c.AgentPid(i)), "-m"}
+	if c.NetNS {
+		ns = append(ns, "-n")
+	}
+	return exec.Command("nsenter", append(append(ns, "--", name), args...)...)
+}
+
+// AgentHost is agent i's address, without the port.
+func (c *Cluster) AgentHost(i int) string {
+	h, _, _ := net.SplitHostPort(c.Agents[i])
+	return h
 }
 
 // AgentLog is what agent i printed so far.

@@ -46,6 +46,7 @@ func procedures(t *testing.T, c *gluster.Cluster) {
 	t.Run("throughput", func(t *testing.T) { throughput(t, c) })
 	t.Run("four-corners", func(t *testing.T) { fourCorners(t, c) })
 	t.Run("shared-fio", func(t *testing.T) { sharedFio(t, c) })
+	t.Run("s3-gateways", func(t *testing.T) { s3Procedure(t, c) })
 	// EVENTS (issue 23 item 3, branch `events`): a brick of this
 	// replica-2 volume killed 5 s into a 20-s fio or md phase and brought
 	// back at 12 s (c.Gluster("volume", "start", c.Volume, "force")),
