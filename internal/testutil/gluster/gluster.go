@@ -134,12 +134,17 @@ func Start(t testing.TB, o Options) *Cluster {
 	}
 	c.Volume = "sbt" + strconv.Itoa(os.Getpid())
 	t.Cleanup(func() { c.teardown(); unlock() })
-	c.startGlusterd()
-	c.createVolume()
-	c.mountClients()
-	c.startAgents()
+	var steps []string
+	for _, s := range []struct {
+		name string
+		fn   func()
+	}{{"glusterd", c.startGlusterd}, {"volume", c.createVolume}, {"mounts", c.mountClients}, {"agents", c.startAgents}} {
+		at := time.Now()
+		s.fn()
+		steps = append(steps, fmt.Sprintf("%s %.1f s", s.name, time.Since(at).Seconds()))
+	}
 	c.Setup = time.Since(begin)
-	t.Logf("GlusterFS: volume %s (replica 2) up with %d clients and agents (network namespaces: %v) in %.1f s", c.Volume, o.Agents, c.NetNS, c.Setup.Seconds())
+	t.Logf("GlusterFS: volume %s (replica 2) up with %d clients and agents (network namespaces: %v) in %.1f s (%s)", c.Volume, o.Agents, c.NetNS, c.Setup.Seconds(), strings.Join(steps, ", "))
 	return c
 }
 
