@@ -193,6 +193,26 @@ func (c *Controller) withAgents(agents []Agent, fn func()) {
 	fn()
 }
 
+// PinArea makes the run's shared area on dir, with the levels above it,
+// from the first agent alone, and pins it there until the run-level
+// cleanup (engine.PinSharedArea). A run on several hosts does so for
+// every target directory before its first phase, so that no two clients
+// of a shared file system create DIR/storbench or its run's level at the
+// same instant, nor remove and re-create them between phases: GlusterFS's
+// replicated volumes answer concurrent creation of one directory from
+// several clients with a lasting EIO on it.
+func (c *Controller) PinArea(ctx context.Context, runID, dir string) error {
+	return c.pinOn(ctx, runID, dir, c.Agents[0])
+}
+
+func (c *Controller) pinOn(ctx context.Context, runID, dir string, a Agent) (err error) {
+	pin, _ := json.Marshal(areaParams{Op: areaPin, Dir: dir})
+	c.withAgents([]Agent{a}, func() {
+		_, err = c.RunPhase(ctx, runID, false, engine.Phase{Name: "shared-area-create", Engine: AreaEngine, Params: pin})
+	})
+	return err
+}
+
 // NotSharedError is the probe's verdict that some hosts see another file
 // system at the run's directory than the others: bad input. Any other
 // error of ProveShared is the file system or a host failing.
@@ -213,11 +233,7 @@ func (e *NotSharedError) Unwrap() error { return e.Err }
 // are removed whatever happens, and the shared area too unless it
 // returns nil.
 func (c *Controller) ProveShared(ctx context.Context, runID, dir string, agents []Agent) (err error) {
-	pin, _ := json.Marshal(areaParams{Op: areaPin, Dir: dir})
-	c.withAgents(agents[:1], func() {
-		_, err = c.RunPhase(ctx, runID, false, engine.Phase{Name: "shared-area-create", Engine: AreaEngine, Params: pin})
-	})
-	if err != nil {
+	if err := c.pinOn(ctx, runID, dir, agents[0]); err != nil {
 		return err
 	}
 	defer func() {

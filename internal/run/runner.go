@@ -166,6 +166,32 @@ type area struct {
 // those phases see one file system at each: a host that sees another is
 // named, and the run refused as bad input, with nothing created.
 func (r *Runner) proveShared(ctx context.Context, p Plan, ctrl *cluster.Controller, set *agentSet, runID string) ([]area, error) {
+	areas := r.sharedAreas(p, set)
+	var pinned []area
+	for _, a := range areas {
+		var err error
+		switch {
+		case a.hosts >= 2:
+			err = ctrl.ProveShared(ctx, runID, a.dir, set.agents[:a.hosts])
+		case len(set.agents) > 1:
+			err = ctrl.PinArea(ctx, runID, a.dir)
+		default:
+			continue // one host shares a directory with itself
+		}
+		if err != nil {
+			r.unpin(ctx, ctrl, runID, pinned)
+			return nil, sharedErr(ctx, a, err)
+		}
+		pinned = append(pinned, a)
+	}
+	return areas, nil
+}
+
+// sharedAreas finds the directories whose shared area a phase works in
+// (engine.SharedUser), with the most hosts a phase there runs on; on
+// several hosts, every other target directory too (hosts 0: no probe),
+// whose run levels one host makes (Controller.PinArea).
+func (r *Runner) sharedAreas(p Plan, set *agentSet) []area {
 	var areas []area
 	for i, ph := range p.Phases {
 		e, err := r.Engines.Lookup(ph.Engine)
@@ -191,39 +217,43 @@ func (r *Runner) proveShared(ctx context.Context, p Plan, ctrl *cluster.Controll
 		}
 		areas[at].hosts = max(areas[at].hosts, n)
 	}
-	var proven []area
-	for _, a := range areas {
-		if a.hosts < 2 {
-			continue // one host shares a directory with itself
-		}
-		if err := ctrl.ProveShared(ctx, runID, a.dir, set.agents[:a.hosts]); err != nil {
-			r.unpin(ctx, ctrl, runID, proven)
-			var ns *cluster.NotSharedError
-			switch {
-			case ctx.Err() != nil:
-				return nil, interruptedBeforeRun()
-			case errors.As(err, &ns) || errors.Is(err, errors.ErrUnsupported):
-				return nil, badInputf("phase %s needs its hosts to share one file system: %v", a.phase, err)
+	if len(set.agents) > 1 {
+		for _, d := range p.Dirs {
+			if !slices.ContainsFunc(areas, func(a area) bool { return a.dir == d }) {
+				areas = append(areas, area{dir: d})
 			}
-			// No verdict: a host or the file system failed (ESTALE, EIO,
-			// a lost agent). That is no proof they do not share, and no
-			// bad input: the run fails, nothing ran.
-			return nil, &Error{Kind: Failed, Err: fmt.Errorf("phase %s needs its hosts to share one file system, and the probe of %s failed before it could tell: %v", a.phase, a.dir, err)}
 		}
-		proven = append(proven, a)
 	}
-	return areas, nil
+	return areas
 }
 
-// unpin removes the shared areas ProveShared made and pinned, when the run
-// stops before its first phase.
+// sharedErr is the run's error when the probe of a, or making its area,
+// failed.
+func sharedErr(ctx context.Context, a area, err error) error {
+	var ns *cluster.NotSharedError
+	switch {
+	case ctx.Err() != nil:
+		return interruptedBeforeRun()
+	case errors.Is(err, errors.ErrUnsupported) && a.phase == "":
+		return badInput(err)
+	case errors.As(err, &ns) || errors.Is(err, errors.ErrUnsupported):
+		return badInputf("phase %s needs its hosts to share one file system: %v", a.phase, err)
+	case a.phase == "":
+		return &Error{Kind: Failed, Err: fmt.Errorf("making the run's directory in %s: %v", a.dir, err)}
+	}
+	// No verdict: a host or the file system failed (ESTALE, EIO, a lost
+	// agent). That is no proof they do not share, and no bad input: the
+	// run fails, nothing ran.
+	return &Error{Kind: Failed, Err: fmt.Errorf("phase %s needs its hosts to share one file system, and the probe of %s failed before it could tell: %v", a.phase, a.dir, err)}
+}
+
+// unpin removes the shared areas made and pinned (ProveShared, PinArea),
+// when the run stops before its first phase.
 func (r *Runner) unpin(ctx context.Context, ctrl *cluster.Controller, runID string, areas []area) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
 	for _, a := range areas {
-		if a.hosts > 1 {
-			_ = ctrl.RemoveShared(cctx, runID, a.dir)
-		}
+		_ = ctrl.RemoveShared(cctx, runID, a.dir)
 	}
 }
 
