@@ -80,7 +80,7 @@ func TestGlusterMdtestParity(t *testing.T) {
 		t.Skipf("MPICH's %s is not installed (make mpich)", mpiexec)
 	}
 	c := gluster.Start(t, gluster.Options{})
-	const items = 200
+	const items = 500
 	ops := map[string]string{"file-create": "File creation", "file-stat": "File stat", "file-read": "File read", "file-remove": "File removal"}
 	sb, mt := map[string][]float64{}, map[string][]float64{}
 	for round := range 8 {
