@@ -84,12 +84,23 @@ func (areaEngine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (
 		if err := engine.PinSharedArea(ap.Dir, env.RunID); err != nil {
 			return nil, fmt.Errorf("shared area: %w", err)
 		}
+		if ap.Nonce != "" {
+			if !validNonce(ap.Nonce) {
+				return nil, errors.New("shared area: the probe needs a nonce of hex digits")
+			}
+			// The probe's directory, made by this host alone before
+			// the others join it (engine.SharedWorkspaceOf says why).
+			p := filepath.Join(engine.SharedArea(ap.Dir, env.RunID), "probe-"+ap.Nonce)
+			if err := os.Mkdir(p, 0o755); err != nil {
+				return nil, fmt.Errorf("shared area: %w", err)
+			}
+		}
 		return &areaRemoval{env: env}, nil
 	case areaProbe:
 	default:
 		return nil, fmt.Errorf("shared area: unknown step %q", ap.Op)
 	}
-	if len(ap.Nonce) < 16 || strings.Trim(ap.Nonce, "0123456789abcdef") != "" {
+	if !validNonce(ap.Nonce) {
 		return nil, errors.New("shared area: the probe needs a nonce of hex digits")
 	}
 	ws, err := engine.SharedWorkspace(ap.Dir, env.RunID, "probe-"+ap.Nonce)
@@ -103,6 +114,11 @@ func (areaEngine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (
 		return nil, fmt.Errorf("shared area: write the probe file %s: %v", pr.file, err)
 	}
 	return pr, nil
+}
+
+// validNonce says n can name the probe's directory: 16 hex digits or more.
+func validNonce(n string) bool {
+	return len(n) >= 16 && strings.Trim(n, "0123456789abcdef") == ""
 }
 
 // writeSynced creates path (it must not exist) holding b, on disk when it
@@ -202,11 +218,13 @@ func (c *Controller) withAgents(agents []Agent, fn func()) {
 // replicated volumes answer concurrent creation of one directory from
 // several clients with a lasting EIO on it.
 func (c *Controller) PinArea(ctx context.Context, runID, dir string) error {
-	return c.pinOn(ctx, runID, dir, c.Agents[0])
+	return c.pinOn(ctx, runID, dir, c.Agents[0], "")
 }
 
-func (c *Controller) pinOn(ctx context.Context, runID, dir string, a Agent) (err error) {
-	pin, _ := json.Marshal(areaParams{Op: areaPin, Dir: dir})
+// pinOn pins the shared area on dir from agent a alone, with the probe's
+// directory for nonce when it is not empty.
+func (c *Controller) pinOn(ctx context.Context, runID, dir string, a Agent, nonce string) (err error) {
+	pin, _ := json.Marshal(areaParams{Op: areaPin, Dir: dir, Nonce: nonce})
 	c.withAgents([]Agent{a}, func() {
 		_, err = c.RunPhase(ctx, runID, false, engine.Phase{Name: "shared-area-create", Engine: AreaEngine, Params: pin})
 	})
@@ -233,7 +251,10 @@ func (e *NotSharedError) Unwrap() error { return e.Err }
 // are removed whatever happens, and the shared area too unless it
 // returns nil.
 func (c *Controller) ProveShared(ctx context.Context, runID, dir string, agents []Agent) (err error) {
-	if err := c.pinOn(ctx, runID, dir, agents[0]); err != nil {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	nonce := hex.EncodeToString(b[:])
+	if err := c.pinOn(ctx, runID, dir, agents[0], nonce); err != nil {
 		return err
 	}
 	defer func() {
@@ -241,9 +262,7 @@ func (c *Controller) ProveShared(ctx context.Context, runID, dir string, agents 
 			c.withAgents(agents[:1], func() { _ = c.RemoveShared(context.WithoutCancel(ctx), runID, dir) })
 		}
 	}()
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	params, _ := json.Marshal(areaParams{Op: areaProbe, Dir: dir, Nonce: hex.EncodeToString(b[:])})
+	params, _ := json.Marshal(areaParams{Op: areaProbe, Dir: dir, Nonce: nonce})
 	var out *Outcome
 	c.withAgents(agents, func() {
 		out, err = c.RunPhase(ctx, runID, false, engine.Phase{Name: "shared-area-probe", Engine: AreaEngine, Params: params})

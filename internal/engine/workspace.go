@@ -156,6 +156,32 @@ func SharedWorkspace(dir, runID, name string) (*Workspace, error) {
 	return w, nil
 }
 
+// SharedJoinWait bounds how long a host that is not a phase's first
+// waits for the first to make a shared directory (SharedWorkspaceOf).
+const SharedJoinWait = time.Minute
+
+// SharedWorkspaceOf is SharedWorkspace for the host of rank rank among a
+// phase's hosts: the first (rank 0) makes the directory, the others wait
+// until they see it (at most SharedJoinWait) and join it. No two clients
+// of a shared file system create one directory at the same instant:
+// GlusterFS's replicated volumes answer that with a lasting EIO on it.
+func SharedWorkspaceOf(dir, runID, name string, rank int) (*Workspace, error) {
+	if rank > 0 {
+		p := filepath.Join(SharedArea(dir, runID), name)
+		deadline := time.Now().Add(SharedJoinWait)
+		for {
+			if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+				break
+			}
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("%s did not appear within %v: the phase's first host makes it, and did not", p, SharedJoinWait)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return SharedWorkspace(dir, runID, name)
+}
+
 // MaxNameBytes is the longest file name Linux file systems take (NAME_MAX).
 const MaxNameBytes = 255
 

@@ -284,7 +284,11 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	// fails: other hosts may be in it; the run removes it at its end.
 	switch {
 	case ps.Shared || ps.RunFiles && ps.ReadFrom == "":
-		_, err = engine.SharedWorkspace(ps.Dir, env.RunID, filepath.Base(dataDir))
+		rank := 0
+		if ps.Shared {
+			rank = env.Rank // one directory for all hosts: the first makes it
+		}
+		_, err = engine.SharedWorkspaceOf(ps.Dir, env.RunID, filepath.Base(dataDir), rank)
 	case ps.ReadFrom != "":
 		if _, serr := os.Stat(dataDir); serr != nil {
 			err = fmt.Errorf("read_from: %s: the files %s wrote in an earlier phase are not in %s (%v); did its write phase run?", ReadFromNeighbour, from, dataDir, unwrapPath(serr))
