@@ -108,7 +108,7 @@ func (o *S3Options) addRunFlags(f *pflag.FlagSet) {
 	f.IntVar(&o.Objects, "objects", 0, "objects to prepare (default per benchmark)")
 	f.BoolVar(&o.NoPrefix, "noprefix", false, "one prefix for all workers instead of one each")
 	f.BoolVar(&o.NoClear, "noclear", false, "leave this run's objects in place afterwards (nothing else is ever deleted)")
-	f.StringVar(&o.HostSelect, "host-select", "weighed", "endpoint choice: weighed (fewest in flight, longest idle) or roundrobin")
+	f.StringVar(&o.HostSelect, "host-select", "weighed", "endpoint choice: weighed (fewest in flight, longest idle), roundrobin, or cross (host i writes through endpoint i and reads through endpoint i+1: with one gateway per host over one namespace and --verify, every object is read back through another gateway than wrote it)")
 	f.IntVar(&o.HostLimit, "host-limit", 0, "most endpoints a --host range may expand to (default 1024)")
 	f.StringVar(&o.BenchData, "benchdata", "", "write every request to this zstd TSV file as the run goes")
 	f.BoolVar(&o.Full, "full", false, "keep every request in benchdata.tsv.zst in the results folder (storbench analyze reads it)")

@@ -101,6 +101,9 @@ type LocalAgent struct {
 	// CPUs is engine.Env's CPUs: the workers of one per CPU (0: the
 	// process's CPU count).
 	CPUs int
+	// Dir is where this machine has the run's target directory, when it
+	// is at a path of its own.
+	Dir HostDir
 
 	mu      sync.Mutex
 	cur     engine.Prepared
@@ -128,6 +131,7 @@ func (a *LocalAgent) Info(ctx context.Context) (Info, error) {
 
 // Prepare prepares a phase with its engine.
 func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
+	req.Phase.Params = a.Dir.apply(req.Phase.Params)
 	a.mu.Lock()
 	if a.busy {
 		defer a.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/results"
 )
 
 // The run's shared area, DIR/storbench/<run id>/shared, is where phases
@@ -41,15 +42,22 @@ const AreaEngine model.EngineName = "storbench-shared-area"
 
 // areaParams are the parameters of an AreaEngine phase.
 type areaParams struct {
-	// Op is "probe" or "remove".
+	// Op is "pin", "probe", "remove" or "target".
 	Op  string `json:"op"`
 	Dir string `json:"dir"`
+	// Dirs are the target directories a "target" step looks at.
+	Dirs []string `json:"dirs,omitempty"`
 	// Nonce is the probe's random token: the name of its directory and the
 	// content of every host's file.
 	Nonce string `json:"nonce,omitempty"`
 }
 
 const (
+	areaPin    = "pin"
+	areaTarget = "target"
+	// targetsKey is where a host's result of the target step holds its
+	// targets, as JSON.
+	targetsKey = "targets"
 	areaProbe  = "probe"
 	areaRemove = "remove"
 	// seenKey is where a probing host's result says whose files it read
@@ -70,11 +78,29 @@ func (areaEngine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (
 	switch ap.Op {
 	case areaRemove:
 		return &areaRemoval{env: env, dir: ap.Dir}, nil
+	case areaTarget:
+		return &areaTargets{env: env, dirs: ap.Dirs}, nil
+	case areaPin:
+		if err := engine.PinSharedArea(ap.Dir, env.RunID); err != nil {
+			return nil, fmt.Errorf("shared area: %w", err)
+		}
+		if ap.Nonce != "" {
+			if !validNonce(ap.Nonce) {
+				return nil, errors.New("shared area: the probe needs a nonce of hex digits")
+			}
+			// The probe's directory, made by this host alone before
+			// the others join it (engine.SharedWorkspaceOf says why).
+			p := filepath.Join(engine.SharedArea(ap.Dir, env.RunID), "probe-"+ap.Nonce)
+			if err := os.Mkdir(p, 0o755); err != nil {
+				return nil, fmt.Errorf("shared area: %w", err)
+			}
+		}
+		return &areaRemoval{env: env}, nil
 	case areaProbe:
 	default:
 		return nil, fmt.Errorf("shared area: unknown step %q", ap.Op)
 	}
-	if len(ap.Nonce) < 16 || strings.Trim(ap.Nonce, "0123456789abcdef") != "" {
+	if !validNonce(ap.Nonce) {
 		return nil, errors.New("shared area: the probe needs a nonce of hex digits")
 	}
 	ws, err := engine.SharedWorkspace(ap.Dir, env.RunID, "probe-"+ap.Nonce)
@@ -88,6 +114,11 @@ func (areaEngine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (
 		return nil, fmt.Errorf("shared area: write the probe file %s: %v", pr.file, err)
 	}
 	return pr, nil
+}
+
+// validNonce says n can name the probe's directory: 16 hex digits or more.
+func validNonce(n string) bool {
+	return len(n) >= 16 && strings.Trim(n, "0123456789abcdef") == ""
 }
 
 // writeSynced creates path (it must not exist) holding b, on disk when it
@@ -124,9 +155,17 @@ func (pr *areaProbing) Run(ctx context.Context, _ time.Time, _ engine.LiveFunc) 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		b, err := os.ReadFile(filepath.Join(pr.ws.Path, strconv.Itoa(r)))
-		if err == nil && bytes.Equal(b, []byte(pr.nonce)) {
+		name := filepath.Join(pr.ws.Path, strconv.Itoa(r))
+		b, err := os.ReadFile(name)
+		switch {
+		case err == nil && bytes.Equal(b, []byte(pr.nonce)):
 			seen = append(seen, strconv.Itoa(r))
+		case err != nil && !errors.Is(err, os.ErrNotExist):
+			// Not an answer about sharing: the file system failed
+			// (ESTALE, EIO, a timeout). The run stops on it, as it
+			// would on a phase's error, without saying the hosts do
+			// not share.
+			return nil, fmt.Errorf("shared-area probe: read %s (rank %d's file): %v", name, r, err)
 		}
 	}
 	return &engine.HostResult{Host: pr.env.Host, Meta: map[string]string{seenKey: strings.Join(seen, ",")}}, nil
@@ -154,6 +193,9 @@ func (r *areaRemoval) Run(context.Context, time.Time, engine.LiveFunc) (*engine.
 }
 
 func (r *areaRemoval) Cleanup(context.Context) error {
+	if r.dir == "" {
+		return nil // the pin: nothing to remove after it
+	}
 	return engine.RemoveShared(r.dir, r.env.RunID)
 }
 
@@ -167,18 +209,61 @@ func (c *Controller) withAgents(agents []Agent, fn func()) {
 	fn()
 }
 
-// ProveShared checks that agents see one file system at dir: each writes
-// a file under DIR/storbench/<run id>/shared/, and each must read every
-// other's back. It returns nil when they do, and otherwise an error naming
-// the hosts that see another file system there than the others (the
-// largest group that agrees, or the first host's when none is larger).
-// The probe's files are removed whatever happens.
-func (c *Controller) ProveShared(ctx context.Context, runID, dir string, agents []Agent) error {
+// PinArea makes the run's shared area on dir, with the levels above it,
+// from the first agent alone, and pins it there until the run-level
+// cleanup (engine.PinSharedArea). A run on several hosts does so for
+// every target directory before its first phase, so that no two clients
+// of a shared file system create DIR/storbench or its run's level at the
+// same instant, nor remove and re-create them between phases: GlusterFS's
+// replicated volumes answer concurrent creation of one directory from
+// several clients with a lasting EIO on it.
+func (c *Controller) PinArea(ctx context.Context, runID, dir string) error {
+	return c.pinOn(ctx, runID, dir, c.Agents[0], "")
+}
+
+// pinOn pins the shared area on dir from agent a alone, with the probe's
+// directory for nonce when it is not empty.
+func (c *Controller) pinOn(ctx context.Context, runID, dir string, a Agent, nonce string) (err error) {
+	pin, _ := json.Marshal(areaParams{Op: areaPin, Dir: dir, Nonce: nonce})
+	c.withAgents([]Agent{a}, func() {
+		_, err = c.RunPhase(ctx, runID, false, engine.Phase{Name: "shared-area-create", Engine: AreaEngine, Params: pin})
+	})
+	return err
+}
+
+// NotSharedError is the probe's verdict that some hosts see another file
+// system at the run's directory than the others: bad input. Any other
+// error of ProveShared is the file system or a host failing.
+type NotSharedError struct{ Err error }
+
+func (e *NotSharedError) Error() string { return e.Err.Error() }
+func (e *NotSharedError) Unwrap() error { return e.Err }
+
+// ProveShared checks that agents see one file system at dir: the first
+// makes the run's shared area, DIR/storbench/<run id>/shared/, and pins it
+// there for the phases (engine.PinSharedArea: one host creates it, and
+// nothing removes it before the run-level cleanup); then each writes a
+// file under it, and each must read every other's back. It returns nil
+// when they do; a *NotSharedError naming the hosts that see another file
+// system there than the others (the largest group that agrees, or the
+// first host's when none is larger); or the error of a host or the file
+// system that kept the probe from giving a verdict. The probe's files
+// are removed whatever happens, and the shared area too unless it
+// returns nil.
+func (c *Controller) ProveShared(ctx context.Context, runID, dir string, agents []Agent) (err error) {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
-	params, _ := json.Marshal(areaParams{Op: areaProbe, Dir: dir, Nonce: hex.EncodeToString(b[:])})
+	nonce := hex.EncodeToString(b[:])
+	if err := c.pinOn(ctx, runID, dir, agents[0], nonce); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			c.withAgents(agents[:1], func() { _ = c.RemoveShared(context.WithoutCancel(ctx), runID, dir) })
+		}
+	}()
+	params, _ := json.Marshal(areaParams{Op: areaProbe, Dir: dir, Nonce: nonce})
 	var out *Outcome
-	var err error
 	c.withAgents(agents, func() {
 		out, err = c.RunPhase(ctx, runID, false, engine.Phase{Name: "shared-area-probe", Engine: AreaEngine, Params: params})
 	})
@@ -201,7 +286,10 @@ func (c *Controller) ProveShared(ctx context.Context, runID, dir string, agents 
 			}
 		}
 	}
-	return sharedVerdict(dir, runID, names, seen)
+	if err := sharedVerdict(dir, runID, names, seen); err != nil {
+		return &NotSharedError{Err: err}
+	}
+	return nil
 }
 
 // sharedVerdict judges the probe from what each host (by rank) read back:
@@ -290,4 +378,56 @@ func (c *Controller) RemoveShared(ctx context.Context, runID, dir string) []engi
 		return []engine.Leftover{{Host: agent.Name(), What: "files and directories", Where: where, Reason: "cleanup: " + base.Error()}}
 	}
 	return out.Leftovers
+}
+
+// areaTargets is the target step on one host: what file system each target
+// directory is on, seen from this host (its mount namespace, its client).
+type areaTargets struct {
+	env  engine.Env
+	dirs []string
+}
+
+func (a *areaTargets) Run(context.Context, time.Time, engine.LiveFunc) (*engine.HostResult, error) {
+	var ts []model.Target
+	for _, d := range a.dirs {
+		t := results.TargetOf(d)
+		t.Host = a.env.Host
+		ts = append(ts, t)
+	}
+	b, err := json.Marshal(ts)
+	if err != nil {
+		return nil, err
+	}
+	return &engine.HostResult{Host: a.env.Host, Meta: map[string]string{targetsKey: string(b)}}, nil
+}
+
+func (a *areaTargets) Cleanup(context.Context) error { return nil }
+
+// Targets asks every agent what file system each of dirs is on where it
+// runs (a mount of its own at the same path, another client of a shared
+// file system), for run.json: host by host, in the agents' order.
+func (c *Controller) Targets(ctx context.Context, runID string, dirs []string) ([]model.Target, error) {
+	params, _ := json.Marshal(areaParams{Op: areaTarget, Dirs: dirs})
+	var out *Outcome
+	var err error
+	c.withAgents(c.Agents, func() {
+		out, err = c.RunPhase(ctx, runID, false, engine.Phase{Name: "targets", Engine: AreaEngine, Params: params})
+	})
+	if err != nil {
+		return nil, err
+	}
+	var all []model.Target
+	for _, a := range c.Agents {
+		for _, r := range out.Results {
+			if r.Host != a.Name() {
+				continue
+			}
+			var ts []model.Target
+			if err := json.Unmarshal([]byte(r.Meta[targetsKey]), &ts); err != nil {
+				return nil, fmt.Errorf("%s's targets: %v", a.Name(), err)
+			}
+			all = append(all, ts...)
+		}
+	}
+	return all, nil
 }

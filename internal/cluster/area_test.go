@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -37,13 +39,36 @@ func emptyDir(t *testing.T, dir string) {
 }
 
 // Hosts on one file system pass the probe, in-process and over the
-// protocol alike, and the probe leaves nothing in DIR.
+// protocol alike. The probe leaves the run's shared area in DIR, holding
+// only its pin, for the phases: no phase's cleanup removes it (on a shared
+// file system with client caches, hosts that remove and re-create it
+// between the probe and a phase fail with ENOENT or ESTALE, issue 23);
+// the run-level cleanup removes it, and then DIR holds nothing.
 func TestProveShared(t *testing.T) {
 	dir := t.TempDir()
 	a1, a2 := startAgent(t, "h1", nil), startAgent(t, "h2", nil)
 	c := newController(&LocalAgent{Host: "h0", Version: "test", Engines: testEngines}, remoteFor(a1, "h1"), remoteFor(a2, "h2"))
 	if err := c.ProveShared(t.Context(), "run1", dir, c.Agents); err != nil {
 		t.Fatalf("three hosts on one directory: %v", err)
+	}
+	area := engine.SharedArea(dir, "run1")
+	if ents, err := os.ReadDir(area); err != nil || len(ents) != 1 || ents[0].Name() != engine.SharedPin {
+		t.Fatalf("after the probe the shared area holds %v (%v), want only its pin", ents, err)
+	}
+	// A phase's shared entry, made and removed as a phase does, leaves
+	// the area in place for the next phase.
+	w, err := engine.SharedWorkspace(dir, "run1", "md-tree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(area, engine.SharedPin)); err != nil {
+		t.Fatalf("a phase's cleanup removed the shared area: %v", err)
+	}
+	if left := c.RemoveShared(t.Context(), "run1", dir); len(left) != 0 {
+		t.Fatalf("left %v", left)
 	}
 	emptyDir(t, dir)
 }
@@ -134,4 +159,41 @@ func TestRemoveSharedOnOneAgent(t *testing.T) {
 	if len(left) != 1 || !strings.Contains(left[0].Text(), "every host was lost") {
 		t.Errorf("no agent left: %v", left)
 	}
+}
+
+// staleMount is a fake standing in for a host whose shared file system
+// fails while the probe looks (ESTALE from GlusterFS or NFS): no real
+// file system here fails on demand.
+type staleMount struct{ Agent }
+
+func (m staleMount) Prepare(ctx context.Context, req Request) error {
+	if req.Phase.Name == "shared-area-probe" {
+		return &os.PathError{Op: "mkdir", Path: "/mnt/x/storbench", Err: syscall.ESTALE}
+	}
+	return m.Agent.Prepare(ctx, req)
+}
+
+// A probe that a host's file system error keeps from a verdict says so
+// (the host, the error), and is no verdict that the hosts do not share
+// (NotSharedError: the run exits 2 on that, 1 on this); the shared area
+// the probe made is removed.
+func TestProveSharedErrorIsNoVerdict(t *testing.T) {
+	dir := t.TempDir()
+	agents := []Agent{
+		&LocalAgent{Host: "h0", Version: "test", Engines: testEngines},
+		staleMount{&LocalAgent{Host: "h1", Version: "test", Engines: testEngines}},
+	}
+	c := newController(agents...)
+	err := c.ProveShared(t.Context(), "run1", dir, agents)
+	var ns *NotSharedError
+	if err == nil || errors.As(err, &ns) || !strings.Contains(err.Error(), "h1") || !strings.Contains(err.Error(), "stale file handle") {
+		t.Fatalf("got %v (a verdict: %v), want h1's stale file handle, and no verdict", err, errors.As(err, &ns))
+	}
+	emptyDir(t, dir)
+	// The verdict itself is a NotSharedError.
+	agents[1] = otherMount{Agent: &LocalAgent{Host: "h1", Version: "test", Engines: testEngines}, dir: dir, own: t.TempDir()}
+	if err := c.ProveShared(t.Context(), "run2", dir, agents); !errors.As(err, &ns) {
+		t.Fatalf("another file system: %v, want a NotSharedError", err)
+	}
+	emptyDir(t, dir)
 }

@@ -36,6 +36,9 @@ type RemoteAgent struct {
 	Controller string
 	// DropCaches asks the agent to drop the page cache before each phase.
 	DropCaches bool
+	// Dir is where this host has the run's target directory, when it is
+	// at a path of its own.
+	Dir HostDir
 	// Silence is how long a stream may say nothing before the agent is
 	// marked lost (DefaultSilence when zero).
 	Silence time.Duration
@@ -238,6 +241,7 @@ func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
 	a.mu.Unlock()
 	req.Host = a.Host
 	req.DropCaches = req.DropCaches || a.DropCaches
+	req.Phase.Params = a.Dir.apply(req.Phase.Params)
 	if req.Controller == "" {
 		req.Controller = a.Controller
 	}

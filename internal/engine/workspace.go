@@ -7,9 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Workspace is the directory a file engine works in for one phase:
@@ -154,6 +156,32 @@ func SharedWorkspace(dir, runID, name string) (*Workspace, error) {
 	return w, nil
 }
 
+// SharedJoinWait bounds how long a host that is not a phase's first
+// waits for the first to make a shared directory (SharedWorkspaceOf).
+const SharedJoinWait = time.Minute
+
+// SharedWorkspaceOf is SharedWorkspace for the host of rank rank among a
+// phase's hosts: the first (rank 0) makes the directory, the others wait
+// until they see it (at most SharedJoinWait) and join it. No two clients
+// of a shared file system create one directory at the same instant:
+// GlusterFS's replicated volumes answer that with a lasting EIO on it.
+func SharedWorkspaceOf(dir, runID, name string, rank int) (*Workspace, error) {
+	if rank > 0 {
+		p := filepath.Join(SharedArea(dir, runID), name)
+		deadline := time.Now().Add(SharedJoinWait)
+		for {
+			if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+				break
+			}
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("%s did not appear within %v: the phase's first host makes it, and did not", p, SharedJoinWait)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return SharedWorkspace(dir, runID, name)
+}
+
 // MaxNameBytes is the longest file name Linux file systems take (NAME_MAX).
 const MaxNameBytes = 255
 
@@ -186,13 +214,14 @@ func makeWorkspace(dir, runID string, parts []string, ours, mayExist func(i int)
 		}
 	}
 	p := dir
-	for i, part := range parts {
-		p = filepath.Join(p, part)
+	retries := 0
+	for i := 0; i < len(parts); i++ {
+		p = filepath.Join(p, parts[i])
 		if err := refuseLink(dir, p); err != nil {
 			w.Remove()
 			return nil, err
 		}
-		if ours(i) {
+		if ours(i) && !slices.Contains(w.ours, p) {
 			w.ours = append(w.ours, p)
 		}
 		err := os.Mkdir(p, 0o755)
@@ -202,9 +231,21 @@ func makeWorkspace(dir, runID string, parts []string, ours, mayExist func(i int)
 				return nil, fmt.Errorf("create %s: %v", w.marker, unwrapPath(merr))
 			}
 		}
+		if staleParent(err) && i > 0 && retries < mkdirRetries {
+			// Another client of a shared file system removed (or
+			// re-created) a level above since this one looked it up:
+			// its cache holds a name or handle that is gone. Walk down
+			// from dir again, looking every level up afresh.
+			retries++
+			time.Sleep(time.Duration(retries) * 20 * time.Millisecond)
+			p, i = dir, -1
+			continue
+		}
 		switch {
 		case err == nil:
-			w.created = append(w.created, p)
+			if !slices.Contains(w.created, p) {
+				w.created = append(w.created, p)
+			}
 		case errors.Is(err, os.ErrExist) && mayExist(i):
 		case errors.Is(err, os.ErrExist):
 			w.Remove()
@@ -224,6 +265,18 @@ func makeWorkspace(dir, runID string, parts []string, ours, mayExist func(i int)
 	}
 	w.Path = p
 	return w, nil
+}
+
+// mkdirRetries bounds how often makeWorkspace walks down again after a
+// level above vanished under it (20 ms more each time: 1.1 s in all).
+const mkdirRetries = 10
+
+// staleParent says a Mkdir failed because a level above it is gone from
+// the file system while this client still resolved it: ENOENT (the
+// parent was removed by another client) or ESTALE (its handle is no
+// longer valid on the server, as GlusterFS and NFS say).
+func staleParent(err error) bool {
+	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ESTALE)
 }
 
 // Remove deletes the phase directory with everything in it, then each parent
@@ -378,6 +431,34 @@ func RemoveSharedEntries(dir, runID string, match func(name string) bool) error 
 	w.remove(false)
 	if len(left) > 0 {
 		return &LeftoverError{Items: left}
+	}
+	return nil
+}
+
+// SharedPin is the file that holds a run's shared area in place from the
+// probe to the run-level cleanup (PinSharedArea).
+const SharedPin = ".storbench-run"
+
+// PinSharedArea makes the run's shared area on dir, with the levels above
+// it, and leaves a file in it so that it is never empty until the run
+// ends: no phase's or probe's cleanup removes it, and RemoveShared, after
+// the last phase, takes it with the rest. One host calls it, before the
+// probe, so the hosts never race to create, remove and re-create the same
+// directories from different clients - which a shared file system with
+// client caches (GlusterFS) answers with ENOENT or ESTALE.
+func PinSharedArea(dir, runID string) error {
+	if err := CheckDir(dir); err != nil {
+		return err
+	}
+	w, err := makeWorkspace(dir, runID, []string{"storbench", runID, SharedName},
+		func(i int) bool { return i >= 1 }, func(int) bool { return true })
+	if err != nil {
+		return err
+	}
+	pin := filepath.Join(w.Path, SharedPin)
+	if err := os.WriteFile(pin, nil, 0o644); err != nil {
+		w.Remove()
+		return fmt.Errorf("create %s: %v", pin, unwrapPath(err))
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Two hosts of one run on a shared file system: whichever finishes last,
@@ -264,5 +265,42 @@ func TestWorkspaceBadNameLeavesNothing(t *testing.T) {
 		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 			t.Errorf("%.20q: left behind %v", name, ents)
 		}
+	}
+}
+
+// A shared directory is made by the phase's first host only: another host
+// waits until it sees it, makes nothing meanwhile, then joins it (two
+// clients of GlusterFS creating one directory at once left it answering
+// EIO, issue 23).
+func TestSharedWorkspaceOfWaitsForTheFirstHost(t *testing.T) {
+	dir := t.TempDir()
+	joined := make(chan *Workspace, 1)
+	go func() {
+		w, err := SharedWorkspaceOf(dir, "run1", "md-tree", 1)
+		if err != nil {
+			t.Error(err)
+		}
+		joined <- w
+	}()
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case <-joined:
+		t.Fatal("rank 1 went ahead before the first host made the directory")
+	default:
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("rank 1 made %v while waiting", ents)
+	}
+	first, err := SharedWorkspaceOf(dir, "run1", "md-tree", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case w := <-joined:
+		if w == nil || w.Path != first.Path {
+			t.Fatalf("rank 1 joined %v, the first host made %s", w, first.Path)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("rank 1 did not join within 10 s of the directory appearing")
 	}
 }

@@ -3,6 +3,7 @@ package hosts
 import (
 	"fmt"
 	"net"
+	"path"
 	"strconv"
 	"strings"
 )
@@ -22,6 +23,10 @@ type Entry struct {
 	// Slots is the number of workers per host the file gives (MPI's
 	// slots); 0 when it gives none.
 	Slots int
+	// Dir is where this host mounts the run's target directory, when a
+	// host file gives it a path of its own (dir=PATH): hosts that mount
+	// one shared namespace at different places. Empty: the run's -d.
+	Dir string
 }
 
 // String writes the entry as host lists write it: host, or host:port
@@ -133,12 +138,12 @@ func parseLine(fields []string, f Format, room, limit int) ([]Entry, error) {
 		}
 	}
 	if len(opts) > 0 && (len(lists) != 1 || strings.Contains(fields[0], "=")) {
-		return nil, fmt.Errorf("want one host list, then slots=N [max_slots=M]")
+		return nil, fmt.Errorf("want one host list, then slots=N [max_slots=M] [dir=PATH]")
 	}
 	if f == MPIFormat && len(lists) > 1 {
 		return nil, fmt.Errorf("want one host list per line, as MPI hostfiles have")
 	}
-	slots, err := parseOptions(opts)
+	slots, dir, err := parseOptions(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -163,15 +168,17 @@ func parseLine(fields []string, f Format, room, limit int) ([]Entry, error) {
 		if slots > 0 {
 			e.Slots = slots
 		}
+		e.Dir = dir
 		out = append(out, e)
 	}
 	return out, nil
 }
 
-// parseOptions reads Open MPI's slots=N and max_slots=M (max-slots=M);
-// max_slots only caps oversubscription, which storbench never does, so it
-// is checked and otherwise ignored.
-func parseOptions(opts []string) (slots int, err error) {
+// parseOptions reads Open MPI's slots=N and max_slots=M (max-slots=M),
+// and storbench's dir=PATH (the host's own path for the run's target
+// directory: absolute); max_slots only caps oversubscription, which
+// storbench never does, so it is checked and otherwise ignored.
+func parseOptions(opts []string) (slots int, dir string, err error) {
 	seen := map[string]bool{}
 	maxSlots := 0
 	for _, o := range opts {
@@ -182,23 +189,31 @@ func parseOptions(opts []string) (slots int, err error) {
 			dst = &slots
 		case "max_slots", "max-slots":
 			k, dst = "max_slots", &maxSlots
+		case "dir":
 		default:
-			return 0, fmt.Errorf("%q is not understood: a host may be followed by slots=N and max_slots=M", o)
+			return 0, "", fmt.Errorf("%q is not understood: a host may be followed by slots=N, max_slots=M and dir=PATH", o)
 		}
 		if seen[k] {
-			return 0, fmt.Errorf("%s given twice", k)
+			return 0, "", fmt.Errorf("%s given twice", k)
 		}
 		seen[k] = true
+		if k == "dir" {
+			if !path.IsAbs(v) || path.Clean(v) != v {
+				return 0, "", fmt.Errorf("%s: give the host's path for the run's directory as a clean absolute path (dir=/mnt/gluster)", o)
+			}
+			dir = v
+			continue
+		}
 		n, ok := parseSlots(v)
 		if !ok {
-			return 0, fmt.Errorf("%s: want a whole number of workers from 1 to %d", o, MaxSlots)
+			return 0, "", fmt.Errorf("%s: want a whole number of workers from 1 to %d", o, MaxSlots)
 		}
 		*dst = n
 	}
 	if slots > 0 && maxSlots > 0 && maxSlots < slots {
-		return 0, fmt.Errorf("max_slots=%d is below slots=%d", maxSlots, slots)
+		return 0, "", fmt.Errorf("max_slots=%d is below slots=%d", maxSlots, slots)
 	}
-	return slots, nil
+	return slots, dir, nil
 }
 
 // parseSlots reads a slot count: decimal digits, 1 to MaxSlots.

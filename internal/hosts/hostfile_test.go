@@ -10,7 +10,11 @@ import (
 func show(es []Entry) string {
 	var s []string
 	for _, e := range es {
-		s = append(s, fmt.Sprintf("%s:%d/%d", e.Host, e.Port, e.Slots))
+		d := ""
+		if e.Dir != "" {
+			d = "@" + e.Dir
+		}
+		s = append(s, fmt.Sprintf("%s:%d/%d%s", e.Host, e.Port, e.Slots, d))
 	}
 	return strings.Join(s, " ")
 }
@@ -33,6 +37,9 @@ func TestParseHostfile(t *testing.T) {
 		{AgentsFormat, "node1 slots=4\nnode2\tslots=4   max_slots=8 # comment\n", "node1:0/4 node2:0/4"},
 		{AgentsFormat, "node[01-02] slots=4 max-slots=4\n", "node01:0/4 node02:0/4"},
 		{AgentsFormat, "node1\nnode1\n", "node1:0/0"},
+		// dir=PATH: where a host mounts the target directory (issue 23).
+		{AgentsFormat, "c1:7761 dir=/mnt/gluster\nc2:7761 slots=2 dir=/gluster/vol\n", "c1:7761/0@/mnt/gluster c2:7761/2@/gluster/vol"},
+		{MPIFormat, "c[1-2]:4 dir=/mnt/a\n", "c1:0/4@/mnt/a c2:0/4@/mnt/a"},
 		// MPICH's host:slots, Open MPI's slots=, both with Slurm lists.
 		{MPIFormat, "# sample\ndonner:2 # first\nfoo:3\nshakey\n", "donner:0/2 foo:0/3 shakey:0/0"},
 		{MPIFormat, "client[1-3]:136\n", "client1:0/136 client2:0/136 client3:0/136"},
@@ -65,7 +72,11 @@ func TestParseHostfileBad(t *testing.T) {
 		{AgentsFormat, "node1 slots = 4\n", "hosts.txt:1: write slots=N"},
 		{AgentsFormat, "node1 slots=4 slots=5\n", "given twice"},
 		{AgentsFormat, "node1 slots=4 max_slots=2\n", "max_slots=2 is below slots=4"},
-		{AgentsFormat, "node1 foo=bar\n", `hosts.txt:1: "foo=bar" is not understood`},
+		{AgentsFormat, "node1 foo=bar\n", `hosts.txt:1: "foo=bar" is not understood: a host may be followed by slots=N, max_slots=M and dir=PATH`},
+		{AgentsFormat, "node1 dir=mnt/x\n", "hosts.txt:1: dir=mnt/x: give the host's path for the run's directory as a clean absolute path"},
+		{AgentsFormat, "node1 dir=/mnt/x/../y\n", "hosts.txt:1: dir=/mnt/x/../y: give"},
+		{AgentsFormat, "node1 dir=\n", "hosts.txt:1: dir=: give"},
+		{AgentsFormat, "node1 dir=/a dir=/b\n", "hosts.txt:1: dir given twice"},
 		{AgentsFormat, "node1 slots=4 node2\n", "hosts.txt:1: want one host list, then slots=N"},
 		{AgentsFormat, "slots=4\n", "hosts.txt:1: want one host list, then slots=N"},
 		{AgentsFormat, "ok\nnode[1-2 slots=4\n", "hosts.txt:2: host list \"node[1-2\": '[' without ']'"},

@@ -63,12 +63,19 @@ func (a *AgentInfo) SetTools(tools map[string]string) {
 	a.FioVersion = tools[string(EngineFio)]
 }
 
-// Target is a target directory and the filesystem it is on.
+// Target is a target directory and the filesystem it is on, as the host
+// that works in it sees it (its own mount namespace, its own client).
 type Target struct {
+	// Host is the host that looked, as results name it; empty in results
+	// of older versions, which recorded the controller's view.
+	Host   string `json:"host,omitempty"`
 	Dir    string `json:"dir"`
 	FSType string `json:"fs_type"`
 	Mount  string `json:"mount_point"`
 	Source string `json:"source"`
+	// Options are the mount's options, then the file system's own
+	// (mountinfo's per-mount and super options), comma-separated.
+	Options string `json:"options,omitempty"`
 }
 
 // AgentInfo describes an agent: who it is and what it runs. An agent

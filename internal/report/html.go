@@ -194,7 +194,11 @@ func (d *htmlData) addEnv(r *results.RunInfo) {
 		d.Env = append(d.Env, kv{"Command line", strings.Join(r.CommandLine, " ")},
 			kv{"storbench", r.Versions.Storbench}, kv{"Go", r.Versions.Go}, kv{"fio", r.Versions.Fio}, kv{"Kernel", r.Versions.Kernel})
 		for _, t := range r.Targets {
-			d.Env = append(d.Env, kv{"Target " + t.Dir, fmt.Sprintf("%s on %s (%s)", t.FSType, t.Mount, t.Source)})
+			name := "Target " + t.Dir
+			if t.Host != "" {
+				name += " on " + t.Host
+			}
+			d.Env = append(d.Env, kv{name, fmt.Sprintf("%s on %s (%s)", t.FSType, t.Mount, t.Source)})
 		}
 		if len(r.Agents) > 0 {
 			var names []string

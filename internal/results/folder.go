@@ -505,12 +505,16 @@ func TargetOf(dir string) Target {
 			continue
 		}
 		a, b := strings.Fields(pre), strings.Fields(post)
-		if len(a) < 5 || len(b) < 2 {
+		if len(a) < 6 || len(b) < 2 {
 			continue
 		}
 		mp := unescape(a[4])
 		if (abs == mp || strings.HasPrefix(abs, strings.TrimSuffix(mp, "/")+"/")) && len(mp) >= len(t.Mount) {
-			t.Mount, t.FSType, t.Source = mp, b[0], b[1]
+			t.Mount, t.FSType, t.Source = mp, b[0], unescape(b[1])
+			t.Options = a[5]
+			if len(b) > 2 {
+				t.Options += "," + b[2]
+			}
 		}
 	}
 	return t

@@ -58,7 +58,14 @@ func (r *Runner) agents(ctx context.Context, p Plan) (*agentSet, error) {
 			return nil, badInput(err)
 		}
 	}
+	dirs, err := hostDirs(p)
+	if err != nil {
+		return nil, err
+	}
 	if p.Agents.Launcher != nil {
+		if dirs != nil {
+			return nil, badInputf("dir=PATH in the agents file gives a host a path of its own for the target directory; the agents a launcher starts all take -d: leave out dir= or --launcher")
+		}
 		return r.launch(ctx, p)
 	}
 	hn := hostname()
@@ -69,6 +76,9 @@ func (r *Runner) agents(ctx context.Context, p Plan) (*agentSet, error) {
 	}
 	if len(entries) == 0 || (len(entries) == 1 && cluster.IsLocal(entries[0])) {
 		l := newLocal(cluster.HostName(hn))
+		if dirs != nil {
+			l.Dir = dirs[0]
+		}
 		return &agentSet{agents: []cluster.Agent{l}, local: l, close: func() {}}, nil
 	}
 	set := &agentSet{}
@@ -80,11 +90,17 @@ func (r *Runner) agents(ctx context.Context, p Plan) (*agentSet, error) {
 				return nil, badInputf("host %s: this machine is already in the list", e)
 			}
 			set.local = newLocal(names[i])
+			if dirs != nil {
+				set.local.Dir = dirs[i]
+			}
 			set.agents = append(set.agents, set.local)
 			continue
 		}
 		h, port, _ := cluster.SplitHostPort(e)
 		remotes = append(remotes, &cluster.RemoteAgent{Addr: net.JoinHostPort(h, strconv.Itoa(port)), Host: names[i], Controller: hn})
+		if dirs != nil {
+			remotes[len(remotes)-1].Dir = dirs[i]
+		}
 		set.agents = append(set.agents, remotes[len(remotes)-1])
 	}
 	token, tlsConf, err := credentials(p.Agents)
@@ -101,6 +117,28 @@ func (r *Runner) agents(ctx context.Context, p Plan) (*agentSet, error) {
 		}
 	}
 	return set, nil
+}
+
+// hostDirs is each host's path for the run's target directory, by host,
+// when the agents file gives some host one of its own (dir=PATH), else
+// nil. A run with several target directories cannot tell which one the
+// path stands for, and is refused.
+func hostDirs(p Plan) ([]cluster.HostDir, error) {
+	given := false
+	for _, e := range p.Agents.Hosts {
+		given = given || e.Dir != ""
+	}
+	if !given {
+		return nil, nil
+	}
+	if len(p.Dirs) != 1 {
+		return nil, badInputf("dir=PATH in the agents file gives a host its own path for the run's target directory, and this run has %d target directories: give the phases one dir", len(p.Dirs))
+	}
+	out := make([]cluster.HostDir, len(p.Agents.Hosts))
+	for i, e := range p.Agents.Hosts {
+		out[i] = cluster.HostDir{Run: p.Dirs[0], At: e.Dir}
+	}
+	return out, nil
 }
 
 // credentials reads the token and the client TLS configuration remote

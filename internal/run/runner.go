@@ -107,8 +107,22 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 			p.Notes = append(p.Notes, fmt.Sprintf("the %d hosts of the shared phases see one file system at %s (each read back every host's probe file)", a.hosts, a.dir))
 		}
 	}
-	folder, err := r.create(p, infos, runID)
+	var targets []results.Target
+	if len(p.Dirs) > 0 {
+		targets, err = ctrl.Targets(ctx, runID, p.Dirs)
+	}
 	if err != nil {
+		// What file system the hosts see is worth recording, not worth
+		// refusing the run for: run.json keeps the controller's view.
+		r.Sink.Note(Note{Kind: NoteDiagnostic, Text: "the hosts did not say what file system their target is on (" + err.Error() + "); run.json records this machine's"})
+		targets = nil
+		for _, d := range p.Dirs {
+			targets = append(targets, results.TargetOf(d))
+		}
+	}
+	folder, err := r.create(p, infos, runID, targets)
+	if err != nil {
+		r.unpin(ctx, ctrl, runID, areas)
 		return nil, badInput(err)
 	}
 	r.Sink.Started(folder.RunInfo().RunID, folder.Path)
@@ -163,6 +177,32 @@ type area struct {
 // those phases see one file system at each: a host that sees another is
 // named, and the run refused as bad input, with nothing created.
 func (r *Runner) proveShared(ctx context.Context, p Plan, ctrl *cluster.Controller, set *agentSet, runID string) ([]area, error) {
+	areas := r.sharedAreas(p, set)
+	var pinned []area
+	for _, a := range areas {
+		var err error
+		switch {
+		case a.hosts >= 2:
+			err = ctrl.ProveShared(ctx, runID, a.dir, set.agents[:a.hosts])
+		case len(set.agents) > 1:
+			err = ctrl.PinArea(ctx, runID, a.dir)
+		default:
+			continue // one host shares a directory with itself
+		}
+		if err != nil {
+			r.unpin(ctx, ctrl, runID, pinned)
+			return nil, sharedErr(ctx, a, err)
+		}
+		pinned = append(pinned, a)
+	}
+	return areas, nil
+}
+
+// sharedAreas finds the directories whose shared area a phase works in
+// (engine.SharedUser), with the most hosts a phase there runs on; on
+// several hosts, every other target directory too (hosts 0: no probe),
+// whose run levels one host makes (Controller.PinArea).
+func (r *Runner) sharedAreas(p Plan, set *agentSet) []area {
 	var areas []area
 	for i, ph := range p.Phases {
 		e, err := r.Engines.Lookup(ph.Engine)
@@ -188,18 +228,44 @@ func (r *Runner) proveShared(ctx context.Context, p Plan, ctrl *cluster.Controll
 		}
 		areas[at].hosts = max(areas[at].hosts, n)
 	}
-	for _, a := range areas {
-		if a.hosts < 2 {
-			continue // one host shares a directory with itself
-		}
-		if err := ctrl.ProveShared(ctx, runID, a.dir, set.agents[:a.hosts]); err != nil {
-			if ctx.Err() != nil {
-				return nil, interruptedBeforeRun()
+	if len(set.agents) > 1 {
+		for _, d := range p.Dirs {
+			if !slices.ContainsFunc(areas, func(a area) bool { return a.dir == d }) {
+				areas = append(areas, area{dir: d})
 			}
-			return nil, badInputf("phase %s needs its hosts to share one file system: %v", a.phase, err)
 		}
 	}
-	return areas, nil
+	return areas
+}
+
+// sharedErr is the run's error when the probe of a, or making its area,
+// failed.
+func sharedErr(ctx context.Context, a area, err error) error {
+	var ns *cluster.NotSharedError
+	switch {
+	case ctx.Err() != nil:
+		return interruptedBeforeRun()
+	case errors.Is(err, errors.ErrUnsupported) && a.phase == "":
+		return badInput(err)
+	case errors.As(err, &ns) || errors.Is(err, errors.ErrUnsupported):
+		return badInputf("phase %s needs its hosts to share one file system: %v", a.phase, err)
+	case a.phase == "":
+		return &Error{Code: Failed, Err: fmt.Errorf("making the run's directory in %s: %v", a.dir, err)}
+	}
+	// No verdict: a host or the file system failed (ESTALE, EIO, a lost
+	// agent). That is no proof they do not share, and no bad input: the
+	// run fails, nothing ran.
+	return &Error{Code: Failed, Err: fmt.Errorf("phase %s needs its hosts to share one file system, and the probe of %s failed before it could tell: %v", a.phase, a.dir, err)}
+}
+
+// unpin removes the shared areas made and pinned (ProveShared, PinArea),
+// when the run stops before its first phase.
+func (r *Runner) unpin(ctx context.Context, ctrl *cluster.Controller, runID string, areas []area) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	for _, a := range areas {
+		_ = ctrl.RemoveShared(cctx, runID, a.dir)
+	}
 }
 
 // check refuses, before anything is created, what would fail at once:
@@ -213,6 +279,9 @@ func (r *Runner) check(ctx context.Context, p Plan, set *agentSet) error {
 	}
 	if set.local != nil {
 		for _, d := range p.Dirs {
+			if d == set.local.Dir.Run && set.local.Dir.At != "" {
+				d = set.local.Dir.At // this machine's own path for it
+			}
 			if err := engine.CheckDir(d); err != nil {
 				return badInput(err)
 			}
@@ -240,16 +309,12 @@ func (r *Runner) check(ctx context.Context, p Plan, set *agentSet) error {
 }
 
 // create makes the results folder and its run.json.
-func (r *Runner) create(p Plan, infos []cluster.Info, runID string) (*results.Folder, error) {
+func (r *Runner) create(p Plan, infos []cluster.Info, runID string, targets []results.Target) (*results.Folder, error) {
 	root := p.ResultsRoot
 	if root == "" {
 		root = "results"
 	}
 	now := r.now
-	var targets []results.Target
-	for _, d := range p.Dirs {
-		targets = append(targets, results.TargetOf(d))
-	}
 	plan := make([]engine.Phase, len(p.Phases))
 	for i, ph := range p.Phases {
 		plan[i] = r.Engines.Redacted(ph)

@@ -302,7 +302,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	if err != nil {
 		return nil, err
 	}
-	err = makeDataDir(ps, env.RunID, dataDir, from)
+	err = makeDataDir(ps, env, dataDir, from)
 	if err == nil {
 		err = checkWorkspace(ps.Dir, ws.Path, dataDir, jf)
 	}
@@ -335,11 +335,15 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 // files, which must be there), or its own. A place in the shared area is
 // never removed here when preparing fails: other hosts may be in it; the
 // run removes it at its end.
-func makeDataDir(ps *Params, runID, dataDir, from string) error {
+func makeDataDir(ps *Params, env engine.Env, dataDir, from string) error {
 	var err error
 	switch {
 	case ps.Shared || ps.RunFiles && ps.ReadFrom == "":
-		_, err = engine.SharedWorkspace(ps.Dir, runID, filepath.Base(dataDir))
+		rank := 0
+		if ps.Shared {
+			rank = env.Rank // one directory for all hosts: the first makes it
+		}
+		_, err = engine.SharedWorkspaceOf(ps.Dir, env.RunID, filepath.Base(dataDir), rank)
 	case ps.ReadFrom != "":
 		if _, serr := os.Stat(dataDir); serr != nil {
 			err = fmt.Errorf("read_from: %s: the files %s wrote in an earlier phase are not in %s (%v); did its write phase run?", ReadFromNeighbour, from, dataDir, unwrapPath(serr))

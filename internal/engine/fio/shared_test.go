@@ -253,6 +253,11 @@ func TestFioEnvironment(t *testing.T) {
 	dir := t.TempDir()
 	job := "[global]\nioengine=psync\nsize=64k\nexec_prerun=env\n[j]\nrw=write\nfilename=f\n"
 	p := sharedPhase(t, "envjob", dir, job, Params{Shared: true, Later: true})
+	// The phase's first host makes the shared directory; this one, rank
+	// 1, joins it.
+	if _, err := engine.SharedWorkspace(dir, "r", "fio"); err != nil {
+		t.Fatal(err)
+	}
 	pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h1", RunID: "r", Hosts: 3, Rank: 1, Names: []string{"h0", "h1", "h2"}, AllowExec: true, Keep: true}, p)
 	if err != nil {
 		t.Fatal(err)

@@ -169,7 +169,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (eng
 	}
 	var ws *engine.Workspace
 	if pr.shared {
-		ws, err = engine.SharedWorkspace(p.Dir, env.RunID, p.sharedName(ph.Name))
+		ws, err = engine.SharedWorkspaceOf(p.Dir, env.RunID, p.sharedName(ph.Name), env.Rank)
 	} else {
 		ws, err = engine.NewWorkspace(p.Dir, env.RunID, env.Host, ph.Name)
 	}

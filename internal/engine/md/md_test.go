@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -433,6 +434,11 @@ func TestFileSystemFull(t *testing.T) {
 			}
 			if !strings.Contains(res.Err, "ENOSPC") {
 				t.Errorf("result error %q, want ENOSPC", res.Err)
+			}
+			// The error names the item it hit (issue 23: a stale entry
+			// on a shared file system is one item another client made).
+			if tc.name == "space" && !regexp.MustCompile(`file-create: ENOSPC on \S*/f\.\d+, rank \d's;`).MatchString(res.Err) {
+				t.Errorf("result error %q does not name the item", res.Err)
 			}
 			var failed string
 			for _, o := range res.Ops {

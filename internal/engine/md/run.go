@@ -412,7 +412,7 @@ func (r *run) begin(iter, op int) {
 		return
 	}
 	for _, w := range r.workers {
-		w.items, w.done, w.endM, w.err, w.slow = 0, 0, 0, "", 0
+		w.items, w.done, w.endM, w.err, w.errItem, w.slow = 0, 0, 0, "", "", 0
 	}
 	r.startM = mono()
 	if b := r.pr.env.Barrier; b != nil {
@@ -468,19 +468,23 @@ func (r *run) end() {
 	k := r.pr.ops[r.op]
 	endM := int64(0)
 	var items uint64
-	failed, kind := 0, ""
+	failed, kind, item := 0, "", ""
 	for _, w := range r.workers {
 		endM = max(endM, w.endM)
 		items += uint64(w.items)
 		if w.err != "" {
 			failed++
 			if kind == "" {
-				kind = w.err
+				kind, item = w.err, w.errItem
 			}
 		}
 	}
 	if failed > 0 {
-		r.addErr(k, fmt.Sprintf("%s: %s; %d of %d workers stopped early, %d items done", k, kind, failed, len(r.workers), items))
+		on := ""
+		if item != "" {
+			on = " on " + item
+		}
+		r.addErr(k, fmt.Sprintf("%s: %s%s; %d of %d workers stopped early, %d items done", k, kind, on, failed, len(r.workers), items))
 	}
 	stopped := r.stop.Load()
 	if r.pr.p.Sync && !stopped {

@@ -1,7 +1,9 @@
 package md
 
 import (
+	"fmt"
 	"math/bits"
+	"path/filepath"
 	"runtime"
 	"sync/atomic"
 	"syscall"
@@ -76,7 +78,9 @@ type worker struct {
 	done  int64
 	endM  int64
 	err   string
-	found uint64 // entries find matched
+	// errItem is the item of the first error (its name in its tree).
+	errItem string
+	found   uint64 // entries find matched
 
 	// late is how late (ns) this worker began a stage after the hosts'
 	// common start, at worst.
@@ -360,6 +364,11 @@ func (w *worker) eachItem(k opKind, from, count int64, random bool, s *items, re
 		}
 		if e != 0 {
 			w.fail(o, e)
+			if w.errItem == "" {
+				// Which item, for the error line: on a shared file
+				// system a stale entry is one item another client made.
+				w.errItem = fmt.Sprintf("%s, rank %d's", filepath.Join(s.root, cName(w.name[:])), s.rank)
+			}
 			return done
 		}
 		o.Record(t1-t0, moved)
@@ -502,6 +511,17 @@ func (w *worker) fail(o *record.OpRecorder, e syscall.Errno) {
 	if w.err == "" {
 		w.err = errnoName(e)
 	}
+}
+
+// cName is the NUL-terminated name in b, as a string (allocates: only on
+// an error path).
+func cName(b []byte) string {
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
 }
 
 // setName writes prefix, the decimal i and a NUL into buf.

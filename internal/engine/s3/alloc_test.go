@@ -12,7 +12,7 @@ import (
 // upload body) allocates nothing; what remains per request is the SDK's.
 func TestPerRequestBookkeepingAllocatesNothing(t *testing.T) {
 	c := &config{endpoints: []string{"a:1", "b:2"}}
-	ph := &phase{c: c, ops: []string{"GET"}, picker: newHostPicker(2, false), monoBase: time.Now()}
+	ph := &phase{c: c, ops: []string{"GET"}, picker: newHostPicker(2, "weighed", 0), monoBase: time.Now()}
 	l, err := newOpLog(t.TempDir()+"/x.zst", 1)
 	if err != nil {
 		t.Fatal(err)

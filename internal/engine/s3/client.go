@@ -202,13 +202,32 @@ func newClient(c *config, endpoint string, tr http.RoundTripper) (*minio.Client,
 // hostPicker chooses the endpoint of each request.
 type hostPicker struct {
 	roundRobin bool
-	next       atomic.Uint64
-	inFlight   []atomic.Int64
-	lastDone   []atomic.Int64 // monotonic ns of the last completion
+	// cross fixes the endpoints: writes through write, everything else
+	// through read (--host-select cross).
+	cross       bool
+	write, read int
+	next        atomic.Uint64
+	inFlight    []atomic.Int64
+	lastDone    []atomic.Int64 // monotonic ns of the last completion
 }
 
-func newHostPicker(n int, roundRobin bool) *hostPicker {
-	return &hostPicker{roundRobin: roundRobin, inFlight: make([]atomic.Int64, n), lastDone: make([]atomic.Int64, n)}
+// newHostPicker chooses among n endpoints by mode (HostSelect); rank is
+// this host's place in the phase, which "cross" takes its endpoints from.
+func newHostPicker(n int, mode string, rank int) *hostPicker {
+	h := &hostPicker{roundRobin: mode == "roundrobin", inFlight: make([]atomic.Int64, n), lastDone: make([]atomic.Int64, n)}
+	if mode == "cross" && n > 1 {
+		h.cross, h.write, h.read = true, rank%n, (rank+1)%n
+	}
+	return h
+}
+
+// pickWrite returns the endpoint of an upload: pick's, except that cross
+// writes through its own.
+func (h *hostPicker) pickWrite() int {
+	if h.cross {
+		return h.write
+	}
+	return h.pick()
 }
 
 // pick returns the endpoint index for the next request. "weighed" takes the
@@ -218,6 +237,9 @@ func (h *hostPicker) pick() int {
 	n := len(h.inFlight)
 	if n == 1 {
 		return 0
+	}
+	if h.cross {
+		return h.read
 	}
 	if h.roundRobin {
 		return int(h.next.Add(1) % uint64(n))
@@ -236,7 +258,7 @@ func (h *hostPicker) pick() int {
 
 // done marks a request to endpoint i finished at monotonic ns now.
 func (h *hostPicker) done(i int, now int64) {
-	if len(h.inFlight) == 1 || h.roundRobin {
+	if len(h.inFlight) == 1 || h.roundRobin || h.cross {
 		return
 	}
 	h.inFlight[i].Add(-1)

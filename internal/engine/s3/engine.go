@@ -254,7 +254,10 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	}
 	ph.admin = ph.cls[0][0]
 	ph.lean = leanUsable(c)
-	ph.picker = newHostPicker(len(c.endpoints), c.HostSelect == "roundrobin")
+	ph.picker = newHostPicker(len(c.endpoints), c.HostSelect, ph.env.Rank)
+	if ph.picker.cross {
+		ph.admin = ph.cls[0][ph.picker.write] // the bucket's upkeep through this host's own gateway
+	}
 	if c.Encrypt {
 		key := make([]byte, 32)
 		_, _ = rand.Read(key)
@@ -722,6 +725,9 @@ func (ph *phase) prepareObjects(ctx context.Context) error {
 				i := j % n
 				size := c.sizes.draw(wk.rng)
 				ep := j % len(c.endpoints)
+				if ph.picker.cross {
+					ep = ph.picker.write // read back through another
+				}
 				info, err := wk.put(uctx, ep, ph.keys[i], size)
 				if err != nil && ctx.Err() != nil {
 					return

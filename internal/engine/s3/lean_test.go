@@ -416,7 +416,7 @@ func TestLeanLoopsAllocateNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The fake's bodies are all 'x': so is the content --verify expects.
-	ph := &phase{c: c, ops: []string{"GET"}, picker: newHostPicker(1, false), monoBase: time.Now(),
+	ph := &phase{c: c, ops: []string{"GET"}, picker: newHostPicker(1, "weighed", 0), monoBase: time.Now(),
 		keys: []string{"storbench/r/h/p/w0/p0", "storbench/r/h/p/w0/p1"}, sizes: []int64{4096, 4096},
 		data: &dataBlock{b: bytes.Repeat([]byte{'x'}, 64<<10)}}
 	wk := &worker{ph: ph, rec: record.NewRecorder(ph.ops, true), buf: make([]byte, readBufSize),

@@ -139,8 +139,11 @@ type Params struct {
 	// NoClear leaves the objects in place after the phase (the bucket is
 	// never emptied whatever this says: only storbench's own prefix is).
 	NoClear bool `json:"noclear,omitempty"`
-	// HostSelect is "weighed" (default: fewest in flight, then longest idle)
-	// or "roundrobin".
+	// HostSelect is "weighed" (default: fewest in flight, then longest idle),
+	// "roundrobin", or "cross": host i of the phase writes through endpoint
+	// i and reads through endpoint i+1 (mod the endpoints), so that with
+	// one gateway per host over one namespace every object is read back
+	// through another gateway than wrote it (--verify checks it).
 	HostSelect string `json:"host_select,omitempty"`
 	// MD5 sends Content-MD5 with every upload.
 	MD5 bool `json:"md5,omitempty"`
@@ -378,8 +381,12 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 	case "":
 		c.HostSelect = "weighed"
 	case "weighed", "roundrobin":
+	case "cross":
+		if len(c.endpoints) < 2 {
+			return nil, errors.New("s3: --host-select cross writes through one endpoint and reads through another: give at least 2 with --host")
+		}
 	default:
-		return nil, fmt.Errorf("s3: --host-select %q: want weighed or roundrobin", c.HostSelect)
+		return nil, fmt.Errorf("s3: --host-select %q: want weighed, roundrobin or cross", c.HostSelect)
 	}
 	if c.Concurrent == 0 {
 		c.Concurrent = 20

@@ -213,6 +213,10 @@ func (ph *phase) addMeta(res *engine.HostResult, end time.Time) {
 	if len(res.BySize) > 0 {
 		res.Meta["obj_sizes"] = c.sizes.desc
 	}
+	if ph.picker.cross {
+		// Which gateway this host wrote through and read back through.
+		res.Meta["writes_through"], res.Meta["reads_through"] = c.endpoints[ph.picker.write], c.endpoints[ph.picker.read]
+	}
 	if c.Rate > 0 {
 		// Starts scheduled within the run (the schedule ends at the
 		// duration) that no worker took.

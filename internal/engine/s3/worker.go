@@ -389,7 +389,7 @@ func (wk *worker) putOnce(ctx context.Context, t0 time.Time) {
 	wk.seq++
 	wk.kb = putKey(wk.kb[:0], wk.pfx, wk.id, "-", wk.seq)
 	size := ph.c.sizes.draw(wk.rng)
-	ep := ph.picker.pick()
+	ep := ph.picker.pickWrite()
 	var err error
 	if wk.lean != nil && (size <= MultipartThreshold || ph.c.DisableMultipart) {
 		err = wk.putLean(ep, wk.kb, size)

@@ -1,0 +1,93 @@
+package s3
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/s3test"
+)
+
+// Two gateways over one namespace (two versitygw processes on one posix
+// directory), --host-select cross and --verify: host 0 uploads every
+// object through the first gateway and reads each back, checked, through
+// the second; host 1 the other way round. The gateways' access logs show
+// it, and no read fails its check.
+func TestCrossReadsThroughAnotherGateway(t *testing.T) {
+	if _, err := s3test.Binary(); err != nil {
+		t.Skipf("versitygw cannot be built: %v", err)
+	}
+	root := t.TempDir()
+	var srvs []*s3test.Server
+	var logs []string
+	for i := range 2 {
+		logs = append(logs, filepath.Join(t.TempDir(), "access.log"))
+		srv, err := s3test.Start(root, s3test.Options{AccessLog: logs[i]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(srv.Stop)
+		srvs = append(srvs, srv)
+	}
+	ctx := context.Background()
+	for rank := range 2 {
+		p := baseParams(srvs[0], "get")
+		p["hosts"] = []string{srvs[0].Endpoint, srvs[1].Endpoint}
+		p["host_select"], p["verify"] = "cross", true
+		env := engine.Env{Host: "h" + string(rune('0'+rank)), RunID: "cross", Hosts: 2, Rank: rank}
+		pr, err := Engine{}.Prepare(ctx, env, phaseOf(t, "cross", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := pr.Run(ctx, time.Now(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pr.Cleanup(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Ops) != 1 || res.Ops[0].Ops == 0 || res.Ops[0].Errors != 0 {
+			t.Fatalf("rank %d: %+v", rank, res.Ops)
+		}
+		w, r := srvs[rank], srvs[1-rank]
+		if res.Meta["writes_through"] != w.Endpoint || res.Meta["reads_through"] != r.Endpoint {
+			t.Errorf("rank %d: meta %v, want writes through %s, reads through %s", rank, res.Meta, w.Endpoint, r.Endpoint)
+		}
+		wlog, rlog := logs[rank], logs[1-rank]
+		// The 40 objects, and the run's marker when this host made the
+		// bucket.
+		if n := total(requestsFrom(t, wlog, "s3_PutObject")); n != 40 && n != 41 {
+			t.Errorf("rank %d: %d uploads through its own gateway, want the 40 objects", rank, n)
+		}
+		if n := total(requestsFrom(t, wlog, "s3_GetObject")); n != 0 {
+			t.Errorf("rank %d: %d reads through the gateway that wrote", rank, n)
+		}
+		if n := total(requestsFrom(t, rlog, "s3_GetObject")); uint64(n) != res.Ops[0].Ops {
+			t.Errorf("rank %d: %d reads through the other gateway, of %d", rank, n, res.Ops[0].Ops)
+		}
+		if n := total(requestsFrom(t, rlog, "s3_PutObject")); n != 0 {
+			t.Errorf("rank %d: %d uploads through the reading gateway", rank, n)
+		}
+		for _, l := range logs {
+			if err := os.Truncate(l, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p := baseParams(srvs[0], "get")
+	p["host_select"] = "cross"
+	if err := prepareErr(t, p); err == nil {
+		t.Error("cross with one endpoint was accepted")
+	}
+}
+
+func total(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
