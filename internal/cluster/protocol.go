@@ -85,6 +85,8 @@ type line struct {
 	Stopped string `json:"stopped,omitempty"`
 	// Unsupported marks Error as engine.ErrUnsupported (bad input).
 	Unsupported bool `json:"unsupported,omitempty"`
+	// Removals are the records of background removals (settle streams).
+	Removals []Removal `json:"removals,omitempty"`
 }
 
 // timeBody is the body of GET /v1/time.

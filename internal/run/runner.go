@@ -77,12 +77,13 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	if err := r.check(ctx, p, set); err != nil {
 		return nil, err
 	}
+	p.Notes = append(p.Notes, spaceNotes(p, set)...)
 	ctrl := &cluster.Controller{
 		Agents: set.agents, Engines: r.Engines, Name: hostname(), DropCaches: p.Agents.DropCaches,
-		MaxClockOffset: p.Agents.MaxClockOffset, Progress: r.Sink.Progress, StartAt: p.StartAt,
+		MaxClockOffset: p.Agents.MaxClockOffset, Progress: r.Sink.Progress, StartAt: p.StartAt, All: set.agents,
 	}
 	if set.remote {
-		ctrl.Lead = 2 * time.Second
+		ctrl.Lead = RemoteLead
 	}
 	infos, err := ctrl.Connect(ctx)
 	if err != nil {
@@ -364,6 +365,9 @@ func (pr *phases) runAll(ctx context.Context) error {
 			break
 		}
 	}
+	// The last phases' files, removed in the background, are gone (or
+	// reported) before the run ends, interrupted or not.
+	pr.removed(pr.ctrl.Settle(ctx, pr.folder.RunInfo().RunID, pr.set.agents))
 	pr.removeShared(ctx)
 	if err != nil {
 		return err
@@ -430,6 +434,7 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 		return pr.notRun(ctx, ph, label, err)
 	}
 	pr.ranLoad = true
+	pr.removed(out.Removals)
 	ps := pr.summary(ph, label, out)
 	if err != nil {
 		ps.Status, ps.Error = statusOf(ctx, err), errText(err)

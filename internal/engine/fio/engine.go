@@ -264,7 +264,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	}
 	if ps.ReadFrom == "" {
 		// Files read from a neighbour are there already.
-		if err := checkSpace(jf, ps.Job.Name, ps.Dir, env.Hosts, ps.Shared); err != nil {
+		if err := checkSpaceAfterRemovals(ctx, env, jf, ps); err != nil {
 			return nil, err
 		}
 	}
