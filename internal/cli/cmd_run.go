@@ -163,6 +163,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 // DIR/storbench, a job file fio rejects. keyless notes that s3 phases have
 // no keys yet.
 func dryRunSuite(ctx context.Context, st *State, o RunOptions, s *suite.Suite, x *suite.Expanded, keyless bool) error {
+	var notes []string
 	if !o.Agents.remote() && len(s.Agents) == 0 {
 		// This machine's directories: a refusal the run would meet
 		// is known now.
@@ -171,8 +172,12 @@ func dryRunSuite(ctx context.Context, st *State, o RunOptions, s *suite.Suite, x
 				return asUsage(err)
 			}
 		}
+		// And its free space and memory.
+		var err error
+		if notes, err = dryRunResources(x.Phases); err != nil {
+			return err
+		}
 	}
-	var notes []string
 	// fio's own parser, as the run checks job files before anything is
 	// created: a dry run refuses what the run would.
 	if slices.ContainsFunc(x.Phases, func(ph engine.Phase) bool { return ph.Engine == model.EngineFio }) {
