@@ -171,6 +171,8 @@ func (s *Server) settle(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
+	// The headers go now: a long removal must not look like a silent agent.
+	_ = rc.Flush()
 	enc := json.NewEncoder(w)
 	tick := time.NewTicker(tickEvery)
 	defer tick.Stop()
