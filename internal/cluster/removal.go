@@ -181,9 +181,11 @@ func (s *Server) settle(w http.ResponseWriter, r *http.Request) {
 		case recs := <-done:
 			var mine []Removal
 			for _, rec := range recs {
-				rec.StartNs -= int64(s.ClockSkew)
+				// In the agent's clock, as every time it reports
+				// (ClockSkew: a test's clock that is off).
+				rec.StartNs += int64(s.ClockSkew)
 				if rec.EndNs != 0 {
-					rec.EndNs -= int64(s.ClockSkew)
+					rec.EndNs += int64(s.ClockSkew)
 				}
 				if rec.RunID == body.RunID {
 					mine = append(mine, rec)
