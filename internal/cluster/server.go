@@ -283,6 +283,11 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 		if why != "" {
 			// Told to stop while preparing: undo it and go.
 			err = s.stoppedErr(sess, err, why)
+		} else if err != nil {
+			// A failed prepare leaves nothing to clean up: the agent is
+			// free before the controller reads why, and may be asked
+			// again at once.
+			s.end(sess, err)
 		}
 		done <- err
 	}()
