@@ -75,8 +75,10 @@ type Stopper interface {
 // run's shared area - the agent's built-in AreaEngine (the probe that
 // proves hosts share a directory, the run-level cleanup), every host's
 // name in a prepare request, and fio phases that are shared or read from
-// a neighbour.
-const Protocol = 3
+// a neighbour. 4: a fio phase's files are removed in the background after
+// cleanup, awaited before prepare reports ready and by POST /v1/settle,
+// which also says what a phase the agent ended on its own left.
+const Protocol = 4
 
 var _ Stopper = (*LocalAgent)(nil)
 
