@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"os"
 )
 
 // BackgroundCleaner is a Prepared whose cleanup may go on while what
@@ -21,17 +20,18 @@ type BackgroundCleaner interface {
 }
 
 // StartRemove starts removing the phase directory with everything in it
-// and returns at once; wait ends the removal as Remove does (the levels
-// above the phase directory, which a phase prepared meanwhile may have
-// made its own, go only after, and only when empty), bounded by ctx as
-// RemoveContext is.
+// and returns at once. wait waits for that removal (bounded by ctx, as
+// RemoveContext is) and then removes the levels above as Leave does, only
+// when empty: a phase prepared meanwhile may have made them its own, or
+// made a directory of the same path (a job that runs again). What the
+// removal could not remove is counted when it ends, before anyone else
+// can be in that path.
 func (w *Workspace) StartRemove() (wait func(ctx context.Context) error) {
 	done := make(chan struct{})
+	var left *Leftover
 	go func() {
 		defer close(done)
-		// Only the phase's own directory: the levels above are shared
-		// with whatever is prepared meanwhile.
-		_ = os.RemoveAll(w.Path)
+		left = removeAll(w.Path)
 	}()
 	return func(ctx context.Context) error {
 		select {
@@ -40,8 +40,10 @@ func (w *Workspace) StartRemove() (wait func(ctx context.Context) error) {
 			return &LeftoverError{Items: []Leftover{{What: "files and directories", Where: w.Path,
 				Reason: "cleanup: the removal did not end in time (" + ctx.Err().Error() + "); it goes on"}}}
 		}
-		// Whatever RemoveAll could not remove is named, with its count,
-		// by Remove trying once more.
-		return w.RemoveContext(ctx)
+		err := w.Leave()
+		if left != nil {
+			return &LeftoverError{Items: []Leftover{*left}}
+		}
+		return err
 	}
 }

@@ -243,6 +243,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		return nil, err
 	}
 	wsPath := filepath.Join(ps.Dir, "storbench", env.RunID, env.Host, ps.Job.Name)
+	awaitSamePath(ctx, env, wsPath)
 	dataDir, vars, from := places(ps, env, wsPath)
 	ps, jf, err := resolve(p, &vars)
 	if err != nil {

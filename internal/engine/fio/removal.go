@@ -3,6 +3,7 @@ package fio
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/units"
@@ -19,6 +20,19 @@ func (r *prepared) StartCleanup() (wait func(ctx context.Context) error, ok bool
 		return nil, false
 	}
 	return r.ws.StartRemove(), true
+}
+
+// awaitSamePath waits for the removals going on in the background when
+// the phase directory about to be made is still there: an earlier phase
+// of the same job (a suite's iterations, a sweep's points) is being
+// removed from that very path.
+func awaitSamePath(ctx context.Context, env engine.Env, wsPath string) {
+	if env.AwaitRemovals == nil {
+		return
+	}
+	if _, err := os.Lstat(wsPath); err == nil {
+		env.AwaitRemovals(ctx)
+	}
 }
 
 // checkSpaceAfterRemovals is checkSpace for Prepare. Files of earlier

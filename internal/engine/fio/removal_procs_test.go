@@ -131,3 +131,37 @@ func TestSIGINTDuringRemoval(t *testing.T) {
 		t.Errorf("the removal's end is not recorded: %+v", tm)
 	}
 }
+
+// Phases of one job (a suite's iterations) use one phase directory: the
+// next is prepared only once the earlier one's removal, in the background,
+// is done with that path, and the removal never takes the next phase's
+// directory with it (fio then failed to start: "fork/exec /usr/bin/fio: no
+// such file or directory").
+func TestBackgroundRemovalSameJobTwice(t *testing.T) {
+	storbenchBin(t)
+	data := t.TempDir()
+	suite := filepath.Join(t.TempDir(), "suite.yaml")
+	text := "name: again\ndir: " + data + "\nphases:\n  - fio: {job: {rw: randwrite, bs: 64k, nrfiles: 300, filesize: 256k, numjobs: 4, ioengine: psync, time_based: 1, runtime: 1}}\n    iterations: 3\n"
+	if err := os.WriteFile(suite, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := runBin(t, "run", suite, "--results", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	s, err := results.ReadSummary(lastFolder(t, out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Phases) != 3 {
+		t.Fatalf("%d phases, want 3:\n%s", len(s.Phases), out)
+	}
+	for _, ph := range s.Phases {
+		if ph.Status != "completed" || ph.Timing == nil || ph.Timing.RemovalEndNs == 0 {
+			t.Errorf("phase %s: %s, timing %+v", ph.Name, ph.Status, ph.Timing)
+		}
+	}
+	if got := tree(data); len(got) != 0 {
+		t.Errorf("DIR holds %v after the run", got)
+	}
+}
