@@ -2,6 +2,10 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
 )
 
 // BackgroundCleaner is a Prepared whose cleanup may go on while what
@@ -23,21 +27,30 @@ type BackgroundCleaner interface {
 // and returns at once. wait waits for that removal (bounded by ctx, as
 // RemoveContext is) and then removes the levels above as Leave does, only
 // when empty: a phase prepared meanwhile may have made them its own, or
-// made a directory of the same path (a job that runs again). What the
-// removal could not remove is counted when it ends, before anyone else
-// can be in that path.
+// made a directory of the same path (a job that runs again): the phase
+// directory is renamed aside first, in its own parent, and removed under
+// that name. What the removal could not remove is counted when it ends,
+// and named where it is.
 func (w *Workspace) StartRemove() (wait func(ctx context.Context) error) {
+	// Set aside first, in its own parent (a rename, at once): the next
+	// phase of the same job makes its directory meanwhile, and the
+	// removal overlaps that phase's preparation too.
+	target := w.Path
+	aside := filepath.Join(filepath.Dir(w.Path), fmt.Sprintf(".%s.removing-%d", filepath.Base(w.Path), time.Now().UnixNano()))
+	if os.Rename(w.Path, aside) == nil {
+		target = aside
+	}
 	done := make(chan struct{})
 	var left *Leftover
 	go func() {
 		defer close(done)
-		left = removeAll(w.Path)
+		left = removeAll(target)
 	}()
 	return func(ctx context.Context) error {
 		select {
 		case <-done:
 		case <-ctx.Done():
-			return &LeftoverError{Items: []Leftover{{What: "files and directories", Where: w.Path,
+			return &LeftoverError{Items: []Leftover{{What: "files and directories", Where: target,
 				Reason: "cleanup: the removal did not end in time (" + ctx.Err().Error() + "); it goes on"}}}
 		}
 		err := w.Leave()
