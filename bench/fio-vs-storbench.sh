@@ -35,7 +35,9 @@ d = sys.argv[1]
 ph = json.load(open(os.path.join(d, "summary.json")))["phases"][0]
 t = ph["timing"]
 fio = float(json.load(open(glob.glob(os.path.join(d, ph["dir"], "hosts", "*", "result.json"))[0]))["meta"]["fio_wall_s"])
-print("    storbench's own time: prepare %.2f s, around fio %.2f s, cleanup (deleting fio's files) %.2f s" % (t["prepare_s"], t["run_s"] - fio, t["cleanup_s"]))
+# Deleting fio's files: waited for (cleanup_s), or in the background
+# (removal_s), overlapping the results and awaited before the run ends.
+print("    storbench's own time: prepare %.2f s, around fio %.2f s, cleanup waited %.2f s, removal in the background %.2f s" % (t["prepare_s"], t["run_s"] - fio, t["cleanup_s"], t.get("removal_s", 0)))
 PY
 }
 printf '%-6s %12s %12s %8s %10s %10s %10s\n' round fio_IOPS storbench_IOPS ratio fio_wall_s sb_wall_s added_s

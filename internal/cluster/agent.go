@@ -74,8 +74,10 @@ type Stopper interface {
 // run's shared area - the agent's built-in AreaEngine (the probe that
 // proves hosts share a directory, the run-level cleanup), every host's
 // name in a prepare request, and fio phases that are shared or read from
-// a neighbour.
-const Protocol = 3
+// a neighbour. 4: a fio phase's files are removed in the background after
+// cleanup, awaited before prepare reports ready and by POST /v1/settle,
+// which also says what a phase the agent ended on its own left.
+const Protocol = 4
 
 var _ Stopper = (*LocalAgent)(nil)
 
@@ -114,6 +116,8 @@ type LocalAgent struct {
 	// stopSoon is a Stop that came after Prepare and before Run: the run
 	// ends as soon as it starts.
 	stopSoon bool
+	// bg are the removals of phases' files going on in the background.
+	bg removals
 }
 
 var _ Agent = (*LocalAgent)(nil)
@@ -152,7 +156,8 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	e, err := a.lookup(req.Phase.Engine)
 	if err == nil {
 		env := engine.Env{Host: host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, FioBin: a.FioBin, Credentials: a.Credentials,
-			Hosts: max(req.Hosts, 1), Rank: req.Rank, Names: req.Names, Barrier: req.Barrier, CPUs: a.CPUs}
+			Hosts: max(req.Hosts, 1), Rank: req.Rank, Names: req.Names, Barrier: req.Barrier, CPUs: a.CPUs,
+			AwaitRemovals: a.bg.settle}
 		var p engine.Prepared
 		p, err = e.Prepare(ctx, env, req.Phase)
 		if err == nil && req.DropCaches {
@@ -164,6 +169,9 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 			}
 		}
 		if err == nil {
+			// Ready only once earlier phases' files are gone: their
+			// removal overlapped this preparation, never the run.
+			a.bg.settle(ctx)
 			a.mu.Lock()
 			a.cur, a.req = p, req
 			a.mu.Unlock()
@@ -240,28 +248,48 @@ func (a *LocalAgent) Stop() {
 }
 
 // Cleanup cleans up the prepared phase and frees the agent. What could not
-// be removed comes back as a *engine.LeftoverError naming this host.
+// be removed comes back as a *engine.LeftoverError naming this host. An
+// engine that can (engine.BackgroundCleaner) removes its files in the
+// background: the agent is free at once, and the removal is awaited
+// before the next phase is ready (Prepare) or by Settle, whose records
+// carry what it left.
 func (a *LocalAgent) Cleanup(ctx context.Context) error {
+	_, err := a.cleanup(ctx)
+	return err
+}
+
+// cleanup is Cleanup, saying whether the removal goes on in the
+// background.
+func (a *LocalAgent) cleanup(ctx context.Context) (bg bool, err error) {
 	a.mu.Lock()
 	p := a.cur
-	host := a.req.Host
-	if host == "" {
-		host = a.Host
-	}
+	host := a.hostName()
+	runID, phase := a.req.RunID, a.req.Phase.Name
 	a.cur, a.stop, a.stopSoon = nil, nil, false
 	a.mu.Unlock()
-	var err error
 	if p != nil {
-		if cerr := p.Cleanup(ctx); cerr != nil {
-			err = &engine.LeftoverError{Items: engine.Leftovers(host, cerr)}
+		bg = a.bg.start(p, runID, phase, host)
+		if !bg {
+			if cerr := p.Cleanup(ctx); cerr != nil {
+				err = &engine.LeftoverError{Items: engine.Leftovers(host, cerr)}
+			}
 		}
 	}
-	// Free the agent only once the phase's files are gone, so the next
-	// phase never races this one's cleanup.
+	// Free the agent only once the phase's files are gone (or their
+	// removal is the agent's own, awaited before the next phase starts),
+	// so the next phase never races this one's cleanup.
 	a.mu.Lock()
 	a.busy = false
 	a.mu.Unlock()
-	return err
+	return bg, err
+}
+
+// hostName is the agent's name in the current run; a.mu is held.
+func (a *LocalAgent) hostName() string {
+	if a.req.Host != "" {
+		return a.req.Host
+	}
+	return a.Host
 }
 
 // Kernel returns the running kernel's release ("6.1.0-18-amd64").

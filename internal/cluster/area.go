@@ -16,7 +16,6 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
-	"github.com/storbench/storbench/internal/results"
 )
 
 // The run's shared area, DIR/storbench/<run id>/shared, is where phases
@@ -390,7 +389,7 @@ type areaTargets struct {
 func (a *areaTargets) Run(context.Context, time.Time, engine.LiveFunc) (*engine.HostResult, error) {
 	var ts []model.Target
 	for _, d := range a.dirs {
-		t := results.TargetOf(d)
+		t := model.TargetOf(d)
 		t.Host = a.env.Host
 		ts = append(ts, t)
 	}

@@ -49,6 +49,10 @@ type Controller struct {
 	// returns is called when every host's load ended, before cleanup
 	// (a suite phase's events).
 	AtStart func(ctx context.Context, start time.Time, agents []Agent) (ended func())
+	// All are every agent of the run, when a phase runs on fewer (Agents):
+	// their background removals of earlier phases' files are awaited too
+	// before the phase starts.
+	All []Agent
 
 	mu   sync.Mutex
 	lost map[string]error // agents lost in earlier phases, by name
@@ -177,6 +181,10 @@ type Outcome struct {
 	// Leftovers is what cleanup could not remove, per host, and what hosts
 	// lost in this phase may have left.
 	Leftovers []engine.Leftover
+	// Removals are the removals of earlier phases' files that went on in
+	// the background while this phase was prepared, awaited before it
+	// started: when they ran and what they left.
+	Removals []Removal
 }
 
 // RunPhase runs one phase on every agent still answering. It returns an
@@ -220,7 +228,14 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	if ctx.Err() != nil {
 		return nil, withLeftovers(ctx.Err(), c.cleanup(p, runID, agents, prepErrs))
 	}
-
+	// Earlier phases' files removed in the background are gone (or
+	// reported) before the start: no removal in the measured window.
+	all := c.All
+	if all == nil {
+		all = c.Agents
+	}
+	out.Removals = c.Settle(ctx, runID, all)
+	prepared = time.Now()
 	out.Start, out.Prepare = prepared.Add(c.Lead), prepared.Sub(prepStart)
 	if c.StartAt.After(out.Start) {
 		out.Start = c.StartAt
@@ -456,7 +471,7 @@ func (c *Controller) collect(p engine.Phase, runID string, agents []Agent, resul
 			// A lost agent cleans up on its own when it notices, if it
 			// still runs; if it died, its files or objects stay.
 			prepErrs[i] = runErrs[i]
-			out.Leftovers = append(out.Leftovers, c.lostLeftover(p, runID, a.Name()))
+			out.Leftovers = append(out.Leftovers, c.leftByLost(p, runID, a)...)
 			continue
 		case errors.Is(runErrs[i], ErrStopped):
 			// Told to stop: it sent what it measured and cleaned up.
@@ -493,7 +508,7 @@ func (c *Controller) cleanup(p engine.Phase, runID string, agents []Agent, prepE
 	each(agents, func(i int, a Agent) {
 		if prepErrs[i] == nil {
 			if err := a.Cleanup(ctx); err != nil {
-				left[i] = c.leftoversOf(p, runID, a.Name(), err)
+				left[i] = c.leftoversOf(p, runID, a, err)
 			}
 		}
 	})
@@ -507,9 +522,15 @@ func (c *Controller) cleanup(p engine.Phase, runID string, agents []Agent, prepE
 // leftoversOf is what an agent's failed cleanup says it left on host; an
 // agent that did not answer left what its phase makes, where the engine
 // says it puts it.
-func (c *Controller) leftoversOf(p engine.Phase, runID, host string, err error) []engine.Leftover {
+func (c *Controller) leftoversOf(p engine.Phase, runID string, a Agent, err error) []engine.Leftover {
+	host := a.Name()
 	if _, items := engine.SplitLeftovers(err); len(items) > 0 {
 		return engine.Leftovers(host, err)
+	}
+	// The agent may have ended the phase and cleaned up on its own (it
+	// lost this controller's heartbeats): it says what is really left.
+	if left, ok := c.askLeft(a, runID, p.Name); ok {
+		return left
 	}
 	l := c.lostLeftover(p, runID, host)
 	l.Reason = "cleanup: " + err.Error()
@@ -533,6 +554,15 @@ func leftoversOfAll(agents []Agent, errs []error) []engine.Leftover {
 		out = append(out, carried(agents[i].Name(), err)...)
 	}
 	return out
+}
+
+// leftByLost is what a host lost mid-phase left: what its agent says, if
+// it answers (it cleaned up on its own), else lostLeftover.
+func (c *Controller) leftByLost(p engine.Phase, runID string, a Agent) []engine.Leftover {
+	if left, ok := c.askLeft(a, runID, p.Name); ok {
+		return left
+	}
+	return []engine.Leftover{c.lostLeftover(p, runID, a.Name())}
 }
 
 // lostLeftover names what a host lost mid-phase may have left: its agent

@@ -24,7 +24,10 @@ import (
 //	                    arrivals, then the result
 //	POST /v1/release    releaseBody: a barrier the run stream arrived at
 //	                    opened (phases on several hosts; see barrier.go)
-//	POST /v1/cleanup    NDJSON stream of ticks, then the outcome
+//	POST /v1/cleanup    NDJSON stream of ticks, then the outcome; a fio
+//	                    phase's files may go on being removed after it
+//	POST /v1/settle     settleBody; awaits the removals going on (no
+//	                    session needed): NDJSON ticks, then their records
 //	POST /v1/heartbeat  the controller is alive (at least every second)
 //	POST /v1/stop       end the running phase early, keeping what it measured
 //	POST /v1/event      events.Action: an event of the running phase (a
@@ -87,6 +90,8 @@ type line struct {
 	Stopped string `json:"stopped,omitempty"`
 	// Unsupported marks Error as engine.ErrUnsupported (bad input).
 	Unsupported bool `json:"unsupported,omitempty"`
+	// Removals are the records of background removals (settle streams).
+	Removals []Removal `json:"removals,omitempty"`
 }
 
 // timeBody is the body of GET /v1/time.

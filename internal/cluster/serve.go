@@ -31,6 +31,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := s.Stop(cctx, why); err != nil {
 		_ = s.Close(cctx)
 	}
+	// Files still being removed in the background go before the agent.
+	for _, r := range s.Agent.Settle(cctx) {
+		for _, l := range r.Leftovers {
+			s.logf("run %s: phase %s left behind: %s", r.RunID, r.Phase, l.Text())
+		}
+	}
 	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer scancel()
 	if hs.Shutdown(sctx) != nil {

@@ -143,6 +143,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.release(w, r)
 	case "event":
 		s.event(w, r)
+	case "settle":
+		s.settle(w, r)
 	case "stop":
 		if sess := s.session(w, r); sess != nil {
 			s.logf("run %s: the controller asked to stop", sess.runID)
@@ -274,6 +276,11 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 		if why != "" {
 			// Told to stop while preparing: undo it and go.
 			err = s.stoppedErr(sess, err, why)
+		} else if err != nil {
+			// A failed prepare leaves nothing to clean up: the agent is
+			// free before the controller reads why, and may be asked
+			// again at once.
+			s.end(sess, err)
 		}
 		done <- err
 	}()
@@ -362,6 +369,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	go func() {
 		defer sess.op.Unlock()
 		res, err := s.Agent.Run(sess.ctx, startAt, live)
+		if c := context.Cause(sess.ctx); errors.Is(err, context.Canceled) && c != nil && !errors.Is(c, context.Canceled) {
+			// The agent ended the phase itself: say why, not "canceled".
+			err = fmt.Errorf("the agent ended the phase: %w", c)
+		}
 		if err != nil {
 			s.logf("run %s: load stopped: %v", sess.runID, err)
 		} else {
@@ -430,6 +441,9 @@ func (s *Server) stoppedErr(sess *session, err error, why string) error {
 		s.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		left = s.Agent.Cleanup(ctx)
+		// The agent goes away next: its files go first, and what stays
+		// is told with the stop.
+		left = withRemoved(ctx, left, s.Agent, sess.runID, sess.phase)
 		cancel()
 		sess.prepared = false
 		if left != nil {
@@ -667,7 +681,9 @@ func (s *Server) abort(sess *session, cause error) {
 		sess.op.Lock()
 		if sess.prepared {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			if err := s.Agent.Cleanup(ctx); err != nil {
+			// What this cleanup leaves is kept for the controller to ask
+			// (settle): it may come back (it was stopped, SIGSTOP).
+			if err := s.Agent.CleanupAlone(ctx); err != nil {
 				s.logf("run %s: cleanup: %v", sess.runID, err)
 			}
 			cancel()

@@ -61,6 +61,11 @@ type Env struct {
 	// else 1), as a task of an MPI job runs one rank; 0 means the CPUs
 	// the process may run on.
 	CPUs int
+	// AwaitRemovals, when set, waits until this host's removals of earlier
+	// phases' files, going on in the background, have ended. An engine
+	// whose files do not fit the free space calls it and looks again:
+	// space still being freed counts as free only once it is.
+	AwaitRemovals func(ctx context.Context) `json:"-"`
 }
 
 // Barrier lets the hosts of a phase wait for each other, as MPI_Barrier lets

@@ -362,3 +362,31 @@ func (r Registry) WithCarried(p Phase, carried map[string]int64) (Phase, error) 
 	}
 	return p, nil
 }
+
+// ResourceChecker is implemented by engines whose phases need what this
+// machine may not have, checkable before any load (fio's free space, s3's
+// memory for its plan), so a dry run refuses what the run would.
+type ResourceChecker interface {
+	// CheckResources refuses p when this machine cannot hold it; note
+	// says what could not be checked ("" when all was).
+	CheckResources(p Phase) (note string, err error)
+}
+
+// CheckResources checks every phase's resources on this machine, in
+// order; it returns the first refusal and the notes of what was not known.
+func (r Registry) CheckResources(phases []Phase) (notes []string, err error) {
+	for _, p := range phases {
+		c, ok := r[p.Engine].(ResourceChecker)
+		if !ok {
+			continue
+		}
+		note, err := c.CheckResources(p)
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
+			notes = append(notes, note)
+		}
+	}
+	return notes, nil
+}

@@ -127,7 +127,21 @@ type PhaseSummary struct {
 type Timing struct {
 	PrepareS float64 `json:"prepare_s"`
 	RunS     float64 `json:"run_s"`
+	// CleanupS is how long the run waited for the phase's cleanup; a
+	// removal of files that goes on in the background (Removal*) is not
+	// in it.
 	CleanupS float64 `json:"cleanup_s"`
+	// RemovalS is how long the removal of the phase's files took on the
+	// slowest host when it went on in the background, after the phase:
+	// it overlapped what followed (the next phase's preparation, writing
+	// the results) and was awaited before the next phase's start.
+	// RemovalStartNs and RemovalEndNs (Unix ns) bound it across hosts;
+	// RemovalEndNs is absent when a removal did not end in time (the
+	// phase's leftovers say so). All absent when cleanup was not done in
+	// the background.
+	RemovalS       *float64 `json:"removal_s,omitempty"`
+	RemovalStartNs int64    `json:"removal_start_ns,omitempty"`
+	RemovalEndNs   int64    `json:"removal_end_ns,omitempty"`
 }
 
 // HostOps is one host's figures for a phase.

@@ -78,12 +78,13 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	if err := r.check(ctx, p, set); err != nil {
 		return nil, err
 	}
+	p.Notes = append(p.Notes, r.spaceNotes(p, set)...)
 	ctrl := &cluster.Controller{
 		Agents: set.agents, Engines: r.Engines, Name: hostname(), DropCaches: p.Agents.DropCaches,
-		MaxClockOffset: p.Agents.MaxClockOffset, Progress: r.Sink.Progress, StartAt: p.StartAt,
+		MaxClockOffset: p.Agents.MaxClockOffset, Progress: r.Sink.Progress, StartAt: p.StartAt, All: set.agents,
 	}
 	if set.remote {
-		ctrl.Lead = 2 * time.Second
+		ctrl.Lead = RemoteLead
 	}
 	infos, err := ctrl.Connect(ctx)
 	if err != nil {
@@ -431,6 +432,9 @@ func (pr *phases) runAll(ctx context.Context) error {
 			break
 		}
 	}
+	// The last phases' files, removed in the background, are gone (or
+	// reported) before the run ends, interrupted or not.
+	pr.removed(pr.ctrl.Settle(ctx, pr.folder.RunInfo().RunID, pr.set.agents))
 	pr.removeShared(ctx)
 	if err != nil {
 		return err
@@ -508,6 +512,7 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 		}
 		pr.written[ph.Name] = n
 	}
+	pr.removed(out.Removals)
 	ps := pr.summary(ph, label, out)
 	pr.recordEvents(&ps, evs, out.Results)
 	if err != nil {

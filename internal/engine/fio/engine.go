@@ -263,6 +263,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		return nil, err
 	}
 	wsPath := filepath.Join(ps.Dir, "storbench", env.RunID, env.Host, ps.Job.Name)
+	awaitSamePath(ctx, env, wsPath)
 	dataDir, vars, from := places(ps, env, wsPath)
 	ps, jf, err := resolve(p, &vars)
 	if err != nil {
@@ -286,7 +287,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		// Files read from a neighbour are there already; a stonewall
 		// phase's size is a cap (IO500's 9,920,000 MiB per process), what
 		// it writes is what its deadline allows.
-		if err := checkSpace(jf, ps.Job.Name, ps.Dir, env.Hosts, ps.Shared); err != nil {
+		if err := checkSpaceAfterRemovals(ctx, env, jf, ps); err != nil {
 			return nil, err
 		}
 	}

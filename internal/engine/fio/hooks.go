@@ -9,10 +9,11 @@ import (
 )
 
 var (
-	_ engine.Linker        = Engine{}
-	_ engine.PlanChecker   = Engine{}
-	_ engine.ToolVersioner = Engine{}
-	_ engine.Carrier       = Engine{}
+	_ engine.Linker          = Engine{}
+	_ engine.PlanChecker     = Engine{}
+	_ engine.ToolVersioner   = Engine{}
+	_ engine.Carrier         = Engine{}
+	_ engine.ResourceChecker = Engine{}
 )
 
 // Link settles read_from links across the plan (see Link).
@@ -79,3 +80,7 @@ func (Engine) Carried(hosts []*engine.HostResult) (int64, bool) { return Written
 func (Engine) WithCarried(p engine.Phase, written map[string]int64) (engine.Phase, error) {
 	return WithWritten(p, written)
 }
+
+// CheckResources refuses files past the free space of their directory on
+// this machine; the note says where the file system does not tell it.
+func (Engine) CheckResources(p engine.Phase) (string, error) { return CheckSpace(p, 1) }

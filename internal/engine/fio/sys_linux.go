@@ -27,13 +27,17 @@ var sharedFSTypes = map[int64]string{
 	0x19830326: "BeeGFS",
 }
 
+// statfs is syscall.Statfs; tests of file systems this machine cannot
+// mount (a network one several hosts share) replace it.
+var statfs = syscall.Statfs
+
 // freeSpace returns the bytes an unprivileged writer may still use on the
 // file system holding dir, and the name of that file system when it is
 // one several hosts share. ok is false when the file system does not tell
 // (it reports no blocks, as some FUSE file systems do).
 func freeSpace(dir string) (free int64, shared string, ok bool) {
 	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil || st.Blocks == 0 {
+	if err := statfs(dir, &st); err != nil || st.Blocks == 0 {
 		return 0, "", false
 	}
 	return int64(st.Bavail) * int64(st.Bsize), sharedFSTypes[int64(st.Type)], true

@@ -12,9 +12,10 @@ import (
 )
 
 var (
-	_ engine.PlanChecker   = Engine{}
-	_ engine.RequestLogger = Engine{}
-	_ engine.OpLister      = Engine{}
+	_ engine.PlanChecker     = Engine{}
+	_ engine.RequestLogger   = Engine{}
+	_ engine.OpLister        = Engine{}
+	_ engine.ResourceChecker = Engine{}
 )
 
 // Operations lists the benchmarks, as `storbench s3 OP` names them.
@@ -115,3 +116,7 @@ func (Engine) NoEndpoint(planned bool) string {
 	}
 	return "s3 phase skipped: no S3 endpoint (set STORBENCH_HOST and keys, or s3: host: in the suite)"
 }
+
+// CheckResources refuses a plan whose objects need more memory than this
+// machine has.
+func (Engine) CheckResources(p engine.Phase) (string, error) { return "", CheckPlanMemory(p) }

@@ -1,0 +1,74 @@
+package fio
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/units"
+)
+
+var _ engine.BackgroundCleaner = (*prepared)(nil)
+
+// StartCleanup starts removing the phase's own directory with fio's files
+// in the background (engine.BackgroundCleaner). A phase that works in the
+// run's shared area is cleaned up by Cleanup, at once: another host or a
+// later phase of the run may be in that area.
+func (r *prepared) StartCleanup() (wait func(ctx context.Context) error, ok bool) {
+	if r.env.Keep || r.params.usesArea() {
+		return nil, false
+	}
+	return r.ws.StartRemove(), true
+}
+
+// awaitSamePath waits for the removals going on in the background when
+// the phase directory about to be made is still there: an earlier phase
+// of the same job (a suite's iterations, a sweep's points) is being
+// removed from that very path.
+func awaitSamePath(ctx context.Context, env engine.Env, wsPath string) {
+	if env.AwaitRemovals == nil {
+		return
+	}
+	if _, err := os.Lstat(wsPath); err == nil {
+		env.AwaitRemovals(ctx)
+	}
+}
+
+// checkSpaceAfterRemovals is checkSpace for Prepare. Files of earlier
+// phases still being removed in the background (engine.Env.AwaitRemovals)
+// hold space that will be free before this phase starts, but that space
+// counts as free only once it is: a plan that does not fit waits for the
+// removals to end, then is checked again.
+func checkSpaceAfterRemovals(ctx context.Context, env engine.Env, jf *JobFile, ps *Params) error {
+	err := checkSpace(jf, ps.Job.Name, ps.Dir, env.Hosts, ps.Shared)
+	if err != nil && env.AwaitRemovals != nil {
+		env.AwaitRemovals(ctx)
+		err = checkSpace(jf, ps.Job.Name, ps.Dir, env.Hosts, ps.Shared)
+	}
+	return err
+}
+
+// CheckSpace refuses, as each host's Prepare does, a phase whose files
+// cannot fit in the free space of its directory on this machine, hosts
+// hosts laying out their own: --dry-run refuses with the same line. note
+// is set instead when the file system does not tell its free space
+// (statfs reports no blocks, as some FUSE and network file systems do):
+// nothing is refused then, and the caller warns in one line.
+func CheckSpace(p engine.Phase, hosts int) (note string, err error) {
+	n := max(hosts, 1)
+	ps, jf, err := resolve(p, &Vars{Index: 0, Count: n})
+	if err != nil || ps.ReadFrom != "" || ps.Stonewall != nil {
+		// Files read from a neighbour are there already; a stonewall
+		// phase's size is a cap, not what it writes; a job file that
+		// does not resolve is refused by Validate.
+		return "", nil
+	}
+	if jf.plannedBytes() > 0 {
+		if _, _, ok := freeSpace(ps.Dir); !ok {
+			return fmt.Sprintf("phase %s: the file system of %s does not tell its free space (statfs reports no blocks): fio's files (at least %s) are not checked against it",
+				p.Name, ps.Dir, units.Bytes(jf.plannedBytes())), nil
+		}
+	}
+	return "", checkSpace(jf, ps.Job.Name, ps.Dir, n, ps.Shared)
+}
