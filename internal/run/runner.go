@@ -63,14 +63,7 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	defer set.close()
 	// Phases that read what earlier ones wrote, checked across the plan
 	// with every phase's host count (a suite did so without them).
-	hosts := make([]int, len(p.Phases))
-	for i := range hosts {
-		hosts[i] = len(set.agents)
-		if i < len(p.Labels) && p.Labels[i].Hosts > 0 {
-			hosts[i] = min(hosts[i], p.Labels[i].Hosts)
-		}
-	}
-	if p.Phases, err = r.Engines.Link(p.Phases, hosts); err != nil {
+	if p.Phases, err = r.Engines.Link(p.Phases, phaseHosts(p, len(set.agents))); err != nil {
 		return nil, badInput(err)
 	}
 	ctx, stop := untilEnded(ctx, set)
@@ -108,20 +101,7 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 			p.Notes = append(p.Notes, fmt.Sprintf("the %d hosts of the shared phases see one file system at %s (each read back every host's probe file)", a.hosts, a.dir))
 		}
 	}
-	var targets []results.Target
-	if len(p.Dirs) > 0 {
-		targets, err = ctrl.Targets(ctx, runID, p.Dirs)
-	}
-	if err != nil {
-		// What file system the hosts see is worth recording, not worth
-		// refusing the run for: run.json keeps the controller's view.
-		r.Sink.Note(Note{Kind: NoteDiagnostic, Text: "the hosts did not say what file system their target is on (" + err.Error() + "); run.json records this machine's"})
-		targets = nil
-		for _, d := range p.Dirs {
-			targets = append(targets, results.TargetOf(d))
-		}
-	}
-	folder, err := r.create(p, infos, runID, targets)
+	folder, err := r.create(p, infos, runID, r.targets(ctx, ctrl, runID, p.Dirs))
 	if err != nil {
 		r.unpin(ctx, ctrl, runID, areas)
 		return nil, badInput(err)
@@ -132,6 +112,38 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	}
 	pr := &phases{r: r, plan: p, ctrl: ctrl, set: set, folder: folder, areas: areas}
 	return r.runPhases(ctx, pr, stop)
+}
+
+// phaseHosts is how many hosts each phase of p runs on, of agents.
+func phaseHosts(p Plan, agents int) []int {
+	hosts := make([]int, len(p.Phases))
+	for i := range hosts {
+		hosts[i] = agents
+		if i < len(p.Labels) && p.Labels[i].Hosts > 0 {
+			hosts[i] = min(hosts[i], p.Labels[i].Hosts)
+		}
+	}
+	return hosts
+}
+
+// targets asks each host what file system its target directories are on
+// (its own mount namespace, its own client).
+func (r *Runner) targets(ctx context.Context, ctrl *cluster.Controller, runID string, dirs []string) []results.Target {
+	if len(dirs) == 0 {
+		return nil
+	}
+	targets, err := ctrl.Targets(ctx, runID, dirs)
+	if err == nil {
+		return targets
+	}
+	// What file system the hosts see is worth recording, not worth
+	// refusing the run for: run.json keeps the controller's view.
+	r.Sink.Note(Note{Kind: NoteDiagnostic, Text: "the hosts did not say what file system their target is on (" + err.Error() + "); run.json records this machine's"})
+	targets = nil
+	for _, d := range dirs {
+		targets = append(targets, results.TargetOf(d))
+	}
+	return targets
 }
 
 // runPhases runs every phase into the results folder and ends the run;
