@@ -83,6 +83,7 @@ func (areaEngine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (
 		if err := engine.PinSharedArea(ap.Dir, env.RunID); err != nil {
 			return nil, fmt.Errorf("shared area: %w", err)
 		}
+		pinned(env.RunID, ap.Dir)
 		if ap.Nonce != "" {
 			if !validNonce(ap.Nonce) {
 				return nil, errors.New("shared area: the probe needs a nonce of hex digits")
@@ -195,6 +196,7 @@ func (r *areaRemoval) Cleanup(context.Context) error {
 	if r.dir == "" {
 		return nil // the pin: nothing to remove after it
 	}
+	unpinned(r.env.RunID)
 	return engine.RemoveShared(r.dir, r.env.RunID)
 }
 

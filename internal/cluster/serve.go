@@ -31,6 +31,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := s.Stop(cctx, why); err != nil {
 		_ = s.Close(cctx)
 	}
+	// The shared areas this agent pinned go with it: a controller still
+	// running removes what is left in them after its last phase.
+	_ = s.unpinAll()
 	// Files still being removed in the background go before the agent.
 	for _, r := range s.Agent.Settle(cctx) {
 		for _, l := range r.Leftovers {

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,6 +46,9 @@ type Server struct {
 
 	mu   sync.Mutex
 	sess *session
+	// runs are the run ids of every session this agent served: the runs
+	// whose pins (pins.go) it takes away when it goes away.
+	runs map[string]bool
 	// stopping, once set, is why the agent is going away (a signal): no
 	// new phase is taken.
 	stopping string
@@ -311,6 +315,12 @@ func (s *Server) newSession(id string, req *Request) *session {
 	if sess.host == "" {
 		sess.host = s.Agent.Host
 	}
+	s.mu.Lock()
+	if s.runs == nil {
+		s.runs = map[string]bool{}
+	}
+	s.runs[req.RunID] = true
+	s.mu.Unlock()
 	req.Barrier = nil
 	if req.Hosts > 1 {
 		sess.bar = newStreamBarrier(s.ClockSkew)
@@ -659,6 +669,14 @@ func (s *Server) watchdog(sess *session) {
 		case <-t.C:
 			if d := sess.sinceBeat(); d > timeout {
 				s.abort(sess, fmt.Errorf("no word from the controller for %s", d.Round(100*time.Millisecond)))
+				// The controller is gone: the run-level cleanup is this
+				// agent's, once its phase cleaned up.
+				go func() {
+					<-sess.ended
+					if err := removePins(sess.runID); err != nil {
+						s.logf("run %s: shared area: %v", sess.runID, err)
+					}
+				}()
 				return
 			}
 		}
@@ -713,15 +731,32 @@ func (s *Server) Close(ctx context.Context) error {
 	sess := s.sess
 	s.mu.Unlock()
 	if sess == nil {
-		return nil
+		return s.unpinAll()
 	}
 	s.abort(sess, errors.New("the agent is shutting down"))
 	select {
 	case <-sess.ended:
-		return nil
+		return s.unpinAll()
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// unpinAll removes the shared areas this agent pinned for runs whose
+// controller will not clean up after it: the agent is going away.
+func (s *Server) unpinAll() error {
+	s.mu.Lock()
+	runs := s.runs
+	s.runs = nil
+	s.mu.Unlock()
+	var first error
+	for id := range runs {
+		if err := removePins(id); err != nil {
+			s.logf("run %s: shared area: %v", id, err)
+			first = cmp.Or(first, err)
+		}
+	}
+	return first
 }
 
 // shiftResult moves every time in a result by d (the agent's clock to the
