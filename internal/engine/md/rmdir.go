@@ -36,21 +36,21 @@ func rmdirRetries(e syscall.Errno) bool {
 	return false
 }
 
-// removeDir retries the removal of the tree directory path (NUL-terminated,
-// below dfd) that a first try answered with e, a bounded number of times:
+// removeDir retries the removal of the directory path (NUL-terminated,
+// below dfd: a tree directory, or an item of dir-remove) that a first try answered with e, a bounded number of times:
 // before each retry it waits, and when the directory was not empty it reads
 // the directory again and removes the run's entries still listed (entries
 // another client removed are gone already: ENOENT, ignored). It gives up
 // when the run stops. It returns the last try's error and the number of
 // tries, the first included. Only an error path: it allocates.
-func (w *worker) removeDir(dfd int, path []byte, e syscall.Errno) (syscall.Errno, int) {
+func (w *worker) removeDir(dfd int, path *byte, e syscall.Errno) (syscall.Errno, int) {
 	tries := 1
 	for ; tries < rmdirTries && rmdirRetries(e) && !w.r.stop.Load(); tries++ {
 		time.Sleep(rmdirDelay(tries - 1))
 		if e == syscall.ENOTEMPTY || e == syscall.EEXIST {
 			clearRunEntries(dfd, path)
 		}
-		e = rmdirAt(w.raw, dfd, &path[0])
+		e = rmdirAt(w.raw, dfd, path)
 	}
 	return e, tries
 }
@@ -70,8 +70,8 @@ func runEntry(name string) bool {
 // clearRunEntries removes the run's entries that the directory path
 // (NUL-terminated, below dfd) still lists: files, and directories that are
 // empty. Failures are left to the removal that follows to report.
-func clearRunEntries(dfd int, path []byte) {
-	fd, e := openat(false, dfd, &path[0], syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+func clearRunEntries(dfd int, path *byte) {
+	fd, e := openat(false, dfd, path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if e != 0 {
 		return
 	}

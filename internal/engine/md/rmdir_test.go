@@ -67,7 +67,7 @@ func withFakeRmdir(t *testing.T, f *fakeStaleRmdir) {
 func TestTreeRemoveRetriesStaleEntries(t *testing.T) {
 	f := &fakeStaleRmdir{plant: "f.7", calls: map[string]int{}}
 	withFakeRmdir(t, f)
-	res, err := runPhase(t, map[string]any{"dir": t.TempDir(), "items": 10, "workers": 2, "depth": 1, "branch": 3}, engine.Env{})
+	res, err := runPhase(t, map[string]any{"dir": t.TempDir(), "items": 10, "workers": 2, "depth": 1, "branch": 3, "files_only": true}, engine.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestTreeRemoveLeavesForeignEntries(t *testing.T) {
 	f := &fakeStaleRmdir{plant: "notours", calls: map[string]int{}}
 	withFakeRmdir(t, f)
 	dir := t.TempDir()
-	res, err := runPhase(t, map[string]any{"dir": dir, "items": 10, "workers": 1, "depth": 1, "branch": 2}, engine.Env{Host: "h7"})
+	res, err := runPhase(t, map[string]any{"dir": dir, "items": 10, "workers": 1, "depth": 1, "branch": 2, "files_only": true}, engine.Env{Host: "h7"})
 	if err == nil || res == nil {
 		t.Fatalf("the phase did not fail: %v, %v", err, res)
 	}
@@ -110,5 +110,23 @@ func TestTreeRemoveLeavesForeignEntries(t *testing.T) {
 	}
 	if o := op(t, res, "tree-remove"); o.Errors != 1 {
 		t.Errorf("tree-remove: %d errors, want 1", o.Errors)
+	}
+}
+
+// dir-remove removes directories other clients made: a stale ENOTEMPTY or
+// EIO there is retried as in tree-remove, and each directory is one
+// operation.
+func TestDirRemoveRetriesStaleEntries(t *testing.T) {
+	f := &fakeStaleRmdir{plant: "f.7", calls: map[string]int{}}
+	withFakeRmdir(t, f)
+	res, err := runPhase(t, map[string]any{"dir": t.TempDir(), "items": 5, "workers": 2, "dirs_only": true}, engine.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := op(t, res, "dir-remove"); o.Ops != 10 || o.Errors != 0 {
+		t.Errorf("dir-remove: %d directories, %d errors; want 10, 0", o.Ops, o.Errors)
+	}
+	if len(f.calls) != 11 {
+		t.Errorf("removals of %d directories, want 11 (10 items, the tree): %v", len(f.calls), f.calls)
 	}
 }

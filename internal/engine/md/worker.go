@@ -256,7 +256,7 @@ func (w *worker) treeOp(k opKind) {
 		if e != 0 && !create {
 			// Retried inside the removal's time: one directory, one
 			// operation, however many tries it took.
-			e, tries = w.removeDir(r.iterFd, path, e)
+			e, tries = w.removeDir(r.iterFd, &path[0], e)
 		}
 		t1 := mono()
 		stopped := r.stop.Load()
@@ -358,7 +358,9 @@ func (w *worker) eachItem(k opKind, from, count int64, random bool, s *items, re
 		case opDirStat, opFileStat:
 			e = fstatat(w.raw, fd, p, &w.st)
 		case opDirRemove:
-			e = unlinkat(w.raw, fd, p, atRemoveDir)
+			if e = rmdirAt(w.raw, fd, p); e != 0 {
+				e, _ = w.removeDir(fd, p, e) // as tree-remove: one item, one operation
+			}
 		case opFileRemove:
 			e = unlinkat(w.raw, fd, p, 0)
 		case opFileRename:
