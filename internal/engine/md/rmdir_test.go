@@ -1,10 +1,13 @@
 package md
 
 import (
+	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -128,5 +131,54 @@ func TestDirRemoveRetriesStaleEntries(t *testing.T) {
 	}
 	if len(f.calls) != 11 {
 		t.Errorf("removals of %d directories, want 11 (10 items, the tree): %v", len(f.calls), f.calls)
+	}
+}
+
+// leadBarrier is the barrier as a host other than the first sees it, the
+// first host (h1, with as many workers) played by the fake: at the
+// tree-create barrier it makes the iteration directory (iterDir), as the
+// first host does before it arrives, and notes whether it was there
+// already.
+type leadBarrier struct {
+	iterDir string
+	early   bool
+}
+
+func (b *leadBarrier) Wait(_ context.Context, name string, data []byte) (engine.Release, error) {
+	if name == "0/tree-create" {
+		if _, err := os.Stat(b.iterDir); err == nil {
+			b.early = true
+		} else if err := os.MkdirAll(b.iterDir, 0o755); err != nil {
+			return engine.Release{}, err
+		}
+	}
+	return engine.Release{Start: time.Now().Add(time.Millisecond), Hosts: []engine.Arrival{{Host: "h1", Data: data}, {Host: "h2", Data: data}}}, nil
+}
+
+// In a workspace the hosts share, the first host alone makes and removes
+// the iteration directory: four GlusterFS clients making one directory at
+// the same instant left it broken for some of them (EEXIST then ENOENT, or
+// EIO on everything below it). A second host waits for it at the barrier,
+// opens it, and leaves its removal to the first host.
+func TestSecondHostLeavesIterationToFirst(t *testing.T) {
+	dir := t.TempDir()
+	b := &leadBarrier{iterDir: filepath.Join(dir, "storbench", "run1", "shared", "md-t1", "it0")}
+	// The shared area the first host makes in its Prepare.
+	if err := os.MkdirAll(filepath.Dir(b.iterDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := runPhase(t, map[string]any{"dir": dir, "items": 5, "workers": 1, "unique_dir": true, "tree": "t1"},
+		engine.Env{Hosts: 2, Rank: 1, Host: "h2", Barrier: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.early {
+		t.Error("the second host made the iteration directory before the barrier: the first host makes it")
+	}
+	if o := op(t, res, "file-create"); o.Ops != 5 || o.Errors != 0 {
+		t.Errorf("file-create: %d files, %d errors; want 5, 0", o.Ops, o.Errors)
+	}
+	if _, err := os.Stat(b.iterDir); err != nil {
+		t.Errorf("the second host removed the iteration directory (the first host removes it): %v", err)
 	}
 }
