@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,15 +30,19 @@ func goString(p *byte) string {
 // with EIO (a replica not yet in step), the third is the real removal.
 type fakeStaleRmdir struct {
 	plant   string
+	mu      sync.Mutex // workers remove directories side by side
 	calls   map[string]int
 	removed bool // the planted entry disappeared (it was not the run's)
 }
 
 func (f *fakeStaleRmdir) rmdir(raw bool, dfd int, path *byte) syscall.Errno {
 	p := goString(path)
+	f.mu.Lock()
 	f.calls[p]++
+	try := f.calls[p]
+	f.mu.Unlock()
 	entry := p + "/" + f.plant
-	switch f.calls[p] {
+	switch try {
 	case 1:
 		fd, err := syscall.Openat(dfd, entry, syscall.O_CREAT|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o644)
 		if err != nil {
@@ -50,7 +55,9 @@ func (f *fakeStaleRmdir) rmdir(raw bool, dfd int, path *byte) syscall.Errno {
 		var st syscall.Stat_t
 		e := append([]byte(entry), 0)
 		if fstatat(false, dfd, &e[0], &st) != 0 {
+			f.mu.Lock()
 			f.removed = true
+			f.mu.Unlock()
 		}
 	}
 	return unlinkat(raw, dfd, path, atRemoveDir)
