@@ -390,13 +390,16 @@ func (r *run) begin(iter, op int) {
 	k := r.pr.ops[op]
 	r.stage.Store(int32(k))
 	var err error
+	later := k == opTreeCreate && r.followsIteration()
 	switch {
+	case later:
+		// opened after the barrier, once the first host has made it
 	case k == opTreeCreate:
-		err = r.openIteration(iter, true)
+		_, err = r.openIteration(iter, true)
 	case iter == 0 && op == 0:
 		// The tree an earlier phase made: every host finished with it
 		// before this phase began.
-		if err = r.openIteration(iter, false); err == nil {
+		if _, err = r.openIteration(iter, false); err == nil {
 			r.openTrees()
 		}
 	}
@@ -425,6 +428,13 @@ func (r *run) begin(iter, op int) {
 			return
 		}
 		r.merge(rel)
+		if later {
+			if err := r.awaitIteration(iter); err != nil {
+				r.errs = append(r.errs, err.Error())
+				r.aborted = true
+				return
+			}
+		}
 		// Workers wait for the common start themselves (waitStart), so
 		// that waking them is not in the stage's time. A host that gets
 		// the release late starts late, and its time still counts from
@@ -605,35 +615,66 @@ func (r *run) addErr(k opKind, msg string) {
 
 // openIteration creates (when create is set) and opens the iteration's
 // directory, "it<N>". In a workspace the hosts share, another host may
-// have created it first.
-func (r *run) openIteration(iter int, create bool) error {
+// have created it first. It returns the failed call's errno with the error.
+func (r *run) openIteration(iter int, create bool) (syscall.Errno, error) {
 	name := []byte("it" + strconv.Itoa(iter) + "\x00")
 	wsFd, e := openat(false, atFdcwd, cstr(r.pr.ws.Path), syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if e != 0 {
-		return fmt.Errorf("open %s: %v", r.pr.ws.Path, e)
+		return e, fmt.Errorf("open %s: %v", r.pr.ws.Path, e)
 	}
 	defer closeFd(false, wsFd)
 	if create {
 		if e := mkdirat(false, wsFd, &name[0], 0o755); e != 0 && !(e == syscall.EEXIST && r.pr.shared) {
-			return fmt.Errorf("iteration %d: create %s/%s: %s", iter, r.pr.ws.Path, name[:len(name)-1], errnoName(e))
+			return e, fmt.Errorf("iteration %d: create %s/%s: %s", iter, r.pr.ws.Path, name[:len(name)-1], errnoName(e))
 		}
 	}
 	fd, e := openat(false, wsFd, &name[0], syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if e != 0 {
-		return fmt.Errorf("iteration %d: open %s/%s: %s", iter, r.pr.ws.Path, name[:len(name)-1], errnoName(e))
+		return e, fmt.Errorf("iteration %d: open %s/%s: %s", iter, r.pr.ws.Path, name[:len(name)-1], errnoName(e))
 	}
 	r.iterFd = fd
-	return nil
+	return 0, nil
+}
+
+// followsIteration says whether another host makes the iteration
+// directories this host works in: in a workspace the hosts share, the first
+// host alone makes and removes them. Four GlusterFS clients (replica 2)
+// making one directory at the same instant leave it broken for some of
+// them: EEXIST then ENOENT on open, or EIO on it and below it for the rest
+// of the phase.
+func (r *run) followsIteration() bool {
+	return r.pr.shared && r.pr.env.Barrier != nil && r.hostRank != 0
+}
+
+// awaitIteration opens the iteration directory the first host made before
+// the barrier this host has just passed. A client that has not seen it yet
+// (ENOENT, ESTALE) is given a bounded number of tries, as removeDir does.
+func (r *run) awaitIteration(iter int) error {
+	var err error
+	for try := 0; try < rmdirTries; try++ {
+		if try > 0 {
+			time.Sleep(rmdirDelay(try - 1))
+		}
+		var e syscall.Errno
+		if e, err = r.openIteration(iter, false); e != syscall.ENOENT && e != syscall.ESTALE {
+			return err
+		}
+	}
+	return fmt.Errorf("%w (%d tries, made by the first host)", err, rmdirTries)
 }
 
 // closeIteration closes the iteration's directory and removes it if empty
-// (what a failed removal left behind stays for Cleanup).
+// (what a failed removal left behind stays for Cleanup). In a workspace
+// the hosts share, the first host alone removes it (followsIteration).
 func (r *run) closeIteration() {
 	if r.iterFd < 0 {
 		return
 	}
 	closeFd(false, r.iterFd)
 	r.iterFd = -1
+	if r.followsIteration() {
+		return
+	}
 	wsFd, e := openat(false, atFdcwd, cstr(r.pr.ws.Path), syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if e != 0 {
 		return

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 
@@ -249,7 +250,13 @@ func (w *worker) treeOp(k opKind) {
 		if create {
 			e = mkdirat(w.raw, r.iterFd, &path[0], 0o755)
 		} else {
-			e = unlinkat(w.raw, r.iterFd, &path[0], atRemoveDir)
+			e = rmdirAt(w.raw, r.iterFd, &path[0])
+		}
+		tries := 1
+		if e != 0 && !create {
+			// Retried inside the removal's time: one directory, one
+			// operation, however many tries it took.
+			e, tries = w.removeDir(r.iterFd, &path[0], e)
 		}
 		t1 := mono()
 		stopped := r.stop.Load()
@@ -261,6 +268,7 @@ func (w *worker) treeOp(k opKind) {
 		}
 		if e != 0 {
 			w.fail(o, e)
+			w.treeErr(path, tries)
 			return
 		}
 		if timed {
@@ -274,6 +282,22 @@ func (w *worker) treeOp(k opKind) {
 			return
 		}
 	}
+}
+
+// treeErr names, for the error line, the tree directory (path, NUL-
+// terminated, below the iteration directory) whose creation or removal
+// failed, on which host and rank, after how many tries.
+func (w *worker) treeErr(path []byte, tries int) {
+	if w.errItem != "" {
+		return
+	}
+	r := w.r
+	dir := filepath.Join(r.pr.ws.Path, "it"+strconv.Itoa(r.iter), cName(path))
+	w.errItem = fmt.Sprintf("%s (host %s, rank %d", dir, r.pr.env.Host, w.g)
+	if tries > 1 {
+		w.errItem += fmt.Sprintf(", %d tries", tries)
+	}
+	w.errItem += ")"
 }
 
 // eachItem runs operation k on the first count items of s, in order or in a
@@ -334,7 +358,9 @@ func (w *worker) eachItem(k opKind, from, count int64, random bool, s *items, re
 		case opDirStat, opFileStat:
 			e = fstatat(w.raw, fd, p, &w.st)
 		case opDirRemove:
-			e = unlinkat(w.raw, fd, p, atRemoveDir)
+			if e = rmdirAt(w.raw, fd, p); e != 0 {
+				e, _ = w.removeDir(fd, p, e) // as tree-remove: one item, one operation
+			}
 		case opFileRemove:
 			e = unlinkat(w.raw, fd, p, 0)
 		case opFileRename:
