@@ -307,7 +307,8 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 }
 
 // newSession is the session of a prepare request, in stage prepare; with
-// several hosts it holds the barrier the request's phase meets at.
+// several hosts it holds the barrier the request's phase meets at. The
+// caller holds s.mu.
 func (s *Server) newSession(id string, req *Request) *session {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sess := &session{id: id, runID: req.RunID, from: req.Controller, ctx: ctx, cancel: cancel, ended: make(chan struct{}), stage: "prepare",
@@ -315,12 +316,10 @@ func (s *Server) newSession(id string, req *Request) *session {
 	if sess.host == "" {
 		sess.host = s.Agent.Host
 	}
-	s.mu.Lock()
-	if s.runs == nil {
+	if s.runs == nil { // s.mu is held
 		s.runs = map[string]bool{}
 	}
 	s.runs[req.RunID] = true
-	s.mu.Unlock()
 	req.Barrier = nil
 	if req.Hosts > 1 {
 		sess.bar = newStreamBarrier(s.ClockSkew)
@@ -395,13 +394,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		if why != "" {
 			// Told to stop: what was measured so far is the result,
 			// marked so; the agent cleans up before saying it is done.
-			if res != nil {
-				res.Err = "stopped by a signal on the agent (" + why + ")"
-				if res.Meta == nil {
-					res.Meta = map[string]string{}
-				}
-				res.Meta["stopped_by"] = "signal"
-			}
+			markStopped(res, why)
 			err = s.stoppedErr(sess, nil, why)
 		}
 		if s.Watch != nil {
@@ -438,6 +431,19 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	if ok && why != "" {
 		s.end(sess, errors.New("the agent is stopping: "+why))
 	}
+}
+
+// markStopped marks res (nil: nothing measured) as stopped by a signal on
+// the agent, why.
+func markStopped(res *engine.HostResult, why string) {
+	if res == nil {
+		return
+	}
+	res.Err = "stopped by a signal on the agent (" + why + ")"
+	if res.Meta == nil {
+		res.Meta = map[string]string{}
+	}
+	res.Meta["stopped_by"] = "signal"
 }
 
 // stoppedErr cleans up a session whose agent was told to stop, after the
