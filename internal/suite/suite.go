@@ -259,21 +259,8 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 				}
 				ps.Matrix = m
 			default:
-				if Suggest(k.Value, phaseKeys) != "" {
-					return nil, unknownKey(name, k, phaseKeys)
-				}
-				if !isSettings(v) {
-					return nil, fmt.Errorf("line %d: %s: want an engine's settings as a mapping (%s: {...}), or one of the keys of a phase (%s)", k.Line, k.Value, k.Value, strings.Join(phaseKeys, ", "))
-				}
-				if ps.Engine != "" {
-					return nil, fmt.Errorf("line %d: a phase has one engine, found %s and %s", k.Line, ps.Engine, k.Value)
-				}
-				ps.Engine = model.EngineName(k.Value)
-				ps.Params = map[string]any{}
-				if v.Kind != yaml.ScalarNode || v.Tag != "!!null" {
-					if err := v.Decode(&ps.Params); err != nil {
-						return nil, fmt.Errorf("line %d: %s: want a mapping of settings: %v", v.Line, k.Value, cleanYAMLErr(err))
-					}
+				if err := parseEngineKey(name, &ps, k, v); err != nil {
+					return nil, err
 				}
 			}
 		}
@@ -283,6 +270,30 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 		out = append(out, ps)
 	}
 	return out, nil
+}
+
+// parseEngineKey reads a phase key that is not one of phaseKeys: an
+// engine's name with its settings, which it sets on ps (a phase has one);
+// a key close to one of phaseKeys is taken for a misspelling. Split out of
+// parsePhases to keep it short.
+func parseEngineKey(name string, ps *PhaseSpec, k, v *yaml.Node) error {
+	if Suggest(k.Value, phaseKeys) != "" {
+		return unknownKey(name, k, phaseKeys)
+	}
+	if !isSettings(v) {
+		return fmt.Errorf("line %d: %s: want an engine's settings as a mapping (%s: {...}), or one of the keys of a phase (%s)", k.Line, k.Value, k.Value, strings.Join(phaseKeys, ", "))
+	}
+	if ps.Engine != "" {
+		return fmt.Errorf("line %d: a phase has one engine, found %s and %s", k.Line, ps.Engine, k.Value)
+	}
+	ps.Engine = model.EngineName(k.Value)
+	ps.Params = map[string]any{}
+	if v.Kind != yaml.ScalarNode || v.Tag != "!!null" {
+		if err := v.Decode(&ps.Params); err != nil {
+			return fmt.Errorf("line %d: %s: want a mapping of settings: %v", v.Line, k.Value, cleanYAMLErr(err))
+		}
+	}
+	return nil
 }
 
 // checkIO500 refuses a suite that asks for the IO500-shaped score and

@@ -41,15 +41,7 @@ type LinkError = engine.LinkError
 // stonewall phase wrote is told which (StonewallOf): the run gives it the
 // count of blocks every job wrote once that phase ended (WithWritten).
 func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
-	type fioPhase struct {
-		i     int
-		ps    *Params
-		files map[string]bool
-		dir   string
-		// stonewallOf names the stonewall phase whose files it reads.
-		stonewallOf string
-	}
-	var fps []*fioPhase
+	var fps []*linkedPhase
 	for i, p := range phases {
 		if p.Engine != model.EngineFio {
 			continue
@@ -59,7 +51,7 @@ func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 			return nil, &LinkError{Phase: i, Err: fmt.Errorf("phase %s: %v", p.Name, err)}
 		}
 		ps.RunFiles, ps.Later = false, false
-		fp := &fioPhase{i: i, ps: ps, dir: filepath.Clean(ps.Dir)}
+		fp := &linkedPhase{i: i, ps: ps, dir: filepath.Clean(ps.Dir)}
 		ps.StonewallOf = ""
 		if fp.files, err = jf.fileNames(); err != nil && ps.ReadFrom != "" {
 			return nil, &LinkError{Phase: i, Err: fmt.Errorf("phase %s: read_from: %s: %v", p.Name, ReadFromNeighbour, err)}
@@ -76,7 +68,7 @@ func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 		if r.ps.ReadFrom == "" {
 			continue
 		}
-		var from *fioPhase
+		var from *linkedPhase
 		for j := k - 1; j >= 0 && from == nil; j-- {
 			w := fps[j]
 			if w.ps.ReadFrom == "" && w.dir == r.dir && w.ps.Shared == r.ps.Shared && covers(w.files, r.files) {
@@ -113,6 +105,25 @@ func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 			r.stonewallOf = phases[from.i].Name
 		}
 	}
+	markLater(fps)
+	return writeLinked(phases, fps)
+}
+
+// linkedPhase is one fio phase of a plan as Link sees it: its index, its
+// resolved parameters, the file names its job makes and its directory.
+type linkedPhase struct {
+	i     int
+	ps    *Params
+	files map[string]bool
+	dir   string
+	// stonewallOf names the stonewall phase whose files it reads.
+	stonewallOf string
+}
+
+// markLater sets Params.Later on every phase with files in the shared area
+// of a directory that a later such phase on the same directory uses, so it
+// keeps them for that phase; split out of Link to keep it short.
+func markLater(fps []*linkedPhase) {
 	for k, fp := range fps {
 		if !fp.ps.usesArea() {
 			continue
@@ -124,6 +135,12 @@ func Link(phases []engine.Phase, hosts []int) ([]engine.Phase, error) {
 			}
 		}
 	}
+}
+
+// writeLinked returns a copy of phases with what Link settled (run_files,
+// later, stonewall_of) written into each fio phase's raw parameters, set
+// the same way whenever it runs again; split out of Link to keep it short.
+func writeLinked(phases []engine.Phase, fps []*linkedPhase) ([]engine.Phase, error) {
 	out := append([]engine.Phase(nil), phases...)
 	for _, fp := range fps {
 		var raw map[string]json.RawMessage

@@ -20,7 +20,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -232,47 +231,18 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	if err := checkBind(c.bind); err != nil {
 		return nil, err
 	}
-	// One transport per --bind address (one without), each pooling the
-	// connections of the workers that start from that address, and each
-	// bounding every request (boundedTransport).
-	nt := max(1, len(c.bind))
-	for i := range nt {
-		t := newTransport(c, (inFlight+nt-1)/nt, ph.localAddr(i))
-		rt := &boundedTransport{base: t, timeout: c.requestTimeout}
-		ph.trs, ph.rts = append(ph.trs, t), append(ph.rts, rt)
-		ph.httpc = append(ph.httpc, &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }})
+	if err := ph.newClients(inFlight); err != nil {
+		return nil, err
 	}
 	ph.retainFor = c.duration + time.Hour
-	ph.cls = make([][]*minio.Client, inFlight)
-	for w := range ph.cls {
-		ph.cls[w] = make([]*minio.Client, len(c.endpoints))
-		for e, ep := range c.endpoints {
-			if ph.cls[w][e], err = newClient(c, ep, ph.rts[w%nt]); err != nil {
-				return nil, err
-			}
-		}
-	}
 	ph.admin = ph.cls[0][0]
 	ph.lean = leanUsable(c)
 	ph.picker = newHostPicker(len(c.endpoints), c.HostSelect, ph.env.Rank)
 	if ph.picker.cross {
 		ph.admin = ph.cls[0][ph.picker.write] // the bucket's upkeep through this host's own gateway
 	}
-	if c.Encrypt {
-		key := make([]byte, 32)
-		_, _ = rand.Read(key)
-		if ph.sse, err = encrypt.NewSSEC(key); err != nil {
-			return nil, err
-		}
-	}
-	ph.putSSE = ph.sse
-	switch {
-	case c.SSES3:
-		ph.putSSE = encrypt.NewSSE()
-	case c.SSEKMS != "":
-		if ph.putSSE, err = encrypt.NewSSEKMS(c.SSEKMS, nil); err != nil {
-			return nil, fmt.Errorf("s3: --sse-kms: %v", err)
-		}
+	if err := ph.setEncryption(); err != nil {
+		return nil, err
 	}
 	var seed [8]byte
 	_, _ = rand.Read(seed[:])
@@ -309,64 +279,56 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	return ph, nil
 }
 
-// listExisting lists the objects under --prefix once, into the key list
-// the run draws from. The keys share one string, so a key costs its own
-// length plus 24 bytes (its string header and its size): a million keys of
-// 60 bytes take 84 MB.
-func (ph *phase) listExisting(ctx context.Context) error {
+// newClients makes the phase's HTTP transports and its minio-go clients,
+// one per in-flight request and endpoint; split out of Prepare to keep it
+// short. One transport per --bind address (one without), each pooling the
+// connections of the workers that start from that address, and each
+// bounding every request (boundedTransport).
+func (ph *phase) newClients(inFlight int) error {
 	c := ph.c
-	ok, err := ph.admin.BucketExists(ctx, c.Bucket)
-	if err != nil {
-		return explain(c.endpoints[0], c, err)
+	nt := max(1, len(c.bind))
+	for i := range nt {
+		t := newTransport(c, (inFlight+nt-1)/nt, ph.localAddr(i))
+		rt := &boundedTransport{base: t, timeout: c.requestTimeout}
+		ph.trs, ph.rts = append(ph.trs, t), append(ph.rts, rt)
+		ph.httpc = append(ph.httpc, &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }})
 	}
-	if !ok {
-		return engine.Unsupported(fmt.Sprintf("s3: --list-existing: bucket %q does not exist", c.Bucket))
-	}
-	var all strings.Builder
-	var ends []int
-	var sizes []int64
-	lctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	for o := range ph.admin.ListObjects(lctx, c.Bucket, minio.ListObjectsOptions{Prefix: c.Prefix, Recursive: true}) {
-		if o.Err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+	ph.cls = make([][]*minio.Client, inFlight)
+	for w := range ph.cls {
+		ph.cls[w] = make([]*minio.Client, len(c.endpoints))
+		for e, ep := range c.endpoints {
+			var err error
+			if ph.cls[w][e], err = newClient(c, ep, ph.rts[w%nt]); err != nil {
+				return err
 			}
-			return fmt.Errorf("s3: --list-existing: list %s/%s: %v", c.Bucket, c.Prefix, explain(c.endpoints[0], c, o.Err))
-		}
-		all.WriteString(o.Key)
-		ends = append(ends, all.Len())
-		sizes = append(sizes, o.Size)
-		if c.Objects > 0 && len(ends) == c.Objects {
-			break
 		}
 	}
-	if len(ends) == 0 {
-		return engine.Unsupported(fmt.Sprintf("s3: --list-existing: no objects under %s/%s: give the --prefix (and --bucket) of objects that are there", c.Bucket, c.Prefix))
+	return nil
+}
+
+// setEncryption sets the phase's server-side encryption: an SSE-C key of
+// its own with --encrypt (every request), and SSE-S3 or SSE-KMS for
+// uploads only; split out of Prepare to keep it short.
+func (ph *phase) setEncryption() error {
+	c := ph.c
+	if c.Encrypt {
+		key := make([]byte, 32)
+		_, _ = rand.Read(key)
+		var err error
+		if ph.sse, err = encrypt.NewSSEC(key); err != nil {
+			return err
+		}
 	}
-	// Copies of exactly the size needed: what the listing grew is freed.
-	keys, start := strings.Clone(all.String()), 0
-	ph.keys = make([]string, len(ends))
-	for i, end := range ends {
-		ph.keys[i] = keys[start:end]
-		start = end
+	ph.putSSE = ph.sse
+	switch {
+	case c.SSES3:
+		ph.putSSE = encrypt.NewSSE()
+	case c.SSEKMS != "":
+		var err error
+		if ph.putSSE, err = encrypt.NewSSEKMS(c.SSEKMS, nil); err != nil {
+			return fmt.Errorf("s3: --sse-kms: %v", err)
+		}
 	}
-	ph.sizes = slices.Clone(sizes)
-	smallest, largest := slices.Min(sizes), slices.Max(sizes)
-	if c.RangeSize > 0 && int64(c.RangeSize) > smallest {
-		return engine.Unsupported(fmt.Sprintf("s3: --range-size %s is larger than the smallest object under %s/%s (%s): ranges must fit in every object",
-			sizeLabel(int64(c.RangeSize)), c.Bucket, c.Prefix, sizeLabel(smallest)))
-	}
-	// The objects, not the benchmark's default size, set how long a GET
-	// may take.
-	c.boundRequests(largest)
-	for _, rt := range ph.rts {
-		rt.timeout = c.requestTimeout
-	}
-	ph.listPfx = []string{c.Prefix}
-	// What a listing of data that is not storbench's must return is not
-	// known (others may write there): no count is checked.
-	ph.listWant = []int64{-1}
 	return nil
 }
 
@@ -668,127 +630,6 @@ func (ph *phase) putOpts() minio.PutObjectOptions {
 	}
 	return o
 }
-
-// prepareObjects uploads the objects get, stat, delete, list, mixed and
-// versioned work on, with all workers.
-func (ph *phase) prepareObjects(ctx context.Context) error {
-	c := ph.c
-	switch c.Op {
-	case "put", "multipart", "multipart-put":
-		return nil
-	}
-	n := c.Objects
-	ph.keys = make([]string, n)
-	ph.sizes = make([]int64, n)
-	ph.vers = make([]string, n)
-	for i := range ph.keys {
-		w := i % c.Concurrent
-		ph.keys[i] = ph.workerPrefix(w) + "p" + strconv.Itoa(i)
-	}
-	if c.Op == "list" {
-		for w := 0; w < c.Concurrent; w++ {
-			ph.listPfx = append(ph.listPfx, ph.workerPrefix(w))
-			// Keys go to the workers' prefixes in turn, each in every
-			// version.
-			ph.listWant = append(ph.listWant, int64((n-w+c.Concurrent-1)/c.Concurrent*c.Versions))
-		}
-	}
-	// Every key is uploaded in --versions versions: item j is version
-	// j/n of key j%n, so the versions of one key are made apart in time.
-	total := n * c.Versions
-	if c.Op == "retention" {
-		ph.retVers = make([]string, total)
-	}
-	// An interrupt stops new uploads at once, but lets those in flight
-	// finish for up to prepareGrace: an upload cut mid-way may still land
-	// on the server after cleanup has listed the prefix.
-	uctx, ucancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer ucancel()
-	defer context.AfterFunc(ctx, func() { time.AfterFunc(prepareGrace, ucancel) })()
-	var next atomic.Int64
-	var firstErr error
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for w := 0; w < c.Concurrent; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			wk := ph.newWorker(w, nil, nil)
-			if wk.lean != nil {
-				defer wk.lean.bind(uctx)()
-			}
-			for {
-				j := int(next.Add(1) - 1)
-				if j >= total || ctx.Err() != nil {
-					return
-				}
-				i := j % n
-				size := c.sizes.draw(wk.rng)
-				ep := j % len(c.endpoints)
-				if ph.picker.cross {
-					ep = ph.picker.write // read back through another
-				}
-				info, err := wk.put(uctx, ep, ph.keys[i], size)
-				if err != nil && ctx.Err() != nil {
-					return
-				}
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = fmt.Errorf("s3: prepare: upload %s: %v", ph.keys[i], explain(c.endpoints[ep], c, err))
-					}
-					mu.Unlock()
-					next.Store(int64(total))
-					return
-				}
-				if ph.retVers != nil {
-					ph.retVers[j] = info.VersionID
-				}
-				if j < n {
-					ph.sizes[i] = size
-					ph.vers[i] = info.VersionID
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
-	if firstErr == nil && ctx.Err() != nil {
-		firstErr = ctx.Err()
-	}
-	if firstErr != nil {
-		return firstErr
-	}
-	if c.Op == "mixed" || c.Op == "versioned" {
-		ph.pool = newObjectPool(ph.keys, ph.sizes, ph.vers)
-	}
-	if c.Op == "list" && c.Metadata {
-		return ph.probeListMetadata(ctx)
-	}
-	return nil
-}
-
-// probeListMetadata lists one prepared object with metadata: a server that
-// does not return the metadata every upload carried lacks the MinIO
-// extension --metadata measures.
-func (ph *phase) probeListMetadata(ctx context.Context) error {
-	lctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	opts := minio.ListObjectsOptions{Prefix: ph.listPfx[0], Recursive: true, WithMetadata: true, MaxKeys: 1}
-	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, opts) {
-		if o.Err != nil {
-			return fmt.Errorf("s3: list --metadata: %v", o.Err)
-		}
-		if len(o.UserMetadata) == 0 {
-			return engine.Unsupported("s3: list --metadata: the server does not return user metadata in listings (MinIO's extension of ListObjectsV2)")
-		}
-		break
-	}
-	return nil
-}
-
-// prepareGrace is how long uploads in flight may finish after an
-// interrupt during preparation.
-const prepareGrace = 5 * time.Second
 
 // Run waits for startAt, runs the benchmark until its duration, autoterm or
 // ctx, and returns what was measured. ctx cancelled mid-run still returns

@@ -446,36 +446,8 @@ func resolve(p Params, keys engine.Credentials) (*config, error) {
 	if c.Batch < 1 || c.Batch > 1000 {
 		return nil, fmt.Errorf("s3: --batch %d: want 1 to 1000 (S3's limit per DELETE)", c.Batch)
 	}
-	if c.multipart() {
-		if c.DisableMultipart {
-			return nil, fmt.Errorf("s3: --disable-multipart: %s is multipart uploads", c.Op)
-		}
-		// storbench's multipart has its own defaults; multipart-put has
-		// warp's.
-		parts, conc := 20, 4
-		if c.Op == "multipart-put" {
-			parts, conc = 100, 20
-		}
-		if c.Parts == 0 {
-			c.Parts = parts
-		}
-		if c.PartSize == 0 {
-			c.PartSize = MinPartSize
-		}
-		if c.PartConcurrency == 0 {
-			c.PartConcurrency = conc
-		}
-		if c.Parts < 1 || c.Parts > MaxParts {
-			return nil, fmt.Errorf("s3: --parts %d: want 1 to %d", c.Parts, MaxParts)
-		}
-		if c.PartSize < 1 || c.PartSize > MaxPartSize {
-			return nil, fmt.Errorf("s3: --part.size %d: want 1 byte to 5 GiB", c.PartSize)
-		}
-		if c.PartConcurrency < 1 || c.PartConcurrency > c.Parts {
-			return nil, fmt.Errorf("s3: --part.concurrent %d: want 1 to --parts (%d)", c.PartConcurrency, c.Parts)
-		}
-		c.ObjSize = c.PartSize * Size(c.Parts)
-		c.sizes = &sizeDist{kind: distFixed, lo: int64(c.PartSize), hi: int64(c.PartSize)}
+	if err := resolveMultipart(c); err != nil {
+		return nil, err
 	}
 	if err := resolveRequestOptions(c); err != nil {
 		return nil, err
