@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -56,46 +55,23 @@ func TakeFingerprint(ctx context.Context, o FingerprintOptions) model.Fingerprin
 	return fp
 }
 
-// mount is one line of mountinfo.
-type mount struct {
-	point, fsType, source, options string
-}
-
-func readMounts(path string) []mount {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer fh.Close()
-	var out []mount
-	sc := bufio.NewScanner(fh)
-	for sc.Scan() {
-		// id parent major:minor root mountpoint opts ... - fstype source superopts
-		pre, post, ok := strings.Cut(sc.Text(), " - ")
-		if !ok {
-			continue
-		}
-		a, b := strings.Fields(pre), strings.Fields(post)
-		if len(a) < 6 || len(b) < 2 {
-			continue
-		}
-		// The mount's options then the file system's, each once.
+// readMounts reads a mountinfo file, each mount's options (the mount's,
+// then the file system's) listed once.
+func readMounts(path string) []model.Mount {
+	mounts := model.ReadMounts(path)
+	for i := range mounts {
 		var opts []string
-		all := a[5]
-		if len(b) > 2 {
-			all += "," + b[2]
-		}
-		for _, o := range strings.Split(all, ",") {
+		for _, o := range strings.Split(mounts[i].Options, ",") {
 			opts = appendNew(opts, o)
 		}
-		out = append(out, mount{point: unescapeOctal(a[4]), fsType: b[0], source: unescapeOctal(b[1]), options: strings.Join(opts, ",")})
+		mounts[i].Options = strings.Join(opts, ",")
 	}
-	return out
+	return mounts
 }
 
 // targetPrint finds the mount holding dir (the longest mount point that
 // is a prefix of it, the last mounted winning) and the devices under it.
-func targetPrint(dir string, mounts []mount, sys string) model.TargetPrint {
+func targetPrint(dir string, mounts []model.Mount, sys string) model.TargetPrint {
 	t := model.TargetPrint{Dir: dir}
 	abs, err := filepath.Abs(dir)
 	if err == nil {
@@ -112,21 +88,13 @@ func targetPrint(dir string, mounts []mount, sys string) model.TargetPrint {
 		}
 		t.Dir = abs
 	}
-	best := -1
-	for i, m := range mounts {
-		if abs == m.point || strings.HasPrefix(abs, strings.TrimSuffix(m.point, "/")+"/") {
-			if best < 0 || len(m.point) >= len(mounts[best].point) {
-				best = i
-			}
-		}
-	}
-	if best < 0 {
+	m, ok := model.MountOf(abs, mounts)
+	if !ok {
 		return t
 	}
-	m := mounts[best]
-	t.FSType, t.MountOptions, t.Source = m.fsType, m.options, m.source
-	if strings.HasPrefix(m.source, "/dev/") {
-		t.Devices = deviceModels(m.source, sys)
+	t.FSType, t.MountOptions, t.Source = m.FSType, m.Options, m.Source
+	if strings.HasPrefix(m.Source, "/dev/") {
+		t.Devices = deviceModels(m.Source, sys)
 	}
 	return t
 }
@@ -227,21 +195,4 @@ func serverHeader(ctx context.Context, ep string, useTLS, insecure bool) string 
 	}
 	resp.Body.Close()
 	return resp.Header.Get("Server")
-}
-
-// unescapeOctal undoes mountinfo's octal escapes (\040 for a space).
-func unescapeOctal(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) && s[i+1] >= '0' && s[i+1] <= '3' {
-			b.WriteByte((s[i+1]-'0')<<6 | (s[i+2]-'0')<<3 | (s[i+3] - '0'))
-			i += 3
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

@@ -8,22 +8,21 @@ import (
 	"strings"
 )
 
-// TargetOf finds the mount that holds dir in /proc/self/mountinfo.
-func TargetOf(dir string) Target {
-	t := Target{Dir: dir, FSType: "unknown"}
-	abs, err := filepath.Abs(dir)
+// Mount is one line of a mountinfo file: where, what file system, from
+// which source, with the mount's options then the file system's.
+type Mount struct {
+	Point, FSType, Source, Options string
+}
+
+// ReadMounts reads a mountinfo file (/proc/self/mountinfo); nil when it
+// cannot be read.
+func ReadMounts(path string) []Mount {
+	fh, err := os.Open(path)
 	if err != nil {
-		return t
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = r
-	}
-	t.Dir = abs
-	fh, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return t
+		return nil
 	}
 	defer fh.Close()
+	var out []Mount
 	sc := bufio.NewScanner(fh)
 	for sc.Scan() {
 		// id parent major:minor root mountpoint opts ... - fstype source superopts
@@ -35,14 +34,46 @@ func TargetOf(dir string) Target {
 		if len(a) < 6 || len(b) < 2 {
 			continue
 		}
-		mp := unescape(a[4])
-		if (abs == mp || strings.HasPrefix(abs, strings.TrimSuffix(mp, "/")+"/")) && len(mp) >= len(t.Mount) {
-			t.Mount, t.FSType, t.Source = mp, b[0], unescape(b[1])
-			t.Options = a[5]
-			if len(b) > 2 {
-				t.Options += "," + b[2]
+		m := Mount{Point: unescape(a[4]), FSType: b[0], Source: unescape(b[1]), Options: a[5]}
+		if len(b) > 2 {
+			m.Options += "," + b[2]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// MountOf is the mount of mounts that holds the absolute path abs: the
+// longest mount point that is a prefix of it, the last mounted winning;
+// ok false when none does.
+func MountOf(abs string, mounts []Mount) (m Mount, ok bool) {
+	best := -1
+	for i, mt := range mounts {
+		if abs == mt.Point || strings.HasPrefix(abs, strings.TrimSuffix(mt.Point, "/")+"/") {
+			if best < 0 || len(mt.Point) >= len(mounts[best].Point) {
+				best = i
 			}
 		}
+	}
+	if best < 0 {
+		return Mount{}, false
+	}
+	return mounts[best], true
+}
+
+// TargetOf finds the mount that holds dir in /proc/self/mountinfo.
+func TargetOf(dir string) Target {
+	t := Target{Dir: dir, FSType: "unknown"}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return t
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	t.Dir = abs
+	if m, ok := MountOf(abs, ReadMounts("/proc/self/mountinfo")); ok {
+		t.Mount, t.FSType, t.Source, t.Options = m.Point, m.FSType, m.Source, m.Options
 	}
 	return t
 }
