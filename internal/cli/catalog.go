@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -52,6 +55,19 @@ func (o CatalogOptions) need(ctx context.Context, st *State) (*catalog.Catalog, 
 		return nil, usageErr("no catalog (%s): give --catalog FILE or URL", why)
 	}
 	return c, err
+}
+
+// query opens the catalog for a command that only reads it (runs, trend,
+// check, compare --a/--b): a SQLite file that is not there is said to be
+// missing, not made empty by the asking.
+func (o CatalogOptions) query(ctx context.Context, st *State) (*catalog.Catalog, error) {
+	where, on, _ := catalog.Location(o.Where, o.Off, st.getenv)
+	if on && !catalog.IsURL(where) {
+		if _, err := os.Stat(where); errors.Is(err, fs.ErrNotExist) {
+			return nil, usageErr("no catalog at %s: a run or storbench catalog add makes it (or give --catalog FILE or URL)", where)
+		}
+	}
+	return o.need(ctx, st)
 }
 
 // RunCatalogOptions are the catalog flags of the commands that run: where

@@ -122,6 +122,12 @@ func TestCatalogBadInput(t *testing.T) {
 	junk := []byte(strings.Repeat("junk that is no database\n", 300))
 	os.WriteFile(corrupt, junk, 0o644)
 	good := filepath.Join(dir, "good.db")
+	if c, err := catalog.Open(context.Background(), good); err != nil {
+		t.Fatal(err)
+	} else {
+		c.Close()
+	}
+	missing := filepath.Join(dir, "missing.db")
 	res := filepath.Join(dir, "results")
 	for _, tc := range []struct {
 		args []string
@@ -142,6 +148,11 @@ func TestCatalogBadInput(t *testing.T) {
 		{[]string{"compare", "--catalog", good, "--a", "name=x"}, []string{"both --a QUERY and --b QUERY"}},
 		{[]string{"compare", "--catalog", good, "--a", "name=x", "--b", "name=y"}, []string{"--a name=x matches no completed run"}},
 		{[]string{"runs", "--no-catalog"}, []string{"no catalog (--no-catalog)"}},
+		// A query names a catalog that is not there: said so, not made.
+		{[]string{"runs", "--catalog", missing}, []string{"no catalog at " + missing}},
+		{[]string{"trend", "--catalog", missing, "seq-read/read/bw"}, []string{"no catalog at " + missing}},
+		{[]string{"check", "x", "--catalog", missing, "--baseline", "name=x"}, []string{"no catalog at " + missing}},
+		{[]string{"compare", "--catalog", missing, "--a", "name=x", "--b", "name=y"}, []string{"no catalog at " + missing}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			st, out := testState()
@@ -150,6 +161,9 @@ func TestCatalogBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(res); err == nil {
 		t.Errorf("a refused run left %s", res)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("a query made the catalog %s it was asked to read", missing)
 	}
 	if b, _ := os.ReadFile(corrupt); string(b) != string(junk) {
 		t.Errorf("the corrupt catalog was changed")

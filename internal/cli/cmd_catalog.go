@@ -170,7 +170,7 @@ func runRuns(ctx context.Context, st *State, o CatalogOptions, out OutputOptions
 	if err != nil {
 		return err
 	}
-	c, err := o.need(ctx, st)
+	c, err := o.query(ctx, st)
 	if err != nil {
 		return err
 	}

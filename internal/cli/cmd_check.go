@@ -85,7 +85,7 @@ func runCheck(ctx context.Context, st *State, o CheckOptions, runArg string) err
 	if err != nil {
 		return err
 	}
-	c, err := o.Catalog.need(ctx, st)
+	c, err := o.Catalog.query(ctx, st)
 	if err != nil {
 		return err
 	}

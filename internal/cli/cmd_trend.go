@@ -90,7 +90,7 @@ func runTrend(ctx context.Context, st *State, o TrendOptions, figure string, ter
 	if q.Last == 0 {
 		q.Last = o.Last
 	}
-	c, err := o.Catalog.need(ctx, st)
+	c, err := o.Catalog.query(ctx, st)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func runCompareGroups(ctx context.Context, st *State, o CompareOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := o.Catalog.need(ctx, st)
+	c, err := o.Catalog.query(ctx, st)
 	if err != nil {
 		return err
 	}
