@@ -59,6 +59,21 @@ type Iteration struct {
 // Seconds returns the window length in seconds.
 func (o OpStats) Seconds() float64 { return float64(o.EndNs-o.StartNs) / 1e9 }
 
+// Span is when ops began and ended: the earliest start and the latest end
+// of those with a window (Unix ns), or zeros when none has one.
+func Span(ops []OpStats) (start, end int64) {
+	for _, o := range ops {
+		if o.StartNs == 0 && o.EndNs == 0 {
+			continue
+		}
+		if start == 0 || o.StartNs < start {
+			start = o.StartNs
+		}
+		end = max(end, o.EndNs)
+	}
+	return start, end
+}
+
 // Combine merges the statistics of the same operation from two workers or two
 // hosts: counts add, histograms add, the window spans both, and iterations with
 // the same index combine: items add, the start is the earlier and the end the

@@ -266,7 +266,7 @@ func BuildPhase(name string, eng model.EngineName, hosts []*model.HostResult) Ph
 		}
 		ps.Hosts = append(ps.Hosts, h.Host)
 		ho := HostOps{Host: h.Host, Error: h.Err, Unreachable: h.Unreachable}
-		ho.StartNs, ho.EndNs = span(h.Ops)
+		ho.StartNs, ho.EndNs = record.Span(h.Ops)
 		if ho.StartNs != 0 {
 			starts = append(starts, ho.StartNs)
 		}

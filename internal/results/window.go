@@ -120,21 +120,6 @@ type DoneFigure struct {
 	OpsPerS     *float64 `json:"ops_per_s,omitempty"`
 }
 
-// span is when a host's operations began and ended: the earliest start and
-// the latest end of those with a window (Unix ns), or zeros.
-func span(ops []record.OpStats) (start, end int64) {
-	for _, o := range ops {
-		if o.StartNs == 0 && o.EndNs == 0 {
-			continue
-		}
-		if start == 0 || o.StartNs < start {
-			start = o.StartNs
-		}
-		end = max(end, o.EndNs)
-	}
-	return start, end
-}
-
 // stonewall computes operation op's stonewall figures across hosts, as
 // IOR and elbencho print them beside the total: "first done" is what every
 // host had done when the first host finished, "last done" what they had

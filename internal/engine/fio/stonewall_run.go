@@ -91,7 +91,7 @@ func (r *prepared) runStonewall(ctx context.Context, startAt time.Time, live eng
 	if j.limit == 0 {
 		hit = out.Elapsed() >= int64(deadline.Seconds())
 	}
-	start1, end1 := opsSpan(res.Ops)
+	start1, end1 := record.Span(res.Ops)
 	to, start2, err := r.agree(ctx, at, j.bs)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -171,7 +171,7 @@ func (r *prepared) wearOut(ctx context.Context, res *engine.HostResult, j *seqJo
 	if o, perr := ParseOutput(w.Raw["fio.json"]); perr == nil {
 		wear, _ = j.bytesOf(o)
 	}
-	s, e := opsSpan(w.Ops)
+	s, e := record.Span(w.Ops)
 	if s != 0 {
 		res.Meta[model.MetaWearOutStart], res.Meta[model.MetaWearOutEnd] = strconv.FormatInt(s, 10), strconv.FormatInt(e, 10)
 	}
@@ -317,21 +317,6 @@ func liveAfter(live engine.LiveFunc, prev *Output, since time.Duration) engine.L
 func (r *prepared) writeJob(jf *JobFile, suffix string) (string, error) {
 	path := filepath.Join(r.ws.Path, r.params.Job.Name+suffix)
 	return path, os.WriteFile(path, []byte(jf.Render()), 0o644)
-}
-
-// opsSpan is the earliest start and latest end of ops (Unix ns), zeros
-// for none.
-func opsSpan(ops []record.OpStats) (start, end int64) {
-	for _, o := range ops {
-		if o.StartNs == 0 && o.EndNs == 0 {
-			continue
-		}
-		if start == 0 || o.StartNs < start {
-			start = o.StartNs
-		}
-		end = max(end, o.EndNs)
-	}
-	return start, end
 }
 
 func joinInts(xs []int64) string {
