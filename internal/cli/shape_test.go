@@ -28,7 +28,6 @@ const maxFileLines = 800
 var longFuncs = map[string]int{
 	"internal/cluster/server.go:Server.run":             105,
 	"internal/cluster/server.go:Server.stream":          81,
-	"internal/engine/md/worker.go:worker.eachItem":      108,
 	"internal/engine/s3/engine.go:phase.ensureBucket":   87,
 	"internal/engine/s3/engine.go:phase.Cleanup":        82,
 	"internal/engine/s3/params.go:resolve":              179,

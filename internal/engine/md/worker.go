@@ -311,23 +311,11 @@ func (w *worker) treeErr(path []byte, tries int) {
 func (w *worker) eachItem(k opKind, from, count int64, random bool, s *items, renamed, deadline int64) int64 {
 	r := w.r
 	o := w.rec.Op(w.recIdx[k])
-	fds := r.treeFds[s.slot]
-	var paths [][]byte // with FullPaths: each directory's path
-	if r.paths != nil {
-		paths = r.paths[s.slot]
-	}
-	nodes := int64(len(fds))
+	ps := w.newPass(k, s, renamed)
 	var perm permutation
 	if random {
 		perm = newPermutation(count, w.seed+uint64(r.iter)*31+uint64(k))
 	}
-	pfx, renPfx := s.filePfx, s.renPfx
-	switch k {
-	case opDirCreate, opDirStat, opDirRemove:
-		pfx = s.dirPfx
-	}
-	wb, rb := int64(r.pr.p.WriteBytes), int64(r.pr.p.ReadBytes)
-	syncFile := r.pr.p.SyncFile
 	done := from
 	// One clock reading per operation: an operation's latency runs from the
 	// end of the previous one, so it includes the few tens of nanoseconds of
@@ -339,46 +327,10 @@ func (w *worker) eachItem(k opKind, from, count int64, random bool, s *items, re
 		if random {
 			i = perm.next()
 		}
-		node := nodeOf(nodes, i, r.pr.p.Items)
-		fd := fds[node]
-		if k == opFileRemove && i < renamed {
-			setName(&w.name, renPfx, i)
-		} else {
-			setName(&w.name, pfx, i)
-		}
-		p := &w.name[0]
-		if paths != nil {
-			fd, p = atFdcwd, fullName(&w.full, paths[node], &w.name)
-		}
-		var e syscall.Errno
-		var moved int64
-		switch k {
-		case opDirCreate:
-			e = mkdirat(w.raw, fd, p, 0o755)
-		case opDirStat, opFileStat:
-			e = fstatat(w.raw, fd, p, &w.st)
-		case opDirRemove:
-			if e = rmdirAt(w.raw, fd, p); e != 0 {
-				e, _ = w.removeDir(fd, p, e) // as tree-remove: one item, one operation
-			}
-		case opFileRemove:
-			e = unlinkat(w.raw, fd, p, 0)
-		case opFileRename:
-			setName(&w.name2, renPfx, i)
-			p2 := &w.name2[0]
-			if paths != nil {
-				p2 = fullName(&w.full2, paths[node], &w.name2)
-			}
-			e = renameat(w.raw, fd, p, fd, p2)
-		case opFileCreate:
-			var made bool
-			moved, e, made = w.createFile(fd, p, wb, syncFile)
-			if made && e != 0 {
-				// The file exists: later stages must see it.
-				done++
-			}
-		case opFileRead:
-			moved, e = w.readFile(fd, p, rb)
+		moved, e, made := w.item(&ps, i)
+		if made && e != 0 {
+			// The file exists: later stages must see it.
+			done++
 		}
 		t1 := mono()
 		stopped := r.stop.Load()
@@ -389,12 +341,7 @@ func (w *worker) eachItem(k opKind, from, count int64, random bool, s *items, re
 			w.slowCall()
 		}
 		if e != 0 {
-			w.fail(o, e)
-			if w.errItem == "" {
-				// Which item, for the error line: on a shared file
-				// system a stale entry is one item another client made.
-				w.errItem = fmt.Sprintf("%s, rank %d's", filepath.Join(s.root, cName(w.name[:])), s.rank)
-			}
+			w.itemFailed(o, e, s)
 			return done
 		}
 		o.Record(t1-t0, moved)
