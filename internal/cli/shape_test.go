@@ -28,16 +28,13 @@ const maxFileLines = 800
 var longFuncs = map[string]int{
 	"internal/cluster/server.go:Server.run":             105,
 	"internal/cluster/server.go:Server.stream":          81,
-	"internal/engine/s3/params.go:resolve":              179,
 	"internal/engine/s3/worker.go:worker.loopMultipart": 85,
 	"internal/engine/s3/worker.go:worker.loopMixed":     93,
 	"internal/suite/expand.go:Suite.Expand":             126,
 }
 
 // longFiles are the files over maxFileLines likewise.
-var longFiles = map[string]int{
-	"internal/engine/s3/params.go": 811,
-}
+var longFiles = map[string]int{}
 
 // moduleRoot is the repository's root, the folder of go.mod above the
 // test's.

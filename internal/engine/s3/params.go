@@ -16,7 +16,6 @@ import (
 	"github.com/minio/minio-go/v7/pkg/tags"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/hosts"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -313,192 +312,6 @@ var zeroRefused = []struct {
 
 func ptr(f float64) *float64 { return &f }
 
-// resolve applies defaults, takes the agent's keys when the phase carries
-// none, and checks every setting, so a bad phase fails with one clear line
-// before anything connects.
-func resolve(p Params, keys engine.Credentials) (*config, error) {
-	c := &config{Params: p}
-	c.Op = strings.ToLower(strings.TrimSpace(c.Op))
-	known := false
-	for _, o := range Ops {
-		known = known || o == c.Op
-	}
-	if !known {
-		return nil, fmt.Errorf("s3: unknown op %q (want one of %s)", p.Op, strings.Join(Ops, ", "))
-	}
-	if c.Host != "" {
-		c.Hosts = append(c.Hosts, c.Host)
-	}
-	if len(c.Hosts) == 0 {
-		return nil, fmt.Errorf("s3: no host given (use --host or STORBENCH_HOST)")
-	}
-	eps, err := hosts.Expand(c.Hosts, c.HostLimit)
-	if err != nil {
-		return nil, fmt.Errorf("s3: --host: %v", err)
-	}
-	if c.TLS != nil {
-		c.tls = *c.TLS
-	}
-	for i, e := range eps {
-		if strings.Contains(e, "://") || strings.Contains(e, "/") {
-			return nil, fmt.Errorf("s3: host %q: give host[:port] without a scheme or path (use --tls for https)", e)
-		}
-		eps[i] = withDefaultPort(e, c.tls)
-		if _, _, err := hosts.SplitHostPort(eps[i]); err != nil {
-			return nil, fmt.Errorf("s3: --host %v", err)
-		}
-	}
-	c.endpoints = eps
-	// A phase's own keys (a suite's s3 block) come first, then the
-	// agent's. A session token belongs to its access key: the agent's
-	// token goes only with the agent's access key.
-	if c.AccessKey == "" {
-		c.AccessKey = keys.AccessKey.Reveal()
-		if c.SessionToken == "" {
-			c.SessionToken = keys.SessionToken.Reveal()
-		}
-	}
-	if c.SecretKey == "" {
-		c.SecretKey = keys.SecretKey.Reveal()
-	}
-	if c.AccessKey == "" || c.SecretKey == "" {
-		return nil, fmt.Errorf("s3: no credentials (use --access-key/--secret-key, STORBENCH_ACCESS_KEY/STORBENCH_SECRET_KEY, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or an AWS profile)")
-	}
-	if c.Region == "" {
-		c.Region = "us-east-1"
-	}
-	if c.Bucket == "" {
-		c.Bucket = "storbench"
-	}
-	switch c.Lookup {
-	case "":
-		c.Lookup = "path"
-	case "path", "dns":
-	default:
-		return nil, fmt.Errorf("s3: --lookup %q: want path or dns", c.Lookup)
-	}
-	switch c.HostSelect {
-	case "":
-		c.HostSelect = "weighed"
-	case "weighed", "roundrobin":
-	case "cross":
-		if len(c.endpoints) < 2 {
-			return nil, errors.New("s3: --host-select cross writes through one endpoint and reads through another: give at least 2 with --host")
-		}
-	default:
-		return nil, fmt.Errorf("s3: --host-select %q: want weighed, roundrobin or cross", c.HostSelect)
-	}
-	if c.Concurrent == 0 {
-		c.Concurrent = 20
-	}
-	if c.Concurrent < 1 || c.Concurrent > MaxConcurrent {
-		return nil, fmt.Errorf("s3: --concurrent %d: want 1 to %d", c.Concurrent, MaxConcurrent)
-	}
-	if err := checkListExisting(c, p); err != nil {
-		return nil, err
-	}
-	if err := resolveSizes(c, p); err != nil {
-		return nil, err
-	}
-	if c.Objects == 0 && !c.ListExisting {
-		c.Objects = defaultObjects(c.Op)
-	}
-	if c.Objects < 0 || (c.Objects == 0 && !c.ListExisting) {
-		return nil, fmt.Errorf("s3: --objects %d: want at least 1", c.Objects)
-	}
-	if c.Duration == 0 {
-		c.Duration = Duration(5 * time.Minute)
-	}
-	c.duration = time.Duration(c.Duration)
-	if c.AutoTermPct == 0 {
-		c.AutoTermPct = 7.5
-	}
-	if c.AutoTermDur == 0 {
-		c.AutoTermDur = Duration(10 * time.Second)
-	}
-	if c.AutoTermPct < 0 || c.AutoTermPct > 100 {
-		return nil, fmt.Errorf("s3: --autoterm.pct %g: want 0 to 100", c.AutoTermPct)
-	}
-	if c.Rate < 0 {
-		return nil, fmt.Errorf("s3: --rate %g: want a positive rate", c.Rate)
-	}
-	if c.CACert != "" && !c.tls {
-		return nil, errors.New("s3: --ca-cert needs --tls")
-	}
-	if c.CACert != "" && c.Insecure {
-		return nil, errors.New("s3: --ca-cert checks the server's certificate and --insecure does not: give one")
-	}
-	if c.Encrypt && !c.tls {
-		return nil, errors.New("s3: --encrypt (SSE-C) needs --tls: S3 refuses customer keys over plain HTTP")
-	}
-	if c.Checksum != "" {
-		if _, ok := checksumTypes[strings.ToUpper(c.Checksum)]; !ok {
-			return nil, fmt.Errorf("s3: --checksum %q: want %s", c.Checksum, checksumNames)
-		}
-		c.Checksum = strings.ToUpper(c.Checksum)
-	}
-	if c.MD5 && c.Checksum != "" {
-		return nil, errors.New("s3: use either --md5 or --checksum, not both")
-	}
-	if c.Batch == 0 {
-		c.Batch = 100
-	}
-	if c.Batch < 1 || c.Batch > 1000 {
-		return nil, fmt.Errorf("s3: --batch %d: want 1 to 1000 (S3's limit per DELETE)", c.Batch)
-	}
-	if err := resolveMultipart(c); err != nil {
-		return nil, err
-	}
-	if err := resolveRequestOptions(c); err != nil {
-		return nil, err
-	}
-	if err := resolveBenchOptions(c); err != nil {
-		return nil, err
-	}
-	if err := checkCounts(c); err != nil {
-		return nil, err
-	}
-	// The largest body one request carries sets how long a sound request
-	// may take.
-	body := c.ObjSize
-	if c.Op == "multipart" {
-		body = c.PartSize
-	}
-	c.boundRequests(int64(body))
-	if c.requestTimeout < 0 {
-		return nil, fmt.Errorf("s3: --request-timeout %v: want a positive time", c.requestTimeout)
-	}
-	if c.grace < 0 {
-		return nil, fmt.Errorf("s3: --grace %v: want a positive time", c.grace)
-	}
-	def := [4]float64{45, 30, 15, 10}
-	if c.ListExisting {
-		def[dPut], def[dDelete] = 0, 0
-	}
-	for i, v := range []*float64{c.GetDistrib, c.StatDistrib, c.PutDistrib, c.DeleteDistrib} {
-		c.dist[i] = def[i]
-		if v != nil {
-			c.dist[i] = *v
-		}
-		if c.dist[i] < 0 {
-			return nil, errors.New("s3: distributions must not be negative")
-		}
-	}
-	if c.Op == "mixed" || c.Op == "versioned" {
-		sum := c.dist[0] + c.dist[1] + c.dist[2] + c.dist[3]
-		if sum <= 0 {
-			return nil, errors.New("s3: every distribution is 0: nothing to do")
-		}
-		if c.dist[dPut] < c.dist[dDelete] {
-			return nil, errors.New("s3: --put-distrib must be at least --delete-distrib, or the object pool runs dry")
-		}
-	}
-	return c, nil
-}
-
-// checkListExisting refuses what --list-existing cannot do: it reads the
-// objects already there and writes nothing, so benchmarks that write and
-// settings that only shape what storbench would write are bad input.
 // boundRequests sets the request timeout and the grace from the largest
 // body one request carries, unless --request-timeout and --grace gave them.
 func (c *config) boundRequests(body int64) {
@@ -513,6 +326,9 @@ func (c *config) boundRequests(body int64) {
 	}
 }
 
+// checkListExisting refuses what --list-existing cannot do: it reads the
+// objects already there and writes nothing, so benchmarks that write and
+// settings that only shape what storbench would write are bad input.
 func checkListExisting(c *config, p Params) error {
 	if !c.ListExisting {
 		if c.Prefix != "" {
