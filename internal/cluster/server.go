@@ -340,33 +340,14 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	startAt := time.Unix(0, body.StartNs).Add(-s.ClockSkew)
-	type outcome struct {
-		res *engine.HostResult
-		err error
-	}
-	var latestMu sync.Mutex
-	// pending are the snapshots not sent yet, each sent on its own: the
-	// controller's --live writes every second once. A stream that falls
-	// further behind than maxPending drops the oldest (the next snapshot's
-	// counts, cumulative, cover them).
-	var pending []engine.Snapshot
-	notify := make(chan struct{}, 1)
+	q := newLiveQueue()
 	live := func(snap engine.Snapshot) {
 		if s.Watch != nil {
 			s.Watch.Snapshot(sess.runID, snap)
 		}
-		latestMu.Lock()
-		if len(pending) >= maxPending {
-			pending = append(pending[:0], pending[1:]...)
-		}
-		pending = append(pending, snap)
-		latestMu.Unlock()
-		select {
-		case notify <- struct{}{}:
-		default:
-		}
+		q.push(snap)
 	}
-	done := make(chan outcome, 1)
+	done := make(chan runOutcome, 1)
 	sess.op.Lock()
 	s.mu.Lock()
 	sess.stage = "run"
@@ -377,37 +358,13 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	}
 	go func() {
 		defer sess.op.Unlock()
-		res, err := s.Agent.Run(sess.ctx, startAt, live)
-		if c := context.Cause(sess.ctx); errors.Is(err, context.Canceled) && c != nil && !errors.Is(c, context.Canceled) {
-			// The agent ended the phase itself: say why, not "canceled".
-			err = fmt.Errorf("the agent ended the phase: %w", c)
-		}
-		if err != nil {
-			s.logf("run %s: load stopped: %v", sess.runID, err)
-		} else {
-			s.logf("run %s: load stopped: phase done", sess.runID)
-		}
-		s.mu.Lock()
-		sess.stage = "ran"
-		why = sess.stopped
-		s.mu.Unlock()
-		if why != "" {
-			// Told to stop: what was measured so far is the result,
-			// marked so; the agent cleans up before saying it is done.
-			markStopped(res, why)
-			err = s.stoppedErr(sess, nil, why)
-		}
-		if s.Watch != nil {
-			s.Watch.Ended(sess.runID, sess.phase, sess.host, res, err)
-		}
-		shiftResult(res, s.ClockSkew)
-		done <- outcome{res, err}
+		done <- s.load(sess, startAt, live)
 	}()
 	errc := make(chan error, 1)
 	var final *engine.HostResult
 	go func() {
 		o := <-done
-		final = o.res
+		final, why = o.res, o.stopped
 		errc <- o.err
 	}()
 	var arrive <-chan arriveLine
@@ -415,22 +372,54 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		arrive = sess.bar.arrive
 	}
 	_, ok := s.stream(w, r, sess, streamSpec{
-		done:    errc,
-		stopped: func() string { return why },
-		arrive:  arrive,
-		notify:  notify,
-		snapshots: func() []engine.Snapshot {
-			latestMu.Lock()
-			defer latestMu.Unlock()
-			sn := pending
-			pending = nil
-			return sn
-		},
-		result: func() *engine.HostResult { return final },
+		done:      errc,
+		stopped:   func() string { return why },
+		arrive:    arrive,
+		notify:    q.notify,
+		snapshots: q.take,
+		result:    func() *engine.HostResult { return final },
 	})
 	if ok && why != "" {
 		s.end(sess, errors.New("the agent is stopping: "+why))
 	}
+}
+
+// runOutcome is how a session's load ended: its result, its error, and
+// why the agent was told to stop, if it was.
+type runOutcome struct {
+	res     *engine.HostResult
+	err     error
+	stopped string
+}
+
+// load runs the session's phase from startAt, live hearing its snapshots,
+// and says how it ended, in the controller's clock: told to stop, what was
+// measured so far is the result, marked so.
+func (s *Server) load(sess *session, startAt time.Time, live engine.LiveFunc) runOutcome {
+	res, err := s.Agent.Run(sess.ctx, startAt, live)
+	if c := context.Cause(sess.ctx); errors.Is(err, context.Canceled) && c != nil && !errors.Is(c, context.Canceled) {
+		// The agent ended the phase itself: say why, not "canceled".
+		err = fmt.Errorf("the agent ended the phase: %w", c)
+	}
+	if err != nil {
+		s.logf("run %s: load stopped: %v", sess.runID, err)
+	} else {
+		s.logf("run %s: load stopped: phase done", sess.runID)
+	}
+	s.mu.Lock()
+	sess.stage = "ran"
+	why := sess.stopped
+	s.mu.Unlock()
+	if why != "" {
+		// The agent cleans up before saying it is done.
+		markStopped(res, why)
+		err = s.stoppedErr(sess, nil, why)
+	}
+	if s.Watch != nil {
+		s.Watch.Ended(sess.runID, sess.phase, sess.host, res, err)
+	}
+	shiftResult(res, s.ClockSkew)
+	return runOutcome{res, err, why}
 }
 
 // markStopped marks res (nil: nothing measured) as stopped by a signal on
@@ -550,114 +539,6 @@ func (s *Server) cleanup(w http.ResponseWriter, r *http.Request) {
 		done <- err
 	}()
 	_, _ = s.stream(w, r, sess, streamSpec{done: done, cleanup: true})
-}
-
-// streamSpec says what a stream carries.
-type streamSpec struct {
-	// done gives the stage's outcome; it ends the stream.
-	done <-chan error
-	// arrive carries the engine's barrier arrivals (run only).
-	arrive <-chan arriveLine
-	// notify says snapshots are waiting in snapshots (run only).
-	notify    <-chan struct{}
-	snapshots func() []engine.Snapshot
-	// result gives the final result after done (run only).
-	result func() *engine.HostResult
-	// cleanup streams never abort: they end the session when done.
-	cleanup bool
-	// stopped, if set, says why the agent was told to stop ("" if not),
-	// read once done has fired.
-	stopped func() string
-}
-
-// maxPending is how many snapshots wait for a slow stream: a minute.
-const maxPending = 60
-
-// stream writes an NDJSON stream: a tick every tickEvery while nothing else
-// is said, snapshots as they come, and a last line with the stage's error
-// (and the result, for run). It returns the stage's error and whether the
-// stream ended normally. If the controller goes away or a write fails, the
-// session is aborted: the load stops and the agent cleans up.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, sess *session, sp streamSpec) (error, bool) {
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	enc := json.NewEncoder(w)
-	last := time.Now()
-	next := func(l line) error {
-		// A controller that is cut off stops reading; the deadline turns a
-		// stuck write into an error instead of a hung agent.
-		_ = rc.SetWriteDeadline(time.Now().Add(DefaultSilence))
-		if err := enc.Encode(l); err != nil {
-			return err
-		}
-		last = time.Now()
-		return rc.Flush()
-	}
-	tick := time.NewTicker(tickEvery / 2)
-	defer tick.Stop()
-	cleaned := errors.New("phase cleaned up")
-	for {
-		var err error
-		select {
-		case derr := <-sp.done:
-			// The last snapshots (fio's final counts) go before the
-			// outcome, however the select chose.
-			if sp.snapshots != nil {
-				for _, sn := range sp.snapshots() {
-					if err = next(line{Snapshot: &sn}); err != nil {
-						break
-					}
-				}
-			}
-			l := line{Done: true}
-			base, left := engine.SplitLeftovers(derr)
-			if base != nil {
-				l.Error = base.Error()
-			}
-			l.Leftovers = left
-			l.Unsupported = errors.Is(derr, engine.ErrUnsupported)
-			if sp.stopped != nil {
-				l.Stopped = sp.stopped()
-			}
-			if sp.result != nil {
-				l.Result = sp.result()
-			}
-			if sp.cleanup {
-				// Free the agent before saying so: a controller that reads
-				// the last line may start the next phase at once.
-				s.end(sess, cleaned)
-			}
-			werr := next(l)
-			if werr != nil && !sp.cleanup {
-				s.abort(sess, fmt.Errorf("could not send the outcome to the controller: %v", werr))
-			}
-			return derr, werr == nil
-		case a := <-sp.arrive:
-			err = next(line{Arrive: &a})
-		case <-sp.notify:
-			for _, sn := range sp.snapshots() {
-				if err = next(line{Snapshot: &sn}); err != nil {
-					break
-				}
-			}
-		case <-tick.C:
-			if time.Since(last) >= tickEvery {
-				err = next(line{Tick: true})
-			}
-		case <-r.Context().Done():
-			err = errors.New("the controller closed the connection")
-		}
-		if err != nil {
-			if sp.cleanup {
-				// Keep cleaning; the session ends when cleanup returns.
-				go func() { <-sp.done; s.end(sess, cleaned) }()
-				return nil, false
-			}
-			s.abort(sess, err)
-			return nil, false
-		}
-	}
 }
 
 // watchdog aborts the session when the controller's heartbeats stop.
