@@ -577,7 +577,7 @@ func (pr *phases) notRun(ctx context.Context, ph engine.Phase, label suite.Label
 
 // summary is the summary of a phase whose load ran.
 func (pr *phases) summary(ph engine.Phase, label suite.Labels, out *cluster.Outcome) results.PhaseSummary {
-	ps := results.BuildPhase(ph.Name, ph.Engine, out.Results)
+	ps := results.BuildPhase(ph.Name, ph.Engine, pr.r.Engines.TextFormats(ph.Engine), out.Results)
 	ps.LostHosts, ps.StoppedHosts, ps.StoppedBy = out.Lost, out.Stopped, out.StoppedBy
 	ps.Leftovers = out.Leftovers
 	pr.leftovers = append(pr.leftovers, out.Leftovers...)

@@ -73,6 +73,9 @@ var _ engine.RateNamer = Engine{}
 // RateUnit names the engine's operation rates: IOPS.
 func (Engine) RateUnit() string { return "IOPS" }
 
+// TextFormats are the formats its results print in: wekatester's per phase, IOR's over a run.
+func (Engine) TextFormats() []string { return []string{model.FormatWekatester, model.FormatIOR} }
+
 // Carried is the count of blocks every job of a stonewall write wrote.
 func (Engine) Carried(hosts []*engine.HostResult) (int64, bool) { return WrittenBlocks(hosts) }
 
