@@ -66,6 +66,9 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	if p.Phases, err = r.Engines.Link(p.Phases, phaseHosts(p, len(set.agents))); err != nil {
 		return nil, badInput(err)
 	}
+	// The settings as linked are decoded once and kept with each phase,
+	// for the engines' hooks here and for the local agent.
+	p.Phases = r.Engines.Decode(p.Phases)
 	ctx, stop := untilEnded(ctx, set)
 	defer stop(nil)
 	if err := r.check(ctx, p, set); err != nil {

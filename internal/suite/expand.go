@@ -111,7 +111,7 @@ type ExpandOptions struct {
 // of the entry (a phase per job file of the workload). Other engines get
 // their parameters as given plus the suite's defaults (the block named
 // after the engine, s3:, and dir for an engine that takes one). Every phase
-// is validated by its engine. A suite of more
+// is validated by its engine, and its settings decoded once. A suite of more
 // than MaxPhases is refused before anything is built; ctx ending (a signal)
 // stops the expansion with ctx's error.
 func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) {
@@ -197,7 +197,8 @@ func (x *expansion) link(engines engine.Registry) error {
 		}
 		return err
 	}
-	x.out.Phases = linked
+	// Each phase's settings are decoded here, once, and kept with it.
+	x.out.Phases = engines.Decode(linked)
 	return nil
 }
 

@@ -56,6 +56,12 @@ func (Engine) ToolVersion(env engine.Env) (tool, version string, ok bool) {
 	return "fio", v, err == nil
 }
 
+var _ engine.Decoder = Engine{}
+
+// Decode decodes a phase's settings once, for the spine to keep with the
+// phase (engine.Registry.Decode).
+func (Engine) Decode(p engine.Phase) (any, error) { return decodeParams(p) }
+
 var _ engine.Headliner = Engine{}
 
 // DefaultHeadline judges a job whose file names no headline ("# report")
