@@ -70,6 +70,9 @@ type PhaseAnalysis struct {
 	Name   string           `json:"name"`
 	Engine model.EngineName `json:"engine"`
 	Status string           `json:"status,omitempty"`
+	// Formats are the text formats the phase's results print in
+	// (results.PhaseSummary.Formats).
+	Formats []string `json:"formats,omitempty"`
 	// LatencyScope says which requests the latency figures cover: "phase"
 	// (a results folder keeps one histogram per phase, so --skip does not
 	// narrow them; a warp file's figures cover every request, as warp's
@@ -246,7 +249,7 @@ func AnalyzeFolder(dir string, o Options) (*Analysis, error) {
 			longest = max(longest, span)
 			continue
 		}
-		pa := AnalyzeHosts(ps.Name, ps.Engine, ps.Status, hosts, o)
+		pa := AnalyzeHosts(ps.Name, ps.Engine, ps.TextFormats(), ps.Status, hosts, o)
 		pa.Events = EventImpacts(hosts, ps.Events)
 		opSeen = opSeen || len(pa.Ops) > 0
 		a.Phases = append(a.Phases, pa)
@@ -278,9 +281,19 @@ func seriesSpan(hosts []*model.HostResult) time.Duration {
 	return time.Duration(hi - lo)
 }
 
+// TextFormats are the text formats the phase's results print in: its
+// Formats, or for an analysis written before they were kept, those of its
+// engine.
+func (p PhaseAnalysis) TextFormats() []string {
+	if len(p.Formats) > 0 {
+		return p.Formats
+	}
+	return results.LegacyFormats(p.Engine)
+}
+
 // AnalyzeHosts analyses one phase from its hosts' results.
-func AnalyzeHosts(name string, eng model.EngineName, status string, hosts []*model.HostResult, o Options) PhaseAnalysis {
-	pa := PhaseAnalysis{Name: name, Engine: eng, Status: status, LatencyScope: "phase"}
+func AnalyzeHosts(name string, eng model.EngineName, formats []string, status string, hosts []*model.HostResult, o Options) PhaseAnalysis {
+	pa := PhaseAnalysis{Name: name, Engine: eng, Formats: formats, Status: status, LatencyScope: "phase"}
 	var lists [][]record.OpStats
 	for _, h := range hosts {
 		pa.Hosts = append(pa.Hosts, h.Host)
@@ -315,7 +328,7 @@ func AnalyzeHosts(name string, eng model.EngineName, status string, hosts []*mod
 			pa.PerHost = append(pa.PerHost, ha)
 		}
 	}
-	addBySize(&pa, name, eng, hosts)
+	addBySize(&pa, name, eng, formats, hosts)
 	if o.Skip > 0 {
 		pa.Notes = append(pa.Notes, "latency covers the whole phase: a results folder keeps one histogram per phase, so --skip narrows throughput only")
 	}
@@ -324,11 +337,11 @@ func AnalyzeHosts(name string, eng model.EngineName, status string, hosts []*mod
 
 // addBySize gives every operation that has them its per-size-class
 // figures, as summary.json has them: totals and per host.
-func addBySize(pa *PhaseAnalysis, name string, eng model.EngineName, hosts []*model.HostResult) {
+func addBySize(pa *PhaseAnalysis, name string, eng model.EngineName, formats []string, hosts []*model.HostResult) {
 	if !slices.ContainsFunc(hosts, func(h *model.HostResult) bool { return len(h.BySize) > 0 }) {
 		return
 	}
-	ps := results.BuildPhase(name, eng, hosts)
+	ps := results.BuildPhase(name, eng, formats, hosts)
 	find := func(ops []results.OpSummary, op string) []results.OpSummary {
 		for _, o := range ops {
 			if o.Op == op {

@@ -72,7 +72,7 @@ func ar1Run(seed uint64, n, k int, phi, sd, w, scale float64) PhaseData {
 	h := &model.HostResult{Host: "client1", Series: series, LatencySeconds: enc, Ops: []record.OpStats{{
 		Op: "GET", Ops: uint64(n * k), Bytes: uint64(n*k) * 4096, StartNs: t0, EndNs: t0 + int64(n)*1e9,
 		Lat: record.Hist{Stats: st, Bins: phase}}}}
-	ps := results.BuildPhase("s3-get", "s3", []*model.HostResult{h})
+	ps := results.BuildPhase("s3-get", "s3", nil, []*model.HostResult{h})
 	return PhaseData{Summary: ps, Hosts: []*model.HostResult{h}}
 }
 

@@ -365,7 +365,7 @@ func (a *segAcc) takeRequest(start, end int64, nb float64, failed bool) {
 func benchAnalysis(path string, format requestFormat, n uint64, o Options, ops map[string]*benchOp, order []string) *Analysis {
 	name := filepath.Base(path)
 	a := &Analysis{Source: name, Kind: "benchdata", Name: strings.TrimSuffix(name, ".tsv.zst"), Requests: n, Options: o.record()}
-	pa := PhaseAnalysis{Name: a.Name, Engine: model.EngineS3, LatencyScope: "window"}
+	pa := PhaseAnalysis{Name: a.Name, Engine: model.EngineS3, Formats: []string{model.FormatWarp}, LatencyScope: "window"}
 	if format == formatWarp {
 		a.Kind, a.Name = "warp", strings.TrimSuffix(strings.TrimSuffix(name, ".zst"), ".csv")
 		pa.Name, pa.LatencyScope = a.Name, "phase"

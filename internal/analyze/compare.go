@@ -493,7 +493,7 @@ func iterRates(p PhaseData, op string, bytes bool) []float64 {
 // perSecond is op's throughput in each complete second of the window in
 // which every host ran, summed over hosts.
 func perSecond(p PhaseData, op string, bytes bool) []float64 {
-	pa := AnalyzeHosts(p.Summary.Name, p.Summary.Engine, p.Summary.Status, p.Hosts, Options{Op: op, Segment: time.Second})
+	pa := AnalyzeHosts(p.Summary.Name, p.Summary.Engine, p.Summary.TextFormats(), p.Summary.Status, p.Hosts, Options{Op: op, Segment: time.Second})
 	var out []float64
 	for _, r := range pa.Rows {
 		if r.Op != op {
@@ -675,14 +675,15 @@ func readSide(path string) ([]PhaseData, bool, error) {
 	return []PhaseData{p}, true, nil
 }
 
-// pairFile returns the file's phase once for every s3 phase of others
-// that has an operation in common with it, under that phase's name.
+// pairFile returns the file's phase once for every phase of others that
+// prints as warp (s3's: a request file is warp's or s3's) and has an
+// operation in common with it, under that phase's name.
 func pairFile(file PhaseData, others []PhaseData) []PhaseData {
 	var out []PhaseData
 	seen := map[string]bool{}
 	for _, p := range others {
 		k := phaseKey(p.Summary)
-		if p.Summary.Engine != "s3" || seen[k] {
+		if !p.Summary.Offers(model.FormatWarp) || seen[k] {
 			continue
 		}
 		common := false

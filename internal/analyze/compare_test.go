@@ -32,7 +32,7 @@ func syntheticPhase(seed uint64, mean, latNs float64) PhaseData {
 	st := rec.Stats(0, "read")
 	st.Ops, st.Bytes, st.StartNs, st.EndNs = ops, bytes, start, start+60e9
 	h.Ops = []record.OpStats{st}
-	return PhaseData{Summary: results.BuildPhase("randread", "s3", []*model.HostResult{h}), Hosts: []*model.HostResult{h}}
+	return PhaseData{Summary: results.BuildPhase("randread", "s3", nil, []*model.HostResult{h}), Hosts: []*model.HostResult{h}}
 }
 
 func verdicts(t *testing.T, c *Comparison) map[string]string {

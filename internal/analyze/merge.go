@@ -73,7 +73,7 @@ func Merge(inputs []string, o MergeOptions) (*results.Folder, error) {
 				status = p.Summary.Status
 			}
 		}
-		ps, err := mergePhase(name, group[0].Summary.Engine, hosts)
+		ps, err := mergePhase(name, group[0].Summary.Engine, group[0].Summary.Formats, hosts)
 		if err != nil {
 			_ = f.Finish(results.StatusFailed, err)
 			return f, err
@@ -139,7 +139,7 @@ func mergeGroups(ins []mergeInput) ([]string, map[string][]PhaseData, error) {
 
 // mergePhase cuts every host's series to the common window and builds the
 // phase's summary with totals over that window.
-func mergePhase(name string, eng model.EngineName, hosts []*model.HostResult) (results.PhaseSummary, error) {
+func mergePhase(name string, eng model.EngineName, formats []string, hosts []*model.HostResult) (results.PhaseSummary, error) {
 	for _, h := range hosts {
 		if len(h.Series) == 0 {
 			return results.PhaseSummary{}, fmt.Errorf("phase %s: host %s has no per-second series to find the common time", name, h.Host)
@@ -152,7 +152,7 @@ func mergePhase(name string, eng model.EngineName, hosts []*model.HostResult) (r
 	for _, h := range hosts {
 		h.Series = results.CutSeries(h.Series, *w)
 	}
-	ps := results.BuildPhase(name, eng, hosts)
+	ps := results.BuildPhase(name, eng, formats, hosts)
 	d := w.DurationS
 	ps.Window = w
 	for i := range ps.Ops {

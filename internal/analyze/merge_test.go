@@ -35,7 +35,7 @@ func writeClient(t *testing.T, host string, startS int64) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.AddPhase(results.BuildPhase("s3-get", "s3", []*model.HostResult{h}), []*model.HostResult{h}); err != nil {
+	if err := f.AddPhase(results.BuildPhase("s3-get", "s3", nil, []*model.HostResult{h}), []*model.HostResult{h}); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Finish(results.StatusCompleted, nil); err != nil {

@@ -136,14 +136,12 @@ func deviceModels(dev, sys string) []string {
 	return out
 }
 
-// s3Endpoint is the first endpoint of the first s3 phase, as host:port
-// (credentials never: only the host fields are read), and whether it
-// speaks TLS.
+// s3Endpoint is the first endpoint of the first phase whose settings
+// name one (host or hosts: s3's; the settings of an engine without an
+// endpoint have neither), as host:port (credentials never: only the host
+// fields are read), and whether it speaks TLS.
 func s3Endpoint(phases []model.Phase) (ep string, useTLS, insecure bool) {
 	for _, ph := range phases {
-		if ph.Engine != model.EngineS3 {
-			continue
-		}
 		var p struct {
 			Host     string   `json:"host"`
 			Hosts    []string `json:"hosts"`

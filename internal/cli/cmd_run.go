@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/stats"
@@ -99,11 +100,9 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	if err != nil {
 		return nil, err
 	}
-	if s.S3 == nil {
-		s.S3 = map[string]any{}
-	}
-	env.applyS3(s.S3)
-	if err := env.checkS3CA(s.S3); err != nil {
+	s3 := s.Block(model.EngineS3)
+	env.applyS3(s3)
+	if err := env.checkS3CA(s3); err != nil {
 		return nil, err
 	}
 	x, err := s.Expand(ctx, suite.ExpandOptions{Engines: st.Engines, S3Configured: env.S3Host != "", PlanOnly: o.DryRun})

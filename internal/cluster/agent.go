@@ -136,6 +136,9 @@ func (a *LocalAgent) Info(ctx context.Context) (Info, error) {
 // Prepare prepares a phase with its engine.
 func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	req.Phase.Params = a.Dir.apply(req.Phase.Params)
+	// Decoded once here (again only if the directory changed them), for
+	// every hook of the engine that prepares and runs it.
+	req.Phase = a.Engines.Decoded(req.Phase)
 	a.mu.Lock()
 	if a.busy {
 		defer a.mu.Unlock()

@@ -283,7 +283,7 @@ func TestMdAcrossLocalAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps := results.BuildPhase("md", "md", out.Results)
+	ps := results.BuildPhase("md", "md", nil, out.Results)
 	opOf := func(ops []results.OpSummary, name string) int {
 		return slices.IndexFunc(ops, func(o results.OpSummary) bool { return o.Op == name })
 	}

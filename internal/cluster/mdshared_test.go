@@ -35,7 +35,7 @@ func mdOnLocalAgents(t *testing.T, n int, params map[string]any) (results.PhaseS
 	if err != nil {
 		t.Fatal(err)
 	}
-	return results.BuildPhase("md", "md", out.Results), out.Results, dir
+	return results.BuildPhase("md", "md", nil, out.Results), out.Results, dir
 }
 
 // mdtest's -N across hosts, in one shared tree and with a tree per worker:

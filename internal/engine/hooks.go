@@ -291,6 +291,25 @@ func (r Registry) RateUnit(name model.EngineName) string {
 	return ""
 }
 
+// TextFormatter is implemented by engines whose results print in the
+// text formats of the tools they stand in for (model.FormatWarp, ...), a
+// list the phase's summary keeps so a report chooses its text, tables
+// and figures' rules by the formats, without knowing the engine.
+type TextFormatter interface {
+	// TextFormats lists the formats, the one of the phase's own text
+	// first.
+	TextFormats() []string
+}
+
+// TextFormats is the text formats name's engine offers (nil when it says
+// none).
+func (r Registry) TextFormats(name model.EngineName) []string {
+	if f, ok := r[name].(TextFormatter); ok {
+		return f.TextFormats()
+	}
+	return nil
+}
+
 // KeyUser is implemented by engines whose phases sign requests with keys
 // (s3): a phase that carries no keys of its own takes its agent's
 // (Env.Credentials), which a local run must then have.

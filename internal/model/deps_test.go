@@ -41,7 +41,7 @@ func TestLayers(t *testing.T) {
 		// Listeners of a run (metrics) implement package sink's
 		// interface: they never reach up into the run.
 		{[]string{"internal/metrics"}, []string{"internal/run"}},
-		{[]string{"internal/engine/fio", "internal/engine/md", "internal/engine/s3", "internal/engine"},
+		{append([]string{"internal/engine"}, engines...),
 			[]string{"internal/cli", "internal/run", "internal/cluster"}},
 	} {
 		for _, pkg := range rule.pkgs {

@@ -19,6 +19,23 @@ const (
 	EngineS3 EngineName = "s3"
 )
 
+// The text formats a phase's results can be printed in, after the tools
+// whose output they follow. An engine offers them (engine.TextFormatter)
+// and a phase's summary keeps them, so a report chooses a format by what
+// the phase offers, never by its engine's name.
+const (
+	// FormatWekatester is a file phase's text ("read bandwidth: 9.37
+	// GiB/s"), its headline chosen per job (fio).
+	FormatWekatester = "wekatester"
+	// FormatIOR is IOR's result lines, over a run's file phases (fio).
+	FormatIOR = "ior"
+	// FormatMdtest is mdtest's rate table (md).
+	FormatMdtest = "mdtest"
+	// FormatWarp is warp's text, figures judged over the time every host
+	// ran (s3).
+	FormatWarp = "warp"
+)
+
 // Headline is the figure a phase is judged by in summaries, sweeps and
 // comparisons.
 type Headline string

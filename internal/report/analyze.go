@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/analyze"
-	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 )
 
@@ -87,12 +86,12 @@ func AnalysisText(w io.Writer, a *analyze.Analysis) {
 		}
 		fmt.Fprintf(w, ", %d host(s)) ==\n", len(p.Hosts))
 		for _, o := range p.Ops {
-			opAnalysisText(w, "", p.Engine, o, p.LatencyScope)
+			opAnalysisText(w, "", p.TextFormats(), o, p.LatencyScope)
 		}
 		for _, h := range p.PerHost {
 			fmt.Fprintf(w, "\n-- Host %s --\n", h.Host)
 			for _, o := range h.Ops {
-				opAnalysisText(w, "  ", p.Engine, o, "")
+				opAnalysisText(w, "  ", p.TextFormats(), o, "")
 			}
 		}
 		for _, n := range p.Notes {
@@ -103,7 +102,7 @@ func AnalysisText(w io.Writer, a *analyze.Analysis) {
 	IO500Text(w, a.IO500)
 }
 
-func opAnalysisText(w io.Writer, in string, eng model.EngineName, o analyze.OpAnalysis, scope string) {
+func opAnalysisText(w io.Writer, in string, formats []string, o analyze.OpAnalysis, scope string) {
 	fmt.Fprintf(w, "%sOperation %s: ", in, o.Op)
 	if len(o.Iterations) > 0 {
 		parts := make([]string, len(o.Iterations))
@@ -138,7 +137,7 @@ func opAnalysisText(w io.Writer, in string, eng model.EngineName, o analyze.OpAn
 			what = "Requests (whole phase)"
 		}
 		if o.Lat == nil {
-			fmt.Fprintf(w, "%s  %s: %d: %s\n", in, what, o.Requests, notRecorded(eng))
+			fmt.Fprintf(w, "%s  %s: %d: %s\n", in, what, o.Requests, notRecorded(formats))
 		} else {
 			fmt.Fprintf(w, "%s  %s: %d: %s\n", in, what, o.Requests, latLine(*o.Lat))
 		}
@@ -194,7 +193,7 @@ func AnalysisMarkdown(w io.Writer, a *analyze.Analysis) {
 				bwText(o.BwBytesPerS), rateText(o.OpsPerS, ""), f, m, s, latText(o.Lat, latMean), latText(o.Lat, latP50),
 				latText(o.Lat, latP99), latText(o.Lat, latP999), o.Errors)
 			if o.Lat == nil && o.Requests > 0 {
-				notes = append(notes, fmt.Sprintf("%s %s: %s", host, o.Op, notRecorded(p.Engine)))
+				notes = append(notes, fmt.Sprintf("%s %s: %s", host, o.Op, notRecorded(p.TextFormats())))
 			}
 		}
 		sizeRows := func(host string, o analyze.OpAnalysis) {

@@ -37,7 +37,7 @@ func sizedHosts() []*engine.HostResult {
 // obj/s, 0.50 MiB/s.
 func TestBySizeInEveryOutput(t *testing.T) {
 	hosts := sizedHosts()
-	ps := results.BuildPhase("s3-get", "s3", hosts)
+	ps := results.BuildPhase("s3-get", "s3", nil, hosts)
 	var buf bytes.Buffer
 	S3Text(&buf, &ps, hosts, nil)
 	text := buf.String()
@@ -72,7 +72,7 @@ func TestBySizeInEveryOutput(t *testing.T) {
 // its text and Markdown.
 func TestBySizeInAnalysis(t *testing.T) {
 	hosts := sizedHosts()
-	a := &analyze.Analysis{Source: "r", Kind: "results", Phases: []analyze.PhaseAnalysis{analyze.AnalyzeHosts("s3-get", "s3", "completed", hosts, analyze.Options{})}}
+	a := &analyze.Analysis{Source: "r", Kind: "results", Phases: []analyze.PhaseAnalysis{analyze.AnalyzeHosts("s3-get", "s3", nil, "completed", hosts, analyze.Options{})}}
 	var buf bytes.Buffer
 	AnalysisText(&buf, a)
 	for _, s := range []string{"By object size (whole phase):", "   * <=4KiB: 0.01 MiB/s, 2.00 ops/s, 8 requests", "   * 4KiB-1MiB: 0.50 MiB/s, 0.50 ops/s, 2 requests", "     - First byte: Avg: 1.00 ms"} {

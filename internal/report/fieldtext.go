@@ -60,7 +60,7 @@ var mdtestRows = []struct{ label, op string }{
 func MdtestText(w io.Writer, run *model.RunInfo, s *results.Summary) error {
 	n := 0
 	for _, ps := range s.Phases {
-		if ps.Engine != model.EngineMD {
+		if !ps.Offers(model.FormatMdtest) {
 			continue
 		}
 		n++
@@ -196,7 +196,7 @@ func iorGroups(s *results.Summary) []iorGroup {
 	var out []iorGroup
 	idx := map[string]int{}
 	for _, ps := range s.Phases {
-		if ps.Engine != model.EngineFio || ps.Status != results.StatusCompleted {
+		if !ps.Offers(model.FormatIOR) || ps.Status != results.StatusCompleted {
 			continue
 		}
 		key := ps.Group

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
@@ -50,9 +51,9 @@ func latText(l *results.LatencySummary, pick func(*results.LatencySummary) float
 }
 
 // notRecorded says an operation has no latency, in its engine's words: a
-// fio job file can switch latency off.
-func notRecorded(engine model.EngineName) string {
-	if engine == model.EngineFio {
+// fio job file (whose phases print as wekatester) can switch latency off.
+func notRecorded(formats []string) string {
+	if slices.Contains(formats, model.FormatWekatester) {
 		return "latency not recorded by this job"
 	}
 	return "latency not recorded"

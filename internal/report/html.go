@@ -139,18 +139,21 @@ func HTML(w io.Writer, in HTMLInput) error {
 					P50: latText(c.Lat, latP50), P99: latText(c.Lat, latP99), P999: latText(c.Lat, latP999),
 					Errors: fmt.Sprint(c.Errors), Status: status, Bad: c.Errors > 0 || p.Status != results.StatusCompleted})
 			}
+			// Headlines follow the phase's text: wekatester's by the job's
+			// choice, mdtest's operation rates, warp's rates and bandwidth.
+			wekatester := p.TextFormat() == model.FormatWekatester
 			switch {
-			case p.Engine == model.EngineFio && p.Report == model.HeadlineIOPS:
+			case wekatester && p.Report == model.HeadlineIOPS:
 				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " IOPS", rateText(o.OpsPerS, "IOPS")})
-			case p.Engine == model.EngineFio && p.Report == model.HeadlineLatency:
-				v := strings.TrimPrefix(notRecorded(p.Engine), "latency ")
+			case wekatester && p.Report == model.HeadlineLatency:
+				v := strings.TrimPrefix(notRecorded(p.TextFormats()), "latency ")
 				if o.Lat != nil {
 					v = units.Latency(o.Lat.MeanNs)
 				}
 				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " latency", v})
-			case p.Engine == model.EngineFio:
+			case wekatester:
 				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op + " bandwidth", bwText(o.BwBytesPerS)})
-			case p.Engine == model.EngineMD:
+			case p.TextFormat() == model.FormatMdtest:
 				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op, rateText(o.OpsPerS, p.RateName())})
 			default:
 				d.Headlines = append(d.Headlines, kv{p.Name + " " + o.Op, figRates(o.BwBytesPerS, o.OpsPerS, p.RateName())})
@@ -246,7 +249,7 @@ func sweepHeadlines(sweeps []results.Sweep) []kv {
 		case st.N > 1:
 			v += fmt.Sprintf(" ±%.1f%%", 100*st.CoV)
 		}
-		out = append(out, kv{sw.Group + " " + pointText(sw.Point) + " " + sw.Op + " " + metricName(sw.Engine, sw.Headline), v})
+		out = append(out, kv{sw.Group + " " + pointText(sw.Point) + " " + sw.Op + " " + metricName(sw.TextFormats(), sw.Headline), v})
 	}
 	return out
 }

@@ -100,7 +100,7 @@ func synthHosts(t testing.TB, n, secs int) string {
 			}
 			hosts = append(hosts, hr)
 		}
-		if err := f.AddPhase(results.BuildPhase(ph.name, ph.eng, hosts), hosts); err != nil {
+		if err := f.AddPhase(results.BuildPhase(ph.name, ph.eng, nil, hosts), hosts); err != nil {
 			t.Fatal(err)
 		}
 		t0 += int64(secs+5) * 1e9

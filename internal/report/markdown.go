@@ -24,10 +24,10 @@ func Markdown(s *results.Summary) []byte {
 
 	var fio, md, other []results.PhaseSummary
 	for _, p := range s.Phases {
-		switch {
-		case p.Engine == model.EngineFio:
+		switch p.TextFormat() {
+		case model.FormatWekatester:
 			fio = append(fio, p)
-		case p.Engine == model.EngineMD:
+		case model.FormatMdtest:
 			md = append(md, p)
 		default:
 			other = append(other, p)
@@ -123,7 +123,7 @@ func notRecordedNotes(phases []results.PhaseSummary) []string {
 	for _, p := range phases {
 		for _, o := range p.Ops {
 			if o.Lat == nil && o.Ops > 0 {
-				out = append(out, fmt.Sprintf("%s %s: %s", p.Name, o.Op, notRecorded(p.Engine)))
+				out = append(out, fmt.Sprintf("%s %s: %s", p.Name, o.Op, notRecorded(p.TextFormats())))
 			}
 		}
 	}

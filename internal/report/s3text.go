@@ -68,7 +68,7 @@ func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*model.HostResult, lo
 		if o.Ops > 0 {
 			fmt.Fprintf(w, "\nRequests considered: %d:\n", o.Ops)
 			if o.Lat == nil {
-				fmt.Fprintf(w, " * %s\n", notRecorded(ps.Engine))
+				fmt.Fprintf(w, " * %s\n", notRecorded(ps.TextFormats()))
 			} else {
 				fmt.Fprintf(w, " * %s\n", latLine(*o.Lat))
 			}

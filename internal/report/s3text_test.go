@@ -50,7 +50,7 @@ func s3Hosts() []*model.HostResult {
 
 func TestS3TextGolden(t *testing.T) {
 	hosts := s3Hosts()
-	ps := results.BuildPhase("s3-get", "s3", hosts)
+	ps := results.BuildPhase("s3-get", "s3", nil, hosts)
 	var buf bytes.Buffer
 	S3Text(&buf, &ps, hosts, nil)
 	golden := filepath.Join("testdata", "s3text.golden")

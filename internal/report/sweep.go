@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,12 +45,12 @@ func sweepConfidence(sws []results.Sweep) float64 {
 }
 
 // metricName is the headline metric's name in tables.
-func metricName(eng model.EngineName, metric string) string {
+func metricName(formats []string, metric string) string {
 	switch metric {
 	case "bw_bytes_per_s":
 		return "bandwidth"
 	case "ops_per_s":
-		if eng == model.EngineFio {
+		if slices.Contains(formats, model.FormatWekatester) {
 			return "IOPS"
 		}
 		return "ops/s"
@@ -78,10 +79,10 @@ func SweepText(w io.Writer, s *results.Summary) {
 		for _, sw := range s.Sweeps {
 			st, ok := sw.Metrics[sw.Headline]
 			if !ok {
-				fmt.Fprintf(w, "    %s %s %s %s: not measured\n", sw.Group, pointText(sw.Point), sw.Op, metricName(sw.Engine, sw.Headline))
+				fmt.Fprintf(w, "    %s %s %s %s: not measured\n", sw.Group, pointText(sw.Point), sw.Op, metricName(sw.TextFormats(), sw.Headline))
 				continue
 			}
-			fmt.Fprintf(w, "    %s %s %s %s: %s", sw.Group, pointText(sw.Point), sw.Op, metricName(sw.Engine, sw.Headline), metricText(sw.Headline, st.Mean))
+			fmt.Fprintf(w, "    %s %s %s %s: %s", sw.Group, pointText(sw.Point), sw.Op, metricName(sw.TextFormats(), sw.Headline), metricText(sw.Headline, st.Mean))
 			if st.N > 1 {
 				fmt.Fprintf(w, " (δ %s, CoV %.2f%%, %s CI %s .. %s, n=%d)", metricText(sw.Headline, st.Stddev), 100*st.CoV,
 					confidenceText(st.Confidence), metricText(sw.Headline, st.CILow), metricText(sw.Headline, st.CIHigh), st.N)
@@ -150,7 +151,7 @@ func sweepMarkdown(b *bytes.Buffer, s *results.Summary) {
 	for _, sw := range s.Sweeps {
 		st, ok := sw.Metrics[sw.Headline]
 		if !ok {
-			fmt.Fprintf(b, "| %s | %s | %s | %s | 0 | not measured | - | - | - | - | - |\n", sw.Group, pointText(sw.Point), sw.Op, metricName(sw.Engine, sw.Headline))
+			fmt.Fprintf(b, "| %s | %s | %s | %s | 0 | not measured | - | - | - | - | - |\n", sw.Group, pointText(sw.Point), sw.Op, metricName(sw.TextFormats(), sw.Headline))
 			continue
 		}
 		f := func(v float64) string { return metricText(sw.Headline, v) }
@@ -162,7 +163,7 @@ func sweepMarkdown(b *bytes.Buffer, s *results.Summary) {
 			cov += " ⚠ unstable"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n",
-			sw.Group, pointText(sw.Point), sw.Op, metricName(sw.Engine, sw.Headline), st.N, f(st.Mean), sd, cov, ci, f(st.Min), f(st.Max))
+			sw.Group, pointText(sw.Point), sw.Op, metricName(sw.TextFormats(), sw.Headline), st.N, f(st.Mean), sd, cov, ci, f(st.Min), f(st.Max))
 	}
 	pivots(b, s.Sweeps)
 }
@@ -218,7 +219,7 @@ func pivots(b *bytes.Buffer, sws []results.Sweep) {
 			if t != "-" && t != "" {
 				title += " (" + t + ")"
 			}
-			name := metricName(cells[0].Engine, cells[0].Headline)
+			name := metricName(cells[0].TextFormats(), cells[0].Headline)
 			fmt.Fprintf(b, "\n### %s: %s\n\n", title, name)
 			fmt.Fprintf(b, "| %s / %s |", name, colKey)
 			for _, c := range cols {

@@ -64,8 +64,8 @@ func sweepCharts(sws []results.Sweep) []template.HTML {
 		}
 		metric := group[0].Headline
 		out = append(out, svgChart(chartSpec{
-			Title:  k.group + " " + k.op + ": " + metricName(group[0].Engine, metric) + " by " + xKey,
-			XLabel: xKey, YLabel: metricName(group[0].Engine, metric), Lines: lines, XTicks: ticks,
+			Title:  k.group + " " + k.op + ": " + metricName(group[0].TextFormats(), metric) + " by " + xKey,
+			XLabel: xKey, YLabel: metricName(group[0].TextFormats(), metric), Lines: lines, XTicks: ticks,
 			XTick: func(v float64) string {
 				if i := int(v); i >= 0 && i < len(xs) && float64(i) == v {
 					return xs[i]

@@ -14,10 +14,11 @@ import (
 	"github.com/storbench/storbench/internal/units"
 )
 
-// PhaseText writes a phase's result in its engine's way: s3 phases as warp
-// prints them, md phases as mdtest's table, file phases as wekatester.
+// PhaseText writes a phase's result in its engine's text format: as warp
+// prints it (s3), as mdtest's table (md), or as wekatester (fio, and
+// engines that name no format).
 func PhaseText(w io.Writer, ps *results.PhaseSummary, hosts []*model.HostResult) {
-	if ps.Engine == model.EngineS3 {
+	if ps.TextFormat() == model.FormatWarp {
 		S3Text(w, ps, hosts, time.Local)
 		return
 	}
@@ -35,12 +36,12 @@ func FileText(w io.Writer, ps *results.PhaseSummary) {
 	if len(ps.LostHosts) > 0 {
 		fmt.Fprintf(w, "    lost hosts: %s\n", strings.Join(ps.LostHosts, ", "))
 	}
-	if ps.Engine == model.EngineMD || hasRates(ps) {
+	if ps.TextFormat() == model.FormatMdtest || hasRates(ps) {
 		RateTable(w, "    ", ps.Ops)
 		return
 	}
 	for _, o := range ps.Ops {
-		opText(w, ps.Engine, ps.Report, o)
+		opText(w, ps.TextFormats(), ps.Report, o)
 	}
 	if n := len(ps.PerHost); n > 1 {
 		var bw, iops float64
@@ -71,14 +72,14 @@ func hasRates(ps *results.PhaseSummary) bool {
 	return false
 }
 
-func opText(w io.Writer, eng model.EngineName, report model.Headline, o results.OpSummary) {
+func opText(w io.Writer, formats []string, report model.Headline, o results.OpSummary) {
 	bw := bwText(o.BwBytesPerS)
 	iops := rateText(o.OpsPerS, "IOPS")
 	switch report {
 	case model.HeadlineIOPS:
 		fmt.Fprintf(w, "    %s iops: %s (%s)\n", o.Op, iops, bw)
 	case model.HeadlineLatency:
-		mean := strings.TrimPrefix(notRecorded(eng), "latency ")
+		mean := strings.TrimPrefix(notRecorded(formats), "latency ")
 		if o.Lat != nil {
 			mean = units.Latency(o.Lat.MeanNs)
 		}
@@ -87,7 +88,7 @@ func opText(w io.Writer, eng model.EngineName, report model.Headline, o results.
 		fmt.Fprintf(w, "    %s bandwidth: %s (%s)\n", o.Op, bw, iops)
 	}
 	if o.Lat == nil {
-		fmt.Fprintf(w, "    %s clat: %s\n", o.Op, notRecorded(eng))
+		fmt.Fprintf(w, "    %s clat: %s\n", o.Op, notRecorded(formats))
 	} else {
 		fmt.Fprintf(w, "    %s clat: mean %s, p50 %s, p99 %s, p99.5 %s, p99.9 %s\n", o.Op,
 			latText(o.Lat, latMean), latText(o.Lat, latP50), latText(o.Lat, latP99), latText(o.Lat, latP995), latText(o.Lat, latP999))

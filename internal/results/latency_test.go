@@ -28,7 +28,7 @@ func TestPerSecondLatencyFile(t *testing.T) {
 		{Host: "c1", LatencySeconds: enc, Ops: []record.OpStats{{Op: "GET", Ops: 3}}},
 		{Host: "c2", Ops: []record.OpStats{{Op: "GET", Ops: 1}}}, // kept none
 	}
-	if err := f.AddPhase(BuildPhase("s3-get", "s3", hosts), hosts); err != nil {
+	if err := f.AddPhase(BuildPhase("s3-get", "s3", nil, hosts), hosts); err != nil {
 		t.Fatal(err)
 	}
 	dir := f.Summary().Phases[0].Dir

@@ -43,7 +43,7 @@ func TestMdTotalsAcrossHostsHandComputed(t *testing.T) {
 		o.Lat.Bins = record.Bins{{V: int64(h+1) * 1000, N: o.Ops - 10}, {V: 1_000_000, N: 10}}
 		hosts = append(hosts, &model.HostResult{Host: []string{"h0", "h1", "h2"}[h], Ops: []record.OpStats{o}})
 	}
-	ps := BuildPhase("md", "md", hosts)
+	ps := BuildPhase("md", "md", nil, hosts)
 	tot := ps.Ops[0]
 	r := tot.Rate
 	if r == nil || len(r.PerIter) != 3 {

@@ -49,21 +49,6 @@ type Summary struct {
 	IO500 *IO500Score `json:"io500,omitempty"`
 }
 
-// RateName is what the phase's operation rates are called: the engine's
-// RateUnit, or for results from before it was kept, fio's IOPS, md's
-// ops/s and s3's obj/s.
-func (p PhaseSummary) RateName() string {
-	switch {
-	case p.RateUnit != "":
-		return p.RateUnit
-	case p.Engine == model.EngineFio:
-		return "IOPS"
-	case p.Engine == model.EngineMD:
-		return "ops/s"
-	}
-	return "obj/s"
-}
-
 // PhaseSummary is one phase's figures.
 type PhaseSummary struct {
 	Name   string           `json:"name"`
@@ -75,6 +60,11 @@ type PhaseSummary struct {
 	// "ops/s", "obj/s"); absent in results written before it was kept
 	// (RateName then says fio's, md's and s3's own).
 	RateUnit string `json:"rate_unit,omitempty"`
+	// Formats are the text formats the engine's results print in
+	// (model.FormatWarp, ...), its phase's own first; absent in results
+	// written before they were kept (TextFormats then says fio's, md's
+	// and s3's own).
+	Formats []string `json:"formats,omitempty"`
 	// Status is completed, failed or interrupted.
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
@@ -253,9 +243,11 @@ type RateStats struct {
 // host's end (IOR's rule), or md's per-iteration rate (mdtest's); with
 // one host, that host's own figure. Beside it stand the stonewall figures
 // (first and last host done) and, for engines with per-second series (s3),
-// the throughput inside the time in which every host ran.
-func BuildPhase(name string, eng model.EngineName, hosts []*model.HostResult) PhaseSummary {
-	ps := PhaseSummary{Name: name, Engine: eng, Status: "completed"}
+// the throughput inside the time in which every host ran. formats are the
+// text formats the engine offers (PhaseSummary.Formats), which say which
+// of these rules its figures follow.
+func BuildPhase(name string, eng model.EngineName, formats []string, hosts []*model.HostResult) PhaseSummary {
+	ps := PhaseSummary{Name: name, Engine: eng, Formats: formats, Status: "completed"}
 	lists := make([][]record.OpStats, 0, len(hosts))
 	longest := map[string]float64{}
 	var sizes sizeTotals
@@ -284,11 +276,10 @@ func BuildPhase(name string, eng model.EngineName, hosts []*model.HostResult) Ph
 		ps.StartSkewS = Figure(float64(slices.Max(starts)-slices.Min(starts)) / 1e9)
 	}
 	several := len(lists) > 1
-	if eng == model.EngineFio {
-		ps.Stonewall = StonewallOf(hosts)
-	}
+	// Only a stonewall phase's hosts record its figures (fio's).
+	ps.Stonewall = StonewallOf(hosts)
 	var inWin map[string][2]float64
-	if eng != model.EngineFio && eng != model.EngineMD && several {
+	if several && commonWindow(ps.TextFormats()) {
 		ps.Window, inWin = CommonWindow(hosts)
 	}
 	for _, o := range record.CombineAll(lists...) {

@@ -67,7 +67,7 @@ func TestOpLeavesOutWhatWasNotMeasured(t *testing.T) {
 			}
 			// Totals over hosts keep absent figures absent.
 			h := &model.HostResult{Host: "h", Ops: []record.OpStats{tc.o}}
-			tot := BuildPhase("p", "md", []*model.HostResult{h, {Host: "g", Ops: []record.OpStats{tc.o}}}).Ops[0]
+			tot := BuildPhase("p", "md", nil, []*model.HostResult{h, {Host: "g", Ops: []record.OpStats{tc.o}}}).Ops[0]
 			if (tot.BwBytesPerS != nil) != tc.bw || (tot.Lat != nil) != tc.l {
 				t.Errorf("totals: bw %v lat %v; want present %v %v", tot.BwBytesPerS, tot.Lat, tc.bw, tc.l)
 			}
@@ -101,7 +101,7 @@ func TestBuildPhaseBySize(t *testing.T) {
 	h2 := &model.HostResult{Host: "c2",
 		Ops:    []record.OpStats{{Op: "GET", Ops: 1, Bytes: 4096, StartNs: s, EndNs: 2 * s, Lat: rec(40e6)}},
 		BySize: []record.SizeOpStats{{Size: small, OpStats: record.OpStats{Op: "GET", Ops: 1, Bytes: 4096, StartNs: s, EndNs: 2 * s, Lat: rec(40e6)}}}}
-	ps := BuildPhase("g", "s3", []*model.HostResult{h1, h2})
+	ps := BuildPhase("g", "s3", nil, []*model.HostResult{h1, h2})
 	if by := ps.PerHost[0].Ops[0].BySize; len(by) != 2 || by[0].Size.Label != "<=4KiB" || *by[0].OpsPerS != 1.5 {
 		t.Fatalf("host 1 by size: %+v", by)
 	}

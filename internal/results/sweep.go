@@ -26,6 +26,10 @@ type Sweep struct {
 	Engine model.EngineName `json:"engine"`
 	Point  []KV             `json:"point,omitempty"`
 	Op     string           `json:"op"`
+	// Formats are the text formats of the point's phases
+	// (PhaseSummary.Formats); absent in results written before they were
+	// kept.
+	Formats []string `json:"formats,omitempty"`
 	// Headline names the metric the point is judged by (bw_bytes_per_s,
 	// ops_per_s or lat_ns_mean); Metrics holds all of them that were
 	// measured (latency is absent when a fio job switched it off).
@@ -116,9 +120,10 @@ func headline(p PhaseSummary) string {
 		return "lat_ns_mean"
 	case p.Report == model.HeadlineBandwidth:
 		return "bw_bytes_per_s"
-	case p.Report == model.HeadlineIOPS, p.Engine == model.EngineMD:
+	case p.Report == model.HeadlineIOPS:
 		return "ops_per_s"
-	case p.Engine == model.EngineS3:
+	case p.Offers(model.FormatMdtest), p.Offers(model.FormatWarp):
+		// mdtest's and warp's tables lead with operation rates.
 		return "ops_per_s"
 	}
 	return "bw_bytes_per_s"
@@ -173,7 +178,7 @@ func Sweeps(phases []PhaseSummary, o SweepOptions) []Sweep {
 			if !ok {
 				i = len(out)
 				idx[k] = i
-				out = append(out, Sweep{Group: p.Group, Engine: p.Engine, Point: p.Point, Op: o.Op, Headline: headline(p)})
+				out = append(out, Sweep{Group: p.Group, Engine: p.Engine, Point: p.Point, Op: o.Op, Formats: p.Formats, Headline: headline(p)})
 				values[k] = map[string][]float64{}
 			}
 			out[i].Phases = append(out[i].Phases, p.Name)

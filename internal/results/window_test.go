@@ -31,7 +31,7 @@ func TestFioTotalsFollowIORRule(t *testing.T) {
 		}}}
 	}
 	hosts := []*model.HostResult{host("a", 0, 1), host("b", 0.3, 1.5), host("c", 0.45, 1.45)}
-	ps := BuildPhase("ior-easy-write", model.EngineFio, hosts)
+	ps := BuildPhase("ior-easy-write", model.EngineFio, nil, hosts)
 	if len(ps.Ops) != 1 {
 		t.Fatalf("ops %+v", ps.Ops)
 	}
@@ -71,7 +71,7 @@ func TestFioTotalsFollowIORRule(t *testing.T) {
 	}
 
 	// One host: the total is fio's own figure, exactly, and no stonewall.
-	one := BuildPhase("one", model.EngineFio, hosts[1:2])
+	one := BuildPhase("one", model.EngineFio, nil, hosts[1:2])
 	within("one host's total (fio's own)", one.Ops[0].BwBytesPerS, 100e6/1.2)
 	if one.Ops[0].Rule != RuleEngine || one.Ops[0].FirstDone != nil || one.StartSkewS != nil {
 		t.Errorf("one host: rule %q, first done %+v, skew %v", one.Ops[0].Rule, one.Ops[0].FirstDone, show(one.StartSkewS))

@@ -14,7 +14,7 @@ import (
 // applyLabel copies a phase's place in its suite into its summary, and the
 // suite's choice of headline; without one (from the suite or the engine's
 // result), the engine's default for the phase's matrix point; and what
-// the engine calls its rates.
+// the engine calls its rates and the text formats it offers.
 func applyLabel(engines engine.Registry, ps *results.PhaseSummary, l suite.Labels) {
 	ps.Group, ps.Iteration = l.Group, l.Iteration
 	point := map[string]string{}
@@ -29,6 +29,7 @@ func applyLabel(engines engine.Registry, ps *results.PhaseSummary, l suite.Label
 		ps.Report = engines.DefaultHeadline(ps.Engine, point)
 	}
 	ps.RateUnit = engines.RateUnit(ps.Engine)
+	ps.Formats = engines.TextFormats(ps.Engine)
 }
 
 // ranksOf is the global worker ranks the hosts of a phase report (md), by

@@ -66,6 +66,9 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	if p.Phases, err = r.Engines.Link(p.Phases, phaseHosts(p, len(set.agents))); err != nil {
 		return nil, badInput(err)
 	}
+	// The settings as linked are decoded once and kept with each phase,
+	// for the engines' hooks here and for the local agent.
+	p.Phases = r.Engines.Decode(p.Phases)
 	ctx, stop := untilEnded(ctx, set)
 	defer stop(nil)
 	if err := r.check(ctx, p, set); err != nil {
@@ -577,7 +580,7 @@ func (pr *phases) notRun(ctx context.Context, ph engine.Phase, label suite.Label
 
 // summary is the summary of a phase whose load ran.
 func (pr *phases) summary(ph engine.Phase, label suite.Labels, out *cluster.Outcome) results.PhaseSummary {
-	ps := results.BuildPhase(ph.Name, ph.Engine, out.Results)
+	ps := results.BuildPhase(ph.Name, ph.Engine, pr.r.Engines.TextFormats(ph.Engine), out.Results)
 	ps.LostHosts, ps.StoppedHosts, ps.StoppedBy = out.Lost, out.Stopped, out.StoppedBy
 	ps.Leftovers = out.Leftovers
 	pr.leftovers = append(pr.leftovers, out.Leftovers...)

@@ -107,32 +107,24 @@ type ExpandOptions struct {
 }
 
 // Expand turns the suite's phases into engine phases: every matrix point,
-// every iteration, and for fio every job file of the workload. Other engines
-// get their parameters as given plus the suite's defaults (dir for md, the s3
-// block for s3). Every phase is validated by its engine. A suite of more
+// every iteration, and for an engine with an Expander (fio) what it makes
+// of the entry (a phase per job file of the workload). Other engines get
+// their parameters as given plus the suite's defaults (the block named
+// after the engine, s3:, and dir for an engine that takes one). Every phase
+// is validated by its engine, and its settings decoded once. A suite of more
 // than MaxPhases is refused before anything is built; ctx ending (a signal)
 // stops the expansion with ctx's error.
 func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) {
+	if err := s.checkBlocks(o.Engines); err != nil {
+		return nil, err
+	}
 	if err := s.checkPhaseCount(o.Engines, o.S3Configured); err != nil {
 		return nil, err
 	}
 	var noEndpoint []model.EngineName // engines planned without an endpoint
-	out := &Expanded{engines: o.Engines}
-	dirs := map[string]bool{}
-	names := map[string]int{}
-	var wheres []string // by phase: its entry's file and line
-	where := ""
-	add := func(p engine.Phase, l Labels) {
-		names[p.Name]++
-		if n := names[p.Name]; n > 1 {
-			p.Name = fmt.Sprintf("%s-%d", p.Name, n)
-		}
-		out.Phases = append(out.Phases, p)
-		out.Labels = append(out.Labels, l)
-		wheres = append(wheres, where)
-	}
+	x := &expansion{out: &Expanded{engines: o.Engines}, dirs: map[string]bool{}, names: map[string]int{}}
 	for _, ps := range s.Phases {
-		where = fmt.Sprintf("%s:%d", s.Source, ps.Line)
+		where := fmt.Sprintf("%s:%d", s.Source, ps.Line)
 		if err := checkSharing(o.Engines, where, ps); err != nil {
 			return nil, err
 		}
@@ -141,81 +133,23 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 		case err != nil:
 			return nil, err
 		case skip != "":
-			out.Skipped = append(out.Skipped, skip)
+			x.out.Skipped = append(x.out.Skipped, skip)
 			continue
 		}
-		_, own := o.Engines.Expander(ps.Engine)
 		if planNoHost && !slices.Contains(noEndpoint, ps.Engine) {
 			noEndpoint = append(noEndpoint, ps.Engine)
 		}
-		iters := max(ps.Iterations, 1)
-		for _, point := range points(ps.Matrix) {
-			params := map[string]any{}
-			for k, v := range base {
-				params[k] = v
-			}
-			l := Labels{Iterations: iters, Report: ps.Report, Events: ps.Events}
-			for _, kv := range point {
-				l.Point = append(l.Point, KV{Key: kv.Key, Value: fmt.Sprint(kv.Value)})
-				if kv.Key == "hosts" {
-					n, err := toInt(kv.Value)
-					if err != nil || n < 1 {
-						return nil, fmt.Errorf("%s: matrix hosts: %v is not a host count", where, kv.Value)
-					}
-					l.Hosts = n
-					continue
-				}
-				params[paramKey(own, kv.Key)] = kv.Value
-			}
-			if d, ok := params["dir"].(string); ok {
-				params["dir"] = s.abs(d)
-				dirs[params["dir"].(string)] = true
-			}
-			if !own {
-				if ps.Shared {
-					params["shared"] = true
-				}
-				if ps.ReadFrom != "" {
-					params["read_from"] = ps.ReadFrom
-				}
-			}
-			for it := 1; it <= iters; it++ {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				l.Iteration = it
-				phases, groups, err := s.expandOne(o.Engines, where, ps, params, planNoHost)
-				if err != nil {
-					return nil, err
-				}
-				for i, p := range phases {
-					if err := checkEvents(o.Engines, where, ps.Events, p); err != nil {
-						return nil, err
-					}
-					pl := l
-					pl.Group = groups[i]
-					p.Name = phaseName(groups[i], pl)
-					add(p, pl)
-				}
-			}
+		if err := s.expandEntry(ctx, o.Engines, x, where, ps, base, planNoHost); err != nil {
+			return nil, err
 		}
 	}
 	// Phases that read what earlier ones wrote, and where files stay
 	// between them, are settled across the whole suite.
-	hosts := make([]int, len(out.Labels))
-	for i, l := range out.Labels {
-		hosts[i] = l.Hosts
-	}
-	linked, err := o.Engines.Link(out.Phases, hosts)
-	if err != nil {
-		var le *engine.LinkError
-		if errors.As(err, &le) && le.Phase < len(wheres) {
-			return nil, fmt.Errorf("%s: %v", wheres[le.Phase], le.Err)
-		}
+	if err := x.link(o.Engines); err != nil {
 		return nil, err
 	}
-	out.Phases = linked
-	for d := range dirs {
+	out := x.out
+	for d := range x.dirs {
 		out.Dirs = append(out.Dirs, d)
 	}
 	sort.Strings(out.Dirs)
@@ -227,29 +161,138 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 	return out, nil
 }
 
+// expansion is a suite's expansion under way: the phases so far, the
+// directories they use, and where in the suite each came from.
+type expansion struct {
+	out    *Expanded
+	dirs   map[string]bool
+	names  map[string]int // phases by name, to number a name's repeats
+	wheres []string       // by phase: its entry's file and line
+}
+
+// add appends a phase of the entry at where, numbering a name already
+// taken ("name-2").
+func (x *expansion) add(where string, p engine.Phase, l Labels) {
+	x.names[p.Name]++
+	if n := x.names[p.Name]; n > 1 {
+		p.Name = fmt.Sprintf("%s-%d", p.Name, n)
+	}
+	x.out.Phases = append(x.out.Phases, p)
+	x.out.Labels = append(x.out.Labels, l)
+	x.wheres = append(x.wheres, where)
+}
+
+// link settles the links of the phases across the suite; a refused link
+// is said at its entry's line.
+func (x *expansion) link(engines engine.Registry) error {
+	hosts := make([]int, len(x.out.Labels))
+	for i, l := range x.out.Labels {
+		hosts[i] = l.Hosts
+	}
+	linked, err := engines.Link(x.out.Phases, hosts)
+	if err != nil {
+		var le *engine.LinkError
+		if errors.As(err, &le) && le.Phase < len(x.wheres) {
+			return fmt.Errorf("%s: %v", x.wheres[le.Phase], le.Err)
+		}
+		return err
+	}
+	// Each phase's settings are decoded here, once, and kept with it.
+	x.out.Phases = engines.Decode(linked)
+	return nil
+}
+
+// expandEntry adds the phases of one suite entry: every matrix point,
+// every iteration, base being its settings before the matrix.
+func (s *Suite) expandEntry(ctx context.Context, engines engine.Registry, x *expansion, where string, ps PhaseSpec, base map[string]any, planNoHost bool) error {
+	_, own := engines.Expander(ps.Engine)
+	iters := max(ps.Iterations, 1)
+	for _, point := range points(ps.Matrix) {
+		params, l, err := s.pointParams(x, where, ps, own, base, point)
+		if err != nil {
+			return err
+		}
+		for it := 1; it <= iters; it++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			l.Iteration = it
+			phases, groups, err := s.expandOne(engines, where, ps, params, planNoHost)
+			if err != nil {
+				return err
+			}
+			for i, p := range phases {
+				if err := checkEvents(engines, where, ps.Events, p); err != nil {
+					return err
+				}
+				pl := l
+				pl.Group = groups[i]
+				p.Name = phaseName(groups[i], pl)
+				x.add(where, p, pl)
+			}
+		}
+	}
+	return nil
+}
+
+// pointParams are an entry's settings at one matrix point, and the labels
+// of its phases there (all but the iteration and group). own says the
+// engine expands its own entries: it is given the entry's sharing itself.
+func (s *Suite) pointParams(x *expansion, where string, ps PhaseSpec, own bool, base map[string]any, point []struct {
+	Key   string
+	Value any
+}) (map[string]any, Labels, error) {
+	params := map[string]any{}
+	for k, v := range base {
+		params[k] = v
+	}
+	l := Labels{Iterations: max(ps.Iterations, 1), Report: ps.Report, Events: ps.Events}
+	for _, kv := range point {
+		l.Point = append(l.Point, KV{Key: kv.Key, Value: fmt.Sprint(kv.Value)})
+		if kv.Key == "hosts" {
+			n, err := toInt(kv.Value)
+			if err != nil || n < 1 {
+				return nil, l, fmt.Errorf("%s: matrix hosts: %v is not a host count", where, kv.Value)
+			}
+			l.Hosts = n
+			continue
+		}
+		params[paramKey(own, kv.Key)] = kv.Value
+	}
+	if d, ok := params["dir"].(string); ok {
+		params["dir"] = s.abs(d)
+		x.dirs[params["dir"].(string)] = true
+	}
+	if !own {
+		if ps.Shared {
+			params["shared"] = true
+		}
+		if ps.ReadFrom != "" {
+			params["read_from"] = ps.ReadFrom
+		}
+	}
+	return params, l, nil
+}
+
 // entryBase is an entry's settings before its matrix: its own, and the
-// suite's defaults (dir for an engine that takes one, the s3 block for s3
-// phases). planNoHost says a dry run plans it without the endpoint it
-// needs; skip says why an optional entry is left out.
+// suite's defaults (its engine's block, then dir for an engine that takes
+// one). planNoHost says a dry run plans it without the endpoint it needs;
+// skip says why an optional entry is left out.
 func (s *Suite) entryBase(o ExpandOptions, where string, ps PhaseSpec) (base map[string]any, planNoHost bool, skip string, err error) {
 	base = map[string]any{}
 	for k, v := range ps.Params {
 		base[k] = v
 	}
-	switch {
-	case takesDir(o.Engines, ps.Engine):
-		if _, ok := base["dir"]; !ok {
-			if s.Dir == "" {
-				return nil, false, "", fmt.Errorf("%s: %s phase has no dir and the suite sets none", where, ps.Engine)
-			}
-			base["dir"] = s.Dir
+	for k, v := range s.Blocks[ps.Engine] {
+		if _, ok := base[k]; !ok {
+			base[k] = v
 		}
-	case ps.Engine == model.EngineS3:
-		for k, v := range s.S3 {
-			if _, ok := base[k]; !ok {
-				base[k] = v
-			}
+	}
+	if _, ok := base["dir"]; !ok && takesDir(o.Engines, ps.Engine) {
+		if s.Dir == "" {
+			return nil, false, "", fmt.Errorf("%s: %s phase has no dir and the suite sets none", where, ps.Engine)
 		}
+		base["dir"] = s.Dir
 	}
 	if ep, ok := o.Engines.Endpointed(ps.Engine); ok && !ep.HasEndpoint(base) && !o.S3Configured {
 		if ps.Optional {
@@ -297,7 +340,7 @@ func (s *Suite) checkPhaseCount(engines engine.Registry, s3Configured bool) erro
 	}
 	var total int64
 	for _, ps := range s.Phases {
-		if ep, ok := engines.Endpointed(ps.Engine); ok && ps.Optional && !s3Configured && !ep.HasEndpoint(ps.Params) && !ep.HasEndpoint(s.S3) {
+		if ep, ok := engines.Endpointed(ps.Engine); ok && ps.Optional && !s3Configured && !ep.HasEndpoint(ps.Params) && !ep.HasEndpoint(s.Blocks[ps.Engine]) {
 			continue
 		}
 		n := int64(max(ps.Iterations, 1))

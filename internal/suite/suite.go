@@ -37,8 +37,11 @@ type Suite struct {
 	Results string
 	// Keep leaves created files and objects in place.
 	Keep bool
-	// S3 holds settings shared by every s3 phase (endpoint, bucket, ...).
-	S3 map[string]any
+	// Blocks hold, by engine, the settings every phase of the engine
+	// takes unless it sets its own: a top-level mapping named after the
+	// engine (s3: endpoint, bucket, ...). Expand refuses a block naming no
+	// engine.
+	Blocks map[model.EngineName]map[string]any
 	// Agents are the hosts the suite runs on (host{1...8}:7761 ranges).
 	Agents []string
 	// DropCaches asks every agent to drop the page cache before each phase.
@@ -56,6 +59,8 @@ type Suite struct {
 	Source string
 	// base is the directory relative paths are resolved against.
 	base string
+	// blockKeys are the keys of Blocks as written, for errors.
+	blockKeys []*yaml.Node
 }
 
 // PhaseSpec is one entry of "phases": an engine and its parameters.
@@ -97,7 +102,10 @@ func isSettings(v *yaml.Node) bool {
 	return v.Kind == yaml.MappingNode || v.Kind == yaml.ScalarNode && v.Tag == "!!null"
 }
 
-var globalKeys = []string{"name", "dir", "results", "keep", "s3", "agents", "drop_caches", "score", "labels", "phases"}
+// globalKeys are a suite's keys besides its engines' blocks: any other key
+// whose value is a mapping of settings names an engine (s3:), which the
+// expansion finds in the engine list.
+var globalKeys = []string{"name", "dir", "results", "keep", "agents", "drop_caches", "score", "labels", "phases"}
 
 // phaseKeys are the keys of a phase entry besides its engine's: any other
 // key whose value is a mapping of settings names the engine (fio:, md:,
@@ -156,8 +164,6 @@ func Parse(name string, b []byte) (*Suite, error) {
 			err = v.Decode(&s.Results)
 		case "keep":
 			err = v.Decode(&s.Keep)
-		case "s3":
-			err = v.Decode(&s.S3)
 		case "agents":
 			if v.Kind == yaml.ScalarNode {
 				var one string
@@ -178,7 +184,10 @@ func Parse(name string, b []byte) (*Suite, error) {
 		case "phases":
 			s.Phases, err = parsePhases(name, v)
 		default:
-			return nil, unknownKey(name, k, globalKeys)
+			if !isSettings(v) {
+				return nil, unknownKey(name, k, globalKeys)
+			}
+			err = s.addBlock(k, v)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %s: %v", name, k.Line, k.Value, cleanYAMLErr(err))
@@ -444,4 +453,46 @@ func Pretty(p engine.Phase) string {
 	var b bytes.Buffer
 	_ = json.Indent(&b, p.Params, "", "  ")
 	return b.String()
+}
+
+// addBlock keeps the engine settings block v under its key k.
+func (s *Suite) addBlock(k, v *yaml.Node) error {
+	var m map[string]any
+	if err := v.Decode(&m); err != nil {
+		return err
+	}
+	if s.Blocks == nil {
+		s.Blocks = map[model.EngineName]map[string]any{}
+	}
+	s.Blocks[model.EngineName(k.Value)] = m
+	s.blockKeys = append(s.blockKeys, k)
+	return nil
+}
+
+// Block returns the settings block of engine name, made empty when the
+// suite has none, so a command can add the environment's settings to it
+// (STORBENCH_HOST for s3).
+func (s *Suite) Block(name model.EngineName) map[string]any {
+	if s.Blocks[name] == nil {
+		if s.Blocks == nil {
+			s.Blocks = map[model.EngineName]map[string]any{}
+		}
+		s.Blocks[name] = map[string]any{}
+	}
+	return s.Blocks[name]
+}
+
+// checkBlocks refuses a top-level block that names no engine, as an
+// unknown key.
+func (s *Suite) checkBlocks(engines engine.Registry) error {
+	for _, k := range s.blockKeys {
+		if _, err := engines.Lookup(model.EngineName(k.Value)); err != nil {
+			known := slices.Clone(globalKeys)
+			for _, n := range engines.Names() {
+				known = append(known, string(n))
+			}
+			return unknownKey(s.Source, k, known)
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package all
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
 )
 
@@ -45,5 +47,27 @@ func TestEveryEngineListed(t *testing.T) {
 	}
 	if _, err := Engines().Lookup("nfs-nowhere"); err == nil || err.Error() != `unknown engine "nfs-nowhere" (known: `+strings.Join(names, ", ")+")" {
 		t.Errorf("unknown engine: %v", err)
+	}
+}
+
+// Every engine decodes its settings for the spine once (engine.Decoder):
+// a plan's phases keep them, so the engines' hooks do not decode the JSON
+// again.
+func TestEveryEngineDecodesOnce(t *testing.T) {
+	reg := Engines()
+	plan := reg.Decode([]engine.Phase{
+		{Name: "f", Engine: model.EngineFio, Params: json.RawMessage(`{"dir": "/tmp", "job": {"name": "j", "text": "[j]\nrw=read\nsize=1m\n"}}`)},
+		{Name: "m", Engine: model.EngineMD, Params: json.RawMessage(`{"dir": "/tmp", "items": 10}`)},
+		{Name: "s", Engine: model.EngineS3, Params: json.RawMessage(`{"op": "get", "host": "localhost:9000"}`)},
+	})
+	for _, p := range plan {
+		if _, ok := p.Decoded(); !ok {
+			t.Errorf("%s phase: its settings were not decoded and kept", p.Engine)
+		}
+	}
+	for _, n := range reg.Names() {
+		if _, ok := reg[n].(engine.Decoder); !ok {
+			t.Errorf("engine %s decodes no settings for the spine (engine.Decoder)", n)
+		}
 	}
 }

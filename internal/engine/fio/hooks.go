@@ -56,6 +56,12 @@ func (Engine) ToolVersion(env engine.Env) (tool, version string, ok bool) {
 	return "fio", v, err == nil
 }
 
+var _ engine.Decoder = Engine{}
+
+// Decode decodes a phase's settings once, for the spine to keep with the
+// phase (engine.Registry.Decode).
+func (Engine) Decode(p engine.Phase) (any, error) { return decodeParams(p) }
+
 var _ engine.Headliner = Engine{}
 
 // DefaultHeadline judges a job whose file names no headline ("# report")
@@ -72,6 +78,9 @@ var _ engine.RateNamer = Engine{}
 
 // RateUnit names the engine's operation rates: IOPS.
 func (Engine) RateUnit() string { return "IOPS" }
+
+// TextFormats are the formats its results print in: wekatester's per phase, IOR's over a run.
+func (Engine) TextFormats() []string { return []string{model.FormatWekatester, model.FormatIOR} }
 
 // Carried is the count of blocks every job of a stonewall write wrote.
 func (Engine) Carried(hosts []*engine.HostResult) (int64, bool) { return WrittenBlocks(hosts) }

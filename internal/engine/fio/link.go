@@ -1,6 +1,7 @@
 package fio
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -164,7 +165,11 @@ func writeLinked(phases []engine.Phase, fps []*linkedPhase) ([]engine.Phase, err
 		if err != nil {
 			return nil, &LinkError{Phase: fp.i, Err: err}
 		}
-		out[fp.i].Params = b
+		if !bytes.Equal(b, out[fp.i].Params) {
+			// Unchanged settings keep their bytes, and with them what
+			// was decoded from them (a plan linked again).
+			out[fp.i].Params = b
+		}
 	}
 	return out, nil
 }

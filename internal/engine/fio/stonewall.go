@@ -309,17 +309,22 @@ func WithWritten(p engine.Phase, written map[string]int64) (engine.Phase, error)
 	if p.Engine != model.EngineFio {
 		return p, nil
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(p.Params, &raw); err != nil {
+	ps, err := engine.Typed(p, decodeParams)
+	if err != nil {
 		return p, err
 	}
-	var of string
-	if v, ok := raw["stonewall_of"]; !ok || json.Unmarshal(v, &of) != nil || of == "" {
+	of := ps.StonewallOf
+	if of == "" {
 		return p, nil
 	}
 	n, ok := written[of]
 	if !ok || n <= 0 {
 		return p, fmt.Errorf("phase %s reads what stonewall phase %s wrote, which recorded no count of blocks written", p.Name, of)
+	}
+	// The count is written into the settings as sent, keys as they were.
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(p.Params, &raw); err != nil {
+		return p, err
 	}
 	raw["read_blocks"] = json.RawMessage(strconv.FormatInt(n, 10))
 	b, err := json.Marshal(raw)

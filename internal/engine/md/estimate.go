@@ -23,7 +23,7 @@ var _ engine.Estimator = Engine{}
 // every iteration, at EstimateRate (workers run side by side), a stonewall
 // bounding the creates. Tree creation and removal are not counted.
 func (Engine) Estimate(ph engine.Phase) (time.Duration, error) {
-	p, err := DecodeParams(ph.Params)
+	p, err := phaseParams(ph)
 	if err != nil {
 		return 0, err
 	}

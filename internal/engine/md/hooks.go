@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 )
 
 var (
@@ -57,3 +58,6 @@ var _ engine.RateNamer = Engine{}
 
 // RateUnit names the engine's operation rates: ops/s.
 func (Engine) RateUnit() string { return "ops/s" }
+
+// TextFormats are the formats its results print in: mdtest's table.
+func (Engine) TextFormats() []string { return []string{model.FormatMdtest} }

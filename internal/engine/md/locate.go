@@ -12,7 +12,7 @@ var _ engine.Locator = Engine{}
 // when the host is lost before cleanup. A host is lost only from a phase
 // on several hosts, so a phase that would share a tree there did.
 func (Engine) Location(p engine.Phase, runID, host string) (what, where string, err error) {
-	ps, err := DecodeParams(p.Params)
+	ps, err := phaseParams(p)
 	if err != nil {
 		return "", "", err
 	}

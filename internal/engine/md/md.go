@@ -140,7 +140,7 @@ const stateFile = "md-state.json"
 // <dir>/storbench/<run id>/<host>/<phase>, or, when hosts or phases share
 // it, <dir>/storbench/<run id>/shared/md-<tree or phase>.
 func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (engine.Prepared, error) {
-	p, err := DecodeParams(ph.Params)
+	p, err := phaseParams(ph)
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ func TestIterationStatistics(t *testing.T) {
 		Iterations: []record.Iteration{{Items: 1000, StartNs: 10 * s, EndNs: 11 * s}}}}}
 	b := &engine.HostResult{Host: "b", Ops: []record.OpStats{{Op: "file-stat", Ops: 3000, StartNs: 10*s + s/2, EndNs: 12 * s,
 		Iterations: []record.Iteration{{Items: 3000, StartNs: 10*s + s/2, EndNs: 12 * s}}}}}
-	ps := results.BuildPhase("md", "md", []*engine.HostResult{a, b})
+	ps := results.BuildPhase("md", "md", nil, []*engine.HostResult{a, b})
 	if got := ps.Ops[0].Rate; got == nil || !near(got.Mean, 2000) || ps.Ops[0].OpsPerS == nil || !near(*ps.Ops[0].OpsPerS, 2000) {
 		t.Errorf("merged rate %+v ops/s %v, want 2000", got, ps.Ops[0].OpsPerS)
 	}

@@ -427,6 +427,18 @@ func atLeast(n, limit int64) string {
 
 // Validate checks a phase's parameters without touching the file system.
 func (Engine) Validate(ph engine.Phase) error {
-	_, err := DecodeParams(ph.Params)
+	_, err := phaseParams(ph)
 	return err
+}
+
+var _ engine.Decoder = Engine{}
+
+// Decode decodes a phase's settings once, for the spine to keep with the
+// phase (engine.Registry.Decode).
+func (Engine) Decode(ph engine.Phase) (any, error) { return DecodeParams(ph.Params) }
+
+// phaseParams are ph's settings: those kept with the phase, else decoded
+// now (a copy: a caller may change its fields).
+func phaseParams(ph engine.Phase) (Params, error) {
+	return engine.Typed(ph, func(ph engine.Phase) (Params, error) { return DecodeParams(ph.Params) })
 }

@@ -21,7 +21,7 @@ var (
 // it), and with a tree that phases share, even on one host, so that the
 // run removes it at its end if the phase that removes it never ran.
 func (Engine) SharedDir(ph engine.Phase, hosts int) (string, bool) {
-	p, err := DecodeParams(ph.Params)
+	p, err := phaseParams(ph)
 	if err != nil || !p.shared(hosts) {
 		return "", false
 	}
@@ -32,7 +32,7 @@ func (Engine) SharedDir(ph engine.Phase, hosts int) (string, bool) {
 // one host, -N that leads stat, read or remove back to the host's own
 // items, and a rank stride that leads only some workers to another host.
 func (Engine) Advice(ph engine.Phase, hosts int) []string {
-	p, err := DecodeParams(ph.Params)
+	p, err := phaseParams(ph)
 	if err != nil || !p.strided() {
 		return nil
 	}
@@ -114,7 +114,7 @@ func CheckTrees(phases []engine.Phase, keep bool) error {
 		if ph.Engine != model.EngineMD {
 			continue
 		}
-		p, err := DecodeParams(ph.Params)
+		p, err := phaseParams(ph)
 		if err != nil || p.Tree == "" {
 			continue
 		}

@@ -13,7 +13,7 @@ var _ engine.AutoTermer = Engine{}
 // AutoTerm returns the phase's --autoterm rule, with the same defaults and
 // metric as one host applies, so a controller can judge the total of all.
 func (Engine) AutoTerm(p engine.Phase) (record.AutoTerm, bool) {
-	ps, err := DecodeParams(p.Params)
+	ps, err := phaseParams(p)
 	if err != nil || !ps.AutoTerm {
 		return record.AutoTerm{}, false
 	}

@@ -47,7 +47,7 @@ var (
 
 // Location names where host's phase puts its objects: bucket/prefix.
 func (Engine) Location(p engine.Phase, runID, host string) (what, where string, err error) {
-	ps, err := DecodeParams(p.Params)
+	ps, err := phaseParams(p)
 	if err != nil {
 		return "", "", err
 	}
@@ -61,7 +61,7 @@ func (Engine) Location(p engine.Phase, runID, host string) (what, where string, 
 // Validate checks a phase without touching the network. Credentials are not
 // required here: an agent may hold them in its own environment.
 func (Engine) Validate(p engine.Phase) error {
-	ps, err := DecodeParams(p.Params)
+	ps, err := phaseParams(p)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func (Engine) Validate(p engine.Phase) error {
 
 // Planned returns the measured stage's length (prepare and cleanup excluded).
 func (Engine) Planned(p engine.Phase) (time.Duration, error) {
-	ps, err := DecodeParams(p.Params)
+	ps, err := phaseParams(p)
 	if err != nil {
 		return 0, err
 	}
@@ -203,7 +203,7 @@ type phase struct {
 // Prepare checks the endpoints, creates the bucket if it is missing, and
 // uploads the objects the benchmark reads.
 func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engine.Prepared, error) {
-	ps, err := DecodeParams(p.Params)
+	ps, err := phaseParams(p)
 	if err != nil {
 		return nil, err
 	}

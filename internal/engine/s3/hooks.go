@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
@@ -33,11 +34,8 @@ func (Engine) CheckPlan(_ context.Context, env engine.CheckEnv, phases []engine.
 		if ph.Engine != model.EngineS3 {
 			continue
 		}
-		var p struct {
-			BenchData string `json:"benchdata"`
-			Bind      string `json:"bind"`
-		}
-		if json.Unmarshal(ph.Params, &p) != nil {
+		p, err := phaseParams(ph)
+		if err != nil {
 			continue // Validate names what is wrong
 		}
 		if p.Bind != "" {
@@ -75,20 +73,35 @@ func (Engine) LogRequestsIn(ph engine.Phase, dir string) (engine.Phase, error) {
 	return ph, nil
 }
 
+var _ engine.Decoder = Engine{}
+
+// Decode decodes a phase's settings once, for the spine to keep with the
+// phase (engine.Registry.Decode).
+func (Engine) Decode(p engine.Phase) (any, error) { return DecodeParams(p.Params) }
+
+// phaseParams are p's settings: those kept with the phase, else decoded
+// now. Hosts is clipped: resolve appends host to it, which must not
+// write into the kept value's array.
+func phaseParams(p engine.Phase) (Params, error) {
+	ps, err := engine.Typed(p, func(p engine.Phase) (Params, error) { return DecodeParams(p.Params) })
+	ps.Hosts = slices.Clip(ps.Hosts)
+	return ps, err
+}
+
 var _ engine.RateNamer = Engine{}
 
 // RateUnit names the engine's operation rates: obj/s.
 func (Engine) RateUnit() string { return "obj/s" }
 
+// TextFormats are the formats its results print in: warp's.
+func (Engine) TextFormats() []string { return []string{model.FormatWarp} }
+
 var _ engine.KeyUser = Engine{}
 
 // OwnKeys says the phase carries both keys (a suite's s3 block).
 func (Engine) OwnKeys(ph engine.Phase) bool {
-	var p struct {
-		AccessKey string `json:"access_key"`
-		SecretKey string `json:"secret_key"`
-	}
-	return json.Unmarshal(ph.Params, &p) == nil && p.AccessKey != "" && p.SecretKey != ""
+	p, err := phaseParams(ph)
+	return err == nil && p.AccessKey != "" && p.SecretKey != ""
 }
 
 var _ engine.Endpointed = Engine{}

@@ -12,7 +12,7 @@ import (
 // memory: --dry-run refuses with the same line. A phase that does not
 // resolve is left to the run's own checks.
 func CheckPlanMemory(p engine.Phase) error {
-	ps, err := DecodeParams(p.Params)
+	ps, err := phaseParams(p)
 	if err != nil {
 		return nil
 	}
