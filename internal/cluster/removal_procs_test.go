@@ -131,3 +131,27 @@ func TestBackgroundRemovalThroughAgent(t *testing.T) {
 		t.Errorf("DIR holds %v after the run", ents)
 	}
 }
+
+// Issue 21 item 3: md's workspace is removed in the background as fio's
+// files are. Each phase only creates (mdtest -C), leaving 2 x 4,000 files
+// and directories for the cleanup: their removal is recorded, ends before
+// the next phase starts and before the run ends, and overlaps what
+// follows. It used to run in the cleanup stage, which the next phase's
+// preparation waited for.
+func TestMdBackgroundRemovalThroughAgent(t *testing.T) {
+	c := startCluster(t, loopback(t, 1), nil, nil)
+	data := t.TempDir()
+	p := filepath.Join(t.TempDir(), "suite.yaml")
+	phase := "md: {items: 2000, workers: 2, only: [create]}"
+	if err := os.WriteFile(p, []byte("name: mdbg\ndir: "+data+"\nphases:\n  - "+phase+"\n    name: a\n  - "+phase+"\n    name: b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := c.run(t, "run", p)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	checkRemovalOverlaps(t, summaryOf(t, folderOf(t, out)), run.RemoteLead)
+	if ents, _ := os.ReadDir(data); len(ents) != 0 {
+		t.Errorf("DIR holds %v after the run", ents)
+	}
+}
