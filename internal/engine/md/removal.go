@@ -9,17 +9,21 @@ import (
 
 var _ engine.BackgroundCleaner = (*prepared)(nil)
 
-// StartCleanup starts removing the phase's own workspace, with what its
+// StartCleanup starts removing the phase's workspace, with what its
 // operations left (a phase that only creates leaves every item), in the
 // background (engine.BackgroundCleaner), as fio's files are: the agent
-// awaits it before the next phase's start. A workspace the hosts share
-// is removed by Cleanup, at once, by the first host after every host's
-// run ended: in the background its removal would end while other hosts
-// prepare the next phase in the same shared area, whose levels it
-// removes when it finds them empty.
+// awaits it before the next phase's start. A workspace the hosts share is
+// removed as Cleanup would, by the first host alone once every host's run
+// ended (the controller starts cleanups after all runs), renamed aside
+// first in the run's shared area, which stays pinned until the run ends:
+// the removal never takes a level the other hosts prepare the next phase
+// in. A tree kept for a later phase stays.
 func (pr *prepared) StartCleanup() (wait func(ctx context.Context) error, ok bool) {
-	if pr.env.Keep || pr.ws == nil || pr.shared {
+	if pr.env.Keep || pr.ws == nil {
 		return nil, false
+	}
+	if pr.shared && (pr.env.Rank != 0 || pr.keepsTree && !pr.failed) {
+		return nil, false // Cleanup does nothing
 	}
 	return pr.ws.StartRemove(), true
 }
