@@ -163,7 +163,6 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 // DIR/storbench, a job file fio rejects. keyless notes that s3 phases have
 // no keys yet.
 func dryRunSuite(ctx context.Context, st *State, o RunOptions, s *suite.Suite, x *suite.Expanded, keyless bool) error {
-	var notes []string
 	if !o.Agents.remote() && len(s.Agents) == 0 {
 		// This machine's directories: a refusal the run would meet
 		// is known now.
@@ -172,11 +171,11 @@ func dryRunSuite(ctx context.Context, st *State, o RunOptions, s *suite.Suite, x
 				return asUsage(err)
 			}
 		}
-		// And its free space and memory.
-		var err error
-		if notes, err = dryRunResources(st.Engines, x.Phases); err != nil {
-			return err
-		}
+	}
+	// Free space and memory, each host's answered on its machine.
+	notes, err := dryRunResources(ctx, st, o, s, x)
+	if err != nil {
+		return err
 	}
 	// What engines check across the plan (fio's own parser on the job
 	// files), as the run does before anything is created: a dry run

@@ -76,8 +76,11 @@ type Stopper interface {
 // name in a prepare request, and fio phases that are shared or read from
 // a neighbour. 4: a fio phase's files are removed in the background after
 // cleanup, awaited before prepare reports ready and by POST /v1/settle,
-// which also says what a phase the agent ended on its own left.
-const Protocol = 4
+// which also says what a phase the agent ended on its own left. 5: POST
+// /v1/resources, a phase's free space and memory checked on each host
+// before it is prepared (and by a dry run), the hosts sharing one file
+// system added up by the controller.
+const Protocol = 5
 
 var _ Stopper = (*LocalAgent)(nil)
 

@@ -56,6 +56,9 @@ type Controller struct {
 
 	mu   sync.Mutex
 	lost map[string]error // agents lost in earlier phases, by name
+	// awaited are the records of removals CheckResources awaited, for
+	// the next Settle to return.
+	awaited []Removal
 }
 
 // clockAgent is an agent with a clock of its own (a remote one).
@@ -218,6 +221,12 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	}
 
 	prepStart := time.Now()
+	// All hosts' plans together, before any host lays out its files (one
+	// host's files could make another's check fail), and after removals
+	// when they do not fit: the run told the notes when it began.
+	if _, err := c.CheckResources(ctx, runID, p); err != nil {
+		return nil, err
+	}
 	prepErrs, hub := c.prepareAll(ctx, agents, req)
 	prepared := time.Now()
 	agents, prepErrs = c.dropStopped(agents, prepErrs, out)

@@ -31,9 +31,17 @@ func mdOnLocalAgents(t *testing.T, n int, params map[string]any) (results.PhaseS
 	}
 	params["dir"] = dir
 	raw, _ := json.Marshal(params)
-	out, err := newController(agents...).RunPhase(context.Background(), "run1", false, engine.Phase{Name: "md", Engine: "md", Params: raw})
+	ctrl := newController(agents...)
+	out, err := ctrl.RunPhase(context.Background(), "run1", false, engine.Phase{Name: "md", Engine: "md", Params: raw})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The workspace's removal goes on in the background: awaited as
+	// the run awaits it before it ends.
+	for _, r := range ctrl.Settle(context.Background(), "run1", agents) {
+		if len(r.Leftovers) > 0 {
+			t.Errorf("the removal left %v", r.Leftovers)
+		}
 	}
 	return results.BuildPhase("md", "md", nil, out.Results), out.Results, dir
 }

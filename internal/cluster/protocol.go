@@ -28,6 +28,8 @@ import (
 //	                    phase's files may go on being removed after it
 //	POST /v1/settle     settleBody; awaits the removals going on (no
 //	                    session needed): NDJSON ticks, then their records
+//	POST /v1/resources  resourcesBody; the phase's resources on the agent's
+//	                    host (free space, memory): one line, Resources
 //	POST /v1/heartbeat  the controller is alive (at least every second)
 //	POST /v1/stop       end the running phase early, keeping what it measured
 //	POST /v1/event      events.Action: an event of the running phase (a
@@ -92,6 +94,8 @@ type line struct {
 	Unsupported bool `json:"unsupported,omitempty"`
 	// Removals are the records of background removals (settle streams).
 	Removals []Removal `json:"removals,omitempty"`
+	// Resources is a host's check of a phase's resources.
+	Resources *Resources `json:"resources,omitempty"`
 }
 
 // timeBody is the body of GET /v1/time.

@@ -244,7 +244,11 @@ func (c *Controller) Settle(ctx context.Context, runID string, agents []Agent) [
 			recs[i], _ = s.Settle(ctx, runID)
 		}
 	})
-	var out []Removal
+	// With those CheckResources awaited, which are not told yet.
+	c.mu.Lock()
+	out := c.awaited
+	c.awaited = nil
+	c.mu.Unlock()
 	for _, r := range recs {
 		out = append(out, r...)
 	}

@@ -149,6 +149,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.event(w, r)
 	case "settle":
 		s.settle(w, r)
+	case "resources":
+		s.resources(w, r)
 	case "stop":
 		if sess := s.session(w, r); sess != nil {
 			s.logf("run %s: the controller asked to stop", sess.runID)

@@ -74,7 +74,6 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	if err := r.check(ctx, p, set); err != nil {
 		return nil, err
 	}
-	p.Notes = append(p.Notes, r.spaceNotes(p, set)...)
 	ctrl := &cluster.Controller{
 		Agents: set.agents, Engines: r.Engines, Name: hostname(), DropCaches: p.Agents.DropCaches,
 		MaxClockOffset: p.Agents.MaxClockOffset, Progress: r.Sink.Progress, StartAt: p.StartAt, All: set.agents,
@@ -95,6 +94,12 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 		return nil, err
 	}
 	runID := results.NewRunID(r.now())
+	// Each host's free space and memory, before anything is made.
+	checked, err := checkResources(ctx, p, ctrl, runID)
+	if err != nil {
+		return nil, err
+	}
+	p.Notes = append(p.Notes, checked...)
 	areas, err := r.proveShared(ctx, p, ctrl, set, runID)
 	if err != nil {
 		return nil, err

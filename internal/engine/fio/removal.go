@@ -35,16 +35,20 @@ func awaitSamePath(ctx context.Context, env engine.Env, wsPath string) {
 	}
 }
 
-// checkSpaceAfterRemovals is checkSpace for Prepare. Files of earlier
-// phases still being removed in the background (engine.Env.AwaitRemovals)
-// hold space that will be free before this phase starts, but that space
-// counts as free only once it is: a plan that does not fit waits for the
-// removals to end, then is checked again.
+// checkSpaceAfterRemovals is Prepare's last guard: this host's own files
+// against what is free now. The hosts' plans together were checked
+// before any host began to prepare (engine.SpaceReporter, asked by the
+// controller); here other hosts may be laying out theirs meanwhile on a
+// file system they share, so only this host's own count. Files of
+// earlier phases still being removed here in the background
+// (engine.Env.AwaitRemovals) hold space that will be free before this
+// phase starts, but that space counts as free only once it is: a plan
+// that does not fit waits for the removals to end, then is checked again.
 func checkSpaceAfterRemovals(ctx context.Context, env engine.Env, jf *JobFile, ps *Params) error {
-	err := checkSpace(jf, ps.Job.Name, ps.Dir, env.Hosts, ps.Shared)
+	err := checkSpace(jf, ps.Job.Name, ps.Dir, 1, ps.Shared)
 	if err != nil && env.AwaitRemovals != nil {
 		env.AwaitRemovals(ctx)
-		err = checkSpace(jf, ps.Job.Name, ps.Dir, env.Hosts, ps.Shared)
+		err = checkSpace(jf, ps.Job.Name, ps.Dir, 1, ps.Shared)
 	}
 	return err
 }

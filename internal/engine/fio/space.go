@@ -3,6 +3,7 @@ package fio
 import (
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -95,4 +96,30 @@ func checkSpace(jf *JobFile, job, dir string, hosts int, sharedFiles bool) error
 	}
 	return engine.Unsupported(fmt.Sprintf("fio job %s lays out at least %s of files (%s) on %s, which has %s free: give a smaller --size (size= or filesize=), fewer --numjobs, or free space",
 		job, units.Bytes(need), who, dir, units.Bytes(float64(free))))
+}
+
+var _ engine.SpaceReporter = Engine{}
+
+// SpaceOf reports the files p lays out on this host, rank of hosts, and
+// the free space of their file system (engine.SpaceReporter): the
+// controller adds up the hosts that share it. Files read from a
+// neighbour are there already, and a stonewall phase's size is a cap, not
+// what it writes: neither is reported.
+func (Engine) SpaceOf(p engine.Phase, hosts, rank int) (engine.Space, bool) {
+	ps, jf, err := resolve(p, &Vars{Index: rank, Count: max(hosts, 1)})
+	if err != nil || ps.ReadFrom != "" || ps.Stonewall != nil {
+		return engine.Space{}, false
+	}
+	need := jf.plannedBytes()
+	if _, err := os.Stat(ps.Dir); err != nil || need == 0 {
+		// A directory that is not there is Prepare's to refuse.
+		return engine.Space{}, false
+	}
+	sp := engine.Space{Dir: ps.Dir, NeedBytes: need, SharedFiles: ps.Shared,
+		What: "fio job " + ps.Job.Name,
+		Fix:  "give a smaller --size (size= or filesize=), fewer --numjobs, or free space"}
+	if fs, ok := fsOf(ps.Dir); ok {
+		sp.Known, sp.FreeBytes, sp.FS, sp.FSName = true, fs.free, fs.id, fs.name
+	}
+	return sp, true
 }

@@ -1,6 +1,9 @@
 package fio
 
 import (
+	"fmt"
+	"os"
+	"strings"
 	"syscall"
 	"unsafe"
 )
@@ -36,11 +39,63 @@ var statfs = syscall.Statfs
 // one several hosts share. ok is false when the file system does not tell
 // (it reports no blocks, as some FUSE file systems do).
 func freeSpace(dir string) (free int64, shared string, ok bool) {
+	fs, ok := fsOf(dir)
+	return fs.free, fs.shared, ok
+}
+
+// fsInfo is what statfs tells of the file system holding a directory.
+type fsInfo struct {
+	free   int64
+	shared string // its name when several hosts mount it as one
+	// id names the file system across hosts (engine.Space.FS).
+	id string
+	// name is its type for a message.
+	name string
+}
+
+// fsOf stats dir's file system; ok is false when it does not tell its
+// free space (it reports no blocks).
+func fsOf(dir string) (fs fsInfo, ok bool) {
 	var st syscall.Statfs_t
 	if err := statfs(dir, &st); err != nil || st.Blocks == 0 {
-		return 0, "", false
+		return fsInfo{}, false
 	}
-	return int64(st.Bavail) * int64(st.Bsize), sharedFSTypes[int64(st.Type)], true
+	fs = fsInfo{free: int64(st.Bavail) * int64(st.Bsize), shared: sharedFSTypes[int64(st.Type)]}
+	fs.name = fs.shared
+	if fs.name == "" {
+		fs.name = localFSTypes[int64(st.Type)]
+	}
+	if fs.shared != "" {
+		// Every client of one export sees its type and size; its fsid
+		// is each client's own device number.
+		fs.id = fmt.Sprintf("%s/%d", fs.shared, int64(st.Blocks)*int64(st.Bsize))
+	} else if boot := bootID(); boot != "" {
+		// A local file system: its fsid (device number) names it on
+		// this machine only, so agents on one machine, each with its
+		// own directory on it, count against one free space.
+		fs.id = fmt.Sprintf("%s/%x:%x/%x", boot, uint32(st.Fsid.X__val[0]), uint32(st.Fsid.X__val[1]), int64(st.Type))
+	}
+	return fs, true
+}
+
+// localFSTypes name a few local file systems (statfs f_type) in messages.
+var localFSTypes = map[int64]string{
+	0x01021994: "tmpfs",
+	0xEF53:     "ext4",
+	0x58465342: "XFS",
+	0x9123683E: "Btrfs",
+	0x2FC12FC1: "ZFS",
+	0x794C7630: "overlay",
+}
+
+// bootID names this machine's boot ("" when unknown): two agents that
+// read the same one run on one kernel, whose device numbers they share.
+func bootID() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // blockSIGPIPE blocks SIGPIPE on the calling thread, which must be locked

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -171,6 +172,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (eng
 	if pr.shared {
 		ws, err = engine.SharedWorkspaceOf(p.Dir, env.RunID, p.sharedName(ph.Name), env.Rank)
 	} else {
+		awaitSamePath(ctx, env, filepath.Join(p.Dir, "storbench", env.RunID, env.Host, ph.Name))
 		ws, err = engine.NewWorkspace(p.Dir, env.RunID, env.Host, ph.Name)
 	}
 	if err != nil {

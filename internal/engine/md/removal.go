@@ -1,0 +1,41 @@
+package md
+
+import (
+	"context"
+	"os"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+var _ engine.BackgroundCleaner = (*prepared)(nil)
+
+// StartCleanup starts removing the phase's workspace, with what its
+// operations left (a phase that only creates leaves every item), in the
+// background (engine.BackgroundCleaner), as fio's files are: the agent
+// awaits it before the next phase's start. A workspace the hosts share is
+// removed as Cleanup would, by the first host alone once every host's run
+// ended (the controller starts cleanups after all runs), renamed aside
+// first in the run's shared area, which stays pinned until the run ends:
+// the removal never takes a level the other hosts prepare the next phase
+// in. A tree kept for a later phase stays.
+func (pr *prepared) StartCleanup() (wait func(ctx context.Context) error, ok bool) {
+	if pr.env.Keep || pr.ws == nil {
+		return nil, false
+	}
+	if pr.shared && (pr.env.Rank != 0 || pr.keepsTree && !pr.failed) {
+		return nil, false // Cleanup does nothing
+	}
+	return pr.ws.StartRemove(), true
+}
+
+// awaitSamePath waits for the removals going on in the background when
+// the workspace about to be made is still there: an earlier phase of the
+// same name (a suite's iterations) is being removed from that very path.
+func awaitSamePath(ctx context.Context, env engine.Env, path string) {
+	if env.AwaitRemovals == nil {
+		return
+	}
+	if _, err := os.Lstat(path); err == nil {
+		env.AwaitRemovals(ctx)
+	}
+}
