@@ -190,7 +190,7 @@ run_sb() { # round
 for r in $(seq "$rounds"); do
   if [ $((r % 2)) = 1 ]; then run_real "$r"; run_sb "$r"; else run_sb "$r"; run_real "$r"; fi
   python3 - "$work" "$r" <<'PY'
-import glob, json, os, re, sys
+import csv, glob, json, os, re, sys
 work, r = sys.argv[1], sys.argv[2]
 real = {}
 for l in open(os.path.join(work, "real%s.txt" % r)):
@@ -205,7 +205,36 @@ for f in glob.glob(os.path.join(work, "sb" + r, "*", "summary.json")):
     s = json.load(open(f)).get("io500") or {"figures": []}
     sb = {f["phase"]: f.get("value") for f in s["figures"]}
     sb["score"] = s.get("score")
-json.dump({"real": real, "storbench": sb}, open(os.path.join(work, "round%s.json" % r), "w"))
+# Where each window went. Real: the share of IOR's window outside its
+# transfers (open, close and the barriers between them, -g), of mdtest's
+# after its slowest rank's last item (the "all" time over the slowest
+# rank's: the closing barrier, and before it -Y's sync on the writes), and for
+# find the share of the entries the busiest rank checked (pfind deals out
+# directories). storbench: the share of the window outside the longest
+# host's own run (start skew and spread).
+res, spent = os.path.join(work, "io500-results"), {"real": {}, "storbench": {}}
+md_op = {"write": "File creation", "stat": "File stat", "read": "File read", "delete": "File removal"}
+for p in real:
+    try:
+        if p.startswith("ior-"):
+            x = next(l.split() for l in open(os.path.join(res, p + ".txt")) if re.match(r"(read|write)\s+[0-9]", l))
+            spent["real"][p] = 1 - float(x[7]) / float(x[9])
+        elif p.startswith("mdtest-"):
+            rows = list(csv.reader(open(os.path.join(res, p + ".csv"))))
+            i = rows[0].index("time-" + md_op[p.rsplit("-", 1)[1]])
+            t = {x[0]: float(x[i]) for x in rows[1:] if len(x) > i and x[i]}
+            spent["real"][p] = 1 - max(v for k, v in t.items() if k != "all") / t["all"]
+        elif p == "find":
+            n = [int(x.split(",")[5]) for x in open(os.path.join(res, "find.csv")).readlines()[2:]]
+            spent["real"][p] = max(n) / sum(n)
+    except (OSError, StopIteration, ValueError, IndexError, KeyError, ZeroDivisionError):
+        pass
+for f in glob.glob(os.path.join(work, "sb" + r, "*", "summary.json")):
+    for ph in json.load(open(f)).get("phases", []):
+        h = [(x["start_ns"], x["end_ns"]) for x in ph.get("per_host") or [] if x.get("end_ns")]
+        if h and max(e for _, e in h) > min(s for s, _ in h):
+            spent["storbench"][ph["name"]] = 1 - max(e - s for s, e in h) / (max(e for _, e in h) - min(s for s, _ in h))
+json.dump({"real": real, "storbench": sb, "spent": spent}, open(os.path.join(work, "round%s.json" % r), "w"))
 if r == "1":
     print(next((l.strip() for l in open(os.path.join(work, "real1.txt")) if l.startswith("IO500 version")), "IO500: no version line"))
 print("round %s: score real %s, storbench %s" % (r, real.get("score"), sb.get("score")))
@@ -239,4 +268,16 @@ for p in phases:
     per = "%9.2f" % statistics.median(own) if own else "%9s" % "-"
     rng = lambda lo, hi: "[%.3g-%.3g]" % (lo, hi)
     print("%-20s %9.4g %18s %9.4g %18s %7.2f %s %s" % (p, a, rng(amin, amax), b, rng(bmin, bmax), ratio, per, "within" if 0.8 <= ratio <= 1.25 else "OUTSIDE"))
+def share(side, p):
+    v = [x.get("spent", {}).get(side, {}).get(p) for x in rows]
+    v = [x for x in v if x is not None]
+    return "%5.0f%% [%3.0f-%3.0f%%]" % (100 * statistics.median(v), 100 * min(v), 100 * max(v)) if v else "%17s" % "-"
+print("\nwhere the windows went (medians over the rounds, min-max in brackets):")
+print("  real: the share of IOR's window outside its transfers (open, close and -g's barriers),")
+print("  of mdtest's after the slowest rank's last item (its closing barrier; on the writes -Y's")
+print("  sync too), and of find's entries checked by the busiest rank (pfind deals out directories);")
+print("  storbench: the share of the window outside the longest host's own run (start skew, spread)")
+print("%-20s %17s %17s" % ("phase", "real", "storbench"))
+for p in phases[:-1]:
+    print("%-20s %17s %17s" % (p, share("real", p), share("storbench", p)))
 PY
