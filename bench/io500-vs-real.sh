@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # storbench's IO500-shaped suite beside the real IO500 (issue 20): the IO500
 # driver (IO500/io500, linked with hpc/ior's IOR, mdtest and VI4IO/pfind)
-# under MPI with 3 ranks, and storbench run on examples/io500-shapes.yaml
-# with 3 agents on loopback, one job or worker each (3 writers on both
-# sides), on the same directory, with the example's sizes (per rank: ior-easy
+# under MPI with RANKS ranks (3), and storbench run on
+# examples/io500-shapes.yaml with as many agents on loopback, one job or
+# worker each (as many writers on both sides), on the same directory, with the example's sizes (per rank: ior-easy
 # 8 MiB in 2 MiB transfers, 200 files per mdtest phase, 20 ior-hard segments)
 # and the same stonewall time on both sides (IO500's stonewall-time; md's
 # stonewall on the create phases and fio's, with IOR's wear-out, on the
