@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # storbench's IO500-shaped suite beside the real IO500 (issue 20): the IO500
 # driver (IO500/io500, linked with hpc/ior's IOR, mdtest and VI4IO/pfind)
-# under MPI with 3 ranks, and storbench run on examples/io500-shapes.yaml
-# with 3 agents on loopback, one job or worker each (3 writers on both
-# sides), on the same directory, with the example's sizes (per rank: ior-easy
+# under MPI with RANKS ranks (3), and storbench run on
+# examples/io500-shapes.yaml with as many agents on loopback, one job or
+# worker each (as many writers on both sides), on the same directory, with the example's sizes (per rank: ior-easy
 # 8 MiB in 2 MiB transfers, 200 files per mdtest phase, 20 ior-hard segments)
 # and the same stonewall time on both sides (IO500's stonewall-time; md's
 # stonewall on the create phases and fio's, with IOR's wear-out, on the
@@ -29,8 +29,21 @@
 # usage: IOR=... MDTEST=... IO500=... MPIEXEC=... bench/io500-vs-real.sh [STORBENCH_BIN] [DIR]
 #   env: ROUNDS (8), STONEWALL (seconds, 300: IO500's rule), SCALE (1: the
 #        example's sizes), IOR_SIZES (example: the example's x SCALE; io500:
-#        IO500's, written to the stonewall), PORT_BASE (18301: the agents
-#        listen on PORT_BASE..PORT_BASE+2 on 127.0.0.1)
+#        IO500's, written to the stonewall), RANKS (3: MPI ranks, and as many
+#        agents), PORT_BASE (18301: the agents listen on
+#        PORT_BASE..PORT_BASE+RANKS-1 on 127.0.0.1), KEEP (a directory: each
+#        round's IO500 result directory and storbench results are kept there)
+#
+# Ranks and cores: MPICH's ranks wait in MPI_Barrier (and pfind's idle ranks
+# in its work stealing) by polling, never sleeping. With more ranks than
+# cores, a rank that waits holds a core a working rank needs, and every
+# barrier inside IOR's window (open, read, close with -g) or mdtest's costs
+# a scheduler slice (4 ms at HZ=250) instead of microseconds; the read, stat
+# and find phases, which the page cache makes CPU-bound, then measure the
+# MPI runtime's waiting more than the file system. storbench's agents wait
+# in the kernel. The script prints the cores beside the ranks; RANKS at or
+# below the cores (RANKS=2 on 2 cores) compares the tools without it. The
+# MPI environment used (MPIR_CVAR_*, UCX_*, HYDRA_*) is printed as given.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 missing=()
@@ -51,7 +64,8 @@ rounds=${ROUNDS:-8}
 sw=${STONEWALL:-300}
 port=${PORT_BASE:-18301}
 scale=${SCALE:-1}
-for v in rounds sw port scale; do
+ranks=${RANKS:-3}
+for v in rounds sw port scale ranks; do
   case ${!v} in '' | *[!0-9]*)
     echo "io500-vs-real: ${v^^}=${!v}: give a whole number" >&2
     exit 2
@@ -60,6 +74,13 @@ for v in rounds sw port scale; do
 done
 [ "$rounds" -ge 1 ] || { echo "io500-vs-real: ROUNDS=0: give at least 1" >&2; exit 2; }
 [ "$scale" -ge 1 ] || { echo "io500-vs-real: SCALE=0: give at least 1" >&2; exit 2; }
+[ "$ranks" -ge 2 ] || { echo "io500-vs-real: RANKS=$ranks: give at least 2 (the neighbour reads need another rank)" >&2; exit 2; }
+keep=${KEEP:-}
+if [ -n "$keep" ]; then
+  [ ! -e "$keep" ] || [ -d "$keep" ] && [ -z "$(ls -A "$keep" 2>/dev/null)" ] ||
+    { echo "io500-vs-real: KEEP=$keep: give a new or empty directory" >&2; exit 2; }
+  mkdir -p "$keep"
+fi
 # The ior writes' sizes: MiB per rank of ior-easy, segments of ior-hard.
 case ${IOR_SIZES:-example} in
   example) easy_mb=$((8 * scale)) segs=$((20 * scale)) ;;
@@ -92,7 +113,10 @@ md_v=$(cd "$work" && "$MPIEXEC" -n 1 "$MDTEST" -n 1 -d "$work/mdtest-version" 2>
 mpi_v=$("$MPIEXEC" --version 2>&1 | grep -m1 -i 'version' | tr -s ' ' || true)
 echo "real: ${ior_v:-IOR (version not printed)}; ${md_v%% was launched*}; MPI $MPIEXEC:${mpi_v#*:}"
 echo "storbench: $bin, $("$bin" version 2>/dev/null | tr '\n' ' ')"
-echo "3 MPI ranks against 3 agents, one writer each; directory $dir; stonewall ${sw} s; sizes x$scale, ior-easy ${easy_mb} MiB and ior-hard $segs segments per rank; $rounds rounds"
+mpi_env=$(env | grep -E '^(MPIR_CVAR_|UCX_|HYDRA_|MPICH_)' | sort | tr '\n' ' ' || true)
+[ -n "$mpi_env" ] || mpi_env="none set (the defaults: MPICH's ranks poll while they wait)"
+echo "MPI environment: $mpi_env"
+echo "$ranks MPI ranks against $ranks agents on $(nproc) cores, one writer each; load $(cut -d' ' -f1-3 /proc/loadavg); directory $dir; stonewall ${sw} s; sizes x$scale, ior-easy ${easy_mb} MiB and ior-hard $segs segments per rank; $rounds rounds"
 
 # The IO500 side: the example's sizes per rank (x SCALE), IO500's standard phases
 # (its unscored ior-rnd4K-easy-read switched off).
@@ -137,12 +161,12 @@ sed -e 's/numjobs: 2 /numjobs: 1 /' -e 's/workers: 2 /workers: 1 /' \
 head -c 32 /dev/urandom | base64 >"$work/token"
 chmod 600 "$work/token" # storbench refuses a token file others may read
 addrs=()
-for i in 0 1 2; do
+for i in $(seq 0 $((ranks - 1))); do
   "$bin" agent --listen "127.0.0.1:$((port + i))" --token-file "$work/token" >"$work/agent$i.log" 2>&1 &
   agents+=($!)
   addrs+=("127.0.0.1:$((port + i))")
 done
-for i in 0 1 2; do
+for i in $(seq 0 $((ranks - 1))); do
   for _ in $(seq 100); do
     (exec 3<>"/dev/tcp/127.0.0.1/$((port + i))") 2>/dev/null && break
     sleep 0.1
@@ -151,7 +175,7 @@ done
 
 run_real() { # round
   rm -rf "$dir/io500-data" "$work/io500-results"
-  (cd "$work" && "$MPIEXEC" -n 3 "$IO500" "$work/io500.ini") >"$work/real$1.txt" 2>&1 ||
+  (cd "$work" && "$MPIEXEC" -n "$ranks" "$IO500" "$work/io500.ini") >"$work/real$1.txt" 2>&1 ||
     { echo "io500 failed in round $1:" >&2; tail -20 "$work/real$1.txt" >&2; exit 1; }
 }
 # A storbench run that fails leaves its round's storbench figures absent
@@ -166,7 +190,7 @@ run_sb() { # round
 for r in $(seq "$rounds"); do
   if [ $((r % 2)) = 1 ]; then run_real "$r"; run_sb "$r"; else run_sb "$r"; run_real "$r"; fi
   python3 - "$work" "$r" <<'PY'
-import glob, json, os, re, sys
+import csv, glob, json, os, re, sys
 work, r = sys.argv[1], sys.argv[2]
 real = {}
 for l in open(os.path.join(work, "real%s.txt" % r)):
@@ -181,11 +205,44 @@ for f in glob.glob(os.path.join(work, "sb" + r, "*", "summary.json")):
     s = json.load(open(f)).get("io500") or {"figures": []}
     sb = {f["phase"]: f.get("value") for f in s["figures"]}
     sb["score"] = s.get("score")
-json.dump({"real": real, "storbench": sb}, open(os.path.join(work, "round%s.json" % r), "w"))
+# Where each window went. Real: the share of IOR's window outside its
+# transfers (open, close and the barriers between them, -g), of mdtest's
+# after its slowest rank's last item (the "all" time over the slowest
+# rank's: the closing barrier, and before it -Y's sync on the writes), and for
+# find the share of the entries the busiest rank checked (pfind deals out
+# directories). storbench: the share of the window outside the longest
+# host's own run (start skew and spread).
+res, spent = os.path.join(work, "io500-results"), {"real": {}, "storbench": {}}
+md_op = {"write": "File creation", "stat": "File stat", "read": "File read", "delete": "File removal"}
+for p in real:
+    try:
+        if p.startswith("ior-"):
+            x = next(l.split() for l in open(os.path.join(res, p + ".txt")) if re.match(r"(read|write)\s+[0-9]", l))
+            spent["real"][p] = 1 - float(x[7]) / float(x[9])
+        elif p.startswith("mdtest-"):
+            rows = list(csv.reader(open(os.path.join(res, p + ".csv"))))
+            i = rows[0].index("time-" + md_op[p.rsplit("-", 1)[1]])
+            t = {x[0]: float(x[i]) for x in rows[1:] if len(x) > i and x[i]}
+            spent["real"][p] = 1 - max(v for k, v in t.items() if k != "all") / t["all"]
+        elif p == "find":
+            n = [int(x.split(",")[5]) for x in open(os.path.join(res, "find.csv")).readlines()[2:]]
+            spent["real"][p] = max(n) / sum(n)
+    except (OSError, StopIteration, ValueError, IndexError, KeyError, ZeroDivisionError):
+        pass
+for f in glob.glob(os.path.join(work, "sb" + r, "*", "summary.json")):
+    for ph in json.load(open(f)).get("phases", []):
+        h = [(x["start_ns"], x["end_ns"]) for x in ph.get("per_host") or [] if x.get("end_ns")]
+        if h and max(e for _, e in h) > min(s for s, _ in h):
+            spent["storbench"][ph["name"]] = 1 - max(e - s for s, e in h) / (max(e for _, e in h) - min(s for s, _ in h))
+json.dump({"real": real, "storbench": sb, "spent": spent}, open(os.path.join(work, "round%s.json" % r), "w"))
 if r == "1":
     print(next((l.strip() for l in open(os.path.join(work, "real1.txt")) if l.startswith("IO500 version")), "IO500: no version line"))
 print("round %s: score real %s, storbench %s" % (r, real.get("score"), sb.get("score")))
 PY
+  if [ -n "$keep" ]; then
+    mv "$work/io500-results" "$keep/real$r" && cp "$work/real$r.txt" "$keep/real$r/"
+    mv "$work/sb$r" "$keep/sb$r" && cp "$work/sb$r.txt" "$keep/sb$r/"
+  fi
   rm -rf "$work/sb$r"
 done
 
@@ -211,4 +268,16 @@ for p in phases:
     per = "%9.2f" % statistics.median(own) if own else "%9s" % "-"
     rng = lambda lo, hi: "[%.3g-%.3g]" % (lo, hi)
     print("%-20s %9.4g %18s %9.4g %18s %7.2f %s %s" % (p, a, rng(amin, amax), b, rng(bmin, bmax), ratio, per, "within" if 0.8 <= ratio <= 1.25 else "OUTSIDE"))
+def share(side, p):
+    v = [x.get("spent", {}).get(side, {}).get(p) for x in rows]
+    v = [x for x in v if x is not None]
+    return "%5.0f%% [%3.0f-%3.0f%%]" % (100 * statistics.median(v), 100 * min(v), 100 * max(v)) if v else "%17s" % "-"
+print("\nwhere the windows went (medians over the rounds, min-max in brackets):")
+print("  real: the share of IOR's window outside its transfers (open, close and -g's barriers),")
+print("  of mdtest's after the slowest rank's last item (its closing barrier; on the writes -Y's")
+print("  sync too), and of find's entries checked by the busiest rank (pfind deals out directories);")
+print("  storbench: the share of the window outside the longest host's own run (start skew, spread)")
+print("%-20s %17s %17s" % ("phase", "real", "storbench"))
+for p in phases[:-1]:
+    print("%-20s %17s %17s" % (p, share("real", p), share("storbench", p)))
 PY
