@@ -63,3 +63,82 @@ func layoutProcs(dir string) []string {
 	}
 	return pids
 }
+
+// Issue 25 item 12: a job file whose create_only section lays out the
+// files (the seed's "pre-create files") has them laid out once, by the
+// layout pass, as plain fio does: the measured run does not start that
+// section's jobs again (fio's output of the run holds only the reading
+// jobs), and the reading jobs find every file in place.
+func TestLayoutSectionsNotRunAgain(t *testing.T) {
+	if _, err := FindFio(""); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	text := "[global]\nioengine=psync\nfilesize=1m\nnumjobs=4\nfilename_format=$filenum/$jobnum\n" +
+		"[make]\nbs=1m\ncreate_only=1\n[read]\nstonewall\nrw=read\nbs=64k\n"
+	b, _ := json.Marshal(Params{Dir: dir, Job: Job{Name: "pre", Text: text}})
+	p, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "lay2"}, engine.Phase{Name: "pre", Engine: "fio", Params: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Cleanup(context.Background())
+	res, err := p.Run(context.Background(), time.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := ParseOutput(res.Raw["fio.json"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read float64
+	for _, j := range out.Jobs {
+		if j.Name == "make" {
+			t.Errorf("the measured run started the create_only section's job again (%+v)", j)
+		}
+		read += float64(j.Read.IOBytes)
+	}
+	if read != 4<<20 {
+		t.Errorf("the reading jobs read %.0f bytes, want their 4 files of 1 MiB", read)
+	}
+	if !strings.Contains(res.Meta["laid_out_before"], "make") {
+		t.Errorf("the result does not say the section was laid out before: %v", res.Meta)
+	}
+}
+
+// A create_only section dropped from the measured run hands its stonewall
+// to the next section, which would otherwise join the group before it; a
+// job file with wait_for, or with only create_only sections, runs whole.
+func TestWithoutLayoutSections(t *testing.T) {
+	r := &prepared{params: &Params{}}
+	parse := func(text string) *JobFile {
+		jf, err := ParseJobFile("t", text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return jf
+	}
+	jf := parse("[global]\nsize=1m\n[w]\nrw=write\n[make]\ncreate_only=1\nstonewall\n[r]\nrw=read\n")
+	got, dropped := r.withoutLayoutSections(jf)
+	if len(dropped) != 1 || dropped[0] != "make" {
+		t.Fatalf("dropped %v, want [make]", dropped)
+	}
+	want := "[global]\nsize=1m\n[w]\nrw=write\n[r]\nrw=read\nstonewall\n"
+	if g := got.Render(); !strings.Contains(g, "[r]\nrw=read\nstonewall\n") || strings.Contains(g, "make") {
+		t.Errorf("got\n%s\nwant\n%s", g, want)
+	}
+	if !strings.Contains(jf.Render(), "[make]") {
+		t.Error("the job file given was changed")
+	}
+	for _, text := range []string{
+		"[global]\nsize=1m\n[make]\ncreate_only=1\n[r]\nrw=read\nwait_for=make\n",
+		"[global]\nsize=1m\ncreate_only=1\n[a]\n[b]\n",
+	} {
+		if got, dropped := r.withoutLayoutSections(parse(text)); len(dropped) != 0 || got.Render() != parse(text).Render() {
+			t.Errorf("%q: dropped %v, ran\n%s", text, dropped, got.Render())
+		}
+	}
+	r.params.Shared = true // no layout pass: every section runs
+	if _, dropped := r.withoutLayoutSections(parse("[make]\ncreate_only=1\nsize=1m\n[r]\nrw=read\nsize=1m\n")); len(dropped) != 0 {
+		t.Errorf("dropped %v from a phase with no layout pass", dropped)
+	}
+}

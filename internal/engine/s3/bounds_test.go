@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -149,18 +150,78 @@ func TestRequestTimeoutCutsEachRequest(t *testing.T) {
 	}
 }
 
+// putOneWorker is the put phase of TestPrepareAndCleanupAreBounded: one
+// worker for 500 ms. Its cleanup deletes what the run wrote in one
+// multi-object delete, which the server works through key after key: what
+// c workers wrote in d takes it about c x d, however loaded the machine
+// (the load slows the writes as much), and a request timeout shorter than
+// that fails the cleanup of a server that answers.
+func putOneWorker(srv *s3test.Server, endpoint string, sdk bool) map[string]any {
+	p := baseParams(srv, "put")
+	p["hosts"] = []string{endpoint}
+	p["concurrent"], p["duration"], p["sdk"] = 1, "500ms", sdk
+	return p
+}
+
+// deletionTime measures how long the server takes, now, to clean up what
+// a putOneWorker phase wrote (with the default request timeout): a test
+// whose request timeout must not cut that cleanup takes it from this, not
+// from a constant that holds only on an idle machine.
+func deletionTime(t *testing.T, srv *s3test.Server, sdk bool) time.Duration {
+	t.Helper()
+	pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "calibrate"}, phaseOf(t, "c", putOneWorker(srv, srv.Endpoint, sdk)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pr.Run(context.Background(), time.Now(), nil); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	if err := pr.Cleanup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return time.Since(t0)
+}
+
+// serverInMemory starts versitygw with its objects in /dev/shm (tmpfs):
+// its deletions then wait for no disk, whose speed other work on the
+// machine swings tenfold. Elsewhere (no /dev/shm) it is StartT's server.
+func serverInMemory(t *testing.T) *s3test.Server {
+	t.Helper()
+	dir, err := os.MkdirTemp("/dev/shm", "storbench-s3-test-")
+	if err != nil {
+		return s3test.StartT(t, s3test.Options{})
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if _, err := s3test.Binary(); err != nil {
+		t.Skipf("versitygw %s cannot be built, S3 tests need it: %v", s3test.Version, err)
+	}
+	srv, err := s3test.Start(dir, s3test.Options{})
+	if err != nil {
+		t.Fatalf("start versitygw: %v", err)
+	}
+	t.Cleanup(srv.Stop)
+	return srv
+}
+
 // Preparation and cleanup against a server that stops answering end within
 // a few request timeouts: preparation with the upload that timed out,
-// cleanup with what it left, as leftovers.
+// cleanup with what it left, as leftovers. The put phase's request timeout
+// is 1.5 s, or three times the cleanup of the same work measured just
+// before when the machine is so loaded that this takes longer (with 4
+// workers and a fixed 1.5 s, a cleanup of a server that answered timed out
+// at load 20 and more); the bound on the cleanup against a hung server
+// grows with it.
 func TestPrepareAndCleanupAreBounded(t *testing.T) {
-	srv := s3test.StartT(t, s3test.Options{})
+	srv := serverInMemory(t)
 	for _, path := range paths {
 		t.Run(path.name, func(t *testing.T) {
 			px := s3test.StartStallProxy(t, srv.Endpoint)
-			p := baseParams(srv, "put")
-			p["hosts"] = []string{px.Endpoint}
-			p["duration"], p["request_timeout"] = "500ms", "1500ms"
-			p["sdk"] = path.sdk
+			del := deletionTime(t, srv, path.sdk)
+			timeout := max(1500*time.Millisecond, 3*del).Round(time.Millisecond)
+			t.Logf("the server cleaned up a run's objects in %v: request timeout %v", del, timeout)
+			p := putOneWorker(srv, px.Endpoint, path.sdk)
+			p["request_timeout"] = timeout.String()
 			pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "bounded"}, phaseOf(t, "p", p))
 			if err != nil {
 				t.Fatal(err)
@@ -171,7 +232,7 @@ func TestPrepareAndCleanupAreBounded(t *testing.T) {
 			}
 			px.Set(s3test.MuteAll)
 			var cerr error
-			within(t, 8*time.Second, "Cleanup against a hung server", func() { cerr = pr.Cleanup(context.Background()) })
+			within(t, timeout*16/3, "Cleanup against a hung server", func() { cerr = pr.Cleanup(context.Background()) })
 			var le *engine.LeftoverError
 			if !errors.As(cerr, &le) || len(le.Items) == 0 || le.Items[0].What != "objects" || le.Items[0].AtMost == nil ||
 				*le.Items[0].AtMost < int64(res.Ops[0].Ops) {
