@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -221,6 +222,10 @@ type prepared struct {
 	// fioEnv is the environment of the fio process: the agent's without
 	// storbench's own settings, with storbench's variables.
 	fioEnv []string
+	// fioPid is the running fio's process (0 when none); pausedFrom and
+	// pausedTo are when its jobs were last stopped and continued (Unix
+	// ns; pausedTo 0 once the series took the pause in), for Pause.
+	fioPid, pausedFrom, pausedTo atomic.Int64
 }
 
 // places returns where a phase's files are on this host (fio's
@@ -461,6 +466,8 @@ func (r *prepared) runFio(ctx context.Context, startAt time.Time, live engine.Li
 		}
 		return nil, fmt.Errorf("start fio: %v", err)
 	}
+	r.fioPid.Store(int64(cmd.Process.Pid))
+	defer r.fioPid.Store(0)
 	start := startAt
 	if now := time.Now(); now.After(start) {
 		start = now
@@ -646,7 +653,7 @@ func (r *prepared) follow(stdout io.Reader, start time.Time, res *engine.HostRes
 		}
 		// Outputs before the gate opened count from it.
 		now := max(time.Now().UnixNano(), startNs)
-		seconds.add(o, prevNs, now)
+		r.addSeconds(&seconds, o, prevNs, now)
 		lastOut, prevNs = o, now
 		if live != nil {
 			live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
