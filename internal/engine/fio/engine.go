@@ -222,9 +222,8 @@ type prepared struct {
 	// fioEnv is the environment of the fio process: the agent's without
 	// storbench's own settings, with storbench's variables.
 	fioEnv []string
-	// fioPid is the running fio's process (0 when none); pausedFrom and
-	// pausedTo are when its jobs were last stopped and continued (Unix
-	// ns; pausedTo 0 once the series took the pause in), for Pause.
+	// For Pause (pause.go): the running fio (0: none), when its jobs
+	// were last stopped and continued (Unix ns).
 	fioPid, pausedFrom, pausedTo atomic.Int64
 }
 
@@ -466,8 +465,7 @@ func (r *prepared) runFio(ctx context.Context, startAt time.Time, live engine.Li
 		}
 		return nil, fmt.Errorf("start fio: %v", err)
 	}
-	r.fioPid.Store(int64(cmd.Process.Pid))
-	defer r.fioPid.Store(0)
+	defer r.running(cmd.Process.Pid)()
 	start := startAt
 	if now := time.Now(); now.After(start) {
 		start = now

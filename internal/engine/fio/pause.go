@@ -83,6 +83,13 @@ func (r *prepared) Pause(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// running notes fio's process pid for Pause until the function it
+// returns is called.
+func (r *prepared) running(pid int) func() {
+	r.fioPid.Store(int64(pid))
+	return func() { r.fioPid.Store(0) }
+}
+
 // addSeconds adds fio's status output o, which closes the interval
 // [from, to), to the series. When a pause lies in the interval, its
 // operations were done before the pause or after it: they are shared
