@@ -221,7 +221,7 @@ func checkReportInChromium(t *testing.T, folder string, names []string) {
 		t.Skip("chromium is not installed and could not be installed (apt-get install -y chromium)")
 	}
 	shot := filepath.Join(chromium.ArtifactDir(t), "report-gluster-brick.png")
-	chromium.Check(t, bin, filepath.Join(folder, "report.html"), shot, true, func(eval func(string) string) {
+	chromium.CheckWithEvents(t, bin, filepath.Join(folder, "report.html"), shot, func(eval func(string) string) {
 		var charts [][2]any
 		v := eval(`JSON.stringify(Array.from(document.querySelectorAll('svg.chart')).filter(s => /(second|per host|total)/.test(s.getAttribute('aria-label')) && !/percentile/.test(s.getAttribute('aria-label'))).map(s => [s.getAttribute('aria-label'), Array.from(s.querySelectorAll('g.ev')).map(g => g.getAttribute('data-event')).join('|')]))`)
 		if err := json.Unmarshal([]byte(v), &charts); err != nil {
