@@ -26,7 +26,10 @@ type RunOptions struct {
 	FioBin    string
 	Keep      bool
 	AllowExec bool
-	DryRun    bool
+	// AllowEvents starts the agents of --ssh or --launcher with
+	// --allow-events.
+	AllowEvents bool
+	DryRun      bool
 	// MaxDuration refuses a suite whose estimated duration is longer.
 	MaxDuration string
 	// CoVWarn is the CoV (percent) above which a sweep point is unstable.
@@ -49,6 +52,7 @@ func (o *RunOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.FioBin, "fio-bin", "fio", "fio binary")
 	f.BoolVar(&o.Keep, "keep", false, "keep created files and objects")
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow fio job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
+	f.BoolVar(&o.AllowEvents, "allow-events", false, "start the agents of --ssh or --launcher allowing the commands of the suite's events that name their host (as storbench agent --allow-events); agents started apart decide with their own flag")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print the expanded plan and its estimated duration, run nothing")
 	f.StringVar(&o.MaxDuration, "max-duration", "", "refuse a suite whose estimated duration exceeds this (e.g. 2h)")
 	f.Float64Var(&o.CoVWarn, "cov-warn", 100*results.DefaultCoVWarn, "flag a sweep point unstable when its iterations' coefficient of variation exceeds this percentage")
@@ -142,6 +146,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	if err != nil {
 		return nil, err
 	}
+	agents.AllowEvents = o.AllowEvents
 	root := s.Results
 	if o.Results != "" {
 		root = o.Results

@@ -16,10 +16,8 @@ import (
 // storbench's own fault action: one host's load paused for 2 s, 2 s into
 // a 7-s s3 phase against a real versitygw. The figure falls to about
 // nothing and comes back within a few seconds of the pause's start, said
-// in summary.json; fio and md phases, which cannot pause (fio's figures
-// over time come from its status lines, which a stopped fio does not
-// print: the stall would be spread over the seconds around it), are
-// refused before any load.
+// in summary.json. (fio and md phases pause too: internal/events'
+// TestPauseFioAndMd.)
 func TestEventPausesLoad(t *testing.T) {
 	needFio(t)
 	srv := s3test.StartT(t, s3test.Options{})
@@ -70,16 +68,6 @@ phases:
 		if im.Lowest > 0.1*im.Before || im.RecoverS == nil || *im.RecoverS < 1.5 || *im.RecoverS > 4.5 {
 			t.Errorf("phase %s: before %g, lowest %g %s, recovered after %v s: want a dip to about nothing and back in 2-3 s", p.Name, im.Before, im.Lowest, im.Unit, recoverText(im))
 		}
-	}
-
-	for _, c := range []lateCase{
-		{name: "pause on md", suite: fmt.Sprintf("name: x\ndir: DATA\nphases:\n  - md: {items: 50}\n    events:\n      - {at: 1s, pause: 1s, host: %s}\n", self),
-			want: []string{"md phases cannot pause their load", "pause is for s3 phases"}},
-		{name: "pause on fio", suite: fmt.Sprintf("name: x\ndir: DATA\nphases:\n  - fio: {runtime: 3s, job: {rw: read, size: 1m, time_based: 1}}\n    events:\n      - {at: 1s, pause: 1s, host: %s}\n", self),
-			want: []string{"fio phases cannot pause their load", "pause is for s3 phases"}},
-	} {
-		runLate(t, c, false)
-		runLate(t, c, true)
 	}
 }
 

@@ -123,8 +123,8 @@ func TestEventsDocExample(t *testing.T) {
 	if err := Execute(context.Background(), st, []string{"run", file, "--dry-run", "-d", t.TempDir()}); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{`event "kill brick" at 5s: run "gluster --mode=script volume status gv0`, `xargs kill -KILL" on the controller`,
-		`event "restart brick" at 12s: run "gluster --mode=script volume start gv0 force" on the controller (timeout 1m0s)`} {
+	for _, want := range []string{`event "hang brick" at 5s: run "gluster --mode=script volume status gv0`, `xargs -r kill -STOP" on the controller`,
+		`event "restart brick" at 12s: run "gluster --mode=script volume status gv0`, `xargs -r kill -KILL; gluster --mode=script volume start gv0 force" on the controller (timeout 1m0s)`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("--dry-run does not say %q:\n%s", want, out)
 		}

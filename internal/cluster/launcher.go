@@ -40,8 +40,21 @@ type Launch struct {
 	Version string
 	// Credentials are the run's S3 keys, sent to the agents with the token.
 	Credentials engine.Credentials
+	// AllowEvents starts the agents with --allow-events: they run the
+	// commands of the run's events that name their host (storbench run
+	// --allow-events).
+	AllowEvents bool
 	// Logf receives progress lines.
 	Logf func(format string, args ...any)
+}
+
+// agentFlags are the flags every agent is started with besides the
+// launcher's own.
+func (l Launch) agentFlags() []string {
+	if l.AllowEvents {
+		return []string{"--allow-events"}
+	}
+	return nil
 }
 
 func (l Launch) logf(format string, args ...any) {

@@ -129,7 +129,7 @@ type mpiJob struct {
 // mpiexec ended or StartTimeout passed. Hydra ends every rank when one
 // fails, so it is all ranks or none.
 func (l *MPIExecLauncher) Start(ctx context.Context, launch Launch) (Started, error) {
-	cmd := exec.Command(l.Program, l.args(launch.Binary)...)
+	cmd := exec.Command(l.Program, append(l.args(launch.Binary), launch.agentFlags()...)...)
 	// Its own process group: a terminal's Ctrl-C reaches the controller
 	// alone, which stops the agents the one way every launcher does (their
 	// stdin ends: each ends its phase and cleans up), whatever mpiexec

@@ -258,7 +258,7 @@ func (l *SlurmLauncher) Start(ctx context.Context, launch Launch) (Started, erro
 	if err != nil {
 		return nil, fmt.Errorf("--launcher slurm: %s not found: run storbench where Slurm's commands are installed", srun)
 	}
-	args := append(l.Alloc.srunArgs(), launch.Binary, "agent", "--stdin", "--slurm")
+	args := append(append(l.Alloc.srunArgs(), launch.Binary, "agent", "--stdin", "--slurm"), launch.agentFlags()...)
 	cmd := exec.Command(path, args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

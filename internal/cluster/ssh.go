@@ -79,7 +79,7 @@ func (l *SSHLauncher) Start(ctx context.Context, launch Launch) (Started, error)
 				errs[i] = err
 				return
 			}
-			started[i], errs[i] = l.startOne(ctx, h, port, names[i], launch.Token)
+			started[i], errs[i] = l.startOne(ctx, h, port, names[i], launch.Token, launch.agentFlags())
 		})
 	}
 	wg.Wait()
@@ -216,7 +216,7 @@ func (l *SSHLauncher) remoteBinary(ctx context.Context, host string) (string, er
 
 // startOne starts an agent on host (ssh destination, without port)
 // listening on the host's loopback port, forwarded from a free local port.
-func (l *SSHLauncher) startOne(ctx context.Context, host string, port int, name, token string) (*SSHAgent, error) {
+func (l *SSHLauncher) startOne(ctx context.Context, host string, port int, name, token string, flags []string) (*SSHAgent, error) {
 	bin, err := l.remoteBinary(ctx, host)
 	if err != nil {
 		return nil, err
@@ -226,6 +226,9 @@ func (l *SSHLauncher) startOne(ctx context.Context, host string, port int, name,
 		return nil, err
 	}
 	remote := fmt.Sprintf("%s agent --listen 127.0.0.1:%d --stdin", bin, port)
+	for _, f := range flags {
+		remote += " " + f
+	}
 	args := append([]string{"-o", "ExitOnForwardFailure=yes", "-L", fmt.Sprintf("127.0.0.1:%d:127.0.0.1:%d", local, port)}, l.target(host)...)
 	args = append(args, remote)
 	cmd := exec.Command(l.SSH, args...)

@@ -29,6 +29,12 @@ func checkEvents(p *Plan, infos []cluster.Info) error {
 	for i, in := range infos {
 		names[i] = in.Host
 	}
+	// How an agent comes to allow event commands: its own flag, or, for
+	// the agents this run starts, the run's.
+	allow := "start it with storbench agent --allow-events"
+	if l := p.Agents.Launcher; l != nil {
+		allow = "give storbench run --allow-events, which starts the agents of " + l.Flag() + " allowing them"
+	}
 	p.Labels = slices.Clone(p.Labels)
 	for i := range p.Labels {
 		if i >= len(p.Phases) || len(p.Labels[i].Events) == 0 {
@@ -41,7 +47,7 @@ func checkEvents(p *Plan, infos []cluster.Info) error {
 		}
 		l.Events = slices.Clone(l.Events)
 		for k := range l.Events {
-			if err := checkEvent(p.Phases[i].Name, &l.Events[k], infos[:n], infos, names); err != nil {
+			if err := checkEvent(p.Phases[i].Name, &l.Events[k], infos[:n], infos, names, allow); err != nil {
 				return err
 			}
 		}
@@ -50,8 +56,9 @@ func checkEvents(p *Plan, infos []cluster.Info) error {
 }
 
 // checkEvent checks one event of phase against the agents that run it
-// (of all the run's), naming its host as the run does.
-func checkEvent(phase string, e *events.Spec, infos, all []cluster.Info, names []string) error {
+// (of all the run's), naming its host as the run does; allow says how an
+// agent comes to run event commands.
+func checkEvent(phase string, e *events.Spec, infos, all []cluster.Info, names []string, allow string) error {
 	what := fmt.Sprintf("phase %s: event %s (line %d)", phase, e.Name, e.Line)
 	if e.Host == "" {
 		if e.Action == model.EventDropCaches && os.Geteuid() != 0 {
@@ -67,7 +74,7 @@ func checkEvent(phase string, e *events.Spec, infos, all []cluster.Info, names [
 	case at < 0:
 		return badInputf("%s: host %s is not one of the run's agents (%s)", what, e.Host, strings.Join(names, ", "))
 	case e.Action == model.EventCommand && !infos[at].AllowEvents:
-		return badInputf("%s: agent %s does not run event commands: start it with storbench agent --allow-events", what, e.Host)
+		return badInputf("%s: agent %s does not run event commands: %s", what, e.Host, allow)
 	case e.Action == model.EventDropCaches && !infos[at].Root:
 		return badInputf("%s: drop_caches needs agent %s to run as root", what, e.Host)
 	}

@@ -90,6 +90,9 @@ type Agents struct {
 	// MaxClockOffset is the largest agent clock offset accepted; negative
 	// accepts any, zero one second.
 	MaxClockOffset time.Duration
+	// AllowEvents starts the Launcher's agents allowing event commands
+	// (agent --allow-events).
+	AllowEvents bool
 }
 
 // Result is what a run did: its results folder and summary.

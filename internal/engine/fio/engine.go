@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -234,6 +235,9 @@ type prepared struct {
 	// fioEnv is the environment of the fio process: the agent's without
 	// storbench's own settings, with storbench's variables.
 	fioEnv []string
+	// For Pause (pause.go): the running fio (0: none), when its jobs
+	// were last stopped and continued (Unix ns).
+	fioPid, pausedFrom, pausedTo atomic.Int64
 }
 
 // places returns where a phase's files are on this host (fio's
@@ -478,6 +482,7 @@ func (r *prepared) runFio(ctx context.Context, startAt time.Time, live engine.Li
 		}
 		return nil, fmt.Errorf("start fio: %v", err)
 	}
+	defer r.running(cmd.Process.Pid)()
 	start := startAt
 	if now := time.Now(); now.After(start) {
 		start = now
@@ -663,7 +668,7 @@ func (r *prepared) follow(stdout io.Reader, start time.Time, res *engine.HostRes
 		}
 		// Outputs before the gate opened count from it.
 		now := max(time.Now().UnixNano(), startNs)
-		seconds.add(o, prevNs, now)
+		r.addSeconds(&seconds, o, prevNs, now)
 		lastOut, prevNs = o, now
 		if live != nil {
 			live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",

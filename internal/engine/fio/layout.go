@@ -1,15 +1,12 @@
 package fio
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -125,23 +122,8 @@ func (r *prepared) withoutLayoutSections(jf *JobFile) (out *JobFile, dropped []s
 // found (in /proc) and killed.
 func killTree(pid int) error {
 	_ = syscall.Kill(-pid, syscall.SIGSTOP)
-	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold blanks and parentheses.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			if c, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
-				_ = syscall.Kill(c, syscall.SIGKILL)
-			}
-		}
+	for _, c := range childrenOf(pid) {
+		_ = syscall.Kill(c, syscall.SIGKILL)
 	}
 	return syscall.Kill(-pid, syscall.SIGKILL)
 }

@@ -23,6 +23,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -130,6 +131,12 @@ type prepared struct {
 	// failed is set when Run failed on this host or another: the run
 	// stops, and no later phase removes a tree this one keeps.
 	failed bool
+	// pausedUntil, when not 0, holds the workers between items until
+	// then (mono ns): a suite event's pause (Pause), which asks through
+	// sampleNow for the per-second series to close an interval at its
+	// start and its end.
+	pausedUntil atomic.Int64
+	sampleNow   chan struct{}
 }
 
 // stateFile is the file beside a shared tree's iteration directory that
@@ -152,7 +159,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (eng
 		p.Workers = env.CPUs
 	}
 	pr := &prepared{p: p, env: env, phase: ph.Name, ops: p.ops(), workers: p.workers(),
-		nodes: treeNodes(p.Depth, p.Branch, 1<<40), shared: p.shared(env.Hosts)}
+		nodes: treeNodes(p.Depth, p.Branch, 1<<40), shared: p.shared(env.Hosts), sampleNow: make(chan struct{}, 1)}
 	pr.makesTree = slices.Contains(pr.ops, opTreeCreate)
 	pr.keepsTree = p.Tree != "" && !slices.Contains(pr.ops, opTreeRemove)
 	// Every tree directory stays open while items are worked on: this

@@ -255,6 +255,8 @@ func (r *run) start(ctx context.Context, startAt time.Time, live engine.LiveFunc
 				cancelled = nil // seen; keep sampling until the workers stop
 			case <-done:
 				return
+			case <-r.pr.sampleNow:
+				sampler.Sample(wallNs(mono()))
 			case <-tick.C:
 				now := mono()
 				counts := sampler.Sample(wallNs(now))

@@ -350,6 +350,9 @@ func (w *worker) eachItem(k opKind, from, count int64, random bool, s *items, re
 		if stopped || (deadline != 0 && t1 >= deadline) {
 			return done + 1
 		}
+		if r.pr.pausedUntil.Load() != 0 {
+			t0 = w.waitPause()
+		}
 	}
 	return done
 }

@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -333,4 +334,23 @@ func isMountPoint(p string) bool {
 		}
 	}
 	return false
+}
+
+// pidRE is a brick's process in `gluster volume status --xml`.
+var pidRE = regexp.MustCompile(`<pid>(-?\d+)</pid>`)
+
+// BrickPid is brick i's process as glusterd tells it (`gluster volume
+// status VOL HOST:BRICK --xml`), 0 or less when it is not running.
+func (c *Cluster) BrickPid(i int) int {
+	c.t.Helper()
+	out, err := c.gluster(time.Minute, "volume", "status", c.Volume, c.Server+":"+c.Brick(i), "--xml")
+	m := pidRE.FindStringSubmatch(out)
+	if m == nil {
+		if err != nil {
+			c.t.Logf("brick %d: %v", i, err)
+		}
+		return 0
+	}
+	pid, _ := strconv.Atoi(m[1])
+	return pid
 }
