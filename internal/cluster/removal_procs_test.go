@@ -173,3 +173,31 @@ func TestMdBackgroundRemovalThroughAgent(t *testing.T) {
 		})
 	}
 }
+
+// Issue 21 item 3: fio's files in the run's shared area are removed in
+// the background too. Host i writes 2 x 2,000 files that host i+1 reads
+// back (read_from: neighbour): the write phase's files stay for the read
+// phase, whose first host removes both hosts' sets, renamed aside at once,
+// while the run ends. That removal took 4.2 s in the cleanup stage.
+func TestSharedAreaBackgroundRemovalThroughAgents(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed")
+	}
+	c := startCluster(t, loopback(t, 2), nil, nil)
+	data := t.TempDir()
+	p := filepath.Join(t.TempDir(), "suite.yaml")
+	job := `{bs: 4k, nrfiles: 2000, filesize: 8k, ioengine: psync, numjobs: 2, filename_format: "f.$jobnum.$filenum", rw: `
+	suite := "name: areabg\ndir: " + data + "\nphases:\n  - name: w\n    fio: {job: " + job + "write}}\n" +
+		"  - name: r\n    read_from: neighbour\n    fio: {job: " + job + "read}}\n"
+	if err := os.WriteFile(p, []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := c.run(t, "run", p)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	checkRemovalOverlaps(t, summaryOf(t, folderOf(t, out)), run.RemoteLead)
+	if ents, _ := os.ReadDir(data); len(ents) != 0 {
+		t.Errorf("DIR holds %v after the run", ents)
+	}
+}

@@ -60,3 +60,53 @@ func (w *Workspace) StartRemove() (wait func(ctx context.Context) error) {
 		return err
 	}
 }
+
+// StartRemoveSharedEntries is RemoveSharedEntries in the background, for
+// the last phase that uses those entries: each is renamed aside in the
+// area at once (a later phase makes an entry of the same name meanwhile),
+// then removed; wait waits for that (bounded by ctx, as StartRemove is)
+// and then removes the area and the run's levels above only when empty,
+// as RemoveSharedEntries does. The area of a run on several hosts stays
+// pinned until the run ends (PinSharedArea), so the hosts preparing the
+// next phase there never lose it.
+func StartRemoveSharedEntries(dir, runID string, match func(name string) bool) (wait func(ctx context.Context) error) {
+	area := SharedArea(dir, runID)
+	var targets []string
+	if ents, err := os.ReadDir(area); err == nil {
+		for _, e := range ents {
+			if !match(e.Name()) {
+				continue
+			}
+			p := filepath.Join(area, e.Name())
+			aside := filepath.Join(area, fmt.Sprintf(".%s.removing-%d", e.Name(), time.Now().UnixNano()))
+			if os.Rename(p, aside) == nil {
+				p = aside
+			}
+			targets = append(targets, p)
+		}
+	}
+	done := make(chan struct{})
+	var left []Leftover
+	go func() {
+		defer close(done)
+		for _, p := range targets {
+			if l := removeAll(p); l != nil {
+				left = append(left, *l)
+			}
+		}
+	}()
+	return func(ctx context.Context) error {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return &LeftoverError{Items: []Leftover{{What: "files and directories", Where: area,
+				Reason: "cleanup: the removal did not end in time (" + ctx.Err().Error() + "); it goes on"}}}
+		}
+		// Nothing matches now: only the empty levels go.
+		err := RemoveSharedEntries(dir, runID, func(string) bool { return false })
+		if len(left) > 0 {
+			return &LeftoverError{Items: left}
+		}
+		return err
+	}
+}

@@ -13,13 +13,19 @@ var _ engine.BackgroundCleaner = (*prepared)(nil)
 
 // StartCleanup starts removing the phase's own directory with fio's files
 // in the background (engine.BackgroundCleaner). A phase that works in the
-// run's shared area is cleaned up by Cleanup, at once: another host or a
-// later phase of the run may be in that area.
+// run's shared area removes there what fio's phases left only when it is
+// the last to use it (not Later), on the first host, after every host's
+// run ended: renamed aside at once, and removed in the background too.
 func (r *prepared) StartCleanup() (wait func(ctx context.Context) error, ok bool) {
-	if r.env.Keep || r.params.usesArea() {
+	if r.env.Keep {
 		return nil, false
 	}
-	return r.ws.StartRemove(), true
+	own := r.ws.StartRemove()
+	if !r.params.usesArea() || r.params.Later || r.env.Rank != 0 {
+		return own, true
+	}
+	area := engine.StartRemoveSharedEntries(r.params.Dir, r.env.RunID, isFioEntry)
+	return func(ctx context.Context) error { return joinLeftovers(own(ctx), area(ctx)) }, true
 }
 
 // awaitSamePath waits for the removals going on in the background when
