@@ -197,15 +197,6 @@ func FindFio(bin string) (string, error) {
 	return path, nil
 }
 
-// Version returns "fio-3.33" for the given binary.
-func Version(bin string) (string, error) {
-	out, err := exec.Command(bin, "--version").Output()
-	if err != nil {
-		return "", fmt.Errorf("%s --version: %v", bin, err)
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
 type prepared struct {
 	env     engine.Env
 	phase   engine.Phase
