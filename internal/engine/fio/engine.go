@@ -427,11 +427,7 @@ func (r *prepared) runFio(ctx context.Context, startAt time.Time, live engine.Li
 		Meta: map[string]string{"job": r.params.Job.Name, model.MetaReport: r.job.Report, "fio_bin": r.bin},
 		Raw:  map[string][]byte{r.params.Job.Name + ".fio": []byte(jf.Render())},
 	}
-	measured, dropped := r.withoutLayoutSections(jf)
-	g, runPath := r.gate(res.Meta, measured, path)
-	if g != nil && len(dropped) > 0 {
-		res.Meta["laid_out_before"] = "create_only sections run by the layout pass, not again: " + strings.Join(dropped, ", ")
-	}
+	g, runPath := r.gateMeasured(res.Meta, jf, path)
 	if g == nil {
 		if err := engine.WaitUntil(ctx, startAt); err != nil {
 			return nil, err
