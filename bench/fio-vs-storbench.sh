@@ -18,14 +18,16 @@
 #   env: RUNTIME (default 10), SIZE (default 64M), ROUNDS (default 3)
 set -euo pipefail
 bin=${1:-bin/storbench}
-dir=${2:-$(mktemp -d /var/tmp/storbench-bench.XXXXXX)}
+made=
+if [ -n "${2:-}" ]; then dir=$2; else dir=$(mktemp -d /var/tmp/storbench-bench.XXXXXX); made=$dir; fi
 runtime=${RUNTIME:-10}
 size=${SIZE:-64M}
 rounds=${ROUNDS:-3}
 here=$(cd "$(dirname "$0")/.." && pwd)
 job=$here/internal/engine/fio/workloads/default/031-iopsR.job
 work=$(mktemp -d)
-trap 'rm -rf "$work" "$dir/plain-fio"' EXIT
+# The directory made here goes too (storbench leaves nothing in it).
+trap 'rm -rf "$work" "$dir/plain-fio"; if [ -n "$made" ]; then rmdir "$made"; fi' EXIT
 mkdir -p "$dir/plain-fio"
 
 # The same job text storbench runs: runtime and size overridden, no
