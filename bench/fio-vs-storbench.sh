@@ -1,59 +1,98 @@
 #!/usr/bin/env bash
 # The seed's read-IOPS job (64 jobs, iodepth 8, 4 KiB random reads, libaio,
 # direct) run through plain fio and through storbench on the same directory,
-# alternately, ROUNDS times. Prints both IOPS figures side by side and the wall
-# time storbench adds beyond fio's own.
+# ROUNDS times, the order swapped every round (odd rounds plain fio first).
+# Prints both IOPS figures side by side and the wall time storbench adds
+# over plain fio doing the same work.
+#
+# The same work: storbench lays out the files, runs the job and removes the
+# files, so plain fio's time is fio's wall plus removing its files (rm -rf,
+# timed apart). storbench drops a startdelay that every section has alike
+# (its start gate starts the jobs together, internal/engine/fio/gate.go), so
+# plain fio runs the job with startdelay=0: the seed's startdelay=5 would
+# add 5 s of sleep to plain fio alone. added_s is storbench's wall less
+# plain fio's wall and removal; the line under each round splits
+# storbench's wall into its stages.
 #
 # usage: bench/fio-vs-storbench.sh [STORBENCH_BIN] [DIR]
 #   env: RUNTIME (default 10), SIZE (default 64M), ROUNDS (default 3)
 set -euo pipefail
 bin=${1:-bin/storbench}
-dir=${2:-$(mktemp -d /var/tmp/storbench-bench.XXXXXX)}
+made=
+if [ -n "${2:-}" ]; then dir=$2; else dir=$(mktemp -d /var/tmp/storbench-bench.XXXXXX); made=$dir; fi
 runtime=${RUNTIME:-10}
 size=${SIZE:-64M}
 rounds=${ROUNDS:-3}
 here=$(cd "$(dirname "$0")/.." && pwd)
 job=$here/internal/engine/fio/workloads/default/031-iopsR.job
 work=$(mktemp -d)
-trap 'rm -rf "$work" "$dir/plain-fio"' EXIT
+# The directory made here goes too (storbench leaves nothing in it).
+trap 'rm -rf "$work" "$dir/plain-fio"; if [ -n "$made" ]; then rmdir "$made"; fi' EXIT
 mkdir -p "$dir/plain-fio"
 
-# The same job text storbench runs: runtime and size overridden, files in a
-# directory of their own.
+# The same job text storbench runs: runtime and size overridden, no
+# startdelay (as storbench runs it), files in a directory of their own.
 sed -e "s/^runtime=.*/runtime=$runtime/" -e "s/^filesize=.*/filesize=$size/" \
+    -e "s/^startdelay=.*/startdelay=0/" \
     -e "/^\[global\]/a directory=$dir/plain-fio" "$job" > "$work/plain.job"
 mkdir -p "$work/w" && cp "$job" "$work/w/"
 
-now() { date +%s.%N; }
+now() { date +%s%N; }
 iops_fio() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(round(sum(j["read"]["iops"] for j in d["jobs"])))' "$1"; }
 iops_sb() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(round(d["phases"][0]["ops"][0]["ops_per_s"]))' "$1"; }
 
-results=$work/rounds.txt
-stages() { python3 - "$1" <<'PY'
+# plain: fio, then the removal of its files (both Unix ns stamps kept).
+plain() {
+  p0=$(now); fio --output-format=json --output="$work/plain.json" "$work/plain.job" >/dev/null; p1=$(now)
+  rm -rf "$dir/plain-fio"/*; p2=$(now)
+}
+sb() {
+  s0=$(now); "$bin" fio -d "$dir" -w "$work/w" --runtime "${runtime}s" --size "$size" --results "$work/res" >/dev/null; s1=$(now)
+}
+
+# stages prints storbench's wall split into its stages: the run's start
+# (process, plan, results folder) up to the phase, the phase's preparation
+# (the layout pass is in it), the time around fio in the run stage, the
+# cleanup waited for, the removal of fio's files in the background, and
+# what the run waited for that removal after writing its results.
+stages() { python3 - "$1" "$s0" "$s1" <<'PY'
 import json, sys, glob, os
-d = sys.argv[1]
+d, s0, s1 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 ph = json.load(open(os.path.join(d, "summary.json")))["phases"][0]
 t = ph["timing"]
 fio = float(json.load(open(glob.glob(os.path.join(d, ph["dir"], "hosts", "*", "result.json"))[0]))["meta"]["fio_wall_s"])
-# Deleting fio's files: waited for (cleanup_s), or in the background
-# (removal_s), overlapping the results and awaited before the run ends.
-print("    storbench's own time: prepare %.2f s, around fio %.2f s, cleanup waited %.2f s, removal in the background %.2f s" % (t["prepare_s"], t["run_s"] - fio, t["cleanup_s"], t.get("removal_s", 0)))
+wall = (s1 - s0) / 1e9
+rm, rs, re_ = t.get("removal_s"), t.get("removal_start_ns"), t.get("removal_end_ns")
+after = (s1 - re_) / 1e9 if re_ else float("nan")
+# What storbench's wall holds besides the phase's stages: start-up,
+# results, the wait for the removal, exit.
+other = wall - t["prepare_s"] - t["run_s"] - t["cleanup_s"]
+print("    storbench: wall %.2f s = prepare %.2f + run %.2f (fio %.2f, around fio %.2f) + cleanup waited %.2f + the rest %.2f; removal in the background %s s, ended %.2f s before exit" % (
+    wall, t["prepare_s"], t["run_s"], fio, t["run_s"] - fio, t["cleanup_s"], other,
+    "%.2f" % rm if rm is not None else "absent", after))
 PY
 }
-printf '%-6s %12s %12s %8s %10s %10s %10s\n' round fio_IOPS storbench_IOPS ratio fio_wall_s sb_wall_s added_s
+
+results=$work/rounds.txt
+printf '%-6s %-9s %12s %14s %7s %8s %8s %8s %8s %12s\n' round first fio_IOPS storbench_IOPS ratio fio_s rm_s sb_s added_s sb_minus_fio
 for r in $(seq "$rounds"); do
-  t0=$(now); fio --output-format=json --output="$work/plain.json" "$work/plain.job" >/dev/null; t1=$(now)
-  rm -rf "$dir/plain-fio"/*
-  t2=$(now); "$bin" fio -d "$dir" -w "$work/w" --runtime "${runtime}s" --size "$size" --results "$work/res" >/dev/null; t3=$(now)
+  if (( r % 2 )); then first=fio; plain; sb; else first=storbench; sb; plain; fi
   a=$(iops_fio "$work/plain.json")
-  b=$(iops_sb "$(ls -d "$work"/res/*/ | tail -1)summary.json")
-  python3 -c "import sys; a,b,t0,t1,t2,t3=map(float,sys.argv[2:]); print('%-6s %12d %12d %8.3f %10.2f %10.2f %10.2f' % (sys.argv[1], a, b, b/a, t1-t0, t3-t2, (t3-t2)-(t1-t0)))" "$r" "$a" "$b" "$t0" "$t1" "$t2" "$t3" | tee -a "$results"
-  stages "$(ls -d "$work"/res/*/ | tail -1)"
+  last=$(ls -d "$work"/res/*/ | tail -1)
+  b=$(iops_sb "${last}summary.json")
+  python3 -c "
+import sys
+r, first = sys.argv[1:3]
+a, b, p0, p1, p2, s0, s1 = map(float, sys.argv[3:])
+fio, rm, sbw = (p1-p0)/1e9, (p2-p1)/1e9, (s1-s0)/1e9
+print('%-6s %-9s %12d %14d %7.3f %8.2f %8.2f %8.2f %8.2f %12.2f' % (r, first, a, b, b/a, fio, rm, sbw, sbw-fio-rm, sbw-fio))
+" "$r" "$first" "$a" "$b" "$p0" "$p1" "$p2" "$s0" "$s1" | tee -a "$results"
+  stages "$last"
 done
 python3 - "$results" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-print("median: fio %d IOPS, storbench %d IOPS, ratio %.3f, storbench adds %.2f s of wall time per job" % (
-    statistics.median(float(r[1]) for r in rows), statistics.median(float(r[2]) for r in rows),
-    statistics.median(float(r[3]) for r in rows), statistics.median(float(r[6]) for r in rows)))
+med = lambda i: statistics.median(float(r[i]) for r in rows)
+print("median of %d rounds: fio %d IOPS, storbench %d IOPS, ratio %.3f; plain fio %.2f s + removing its files %.2f s, storbench %.2f s: storbench adds %.2f s of wall time per job (%.2f s over fio alone)" % (
+    len(rows), med(2), med(3), med(4), med(5), med(6), med(7), med(8), med(9)))
 PY

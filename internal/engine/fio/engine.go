@@ -211,15 +211,6 @@ func FindFio(bin string) (string, error) {
 	return path, nil
 }
 
-// Version returns "fio-3.33" for the given binary.
-func Version(bin string) (string, error) {
-	out, err := exec.Command(bin, "--version").Output()
-	if err != nil {
-		return "", fmt.Errorf("%s --version: %v", bin, err)
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
 type prepared struct {
 	env     engine.Env
 	phase   engine.Phase
@@ -453,11 +444,7 @@ func (r *prepared) runFio(ctx context.Context, startAt time.Time, live engine.Li
 		Meta: map[string]string{"job": r.params.Job.Name, model.MetaReport: r.job.Report, "fio_bin": r.bin},
 		Raw:  map[string][]byte{r.params.Job.Name + ".fio": []byte(jf.Render())},
 	}
-	measured, dropped := r.withoutLayoutSections(jf)
-	g, runPath := r.gate(res.Meta, measured, path)
-	if g != nil && len(dropped) > 0 {
-		res.Meta["laid_out_before"] = "create_only sections run by the layout pass, not again: " + strings.Join(dropped, ", ")
-	}
+	g, runPath := r.gateMeasured(res.Meta, jf, path)
 	if g == nil {
 		if err := engine.WaitUntil(ctx, startAt); err != nil {
 			return nil, err

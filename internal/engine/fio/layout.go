@@ -117,6 +117,18 @@ func (r *prepared) withoutLayoutSections(jf *JobFile) (out *JobFile, dropped []s
 	return &JobFile{Sections: keep, Report: jf.Report}, dropped
 }
 
+// gateMeasured is gate for the job file of the measured run: jf without
+// the sections the layout pass ran (withoutLayoutSections), which meta
+// names. Without a gate, fio runs the job file at path, whole.
+func (r *prepared) gateMeasured(meta map[string]string, jf *JobFile, path string) (*gate, string) {
+	measured, dropped := r.withoutLayoutSections(jf)
+	g, runPath := r.gate(meta, measured, path)
+	if g != nil && len(dropped) > 0 {
+		meta["laid_out_before"] = "create_only sections run by the layout pass, not again: " + strings.Join(dropped, ", ")
+	}
+	return g, runPath
+}
+
 // killTree kills a process, its process group and its children: the group
 // is stopped first, so that no child is forked while the children are
 // found (in /proc) and killed.
