@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -704,93 +703,6 @@ func joinLeftovers(a, b error) error {
 		return &engine.LeftoverError{Items: append(append([]engine.Leftover(nil), la.Items...), lb.Items...)}
 	}
 	return errors.Join(a, b)
-}
-
-// fioMessage picks fio's own words out of its stderr: the lines that say what
-// went wrong, joined on one line.
-func fioMessage(stderr string, err error) string {
-	if m := errorLines(strings.Split(stderr, "\n")); m != "" {
-		return m
-	}
-	if s := strings.TrimSpace(stderr); s != "" {
-		return firstLine(s)
-	}
-	return err.Error()
-}
-
-// failure says why a fio run failed, in fio's words: its error lines from
-// stderr and from stdout (where fio's job processes print theirs, among the
-// JSON), and the errno of the first failed job from the JSON when those lines
-// do not already say it. err (fio's exit status) is the last resort.
-func failure(stderr string, stdoutOther []string, job string, errno int, err error) string {
-	msg := errorLines(append(strings.Split(stderr, "\n"), stdoutOther...))
-	if errno != 0 {
-		reason := syscall.Errno(errno).Error()
-		switch {
-		case msg == "":
-			msg = reason
-		case !strings.Contains(strings.ToLower(msg), strings.ToLower(reason)):
-			msg += "; " + reason
-		}
-		msg = "job " + job + ": " + msg
-	}
-	if msg == "" {
-		if s := strings.TrimSpace(stderr); s != "" {
-			return firstLine(s)
-		}
-		if err == nil {
-			return "fio reported an error"
-		}
-		return err.Error()
-	}
-	return msg
-}
-
-// pidLine is fio's per-process error line: "fio: pid=123, err=28/file:
-// filesetup.c:240, func=write, error=No space left on device".
-var pidLine = regexp.MustCompile(`^fio: pid=\d+, err=\d+/[^,]*, func=([^,]*), error=(.*)$`)
-
-// errorLines joins, on one line, up to three distinct lines of fio's that
-// say what went wrong, each without the "fio: " prefix, a per-process error
-// line shortened to "func: error".
-func errorLines(lines []string) string {
-	var picked []string
-	seen := map[string]bool{}
-	for _, l := range lines {
-		l = strings.TrimSpace(l)
-		if m := pidLine.FindStringSubmatch(l); m != nil {
-			l = m[1] + ": " + m[2]
-		} else if !strings.Contains(l, "fio:") && !strings.HasPrefix(l, "verify:") && !strings.Contains(l, "verify failed") && !strings.Contains(strings.ToLower(l), "error") && !strings.Contains(l, "bad option") {
-			continue
-		}
-		l = strings.TrimPrefix(l, "fio: ")
-		if l == "" || seen[l] {
-			continue
-		}
-		seen[l] = true
-		picked = append(picked, l)
-		if len(picked) == 3 {
-			break
-		}
-	}
-	return strings.Join(picked, "; ")
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
-}
-
-type limitWriter struct {
-	w *bytes.Buffer
-	n int
-}
-
-func (l *limitWriter) Write(p []byte) (int, error) {
-	if room := l.n - l.w.Len(); room > 0 {
-		l.w.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
 }
 
 // CheckPhase runs the safety check a controller can make before any agent
