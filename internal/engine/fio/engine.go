@@ -97,34 +97,6 @@ var (
 	_ engine.Prepared   = (*prepared)(nil)
 )
 
-// decodeParams decodes a phase's settings (Decode, once per phase; the
-// hooks take them through decode).
-func decodeParams(p engine.Phase) (Params, error) {
-	var ps Params
-	if err := engine.DecodeStrict(p.Params, &ps); err != nil {
-		return ps, fmt.Errorf("fio phase %s: %v", p.Name, err)
-	}
-	if ps.ReadFrom != "" && ps.ReadFrom != ReadFromNeighbour {
-		return ps, fmt.Errorf("fio phase %s: read_from: %q; the one value is %s", p.Name, ps.ReadFrom, ReadFromNeighbour)
-	}
-	return ps, nil
-}
-
-// decode returns a phase's settings, those kept with it when it has them
-// (a copy: link and resolve change its fields), and its job file, parsed
-// anew each time (resolve fills it in).
-func decode(p engine.Phase) (*Params, *JobFile, error) {
-	ps, err := engine.Typed(p, decodeParams)
-	if err != nil {
-		return nil, nil, err
-	}
-	jf, err := ParseJobFile(ps.Job.Name, ps.Job.Text)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &ps, jf, nil
-}
-
 // resolve decodes a phase and makes its job file what fio will run: the
 // overrides applied, storbench's variables filled in (with placeholders
 // when vars is nil: the controller's checks, made before any host has its
