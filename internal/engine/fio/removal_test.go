@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 )
 
 // smallFS mounts a tmpfs of size (root only) and returns its path.
@@ -103,5 +104,43 @@ func TestSpaceSharedCountsAllHosts(t *testing.T) {
 	_, err := CheckSpace(p, 3)
 	if err == nil || !strings.Contains(err.Error(), "3 hosts on one NFS file system") || !strings.Contains(err.Error(), "120 MiB") {
 		t.Errorf("3 hosts x 40 MiB on 100 MiB: %v, want refused for the 3 hosts together", err)
+	}
+}
+
+// Issue 21 item 3 on a FUSE client of a networked volume (GlusterFS, as
+// the real-cluster tests mount it): the hosts' clients are one file
+// system, whichever server each mounted from, so their files count
+// together; a local FUSE file system counts per host. FUSE and the
+// mount table are faked (statfs, mounts): a Gluster volume's free space
+// cannot be set here.
+func TestSpaceOnGlusterCountsAllHosts(t *testing.T) {
+	oldStat, oldMounts := statfs, mounts
+	t.Cleanup(func() { statfs, mounts = oldStat, oldMounts })
+	statfs = func(_ string, st *syscall.Statfs_t) error {
+		*st = syscall.Statfs_t{Type: fuseMagic, Bsize: 1 << 20, Blocks: 1000, Bfree: 100, Bavail: 100}
+		return nil
+	}
+	dir := t.TempDir()
+	job := "[global]\nsize=40m\n[w]\nrw=write\n"
+	p := fioPhase(t, dir, "j", job, Overrides{})
+	for _, c := range []struct {
+		fstype, source string
+		shared         bool
+	}{
+		{"fuse.glusterfs", "node2:/vol", true},
+		{"fuse.sshfs", "me@nas:/export", true},
+		{"fuse.lxcfs", "lxcfs", false},
+		{"fuse", "/dev/fuse", false},
+	} {
+		mounts = func() []model.Mount {
+			return []model.Mount{{Point: "/", FSType: "ext4", Source: "/dev/vda"}, {Point: dir, FSType: c.fstype, Source: c.source}}
+		}
+		_, err := CheckSpace(p, 3)
+		if c.shared && (err == nil || !strings.Contains(err.Error(), "3 hosts on one")) {
+			t.Errorf("%s from %s, 3 hosts x 40 MiB on 100 MiB: %v, want refused for the 3 hosts together", c.fstype, c.source, err)
+		}
+		if !c.shared && err != nil {
+			t.Errorf("%s from %s (local FUSE), 40 MiB per host on 100 MiB: refused: %v", c.fstype, c.source, err)
+		}
 	}
 }

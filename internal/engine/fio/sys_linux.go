@@ -3,9 +3,12 @@ package fio
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"unsafe"
+
+	"github.com/storbench/storbench/internal/model"
 )
 
 // procAttr puts fio in a process group of its own (a stop goes to every
@@ -28,6 +31,35 @@ var sharedFSTypes = map[int64]string{
 	0x47504653: "GPFS",
 	0x00C36400: "CephFS",
 	0x19830326: "BeeGFS",
+}
+
+// fuseMagic is statfs's f_type of every FUSE file system.
+const fuseMagic = 0x65735546
+
+// mounts lists this process's mounts; tests of a FUSE file system
+// several hosts mount (GlusterFS) replace it.
+var mounts = func() []model.Mount { return model.ReadMounts("/proc/self/mountinfo") }
+
+// sharedFUSE names the FUSE file system holding dir when several hosts
+// mount it as one: a client of a networked volume (GlusterFS's
+// "fuse.glusterfs" from "server:/volume", sshfs's "user@host:/path"),
+// which every client sees with the same type and volume whichever server
+// it mounted from; "" for a local FUSE file system. The volume, not the
+// server, names it (fsOf adds the size, as for NFS).
+func sharedFUSE(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	m, ok := model.MountOf(abs, mounts())
+	if !ok || !strings.HasPrefix(m.FSType, "fuse.") {
+		return ""
+	}
+	_, vol, networked := strings.Cut(m.Source, ":")
+	if !networked || vol == "" {
+		return ""
+	}
+	return strings.TrimPrefix(m.FSType, "fuse.") + " " + vol
 }
 
 // statfs is syscall.Statfs; tests of file systems this machine cannot
@@ -61,6 +93,9 @@ func fsOf(dir string) (fs fsInfo, ok bool) {
 		return fsInfo{}, false
 	}
 	fs = fsInfo{free: int64(st.Bavail) * int64(st.Bsize), shared: sharedFSTypes[int64(st.Type)]}
+	if st.Type == fuseMagic {
+		fs.shared = sharedFUSE(dir)
+	}
 	fs.name = fs.shared
 	if fs.name == "" {
 		fs.name = localFSTypes[int64(st.Type)]
