@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/storbench/storbench/internal/results"
@@ -191,4 +192,68 @@ func checkWearOut(t *testing.T, folder string, w results.PhaseSummary, bs int64)
 		t.Errorf("%s: summary's write bytes %d, the raw outputs' %d; wear-out time %v", w.Name, w.Ops[0].Bytes, total, sw.WearOutS)
 	}
 	return blocks
+}
+
+// A host that wrote its whole size before the deadline can write no more:
+// it syncs its files (IOR's -e) when it ends, not once the slowest host
+// is done too, so its own window, and its per-host rate, are its own.
+// Two agents, 4 MiB per job with a 60 s stonewall nobody reaches: host 0
+// unpaced (done in milliseconds), host 1 paced at 2 MiB/s (2 s). Before,
+// host 0's files were synced after the hosts agreed on the count, when
+// host 1 was done: host 0's window held host 1's two seconds.
+func TestStonewallHostAtItsSizeEndsOnItsOwn(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed")
+	}
+	c := startCluster(t, loopback(t, 2), nil, nil)
+	suite := filepath.Join(c.dir, "early.yaml")
+	const text = `name: early
+phases:
+  - name: easy-write
+    fio:
+      stonewall: 60s
+      job:
+        ioengine: psync
+        rw: write
+        bs: 64k
+        size: 4m
+        numjobs: 1
+        rate: "(${STORBENCH_HOST_INDEX}*2)m"
+        filename_format: easy.$jobnum
+        fsync_on_close: 1
+`
+	if err := os.WriteFile(suite, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := c.run(t, "run", suite, "-d", tmpfsDir(t))
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	folder := folderOf(t, out)
+	w := summaryOf(t, folder).Phases[0]
+	if len(w.PerHost) != 2 {
+		t.Fatalf("%d hosts, want 2", len(w.PerHost))
+	}
+	var res [2]struct {
+		Meta map[string]string `json:"meta"`
+		Ops  []struct {
+			EndNs int64 `json:"end_ns"`
+		} `json:"ops"`
+	}
+	for i, h := range w.PerHost {
+		b, err := os.ReadFile(filepath.Join(folder, w.Dir, "hosts", h.Host, "result.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &res[i]); err != nil || len(res[i].Ops) == 0 {
+			t.Fatalf("%s's result.json: %v", h.Host, err)
+		}
+	}
+	slowPass, _ := strconv.ParseInt(res[1].Meta["stonewall_end_ns"], 10, 64)
+	if slowPass == 0 {
+		t.Fatalf("host 1 has no stonewall_end_ns: %v", res[1].Meta)
+	}
+	if fastEnd := res[0].Ops[0].EndNs; fastEnd >= slowPass {
+		t.Errorf("host 0 (done in ms) ended %.3f s after the paced host's writes ended, want before: its window waited for the other host", float64(fastEnd-slowPass)/1e9)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -92,8 +93,20 @@ func (r *prepared) runStonewall(ctx context.Context, startAt time.Time, live eng
 		hit = out.Elapsed() >= int64(deadline.Seconds())
 	}
 	start1, end1 := record.Span(res.Ops)
+	// A job that wrote its whole size before the deadline can write no
+	// more (the count agreed is at most its own): it syncs its file now,
+	// while the hosts agree, as an IOR rank at its end closes its file
+	// the moment the ranks' counts are in. Only the others wait for the
+	// count.
+	whole := int64(math.MaxInt64)
+	if j.limit > 0 {
+		whole = j.limit / j.bs
+	}
+	early := make(chan int64, 1)
+	go func() { early <- r.syncJobs(j, blocks, whole, math.MaxInt64) }()
 	to, start2, err := r.agree(ctx, at, j.bs)
 	if err != nil {
+		<-early
 		if ctx.Err() != nil {
 			return res, engine.Interrupted(ctx.Err())
 		}
@@ -110,9 +123,9 @@ func (r *prepared) runStonewall(ctx context.Context, startAt time.Time, live eng
 	// The jobs already at the count sync their files (IOR's -e, after
 	// the writes) while the others wear out; the phase's window holds it.
 	synced := make(chan int64, 1)
-	go func() { synced <- r.syncJobs(j, blocks, to) }()
+	go func() { synced <- r.syncJobs(j, blocks, to, whole) }()
 	wear, err := r.wearOut(ctx, res, j, blocks, to, start2, liveAfter(live, out, start2.Sub(startAt)))
-	if end := <-synced; end > 0 {
+	if end := max(<-synced, <-early); end > 0 {
 		for i := range res.Ops {
 			res.Ops[i].EndNs = max(res.Ops[i].EndNs, end)
 		}
@@ -121,10 +134,11 @@ func (r *prepared) runStonewall(ctx context.Context, startAt time.Time, live eng
 	return res, err
 }
 
-// syncJobs syncs the file of every job that wrote its count by the
-// deadline, when the job syncs at its end, and returns when the last sync
-// ended (Unix ns; 0: none). The wear-out pass syncs the others' files.
-func (r *prepared) syncJobs(j *seqJob, blocks []int64, to int64) int64 {
+// syncJobs syncs the file of every job that wrote from to up to (not
+// including) below blocks by the deadline, when the job syncs at its end,
+// and returns when the last sync ended (Unix ns; 0: none). The wear-out
+// pass syncs the files of the jobs short of the count.
+func (r *prepared) syncJobs(j *seqJob, blocks []int64, to, below int64) int64 {
 	if !r.job.syncsAtEnd(j) {
 		return 0
 	}
@@ -132,7 +146,7 @@ func (r *prepared) syncJobs(j *seqJob, blocks []int64, to int64) int64 {
 	done := map[string]bool{}
 	for k, b := range blocks {
 		file := r.job.cloneFile(j.sec, k)
-		if b < to || done[file] {
+		if b < to || b >= below || done[file] {
 			continue
 		}
 		done[file] = true
