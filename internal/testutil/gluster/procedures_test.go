@@ -85,7 +85,7 @@ func run(t *testing.T, c *gluster.Cluster, args ...string) (*results.Summary, st
 // Gluster's throughput procedure: per-client files written, then read
 // back by the next client with fio's crc32c check, 1, 2 and 4 threads,
 // caches dropped on every host before each phase: each read phase moves
-// the bytes its write phase wrote (hosts x threads x 16 MiB), every host
+// the bytes its write phase wrote (hosts x threads x 8 MiB), every host
 // reading the next host's files.
 func throughput(t *testing.T, c *gluster.Cluster) {
 	s, folder := run(t, c, "run", "testdata/gluster-throughput.yaml", "-d", c.Dir)
@@ -93,7 +93,7 @@ func throughput(t *testing.T, c *gluster.Cluster) {
 		t.Fatalf("%d phases, want 6", len(s.Phases))
 	}
 	for i, threads := range []int{1, 2, 4} {
-		want := uint64(len(c.Agents) * threads * 16 << 20)
+		want := uint64(len(c.Agents) * threads * 8 << 20)
 		for j, op := range []string{"write", "read"} {
 			ph := s.Phases[2*i+j]
 			if len(ph.Ops) != 1 || ph.Ops[0].Op != op || ph.Ops[0].Bytes != want || ph.Ops[0].BwBytesPerS == nil {
