@@ -284,11 +284,13 @@ func (ph *phase) removeBucketIfOurs(ctx context.Context) (left string, err error
 				ph.bucketGone = true
 				return "", nil
 			}
-			if minio.ToErrorResponse(err).Code != "BucketNotEmpty" {
+			if r := minio.ToErrorResponse(err); r.Code != "BucketNotEmpty" && r.StatusCode < 500 {
 				return "", err
 			}
 			// A server may still be removing what another host deleted a
-			// moment ago (versitygw: the emptied directories): look again.
+			// moment ago (versitygw: the emptied directories; over a
+			// GlusterFS client it answers InternalError while another
+			// client's removals settle): look again, until bucketWait.
 		}
 		if time.Now().After(deadline) {
 			return fmt.Sprintf("objects of this run's other hosts were still in it after %s", bucketWait), nil
