@@ -33,12 +33,7 @@ type CompareOptions struct {
 	Alpha float64
 }
 
-func (o CompareOptions) alpha() float64 {
-	if o.Alpha <= 0 || o.Alpha >= 1 {
-		return 1 - stats.DefaultConfidence
-	}
-	return o.Alpha
-}
+func (o CompareOptions) alpha() float64 { return stats.Alpha(o.Alpha) }
 
 // Comparison is the difference between two results, before -> after.
 type Comparison struct {

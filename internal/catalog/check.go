@@ -32,12 +32,7 @@ type CheckOptions struct {
 	Alpha float64
 }
 
-func (o CheckOptions) alpha() float64 {
-	if o.Alpha <= 0 || o.Alpha >= 1 {
-		return 1 - stats.DefaultConfidence
-	}
-	return o.Alpha
-}
+func (o CheckOptions) alpha() float64 { return stats.Alpha(o.Alpha) }
 
 // CheckedFigure is one figure of the run against its baseline.
 type CheckedFigure struct {

@@ -13,6 +13,15 @@ import "math"
 // user asks for none: 95%.
 const DefaultConfidence = 0.95
 
+// Alpha is a test's significance level a, or 1 - DefaultConfidence when a
+// is not one (0 or less, 1 or more: not given).
+func Alpha(a float64) float64 {
+	if a <= 0 || a >= 1 {
+		return 1 - DefaultConfidence
+	}
+	return a
+}
+
 // Descriptive is the descriptive statistics of a sample.
 type Descriptive struct {
 	N    int
