@@ -91,14 +91,22 @@ func (r *prepared) running(pid int) func() {
 }
 
 // addSeconds adds fio's status output o, which closes the interval
-// [from, to), to the series. When a pause lies in the interval, its
-// operations were done before the pause or after it: they are shared
-// between the two parts of the interval in proportion to their lengths
+// [from, to), to the series. When the interval overlaps the last pause
+// (from its start to its end, or to now while it goes on), its operations
+// were done before the pause or after it: they are shared between the
+// parts of the interval outside the pause in proportion to their lengths
 // (fio's figures say no better), the latency to the part after the pause,
-// and the pause itself has none.
+// and the pause itself has none. A status may fall on either side of the
+// pause's edges: fio can print one just after the pause began (its jobs
+// stop a moment later) or while it goes on, covering the time just before
+// it; the next one then covers only the rest of the pause and after it.
 func (r *prepared) addSeconds(p *perSecond, o *Output, from, to int64) {
 	p0, p1 := r.pausedFrom.Load(), r.pausedTo.Load()
-	if p1 == 0 || p0 < from || p1 > to || p1 < p0 || !r.pausedTo.CompareAndSwap(p1, 0) {
+	if p1 == 0 {
+		p1 = to // the pause goes on
+	}
+	a, b := max(p0, from), min(p1, to)
+	if p0 == 0 || a >= b || (a == from && b == to) {
 		p.add(o, from, to)
 		return
 	}
@@ -106,19 +114,19 @@ func (r *prepared) addSeconds(p *perSecond, o *Output, from, to int64) {
 	p.add(o, from, to)
 	added := append([]jobSecond(nil), p.secs[n:]...)
 	p.secs = p.secs[:n]
-	share := float64(p0-from) / float64(p0-from+to-p1)
+	share := float64(a-from) / float64(a-from+to-b)
 	for _, s := range added {
-		b, a := s, s
-		b.StartNs, b.EndNs, b.lat = from, p0, record.LatSecond{}
-		b.Ops = uint64(float64(s.Ops)*share + 0.5)
-		b.Bytes = s.Bytes / max(s.Ops, 1) * b.Ops
-		a.StartNs, a.lat.StartNs = p1, p1
-		a.Ops, a.Bytes = s.Ops-b.Ops, s.Bytes-b.Bytes
-		if a.Ops == 0 {
-			b.lat = s.lat // every operation was before the pause
-			b.lat.StartNs, b.lat.EndNs = from, p0
+		bef, aft := s, s
+		bef.StartNs, bef.EndNs, bef.lat = from, a, record.LatSecond{}
+		bef.Ops = uint64(float64(s.Ops)*share + 0.5)
+		bef.Bytes = s.Bytes / max(s.Ops, 1) * bef.Ops
+		aft.StartNs, aft.lat.StartNs = b, b
+		aft.Ops, aft.Bytes = s.Ops-bef.Ops, s.Bytes-bef.Bytes
+		if aft.Ops == 0 {
+			bef.lat = s.lat // every operation was before the pause
+			bef.lat.StartNs, bef.lat.EndNs = from, a
 		}
-		for _, x := range []jobSecond{b, a} {
+		for _, x := range []jobSecond{bef, aft} {
 			if x.Ops > 0 {
 				p.secs = append(p.secs, x)
 			}
