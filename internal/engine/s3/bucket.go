@@ -16,7 +16,11 @@ import (
 // it checks the bucket has what the phase needs (object lock, versions).
 func (ph *phase) ensureBucket(ctx context.Context) error {
 	c, ep := ph.c, ph.c.endpoints[0]
-	ok, err := ph.admin.BucketExists(ctx, c.Bucket)
+	var ok bool
+	err := again(ctx, func() (err error) {
+		ok, err = ph.admin.BucketExists(ctx, c.Bucket)
+		return err
+	})
 	if err != nil {
 		return explain(ep, c, err)
 	}
@@ -77,8 +81,11 @@ func (ph *phase) createBucket(ctx context.Context) error {
 		return nil
 	}
 	ph.createdBucket = true
-	if _, err := ph.admin.PutObject(mctx, c.Bucket, ph.runPfx+markerName, strings.NewReader(""), 0,
-		minio.PutObjectOptions{DisableContentSha256: true}); err != nil {
+	if err := again(mctx, func() error {
+		_, err := ph.admin.PutObject(mctx, c.Bucket, ph.runPfx+markerName, strings.NewReader(""), 0,
+			minio.PutObjectOptions{DisableContentSha256: true})
+		return err
+	}); err != nil {
 		return fmt.Errorf("s3: write marker in new bucket %q: %v", c.Bucket, err)
 	}
 	return nil

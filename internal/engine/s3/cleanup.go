@@ -23,7 +23,9 @@ func (ph *phase) Cleanup(ctx context.Context) error {
 		// --list-existing made nothing: it deletes nothing either.
 		return nil
 	}
-	first := ph.removeObjects(ctx)
+	// A server error (a gateway over a shared file system while another
+	// host's removals settle) gets the removal asked again.
+	first := again(ctx, func() error { return ph.removeObjects(ctx) })
 	left := ""
 	if first == nil {
 		left, first = ph.removeBucketIfOurs(ctx)

@@ -57,3 +57,65 @@ func TestBucketRemovalRetriesServerErrors(t *testing.T) {
 		t.Errorf("bucket bench still there (%v, %v)", ok, err)
 	}
 }
+
+// A server that answers set-up and cleanup requests with a 500 for a
+// moment (versitygw over GlusterFS clients did, on listings while the
+// run's other hosts uploaded or deleted) gets them asked again, within
+// setupWait: the first two listings of the bucket (the endpoint check) and
+// the first two uploads of the objects GET reads fail, then, after the
+// run, the first two listings of the cleanup. The phase prepares, runs and
+// cleans up without an error; before, the first failure ended the phase
+// ("We encountered an internal error") and left its objects and bucket. A
+// proxy in front of the real versitygw injects the errors.
+func TestSetUpAndCleanupRetryServerErrors(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	target, _ := url.Parse("http://" + srv.Endpoint)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	var lists, puts, failed atomic.Int32
+	lists.Store(2)
+	puts.Store(2)
+	fail := func(w http.ResponseWriter, budget *atomic.Int32) bool {
+		if budget.Add(-1) < 0 {
+			return false
+		}
+		failed.Add(1)
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error, please try again.</Message></Error>`))
+		return true
+	}
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path := strings.Trim(r.URL.Path, "/")
+		switch {
+		case r.Method == http.MethodGet && path == "bench" && r.URL.Query().Has("prefix") && fail(w, &lists):
+		case r.Method == http.MethodPut && strings.HasPrefix(path, "bench/") && fail(w, &puts):
+		default:
+			rp.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(proxy.Close)
+	p := baseParams(srv, "get")
+	p["hosts"] = []string{strings.TrimPrefix(proxy.URL, "http://")}
+	ctx := context.Background()
+	pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "retry"}, phaseOf(t, "retry", p))
+	if err != nil {
+		t.Fatalf("prepare after %d server errors: %v", failed.Load(), err)
+	}
+	res, err := pr.Run(ctx, time.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Ops) != 1 || res.Ops[0].Ops == 0 || res.Ops[0].Errors != 0 {
+		t.Errorf("run: %+v, want GETs without an error", res.Ops)
+	}
+	lists.Store(2)
+	if err := pr.Cleanup(ctx); err != nil {
+		t.Errorf("cleanup after %d server errors: %v", failed.Load(), err)
+	}
+	if failed.Load() != 6 {
+		t.Errorf("the proxy failed %d requests, want 6 (2 listings, 2 uploads, 2 listings)", failed.Load())
+	}
+	if ok, err := adminClient(t, srv).BucketExists(ctx, "bench"); err != nil || ok {
+		t.Errorf("bucket bench still there (%v, %v)", ok, err)
+	}
+}

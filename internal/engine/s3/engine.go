@@ -413,13 +413,14 @@ func (ph *phase) checkEndpoints(ctx context.Context) error {
 	for e, ep := range ph.c.endpoints {
 		// A listing, not a HEAD: its error body says whether the key or
 		// the signature is wrong, where a HEAD only says 403.
-		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		var err error
-		for o := range ph.cls[0][e].ListObjects(cctx, ph.c.Bucket, minio.ListObjectsOptions{Prefix: ph.prefix, MaxKeys: 1}) {
-			err = o.Err
-			break
-		}
-		cancel()
+		err := again(ctx, func() error {
+			cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+			defer cancel()
+			for o := range ph.cls[0][e].ListObjects(cctx, ph.c.Bucket, minio.ListObjectsOptions{Prefix: ph.prefix, MaxKeys: 1}) {
+				return o.Err
+			}
+			return nil
+		})
 		if err != nil && minio.ToErrorResponse(err).Code != "NoSuchBucket" {
 			return explain(ep, ph.c, err)
 		}

@@ -143,7 +143,11 @@ func (ph *phase) uploadAll(ctx context.Context, n, total int) error {
 				if ph.picker.cross {
 					ep = ph.picker.write // read back through another
 				}
-				info, err := wk.put(uctx, ep, ph.keys[i], size)
+				var info minio.UploadInfo
+				err := again(ctx, func() (err error) {
+					info, err = wk.put(uctx, ep, ph.keys[i], size)
+					return err
+				})
 				if err != nil && ctx.Err() != nil {
 					return
 				}
