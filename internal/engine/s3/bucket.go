@@ -24,7 +24,13 @@ func (ph *phase) ensureBucket(ctx context.Context) error {
 	if err != nil {
 		return explain(ep, c, err)
 	}
-	if !ok {
+	switch {
+	case ok:
+	case ph.env.Rank > 0:
+		if err := ph.awaitBucket(ctx); err != nil {
+			return err
+		}
+	default:
 		if err := ph.createBucket(ctx); err != nil {
 			return err
 		}
@@ -46,6 +52,44 @@ func (ph *phase) ensureBucket(ctx context.Context) error {
 		return ph.ensureVersioning(ctx)
 	}
 	return nil
+}
+
+// bucketMade bounds how long a host waits for the run's first host to
+// make the bucket. A variable for tests.
+var bucketMade = time.Minute
+
+// awaitBucket waits until the bucket the run's first host makes is there,
+// with its marker (written last, once the bucket keeps versions if the
+// phase needs them). Only the first host makes it: gateways of one object
+// store over a shared file system asked to make one bucket at the same
+// moment by several hosts can make it twice, each with its own attributes
+// (versitygw over a GlusterFS replica-2 volume did, and answered
+// InternalError to every request on it afterwards).
+func (ph *phase) awaitBucket(ctx context.Context) error {
+	c, ep := ph.c, ph.c.endpoints[0]
+	if ph.picker.cross {
+		ep = c.endpoints[ph.picker.write]
+	}
+	deadline := time.Now().Add(bucketMade)
+	for {
+		err := again(ctx, func() error {
+			_, err := ph.admin.StatObject(ctx, c.Bucket, ph.runPfx+markerName, minio.StatObjectOptions{})
+			return err
+		})
+		switch code := minio.ToErrorResponse(err).Code; {
+		case err == nil:
+			return nil
+		case code != "NoSuchKey" && code != "NoSuchBucket":
+			return explain(ep, c, err)
+		case time.Now().After(deadline):
+			return fmt.Errorf("s3: bucket %q does not exist and the run's first host did not make it within %s (its own error says why)", c.Bucket, bucketMade)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // createBucket makes the missing bucket and writes the run's marker in
@@ -81,6 +125,12 @@ func (ph *phase) createBucket(ctx context.Context) error {
 		return nil
 	}
 	ph.createdBucket = true
+	if c.Op == "versioned" || c.Versions > 1 {
+		// Before the marker, which the other hosts wait for: they find
+		// the bucket keeping versions (an error here, ensureVersioning
+		// says again).
+		_ = ph.admin.EnableVersioning(mctx, c.Bucket)
+	}
 	if err := again(mctx, func() error {
 		_, err := ph.admin.PutObject(mctx, c.Bucket, ph.runPfx+markerName, strings.NewReader(""), 0,
 			minio.PutObjectOptions{DisableContentSha256: true})
