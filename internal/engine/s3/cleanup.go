@@ -265,36 +265,41 @@ func (ph *phase) removeBucketIfOurs(ctx context.Context) (left string, err error
 	marker := ph.runPfx + markerName
 	deadline := time.Now().Add(bucketWait)
 	for {
+		// A server may still be removing what another host deleted a
+		// moment ago (versitygw: the emptied directories; over a GlusterFS
+		// client it answers InternalError to a listing or a removal while
+		// another client's removals settle): such an answer, a server
+		// error or BucketNotEmpty, is looked at again until bucketWait.
 		others, foreign, err := ph.bucketHolds(ctx, marker)
 		switch {
 		case noSuchBucket(err):
 			ph.bucketGone = true
 			return "", nil
-		case err != nil:
+		case err != nil && !serverFailed(err):
 			return "", err
+		case err != nil:
 		case foreign:
 			return "it holds objects that are not this run's", nil
 		case !others:
-			if err := ph.admin.RemoveObject(ctx, c.Bucket, marker, minio.RemoveObjectOptions{}); err != nil && !noSuchBucket(err) {
+			if err = ph.admin.RemoveObject(ctx, c.Bucket, marker, minio.RemoveObjectOptions{}); err != nil && !noSuchBucket(err) && !serverFailed(err) {
 				return "", err
 			}
 			if c.versionedListing() {
 				_ = ph.removePrefix(ctx, ph.runPfx) // delete markers of the marker
 			}
-			err := ph.admin.RemoveBucket(ctx, c.Bucket)
+			err = ph.admin.RemoveBucket(ctx, c.Bucket)
 			if err == nil || noSuchBucket(err) {
 				ph.bucketGone = true
 				return "", nil
 			}
-			if r := minio.ToErrorResponse(err); r.Code != "BucketNotEmpty" && r.StatusCode < 500 {
+			if minio.ToErrorResponse(err).Code != "BucketNotEmpty" && !serverFailed(err) {
 				return "", err
 			}
-			// A server may still be removing what another host deleted a
-			// moment ago (versitygw: the emptied directories; over a
-			// GlusterFS client it answers InternalError while another
-			// client's removals settle): look again, until bucketWait.
 		}
 		if time.Now().After(deadline) {
+			if err != nil && serverFailed(err) {
+				return "", err
+			}
 			return fmt.Sprintf("objects of this run's other hosts were still in it after %s", bucketWait), nil
 		}
 		select {

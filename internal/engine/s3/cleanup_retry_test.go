@@ -63,7 +63,9 @@ func TestBucketRemovalRetriesServerErrors(t *testing.T) {
 // run's other hosts uploaded or deleted) gets them asked again, within
 // setupWait: the first two listings of the bucket (the endpoint check) and
 // the first two uploads of the objects GET reads fail, then, after the
-// run, the first two listings of the cleanup. The phase prepares, runs and
+// run, the first two listings of the cleanup, the first two listings of
+// the whole bucket (does it hold other hosts' objects?) and the first
+// removal of the run's marker. The phase prepares, runs and
 // cleans up without an error; before, the first failure ended the phase
 // ("We encountered an internal error") and left its objects and bucket. A
 // proxy in front of the real versitygw injects the errors.
@@ -71,7 +73,7 @@ func TestSetUpAndCleanupRetryServerErrors(t *testing.T) {
 	srv := s3test.StartT(t, s3test.Options{})
 	target, _ := url.Parse("http://" + srv.Endpoint)
 	rp := httputil.NewSingleHostReverseProxy(target)
-	var lists, puts, failed atomic.Int32
+	var lists, puts, holds, marker, failed atomic.Int32
 	lists.Store(2)
 	puts.Store(2)
 	fail := func(w http.ResponseWriter, budget *atomic.Int32) bool {
@@ -87,7 +89,9 @@ func TestSetUpAndCleanupRetryServerErrors(t *testing.T) {
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := strings.Trim(r.URL.Path, "/")
 		switch {
+		case r.Method == http.MethodGet && path == "bench" && r.URL.Query().Get("prefix") == "" && fail(w, &holds):
 		case r.Method == http.MethodGet && path == "bench" && r.URL.Query().Has("prefix") && fail(w, &lists):
+		case r.Method == http.MethodDelete && strings.HasSuffix(path, markerName) && fail(w, &marker):
 		case r.Method == http.MethodPut && strings.HasPrefix(path, "bench/") && fail(w, &puts):
 		default:
 			rp.ServeHTTP(w, r)
@@ -109,11 +113,13 @@ func TestSetUpAndCleanupRetryServerErrors(t *testing.T) {
 		t.Errorf("run: %+v, want GETs without an error", res.Ops)
 	}
 	lists.Store(2)
+	holds.Store(2)
+	marker.Store(1)
 	if err := pr.Cleanup(ctx); err != nil {
 		t.Errorf("cleanup after %d server errors: %v", failed.Load(), err)
 	}
-	if failed.Load() != 6 {
-		t.Errorf("the proxy failed %d requests, want 6 (2 listings, 2 uploads, 2 listings)", failed.Load())
+	if failed.Load() != 9 {
+		t.Errorf("the proxy failed %d requests, want 9 (2 listings, 2 uploads, 2 + 2 listings, 1 removal)", failed.Load())
 	}
 	if ok, err := adminClient(t, srv).BucketExists(ctx, "bench"); err != nil || ok {
 		t.Errorf("bucket bench still there (%v, %v)", ok, err)
