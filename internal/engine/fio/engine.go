@@ -296,18 +296,34 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		ws.Remove()
 		return nil, err
 	}
-	out, err := exec.CommandContext(ctx, bin, "--parse-only", jobPath).CombinedOutput()
-	if err != nil {
-		ws.Remove()
-		return nil, fmt.Errorf("fio rejects job file %s: %s", ps.Job.Name, fioMessage(string(out), err))
-	}
 	r := &prepared{env: env, phase: p, params: ps, job: jf, bin: bin, ws: ws, jobPath: jobPath,
 		planned: jf.Duration(), dataDir: dataDir, fioEnv: fioEnviron(os.Environ(), vars)}
-	if err := r.layOut(ctx); err != nil {
+	// The layout pass parses the job file as fio --parse-only would (its
+	// sections are the job file's, create_only added): a phase that lays
+	// out starts one fio fewer, and asks --parse-only only when the layout
+	// failed, to tell a job file fio rejects from a layout that failed.
+	if !r.laysOut() {
+		err = r.parseOnly(ctx)
+	} else if err = r.layOut(ctx); err != nil && ctx.Err() == nil {
+		if perr := r.parseOnly(ctx); perr != nil {
+			err = perr
+		}
+	}
+	if err != nil {
 		ws.Remove()
 		return nil, err
 	}
 	return r, nil
+}
+
+// parseOnly has fio check the phase's job file (fio --parse-only) on this
+// host: its fio, its directory.
+func (r *prepared) parseOnly(ctx context.Context) error {
+	out, err := exec.CommandContext(ctx, r.bin, "--parse-only", r.jobPath).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("fio rejects job file %s: %s", r.params.Job.Name, fioMessage(string(out), err))
+	}
+	return nil
 }
 
 // makeDataDir makes the job's data directory: its place in the run's

@@ -142,3 +142,47 @@ func TestWithoutLayoutSections(t *testing.T) {
 		t.Errorf("dropped %v from a phase with no layout pass", dropped)
 	}
 }
+
+// A phase that lays out its files starts no fio --parse-only of its own
+// (the layout pass parses the job file), yet a job file fio rejects is
+// still said to be one, in fio's words, and leaves nothing behind.
+func TestLayoutParsesTheJobFile(t *testing.T) {
+	bin, err := FindFio("")
+	if err != nil {
+		t.Skip(err)
+	}
+	// A fio that notes every call, so the test sees which ran.
+	dir := t.TempDir()
+	calls := filepath.Join(dir, "calls")
+	wrap := filepath.Join(dir, "fio")
+	script := "#!/bin/sh\necho \"$@\" >> " + calls + "\nexec " + bin + " \"$@\"\n"
+	if err := os.WriteFile(wrap, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prepare := func(name, text string) error {
+		data := t.TempDir()
+		b, _ := json.Marshal(Params{Dir: data, Job: Job{Name: name, Text: text}})
+		p, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "parse", FioBin: wrap}, engine.Phase{Name: name, Engine: "fio", Params: b})
+		if err == nil {
+			_ = p.Cleanup(context.Background())
+		}
+		if ents, _ := os.ReadDir(filepath.Join(data, "storbench", "parse", "h")); len(ents) != 0 {
+			t.Errorf("%s: %v left in DIR", name, ents)
+		}
+		return err
+	}
+	count := func(arg string) int {
+		b, _ := os.ReadFile(calls)
+		return strings.Count(string(b), arg)
+	}
+	if err := prepare("good", "[r]\nrw=read\nsize=1m\n"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count("--parse-only"); n != 0 || count("good.layout.fio") != 1 {
+		t.Errorf("a phase that lays out: %d --parse-only calls, %d layout passes; want 0 and 1", n, count("good.layout.fio"))
+	}
+	err = prepare("bad", "[r]\nrw=read\nsize=1m\niodepth_batch_complete_min=notanumber\n")
+	if err == nil || !strings.Contains(err.Error(), "fio rejects job file bad: ") {
+		t.Errorf("a job file fio rejects: %v", err)
+	}
+}
