@@ -14,6 +14,13 @@ import (
 	"github.com/storbench/storbench/internal/record"
 )
 
+// TogetherLead is the lead (Controller.Lead) of a phase whose engine
+// starts its hosts together itself (engine.TogetherStarter): a host that
+// gets the run request after the common start time goes to the engine's
+// first barrier at once, and the timed operations start when every host
+// is there.
+const TogetherLead = 50 * time.Millisecond
+
 // Controller takes every agent through each phase together: prepare on all,
 // start all at one absolute time, run, collect, clean up on all.
 type Controller struct {
@@ -245,7 +252,12 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	}
 	out.Removals = c.Settle(ctx, runID, all)
 	prepared = time.Now()
-	out.Start, out.Prepare = prepared.Add(c.Lead), prepared.Sub(prepStart)
+	lead := c.Lead
+	if c.Engines.StartsTogether(p.Engine) {
+		// The engine's own barrier starts the hosts together.
+		lead = min(lead, TogetherLead)
+	}
+	out.Start, out.Prepare = prepared.Add(lead), prepared.Sub(prepStart)
 	if c.StartAt.After(out.Start) {
 		out.Start = c.StartAt
 	}

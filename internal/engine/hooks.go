@@ -234,6 +234,23 @@ func (r Registry) Operations(name model.EngineName) []string {
 	return nil
 }
 
+// TogetherStarter is implemented by engines whose phases bring their hosts
+// together at the start themselves: a barrier across hosts (Env.Barrier)
+// before the first timed operation, whose release is the common start
+// (md). The controller gives their agents no time ahead of the common
+// start time, which is there only so that every host is ready when it
+// comes.
+type TogetherStarter interface {
+	StartsTogether() bool
+}
+
+// StartsTogether says whether name's phases start their hosts together
+// themselves (TogetherStarter).
+func (r Registry) StartsTogether(name model.EngineName) bool {
+	s, ok := r[name].(TogetherStarter)
+	return ok && s.StartsTogether()
+}
+
 // Defaulter is implemented by engines whose settings have defaults other
 // than Go's zero values, so a command's flags can show them.
 type Defaulter interface {

@@ -56,6 +56,11 @@ func (Engine) Defaults() any { return DefaultParams() }
 
 var _ engine.RateNamer = Engine{}
 
+// StartsTogether says md phases start their hosts together themselves
+// (engine.TogetherStarter): every host meets the others at the "ranks"
+// barrier before the first operation, whose own barrier starts it on all.
+func (Engine) StartsTogether() bool { return true }
+
 // RateUnit names the engine's operation rates: ops/s.
 func (Engine) RateUnit() string { return "ops/s" }
 
