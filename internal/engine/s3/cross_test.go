@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/minio/minio-go/v7"
+
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/s3test"
 )
@@ -33,6 +35,12 @@ func TestCrossReadsThroughAnotherGateway(t *testing.T) {
 		srvs = append(srvs, srv)
 	}
 	ctx := context.Background()
+	// The two hosts run one after the other here, each cleaning up before
+	// the next prepares: the bucket is there before both, as one the run
+	// did not make (only a run's first host makes a missing bucket).
+	if err := adminClient(t, srvs[0]).MakeBucket(ctx, "bench", minio.MakeBucketOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	for rank := range 2 {
 		p := baseParams(srvs[0], "get")
 		p["hosts"] = []string{srvs[0].Endpoint, srvs[1].Endpoint}
