@@ -60,10 +60,11 @@ func (a *LocalAgent) Event(ctx context.Context, act events.Action) events.Outcom
 	if !ok {
 		return events.Failed(errors.New("this phase's engine cannot pause its load"))
 	}
+	began := time.Now()
 	if err := ps.Pause(ctx, time.Duration(act.PauseNs)); err != nil {
 		return events.Failed(err)
 	}
-	return events.Outcome{}
+	return events.Outcome{StartNs: began.UnixNano(), EndNs: time.Now().UnixNano()}
 }
 
 // Event asks the remote agent to run an event's action; the answer comes
@@ -83,6 +84,13 @@ func (a *RemoteAgent) Event(ctx context.Context, act events.Action) events.Outco
 	var o events.Outcome
 	if err := json.NewDecoder(resp.Body).Decode(&o); err != nil {
 		return events.Failed(fmt.Errorf("%s: no answer to the event: %v", a.Addr, err))
+	}
+	if o.StartNs != 0 {
+		// In the agent's clock: in the controller's, as its results are.
+		a.mu.Lock()
+		off := a.offset
+		a.mu.Unlock()
+		o.StartNs, o.EndNs = o.StartNs-int64(off), o.EndNs-int64(off)
 	}
 	return o
 }
@@ -111,6 +119,9 @@ func (s *Server) event(w http.ResponseWriter, r *http.Request) {
 		f.Flush()
 	}
 	o := s.Agent.Event(r.Context(), act)
+	if o.StartNs != 0 {
+		o.StartNs, o.EndNs = o.StartNs+int64(s.ClockSkew), o.EndNs+int64(s.ClockSkew)
+	}
 	if o.Error != "" {
 		s.logf("run %s: event %s: %s", sess.runID, what, o.Error)
 	}

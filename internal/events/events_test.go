@@ -73,3 +73,30 @@ func TestScheduleTimes(t *testing.T) {
 		t.Errorf("d: %+v", recs[3])
 	}
 }
+
+// An action that says when it itself began and ended on its host (a
+// pause: when the load stopped and went on) is recorded at those times,
+// not at the request's and answer's: the pause marks on the per-second
+// charts and the seconds analyze calls paused are the host's.
+func TestScheduleRecordsTheActionsOwnTimes(t *testing.T) {
+	start := time.Now()
+	own := [2]time.Time{start.Add(150 * time.Millisecond), start.Add(250 * time.Millisecond)}
+	host := func(ctx context.Context, a Action) Outcome {
+		time.Sleep(400 * time.Millisecond)
+		return Outcome{StartNs: own[0].UnixNano(), EndNs: own[1].UnixNano()}
+	}
+	specs := []Spec{{Name: "p", At: 50 * time.Millisecond, Host: "h", Action: model.EventPause, Pause: 100 * time.Millisecond}}
+	s := Start(context.Background(), specs, time.Second, start, nil, func(string) (Executor, bool) { return host, true }, nil)
+	time.Sleep(600 * time.Millisecond)
+	r := s.Stop()[0]
+	if r.Start == nil || !r.Start.Equal(own[0]) || r.End == nil || !r.End.Equal(own[1]) || r.StartS == nil || *r.StartS != 0.15 {
+		t.Errorf("recorded %v-%v (%v s), want the host's %v-%v (0.15 s)", r.Start, r.End, deref(r.StartS), own[0], own[1])
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

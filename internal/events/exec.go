@@ -41,6 +41,12 @@ type Outcome struct {
 	Truncated bool   `json:"truncated,omitempty"`
 	// Error says why the action failed ("" when it succeeded).
 	Error string `json:"error,omitempty"`
+	// StartNs and EndNs, when set, are when the action itself began and
+	// ended on the host (Unix ns, the controller's clock once the agent's
+	// answer is read): a pause's load stopped and went on then, later
+	// than the request left and earlier than its answer came.
+	StartNs int64 `json:"start_ns,omitempty"`
+	EndNs   int64 `json:"end_ns,omitempty"`
 }
 
 // Failed returns an Outcome that says err.

@@ -73,6 +73,9 @@ func (s *Schedule) one(ctx context.Context, i int, at time.Time, ex Executor, a 
 	began := time.Now()
 	o := ex(ctx, a)
 	done := time.Now()
+	if o.StartNs != 0 && o.EndNs >= o.StartNs {
+		began, done = time.Unix(0, o.StartNs), time.Unix(0, o.EndNs) // the action's own times
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := &s.recs[i]
