@@ -114,7 +114,7 @@ vet:
 
 # The README's second command.
 test: tools vet chart
-	STORBENCH_VERSITYGW=$(VERSITYGW) STORBENCH_HELM=$(HELM) STORBENCH_NFPM=$(NFPM) STORBENCH_SYSROOT=$(SYSROOT) $(GO) test -race -timeout 20m ./...
+	STORBENCH_VERSITYGW=$(VERSITYGW) STORBENCH_HELM=$(HELM) STORBENCH_NFPM=$(NFPM) STORBENCH_SYSROOT=$(SYSROOT) $(GO) test -race -p 3 -timeout 20m ./...
 
 # The real-cluster tests (issue 23): a GlusterFS replica-2 volume on this
 # machine, four FUSE clients, an agent in each client's mount and network

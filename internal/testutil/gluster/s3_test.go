@@ -92,10 +92,10 @@ func waitHTTP(t *testing.T, ep string, done <-chan struct{}) {
 // checked, through the next host's gateway - another FUSE client of the
 // volume - with no error and no content mismatch; each host's result says
 // which gateways it wrote and read through.
-func s3Procedure(t *testing.T, c *gluster.Cluster) {
+func s3Procedure(t *testing.T, c *gluster.Cluster, objects int) {
 	eps := gateways(t, c)
 	s, folder := run(t, c, "s3", "get", "--host", strings.Join(eps, ","), "--host-select", "cross", "--verify",
-		"--duration", "3s", "--obj.size", "64KiB", "--objects", "40", "--concurrent", "2")
+		"--duration", "3s", "--obj.size", "64KiB", "--objects", strconv.Itoa(objects), "--concurrent", "2")
 	ph := s.Phases[0]
 	for i, h := range ph.PerHost {
 		if len(h.Ops) != 1 || h.Ops[0].Op != "GET" || h.Ops[0].Ops == 0 {
