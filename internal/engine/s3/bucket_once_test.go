@@ -3,9 +3,6 @@ package s3
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,19 +23,16 @@ import (
 // each for 200 ms, so that the hosts' looks all come before it.
 func TestOneHostMakesTheBucket(t *testing.T) {
 	srv := s3test.StartT(t, s3test.Options{})
-	target, _ := url.Parse("http://" + srv.Endpoint)
-	rp := httputil.NewSingleHostReverseProxy(target)
 	var creates atomic.Int32
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ep := faultProxy(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method == http.MethodPut && strings.Trim(r.URL.Path, "/") == "bench" && r.URL.RawQuery == "" {
 			creates.Add(1)
 			time.Sleep(200 * time.Millisecond)
 		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(proxy.Close)
+		return false
+	})
 	p := baseParams(srv, "get")
-	p["hosts"] = []string{strings.TrimPrefix(proxy.URL, "http://")}
+	p["hosts"] = []string{ep}
 	p["objects"], p["duration"] = 8, "300ms"
 	ctx := context.Background()
 	const hosts = 4

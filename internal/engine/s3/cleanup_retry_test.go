@@ -23,22 +23,17 @@ import (
 // no real server fails on demand).
 func TestBucketRemovalRetriesServerErrors(t *testing.T) {
 	srv := s3test.StartT(t, s3test.Options{})
-	target, _ := url.Parse("http://" + srv.Endpoint)
-	rp := httputil.NewSingleHostReverseProxy(target)
 	var failed atomic.Int32
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ep := faultProxy(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method == http.MethodDelete && strings.Trim(r.URL.Path, "/") == "bench" && r.URL.RawQuery == "" && failed.Load() < 3 {
 			failed.Add(1)
-			w.Header().Set("Content-Type", "application/xml")
-			w.WriteHeader(http.StatusInternalServerError)
-			_, _ = w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error, please try again.</Message></Error>`))
-			return
+			internalError(w)
+			return true
 		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(proxy.Close)
+		return false
+	})
 	p := baseParams(srv, "put")
-	p["hosts"] = []string{strings.TrimPrefix(proxy.URL, "http://")}
+	p["hosts"] = []string{ep}
 	ctx := context.Background()
 	pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "retry"}, phaseOf(t, "retry", p))
 	if err != nil {
@@ -71,8 +66,6 @@ func TestBucketRemovalRetriesServerErrors(t *testing.T) {
 // proxy in front of the real versitygw injects the errors.
 func TestSetUpAndCleanupRetryServerErrors(t *testing.T) {
 	srv := s3test.StartT(t, s3test.Options{})
-	target, _ := url.Parse("http://" + srv.Endpoint)
-	rp := httputil.NewSingleHostReverseProxy(target)
 	var lists, puts, holds, marker, failed atomic.Int32
 	lists.Store(2)
 	puts.Store(2)
@@ -81,25 +74,25 @@ func TestSetUpAndCleanupRetryServerErrors(t *testing.T) {
 			return false
 		}
 		failed.Add(1)
-		w.Header().Set("Content-Type", "application/xml")
-		w.WriteHeader(http.StatusInternalServerError)
-		_, _ = w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error, please try again.</Message></Error>`))
+		internalError(w)
 		return true
 	}
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ep := faultProxy(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
 		path := strings.Trim(r.URL.Path, "/")
 		switch {
-		case r.Method == http.MethodGet && path == "bench" && r.URL.Query().Get("prefix") == "" && fail(w, &holds):
-		case r.Method == http.MethodGet && path == "bench" && r.URL.Query().Has("prefix") && fail(w, &lists):
-		case r.Method == http.MethodDelete && strings.HasSuffix(path, markerName) && fail(w, &marker):
-		case r.Method == http.MethodPut && strings.HasPrefix(path, "bench/") && fail(w, &puts):
-		default:
-			rp.ServeHTTP(w, r)
+		case r.Method == http.MethodGet && path == "bench" && r.URL.Query().Get("prefix") == "":
+			return fail(w, &holds)
+		case r.Method == http.MethodGet && path == "bench" && r.URL.Query().Has("prefix"):
+			return fail(w, &lists)
+		case r.Method == http.MethodDelete && strings.HasSuffix(path, markerName):
+			return fail(w, &marker)
+		case r.Method == http.MethodPut && strings.HasPrefix(path, "bench/"):
+			return fail(w, &puts)
 		}
-	}))
-	t.Cleanup(proxy.Close)
+		return false
+	})
 	p := baseParams(srv, "get")
-	p["hosts"] = []string{strings.TrimPrefix(proxy.URL, "http://")}
+	p["hosts"] = []string{ep}
 	ctx := context.Background()
 	pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "retry"}, phaseOf(t, "retry", p))
 	if err != nil {
@@ -124,4 +117,27 @@ func TestSetUpAndCleanupRetryServerErrors(t *testing.T) {
 	if ok, err := adminClient(t, srv).BucketExists(ctx, "bench"); err != nil || ok {
 		t.Errorf("bucket bench still there (%v, %v)", ok, err)
 	}
+}
+
+// faultProxy starts a proxy in front of the real versitygw srv and returns
+// its endpoint: fault sees each request first and answers it itself when
+// it returns true (a fault injector, as no real server fails on demand).
+func faultProxy(t *testing.T, srv *s3test.Server, fault func(w http.ResponseWriter, r *http.Request) bool) string {
+	t.Helper()
+	target, _ := url.Parse("http://" + srv.Endpoint)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !fault(w, r) {
+			rp.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(proxy.Close)
+	return strings.TrimPrefix(proxy.URL, "http://")
+}
+
+// internalError answers as versitygw does when it fails.
+func internalError(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/xml")
+	w.WriteHeader(http.StatusInternalServerError)
+	_, _ = w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error, please try again.</Message></Error>`))
 }
