@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -53,4 +55,39 @@ func TestDryRunChecksSpaceAndMemory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A dry run that cannot reach its agents plans all the same and says
+// their free space and memory were not checked (a chart's Job is checked
+// before its agents exist); one whose agent answers and refuses (a wrong
+// token) is refused as the run would refuse it: exit 2, one line. Before,
+// the refusal was taken for an unreachable agent and the dry run passed.
+func TestDryRunAgentsUnreachableOrRefusing(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "token"), filepath.Join(dir, "bad-token")
+	_ = os.WriteFile(good, []byte("dry-run-agent-token\n"), 0o600)
+	_ = os.WriteFile(bad, []byte("not-the-token-at-all\n"), 0o600)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := l.Addr().String()
+	l.Close()
+	if _, err := startAgentIn(t, AgentServeOptions{Listen: agent, TokenFile: good, MetricsListen: "127.0.0.1:0"}); err != nil {
+		t.Fatal(err)
+	}
+	l, _ = net.Listen("tcp", "127.0.0.1:0")
+	nobody := l.Addr().String()
+	l.Close()
+	suite := writeSuite(t, "name: x\ndir: "+t.TempDir()+"\nphases:\n  - md: {items: 10}\n")
+
+	st, out := testState()
+	if err := Execute(context.Background(), st, []string{"run", suite, "--dry-run", "--agents", nobody, "--token-file", good}); err != nil {
+		t.Fatalf("unreachable agent: %v\n%s", err, out)
+	}
+	if !strings.Contains(out.String(), "free space and memory not checked: agents: ") {
+		t.Errorf("unreachable agent: the dry run does not say what it did not check:\n%s", out)
+	}
+	st, out = testState()
+	refusedInOneLine(t, st, out, []string{"run", suite, "--dry-run", "--agents", agent, "--token-file", bad}, []string{"agents: ", "token"})
 }

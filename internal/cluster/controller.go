@@ -108,16 +108,29 @@ func (c *Controller) Connect(ctx context.Context) ([]Info, error) {
 		infos[i], errs[i] = in, err
 	})
 	var msgs []string
+	unreached := true
 	for i, err := range errs {
 		if err != nil {
 			msgs = append(msgs, fmt.Sprintf("%s: %v", c.Agents[i].Name(), err))
+			unreached = unreached && errors.Is(err, ErrLost)
 		}
 	}
 	if len(msgs) > 0 {
-		return infos, errors.New(strings.Join(msgs, "; "))
+		return infos, &connectError{msg: strings.Join(msgs, "; "), unreached: unreached}
 	}
 	return infos, nil
 }
+
+// connectError is Connect's error: every agent that failed, by name. It
+// is ErrLost when none of them could be reached (no answer at all), and
+// not when one answered and refused (token, clock, protocol, busy).
+type connectError struct {
+	msg       string
+	unreached bool
+}
+
+func (e *connectError) Error() string        { return e.msg }
+func (e *connectError) Is(target error) bool { return e.unreached && target == ErrLost }
 
 func (c *Controller) clockSamples() int {
 	if c.ClockSamples > 0 {

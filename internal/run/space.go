@@ -58,6 +58,9 @@ func (r *Runner) CheckResources(ctx context.Context, p Plan) (notes []string, er
 	ctrl := &cluster.Controller{Agents: set.agents, Engines: r.Engines, Name: hostname(), All: set.agents,
 		MaxClockOffset: p.Agents.MaxClockOffset}
 	if _, err := ctrl.Connect(ctx); err != nil {
+		if !errors.Is(err, cluster.ErrLost) {
+			return nil, badInputf("agents: %v", err) // an agent answered and refused
+		}
 		// A dry run plans offline too (a chart's Job checked before its
 		// agents exist): hosts it cannot reach go unchecked, and it says
 		// so; the run itself refuses them.
