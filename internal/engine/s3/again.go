@@ -37,12 +37,22 @@ func again(ctx context.Context, f func() error) error {
 }
 
 // serverFailed says whether err is the server's answer that it failed
-// (HTTP 5xx), from the lean path or from minio-go.
+// for now, from the lean path or from minio-go: 500 (InternalError), 502,
+// 503 (ServiceUnavailable, SlowDown) or 504. A 501 (NotImplemented) or
+// 507 (storage full) will not change by asking again.
 func serverFailed(err error) bool {
+	status := 0
 	var se *s3Error
-	if errors.As(err, &se) {
-		return se.Status >= 500
-	}
 	var er minio.ErrorResponse
-	return errors.As(err, &er) && er.StatusCode >= 500
+	switch {
+	case errors.As(err, &se):
+		status = se.Status
+	case errors.As(err, &er):
+		status = er.StatusCode
+	}
+	switch status {
+	case 500, 502, 503, 504:
+		return true
+	}
+	return false
 }

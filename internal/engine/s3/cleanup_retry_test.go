@@ -2,6 +2,8 @@ package s3
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/minio/minio-go/v7"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/s3test"
 )
@@ -140,4 +143,29 @@ func internalError(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "application/xml")
 	w.WriteHeader(http.StatusInternalServerError)
 	_, _ = w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error, please try again.</Message></Error>`))
+}
+
+// Only an answer that may change when asked again is asked again: a
+// server error of the moment (500, 502, 503, 504), from the lean path or
+// minio-go, wrapped or not; not a 501 (NotImplemented) or 507 (storage
+// full), a 4xx, or no answer at all.
+func TestServerFailedIsForNow(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{&s3Error{Status: 500, Code: "InternalError"}, true},
+		{fmt.Errorf("prepare: %w", &s3Error{Status: 503, Code: "SlowDown"}), true},
+		{minio.ErrorResponse{StatusCode: 502}, true},
+		{fmt.Errorf("list: %w", minio.ErrorResponse{StatusCode: 504}), true},
+		{&s3Error{Status: 501, Code: "NotImplemented"}, false},
+		{minio.ErrorResponse{StatusCode: 507, Code: "XMinioStorageFull"}, false},
+		{minio.ErrorResponse{StatusCode: 403, Code: "AccessDenied"}, false},
+		{errors.New("connection refused"), false},
+		{nil, false},
+	} {
+		if got := serverFailed(c.err); got != c.want {
+			t.Errorf("serverFailed(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
 }
