@@ -15,7 +15,7 @@ import (
 // that cleanup knows the bucket is storbench's to remove once empty; then
 // it checks the bucket has what the phase needs (object lock, versions).
 func (ph *phase) ensureBucket(ctx context.Context) error {
-	c, ep := ph.c, ph.c.endpoints[0]
+	c, ep := ph.c, ph.c.endpoints[ph.adminEp]
 	var ok bool
 	err := again(ctx, func() (err error) {
 		ok, err = ph.admin.BucketExists(ctx, c.Bucket)
@@ -66,10 +66,7 @@ var bucketMade = time.Minute
 // (versitygw over a GlusterFS replica-2 volume did, and answered
 // InternalError to every request on it afterwards).
 func (ph *phase) awaitBucket(ctx context.Context) error {
-	c, ep := ph.c, ph.c.endpoints[0]
-	if ph.picker.cross {
-		ep = c.endpoints[ph.picker.write]
-	}
+	c, ep := ph.c, ph.c.endpoints[ph.adminEp]
 	deadline := time.Now().Add(bucketMade)
 	for {
 		err := again(ctx, func() error {
@@ -95,7 +92,7 @@ func (ph *phase) awaitBucket(ctx context.Context) error {
 // createBucket makes the missing bucket and writes the run's marker in
 // it; a bucket another host of the run made a moment ago is no error.
 func (ph *phase) createBucket(ctx context.Context) error {
-	c, ep := ph.c, ph.c.endpoints[0]
+	c, ep := ph.c, ph.c.endpoints[ph.adminEp]
 	// Creating the bucket and writing its marker is one step that an
 	// interrupt does not cut: a bucket made without its marker would be
 	// one cleanup cannot tell is storbench's.

@@ -2,8 +2,10 @@ package s3
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,4 +100,28 @@ func total(m map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// With --host-select cross a host keeps the bucket through its own
+// gateway, and an error there names that gateway: the second host's look
+// for the bucket, refused by the second gateway alone, says the second
+// gateway. Before, it named the first (the bucket's upkeep had moved to
+// the host's own gateway, its error messages had not).
+func TestCrossBucketErrorNamesTheHostsGateway(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	denying := faultProxy(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodHead {
+			return false
+		}
+		w.WriteHeader(http.StatusForbidden)
+		return true
+	})
+	p := baseParams(srv, "get")
+	p["hosts"] = []string{srv.Endpoint, denying}
+	p["host_select"] = "cross"
+	env := engine.Env{Host: "h1", RunID: "crosserr", Hosts: 2, Rank: 1}
+	_, err := Engine{}.Prepare(context.Background(), env, phaseOf(t, "crosserr", p))
+	if err == nil || !strings.Contains(err.Error(), denying) || strings.Contains(err.Error(), srv.Endpoint) {
+		t.Errorf("prepare: %v; want the error to name the host's own gateway %s", err, denying)
+	}
 }

@@ -148,21 +148,23 @@ const markerName = ".storbench-created-bucket"
 
 // phase is a prepared s3 phase.
 type phase struct {
-	c      *config
-	env    engine.Env
-	name   string
-	ops    []string
-	trs    []*http.Transport   // one per --bind address, or one
-	rts    []*boundedTransport // over trs, with every request's bound: what clients use
-	httpc  []*http.Client      // over rts: requests minio-go does not make
-	admin  *minio.Client
-	cls    [][]*minio.Client // [worker][endpoint]
-	runPfx string            // storbench/<run>/
-	prefix string            // storbench/<run>/<host>/<phase>/
-	data   *dataBlock
-	sse    encrypt.ServerSide // SSE-C: every request on an object carries the key
-	putSSE encrypt.ServerSide // what uploads carry: SSE-C, SSE-S3 or SSE-KMS
-	lean   bool               // GET, PUT, HEAD and DELETE of one object bypass minio-go
+	c     *config
+	env   engine.Env
+	name  string
+	ops   []string
+	trs   []*http.Transport   // one per --bind address, or one
+	rts   []*boundedTransport // over trs, with every request's bound: what clients use
+	httpc []*http.Client      // over rts: requests minio-go does not make
+	admin *minio.Client       // the bucket's upkeep: set-up, cleanup
+	// adminEp is admin's endpoint, by its index in c.endpoints.
+	adminEp int
+	cls     [][]*minio.Client // [worker][endpoint]
+	runPfx  string            // storbench/<run>/
+	prefix  string            // storbench/<run>/<host>/<phase>/
+	data    *dataBlock
+	sse     encrypt.ServerSide // SSE-C: every request on an object carries the key
+	putSSE  encrypt.ServerSide // what uploads carry: SSE-C, SSE-S3 or SSE-KMS
+	lean    bool               // GET, PUT, HEAD and DELETE of one object bypass minio-go
 
 	createdBucket bool
 	// versioningOn says the bucket keeps versions (phases that list them).
@@ -235,12 +237,12 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		return nil, err
 	}
 	ph.retainFor = c.duration + time.Hour
-	ph.admin = ph.cls[0][0]
 	ph.lean = leanUsable(c)
 	ph.picker = newHostPicker(len(c.endpoints), c.HostSelect, ph.env.Rank)
 	if ph.picker.cross {
-		ph.admin = ph.cls[0][ph.picker.write] // the bucket's upkeep through this host's own gateway
+		ph.adminEp = ph.picker.write // the bucket's upkeep through this host's own gateway
 	}
+	ph.admin = ph.cls[0][ph.adminEp]
 	if err := ph.setEncryption(); err != nil {
 		return nil, err
 	}

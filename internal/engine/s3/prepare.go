@@ -27,7 +27,7 @@ func (ph *phase) listExisting(ctx context.Context) error {
 	c := ph.c
 	ok, err := ph.admin.BucketExists(ctx, c.Bucket)
 	if err != nil {
-		return explain(c.endpoints[0], c, err)
+		return explain(c.endpoints[ph.adminEp], c, err)
 	}
 	if !ok {
 		return engine.Unsupported(fmt.Sprintf("s3: --list-existing: bucket %q does not exist", c.Bucket))
@@ -42,7 +42,7 @@ func (ph *phase) listExisting(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return fmt.Errorf("s3: --list-existing: list %s/%s: %v", c.Bucket, c.Prefix, explain(c.endpoints[0], c, o.Err))
+			return fmt.Errorf("s3: --list-existing: list %s/%s: %v", c.Bucket, c.Prefix, explain(c.endpoints[ph.adminEp], c, o.Err))
 		}
 		all.WriteString(o.Key)
 		ends = append(ends, all.Len())
