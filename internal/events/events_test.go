@@ -94,6 +94,36 @@ func TestScheduleRecordsTheActionsOwnTimes(t *testing.T) {
 	}
 }
 
+// An answer whose own times lie outside the request's (a misread clock
+// offset, a malformed answer: negative, zero-length, reversed, far in the
+// future) is held to the request's times, never recorded outside them.
+func TestScheduleHoldsTheActionsTimesToTheRequest(t *testing.T) {
+	start := time.Now()
+	far := start.Add(1000 * time.Hour).UnixNano()
+	for _, o := range []Outcome{
+		{StartNs: -5, EndNs: -1},
+		{StartNs: far, EndNs: far + 1},
+		{StartNs: start.Add(time.Second).UnixNano(), EndNs: start.UnixNano()},
+		{StartNs: 1, EndNs: far},
+	} {
+		began := make(chan struct{})
+		host := func(ctx context.Context, a Action) Outcome {
+			close(began)
+			time.Sleep(50 * time.Millisecond)
+			return o
+		}
+		specs := []Spec{{Name: "p", At: 0, Host: "h", Action: model.EventPause, Pause: time.Millisecond}}
+		t0 := time.Now()
+		s := Start(context.Background(), specs, time.Second, start, nil, func(string) (Executor, bool) { return host, true }, nil)
+		<-began
+		r := s.Stop()[0]
+		t1 := time.Now()
+		if r.Start == nil || r.End == nil || r.Start.Before(t0) || r.End.After(t1) || r.End.Before(*r.Start) {
+			t.Errorf("answer %d..%d: recorded %v..%v, want within the request's %v..%v", o.StartNs, o.EndNs, r.Start, r.End, t0, t1)
+		}
+	}
+}
+
 func deref(p *float64) any {
 	if p == nil {
 		return nil

@@ -73,8 +73,11 @@ func (s *Schedule) one(ctx context.Context, i int, at time.Time, ex Executor, a 
 	began := time.Now()
 	o := ex(ctx, a)
 	done := time.Now()
-	if o.StartNs != 0 && o.EndNs >= o.StartNs {
-		began, done = time.Unix(0, o.StartNs), time.Unix(0, o.EndNs) // the action's own times
+	// The action's own times, which lie within the request's: an answer
+	// that puts them outside (a clock offset misread, a malformed answer)
+	// is held to it.
+	if own0, own1 := max(o.StartNs, began.UnixNano()), min(o.EndNs, done.UnixNano()); o.StartNs != 0 && own0 <= own1 {
+		began, done = time.Unix(0, own0), time.Unix(0, own1)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
