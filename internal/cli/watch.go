@@ -192,12 +192,16 @@ type scrapeClock struct {
 	ch chan time.Time
 }
 
+// wrap notes each scrape of h at its start: the figures a scrape takes
+// are those of when it began, so one that began before the run's end and
+// ended after it does not hold the last figures.
 func (c *scrapeClock) wrap(h http.Handler) http.Handler {
 	c.ch = make(chan time.Time, 1024)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		began := time.Now()
 		h.ServeHTTP(w, r)
 		select {
-		case c.ch <- time.Now():
+		case c.ch <- began:
 		default:
 		}
 	})

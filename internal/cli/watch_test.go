@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -243,4 +244,32 @@ func outsideIPv4(t *testing.T) string {
 	}
 	t.Skip("this machine has no address besides loopback")
 	return ""
+}
+
+// A scrape that began before the run's end and ended after it took the
+// figures of before the end: the controller still waits for the next
+// one. Before, the scrape was noted when it ended, taken for one after
+// the end, and the final counts never reached Prometheus
+// (TestPrometheusFioFinalCount failed on it in make test).
+func TestScrapeAcrossTheEndIsNotTheLast(t *testing.T) {
+	var c scrapeClock
+	var end time.Time
+	slow := c.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if end.IsZero() {
+			end = time.Now() // the run ends while this scrape is served
+			time.Sleep(20 * time.Millisecond)
+		}
+	}))
+	scrape := func() { slow.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/metrics", nil)) }
+	c.ch <- time.Now().Add(-200 * time.Millisecond) // an earlier scrape, 200 ms before
+	scrape()
+	st, _ := testState()
+	next := make(chan struct{})
+	go func() { time.Sleep(50 * time.Millisecond); scrape(); close(next) }()
+	t0 := time.Now()
+	c.awaitOne(st, end)
+	if waited := time.Since(t0); waited < 40*time.Millisecond {
+		t.Errorf("the controller waited %s: it took the scrape across the end for one after it", waited)
+	}
+	<-next
 }
