@@ -304,3 +304,57 @@ func TestSharedWorkspaceOfWaitsForTheFirstHost(t *testing.T) {
 		t.Fatal("rank 1 did not join within 10 s of the directory appearing")
 	}
 }
+
+// removeAll removes a tree whose files it takes several at once: nested
+// directories, one of more entries than a read takes (1,024), symbolic
+// links to a directory and a file outside it, which it removes as links
+// and never follows.
+func TestRemoveAllTreeAndLinks(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	keep := filepath.Join(outside, "keep")
+	if err := os.WriteFile(keep, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree := filepath.Join(root, "tree")
+	for _, d := range []string{"a/b/c", "wide", "empty/e"} {
+		if err := os.MkdirAll(filepath.Join(tree, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 1500 {
+		if err := os.WriteFile(filepath.Join(tree, "wide", fmt.Sprint(i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"top", "a/x", "a/b/y", "a/b/c/z"} {
+		if err := os.WriteFile(filepath.Join(tree, f), []byte("data"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(tree, "a", "dirlink")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(keep, filepath.Join(tree, "a", "b", "filelink")); err != nil {
+		t.Fatal(err)
+	}
+	if l := removeAll(tree); l != nil {
+		t.Fatalf("leftover: %+v", *l)
+	}
+	if _, err := os.Lstat(tree); !os.IsNotExist(err) {
+		t.Errorf("the tree is still there: %v", err)
+	}
+	if b, err := os.ReadFile(keep); err != nil || string(b) != "x" {
+		t.Errorf("a file outside, behind a link, was touched: %q, %v", b, err)
+	}
+	// A link given as the tree goes as a link.
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	if l := removeAll(link); l != nil {
+		t.Fatalf("leftover: %+v", *l)
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Errorf("removing a link to a directory removed what it points to: %v", err)
+	}
+}
