@@ -43,7 +43,7 @@ func (r *prepared) layOut(ctx context.Context) error {
 	if err := os.WriteFile(path, []byte(jf.Render()), 0o644); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, r.bin, "--output-format=json", path)
+	cmd := exec.CommandContext(ctx, r.bin, "--output-format=json", untimedClock, path)
 	cmd.Dir, cmd.Env = r.ws.Path, r.fioEnv
 	// As Run's fio: its own process group, and SIGTERM from the kernel
 	// when the thread that started it ends, which this goroutine keeps
