@@ -14,11 +14,12 @@ import (
 	"github.com/storbench/storbench/internal/record"
 )
 
-// TogetherLead is the lead (Controller.Lead) of a phase whose engine
-// starts its hosts together itself (engine.TogetherStarter): a host that
-// gets the run request after the common start time goes to the engine's
-// first barrier at once, and the timed operations start when every host
-// is there.
+// TogetherLead is the lead (Controller.Lead) of a phase that is ready to
+// start once prepared (engine.TogetherStarter): a host that gets the run
+// request after the common start time goes to md's first barrier at once,
+// and the timed operations start when every host is there; a fio host
+// opens its gate at once, its start as late as the request came (the
+// phase's start skew says by how much).
 const TogetherLead = 50 * time.Millisecond
 
 // Controller takes every agent through each phase together: prepare on all,
@@ -266,7 +267,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	out.Removals = c.Settle(ctx, runID, all)
 	prepared = time.Now()
 	lead := c.Lead
-	if c.Engines.StartsTogether(p.Engine) {
+	if c.Engines.StartsTogether(p) {
 		// The engine's own barrier starts the hosts together.
 		lead = min(lead, TogetherLead)
 	}

@@ -11,20 +11,22 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/engine/fio"
 	"github.com/storbench/storbench/internal/engine/md"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 )
 
 // testEngines are the engines this package's tests run: test engines that
-// tick, meet at barriers, leave things behind or wait to be stopped, and
-// the real md engine for barriers across hosts.
+// tick, meet at barriers, leave things behind or wait to be stopped, the
+// real md engine for barriers across hosts, and the real fio engine.
 var testEngines = engine.Registry{
 	"sbtest-tick":    tickEngine{},
 	"sbtest-barrier": barrierEngine{},
 	"sbtest-left":    leftEngine{},
 	"sbtest-stop":    fakeStopEngine{},
 	model.EngineMD:   md.Engine{},
+	model.EngineFio:  fio.Engine{},
 }
 
 // tickEngine is a test engine: it "does" OpsPerTick operations of 1 ms

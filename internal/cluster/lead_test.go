@@ -7,9 +7,12 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/model"
 )
 
-// A phase whose engine starts its hosts together at its own barrier (md)
+// A phase whose engine starts its hosts together at its own barrier (md),
+// or whose load Prepare started and holds at a start line (fio's gate),
 // starts TogetherLead after its preparation, not the controller's whole
 // lead, which only gives hosts time to be ready by a common start time;
 // a phase of an engine without that barrier keeps the whole lead. With
@@ -27,13 +30,26 @@ func TestLeadOfPhasesThatStartTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	params, _ := json.Marshal(map[string]any{"dir": t.TempDir(), "items": 10, "workers": 1, "unique_dir": true})
-	for _, tc := range []struct {
+	type leadCase struct {
 		phase    engine.Phase
 		together bool
-	}{
+	}
+	cases := []leadCase{
 		{engine.Phase{Name: "md", Engine: "md", Params: params}, true},
 		{tickPhaseOf(t, 100, 50, 1), false},
-	} {
+	}
+	if _, err := fio.FindFio(""); err == nil {
+		fioPhase := func(name, text string) engine.Phase {
+			b, _ := json.Marshal(fio.Params{Dir: t.TempDir(), Job: fio.Job{Name: name, Text: text}})
+			return engine.Phase{Name: name, Engine: model.EngineFio, Params: b}
+		}
+		// fio started at Prepare, its jobs at the gate; and a job file
+		// of two groups, started by Run.
+		cases = append(cases,
+			leadCase{fioPhase("held", "[global]\nioengine=psync\nsize=1m\n[r]\nrw=read\n"), true},
+			leadCase{fioPhase("groups", "[global]\nioengine=psync\nsize=1m\n[r]\nrw=read\n[w]\nstonewall\nrw=write\n"), false})
+	}
+	for _, tc := range cases {
 		t0 := time.Now()
 		out, err := c.RunPhase(context.Background(), "lead", false, tc.phase)
 		if err != nil {
@@ -44,9 +60,9 @@ func TestLeadOfPhasesThatStartTogether(t *testing.T) {
 		lead := out.Start.Sub(t0) - out.Prepare
 		switch {
 		case tc.together && lead >= c.Lead:
-			t.Errorf("%s: started %s after its preparation, want about %s (its engine starts the hosts together)", tc.phase.Engine, lead, TogetherLead)
+			t.Errorf("%s: started %s after its preparation, want about %s (its engine starts the hosts together)", tc.phase.Name, lead, TogetherLead)
 		case !tc.together && out.Start.Sub(t0) < c.Lead:
-			t.Errorf("%s: started %s after the phase began, want the whole lead of %s at least", tc.phase.Engine, out.Start.Sub(t0), c.Lead)
+			t.Errorf("%s: started %s after the phase began, want the whole lead of %s at least", tc.phase.Name, out.Start.Sub(t0), c.Lead)
 		}
 	}
 }

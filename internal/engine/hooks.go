@@ -234,21 +234,22 @@ func (r Registry) Operations(name model.EngineName) []string {
 	return nil
 }
 
-// TogetherStarter is implemented by engines whose phases bring their hosts
-// together at the start themselves: a barrier across hosts (Env.Barrier)
+// TogetherStarter is implemented by engines whose phases are ready to
+// start the moment Prepare returned: a barrier across hosts (Env.Barrier)
 // before the first timed operation, whose release is the common start
-// (md). The controller gives their agents no time ahead of the common
-// start time, which is there only so that every host is ready when it
-// comes.
+// (md), or the load started in Prepare and held at a start line that Run
+// opens at the start time (fio's gate, for the phases it can hold). The
+// controller gives their agents no time ahead of the common start time,
+// which is there only so that every host is ready when it comes.
 type TogetherStarter interface {
-	StartsTogether() bool
+	StartsTogether(p Phase) bool
 }
 
-// StartsTogether says whether name's phases start their hosts together
-// themselves (TogetherStarter).
-func (r Registry) StartsTogether(name model.EngineName) bool {
-	s, ok := r[name].(TogetherStarter)
-	return ok && s.StartsTogether()
+// StartsTogether says whether phase p is ready to start on its hosts once
+// they prepared it (TogetherStarter).
+func (r Registry) StartsTogether(p Phase) bool {
+	s, ok := r[p.Engine].(TogetherStarter)
+	return ok && s.StartsTogether(p)
 }
 
 // Defaulter is implemented by engines whose settings have defaults other

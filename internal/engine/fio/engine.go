@@ -5,7 +5,6 @@
 package fio
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -21,7 +19,6 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/units"
 )
@@ -200,6 +197,9 @@ type prepared struct {
 	// For Pause (pause.go): the running fio (0: none), when its jobs
 	// were last stopped and continued (Unix ns).
 	fioPid, pausedFrom, pausedTo atomic.Int64
+	// held is the fio Prepare started, its jobs at the start gate, until
+	// Run takes it (launch).
+	held atomic.Pointer[fioRun]
 }
 
 // places returns where a phase's files are on this host (fio's
@@ -231,9 +231,12 @@ func places(ps *Params, env engine.Env, wsPath string) (dataDir string, v Vars, 
 }
 
 // Prepare resolves fio, checks the job file (PathRules with this agent's own
-// --allow-exec, whatever the controller checked; then fio's own --parse-only,
-// so fio's message reaches the user before anything runs), creates the
-// phase's directory and writes the resolved job file into it. A shared or
+// --allow-exec, whatever the controller checked), creates the phase's
+// directory and writes the resolved job file into it. Then it starts the
+// phase's fio, which lays out the files and brings every job to the start
+// gate (launch), or, for a job file it cannot hold there, lays out the
+// files by a pass of their own; either way fio's own message about a job
+// file it rejects reaches the user before anything runs. A shared or
 // read_from phase has its files in the run's shared area, which the run
 // proved every host sees before any phase.
 func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engine.Prepared, error) {
@@ -298,28 +301,41 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	}
 	r := &prepared{env: env, phase: p, params: ps, job: jf, bin: bin, ws: ws, jobPath: jobPath,
 		planned: jf.Duration(), dataDir: dataDir, fioEnv: fioEnviron(os.Environ(), vars)}
-	// The layout pass parses the job file as fio --parse-only would (its
-	// sections are the job file's, create_only added): a phase that lays
-	// out starts one fio fewer, and asks --parse-only only when the layout
-	// failed, to tell a job file fio rejects from a layout that failed.
-	if !r.laysOut() {
-		err = r.parseOnly(ctx)
-	} else if err = r.layOut(ctx); err != nil && ctx.Err() == nil {
-		if perr := r.parseOnly(ctx); perr != nil {
-			err = perr
-		}
-	}
-	if err != nil {
+	if err := r.ready(ctx); err != nil {
 		ws.Remove()
 		return nil, err
 	}
 	return r, nil
 }
 
+// ready makes the phase ready to start. Most phases start fio here, which
+// lays out the files and brings its jobs to the start gate: Run only opens
+// it (launch). Others are checked by fio --parse-only and their files laid
+// out by a pass of their own; that pass parses the job file as
+// --parse-only would, which is asked only when the layout failed, to tell
+// a job file fio rejects from a layout that failed.
+func (r *prepared) ready(ctx context.Context) error {
+	if r.params.Stonewall == nil {
+		if launched, err := r.launch(ctx); err != nil || launched {
+			return err
+		}
+	}
+	if !r.laysOut() {
+		return r.parseOnly(ctx)
+	}
+	err := r.layOut(ctx)
+	if err != nil && ctx.Err() == nil {
+		if perr := r.parseOnly(ctx); perr != nil {
+			err = perr
+		}
+	}
+	return err
+}
+
 // parseOnly has fio check the phase's job file (fio --parse-only) on this
 // host: its fio, its directory.
 func (r *prepared) parseOnly(ctx context.Context) error {
-	out, err := exec.CommandContext(ctx, r.bin, "--parse-only", r.jobPath).CombinedOutput()
+	out, err := exec.CommandContext(ctx, r.bin, "--parse-only", untimedClock, r.jobPath).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("fio rejects job file %s: %s", r.params.Job.Name, fioMessage(string(out), err))
 	}
@@ -409,15 +425,20 @@ func checkWorkspace(dir, wsPath, dataDir string, jf *JobFile) error {
 // ResolvedText is the job file as fio runs it.
 func (r *prepared) ResolvedText() string { return r.job.Render() }
 
-// Run starts fio at once with its jobs held at a start gate, which opens
-// at startAt (so fio's start-up is outside the measured window on every
-// host), and follows fio's per-second status output. Without a gate, fio
-// starts at startAt.
+// Run opens the start gate of the fio Prepare started at startAt, or
+// starts fio at once with its jobs held at a start gate which opens then
+// (so fio's start-up is outside the measured window on every host), and
+// follows fio's per-second status output. Without a gate, fio starts at
+// startAt.
 //
 // A phase with a stonewall runs in two passes (runStonewall).
 func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
 	if r.params.Stonewall != nil {
 		return r.runStonewall(ctx, startAt, live)
+	}
+	if f := r.held.Swap(nil); f != nil {
+		f.begin(startAt, live)
+		return f.finish(ctx, startAt)
 	}
 	return r.runFio(ctx, startAt, live, r.job, r.jobPath, false)
 }
@@ -426,89 +447,27 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 // fio reports every job apart (no group_reporting): the operations are
 // then its jobs' figures combined, as group_reporting would have them.
 func (r *prepared) runFio(ctx context.Context, startAt time.Time, live engine.LiveFunc, jf *JobFile, path string, perJob bool) (*engine.HostResult, error) {
-	res := &engine.HostResult{
-		Host: r.env.Host,
-		Meta: map[string]string{"job": r.params.Job.Name, model.MetaReport: r.job.Report, "fio_bin": r.bin},
-		Raw:  map[string][]byte{r.params.Job.Name + ".fio": []byte(jf.Render())},
-	}
+	res := r.newResult(jf)
 	g, runPath := r.gateMeasured(res.Meta, jf, path)
 	if g == nil {
 		if err := engine.WaitUntil(ctx, startAt); err != nil {
 			return nil, err
 		}
 	}
-	var stderr bytes.Buffer
-	cmd := r.command(runPath, &stderr)
-	// fio's parent-death signal (procAttr) comes when the thread that
-	// started it ends, and Go ends a thread when a goroutine locked to it
-	// returns: this goroutine holds its thread until fio has ended.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	// fio inherits SIGPIPE blocked (see blockSIGPIPE).
-	defer blockSIGPIPE()()
-	stdout, err := cmd.StdoutPipe()
-	if err == nil {
-		err = cmd.Start()
-	}
+	f, err := r.startFio(res, jf, runPath, g, perJob)
 	if err != nil {
 		if g != nil {
 			g.close()
 		}
-		return nil, fmt.Errorf("start fio: %v", err)
+		return nil, err
 	}
-	defer r.running(cmd.Process.Pid)()
-	start := startAt
-	if now := time.Now(); now.After(start) {
-		start = now
-	}
-	var last []byte
-	var warnings []string
-	// fio's output is read, then fio reaped, in one goroutine (the pipe
-	// must be read to its end before Wait); Run waits for both unless fio
-	// will not go.
-	var splitErr, exitErr error
-	read, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		r.follow(stdout, start, res, live, &last, &warnings, &splitErr)
-		close(read)
-		exitErr = cmd.Wait()
-	}()
-	if g != nil {
-		go g.openAt(ctx, startAt, exited)
-	}
-	stuck := ""
-	select {
-	case <-exited:
-	case <-ctx.Done():
-		stuck = stopFio(cmd.Process.Pid, stdout, exited, read)
-	}
-	var passed []int64
-	if g != nil {
-		var opened int64
-		passed, opened = g.close()
-		res.Meta["gate_opened_ns"] = strconv.FormatInt(opened, 10)
-	}
-	res.Meta["fio_wall_s"] = fmt.Sprintf("%.3f", time.Since(start).Seconds())
-	var waitErr error
-	if stuck == "" {
-		waitErr = exitErr
-	}
-	if splitErr != nil && waitErr == nil {
-		waitErr = splitErr
-	}
-	if stderr.Len() > 0 && stuck == "" {
-		res.Raw["fio.stderr"] = stderr.Bytes()
-	}
-	if len(warnings) > 0 {
-		res.Raw["fio.stdout-other"] = []byte(strings.Join(warnings, "\n") + "\n")
-	}
-	return r.outcome(ctx, res, ran{jf: jf, perJob: perJob}, last, warnings, passed, &stderr, waitErr, stuck)
+	f.begin(startAt, live)
+	return f.finish(ctx, startAt)
 }
 
 // command is fio's command line for the job file at runPath, its
 // standard error (its first MiB) into stderr.
-func (r *prepared) command(runPath string, stderr *bytes.Buffer) *exec.Cmd {
+func (r *prepared) command(runPath string, stderr io.Writer) *exec.Cmd {
 	args := []string{"--output-format=json+", "--status-interval=1"}
 	if r.params.ReadFrom != "" {
 		// Another host's files: fio refuses to write, and to lay out (unlink
@@ -521,7 +480,7 @@ func (r *prepared) command(runPath string, stderr *bytes.Buffer) *exec.Cmd {
 	// those hold its output open: stops go to the whole process group.
 	cmd.SysProcAttr = procAttr()
 	cmd.Env = r.fioEnv
-	cmd.Stderr = &limitWriter{w: stderr, n: 1 << 20}
+	cmd.Stderr = stderr
 	return cmd
 }
 
@@ -573,7 +532,7 @@ type ran struct {
 // reason), or done. passed are the jobs' times through the gate; stderr
 // and warnings what fio printed besides (stderr read only when fio ended:
 // a stuck fio may still write it); stuck says fio was left running.
-func (r *prepared) outcome(ctx context.Context, res *engine.HostResult, run ran, last []byte, warnings []string, passed []int64, stderr *bytes.Buffer, waitErr error, stuck string) (*engine.HostResult, error) {
+func (r *prepared) outcome(ctx context.Context, res *engine.HostResult, run ran, last []byte, warnings []string, passed []int64, stderr string, waitErr error, stuck string) (*engine.HostResult, error) {
 	var ops []record.OpStats
 	failedJob, errno := "", 0
 	if len(last) > 0 {
@@ -607,7 +566,7 @@ func (r *prepared) outcome(ctx context.Context, res *engine.HostResult, run ran,
 		// A failed run's figures are not results (a job that read files
 		// whose layout failed measured nothing worth showing): no figure,
 		// fio's raw output kept, and fio's own reason as the error.
-		msg := failure(stderr.String(), warnings, failedJob, errno, waitErr)
+		msg := failure(stderr, warnings, failedJob, errno, waitErr)
 		res.Err = msg
 		return res, fmt.Errorf("fio job %s failed: %s", r.params.Job.Name, msg)
 	}
@@ -628,39 +587,43 @@ var (
 
 // follow reads fio's output: each JSON object (the per-second status,
 // then the final one) is kept in *last and turned into the live series.
-func (r *prepared) follow(stdout io.Reader, start time.Time, res *engine.HostResult, live engine.LiveFunc,
-	last *[]byte, warnings *[]string, splitErr *error) {
+func (r *prepared) follow(f *fioRun) {
 	var lastOut *Output
 	var seconds perSecond
-	startNs := start.UnixNano()
-	prevNs := startNs
-	*splitErr = SplitObjects(stdout, func(obj []byte) {
-		*last = append((*last)[:0], obj...)
+	var prevNs int64
+	f.splitErr = SplitObjects(f.stdout, func(obj []byte) {
+		f.last = append(f.last[:0], obj...)
 		o, err := ParseOutput(obj)
 		if err != nil {
 			return
 		}
-		// Outputs before the gate opened count from it.
-		now := max(time.Now().UnixNano(), startNs)
-		r.addSeconds(&seconds, o, prevNs, now)
-		lastOut, prevNs = o, now
-		if live != nil {
-			live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
-				Elapsed: max(time.Since(start), 0), Planned: r.planned, Ops: o.Counts(), Lat: o.LiveLat()})
-		}
-	}, func(line string) {
-		if isPrerunNote(line) {
+		now := time.Now().UnixNano()
+		b := f.begun.Load()
+		if b == nil {
+			// Before the phase began (fio at its gate): no operation yet,
+			// and any there were count in the first interval after it.
+			lastOut = o
 			return
 		}
-		if len(*warnings) < 20 {
-			*warnings = append(*warnings, line)
+		// Outputs before the gate opened count from it.
+		startNs := b.at.UnixNano()
+		now = max(now, startNs)
+		r.addSeconds(&seconds, o, max(prevNs, startNs), now)
+		lastOut, prevNs = o, now
+		if b.live != nil {
+			b.live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
+				Elapsed: max(time.Since(b.at), 0), Planned: r.planned, Ops: o.Counts(), Lat: o.LiveLat()})
+		}
+	}, func(line string) {
+		if !isPrerunNote(line) {
+			f.otherLine(line)
 		}
 	})
 	if lastOut != nil {
 		var lat []record.LatSecond
-		res.Series, lat = seconds.result(lastOut)
+		f.res.Series, lat = seconds.result(lastOut)
 		if len(lat) > 0 {
-			res.LatencySeconds, _ = record.EncodeLatSeconds(lat)
+			f.res.LatencySeconds, _ = record.EncodeLatSeconds(lat)
 		}
 	}
 }
@@ -670,6 +633,7 @@ func (r *prepared) follow(stdout io.Reader, start time.Time, res *engine.HostRes
 // phase's first host, and only when no later phase uses them (Later); the
 // controller cleans up no host before every host's run ended.
 func (r *prepared) Cleanup(ctx context.Context) error {
+	r.abandon()
 	if r.env.Keep {
 		return nil
 	}

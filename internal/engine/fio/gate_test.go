@@ -1,6 +1,8 @@
 package fio
 
 import (
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -62,4 +64,90 @@ func TestAlignStart(t *testing.T) {
 	if ops[0].StartNs != 10*s || ops[0].EndNs != 11*s || ops[1].StartNs != 11*s || ops[1].EndNs != 13*s {
 		t.Errorf("two groups: %+v", ops)
 	}
+}
+
+// The command a job runs at the gate, run by the shell as fio runs it:
+// it says the job came ('a'), passes when the gate opens ('s'), fails
+// when the agent is gone (the gate FIFO closed, never opened), and a job
+// whose own exec_prerun failed says so ('f') and never passes, even
+// through a gate already open.
+func TestPrerunCommand(t *testing.T) {
+	run := func(g *gate, own string) chan error {
+		done := make(chan error, 1)
+		go func() { done <- exec.Command("sh", "-c", g.prerun(own)).Run() }()
+		return done
+	}
+	counts := func(g *gate) (arrived, passed int, failed bool) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		select {
+		case <-g.failed:
+			failed = true
+		default:
+		}
+		return g.arrived, len(g.stamps), failed
+	}
+	waitArrived := func(t *testing.T, g *gate, n int) {
+		t.Helper()
+		for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+			if a, _, _ := counts(g); a == n {
+				return
+			}
+		}
+		t.Fatalf("%d jobs did not come to the gate", n)
+	}
+	t.Run("opened", func(t *testing.T) {
+		g, err := newGate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := run(g, "")
+		waitArrived(t, g, 1)
+		g.open()
+		if err := <-done; err != nil {
+			t.Errorf("a job through the open gate failed: %v", err)
+		}
+		if late := run(g, ""); <-late != nil {
+			t.Error("a job that came after the gate opened did not pass")
+		}
+		if stamps, _ := g.close(); len(stamps) != 2 {
+			t.Errorf("%d passages recorded, want 2", len(stamps))
+		}
+	})
+	t.Run("agent gone", func(t *testing.T) {
+		g, err := newGate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(g.dir)
+		defer g.started.Close()
+		done := run(g, "")
+		waitArrived(t, g, 1)
+		g.hold.Close() // as the agent's death closes it: never opened
+		if err := <-done; err == nil {
+			t.Error("a job passed a gate whose agent is gone")
+		}
+		if _, passed, _ := counts(g); passed != 0 {
+			t.Errorf("%d passages recorded", passed)
+		}
+	})
+	t.Run("own prerun failed", func(t *testing.T) {
+		g, err := newGate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := <-run(g, "false"); err == nil {
+			t.Error("a job whose own prerun failed went on")
+		}
+		if arrived, _, failed := counts(g); arrived != 0 || !failed {
+			t.Errorf("arrived %d, failure said %v; want 0 and true", arrived, failed)
+		}
+		g.open()
+		if err := <-run(g, "false"); err == nil {
+			t.Error("a job whose own prerun failed passed the open gate")
+		}
+		if stamps, _ := g.close(); len(stamps) != 0 {
+			t.Errorf("%d passages recorded, want none", len(stamps))
+		}
+	})
 }

@@ -76,6 +76,21 @@ func (Engine) DefaultHeadline(point map[string]string) model.Headline {
 
 var _ engine.RateNamer = Engine{}
 
+var _ engine.TogetherStarter = Engine{}
+
+// StartsTogether says a phase whose fio Prepare starts, its jobs held at
+// the start gate (heldJobs), is ready to start once prepared: its hosts
+// open their gates at the start time. Others start fio in Run and need
+// the controller's lead to reach the gate.
+func (Engine) StartsTogether(p engine.Phase) bool {
+	ps, jf, err := resolve(p, nil)
+	if err != nil || ps.Stonewall != nil {
+		return false
+	}
+	_, ok := heldJobs(jf)
+	return ok
+}
+
 // RateUnit names the engine's operation rates: IOPS.
 func (Engine) RateUnit() string { return "IOPS" }
 

@@ -16,8 +16,9 @@ import (
 
 // A stop while the files are laid out (before the phase starts) ends fio
 // and its job processes: Prepare returns within the bound and no process
-// of the layout pass stays behind. fio's job processes leave its process
-// group; killed outright, fio would leave one waiting for it forever.
+// of the fio it started stays behind. fio's job processes leave its
+// process group; killed outright, fio would leave one waiting for it
+// forever.
 func TestStopDuringLayout(t *testing.T) {
 	if _, err := FindFio(""); err != nil {
 		t.Skip(err)
@@ -51,13 +52,15 @@ func TestStopDuringLayout(t *testing.T) {
 	}
 }
 
-// layoutProcs are the pids of the processes running the layout pass of a
-// job under dir.
+// layoutProcs are the pids of the processes of the fio that lays out job
+// big's files under dir: the layout pass's, or the measured run's that
+// Prepare started (launch).
 func layoutProcs(dir string) []string {
 	var pids []string
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
-		if c, _ := os.ReadFile(p); strings.Contains(string(c), "big.layout.fio") && strings.Contains(string(c), dir) {
+		c, _ := os.ReadFile(p)
+		if (strings.Contains(string(c), "big.layout.fio") || strings.Contains(string(c), "big.gated.fio")) && strings.Contains(string(c), dir) {
 			pids = append(pids, filepath.Base(filepath.Dir(p)))
 		}
 	}
@@ -65,17 +68,20 @@ func layoutProcs(dir string) []string {
 }
 
 // Issue 25 item 12: a job file whose create_only section lays out the
-// files (the seed's "pre-create files") has them laid out once, by the
-// layout pass, as plain fio does: the measured run does not start that
-// section's jobs again (fio's output of the run holds only the reading
-// jobs), and the reading jobs find every file in place.
+// files (the seed's "pre-create files") has them laid out once, as plain
+// fio does. When the measured sections are in more than one group of
+// fio's, the layout is a pass of its own and the measured run does not
+// start that section's jobs again (fio's output of the run holds only the
+// measured jobs), and the reading jobs find every file in place.
+// (A job file of one measured group runs whole in the fio Prepare starts:
+// TestPrepareStartsFioAtTheGate.)
 func TestLayoutSectionsNotRunAgain(t *testing.T) {
 	if _, err := FindFio(""); err != nil {
 		t.Skip(err)
 	}
 	dir := t.TempDir()
 	text := "[global]\nioengine=psync\nfilesize=1m\nnumjobs=4\nfilename_format=$filenum/$jobnum\n" +
-		"[make]\nbs=1m\ncreate_only=1\n[read]\nstonewall\nrw=read\nbs=64k\n"
+		"[make]\nbs=1m\ncreate_only=1\n[read]\nstonewall\nrw=read\nbs=64k\n[again]\nstonewall\nrw=read\nbs=64k\n"
 	b, _ := json.Marshal(Params{Dir: dir, Job: Job{Name: "pre", Text: text}})
 	p, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "lay2"}, engine.Phase{Name: "pre", Engine: "fio", Params: b})
 	if err != nil {
@@ -97,8 +103,8 @@ func TestLayoutSectionsNotRunAgain(t *testing.T) {
 		}
 		read += float64(j.Read.IOBytes)
 	}
-	if read != 4<<20 {
-		t.Errorf("the reading jobs read %.0f bytes, want their 4 files of 1 MiB", read)
+	if read != 8<<20 {
+		t.Errorf("the reading jobs read %.0f bytes, want their 4 files of 1 MiB twice", read)
 	}
 	if !strings.Contains(res.Meta["laid_out_before"], "make") {
 		t.Errorf("the result does not say the section was laid out before: %v", res.Meta)
@@ -143,9 +149,11 @@ func TestWithoutLayoutSections(t *testing.T) {
 	}
 }
 
-// A phase that lays out its files starts no fio --parse-only of its own
-// (the layout pass parses the job file), yet a job file fio rejects is
-// still said to be one, in fio's words, and leaves nothing behind.
+// A phase starts one fio in all: no fio --parse-only of its own, no
+// layout pass when Prepare starts the measured run (its jobs held at the
+// gate), and no --parse-only when the layout pass parses the job file;
+// yet a job file fio rejects is still said to be one, in fio's words, and
+// leaves nothing behind.
 func TestLayoutParsesTheJobFile(t *testing.T) {
 	bin, err := FindFio("")
 	if err != nil {
@@ -178,8 +186,15 @@ func TestLayoutParsesTheJobFile(t *testing.T) {
 	if err := prepare("good", "[r]\nrw=read\nsize=1m\n"); err != nil {
 		t.Fatal(err)
 	}
-	if n := count("--parse-only"); n != 0 || count("good.layout.fio") != 1 {
-		t.Errorf("a phase that lays out: %d --parse-only calls, %d layout passes; want 0 and 1", n, count("good.layout.fio"))
+	if n := count("--parse-only"); n != 0 || count("good.layout.fio") != 0 || count("good.gated.fio") != 1 {
+		t.Errorf("a phase Prepare starts: %d --parse-only calls, %d layout passes, %d runs; want 0, 0 and 1", n, count("good.layout.fio"), count("good.gated.fio"))
+	}
+	// Two measured groups: a layout pass, then the run from Run.
+	if err := prepare("two", "[r]\nrw=read\nsize=1m\n[w]\nstonewall\nrw=write\nsize=1m\n"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count("--parse-only"); n != 0 || count("two.layout.fio") != 1 || count("two.gated.fio") != 0 {
+		t.Errorf("a phase with a layout pass: %d --parse-only calls, %d layout passes, %d runs at Prepare; want 0, 1 and 0", n, count("two.layout.fio"), count("two.gated.fio"))
 	}
 	err = prepare("bad", "[r]\nrw=read\nsize=1m\niodepth_batch_complete_min=notanumber\n")
 	if err == nil || !strings.Contains(err.Error(), "fio rejects job file bad: ") {

@@ -17,6 +17,7 @@ var _ engine.BackgroundCleaner = (*prepared)(nil)
 // the last to use it (not Later), on the first host, after every host's
 // run ended: renamed aside at once, and removed in the background too.
 func (r *prepared) StartCleanup() (wait func(ctx context.Context) error, ok bool) {
+	r.abandon()
 	if r.env.Keep {
 		return nil, false
 	}

@@ -16,7 +16,8 @@ import (
 )
 
 // fakeFio writes a FAKE fio: a shell script that answers --version and
-// --parse-only, and otherwise behaves as a fio whose job is stuck in I/O
+// --parse-only, and otherwise behaves as a fio whose job comes to the
+// start gate and, once through, is stuck in I/O
 // on a stalled file system: it ignores SIGINT, and its job process (a
 // sleep) holds fio's output open. With escape, that process leaves fio's
 // process group, as a process in uninterruptible sleep escapes SIGKILL:
@@ -33,8 +34,12 @@ func fakeFio(t *testing.T, escape bool) (bin, pidFile string) {
 	script := "#!/bin/sh\n" +
 		"case \"$1\" in --version) echo fio-3.99; exit 0;; --parse-only) exit 0;; esac\n" +
 		"case \"$*\" in *.layout.fio) exit 0;; esac\n" + // the layout pass: nothing to lay out
-
 		"trap '' INT\n" +
+		// The job comes to the start gate as fio's would: it runs the job
+		// file's exec_prerun, which returns when the gate opens.
+		"for a; do last=$a; done\n" +
+		"pre=$(sed -n 's/^exec_prerun=//p' \"$last\" | head -n 1)\n" +
+		"if [ -n \"$pre\" ]; then sh -c \"$pre\"; fi\n" +
 		job + "\n" +
 		"echo $! > " + pidFile + "\n" +
 		"wait\n"

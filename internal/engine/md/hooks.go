@@ -59,7 +59,7 @@ var _ engine.RateNamer = Engine{}
 // StartsTogether says md phases start their hosts together themselves
 // (engine.TogetherStarter): every host meets the others at the "ranks"
 // barrier before the first operation, whose own barrier starts it on all.
-func (Engine) StartsTogether() bool { return true }
+func (Engine) StartsTogether(engine.Phase) bool { return true }
 
 // RateUnit names the engine's operation rates: ops/s.
 func (Engine) RateUnit() string { return "ops/s" }

@@ -1,0 +1,179 @@
+package fio
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+// Which job files Prepare can start with every measured job at the gate,
+// and how many jobs come to it.
+func TestHeldJobs(t *testing.T) {
+	seed, err := os.ReadFile("workloads/default/031-iopsR.job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, text string
+		want       int // 0: not held, started by Run
+	}{
+		{"the seed's read-IOPS job", string(seed), 64},
+		{"one section", "[r]\nrw=read\nsize=1m\n", 1},
+		{"one group of two sections", "[global]\nnumjobs=4\n[r]\nrw=read\n[w]\nrw=write\nnumjobs=2\n", 6},
+		{"create_only in the measured group", "[c]\ncreate_only=1\n[r]\nrw=read\n", 1},
+		{"a startdelay alike everywhere", "[global]\nstartdelay=5\n[r]\nrw=read\n[w]\nrw=write\n", 2},
+		{"two measured groups", "[r]\nrw=read\n[w]\nstonewall\nrw=write\n", 0},
+		{"stonewall in global", "[global]\nstonewall\n[r]\nrw=read\n[w]\nrw=write\n", 0},
+		{"wait_for", "[r]\nrw=read\n[w]\nrw=write\nwait_for=r\n", 0},
+		{"files made after the measured jobs", "[r]\nrw=read\n[c]\nstonewall\ncreate_only=1\n", 0},
+		{"a startdelay of its own", "[r]\nrw=read\n[w]\nrw=write\nstartdelay=2\n", 0},
+		{"numjobs not a number", "[r]\nrw=read\nnumjobs=four\n", 0},
+		{"numjobs 0", "[r]\nrw=read\nnumjobs=0\n", 0},
+		{"a name the shell cannot take", "[r x]\nrw=read\n", 0},
+		{"only create_only", "[c]\ncreate_only=1\n", 0},
+	} {
+		jf, err := ParseJobFile(tc.name, tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, ok := heldJobs(jf)
+		if ok != (tc.want > 0) || n != tc.want {
+			t.Errorf("%s: %d jobs, held %v; want %d", tc.name, n, ok, tc.want)
+		}
+	}
+}
+
+// Issue 25 item 12: Prepare starts the phase's fio, which lays out the
+// files (the create_only section, once, as plain fio does) and brings every
+// job to the start gate; Run only opens it. The files are in place when
+// Prepare returns, the first I/O comes at the start time (not after fio's
+// own start-up: forking jobs, which fio polls for every 100 ms, and its
+// clock calibration, 0.3-0.5 s of every phase before), and a phase prepared
+// and never run leaves no fio behind.
+func TestPrepareStartsFioAtTheGate(t *testing.T) {
+	if _, err := FindFio(""); err != nil {
+		t.Skip(err)
+	}
+	text := "[global]\nioengine=psync\nfilesize=1m\nnumjobs=4\nfilename_format=$filenum/$jobnum\n" +
+		"[make]\nbs=1m\ncreate_only=1\n[read]\nstonewall\nrw=read\nbs=64k\n"
+	prepare := func(t *testing.T, dir string) engine.Prepared {
+		b, _ := json.Marshal(Params{Dir: dir, Job: Job{Name: "pre", Text: text}})
+		p, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "gate"}, engine.Phase{Name: "pre", Engine: "fio", Params: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	t.Run("run", func(t *testing.T) {
+		dir := t.TempDir()
+		p := prepare(t, dir)
+		defer p.Cleanup(context.Background())
+		for j := range 4 {
+			f := filepath.Join(dir, "storbench", "gate", "h", "pre", "data", "0", strconv.Itoa(j))
+			if st, err := os.Stat(f); err != nil || st.Size() != 1<<20 {
+				t.Errorf("file %s not laid out when Prepare returned: %v", f, err)
+			}
+		}
+		if n := len(fioProcs(dir)); n == 0 {
+			t.Error("no fio waits at the gate after Prepare")
+		}
+		startAt := time.Now()
+		res, err := p.Run(context.Background(), startAt, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _ := strconv.ParseInt(res.Meta["first_io_ns"], 10, 64)
+		if late := time.Duration(first - startAt.UnixNano()); late < 0 || late > 100*time.Millisecond {
+			t.Errorf("the first job started %v after the start time, want within 100 ms", late)
+		}
+		out, err := ParseOutput(res.Raw["fio.json"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var made int
+		var read uint64
+		for _, j := range out.Jobs {
+			if j.Name == "make" {
+				made++
+			}
+			read += j.Read.IOBytes
+		}
+		if made != 4 || read != 4<<20 {
+			t.Errorf("%d create_only jobs ran (want 4, once each), %d bytes read (want 4 MiB)", made, read)
+		}
+	})
+	t.Run("cleaned up unrun", func(t *testing.T) {
+		dir := t.TempDir()
+		p := prepare(t, dir)
+		t0 := time.Now()
+		if err := p.Cleanup(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if el := time.Since(t0); el > 5*time.Second {
+			t.Errorf("Cleanup took %v", el)
+		}
+		time.Sleep(100 * time.Millisecond)
+		if ps := fioProcs(dir); len(ps) > 0 {
+			t.Errorf("fio outlived a phase that never ran: %v", ps)
+		}
+		if ents, _ := os.ReadDir(filepath.Join(dir, "storbench", "gate", "h")); len(ents) != 0 {
+			t.Errorf("left in DIR: %v", ents)
+		}
+	})
+}
+
+// fioProcs are the pids of processes whose command line names a job file
+// under dir.
+func fioProcs(dir string) []string {
+	var pids []string
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if c, _ := os.ReadFile(p); strings.Contains(string(c), dir) && strings.Contains(string(c), ".fio") {
+			pids = append(pids, filepath.Base(filepath.Dir(p)))
+		}
+	}
+	return pids
+}
+
+// A job that fails before it comes to the gate fails Prepare in fio's
+// words, at once, where Prepare would wait for it forever: its own
+// exec_prerun failed, or it was killed.
+func TestPrepareJobFailsBeforeTheGate(t *testing.T) {
+	if _, err := FindFio(""); err != nil {
+		t.Skip(err)
+	}
+	for _, tc := range []struct{ name, prerun, want string }{
+		{"its own exec_prerun failed", "false", "exec_prerun failed"},
+		{"killed", "kill -9 $PPID && sleep 2", "got signal=9"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			text := "[global]\nioengine=psync\nsize=1m\n[ok]\nrw=read\n[bad]\nrw=read\nexec_prerun=" + tc.prerun + "\n"
+			b, _ := json.Marshal(Params{Dir: dir, Job: Job{Name: "pf", Text: text}})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			t0 := time.Now()
+			_, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "pf", AllowExec: true}, engine.Phase{Name: "pf", Engine: "fio", Params: b})
+			if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "fio job pf failed before its start") || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("after %v: %v", time.Since(t0), err)
+			}
+			if el := time.Since(t0); el > 5*time.Second {
+				t.Errorf("Prepare failed %v after it began", el)
+			}
+			time.Sleep(100 * time.Millisecond)
+			if ps := fioProcs(dir); len(ps) > 0 {
+				t.Errorf("fio outlived the failed Prepare: %v", ps)
+			}
+			if ents, _ := os.ReadDir(filepath.Join(dir, "storbench", "pf", "h")); len(ents) != 0 {
+				t.Errorf("left in DIR: %v", ents)
+			}
+		})
+	}
+}
