@@ -146,6 +146,18 @@ func restoreBrick(t *testing.T, c *gluster.Cluster) {
 		}
 	}
 	c.Gluster("volume", "start", c.Volume, "force")
+	// The clients come back to the brick on their own time (seconds):
+	// a phase started before they did writes to the other brick alone,
+	// and a hang of this one is nothing to it. Prepared in 50 ms since
+	// fio's jobs wait at their gate from Prepare, the brick-lost phase
+	// began before they were back and felt no hang.
+	want := c.BrickClients(0)
+	for end := time.Now().Add(30 * time.Second); c.BrickClients(1) < want && time.Now().Before(end); {
+		time.Sleep(200 * time.Millisecond)
+	}
+	if got := c.BrickClients(1); got < want || want <= 0 {
+		t.Fatalf("brick 1 has %d clients back of brick 0's %d after 30 s", got, want)
+	}
 }
 
 // checkImpact asserts what a user reads in summary.json: a dip (or

@@ -339,6 +339,21 @@ func isMountPoint(p string) bool {
 // pidRE is a brick's process in `gluster volume status --xml`.
 var pidRE = regexp.MustCompile(`<pid>(-?\d+)</pid>`)
 
+// BrickClients is how many clients brick i has connected (`gluster volume
+// status VOL HOST:BRICK clients --xml`), -1 when glusterd does not say.
+func (c *Cluster) BrickClients(i int) int {
+	c.t.Helper()
+	out, _ := c.gluster(time.Minute, "volume", "status", c.Volume, c.Server+":"+c.Brick(i), "clients", "--xml")
+	m := clientCountRE.FindStringSubmatch(out)
+	if m == nil {
+		return -1
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+var clientCountRE = regexp.MustCompile(`<clientCount>(\d+)</clientCount>`)
+
 // BrickPid is brick i's process as glusterd tells it (`gluster volume
 // status VOL HOST:BRICK --xml`), 0 or less when it is not running.
 func (c *Cluster) BrickPid(i int) int {
