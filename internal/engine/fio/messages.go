@@ -1,7 +1,6 @@
 package fio
 
 import (
-	"bytes"
 	"regexp"
 	"strings"
 	"syscall"
@@ -83,16 +82,4 @@ func errorLines(lines []string) string {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
-}
-
-type limitWriter struct {
-	w *bytes.Buffer
-	n int
-}
-
-func (l *limitWriter) Write(p []byte) (int, error) {
-	if room := l.n - l.w.Len(); room > 0 {
-		l.w.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
 }
