@@ -119,14 +119,21 @@ func TestPrepareStartsFioAtTheGate(t *testing.T) {
 		if el := time.Since(t0); el > 5*time.Second {
 			t.Errorf("Cleanup took %v", el)
 		}
-		time.Sleep(100 * time.Millisecond)
-		if ps := fioProcs(dir); len(ps) > 0 {
-			t.Errorf("fio outlived a phase that never ran: %v", ps)
-		}
-		if ents, _ := os.ReadDir(filepath.Join(dir, "storbench", "gate", "h")); len(ents) != 0 {
-			t.Errorf("left in DIR: %v", ents)
-		}
+		nothingLeft(t, dir, "gate", "a phase that never ran")
 	})
+}
+
+// nothingLeft checks that no fio of a phase under dir outlived what, and
+// that the phase left nothing in DIR (run runID, host h).
+func nothingLeft(t *testing.T, dir, runID, what string) {
+	t.Helper()
+	time.Sleep(100 * time.Millisecond)
+	if ps := fioProcs(dir); len(ps) > 0 {
+		t.Errorf("fio outlived %s: %v", what, ps)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "storbench", runID, "h")); len(ents) != 0 {
+		t.Errorf("left in DIR by %s: %v", what, ents)
+	}
 }
 
 // fioProcs are the pids of processes whose command line names a job file
@@ -167,13 +174,7 @@ func TestPrepareJobFailsBeforeTheGate(t *testing.T) {
 			if el := time.Since(t0); el > 5*time.Second {
 				t.Errorf("Prepare failed %v after it began", el)
 			}
-			time.Sleep(100 * time.Millisecond)
-			if ps := fioProcs(dir); len(ps) > 0 {
-				t.Errorf("fio outlived the failed Prepare: %v", ps)
-			}
-			if ents, _ := os.ReadDir(filepath.Join(dir, "storbench", "pf", "h")); len(ents) != 0 {
-				t.Errorf("left in DIR: %v", ents)
-			}
+			nothingLeft(t, dir, "pf", "the failed Prepare")
 		})
 	}
 }
