@@ -437,8 +437,7 @@ func (r *prepared) Run(ctx context.Context, startAt time.Time, live engine.LiveF
 		return r.runStonewall(ctx, startAt, live)
 	}
 	if f := r.held.Swap(nil); f != nil {
-		f.begin(startAt, live)
-		return f.finish(ctx, startAt)
+		return f.finish(ctx, startAt, live)
 	}
 	return r.runFio(ctx, startAt, live, r.job, r.jobPath, false)
 }
@@ -461,12 +460,11 @@ func (r *prepared) runFio(ctx context.Context, startAt time.Time, live engine.Li
 		}
 		return nil, err
 	}
-	f.begin(startAt, live)
-	return f.finish(ctx, startAt)
+	return f.finish(ctx, startAt, live)
 }
 
 // command is fio's command line for the job file at runPath, its
-// standard error (its first MiB) into stderr.
+// standard error into stderr.
 func (r *prepared) command(runPath string, stderr io.Writer) *exec.Cmd {
 	args := []string{"--output-format=json+", "--status-interval=1"}
 	if r.params.ReadFrom != "" {

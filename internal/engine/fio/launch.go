@@ -93,8 +93,15 @@ func (f *fioRun) failed() { f.failOnce.Do(func() { close(f.jobFailed) }) }
 
 // finish runs the phase from startAt: the gate opens then (a stop before
 // opens it too), and finish waits for fio to end, or stops it on ctx.
-func (f *fioRun) finish(ctx context.Context, startAt time.Time) (*engine.HostResult, error) {
+// From then on fio's outputs count from startAt (or now, when that has
+// passed), and its figures go to live.
+func (f *fioRun) finish(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
 	r := f.r
+	start := startAt
+	if now := time.Now(); now.After(start) {
+		start = now
+	}
+	f.begun.Store(&begin{at: start, live: live})
 	defer r.running(f.cmd.Process.Pid)()
 	if f.g != nil {
 		go f.g.openAt(ctx, startAt, f.exited)
@@ -112,7 +119,6 @@ func (f *fioRun) finish(ctx context.Context, startAt time.Time) (*engine.HostRes
 		passed, opened = f.g.close()
 		res.Meta["gate_opened_ns"] = strconv.FormatInt(opened, 10)
 	}
-	start := f.begun.Load().at
 	res.Meta["fio_wall_s"] = fmt.Sprintf("%.3f", time.Since(start).Seconds())
 	var waitErr error
 	if stuck == "" {
@@ -132,14 +138,6 @@ func (f *fioRun) finish(ctx context.Context, startAt time.Time) (*engine.HostRes
 		res.Raw["fio.stdout-other"] = []byte(strings.Join(f.warnings, "\n") + "\n")
 	}
 	return r.outcome(ctx, res, f.ran, f.last, f.warnings, passed, stderr, waitErr, stuck)
-}
-
-// begin marks the phase's start: startAt, or now when that has passed.
-func (f *fioRun) begin(startAt time.Time, live engine.LiveFunc) {
-	if now := time.Now(); now.After(startAt) {
-		startAt = now
-	}
-	f.begun.Store(&begin{at: startAt, live: live})
 }
 
 // kill ends a fio that is not to run (its phase never starts) and its job
