@@ -30,9 +30,10 @@ const TogetherLead = 50 * time.Millisecond
 // docs/measuring.md); 1 ms an agent leaves room.
 const perAgentLead = time.Millisecond
 
-// togetherLead is the lead of a phase ready once prepared on n agents.
-func togetherLead(n int) time.Duration {
-	return TogetherLead + time.Duration(n)*perAgentLead
+// togetherLead is the lead of a phase ready once prepared on n agents,
+// at most full (the controller's own lead).
+func togetherLead(n int, full time.Duration) time.Duration {
+	return min(full, TogetherLead+time.Duration(n)*perAgentLead)
 }
 
 // Controller takes every agent through each phase together: prepare on all,
@@ -282,7 +283,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	lead := c.Lead
 	if c.Engines.StartsTogether(p) {
 		// Ready once prepared: the lead only carries the run requests.
-		lead = min(lead, togetherLead(len(agents)))
+		lead = togetherLead(len(agents), lead)
 	}
 	out.Start, out.Prepare = prepared.Add(lead), prepared.Sub(prepStart)
 	if c.StartAt.After(out.Start) {

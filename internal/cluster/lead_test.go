@@ -76,7 +76,7 @@ func TestTogetherLeadGrowsWithTheAgents(t *testing.T) {
 		n    int
 		want time.Duration
 	}{{1, 51 * time.Millisecond}, {4, 54 * time.Millisecond}, {1000, 1050 * time.Millisecond}, {10000, 2 * time.Second}} {
-		if got := min(2*time.Second, togetherLead(tc.n)); got != tc.want {
+		if got := togetherLead(tc.n, 2*time.Second); got != tc.want {
 			t.Errorf("%d agents: lead %v, want %v", tc.n, got, tc.want)
 		}
 	}
