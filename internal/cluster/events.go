@@ -85,13 +85,11 @@ func (a *RemoteAgent) Event(ctx context.Context, act events.Action) events.Outco
 	if err := json.NewDecoder(resp.Body).Decode(&o); err != nil {
 		return events.Failed(fmt.Errorf("%s: no answer to the event: %v", a.Addr, err))
 	}
-	if o.StartNs != 0 {
-		// In the agent's clock: in the controller's, as its results are.
-		a.mu.Lock()
-		off := a.offset
-		a.mu.Unlock()
-		o.StartNs, o.EndNs = o.StartNs-int64(off), o.EndNs-int64(off)
-	}
+	// In the agent's clock: in the controller's, as its results are.
+	a.mu.Lock()
+	off := a.offset
+	a.mu.Unlock()
+	o.Shift(-off)
 	return o
 }
 
@@ -119,9 +117,7 @@ func (s *Server) event(w http.ResponseWriter, r *http.Request) {
 		f.Flush()
 	}
 	o := s.Agent.Event(r.Context(), act)
-	if o.StartNs != 0 {
-		o.StartNs, o.EndNs = o.StartNs+int64(s.ClockSkew), o.EndNs+int64(s.ClockSkew)
-	}
+	o.Shift(s.ClockSkew)
 	if o.Error != "" {
 		s.logf("run %s: event %s: %s", sess.runID, what, o.Error)
 	}

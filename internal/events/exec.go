@@ -49,6 +49,14 @@ type Outcome struct {
 	EndNs   int64 `json:"end_ns,omitempty"`
 }
 
+// Shift moves the action's own times by d (from one clock to another);
+// an outcome without them stays without.
+func (o *Outcome) Shift(d time.Duration) {
+	if o.StartNs != 0 {
+		o.StartNs, o.EndNs = o.StartNs+int64(d), o.EndNs+int64(d)
+	}
+}
+
 // Failed returns an Outcome that says err.
 func Failed(err error) Outcome { return Outcome{Error: err.Error()} }
 
