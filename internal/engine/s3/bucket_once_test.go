@@ -2,9 +2,9 @@ package s3
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,17 +36,10 @@ func TestOneHostMakesTheBucket(t *testing.T) {
 	p["objects"], p["duration"] = 8, "300ms"
 	ctx := context.Background()
 	const hosts = 4
-	prs := make([]engine.Prepared, hosts)
-	errs := make([]error, hosts)
-	var wg sync.WaitGroup
-	for i := range hosts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			prs[i], errs[i] = Engine{}.Prepare(ctx, engine.Env{Host: "h" + string(rune('0'+i)), RunID: "once", Hosts: hosts, Rank: i}, phaseOf(t, "once", p))
-		}()
-	}
-	wg.Wait()
+	ph := phaseOf(t, "once", p)
+	prs, errs := prepareAtOnce(hosts, func(i int) (engine.Prepared, error) {
+		return Engine{}.Prepare(ctx, engine.Env{Host: fmt.Sprintf("h%d", i), RunID: "once", Hosts: hosts, Rank: i}, ph)
+	})
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("host %d: prepare: %v", i, err)

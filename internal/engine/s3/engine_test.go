@@ -489,20 +489,14 @@ func TestBucketRemovedOnceByTheHostsOfOneRun(t *testing.T) {
 		p["duration"] = "200ms"
 		ph := phaseOf(t, "put", p)
 		const hosts = 4
-		prs := make([]engine.Prepared, hosts)
-		errs := make([]error, hosts)
+		prs, errs := prepareAtOnce(hosts, func(i int) (engine.Prepared, error) {
+			pr, err := Engine{}.Prepare(ctx, engine.Env{Host: fmt.Sprintf("h%d", i), RunID: "r1"}, ph)
+			if err == nil {
+				_, err = pr.Run(ctx, time.Now(), nil)
+			}
+			return pr, err
+		})
 		var wg sync.WaitGroup
-		for i := range hosts {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				prs[i], errs[i] = Engine{}.Prepare(ctx, engine.Env{Host: fmt.Sprintf("h%d", i), RunID: "r1"}, ph)
-				if errs[i] == nil {
-					_, errs[i] = prs[i].Run(ctx, time.Now(), nil)
-				}
-			}()
-		}
-		wg.Wait()
 		for i, err := range errs {
 			if err != nil {
 				t.Fatalf("round %d host %d: %v", round, i, err)
@@ -525,4 +519,20 @@ func TestBucketRemovedOnceByTheHostsOfOneRun(t *testing.T) {
 			t.Errorf("round %d: the bucket the run created was left behind: %v", round, keysUnder(t, cl, bucket, ""))
 		}
 	}
+}
+
+// prepareAtOnce runs prepare for hosts 0..n-1 at once, as a run's agents
+// prepare a phase, and returns what each gave.
+func prepareAtOnce(n int, prepare func(i int) (engine.Prepared, error)) ([]engine.Prepared, []error) {
+	prs, errs := make([]engine.Prepared, n), make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			prs[i], errs[i] = prepare(i)
+		}()
+	}
+	wg.Wait()
+	return prs, errs
 }
