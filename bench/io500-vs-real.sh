@@ -32,7 +32,8 @@
 #        IO500's, written to the stonewall), RANKS (3: MPI ranks, and as many
 #        agents), PORT_BASE (18301: the agents listen on
 #        PORT_BASE..PORT_BASE+RANKS-1 on 127.0.0.1), KEEP (a directory: each
-#        round's IO500 result directory and storbench results are kept there)
+#        round's IO500 result directory and storbench results are kept there),
+#        SETTLE (5: seconds between one side's end and the next side's start)
 #
 # Ranks and cores: MPICH's ranks wait in MPI_Barrier (and pfind's idle ranks
 # in its work stealing) by polling, never sleeping. With more ranks than
@@ -44,6 +45,18 @@
 # in the kernel. The script prints the cores beside the ranks; RANKS at or
 # below the cores (RANKS=2 on 2 cores) compares the tools without it. The
 # MPI environment used (MPIR_CVAR_*, UCX_*, HYDRA_*) is printed as given.
+#
+# Memory and time: in a virtual machine whose balloon reports free memory to
+# the host (free page reporting; /sys/module/page_reporting here), a page
+# freed a second or two ago is no longer backed, and the first write into it
+# faults in the host: writing 80 MiB into the page cache took IOR itself
+# 20 ms right after a file was removed and 200-300 ms after 4 s of waiting.
+# A buffered write's figure then depends on how long ago the side before it
+# freed its files, which the sides do not share (the IO500 driver starts its
+# first write within a second of its start; storbench after its agents,
+# prepare and lead). Each side therefore starts SETTLE seconds (5) after the
+# round's previous side ended, so both write into memory the host has taken
+# back; SETTLE=0 runs them back to back.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 missing=()
@@ -65,7 +78,8 @@ sw=${STONEWALL:-300}
 port=${PORT_BASE:-18301}
 scale=${SCALE:-1}
 ranks=${RANKS:-3}
-for v in rounds sw port scale ranks; do
+settle=${SETTLE:-5}
+for v in rounds sw port scale ranks settle; do
   case ${!v} in '' | *[!0-9]*)
     echo "io500-vs-real: ${v^^}=${!v}: give a whole number" >&2
     exit 2
@@ -116,6 +130,8 @@ echo "storbench: $bin, $("$bin" version 2>/dev/null | tr '\n' ' ')"
 mpi_env=$(env | grep -E '^(MPIR_CVAR_|UCX_|HYDRA_|MPICH_)' | sort | tr '\n' ' ' || true)
 [ -n "$mpi_env" ] || mpi_env="none set (the defaults: MPICH's ranks poll while they wait)"
 echo "MPI environment: $mpi_env"
+pr=/sys/module/page_reporting/parameters/reported_kib
+[ -r "$pr" ] && echo "free page reporting: on ($(cat "$pr") KiB reported so far); each side starts ${settle} s after the one before it"
 echo "$ranks MPI ranks against $ranks agents on $(nproc) cores, one writer each; load $(cut -d' ' -f1-3 /proc/loadavg); directory $dir; stonewall ${sw} s; sizes x$scale, ior-easy ${easy_mb} MiB and ior-hard $segs segments per rank; $rounds rounds"
 
 # The IO500 side: the example's sizes per rank (x SCALE), IO500's standard phases
@@ -175,12 +191,14 @@ done
 
 run_real() { # round
   rm -rf "$dir/io500-data" "$work/io500-results"
+  sleep "$settle"
   (cd "$work" && "$MPIEXEC" -n "$ranks" "$IO500" "$work/io500.ini") >"$work/real$1.txt" 2>&1 ||
     { echo "io500 failed in round $1:" >&2; tail -20 "$work/real$1.txt" >&2; exit 1; }
 }
 # A storbench run that fails leaves its round's storbench figures absent
 # (said, with the agents' logs) and the rounds go on, unless an agent died.
 run_sb() { # round
+  sleep "$settle"
   "$bin" run "$work/suite.yaml" -q -d "$dir" --token-file "$work/token" --results "$work/sb$1" \
     --agents "$(IFS=,; echo "${addrs[*]}")" >"$work/sb$1.txt" 2>&1 && return
   echo "storbench failed in round $1 (its figures are absent from the medians):" >&2
