@@ -201,11 +201,11 @@ func ptr(v *float64) string {
 // the stopped run never reached), and summary.json has no score.
 func TestIO500ScoreAbsentWhenAPhaseFails(t *testing.T) {
 	needFio(t)
-	// ior-hard-read checks md5 checksums of blocks written with none:
+	// ior-hard-read checks md5 checksums of blocks written with a pattern:
 	// fio's verification fails, and the run stops there.
 	s := io500Suite(t, func(s string) string {
 		return strings.Replace(s, "        rw: \"read:((${STORBENCH_HOST_COUNT}*2-1)*47008)\"\n",
-			"        rw: \"read:((${STORBENCH_HOST_COUNT}*2-1)*47008)\"\n        verify: md5\n        do_verify: 1\n", 1)
+			"        rw: \"read:((${STORBENCH_HOST_COUNT}*2-1)*47008)\"\n        verify: md5\n", 1)
 	})
 	st, out := testState()
 	res, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 95, FioBin: "fio"}, s)
