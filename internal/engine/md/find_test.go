@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +90,51 @@ func TestFindInDataDirectory(t *testing.T) {
 	}
 	if res.Meta["find_in"] != "data" || res.Meta["find_newer_than_ns"] == "" {
 		t.Errorf("meta %v", res.Meta)
+	}
+}
+
+// In the data directory a leaf directory (no subdirectory) is read by the
+// worker it is dealt to alone: the workers together list each entry of
+// the leaves once, while every entry is still checked once. Before, every
+// worker listed every directory, so that 4 workers listed 4 times what
+// one walk reads, and find on several hosts was no faster than on one.
+func TestFindInDataReadsALeafOnce(t *testing.T) {
+	dir := shmDir(t)
+	runID := time.Now().Add(-time.Minute).UTC().Format("20060102T150405Z") + "-cafe"
+	// Leaves beside the md phase's own tree: 8 directories of 50 files.
+	for d := range 8 {
+		leaf := filepath.Join(dir, "storbench", runID, "h9", "ior-easy", fmt.Sprintf("leaf%d", d))
+		if err := os.MkdirAll(leaf, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for f := range 50 {
+			if err := os.WriteFile(filepath.Join(leaf, fmt.Sprintf("f%d", f)), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Cleanup(func() { os.RemoveAll(filepath.Join(dir, "storbench")) })
+	const workers = 4
+	res, err := runPhase(t, map[string]any{"dir": dir, "items": 100, "workers": workers, "files_only": true, "find": true, "find_in": "data"},
+		engine.Env{RunID: runID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := op(t, res, "find")
+	// The 400 files and 8 leaves, the md phase's 400 files, and the
+	// directories on the way to them.
+	const files = 8*50 + 8 + workers*100
+	if f.Ops < files || f.Ops > files+20 || f.Errors != 0 {
+		t.Fatalf("find checked %d entries (%d errors), want %d and the few directories on the way", f.Ops, f.Errors, files)
+	}
+	listed, err := strconv.ParseUint(res.Meta["find_entries_listed"], 10, 64)
+	if err != nil {
+		t.Fatalf("find_entries_listed %q: %v", res.Meta["find_entries_listed"], err)
+	}
+	// The leaves (the 400 files, and the md tree's 400 when it is one)
+	// once; the directories above them, a few entries each, by every
+	// worker.
+	if listed > f.Ops+workers*40 {
+		t.Errorf("the workers listed %d entries to check %d: the leaf directories were read by more than one worker", listed, f.Ops)
 	}
 }

@@ -404,15 +404,20 @@ func (r *run) stonewallMeta(meta map[string]string) {
 // index j) its found count.
 func (r *run) findMeta(res *engine.HostResult, j int) {
 	p := r.pr.p
-	var found uint64
+	var found, listed uint64
 	lo, hi := uint64(1<<63), uint64(0)
 	for _, w := range r.workers {
 		found += w.found
+		listed += w.listed
 		n := w.rec.Stats(j, "find").Ops
 		lo, hi = min(lo, n), max(hi, n)
 	}
 	res.Meta["find_entries_per_worker_min"] = strconv.FormatUint(lo, 10)
 	res.Meta["find_entries_per_worker_max"] = strconv.FormatUint(hi, 10)
+	// Entries this host's workers read from directories: those they
+	// checked and those of directories read to find more directories
+	// (dealt to others).
+	res.Meta["find_entries_listed"] = strconv.FormatUint(listed, 10)
 	for i := range res.Ops {
 		if res.Ops[i].Op == "find" {
 			res.Ops[i].Found = &found

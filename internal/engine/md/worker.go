@@ -82,6 +82,7 @@ type worker struct {
 	// errItem is the item of the first error (its name in its tree).
 	errItem string
 	found   uint64 // entries find matched
+	listed  uint64 // entries find read from directories, its own or not
 
 	// late is how late (ns) this worker began a stage after the hosts'
 	// common start, at worst.
