@@ -613,7 +613,7 @@ func (r *prepared) follow(f *fioRun) {
 				Elapsed: max(time.Since(b.at), 0), Planned: r.planned, Ops: o.Counts(), Lat: o.LiveLat()})
 		}
 	}, func(line string) {
-		if !isPrerunNote(line) {
+		if !isExecNote(line) {
 			f.otherLine(line)
 		}
 	})

@@ -223,10 +223,10 @@ func gated(jf *JobFile, prerun func(own string) string) (*JobFile, []string, err
 	return out, ungated, nil
 }
 
-// isPrerunNote reports fio's line about exec_prerun's output file, which
-// it prints among its JSON for every gated job.
-func isPrerunNote(line string) bool {
-	return strings.Contains(line, " : Saving output of prerun in ")
+// isExecNote reports fio's line about exec_prerun's or exec_postrun's
+// output file, which it prints among its JSON for every job that has one.
+func isExecNote(line string) bool {
+	return strings.Contains(line, " : Saving output of prerun in ") || strings.Contains(line, " : Saving output of postrun in ")
 }
 
 // gate makes the start gate and the job file fio runs held at it, and

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -66,11 +67,24 @@ func (r *prepared) runStonewall(ctx context.Context, startAt time.Time, live eng
 	if err != nil {
 		return nil, err
 	}
+	// IOR's rank that wrote its whole block before the deadline closes
+	// (and with -e syncs) its file at once: a job that ends before it
+	// wrote all it can, and its file is synced as it ends, while fio runs
+	// on (syncAsTheyEnd).
+	var asEnd *endSyncs
+	if r.job.syncsAtEnd(j) && j.limit > 0 {
+		if ends, err := newJobEnds(j.jobs); err == nil {
+			ends.mark(p1, j.sec.Name)
+			asEnd = r.syncAsTheyEnd(j, ends, startAt.Add(deadline))
+		}
+	}
 	path1, err := r.writeJob(p1, deadlineJobSuffix)
 	if err != nil {
+		asEnd.stop()
 		return nil, err
 	}
 	res, err := r.runFio(ctx, startAt, live, p1, path1, true)
+	asEnd.stop()
 	if err != nil {
 		return res, err
 	}
@@ -103,7 +117,7 @@ func (r *prepared) runStonewall(ctx context.Context, startAt time.Time, live eng
 		whole = j.limit / j.bs
 	}
 	early := make(chan int64, 1)
-	go func() { early <- r.syncJobs(j, blocks, whole, math.MaxInt64) }()
+	go func() { early <- r.syncJobs(j, blocks, whole, math.MaxInt64, asEnd.synced()) }()
 	to, start2, err := r.agree(ctx, at, j.bs)
 	if err != nil {
 		<-early
@@ -123,9 +137,9 @@ func (r *prepared) runStonewall(ctx context.Context, startAt time.Time, live eng
 	// The jobs already at the count sync their files (IOR's -e, after
 	// the writes) while the others wear out; the phase's window holds it.
 	synced := make(chan int64, 1)
-	go func() { synced <- r.syncJobs(j, blocks, to, whole) }()
+	go func() { synced <- r.syncJobs(j, blocks, to, whole, nil) }()
 	wear, err := r.wearOut(ctx, res, j, blocks, to, start2, liveAfter(live, out, start2.Sub(startAt)))
-	if end := max(<-synced, <-early); end > 0 {
+	if end := max(<-synced, <-early, asEnd.lastEnd()); end > 0 {
 		for i := range res.Ops {
 			res.Ops[i].EndNs = max(res.Ops[i].EndNs, end)
 		}
@@ -137,8 +151,9 @@ func (r *prepared) runStonewall(ctx context.Context, startAt time.Time, live eng
 // syncJobs syncs the file of every job that wrote from to up to (not
 // including) below blocks by the deadline, when the job syncs at its end,
 // and returns when the last sync ended (Unix ns; 0: none). The wear-out
-// pass syncs the files of the jobs short of the count.
-func (r *prepared) syncJobs(j *seqJob, blocks []int64, to, below int64) int64 {
+// pass syncs the files of the jobs short of the count; the jobs in synced
+// were synced as they ended.
+func (r *prepared) syncJobs(j *seqJob, blocks []int64, to, below int64, synced []bool) int64 {
 	if !r.job.syncsAtEnd(j) {
 		return 0
 	}
@@ -146,17 +161,88 @@ func (r *prepared) syncJobs(j *seqJob, blocks []int64, to, below int64) int64 {
 	done := map[string]bool{}
 	for k, b := range blocks {
 		file := r.job.cloneFile(j.sec, k)
-		if b < to || b >= below || done[file] {
+		if b < to || b >= below || done[file] || k < len(synced) && synced[k] {
 			continue
 		}
 		done[file] = true
-		if f, err := os.OpenFile(filepath.Join(r.dataDir, file), os.O_WRONLY, 0); err == nil {
-			_ = f.Sync()
-			f.Close()
+		if r.syncFile(file) {
 			end = time.Now().UnixNano()
 		}
 	}
 	return end
+}
+
+// syncFile syncs a file of the phase (relative to its data directory) and
+// says whether it could.
+func (r *prepared) syncFile(file string) bool {
+	f, err := os.OpenFile(filepath.Join(r.dataDir, file), os.O_WRONLY, 0)
+	if err != nil {
+		return false
+	}
+	err = f.Sync()
+	f.Close()
+	return err == nil
+}
+
+// endSyncs syncs the file of each job of the deadline pass that ends
+// before the deadline (it wrote its whole size and can write no more) as
+// it ends, each in a goroutine of its own, as IOR's ranks sync at their
+// own close. A nil *endSyncs synced nothing.
+type endSyncs struct {
+	ends *jobEnds
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	done []bool
+	end  int64 // when the last sync ended (Unix ns)
+}
+
+func (r *prepared) syncAsTheyEnd(j *seqJob, ends *jobEnds, deadline time.Time) *endSyncs {
+	s := &endSyncs{ends: ends, done: make([]bool, j.jobs)}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for k := range ends.ended {
+			if !time.Now().Before(deadline) {
+				continue // at the deadline: synced after the wear-out
+			}
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				if r.syncFile(r.job.cloneFile(j.sec, k)) {
+					now := time.Now().UnixNano()
+					s.mu.Lock()
+					s.done[k], s.end = true, max(s.end, now)
+					s.mu.Unlock()
+				}
+			}()
+		}
+	}()
+	return s
+}
+
+// stop waits, once fio has ended, for every job's sync.
+func (s *endSyncs) stop() {
+	if s == nil {
+		return
+	}
+	s.ends.stop()
+	s.wg.Wait()
+}
+
+// synced says which jobs were synced as they ended.
+func (s *endSyncs) synced() []bool {
+	if s == nil {
+		return nil
+	}
+	return s.done
+}
+
+// lastEnd is when the last of those syncs ended (Unix ns; 0: none).
+func (s *endSyncs) lastEnd() int64 {
+	if s == nil {
+		return 0
+	}
+	return s.end
 }
 
 // wearOut runs the wear-out pass, when a job of this host is short of to

@@ -1,8 +1,15 @@
 package fio
 
 import (
+	"context"
+	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/units"
 )
 
 // The two passes of a stonewall phase on IOR's ior-hard shape, offsets
@@ -67,5 +74,44 @@ func checkSections(t *testing.T, jf *JobFile, want map[string]map[string]string)
 	}
 	if seen != len(want) {
 		t.Errorf("%d job sections, want %d:\n%s", seen, len(want), jf.Render())
+	}
+}
+
+// A job of a stonewall phase that wrote its whole size before the
+// deadline has its file synced as it ends (IOR's rank closes and, with
+// -e, syncs its file then), not once fio has ended: here fio ends half a
+// second later (the job's own exec_postrun sleeps), and the phase's window
+// ends with the job's sync, well before. Before, the window held fio's end
+// (fio looks for ended jobs every 10 ms, then reports). The sleep ends
+// before fio's first status report (1 s), which would wait for it and
+// count the wait in the job's runtime.
+func TestStonewallSyncsAJobAsItEnds(t *testing.T) {
+	if _, err := FindFio(""); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	text := "[w]\nioengine=psync\nrw=write\nbs=64k\nsize=1m\nfsync_on_close=1\nexec_postrun=sleep 0.5\n"
+	sw := units.Duration(time.Minute)
+	b, _ := json.Marshal(Params{Dir: dir, Stonewall: &sw, Job: Job{Name: "w", Text: text}})
+	p, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "ends", AllowExec: true}, engine.Phase{Name: "w", Engine: "fio", Params: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Cleanup(context.Background())
+	startAt := time.Now().Add(100 * time.Millisecond)
+	res, err := p.Run(context.Background(), startAt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := time.Since(startAt)
+	if ran < 500*time.Millisecond {
+		t.Fatalf("fio ended %v after the start: the job's own exec_postrun did not run", ran)
+	}
+	_, end := record.Span(res.Ops)
+	if w := time.Duration(end - startAt.UnixNano()); w <= 0 || w > 250*time.Millisecond {
+		t.Errorf("the window ended %v after the start, fio %v after it: the job's file was synced after fio ended, not as the job did", w, ran)
+	}
+	if res.Meta[model.MetaWearOutBlocks] != "16" {
+		t.Errorf("the hosts agreed on %s blocks, want 16 (1 MiB of 64 KiB)", res.Meta[model.MetaWearOutBlocks])
 	}
 }
