@@ -63,32 +63,7 @@ func (r *prepared) runStonewall(ctx context.Context, startAt time.Time, live eng
 		return nil, err
 	}
 	deadline := time.Duration(*r.params.Stonewall)
-	p1, err := r.job.deadlinePass(j, deadline)
-	if err != nil {
-		return nil, err
-	}
-	// IOR's rank that wrote its whole block before the deadline closes
-	// (and with -e syncs) its file at once: a job that ends before it
-	// wrote all it can, and its file is synced as it ends, while fio runs
-	// on (syncAsTheyEnd).
-	var asEnd *endSyncs
-	if r.job.syncsAtEnd(j) && j.limit > 0 {
-		if ends, err := newJobEnds(j.jobs); err == nil {
-			ends.mark(p1, j.sec.Name)
-			asEnd = r.syncAsTheyEnd(j, ends, startAt.Add(deadline))
-		}
-	}
-	path1, err := r.writeJob(p1, deadlineJobSuffix)
-	if err != nil {
-		asEnd.stop()
-		return nil, err
-	}
-	res, err := r.runFio(ctx, startAt, live, p1, path1, true)
-	asEnd.stop()
-	if err != nil {
-		return res, err
-	}
-	out, err := ParseOutput(res.Raw["fio.json"])
+	res, out, asEnd, err := r.runDeadline(ctx, startAt, live, j, deadline)
 	if err != nil {
 		return res, err
 	}
@@ -146,6 +121,36 @@ func (r *prepared) runStonewall(ctx context.Context, startAt time.Time, live eng
 	}
 	r.keepCounts(res, j, deadline, at, wear, to)
 	return res, err
+}
+
+// runDeadline runs the deadline pass of job j and parses fio's report.
+// IOR's rank that wrote its whole block before the deadline closes (and
+// with -e syncs) its file at once: a job that ends before the deadline
+// wrote all it can, and its file is synced as it ends, while fio runs on
+// (syncAsTheyEnd; asEnd says which were).
+func (r *prepared) runDeadline(ctx context.Context, startAt time.Time, live engine.LiveFunc, j *seqJob, deadline time.Duration) (res *engine.HostResult, out *Output, asEnd *endSyncs, err error) {
+	p1, err := r.job.deadlinePass(j, deadline)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if r.job.syncsAtEnd(j) && j.limit > 0 {
+		if ends, err := newJobEnds(j.jobs); err == nil {
+			ends.mark(p1, j.sec.Name)
+			asEnd = r.syncAsTheyEnd(j, ends, startAt.Add(deadline))
+		}
+	}
+	path1, err := r.writeJob(p1, deadlineJobSuffix)
+	if err != nil {
+		asEnd.stop()
+		return nil, nil, nil, err
+	}
+	res, err = r.runFio(ctx, startAt, live, p1, path1, true)
+	asEnd.stop()
+	if err != nil {
+		return res, nil, asEnd, err
+	}
+	out, err = ParseOutput(res.Raw["fio.json"])
+	return res, out, asEnd, err
 }
 
 // syncJobs syncs the file of every job that wrote from to up to (not
