@@ -32,6 +32,7 @@ type MdOptions struct {
 	SyncFile   bool
 	WriteBytes string
 	ReadBytes  string
+	Verify     bool
 	Rename     bool
 	Stride     int
 	RankStride int
@@ -72,6 +73,7 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet, d map[string]any) {
 	f.BoolVarP(&o.SyncFile, "sync-file", "y", false, "flush each file (fsync) after writing it, inside the create's time, as mdtest -y")
 	f.StringVarP(&o.WriteBytes, "write-bytes", "w", "0", "bytes to write to each file on creation (e.g. 4k)")
 	f.StringVarP(&o.ReadBytes, "read-bytes", "e", "0", "bytes to read from each file in file-read (e.g. 4k)")
+	f.BoolVarP(&o.Verify, "verify", "X", false, "check in file-read that every byte read is what file-create wrote, as mdtest -X (needs --read-bytes)")
 	f.BoolVar(&o.Rename, "rename", false, "also rename every file (file-rename)")
 	f.IntVarP(&o.Stride, "stride", "N", 0, "as mdtest 3.3+'s -N, in hosts: stat the items of the worker N hosts further on, read those 2N hosts on and remove those 3N hosts on (one host: N ranks); -N 1 makes no client read from its own cache (hosts must share DIR)")
 	f.IntVar(&o.RankStride, "rank-stride", 0, "the rank stride of mdtest before 3.3: stat, read, rename and remove the items of the worker this many ranks further on (excludes -N)")
@@ -142,6 +144,9 @@ func (o MdOptions) params(dir string) (map[string]any, error) {
 		"files_only": o.FilesOnly, "dirs_only": o.DirsOnly, "unique_dir": o.UniqueDir, "random": o.Random,
 		"sync": o.Sync, "sync_file": o.SyncFile, "rename": o.Rename, "force": o.Force, "find": o.Find,
 	}
+	if o.Verify {
+		p["verify"] = true
+	}
 	for k, v := range map[string]any{"workers": o.Workers, "seed": o.Seed, "stride": o.Stride, "rank_stride": o.RankStride,
 		"tree": o.Tree, "find_name": o.FindName, "find_in": o.FindIn} {
 		if !reflect.ValueOf(v).IsZero() {
@@ -197,7 +202,7 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 		Settings: map[string]any{"dir": dir, "items": o.Items, "iterations": o.Iterations, "depth": o.Depth,
 			"branch": o.Branch, "files_only": o.FilesOnly, "dirs_only": o.DirsOnly, "unique_dir": o.UniqueDir,
 			"workers": o.Workers, "stonewall": o.Stonewall, "wear_out": o.WearOut, "random": o.Random, "sync": o.Sync, "sync_file": o.SyncFile,
-			"write_bytes": o.WriteBytes, "read_bytes": o.ReadBytes, "rename": o.Rename, "force": o.Force,
+			"write_bytes": o.WriteBytes, "read_bytes": o.ReadBytes, "verify": o.Verify, "rename": o.Rename, "force": o.Force,
 			"stride": o.Stride, "rank_stride": o.RankStride, "only": o.Only, "tree": o.Tree, "find": o.Find, "find_name": o.FindName, "find_size": o.FindSize, "find_in": o.FindIn},
 	})
 }

@@ -27,6 +27,7 @@ var errnoNames = map[syscall.Errno]string{
 	syscall.ENOSYS:       "ENOSYS",
 	syscall.EBADF:        "EBADF",
 	syscall.EFBIG:        "EFBIG",
+	errVerify:            "data differs",
 }
 
 // errnoName returns the symbolic name of e, such as "ENOSPC".

@@ -131,6 +131,10 @@ type Params struct {
 	// from each in file-read (-e).
 	WriteBytes Size `json:"write_bytes"`
 	ReadBytes  Size `json:"read_bytes"`
+	// Verify checks in file-read that every byte read is what file-create
+	// wrote (byte x of a file is byte(x)), as mdtest's -X does; a file
+	// that differs, or is shorter than read_bytes, is an error.
+	Verify bool `json:"verify,omitempty"`
 	// Rename adds the file-rename operation, which renames every file.
 	Rename bool `json:"rename"`
 	// Force allows a tree larger than MaxTreeDirs.
@@ -290,6 +294,8 @@ func (p Params) check() error {
 		// The phase reads the files it wrote: past write-bytes there is
 		// nothing, and the reads would be short.
 		return fmt.Errorf("--read-bytes (read_bytes) %d is more than --write-bytes (write_bytes) %d: the files hold only what was written", p.ReadBytes, p.WriteBytes)
+	case p.Verify && p.ReadBytes == 0:
+		return errors.New("verify (--verify) checks what file-read reads: give read_bytes (--read-bytes) too")
 	case p.Stride < 0 || p.Stride > MaxStride:
 		return fmt.Errorf("stride (-N) must be 0 to %d, got %d", MaxStride, p.Stride)
 	case p.RankStride < 0 || p.RankStride > MaxStride:

@@ -192,6 +192,9 @@ func newRun(pr *prepared) (*run, error) {
 			for j := range w.buf {
 				w.buf[j] = byte(j)
 			}
+			if pr.p.Verify {
+				w.got = make([]byte, len(w.buf))
+			}
 		}
 		if finds {
 			w.dentsAt(0)

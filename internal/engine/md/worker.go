@@ -1,6 +1,7 @@
 package md
 
 import (
+	"bytes"
 	"fmt"
 	"math/bits"
 	"path/filepath"
@@ -62,7 +63,8 @@ type worker struct {
 	// FullPaths (sizeFullNames).
 	full, full2 []byte
 	st          syscall.Stat_t
-	buf         []byte   // write_bytes / read_bytes data
+	buf         []byte   // write_bytes / read_bytes data: byte(j) at j
+	got         []byte   // with Verify: what file-read read, to check
 	dents       [][]byte // find's directory entries, per depth of its walk
 	path        []byte   // find's directory path
 	findT0      int64    // find's last clock reading (mono)
@@ -452,10 +454,14 @@ func (w *worker) renameDirs(count int64, s *items) {
 	}
 }
 
+// write writes n bytes of the data pattern to fd: byte x of every file is
+// byte(x) (w.buf holds byte(j) at j), whatever the chunks, so that a
+// verified read knows what each byte should be.
 func (w *worker) write(fd int, n int64) (int64, syscall.Errno) {
 	var total int64
 	for total < n {
-		b := w.buf[:min(int64(len(w.buf)), n-total)]
+		s := total % 256
+		b := w.buf[s:min(int64(len(w.buf)), s+n-total)]
 		m, e := writeFd(fd, b)
 		if e != 0 {
 			return total, e
@@ -465,10 +471,20 @@ func (w *worker) write(fd int, n int64) (int64, syscall.Errno) {
 	return total, 0
 }
 
+// errVerify is a verified read that read other bytes than file-create
+// wrote, or fewer: no system call returns it.
+const errVerify syscall.Errno = 1 << 16
+
+// read reads n bytes of fd. With Verify (w.got set) it reads into w.got
+// and checks every byte against the pattern write wrote (mdtest's -X).
 func (w *worker) read(fd int, n int64) (int64, syscall.Errno) {
 	var total int64
 	for total < n {
 		b := w.buf[:min(int64(len(w.buf)), n-total)]
+		s := total % 256
+		if w.got != nil {
+			b = w.got[:min(int64(len(w.buf))-s, n-total)]
+		}
 		m, e := readFd(fd, b)
 		if e != 0 {
 			return total, e
@@ -476,7 +492,13 @@ func (w *worker) read(fd int, n int64) (int64, syscall.Errno) {
 		if m == 0 {
 			break // the file is shorter than read_bytes
 		}
+		if w.got != nil && !bytes.Equal(b[:m], w.buf[s:s+int64(m)]) {
+			return total, errVerify
+		}
 		total += int64(m)
+	}
+	if w.got != nil && total < n {
+		return total, errVerify
 	}
 	return total, 0
 }
