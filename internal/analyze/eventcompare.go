@@ -21,8 +21,9 @@ type EventComparison struct {
 	// Unit is "MiB/s" or "ops/s".
 	Unit string `json:"unit"`
 	// FromS and ToS bound the window in seconds from the phase's start:
-	// from the event's start to its recovery (model.EventImpact), or to
-	// the phase's end when it never recovered.
+	// the seconds from the event's start to its recovery
+	// (model.EventImpact), or to the phase's end when it never recovered,
+	// that the event covered at least half of (coveredSeconds).
 	FromS float64 `json:"from_s"`
 	ToS   float64 `json:"to_s"`
 	// Healthy and During are the mean per-second figures in the window.
@@ -83,9 +84,10 @@ func eventWindows(phase string, healthy, degraded PhaseData, name string, o Comp
 			if e.End != nil {
 				to = math.Max(to, float64(e.End.UnixNano()-t0d)/1e9)
 			}
-			ec := EventComparison{Phase: phase, Event: e.Name, Degraded: name, Op: im.Op, Unit: im.Unit, FromS: math.Floor(from)}
-			xd, endD := windowFigures(sd, im.Op, im.Unit, ec.FromS, to)
-			xh, _ := windowFigures(sh, im.Op, im.Unit, ec.FromS, to)
+			first, last := coveredSeconds(from, to)
+			ec := EventComparison{Phase: phase, Event: e.Name, Degraded: name, Op: im.Op, Unit: im.Unit, FromS: first}
+			xd, endD := windowFigures(sd, im.Op, im.Unit, first, last)
+			xh, _ := windowFigures(sh, im.Op, im.Unit, first, last)
 			ec.ToS = endD
 			if len(xd) == 0 || len(xh) == 0 {
 				continue
@@ -109,6 +111,18 @@ func eventWindows(phase string, healthy, degraded PhaseData, name string, o Comp
 		}
 	}
 	return out
+}
+
+// coveredSeconds bounds the seconds (by their start, [first, last)) that
+// an event from from to to (seconds from the phase's start) covered at
+// least half of, and at least the second it began in: a second it only
+// grazed is mostly healthy and would hide what it did.
+func coveredSeconds(from, to float64) (first, last float64) {
+	first, last = math.Floor(from+0.5), to-0.5
+	if last <= first {
+		return math.Floor(from), to
+	}
+	return first, last
 }
 
 // windowFigures is op's per-second figure in unit for the seconds starting in
