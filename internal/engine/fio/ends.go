@@ -27,7 +27,7 @@ type jobEnds struct {
 // newJobEnds makes the FIFO, in a local temporary directory as the
 // gate's, and starts reading it; ended has room for jobs numbers.
 func newJobEnds(jobs int) (*jobEnds, error) {
-	dir, err := os.MkdirTemp("", "storbench-ends-")
+	dir, err := fifoDir(endsDirPrefix)
 	if err != nil {
 		return nil, err
 	}

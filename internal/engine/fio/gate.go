@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -51,7 +52,7 @@ var gatePathRE = regexp.MustCompile(`^[A-Za-z0-9/._-]+$`)
 // network file system are not shared across hosts, and some do not have
 // them).
 func newGate() (*gate, error) {
-	dir, err := os.MkdirTemp("", "storbench-gate-")
+	dir, err := fifoDir(gateDirPrefix)
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +81,49 @@ func newGate() (*gate, error) {
 	}
 	go g.readStarts()
 	return g, nil
+}
+
+// The temporary directories of gates and of jobs' end signals are named
+// <prefix><pid>-<random>, by the process that made them.
+const (
+	gateDirPrefix = "storbench-gate-"
+	endsDirPrefix = "storbench-ends-"
+)
+
+// fifoNames are the names a gate's or an end signal's directory holds.
+var fifoNames = map[string]bool{"gate": true, "started": true, "open": true, "ended": true}
+
+// fifoDir makes a temporary directory for FIFOs, named by this process's
+// pid, and first removes those that processes now gone left behind (an
+// agent killed while a phase ran cannot remove its own).
+func fifoDir(prefix string) (string, error) {
+	sweepStale(os.TempDir(), prefix)
+	return os.MkdirTemp("", prefix+strconv.Itoa(os.Getpid())+"-")
+}
+
+// sweepStale removes the directories <prefix><pid>-* in tmp whose process
+// is gone and that hold nothing but FIFO names of storbench's: a directory
+// of a live process (or of one whose pid was reused), or with anything
+// else in it, stays.
+func sweepStale(tmp, prefix string) {
+	dirs, _ := filepath.Glob(filepath.Join(tmp, prefix+"*-*"))
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(filepath.Base(d), prefix), "-", 2)[0])
+		if err != nil || pid <= 0 || syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue
+		}
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		ours := true
+		for _, e := range ents {
+			ours = ours && fifoNames[e.Name()]
+		}
+		if ours {
+			os.RemoveAll(d)
+		}
+	}
 }
 
 // prerun is the command a job runs at the gate, after own (the job's own

@@ -3,7 +3,10 @@ package fio
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -150,4 +153,64 @@ func TestPrerunCommand(t *testing.T) {
 			t.Errorf("%d passages recorded, want none", len(stamps))
 		}
 	})
+}
+
+// A gate's directory left behind by a process that is gone (an agent
+// killed while a phase ran) is removed when the next gate is made; one of
+// a live process, or holding anything but storbench's FIFO names, stays.
+// Before, every killed agent left one in the temporary directory for good
+// (262 on this machine).
+func TestNewGateSweepsTheDeads(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := strconv.Itoa(gone.Process.Pid)
+	mk := func(name string, files ...string) string {
+		d := filepath.Join(tmp, name)
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if f == "started" {
+				if err := syscall.Mkfifo(filepath.Join(d, f), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			if err := os.WriteFile(filepath.Join(d, f), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
+	stale := mk(gateDirPrefix+dead+"-1", "gate", "started")
+	staleEnds := mk(endsDirPrefix+dead+"-2", "ended")
+	live := mk(gateDirPrefix+strconv.Itoa(os.Getpid())+"-3", "gate", "started")
+	foreign := mk(gateDirPrefix+dead+"-4", "gate", "notes.txt")
+	g, err := newGate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.close()
+	e, err := newJobEnds(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.stop()
+	for _, d := range []string{stale, staleEnds} {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("%s of a process gone is still there (%v)", filepath.Base(d), err)
+		}
+	}
+	for _, d := range []string{live, foreign} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was removed: %v", filepath.Base(d), err)
+		}
+	}
+	if !strings.HasPrefix(filepath.Base(g.dir), gateDirPrefix+strconv.Itoa(os.Getpid())+"-") {
+		t.Errorf("the gate's directory %s is not named by this process's pid", g.dir)
+	}
 }
