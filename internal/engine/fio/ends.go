@@ -2,12 +2,9 @@ package fio
 
 import (
 	"bufio"
-	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // jobEnds tells the agent when each job of a fio run has ended, while fio
@@ -27,26 +24,11 @@ type jobEnds struct {
 // newJobEnds makes the FIFO, in a local temporary directory as the
 // gate's, and starts reading it; ended has room for jobs numbers.
 func newJobEnds(jobs int) (*jobEnds, error) {
-	dir, err := fifoDir(endsDirPrefix)
+	dir, fs, err := openFifos(endsDirPrefix, "ended")
 	if err != nil {
 		return nil, err
 	}
-	e := &jobEnds{dir: dir, ended: make(chan int, jobs), read: make(chan struct{})}
-	if !gatePathRE.MatchString(dir) {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("the temporary directory %q holds characters a shell command cannot take unquoted", dir)
-	}
-	path := filepath.Join(dir, "ended")
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("mkfifo: %v", err)
-	}
-	// O_RDWR opens a FIFO without waiting for a writer, and the read
-	// never sees its end until close.
-	if e.fifo, err = os.OpenFile(path, os.O_RDWR, 0); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
+	e := &jobEnds{dir: dir, fifo: fs[0], ended: make(chan int, jobs), read: make(chan struct{})}
 	go e.follow(jobs)
 	return e, nil
 }

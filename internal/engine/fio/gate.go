@@ -52,35 +52,48 @@ var gatePathRE = regexp.MustCompile(`^[A-Za-z0-9/._-]+$`)
 // network file system are not shared across hosts, and some do not have
 // them).
 func newGate() (*gate, error) {
-	dir, err := fifoDir(gateDirPrefix)
+	dir, fs, err := openFifos(gateDirPrefix, "gate", "started")
 	if err != nil {
 		return nil, err
 	}
-	g := &gate{dir: dir, read: make(chan struct{}), all: make(chan struct{}), failed: make(chan struct{})}
-	fail := func(err error) (*gate, error) {
-		if g.hold != nil {
-			g.hold.Close()
+	g := &gate{dir: dir, hold: fs[0], started: fs[1], read: make(chan struct{}), all: make(chan struct{}), failed: make(chan struct{})}
+	go g.readStarts()
+	return g, nil
+}
+
+// openFifos makes a temporary directory (fifoDir) holding a FIFO of each
+// name, each open read-write: O_RDWR opens a FIFO without waiting for the
+// other end (Linux), and its reader sees no end until it is closed. The
+// directory's path goes into shell commands unquoted. On an error nothing
+// is left.
+func openFifos(prefix string, names ...string) (string, []*os.File, error) {
+	dir, err := fifoDir(prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	var fs []*os.File
+	fail := func(err error) (string, []*os.File, error) {
+		for _, f := range fs {
+			f.Close()
 		}
 		os.RemoveAll(dir)
-		return nil, err
+		return "", nil, err
 	}
 	if !gatePathRE.MatchString(dir) {
 		return fail(fmt.Errorf("the temporary directory %q holds characters a shell command cannot take unquoted", dir))
 	}
-	for _, name := range []string{"gate", "started"} {
-		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o600); err != nil {
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		if err := syscall.Mkfifo(path, 0o600); err != nil {
 			return fail(fmt.Errorf("mkfifo: %v", err))
 		}
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			return fail(err)
+		}
+		fs = append(fs, f)
 	}
-	// O_RDWR opens a FIFO without waiting for the other end (Linux).
-	if g.hold, err = os.OpenFile(filepath.Join(dir, "gate"), os.O_RDWR, 0); err != nil {
-		return fail(err)
-	}
-	if g.started, err = os.OpenFile(filepath.Join(dir, "started"), os.O_RDWR, 0); err != nil {
-		return fail(err)
-	}
-	go g.readStarts()
-	return g, nil
+	return dir, fs, nil
 }
 
 // The temporary directories of gates and of jobs' end signals are named
