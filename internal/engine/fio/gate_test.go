@@ -160,7 +160,7 @@ func TestPrerunCommand(t *testing.T) {
 // a live process, or holding anything but storbench's FIFO names, stays.
 // Before, every killed agent left one in the temporary directory for good
 // (262 on this machine).
-func TestNewGateSweepsTheDeads(t *testing.T) {
+func TestFifoDirSweepsWhatGoneProcessesLeft(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	gone := exec.Command("true")
