@@ -480,9 +480,11 @@ const errVerify syscall.Errno = 1 << 16
 func (w *worker) read(fd int, n int64) (int64, syscall.Errno) {
 	var total int64
 	for total < n {
-		b := w.buf[:min(int64(len(w.buf)), n-total)]
-		s := total % 256
-		if w.got != nil {
+		var b []byte
+		s := total % 256 // where byte(total) is in w.buf
+		if w.got == nil {
+			b = w.buf[:min(int64(len(w.buf)), n-total)]
+		} else {
 			b = w.got[:min(int64(len(w.buf))-s, n-total)]
 		}
 		m, e := readFd(fd, b)
