@@ -17,8 +17,9 @@ import (
 // agent started without --allow-events the suite is refused before any
 // load (exit 2, one line naming the agent and the flag, no results
 // folder, nothing run or written); on one started with it the command
-// runs there - in the agent's own process tree, as the agent's
-// /proc/$PPID/cmdline shows - and summary.json records it on that host.
+// runs there - in the agent's own process tree, under the supervisor the
+// agent started it with, as the command line of its parent's parent
+// shows - and summary.json records it on that host.
 // storbench's own action (a cache drop) runs on the agent without it.
 func TestEventOnAgentNeedsAllowEvents(t *testing.T) {
 	needFio(t)
@@ -44,7 +45,7 @@ phases:
   - name: read
     fio: {runtime: 3s, job: {rw: read, bs: 4k, size: 1m, time_based: 1}}
     events:
-      - {name: probe, at: 1s, host: %s, command: "tr '\\0' ' ' < /proc/$PPID/cmdline > %s; echo $STORBENCH_PHASE"}
+      - {name: probe, at: 1s, host: %s, command: "tr '\\0' ' ' < /proc/$(cut -d' ' -f4 /proc/$PPID/stat)/cmdline > %s; echo $STORBENCH_PHASE"}
       - {name: drop, at: 1s, host: %s, drop_caches: true}
 `, data, plain, allowing, host, mark, names[0])
 		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {

@@ -464,7 +464,8 @@ func (r *prepared) runFio(ctx context.Context, startAt time.Time, live engine.Li
 }
 
 // command is fio's command line for the job file at runPath, its
-// standard error into stderr.
+// standard error into stderr, to be started under a supervisor (startFio),
+// which puts it in a process group of its own.
 func (r *prepared) command(runPath string, stderr io.Writer) *exec.Cmd {
 	args := []string{"--output-format=json+", "--status-interval=1"}
 	if r.params.ReadFrom != "" {
@@ -474,9 +475,6 @@ func (r *prepared) command(runPath string, stderr io.Writer) *exec.Cmd {
 	}
 	cmd := exec.Command(r.bin, append(args, runPath)...)
 	cmd.Dir = r.ws.Path
-	// fio runs each job in a process of its own (unless thread=1), and
-	// those hold its output open: stops go to the whole process group.
-	cmd.SysProcAttr = procAttr()
 	cmd.Env = r.fioEnv
 	cmd.Stderr = stderr
 	return cmd
