@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 )
@@ -347,13 +348,17 @@ const NeverFinishedNote = "this run never finished: run.json still says running 
 // running when run.json says so: a run killed, or whose disk filled up,
 // never wrote its end there, whatever summary.json got to.
 func ReadSummary(dir string) (*Summary, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	path := filepath.Join(dir, "summary.json")
+	b, err := infile.Read("", path, infile.ResultLimit)
+	if infile.IsRefusal(err) {
+		return nil, err
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a storbench results folder: %v", dir, err)
+		return nil, fmt.Errorf("%s is not a storbench results folder: %w", dir, err)
 	}
 	var s Summary
 	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%s/summary.json: %v", dir, err)
+		return nil, fmt.Errorf("%s is damaged: %s", path, damaged(err))
 	}
 	if s.SchemaVersion > SchemaVersion {
 		// Fields may have changed meaning: read as this version's, figures
@@ -362,7 +367,7 @@ func ReadSummary(dir string) (*Summary, error) {
 	}
 	if s.SchemaVersion < 2 {
 		if err := upgradeV1(b, &s); err != nil {
-			return nil, fmt.Errorf("%s/summary.json: %v", dir, err)
+			return nil, fmt.Errorf("%s is damaged: %s", path, damaged(err))
 		}
 	}
 	if r, err := ReadRunInfo(dir); err == nil && r.Status == StatusRunning {
@@ -436,15 +441,27 @@ func upgradeV1(b []byte, s *Summary) error {
 	return nil
 }
 
+// DamagedError is a file of a results folder that is there but cannot be
+// read: Why says so in the user's words.
+type DamagedError struct {
+	Path, Why string
+}
+
+func (e *DamagedError) Error() string { return e.Path + " is damaged: " + e.Why }
+
 // ReadRunInfo reads run.json from a results folder.
 func ReadRunInfo(dir string) (*RunInfo, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	path := filepath.Join(dir, "run.json")
+	b, err := infile.Read("", path, infile.RunInfoLimit)
+	if infile.IsRefusal(err) {
+		return nil, err
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a storbench results folder: %v", dir, err)
+		return nil, fmt.Errorf("%s is not a storbench results folder: %w", dir, err)
 	}
 	var r RunInfo
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s/run.json: %v", dir, err)
+		return nil, &DamagedError{Path: path, Why: damaged(err)}
 	}
 	return &r, nil
 }
@@ -453,7 +470,7 @@ func ReadRunInfo(dir string) (*RunInfo, error) {
 // the file.
 func ReadHostResult(dir, phaseDir, host string) (*model.HostResult, error) {
 	path := filepath.Join(dir, phaseDir, "hosts", SafeName(host), "result.json")
-	b, err := os.ReadFile(path)
+	b, err := infile.Read("", path, infile.ResultLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s is missing: host %s's figures of phase %s cannot be read", path, host, phaseDir)
 	}
@@ -462,7 +479,7 @@ func ReadHostResult(dir, phaseDir, host string) (*model.HostResult, error) {
 	}
 	var h model.HostResult
 	if err := json.Unmarshal(b, &h); err != nil {
-		return nil, fmt.Errorf("%s is damaged (%v): host %s's figures of phase %s cannot be read", path, err, host, phaseDir)
+		return nil, fmt.Errorf("%s is damaged (%s): host %s's figures of phase %s cannot be read", path, damaged(err), host, phaseDir)
 	}
 	return &h, nil
 }
@@ -470,10 +487,11 @@ func ReadHostResult(dir, phaseDir, host string) (*model.HostResult, error) {
 // ReadHostLatency reads one host's per-second latency file of a phase
 // (record.LatSecondsFile, in the format record.EncodeLatSeconds writes),
 // undecoded; nil when the host kept none (results written before
-// storbench kept them, or fio with latency off).
+// storbench kept them, or fio with latency off). What it may decode to
+// is bounded where it is decoded (record.LatSecondsBound).
 func ReadHostLatency(dir, phaseDir, host string) ([]byte, error) {
 	path := filepath.Join(dir, phaseDir, "hosts", SafeName(host), record.LatSecondsFile)
-	b, err := os.ReadFile(path)
+	b, err := infile.Read("", path, infile.CompressedLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

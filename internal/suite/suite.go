@@ -20,6 +20,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/events"
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -125,7 +126,10 @@ func Quick() (*Suite, error) {
 
 // Load reads a suite file.
 func Load(path string) (*Suite, error) {
-	b, err := os.ReadFile(path)
+	b, err := infile.Read("suite", path, infile.TextLimit)
+	if infile.IsRefusal(err) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("suite: %v", err)
 	}
