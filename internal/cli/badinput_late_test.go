@@ -31,7 +31,39 @@ type lateCase struct {
 }
 
 // readers are the commands that read results and write no results folder.
-var readers = map[string]bool{"analyze": true, "compare": true, "report": true, "merge": true, "help": true, "completion": true}
+var readers = map[string]bool{"analyze": true, "compare": true, "report": true, "merge": true, "help": true, "completion": true,
+	"catalog": true, "check": true}
+
+// lyingFolders are copies of test results changed as no run writes them
+// (issue 32): a negative rate, a negative duration, a host's window that
+// ends before it starts, a phase directory that is a symbolic link to
+// /etc; and a catalog holding fio-b, for check.
+type lyingFolders struct {
+	negRate, negDuration, negWindow, linked, catalog string
+}
+
+func newLyingFolders(t *testing.T) lyingFolders {
+	var l lyingFolders
+	l.negRate = copyResults(t, "fio-a")
+	editResults(t, l.negRate, "summary.json", `"ops_per_s": 3742.257742`, `"ops_per_s": -3742.257742`)
+	l.negDuration = copyResults(t, "md-a")
+	editResults(t, l.negDuration, "summary.json", `"duration_s": 2.730524866`, `"duration_s": -2.730524866`)
+	l.negWindow = copyResults(t, "fio-a")
+	editResults(t, l.negWindow, "01-randrw/hosts/vm/result.json", `"end_ns": 1795238693339000000`, `"end_ns": 1795238680000000000`)
+	l.linked = copyResults(t, "fio-a")
+	if err := os.RemoveAll(filepath.Join(l.linked, "01-randrw")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc", filepath.Join(l.linked, "01-randrw")); err != nil {
+		t.Fatal(err)
+	}
+	l.catalog = filepath.Join(t.TempDir(), "catalog.db")
+	st, out := testState()
+	if err := Execute(context.Background(), st, []string{"catalog", "add", "--catalog", l.catalog, filepath.Join(testResults, "fio-b")}); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return l
+}
 
 func TestBadInputFoundLate(t *testing.T) {
 	needFio(t)
@@ -45,6 +77,8 @@ func TestBadInputFoundLate(t *testing.T) {
 	long := strings.Repeat("a", 300)
 	noon := time.Date(2026, 11, 25, 12, 0, 0, 0, time.Local)
 	fioA, mdA := filepath.Join(testResults, "fio-a"), filepath.Join(testResults, "md-a")
+	fioB, lies := filepath.Join(testResults, "fio-b"), newLyingFolders(t)
+	negative := []string{"no figure storbench writes is negative", "changed or is damaged"}
 	cases := []lateCase{
 		// Found only when the phase started.
 		{name: "bucket name with capitals and _", args: s3("get", "--bucket", "Bad_Bucket"), env: keys, want: []string{"--bucket", `"Bad_Bucket"`, "lowercase"}},
@@ -96,6 +130,24 @@ func TestBadInputFoundLate(t *testing.T) {
 		{name: "merge -o ''", args: []string{"merge", "-o", "", filepath.Join(testResults, "s3-a"), filepath.Join(testResults, "s3-b")}, want: []string{"-o/--output"}, not: []string{"default"}},
 		{name: "analyze -o in a missing directory", args: []string{"analyze", "-o", "/nonexistent/x.txt", fioA}, want: []string{"/nonexistent/x.txt"}},
 		{name: "report -o in a missing directory", args: []string{"report", "-o", "/nonexistent/x.html", "--md", "-", fioA}, want: []string{"/nonexistent/x.html"}},
+
+		// Results folders that lie (issue 32): refused the same way by
+		// every reader, where each was read, compared, reported and
+		// cataloged with exit 0.
+		{name: "analyze a negative ops_per_s", args: []string{"analyze", lies.negRate}, want: append([]string{"summary.json", "ops_per_s is -3742.257742"}, negative...)},
+		{name: "compare a negative ops_per_s", args: []string{"compare", fioB, lies.negRate}, want: append([]string{"ops_per_s is -3742.257742"}, negative...)},
+		{name: "report a negative ops_per_s", args: []string{"report", "-o", "DATA/r.html", "--md", "DATA/r.md", lies.negRate}, want: append([]string{"ops_per_s is -3742.257742"}, negative...)},
+		{name: "merge a negative ops_per_s", args: []string{"merge", "-o", "DATA/m", lies.negRate, fioB}, want: append([]string{"ops_per_s is -3742.257742"}, negative...)},
+		{name: "catalog add a negative ops_per_s", args: []string{"catalog", "add", "--catalog", lies.catalog, lies.negRate}, want: []string{lies.negRate}},
+		{name: "analyze a negative duration_s", args: []string{"analyze", lies.negDuration}, want: append([]string{"duration_s is -2.730524866"}, negative...)},
+		{name: "check a negative duration_s", args: []string{"check", "--catalog", lies.catalog, "--baseline", "name=*", lies.negDuration}, want: append([]string{"duration_s is -2.730524866"}, negative...)},
+		{name: "analyze a host's window that ends before it starts", args: []string{"analyze", lies.negWindow}, want: []string{"result.json", "ends", "before it starts"}},
+		{name: "analyze a phase directory linked to /etc", args: []string{"analyze", lies.linked}, want: []string{"01-randrw is a symbolic link (to /etc)"}},
+		{name: "compare a phase directory linked to /etc", args: []string{"compare", fioB, lies.linked}, want: []string{"01-randrw is a symbolic link (to /etc)"}},
+		{name: "report a phase directory linked to /etc", args: []string{"report", "-o", "DATA/r.html", "--md", "DATA/r.md", lies.linked}, want: []string{"01-randrw is a symbolic link (to /etc)"}},
+		{name: "merge a phase directory linked to /etc", args: []string{"merge", "-o", "DATA/m", lies.linked, fioB}, want: []string{"01-randrw is a symbolic link (to /etc)"}},
+		{name: "catalog add a phase directory linked to /etc", args: []string{"catalog", "add", "--catalog", lies.catalog, lies.linked}, want: []string{lies.linked}},
+		{name: "check a phase directory linked to /etc", args: []string{"check", "--catalog", lies.catalog, "--baseline", "name=*", lies.linked}, want: []string{"01-randrw is a symbolic link (to /etc)"}},
 	}
 	for _, c := range cases {
 		if c.suite != "" {
@@ -198,6 +250,34 @@ func TestFolderWithoutRunJSONOrNewerSchema(t *testing.T) {
 		err := Execute(context.Background(), st, args)
 		if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "schema_version 999") {
 			t.Errorf("%v: exit %d (%v), want 2 naming schema_version 999\n%s", args, ExitCode(err), err, out)
+		}
+	}
+}
+
+// A run.json that is there but does not parse is noted as a missing one
+// is (it was passed over without a word), in the user's words; merge and
+// catalog add, which need it, refuse the folder.
+func TestDamagedRunJSONIsNoted(t *testing.T) {
+	damaged := copyResults(t, "fio-a")
+	if err := os.WriteFile(filepath.Join(damaged, "run.json"), []byte(`{"run_id": "x", "status": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "note: " + filepath.Join(damaged, "run.json") + " is damaged: cut short"
+	for _, args := range [][]string{{"analyze", damaged}, {"compare", damaged, filepath.Join(testResults, "fio-b")}, {"report", "--md", "-", "-o", filepath.Join(t.TempDir(), "r.html"), damaged}} {
+		st, out := testState()
+		if err := Execute(context.Background(), st, args); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		if !strings.Contains(out.String(), want) || strings.Contains(out.String(), "unexpected end of JSON") {
+			t.Errorf("%v does not note the damaged run.json (%q):\n%s", args, want, out)
+		}
+	}
+	for _, args := range [][]string{{"merge", "-o", filepath.Join(t.TempDir(), "m"), damaged, filepath.Join(testResults, "fio-b")},
+		{"catalog", "add", "--catalog", filepath.Join(t.TempDir(), "c.db"), damaged}} {
+		st, out := testState()
+		err := Execute(context.Background(), st, args)
+		if ExitCode(err) != ExitUsage || !strings.Contains(out.String()+err.Error(), "run.json is damaged: cut short") {
+			t.Errorf("%v: exit %d (%v), want 2 saying run.json is damaged\n%s", args, ExitCode(err), err, out)
 		}
 	}
 }

@@ -370,6 +370,9 @@ func ReadSummary(dir string) (*Summary, error) {
 			return nil, fmt.Errorf("%s is damaged: %s", path, damaged(err))
 		}
 	}
+	if err := checkSummary(dir, path, &s); err != nil {
+		return nil, err
+	}
 	if r, err := ReadRunInfo(dir); err == nil && r.Status == StatusRunning {
 		s.Status = StatusRunning
 	}
@@ -480,6 +483,9 @@ func ReadHostResult(dir, phaseDir, host string) (*model.HostResult, error) {
 	var h model.HostResult
 	if err := json.Unmarshal(b, &h); err != nil {
 		return nil, fmt.Errorf("%s is damaged (%s): host %s's figures of phase %s cannot be read", path, damaged(err), host, phaseDir)
+	}
+	if err := checkHostResult(path, &h); err != nil {
+		return nil, err
 	}
 	return &h, nil
 }
