@@ -79,6 +79,10 @@ func TestBadInputFoundLate(t *testing.T) {
 	fioA, mdA := filepath.Join(testResults, "fio-a"), filepath.Join(testResults, "md-a")
 	fioB, lies := filepath.Join(testResults, "fio-b"), newLyingFolders(t)
 	negative := []string{"no figure storbench writes is negative", "changed or is damaged"}
+	cut := copyResults(t, "fio-a")
+	if err := os.Truncate(filepath.Join(cut, "summary.json"), 100); err != nil {
+		t.Fatal(err)
+	}
 	cases := []lateCase{
 		// Found only when the phase started.
 		{name: "bucket name with capitals and _", args: s3("get", "--bucket", "Bad_Bucket"), env: keys, want: []string{"--bucket", `"Bad_Bucket"`, "lowercase"}},
@@ -97,6 +101,7 @@ func TestBadInputFoundLate(t *testing.T) {
 		{name: "suite job fio's parser rejects", suite: "name: x\ndir: DATA\nphases:\n  - fio: {job: {rw: sideways, size: 1M}}\n", want: []string{"fio rejects", "rw=sideways"}},
 		{name: "phase name with ../", suite: "name: x\ndir: DATA\nphases:\n  - name: ../../escape\n    md: {items: 5}\n", want: []string{`"../../escape"`, "name"}},
 		{name: "phase name of 300 characters", suite: "name: x\ndir: DATA\nphases:\n  - name: " + long + "\n    md: {items: 5}\n", want: []string{"name", "255"}},
+		{name: "suite name of 300 characters", suite: "name: " + long + "\ndir: DATA\nphases:\n  - md: {items: 5}\n", want: []string{"suite.yaml:1: name:", "300 bytes", "at most 233", "results folder"}, not: []string{"mkdir", "file name too long"}},
 
 		// Silently accepted.
 		{name: "--max-error-share NaN", args: []string{"md", "-d", "DATA", "-n", "5", "--max-error-share", "NaN"}, want: []string{"--max-error-share", "NaN"}},
@@ -112,6 +117,7 @@ func TestBadInputFoundLate(t *testing.T) {
 		{name: "md reads more than it writes", args: []string{"md", "-d", "DATA", "-n", "5", "--write-bytes", "4KiB", "--read-bytes", "8KiB"}, want: []string{"--read-bytes", "--write-bytes"}},
 		{name: "--autoterm.dur longer than the phase", args: s3("get", "--duration", "1m", "--autoterm", "--autoterm.dur", "10m"), env: keys, want: []string{"--autoterm.dur", "--duration"}},
 		{name: "--syncstart that has passed", args: s3("get", "--syncstart", "09:00"), env: keys, now: noon, want: []string{"--syncstart", "09:00", "passed"}},
+		{name: "--syncstart 00:00 when midnight has passed", args: s3("get", "--syncstart", "00:00"), env: keys, now: noon, want: []string{"--syncstart", "00:00", "passed", "it is 12:00 now"}},
 		{name: "analyze --skip longer than the phase", args: []string{"analyze", "--skip", "1h", fioA}, want: []string{"--skip", "1h"}},
 		{name: "analyze --op NOPE", args: []string{"analyze", "--op", "NOPE", fioA}, want: []string{"--op"}},
 		{name: "report of runs with no phase in common", args: []string{"report", "-o", "DATA/r.html", "--md", "DATA/r.md", fioA, mdA}, want: []string{"no phase in common"}},
@@ -127,6 +133,14 @@ func TestBadInputFoundLate(t *testing.T) {
 		{name: "suite iterations a word", suite: "name: x\ndir: DATA\nphases:\n  - md: {items: 5}\n    iterations: x\n", want: []string{"iterations", `"x"`}, not: []string{"!!str", "unmarshal"}},
 		{name: "suite s3 objects a word", suite: "name: x\nphases:\n  - s3: {op: get, objects: x, host: '127.0.0.1:1', access_key: a, secret_key: b}\n", want: []string{"objects", `"x"`}, not: []string{"Go struct", "unmarshal"}},
 		{name: "suite md items a list", suite: "name: x\ndir: DATA\nphases:\n  - md: {items: [5]}\n", want: []string{"items"}, not: []string{"Go struct", "unmarshal"}},
+		{name: "--verbosity a word", args: []string{"analyze", "--verbosity=abc", fioA}, want: []string{"--verbosity", `"abc"`, "level"}, not: []string{"strconv", "invalid syntax"}},
+		{name: "--verbosity negative", args: []string{"analyze", "--verbosity=-1", fioA}, want: []string{"--verbosity", "-1", "0 or more"}},
+		{name: "suite that is not YAML", suite: "name: x\ndir: DATA\nphases:\n  - md: {items: 5\n", want: []string{"suite.yaml:", "not valid YAML"}, not: []string{"yaml: line"}},
+		{name: "summary.json cut short", args: []string{"analyze", cut}, want: []string{"summary.json is damaged", "cut short"}, not: []string{"unexpected end of JSON input"}},
+		{name: "analyze -o a directory", args: []string{"analyze", "-o", "DATA", fioA}, want: []string{"-o/--output", "is a directory"}, not: []string{"rename"}},
+		{name: "report -o a directory", args: []string{"report", "-o", "DATA", "--md", "-", fioA}, want: []string{"-o/--output", "is a directory"}, not: []string{"rename"}},
+		{name: "analyze -o in a file", args: []string{"analyze", "-o", filepath.Join(fioA, "summary.json", "x.txt"), fioA}, want: []string{"-o/--output", "is not a directory"}},
+		{name: "report --md in a file", args: []string{"report", "-o", "DATA/r.html", "--md", filepath.Join(fioA, "summary.json", "x.md"), fioA}, want: []string{"--md", "is not a directory"}},
 		{name: "merge -o ''", args: []string{"merge", "-o", "", filepath.Join(testResults, "s3-a"), filepath.Join(testResults, "s3-b")}, want: []string{"-o/--output"}, not: []string{"default"}},
 		{name: "analyze -o in a missing directory", args: []string{"analyze", "-o", "/nonexistent/x.txt", fioA}, want: []string{"/nonexistent/x.txt"}},
 		{name: "report -o in a missing directory", args: []string{"report", "-o", "/nonexistent/x.html", "--md", "-", fioA}, want: []string{"/nonexistent/x.html"}},
@@ -166,7 +180,7 @@ func runLate(t *testing.T, c lateCase, dryRun bool) {
 		name += " (--dry-run)"
 	}
 	t.Run(name, func(t *testing.T) {
-		results, data := t.TempDir(), t.TempDir()
+		results, data := filepath.Join(t.TempDir(), "results"), t.TempDir()
 		args := make([]string, 0, len(c.args)+4)
 		for _, a := range c.args {
 			args = append(args, strings.ReplaceAll(a, "DATA", data))
@@ -195,7 +209,8 @@ func runLate(t *testing.T, c lateCase, dryRun bool) {
 				t.Errorf("%q says %q", msg, w)
 			}
 		}
-		for _, d := range []string{results, data} {
+		noResults(t, results)
+		for _, d := range []string{data} {
 			if ents, _ := os.ReadDir(d); len(ents) != 0 {
 				t.Errorf("%s was written: %v", d, ents)
 			}

@@ -69,6 +69,21 @@ type Folder struct {
 	// dropped are phases left out of summary.json because a host's
 	// result.json could not be written (the folder stays readable).
 	dropped []string
+	// madeRoot is set when Create made the folder's parent (results/).
+	madeRoot bool
+}
+
+// Remove removes the folder, and its parent (results/) when Create made
+// it and nothing else is in it: a run that measured nothing (bad input
+// found late) leaves nothing behind.
+func (f *Folder) Remove() error {
+	if err := os.RemoveAll(f.Path); err != nil {
+		return err
+	}
+	if f.madeRoot {
+		_ = os.Remove(filepath.Dir(f.Path)) // fails, as it should, when not empty
+	}
+	return nil
 }
 
 // UnsavedError says what a results folder could not save, and why: every
@@ -112,14 +127,36 @@ func NewRunID(now time.Time) string {
 // (model.SafeName).
 func SafeName(s string) string { return model.SafeName(s) }
 
+// MaxRunNameBytes is the longest run name a results folder can be named
+// after: a file name has at most 255 bytes (NAME_MAX), and the run id and
+// '_' come first.
+const MaxRunNameBytes = 255 - len("20261121T051502Z-3fa9_")
+
+// CheckRunName refuses a run name (a suite's name) its results folder
+// cannot be named after, before anything is made.
+func CheckRunName(name string) error {
+	if n := len(SafeName(name)); n > MaxRunNameBytes {
+		return fmt.Errorf("%.20q... is %d bytes long: give a name of at most %d bytes (it names the results folder, after the run id)", name, n, MaxRunNameBytes)
+	}
+	return nil
+}
+
 // Create makes results/<run id>_<name>/ under root and writes run.json with
 // status running.
 func Create(root string, info RunInfo) (*Folder, error) {
+	if err := CheckRunName(info.Name); err != nil {
+		return nil, fmt.Errorf("results folder: the run's name %v", err)
+	}
+	_, err := os.Stat(root)
+	madeRoot := errors.Is(err, fs.ErrNotExist)
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("results folder: %v", err)
 	}
 	path := filepath.Join(root, info.RunID+"_"+SafeName(info.Name))
 	if err := os.Mkdir(path, 0o755); err != nil {
+		if madeRoot {
+			os.Remove(root)
+		}
 		return nil, fmt.Errorf("results folder: %v", err)
 	}
 	info.SchemaVersion = SchemaVersion
@@ -127,9 +164,9 @@ func Create(root string, info RunInfo) (*Folder, error) {
 	f := &Folder{Path: path, run: info, sum: Summary{
 		SchemaVersion: SchemaVersion, RunID: info.RunID, Name: info.Name,
 		Status: StatusRunning, StartedAt: info.StartedAt, Phases: []PhaseSummary{},
-	}, unsaved: map[string]error{}}
+	}, unsaved: map[string]error{}, madeRoot: madeRoot}
 	if err := f.flush(); err != nil {
-		os.RemoveAll(path) // nothing measured yet: leave nothing behind
+		f.Remove() // nothing measured yet: leave nothing behind
 		var u *UnsavedError
 		if errors.As(err, &u) {
 			err = u.Err
