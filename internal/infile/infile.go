@@ -82,6 +82,12 @@ func Read(what, path string, limit int64) ([]byte, error) {
 // again through the open file.
 func Open(what, path string) (*os.File, error) {
 	fi, err := os.Stat(path)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		// Said as the open that was asked for (no such file, no
+		// permission), as messages always said it.
+		return nil, &fs.PathError{Op: "open", Path: pe.Path, Err: pe.Err}
+	}
 	if err != nil {
 		return nil, err
 	}
