@@ -17,6 +17,7 @@ import (
 
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/metrics"
 )
 
@@ -325,7 +326,10 @@ func credentialsFile(file string) (engine.Credentials, error) {
 	if err := cluster.SecretFileMode("--s3-credentials-file", file); err != nil {
 		return engine.Credentials{}, err
 	}
-	b, err := os.ReadFile(file)
+	b, err := infile.Read("--s3-credentials-file", file, infile.TextLimit)
+	if infile.IsRefusal(err) {
+		return engine.Credentials{}, err
+	}
 	if err != nil {
 		return engine.Credentials{}, fmt.Errorf("--s3-credentials-file: %v", err)
 	}

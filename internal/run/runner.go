@@ -48,6 +48,9 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	if len(p.Phases) == 0 {
 		return nil, badInputf("nothing to run")
 	}
+	if err := results.CheckRunName(p.Name); err != nil {
+		return nil, badInputf("the run's name %v", err)
+	}
 	if p.MaxErrorShare < 0 || p.MaxErrorShare > 100 {
 		return nil, badInputf("--max-error-share %g: give a percentage from 0 to 100", p.MaxErrorShare)
 	}
@@ -170,7 +173,7 @@ func (r *Runner) runPhases(ctx context.Context, pr *phases, stop context.CancelC
 	// left; it would hold nothing measured.
 	var re *Error
 	if errors.As(runErr, &re) && re.Code == BadInput && !pr.ranLoad && len(pr.leftovers) == 0 && ctx.Err() == nil {
-		if err := os.RemoveAll(folder.Path); err == nil {
+		if err := folder.Remove(); err == nil {
 			r.Sink.Note(Note{Kind: NotePlan, Text: fmt.Sprintf("nothing ran: %s removed", folder.Path)})
 			return nil, runErr
 		}
