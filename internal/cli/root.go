@@ -163,7 +163,7 @@ summary.json and summary.md.`,
 		newRunCommand(st), newFioCommand(st), newMdCommand(st), newS3Command(st),
 		newAgentCommand(st), newAnalyzeCommand(st), newCompareCommand(st), newMergeCommand(st),
 		newReportCommand(st), newVersionCommand(st), newDocsCommand(),
-		newCatalogCommand(st), newRunsCommand(st), newTrendCommand(st), newCheckCommand(st), newServeCommand(st),
+		newCatalogCommand(st), newRunsCommand(st), newTrendCommand(st), newCheckCommand(st), newServeCommand(st), newTokenCommand(st),
 	)
 	// cobra adds these when it executes; made now, their checks are
 	// wrapped with the rest.

@@ -217,7 +217,7 @@ type chartSeen struct {
 func TestServeInChromium(t *testing.T) {
 	b := startBrowser(t)
 	fx := newFixture(t)
-	const tok = "chromium-test-token"
+	const tok = "chromium-test-token-0123456789"
 	srv := httptest.NewServer(New(fx.cat, tok, nil).Handler())
 	defer srv.Close()
 	shots := t.TempDir()
