@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -28,6 +26,16 @@ type runRow struct {
 	Report bool
 	// Shares are the run's figures as shares of the spec's claims.
 	Shares []string
+}
+
+// hasResult says whether the results folder dir has a file name that
+// serve would serve (openResult): a link leads to no page.
+func hasResult(dir, name string) bool {
+	f, err := openResult(dir, name)
+	if err == nil {
+		f.Close()
+	}
+	return err == nil
 }
 
 func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
@@ -55,8 +63,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 			ls = append(ls, k+"="+v)
 		}
 		slices.Sort(ls)
-		_, err := os.Stat(filepath.Join(run.Path, "report.html"))
-		row := runRow{Run: run, LabelText: strings.Join(ls, " "), Report: err == nil}
+		row := runRow{Run: run, LabelText: strings.Join(ls, " "), Report: hasResult(run.Path, report.HTMLFile)}
 		if s.spec != nil {
 			figs, err := s.cat.Figures(r.Context(), run.ID)
 			if err != nil {
