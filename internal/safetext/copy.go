@@ -12,14 +12,18 @@ import (
 // made safe and are kept as they are; so are unexported fields (copied as
 // they are, as part of their struct) and values whose type holds no
 // string (shared, not copied: a histogram's counts). v must hold no cycle.
-func Copy[T any](v T) T {
+func Copy[T any](v T) T { return CopyWith(v, Escape) }
+
+// CopyWith is Copy with every string written by esc instead of Escape (a
+// renderer's own escaping: Markdown's, which escapes more).
+func CopyWith[T any](v T, esc func(string) string) T {
 	src := reflect.ValueOf(&v).Elem()
 	dst := reflect.New(src.Type()).Elem()
-	copyValue(dst, src)
+	copyValue(dst, src, esc)
 	return dst.Interface().(T)
 }
 
-func copyValue(dst, src reflect.Value) {
+func copyValue(dst, src reflect.Value, esc func(string) string) {
 	t := src.Type()
 	if !holdsText(t) {
 		dst.Set(src)
@@ -27,52 +31,61 @@ func copyValue(dst, src reflect.Value) {
 	}
 	switch t.Kind() {
 	case reflect.String:
-		dst.SetString(Escape(src.String()))
+		dst.SetString(esc(src.String()))
 	case reflect.Pointer:
 		if !src.IsNil() {
 			p := reflect.New(t.Elem())
-			copyValue(p.Elem(), src.Elem())
+			copyValue(p.Elem(), src.Elem(), esc)
 			dst.Set(p)
 		}
 	case reflect.Interface:
 		if !src.IsNil() {
 			inner := src.Elem()
 			c := reflect.New(inner.Type()).Elem()
-			copyValue(c, inner)
+			copyValue(c, inner, esc)
 			dst.Set(c)
 		}
 	case reflect.Struct:
 		dst.Set(src)
 		for i := range t.NumField() {
 			if t.Field(i).IsExported() {
-				copyValue(dst.Field(i), src.Field(i))
+				copyValue(dst.Field(i), src.Field(i), esc)
 			}
 		}
+	case reflect.Slice, reflect.Array, reflect.Map:
+		copyContainer(dst, src, esc)
+	default:
+		dst.Set(src)
+	}
+}
+
+// copyContainer copies a slice, an array or a map, element by element.
+func copyContainer(dst, src reflect.Value, esc func(string) string) {
+	t := src.Type()
+	switch t.Kind() {
 	case reflect.Slice:
 		if !src.IsNil() {
 			s := reflect.MakeSlice(t, src.Len(), src.Len())
 			for i := range src.Len() {
-				copyValue(s.Index(i), src.Index(i))
+				copyValue(s.Index(i), src.Index(i), esc)
 			}
 			dst.Set(s)
 		}
 	case reflect.Array:
 		for i := range src.Len() {
-			copyValue(dst.Index(i), src.Index(i))
+			copyValue(dst.Index(i), src.Index(i), esc)
 		}
 	case reflect.Map:
 		if !src.IsNil() {
 			m := reflect.MakeMapWithSize(t, src.Len())
 			for it := src.MapRange(); it.Next(); {
 				k, v := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
-				copyValue(k, it.Key())
-				copyValue(v, it.Value())
+				copyValue(k, it.Key(), esc)
+				copyValue(v, it.Value(), esc)
 				m.SetMapIndex(k, v)
 			}
 			dst.Set(m)
 		}
-	default:
-		dst.Set(src)
 	}
 }
 

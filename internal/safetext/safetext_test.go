@@ -1,4 +1,4 @@
-package safetext
+package safetext_test
 
 import (
 	"bytes"
@@ -8,20 +8,21 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/testutil"
 )
 
 func TestEveryHostileCharacterIsBadAndEscaped(t *testing.T) {
 	for _, h := range testutil.Hostile() {
 		s := "a" + h + "b"
-		if at, _ := Find(s); at != 1 {
+		if at, _ := safetext.Find(s); at != 1 {
 			t.Errorf("%q: found at %d, want 1", s, at)
 		}
-		if err := Check("phase name", s); err == nil || !strings.Contains(err.Error(), "phase name") {
+		if err := safetext.Check("phase name", s); err == nil || !strings.Contains(err.Error(), "phase name") {
 			t.Errorf("%q: Check said %v", s, err)
 		}
-		e := Escape(s)
-		if at, _ := Find(e); at >= 0 || !strings.HasPrefix(e, "a\\") || !strings.HasSuffix(e, "b") {
+		e := safetext.Escape(s)
+		if at, _ := safetext.Find(e); at >= 0 || !strings.HasPrefix(e, "a\\") || !strings.HasSuffix(e, "b") {
 			t.Errorf("%q escaped as %q", s, e)
 		}
 		if utf8.ValidString(s) {
@@ -33,7 +34,7 @@ func TestEveryHostileCharacterIsBadAndEscaped(t *testing.T) {
 		}
 	}
 	for _, ok := range []string{"seq-read", "tuning=default", "größe 4k", "日本", "a\\x1b", "\ufffd", "emoji 👍"} {
-		if at, _ := Find(ok); at >= 0 || Escape(ok) != ok || Check("name", ok) != nil {
+		if at, _ := safetext.Find(ok); at >= 0 || safetext.Escape(ok) != ok || safetext.Check("name", ok) != nil {
 			t.Errorf("%q is plain text, but was found bad at %d", ok, at)
 		}
 	}
@@ -55,7 +56,7 @@ func TestCopyEscapesEveryString(t *testing.T) {
 	}
 	in := outer{Title: "t\x1b", Inners: []*inner{{Name: "n\r", Kind: "<b>\n</b>", Labels: map[string]string{"k\t": "v\u202e"}}},
 		Any: map[string]any{"x": "y\a", "n": 3}, Counts: []uint64{1, 2}, hidden: "h\x1b"}
-	out := Copy(in)
+	out := safetext.Copy(in)
 	if out.Title != `t\u001b` || out.Inners[0].Name != `n\r` || out.Inners[0].Labels[`k\t`] != `v\u202e` || out.Any["x"] != `y\u0007` || out.Any["n"] != 3 {
 		t.Errorf("copy %+v %+v", out, *out.Inners[0])
 	}
@@ -72,8 +73,8 @@ func TestCopyEscapesEveryString(t *testing.T) {
 
 func TestWriterKeepsLinesEscapesTheRest(t *testing.T) {
 	var b bytes.Buffer
-	w := NewWriter(&b)
-	if NewWriter(w) != w {
+	w := safetext.NewWriter(&b)
+	if safetext.NewWriter(w) != w {
 		t.Error("a writer wrapped twice")
 	}
 	w.Write([]byte("line\tone\n"))

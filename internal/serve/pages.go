@@ -10,6 +10,7 @@ import (
 	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/catalog"
 	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/specs"
 	"github.com/storbench/storbench/internal/stats"
 )
@@ -158,6 +159,8 @@ func (s *Server) trendPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	// The chart is markup made here, which render leaves as it is.
+	pts = safetext.Copy(pts)
 	data["Points"], data["Name"] = pts, f.Name
 	if len(pts) > 0 {
 		data["Chart"] = trendChart(f, by, pts)
@@ -169,6 +172,10 @@ func (s *Server) render(w http.ResponseWriter, code int, page string, data map[s
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'")
 	w.WriteHeader(code)
+	// Runs' names and labels come from results folders anyone may have
+	// written, and what the request asked is echoed: a page shows their
+	// control characters as escapes (html/template leaves them raw).
+	data = safetext.Copy(data)
 	if err := pages.ExecuteTemplate(w, page, data); err != nil && s.log != nil {
 		s.log.Printf("page %s: %v", page, err)
 	}
