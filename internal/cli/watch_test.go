@@ -198,7 +198,7 @@ func TestAgentMetricsListener(t *testing.T) {
 		}
 	}
 	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/metrics", nil)
-	req.Header.Set("Authorization", "Bearer agent-secret")
+	req.Header.Set("Authorization", "Bearer agent-secret-0123456789abcdef")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
