@@ -243,7 +243,7 @@ func TestHelmMetricsPort(t *testing.T) {
 		t.Errorf("scrape without the token: %s, want 401", resp.Status)
 	}
 	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Authorization", "Bearer metrics-test-token")
+	req.Header.Set("Authorization", "Bearer metrics-test-token-0123456789abcdef")
 	resp, err = client.Do(req)
 	if err != nil {
 		t.Fatalf("scrape with the token: %v", err)
