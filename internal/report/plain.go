@@ -3,7 +3,7 @@ package report
 import (
 	"strings"
 
-	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/safetext"
 )
 
@@ -45,46 +45,15 @@ func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 // plainMD is a copy of v for a Markdown renderer.
 func plainMD[T any](v T) T { return safetext.CopyWith(v, mdText) }
 
-// plainHTML is a copy of in for the HTML report. The per-second latency
-// files name their operations inside their bytes, which Copy leaves: their
-// names are escaped too, so they still match the operations' own.
-func plainHTML(in HTMLInput) HTMLInput {
-	out := safetext.Copy(in)
-	for i := range out.Phases {
-		for j, h := range out.Phases[i].Hosts {
-			if lat := plainLatency(h.LatencySeconds); lat != nil {
-				c := *h
-				c.LatencySeconds = lat
-				out.Phases[i].Hosts[j] = &c
-			}
-		}
-	}
-	return out
-}
+// plainHTML is a copy of in for the HTML report.
+func plainHTML(in HTMLInput) HTMLInput { return safetext.Copy(in) }
 
-// plainLatency re-encodes a per-second latency file whose operation names
-// hold a control character, escaped; nil when none does (or it cannot be
-// read: its reader says so).
-func plainLatency(b []byte) []byte {
-	if len(b) == 0 {
-		return nil
-	}
-	secs, err := record.DecodeLatSeconds(b)
-	if err != nil {
-		return nil
-	}
-	changed := false
+// plainSeconds escapes the operations' names of per-second figures: those
+// of a per-second latency file are read from its bytes, which Copy leaves
+// as they are (an operation named only there is shown apart, escaped).
+func plainSeconds(secs []analyze.OpSeconds, err error) ([]analyze.OpSeconds, error) {
 	for i := range secs {
-		if e := safetext.Escape(secs[i].Op); e != secs[i].Op {
-			secs[i].Op, changed = e, true
-		}
+		secs[i].Op = safetext.Escape(secs[i].Op)
 	}
-	if !changed {
-		return nil
-	}
-	out, err := record.EncodeLatSeconds(secs)
-	if err != nil {
-		return nil
-	}
-	return out
+	return secs, err
 }
