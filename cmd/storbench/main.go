@@ -19,7 +19,7 @@ func main() {
 	st := cli.NewState(all.Engines())
 	err := cli.Execute(ctx, st, os.Args[1:])
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "storbench: %v\n", err)
+		fmt.Fprintln(os.Stderr, cli.ErrorLine(err))
 	}
 	os.Exit(cli.ExitCode(err))
 }

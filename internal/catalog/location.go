@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/storbench/storbench/internal/safetext"
 )
 
 // EnvCatalog is the environment variable that says where the catalog is
@@ -56,7 +58,8 @@ func scrub(s string) string {
 }
 
 // ParseLabel splits a label given as KEY=VALUE. The key is a word (letters,
-// digits, ., _ and -); the value may be empty but the = may not be left out.
+// digits, ., _ and -); the value may be empty but the = may not be left out,
+// and holds no control character (safetext).
 func ParseLabel(s string) (key, value string, err error) {
 	k, v, ok := strings.Cut(s, "=")
 	if !ok {
@@ -64,6 +67,9 @@ func ParseLabel(s string) (key, value string, err error) {
 	}
 	if !labelKey.MatchString(k) {
 		return "", "", fmt.Errorf("label %q: the key must be letters, digits, '.', '_' or '-' (--label tuning=default)", s)
+	}
+	if err := safetext.Check("label "+k+": the value", v); err != nil {
+		return "", "", err
 	}
 	return k, v, nil
 }

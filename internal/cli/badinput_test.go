@@ -156,11 +156,11 @@ func TestHostileInputIsOneLineExit2(t *testing.T) {
 	linkSuite := writeSuite(t, "name: linked\ndir: "+linked+"\nphases:\n  - md: {items: 5}\n")
 	keys := map[string]string{"STORBENCH_ACCESS_KEY": "a", "STORBENCH_SECRET_KEY": "b"}
 	openToken := filepath.Join(tmp, "token")
-	_ = os.WriteFile(openToken, []byte("open-token-0123456789\n"), 0o644)
+	_ = os.WriteFile(openToken, []byte("open-token-0123456789abcdef\n"), 0o644)
 	// Keys and credentials others may read, refused before they are parsed
 	// (their content does not matter).
 	goodToken, openKey, openCert, openCreds := filepath.Join(tmp, "token600"), filepath.Join(tmp, "open.key"), filepath.Join(tmp, "cert.pem"), filepath.Join(tmp, "creds")
-	_ = os.WriteFile(goodToken, []byte("good-token-0123456789\n"), 0o600)
+	_ = os.WriteFile(goodToken, []byte("good-token-0123456789abcdef\n"), 0o600)
 	_ = os.WriteFile(openKey, []byte("not a key\n"), 0o644)
 	_ = os.WriteFile(openCert, []byte("not a cert\n"), 0o644)
 	_ = os.WriteFile(openCreds, []byte("STORBENCH_ACCESS_KEY=AKopen\nSTORBENCH_SECRET_KEY=SKopenSecret\n"), 0o644)

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/storbench/storbench/internal/catalog"
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -182,12 +183,18 @@ func runRuns(ctx context.Context, st *State, o CatalogOptions, out OutputOptions
 	if sp != nil && len(runs) > 0 {
 		return printRunsSpec(ctx, st, c, sp, out, runs)
 	}
-	switch {
-	case out.JSON:
+	if out.JSON {
 		if runs == nil {
 			runs = []catalog.Run{}
 		}
 		return printJSONValue(st.Stdout, runs)
+	}
+	// Names, labels and the rest come from results folders anyone may
+	// have written, carried by a shared catalog to every reader: a row
+	// shows them escaped, one line whatever they hold (JSON escapes them
+	// itself, exactly).
+	runs = safetext.Copy(runs)
+	switch {
 	case out.CSV:
 		return runsCSV(st.Stdout, runs)
 	}

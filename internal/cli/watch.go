@@ -84,6 +84,9 @@ func (o WatchOptions) start(ctx context.Context, st *State, p run.Plan) (*watch,
 	token := ""
 	if p.Agents.TokenFile != "" {
 		t, err := cluster.ReadToken(p.Agents.TokenFile)
+		if err == nil {
+			err = cluster.CheckToken("--token-file "+p.Agents.TokenFile, t)
+		}
 		if err != nil {
 			return nil, asUsage(err)
 		}

@@ -178,7 +178,7 @@ func startAgentIn(t *testing.T, o AgentServeOptions) (string, error) {
 // before it listens for controllers.
 func TestAgentMetricsListener(t *testing.T) {
 	token := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(token, []byte("agent-secret\n"), 0o600); err != nil {
+	if err := os.WriteFile(token, []byte("agent-secret-0123456789abcdef\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	host := outsideIPv4(t)
@@ -198,7 +198,7 @@ func TestAgentMetricsListener(t *testing.T) {
 		}
 	}
 	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/metrics", nil)
-	req.Header.Set("Authorization", "Bearer agent-secret")
+	req.Header.Set("Authorization", "Bearer agent-secret-0123456789abcdef")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -289,7 +289,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	if c.StartAt.After(out.Start) {
 		out.Start = c.StartAt
 	}
-	results, runErrs := c.runAll(ctx, p.Name, agents, hub, out, autoterm, term)
+	results, runErrs := c.runAll(ctx, c.expected(p), agents, hub, out, autoterm, term)
 
 	failed, firstLost, gotResult := c.collect(p, runID, agents, results, runErrs, prepErrs, out)
 	cleanStart := time.Now()
@@ -313,7 +313,8 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 // Progress every second (and once more at the end) what they report,
 // and returns each agent's result and error; out.End is set when all
 // ended.
-func (c *Controller) runAll(ctx context.Context, phase string, agents []Agent, hub *barrierHub, out *Outcome, autoterm bool, term record.AutoTerm) ([]*engine.HostResult, []error) {
+func (c *Controller) runAll(ctx context.Context, want expect, agents []Agent, hub *barrierHub, out *Outcome, autoterm bool, term record.AutoTerm) ([]*engine.HostResult, []error) {
+	phase := want.phase
 	n := len(agents)
 	var mu sync.Mutex
 	latest := make([]engine.Snapshot, n)
@@ -340,15 +341,33 @@ func (c *Controller) runAll(ctx context.Context, phase string, agents []Agent, h
 	}
 	results := make([]*engine.HostResult, n)
 	runErrs := make([]error, n)
+	refused := make([]error, n)
 	each(agents, func(i int, a Agent) {
 		results[i], runErrs[i] = a.Run(ctx, out.Start, func(s engine.Snapshot) {
 			mu.Lock()
+			if refused[i] == nil {
+				refused[i] = want.snapshot(a.Name(), s)
+			}
+			if refused[i] != nil {
+				mu.Unlock()
+				return
+			}
 			latest[i] = s
 			if c.Progress != nil {
 				since = append(since, s)
 			}
 			mu.Unlock()
 		})
+		mu.Lock()
+		if refused[i] == nil {
+			refused[i] = want.result(a.Name(), results[i])
+		}
+		if refused[i] != nil {
+			// What it sent is not what it was asked for: none of it is
+			// kept, and the phase fails on it.
+			results[i], runErrs[i] = nil, refused[i]
+		}
+		mu.Unlock()
 		if hub != nil {
 			// Done, failed, stopped or lost: the others go on without it.
 			hub.leave(i)

@@ -165,7 +165,7 @@ type testAgent struct {
 	logs chan string
 }
 
-const testToken = "test-token-not-secret"
+const testToken = "test-token-not-secret-0123456789"
 
 func startAgent(t testing.TB, name string, mod func(*Server)) *testAgent {
 	t.Helper()

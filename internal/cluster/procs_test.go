@@ -722,7 +722,7 @@ func TestClusterRefusals(t *testing.T) {
 		}, nil)
 		data := t.TempDir()
 		bad := filepath.Join(c.dir, "bad-token")
-		_ = os.WriteFile(bad, []byte("not-the-token\n"), 0o600)
+		_ = os.WriteFile(bad, []byte("not-the-token-0123456789abcdef\n"), 0o600)
 		good := c.token
 		c.token = bad
 		code, out := c.run(t, "md", "-d", data, "-n", "10", "-i", "1", "-t", "1", "-F")

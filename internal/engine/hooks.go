@@ -234,6 +234,29 @@ func (r Registry) Operations(name model.EngineName) []string {
 	return nil
 }
 
+// OpMatcher is implemented by engines that know, before a phase runs,
+// which operations it may record (fio's read, write and trim, and "JOB
+// write" for a job of its job file; an s3 get phase's GET), so a
+// controller refuses an agent's figures that name another: an agent that
+// is not storbench, or one tampered with, could name anything (an escape
+// sequence for the controller's terminal).
+type OpMatcher interface {
+	// MatchOps returns whether p may record an operation of a name, or
+	// nil when the engine cannot tell for p.
+	MatchOps(p Phase) func(op string) bool
+}
+
+// MatchOps returns whether p may record an operation of a name, and
+// whether its engine can tell.
+func (r Registry) MatchOps(p Phase) (func(op string) bool, bool) {
+	if m, ok := r[p.Engine].(OpMatcher); ok {
+		if f := m.MatchOps(p); f != nil {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
 // TogetherStarter is implemented by engines whose phases are ready to
 // start the moment Prepare returned: a barrier across hosts (Env.Barrier)
 // before the first timed operation, whose release is the common start

@@ -210,6 +210,9 @@ func Parse(name string, b []byte) (*Suite, error) {
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	}
+	if err := checkText(name, s); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

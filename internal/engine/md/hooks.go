@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
@@ -66,3 +67,10 @@ func (Engine) RateUnit() string { return "ops/s" }
 
 // TextFormats are the formats its results print in: mdtest's table.
 func (Engine) TextFormats() []string { return []string{model.FormatMdtest} }
+
+var _ engine.OpMatcher = Engine{}
+
+// MatchOps takes the operations an md phase may record: md's.
+func (Engine) MatchOps(engine.Phase) func(string) bool {
+	return func(op string) bool { return slices.Contains(OpNames[:], op) }
+}
