@@ -88,7 +88,7 @@ func Skip(t testing.TB) {
 	}
 	for _, p := range []struct{ bin, pkg string }{
 		{"ceph-mon", "ceph-mon"}, {"ceph-osd", "ceph-osd"}, {"ceph", "ceph-common"}, {"ceph-authtool", "ceph-common"},
-		{"monmaptool", "ceph-base"}, {"radosgw", "radosgw"}, {"radosgw-admin", "radosgw"},
+		{"monmaptool", "ceph-base"}, {"radosgw", "radosgw"}, {"radosgw-admin", "ceph-common"},
 	} {
 		if _, err := exec.LookPath(p.bin); err != nil {
 			t.Skipf("Ceph tests need %s: install %s (make ceph installs Ceph)", p.bin, p.pkg)
