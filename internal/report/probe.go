@@ -25,13 +25,23 @@ func ProbeText(w io.Writer, p *model.Probe) error {
 	if p.Server != "" {
 		server = "Server: " + printable(p.Server)
 	}
-	fmt.Fprintf(w, "S3 probe of %s (%s): %d of %d features work\n", printable(p.Endpoint), server, works, len(p.Features))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var b strings.Builder
+	fmt.Fprintf(&b, "S3 probe of %s (%s): %d of %d features work\n", printable(p.Endpoint), server, works, len(p.Features))
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FEATURE\tRESULT\tDETAIL")
 	for _, f := range p.Features {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", printable(f.Name), printable(f.Result), printable(f.Detail))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// A row without detail would end in the result column's padding.
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	_, err := io.WriteString(w, strings.Join(lines, "\n"))
+	return err
 }
 
 // printable is s without control characters (a server's text must not
