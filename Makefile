@@ -148,6 +148,14 @@ release: $(NFPM) podman
 bench-md: build
 	bench/md-vs-limit.sh $(BIN)
 
+# storbench's PUT, GET and STAT rates on several S3 servers of this
+# machine, side by side (issue 39's figures, docs/measuring.md): name
+# them, running, with SERVERS="versitygw=127.0.0.1:7070
+# radosgw=127.0.0.1:7480" and their keys in STORBENCH_ACCESS_KEY and
+# STORBENCH_SECRET_KEY.
+bench-s3: build
+	bench/s3-servers.sh $(BIN) $(SERVERS)
+
 # storbench against plain fio on the seed's read-IOPS job (issue 2's figures).
 bench-fio: build fio
 	bench/fio-vs-storbench.sh $(BIN)
