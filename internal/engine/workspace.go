@@ -41,6 +41,10 @@ type Workspace struct {
 	// held is the phase directory, open from when it was made: where it
 	// is now when a level above was moved (heldPlace).
 	held *os.File
+	// runID is the run's; leased says this workspace holds the process's
+	// lease on it in the target directory (takeLease).
+	runID  string
+	leased bool
 
 	mu        sync.Mutex
 	removing  chan struct{} // closed when RemoveContext's removal ends
@@ -206,7 +210,7 @@ func makeWorkspace(dir, runID string, parts []string, ours, mayExist func(i int)
 			return nil, err
 		}
 	}
-	w := &Workspace{at: levels{dir: dir, names: parts, ids: make([]fileID, len(parts))}, marker: createdMarker + runID}
+	w := &Workspace{at: levels{dir: dir, names: parts, ids: make([]fileID, len(parts))}, marker: createdMarker + runID, runID: runID}
 	for retries := 0; ; retries++ {
 		fd, retry, err := w.make(ours, mayExist)
 		if retry && retries < mkdirRetries {
@@ -295,6 +299,10 @@ func (w *Workspace) make(ours, mayExist func(i int) bool) (fd int, retry bool, e
 				return -1, false, fmt.Errorf("create %s: %v", filepath.Join(p, w.marker), err)
 			}
 		}
+		if i == 0 && !w.leased {
+			// Before anything of the run below DIR/storbench.
+			w.leased = takeLease(dir, w.runID, next)
+		}
 		unix.Close(fd)
 		fd = next
 	}
@@ -366,6 +374,7 @@ func (w *Workspace) remove(all bool) error {
 	for i := len(w.ours) - 1; i >= 0; i-- {
 		_ = w.at.upTo(w.ours[i] + 1).rmdir()
 	}
+	// After the last of the run's levels, before DIR/storbench.
 	w.release()
 	w.removeTop()
 	w.created, w.ours = nil, nil
@@ -374,10 +383,15 @@ func (w *Workspace) remove(all bool) error {
 
 // Keep leaves the workspace as it is, for good: the run keeps its files,
 // or they are another's to remove (a place in the run's shared area,
-// which the run removes at its end). The workspace gives up its handle.
+// which the run removes at its end). The workspace gives up its handle
+// and its hold on the run's lease.
 func (w *Workspace) Keep() { w.release() }
 
 func (w *Workspace) release() {
+	if w.leased {
+		dropLease(w.at.dir, w.runID)
+		w.leased = false
+	}
 	if w.held != nil {
 		w.held.Close()
 		w.held = nil
@@ -499,15 +513,13 @@ func RemoveSharedEntries(dir, runID string, match func(name string) bool) error 
 	area := w.at.path(3)
 	fd, err := w.at.open()
 	var no *NotOursError
+	var left []Leftover
 	switch {
 	case errors.As(err, &no):
-		return &LeftoverError{Items: []Leftover{{What: "files and directories", Where: area, Reason: "cleanup: " + no.Error() + ": nothing was removed through it"}}}
+		left = append(left, Leftover{What: "files and directories", Where: area, Reason: "cleanup: " + no.Error() + ": nothing was removed through it"})
 	case err != nil && !errors.Is(err, unix.ENOENT):
-		w.remove(false)
-		return &LeftoverError{Items: []Leftover{{What: "files and directories", Where: area, Reason: "cleanup: " + unwrapPath(err).Error()}}}
-	}
-	var left []Leftover
-	if err == nil {
+		left = append(left, Leftover{What: "files and directories", Where: area, Reason: "cleanup: " + unwrapPath(err).Error()})
+	case err == nil:
 		names := readNames(fd)
 		unix.Close(fd)
 		for _, name := range names {
@@ -519,7 +531,14 @@ func RemoveSharedEntries(dir, runID string, match func(name string) bool) error 
 			}
 		}
 	}
-	w.remove(false)
+	if match(SharedPin) {
+		// The pin is gone, or its removal reported: this process's
+		// hold on the run's lease goes with it.
+		unpinLease(dir, runID)
+	}
+	if no == nil {
+		w.remove(false)
+	}
 	if len(left) > 0 {
 		return &LeftoverError{Items: left}
 	}
@@ -556,6 +575,11 @@ func PinSharedArea(dir, runID string) error {
 	if err := touchAt(int(w.held.Fd()), SharedPin); err != nil {
 		w.Remove()
 		return fmt.Errorf("create %s: %v", filepath.Join(w.Path, SharedPin), err)
+	}
+	// The workspace's hold on the lease is the pin's from now on, until
+	// the pin goes (RemoveSharedEntries).
+	if w.leased && pinLease(dir, runID) {
+		w.leased = false
 	}
 	w.release()
 	return nil

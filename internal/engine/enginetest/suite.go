@@ -387,6 +387,12 @@ func (f Files) Created(t *testing.T, runID string) []string {
 	if _, err := os.Lstat(filepath.Join(f.Dir, "storbench", ".storbench-created-by-"+runID)); err == nil {
 		out = append(out, "storbench/.storbench-created-by-"+runID)
 	}
+	// The leases of the run's processes (engine's leases.go) go with the
+	// last of what they hold.
+	leases, _ := filepath.Glob(filepath.Join(f.Dir, "storbench", ".storbench-live-"+runID+".*"))
+	for _, l := range leases {
+		out = append(out, "storbench/"+filepath.Base(l))
+	}
 	sort.Strings(out)
 	if len(out) > 20 {
 		out = append(out[:20], fmt.Sprintf("... %d in all", len(out)))
