@@ -75,19 +75,32 @@ func takeLease(dir, runID string, topfd int) bool {
 		return true
 	}
 	name := leasePrefix + runID + "." + leaseToken()
-	fd, err := unix.Openat(topfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	// Written whole under another name, then renamed: a process killed
+	// while writing leaves no lease that cannot be read (which FindStale
+	// could never judge), only that file (leaseWriting).
+	tmp := name + leaseWriting
+	fd, err := unix.Openat(topfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
 	if err != nil {
 		return false
 	}
-	f := os.NewFile(uintptr(fd), name)
+	f := os.NewFile(uintptr(fd), tmp)
 	_, err = f.WriteString(holderLine())
-	if cerr := f.Close(); err != nil || cerr != nil {
-		_ = unix.Unlinkat(topfd, name, 0)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = unix.Renameat(topfd, tmp, topfd, name)
+	}
+	if err != nil {
+		_ = unix.Unlinkat(topfd, tmp, 0)
 		return false
 	}
 	leases.held[k] = &lease{n: 1, name: name}
 	return true
 }
+
+// leaseWriting ends the name of a lease being written.
+const leaseWriting = "~"
 
 // dropLease gives up one hold on this process's lease on runID in dir,
 // and removes the lease with the last.

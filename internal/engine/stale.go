@@ -16,26 +16,25 @@ import (
 // the leases): its directory DIR/storbench/<run id>, the marker that it
 // made DIR/storbench, and its leases.
 type Stale struct {
-	Dir   string `json:"dir"`
-	RunID string `json:"run_id"`
+	Dir, RunID string
 	// Count is how many files and directories DIR/storbench/<run id>
-	// holds, itself included (absent when it is not there, or cannot be
+	// holds, itself included (nil when it is not there, or cannot be
 	// read).
-	Count *int64 `json:"count,omitempty"`
+	Count *int64
 	// Marker says the run's marker that it made DIR/storbench is there.
-	Marker bool `json:"marker,omitempty"`
+	Marker bool
 	// Leases are the names of its leases in DIR/storbench.
-	Leases []string `json:"leases"`
-	// Holders says whose processes held them ("process 1234 on host").
-	Holders []string `json:"holders"`
+	Leases []string
+	// Holders says whose processes held them ("process 1234 on h").
+	Holders []string
 }
 
 // Path is the run's directory, DIR/storbench/<run id>.
 func (s Stale) Path() string { return filepath.Join(s.Dir, "storbench", s.RunID) }
 
 // Text says in a few words what s is: "run R, killed (process 1234 on
-// h is gone), left 57 files and directories in DIR/storbench/R and its
-// marker in DIR/storbench".
+// h gone), left 57 files and directories in DIR/storbench/R and its
+// markers in DIR/storbench".
 func (s Stale) Text() string {
 	var what []string
 	if s.Count != nil {
@@ -65,9 +64,16 @@ func FindStale(dir, runID string) []Stale {
 	runs := map[string]*Stale{}
 	live := map[string]bool{}
 	var order []string
+	writing := map[string][]string{}
 	for _, name := range names {
 		r, ok := leaseRun(name)
 		if !ok || r == runID || live[r] {
+			continue
+		}
+		if strings.HasSuffix(name, leaseWriting) {
+			// A process killed while it wrote its lease, or one
+			// writing it now: no verdict, and it goes with the run.
+			writing[r] = append(writing[r], name)
 			continue
 		}
 		h, ok := parseHolder(readSmall(fd, name))
@@ -96,6 +102,7 @@ func FindStale(dir, runID string) []Stale {
 			continue
 		}
 		s := runs[r]
+		s.Leases = append(s.Leases, writing[r]...)
 		s.Marker = slices.Contains(names, createdMarker+r)
 		if n, ok := top.sub(r).count(); ok {
 			s.Count = &n

@@ -109,6 +109,7 @@ func TestFindStale(t *testing.T) {
 	write(createdMarker+"killed", "")
 	write(leasePrefix+"killed.1-aa", dead)
 	write(leasePrefix+"killed.2-bb", dead)
+	write(leasePrefix+"killed.6-ff"+leaseWriting, "machine=") // killed while writing it
 	// A run with a dead and a live process: going on.
 	write("half/h/p/file", "x")
 	write(leasePrefix+"half.1-aa", dead)
@@ -128,8 +129,8 @@ func TestFindStale(t *testing.T) {
 		t.Fatalf("FindStale: %+v, want the killed run alone", found)
 	}
 	s := found[0]
-	if s.Count == nil || *s.Count != 6 || !s.Marker || len(s.Leases) != 2 {
-		t.Errorf("stale %+v, want 6 files and directories, the marker and two leases", s)
+	if s.Count == nil || *s.Count != 6 || !s.Marker || len(s.Leases) != 3 {
+		t.Errorf("stale %+v, want 6 files and directories, the marker and three leases (one half written)", s)
 	}
 	if txt := s.Text(); !strings.Contains(txt, "run killed, killed (process") || !strings.Contains(txt, "6 files and directories in "+filepath.Join(top, "killed")) {
 		t.Errorf("text %q", txt)
