@@ -112,7 +112,9 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 			p.Notes = append(p.Notes, fmt.Sprintf("the %d hosts of the shared phases see one file system at %s (each read back every host's probe file)", a.hosts, a.dir))
 		}
 	}
-	folder, err := r.create(p, infos, runID, r.targets(ctx, ctrl, runID, p.Dirs))
+	targets, stale := r.targets(ctx, ctrl, runID, p)
+	p.Notes = append(p.Notes, stale...)
+	folder, err := r.create(p, infos, runID, targets)
 	if err != nil {
 		r.unpin(ctx, ctrl, runID, areas)
 		return nil, badInput(err)
@@ -138,14 +140,16 @@ func phaseHosts(p Plan, agents int) []int {
 }
 
 // targets asks each host what file system its target directories are on
-// (its own mount namespace, its own client).
-func (r *Runner) targets(ctx context.Context, ctrl *cluster.Controller, runID string, dirs []string) []results.Target {
+// (its own mount namespace, its own client), and what runs killed earlier
+// left there (staleNotes: a note for each).
+func (r *Runner) targets(ctx context.Context, ctrl *cluster.Controller, runID string, p Plan) ([]results.Target, []string) {
+	dirs := p.Dirs
 	if len(dirs) == 0 {
-		return nil
+		return nil, nil
 	}
-	targets, err := ctrl.Targets(ctx, runID, dirs)
+	targets, stale, err := ctrl.Targets(ctx, runID, dirs, p.RemoveStale)
 	if err == nil {
-		return targets
+		return targets, staleNotes(stale, len(ctrl.Agents) > 1, p.RemoveStale)
 	}
 	// What file system the hosts see is worth recording, not worth
 	// refusing the run for: run.json keeps the controller's view.
@@ -154,7 +158,7 @@ func (r *Runner) targets(ctx context.Context, ctrl *cluster.Controller, runID st
 	for _, d := range dirs {
 		targets = append(targets, results.TargetOf(d))
 	}
-	return targets
+	return targets, nil
 }
 
 // runPhases runs every phase into the results folder and ends the run;

@@ -355,7 +355,10 @@ func makeDataDir(ps *Params, env engine.Env, dataDir, from string) error {
 		if ps.Shared {
 			rank = env.Rank // one directory for all hosts: the first makes it
 		}
-		_, err = engine.SharedWorkspaceOf(ps.Dir, env.RunID, filepath.Base(dataDir), rank)
+		var ws *engine.Workspace
+		if ws, err = engine.SharedWorkspaceOf(ps.Dir, env.RunID, filepath.Base(dataDir), rank); err == nil {
+			ws.Keep() // the run's shared area: RemoveSharedEntries takes it
+		}
 	case ps.ReadFrom != "":
 		if _, serr := os.Stat(dataDir); serr != nil {
 			err = fmt.Errorf("read_from: %s: the files %s wrote in an earlier phase are not in %s (%v); did its write phase run?", ReadFromNeighbour, from, dataDir, unwrapPath(serr))
@@ -631,6 +634,7 @@ func (r *prepared) follow(f *fioRun) {
 func (r *prepared) Cleanup(ctx context.Context) error {
 	r.abandon()
 	if r.env.Keep {
+		r.ws.Keep()
 		return nil
 	}
 	err := r.ws.RemoveContext(ctx)

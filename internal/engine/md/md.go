@@ -194,6 +194,8 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (eng
 				// for it goes. A tree that was there is the earlier
 				// phase's, and stays.
 				ws.Remove()
+			} else {
+				ws.Keep()
 			}
 			return nil, err
 		}
@@ -236,10 +238,11 @@ func (pr *prepared) checkTree() (made bool, err error) {
 // runs have ended). A tree kept for a later phase stays, unless the phase
 // failed: the run then stops, and no later phase would remove it.
 func (pr *prepared) Cleanup(ctx context.Context) error {
-	if pr.env.Keep || pr.ws == nil {
+	if pr.ws == nil {
 		return nil
 	}
-	if pr.shared && (pr.env.Rank != 0 || pr.keepsTree && !pr.failed) {
+	if pr.env.Keep || pr.shared && (pr.env.Rank != 0 || pr.keepsTree && !pr.failed) {
+		pr.ws.Keep()
 		return nil
 	}
 	return pr.ws.RemoveContext(ctx)
