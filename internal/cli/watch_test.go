@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,6 +38,18 @@ func TestWatchBadInput(t *testing.T) {
 	}
 	defer taken.Close()
 	missing := filepath.Join(t.TempDir(), "missing", "live.jsonl")
+	// Files that exist, and links to them (or to nowhere): refused, as
+	// --benchdata refuses them, rather than truncated (before: exit 0,
+	// the file emptied, through the link too).
+	held := t.TempDir()
+	existing := filepath.Join(held, "existing.jsonl")
+	if err := os.WriteFile(existing, []byte("kept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link, dangling := filepath.Join(held, "link.jsonl"), filepath.Join(held, "dangling.jsonl")
+	if os.Symlink(existing, link) != nil || os.Symlink(filepath.Join(held, "nowhere"), dangling) != nil {
+		t.Fatal("symlink")
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -47,6 +60,9 @@ func TestWatchBadInput(t *testing.T) {
 		{[]string{"--live", missing}, "--live " + missing + ": the folder " + filepath.Dir(missing) + " does not exist"},
 		{[]string{"--live", t.TempDir()}, "is a folder"},
 		{[]string{"--live", "-", "--json"}, "both want stdout"},
+		{[]string{"--live", existing}, "--live " + existing + ": the file exists; give a new file name"},
+		{[]string{"--live", link}, "--live " + link + " is a symbolic link"},
+		{[]string{"--live", dangling}, "--live " + dangling + " is a symbolic link"},
 	} {
 		dir, res := t.TempDir(), t.TempDir()
 		st, out := testState()
@@ -63,6 +79,45 @@ func TestWatchBadInput(t *testing.T) {
 		if _, err := os.Stat(filepath.Dir(missing)); err == nil {
 			t.Errorf("%v: made the live file's folder", tc.args)
 		}
+		if b, _ := os.ReadFile(existing); string(b) != "kept\n" {
+			t.Errorf("%v: the existing file now holds %q", tc.args, b)
+		}
+		if _, err := os.Lstat(filepath.Join(held, "nowhere")); err == nil {
+			t.Errorf("%v: made the file a dangling link leads to", tc.args)
+		}
+	}
+}
+
+// --live to a FIFO that nobody reads: the run neither waits for a reader
+// nor for one to read (before, it blocked for good opening the FIFO,
+// deaf to SIGTERM); it ends as it would without --live, and says how many
+// lines were dropped.
+func TestLiveFIFOWithoutReader(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "live")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A test that fails is not left blocked: a reader comes at its end.
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	st, out := testState()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- Execute(context.Background(), st, []string{"md", "-d", t.TempDir(), "-n", "200", "-t", "1", "--results", t.TempDir(), "--live", fifo})
+	}()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the run did not end within 60s with nobody reading --live:\n%s", out)
+	}
+	if !strings.Contains(out.String(), "lines were dropped") {
+		t.Errorf("the dropped lines are not said:\n%s", out)
 	}
 }
 
