@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// interruptWatch says, from when a run's context ends (a signal) until the
+// run returns, that the run is stopping: one line at once, then on a
+// terminal a line redrawn every second, otherwise a plain line every
+// plainEvery, with how long the cleanup has taken. Call the function it
+// returns when the run returned.
+func interruptWatch(ctx context.Context, st *State, prog *progress) (stop func()) {
+	var mu sync.Mutex
+	ended := false
+	done := make(chan struct{})
+	stopAfter := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if ended {
+			return
+		}
+		prog.done()
+		why := "interrupted"
+		if c := context.Cause(ctx); c != nil && c != context.Canceled {
+			why = c.Error()
+		}
+		fmt.Fprintf(st.Stdout, "\n%s: stopping the load, then cleaning up what the run made (each step bounded; a second SIGINT or SIGTERM ends storbench at once, leaving what is not removed)\n", why)
+		go interruptLines(st, done, time.Now())
+	})
+	return func() {
+		stopAfter()
+		mu.Lock()
+		if !ended {
+			ended = true
+			close(done)
+		}
+		mu.Unlock()
+	}
+}
+
+// interruptLines prints how long the stop has taken since at, until done
+// closes.
+func interruptLines(st *State, done <-chan struct{}, at time.Time) {
+	every := plainEvery
+	if st.TTY {
+		every = time.Second
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	drawn := false
+	for {
+		select {
+		case <-done:
+			if drawn {
+				fmt.Fprint(st.Stdout, "\r\033[K")
+			}
+			return
+		case now := <-t.C:
+			line := fmt.Sprintf("[stopping] %s since the signal: cleaning up", round(now.Sub(at)))
+			if st.TTY {
+				fmt.Fprintf(st.Stdout, "\r\033[K%s", line)
+				drawn = true
+			} else {
+				fmt.Fprintln(st.Stdout, line)
+			}
+		}
+	}
+}
