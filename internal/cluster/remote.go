@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -57,7 +58,19 @@ type RemoteAgent struct {
 	// it went without running (this process stopped or starved).
 	lastBeat time.Time
 	paused   time.Duration
+
+	// hurry is set once a call of this agent saw the run's context end (a
+	// signal): every later stream waits at most HurrySilence for a line,
+	// and once one of them did in vain (gone), no later call waits at all.
+	hurry, gone atomic.Bool
 }
+
+// HurrySilence is how long the controller waits for a line from an agent
+// once the run was interrupted: an agent that answers keeps talking (a
+// tick every second while it stops and cleans up), and one that does not
+// is taken as lost at once rather than waited for, so a stopped run is
+// not held by an agent that went quiet (stopped, SIGSTOP, or cut off).
+const HurrySilence = 2 * time.Second
 
 var (
 	_ Agent   = (*RemoteAgent)(nil)
@@ -345,6 +358,12 @@ func (a *RemoteAgent) Cleanup(ctx context.Context) error {
 // agent lost. When ctx ends during a run, the agent is asked to stop and the
 // stream is read on for up to stopGrace, so what was measured arrives.
 func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live engine.LiveFunc, arrive func(arriveLine)) (*line, error) {
+	if ctx.Err() != nil {
+		a.hurry.Store(true)
+	}
+	if a.hurry.Load() && a.gone.Load() {
+		return nil, fmt.Errorf("%w: %s said nothing for %s after the run was interrupted", ErrLost, a.Addr, HurrySilence)
+	}
 	// The request's own context is not ctx: ending ctx must not cut the
 	// stream before the agent's last line.
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -384,6 +403,9 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 	}()
 	// The first answer may wait for a TLS handshake.
 	silence := time.NewTimer(a.Silence + 5*time.Second)
+	if a.hurry.Load() {
+		silence.Reset(HurrySilence)
+	}
 	defer silence.Stop()
 	ctxDone := ctx.Done()
 	stopped := false
@@ -405,21 +427,38 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 			if g.l.Arrive != nil && arrive != nil {
 				arrive(*g.l.Arrive)
 			}
-			silence.Reset(a.Silence)
+			silence.Reset(a.silence())
 		case <-silence.C:
 			cancel()
-			return nil, a.whyLost(fmt.Errorf("%w: %s said nothing for %s", ErrLost, a.Addr, a.Silence))
+			if a.hurry.Load() {
+				a.gone.Store(true)
+			}
+			return nil, a.whyLost(fmt.Errorf("%w: %s said nothing for %s", ErrLost, a.Addr, a.silence()))
 		case <-ctxDone:
 			ctxDone = nil
-			if path != "run" {
-				// Prepare and cleanup finish on their own; a prepared
-				// phase is cleaned up by the controller.
-				continue
+			a.hurry.Store(true)
+			silence.Reset(HurrySilence)
+			switch path {
+			case "prepare":
+				// A phase being prepared (files laid out, objects
+				// uploaded) stops preparing; what it made is undone.
+				go a.Stop()
+			case "run":
+				stopped = true
+				go a.Stop()
 			}
-			stopped = true
-			go a.Stop()
+			// Cleanup and the rest finish on their own, as long as the
+			// agent keeps talking.
 		}
 	}
+}
+
+// silence is how long a stream may say nothing before the agent is lost.
+func (a *RemoteAgent) silence() time.Duration {
+	if a.hurry.Load() {
+		return HurrySilence
+	}
+	return a.Silence
 }
 
 func (a *RemoteAgent) startHeartbeats() {

@@ -154,7 +154,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "stop":
 		if sess := s.session(w, r); sess != nil {
 			s.logf("run %s: the controller asked to stop", sess.runID)
-			s.Agent.Stop()
+			s.stopStage(sess)
 			w.WriteHeader(http.StatusNoContent)
 		}
 	default:
@@ -306,6 +306,20 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 		}
 		s.end(sess, err)
 	}
+}
+
+// stopStage ends what the session does for the controller that asked
+// (it was interrupted): a preparation stops and undoes itself, a load
+// stops and sends what it measured.
+func (s *Server) stopStage(sess *session) {
+	s.mu.Lock()
+	stage := sess.stage
+	s.mu.Unlock()
+	if stage == "prepare" {
+		sess.cancel(errors.New("the controller stopped the run"))
+		return
+	}
+	s.Agent.Stop()
 }
 
 // newSession is the session of a prepare request, in stage prepare; with
