@@ -412,10 +412,12 @@ func explain(endpoint string, c *config, err error) error {
 	case "connection refused", "no such host", "timeout", errRequestTimeout.kind:
 		return fmt.Errorf("s3: cannot reach %s (%s): check --host and that the server runs", endpoint, kind)
 	case "tls":
+		// Bad input found before any load (exit 2): the user has the
+		// scheme to change.
 		if c.tls {
-			return fmt.Errorf("s3: %s does not speak TLS: drop --tls or use the server's HTTPS port", endpoint)
+			return engine.Unsupported(fmt.Sprintf("s3: %s does not speak TLS: drop --tls or use the server's HTTPS port", endpoint))
 		}
-		return fmt.Errorf("s3: %s expects TLS: add --tls", endpoint)
+		return engine.Unsupported(fmt.Sprintf("s3: %s expects TLS: add --tls", endpoint))
 	case "tls certificate":
 		return fmt.Errorf("s3: %s: TLS certificate not trusted (%v); add --insecure only if you trust this server", endpoint, err)
 	case "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidSignature":
