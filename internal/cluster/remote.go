@@ -59,6 +59,10 @@ type RemoteAgent struct {
 	lastBeat time.Time
 	paused   time.Duration
 
+	// result is what the prepared phase's engine adds to the bound of a
+	// run's last line (Request.ResultBytes, ResultPerSecond).
+	result resultSize
+
 	// hurry is set once a call of this agent saw the run's context end (a
 	// signal): every later stream waits at most HurrySilence for a line,
 	// and once one of them did in vain (gone), no later call waits at all.
@@ -196,7 +200,7 @@ func (a *RemoteAgent) Info(ctx context.Context) (Info, error) {
 		return in, err
 	}
 	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(&in); err != nil {
+	if err := decodeAnswer(resp.Body, &in); err != nil {
 		return in, fmt.Errorf("%s: bad info: %v", a.Addr, err)
 	}
 	in.Host, in.Addr = a.Host, a.Addr
@@ -223,7 +227,7 @@ func (a *RemoteAgent) MeasureClock(ctx context.Context, n int) (offset, rtt time
 			return 0, 0, err
 		}
 		var tb timeBody
-		err = json.NewDecoder(resp.Body).Decode(&tb)
+		err = decodeAnswer(resp.Body, &tb)
 		resp.Body.Close()
 		t2 := time.Now()
 		if err != nil {
@@ -252,6 +256,7 @@ func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
 	a.session = hex.EncodeToString(b[:])
 	a.bar = req.Barrier
 	a.mu.Unlock()
+	a.result = resultSize{req.ResultBytes, req.ResultPerSecond}
 	req.Host = a.Host
 	req.DropCaches = req.DropCaches || a.DropCaches
 	req.Phase.Params = a.Dir.apply(req.Phase.Params)
@@ -376,6 +381,7 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 		l   *line
 		err error
 	}
+	start := time.Now()
 	resc := make(chan got, 1)
 	go func() {
 		resp, err := a.do(a.client, req)
@@ -385,10 +391,14 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 			return
 		}
 		defer resp.Body.Close()
-		dec := json.NewDecoder(resp.Body)
+		lr := newLineReader(resp.Body)
+		big := int64(maxLine)
 		for {
+			if path == "run" {
+				big = a.result.limit(start)
+			}
 			var l line
-			if err := dec.Decode(&l); err != nil {
+			if err := readLine(lr, big, &l); err != nil {
 				if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 					err = errors.New("the connection closed")
 				}
@@ -504,12 +514,20 @@ func (a *RemoteAgent) whyLost(err error) error {
 		gap = max(gap, time.Since(a.lastBeat))
 	}
 	a.mu.Unlock()
-	if gap <= HeartbeatTimeout {
+	var said *pausedErr
+	if gap <= HeartbeatTimeout || errors.As(err, &said) {
 		return err
 	}
-	return fmt.Errorf("%w; this controller sent no heartbeat for %s (it was stopped, e.g. SIGSTOP, or starved of CPU), and an agent ends its phase after %s without one",
-		err, gap.Round(100*time.Millisecond), HeartbeatTimeout)
+	return &pausedErr{err: fmt.Errorf("%w; this controller sent no heartbeat for %s (it was stopped, e.g. SIGSTOP, or starved of CPU), and an agent ends its phase after %s without one",
+		err, gap.Round(100*time.Millisecond), HeartbeatTimeout)}
 }
+
+// pausedErr is an error whyLost gave its cause: it is said once, not again
+// by the caller of the stream that said it.
+type pausedErr struct{ err error }
+
+func (e *pausedErr) Error() string { return e.err.Error() }
+func (e *pausedErr) Unwrap() error { return e.err }
 
 func (a *RemoteAgent) stopHeartbeats() {
 	a.mu.Lock()
@@ -529,6 +547,24 @@ func (a *RemoteAgent) Close() {
 		a.client.CloseIdleConnections()
 		a.beats.CloseIdleConnections()
 	}
+}
+
+// readLine reads a stream's next line into l: at most maxLine bytes, or
+// big for a stage's last line, with at most maxArrival bytes brought to a
+// barrier, its texts clipped (line.clip).
+func readLine(lr *lineReader, big int64, l *line) error {
+	b, err := lr.next(maxLine, big)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, l); err != nil {
+		return fmt.Errorf("a line that is not the protocol's: %v", clipText(err.Error(), maxText))
+	}
+	if l.Arrive != nil && len(l.Arrive.Data) > maxArrival {
+		return &errTooLong{what: "what it brought to a barrier", limit: maxArrival}
+	}
+	l.clip()
+	return nil
 }
 
 // err rebuilds the error a stream's last line carries: the agent's stop,
