@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/storbench/storbench/internal/engine"
 )
 
 // interruptWatch says, from when a run's context ends (a signal) until the
@@ -67,5 +69,17 @@ func interruptLines(st *State, done <-chan struct{}, at time.Time) {
 				fmt.Fprintln(st.Stdout, line)
 			}
 		}
+	}
+}
+
+// warnAddressLimit says in one line, before any load, that this process
+// runs under an address-space limit (ulimit -v) below what storbench
+// needs: past it the Go runtime ends the process ("fatal error: out of
+// memory") with no word of storbench's, and fio fails to allocate its
+// buffers.
+func warnAddressLimit(st *State, who string) {
+	if limit := engine.AddressLimit(); limit != 0 && limit < engine.MinAddressSpace {
+		st.logf(0, "warning: %s, under the %d KiB %s needs to run reliably (docs/run.md): the Go runtime may end it with \"fatal error: out of memory\", and fio fail to allocate its buffers; raise it or remove it",
+			engine.AddressLimitText(limit), engine.MinAddressSpace>>10, who)
 	}
 }

@@ -57,3 +57,29 @@ func TestSignalEndsRunWithLiveFIFO(t *testing.T) {
 		t.Errorf("exit %d (%v, %v after SIGTERM), want 130:\n%s", code, err, time.Since(t0).Round(time.Millisecond), out.String())
 	}
 }
+
+// An agent started under an address-space limit (ulimit -v) below what
+// it needs says so in one line of its log as it starts, naming the
+// limit: past it the Go runtime would end it with no word of storbench's.
+func TestAgentNamesLowAddressLimit(t *testing.T) {
+	bin := testutil.StorbenchBin(t)
+	tok := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tok, []byte("sb-aslimit-token-0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// 1.9 GB: above what the agent needs to start and serve, under what
+	// storbench asks for (engine.MinAddressSpace).
+	cmd := exec.Command("sh", "-c", `ulimit -v 1900000 && exec "$0" "$@"`, bin, "agent", "--listen", "127.0.0.1:0", "--token-file", tok)
+	var out testutil.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	want := "warning: the address-space limit (ulimit -v) is 1900000 KiB, under the 2097152 KiB an agent needs"
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), want) && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	}
+	if !strings.Contains(out.String(), want) || !strings.Contains(out.String(), "listening on") {
+		t.Errorf("the agent does not name its limit (%q):\n%s", want, out.String())
+	}
+}

@@ -34,6 +34,7 @@ func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.R
 	prog := newProgress(text, p.Phases)
 	sink := run.FanOut{&textSink{st: text, prog: prog}}
 	r := &run.Runner{Engines: st.Engines, Sink: append(sink, watched.sinks...), Version: version(), Now: st.Now, Renderers: st.renderers()}
+	warnAddressLimit(text, "storbench")
 	stopping := interruptWatch(ctx, text, prog)
 	res, err := r.Run(ctx, p)
 	stopping()

@@ -137,7 +137,8 @@ func (a *LocalAgent) Name() string { return a.Host }
 // Info reports the agent's versions.
 func (a *LocalAgent) Info(ctx context.Context) (Info, error) {
 	hn, _ := os.Hostname()
-	in := Info{Host: a.Host, Hostname: hn, Version: a.Version, Protocol: Protocol, Kernel: Kernel(), Time: time.Now(), Root: os.Geteuid() == 0, AllowEvents: a.AllowEvents}
+	in := Info{Host: a.Host, Hostname: hn, Version: a.Version, Protocol: Protocol, Kernel: Kernel(), Time: time.Now(), Root: os.Geteuid() == 0, AllowEvents: a.AllowEvents,
+		AddressLimit: engine.AddressLimit()}
 	in.SetTools(a.Engines.ToolVersions(engine.Env{Host: a.Host, FioBin: a.FioBin}))
 	return in, nil
 }

@@ -263,3 +263,31 @@ func TestLargeLegitimateResultFits(t *testing.T) {
 		t.Errorf("a legitimate result of %d bytes is near its bound %d", len(line), limit)
 	}
 }
+
+// An agent lost mid-phase whose address-space limit (ulimit -v, in its
+// Info) is under what an agent needs: the controller's line names the
+// limit as the likely cause, since the Go runtime ends a process past it
+// without a word the controller sees.
+func TestLostAgentNamesItsAddressLimit(t *testing.T) {
+	dying := startAgent(t, "c", nil)
+	ra := remoteFor(dying, "c")
+	c := newController(ra)
+	if _, err := c.Connect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// As the Info of an agent started under ulimit -v 1000000 says.
+	ra.mu.Lock()
+	ra.addressLimit = 1000000 << 10
+	ra.mu.Unlock()
+	go func() {
+		time.Sleep(1200 * time.Millisecond)
+		dying.kill()
+	}()
+	out, _ := c.RunPhase(context.Background(), "r", false, tickPhaseOf(t, 2500, 200, 5))
+	if out == nil || len(out.Lost) != 1 {
+		t.Fatalf("the agent was not lost: %+v", out)
+	}
+	if msg := out.Errors["c"].Error(); !strings.Contains(msg, "the address-space limit (ulimit -v) is 1000000 KiB") {
+		t.Errorf("the lost agent's error does not name its limit: %s", msg)
+	}
+}

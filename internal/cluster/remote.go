@@ -58,6 +58,8 @@ type RemoteAgent struct {
 	// it went without running (this process stopped or starved).
 	lastBeat time.Time
 	paused   time.Duration
+	// addressLimit is the agent's address-space limit, from its Info.
+	addressLimit uint64
 
 	// result is what the prepared phase's engine adds to the bound of a
 	// run's last line (Request.ResultBytes, ResultPerSecond).
@@ -206,6 +208,7 @@ func (a *RemoteAgent) Info(ctx context.Context) (Info, error) {
 	in.Host, in.Addr = a.Host, a.Addr
 	a.mu.Lock()
 	in.ClockOffsetNs = int64(a.offset)
+	a.addressLimit = in.AddressLimit
 	a.mu.Unlock()
 	return in, nil
 }
@@ -402,7 +405,7 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 				if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 					err = errors.New("the connection closed")
 				}
-				resc <- got{nil, a.whyLost(fmt.Errorf("%w: %s: %s stream broke: %v", ErrLost, a.Addr, path, plainNetErr(err)))}
+				resc <- got{nil, a.whyLost(a.limitNote(fmt.Errorf("%w: %s: %s stream broke: %v", ErrLost, a.Addr, path, plainNetErr(err))))}
 				return
 			}
 			resc <- got{&l, nil}
@@ -520,6 +523,19 @@ func (a *RemoteAgent) whyLost(err error) error {
 	}
 	return &pausedErr{err: fmt.Errorf("%w; this controller sent no heartbeat for %s (it was stopped, e.g. SIGSTOP, or starved of CPU), and an agent ends its phase after %s without one",
 		err, gap.Round(100*time.Millisecond), HeartbeatTimeout)}
+}
+
+// limitNote adds to err, a stream that broke, the agent's address-space
+// limit when it is under what storbench needs: the likely cause, as the
+// Go runtime ends a process past it without a word the controller sees.
+func (a *RemoteAgent) limitNote(err error) error {
+	a.mu.Lock()
+	limit := a.addressLimit
+	a.mu.Unlock()
+	if limit == 0 || limit >= engine.MinAddressSpace {
+		return err
+	}
+	return fmt.Errorf("%w; its %s, under the %d KiB an agent needs: the Go runtime may have ended it (see its log)", err, engine.AddressLimitText(limit), engine.MinAddressSpace>>10)
 }
 
 // pausedErr is an error whyLost gave its cause: it is said once, not again
