@@ -38,7 +38,7 @@ func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.R
 	stopping := interruptWatch(ctx, text, prog)
 	res, err := r.Run(ctx, p)
 	stopping()
-	watched.close(text)
+	watched.close(ctx, text)
 	cat.add(ctx, st, res)
 	if res != nil {
 		report.SweepText(text.Stdout, &res.Summary)

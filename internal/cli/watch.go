@@ -108,8 +108,9 @@ func (o WatchOptions) start(ctx context.Context, st *State, p run.Plan) (*watch,
 }
 
 // close ends the live stream and, once a scraper has had the run's last
-// figures (or waited long enough), the metrics server.
-func (w *watch) close(st *State) {
+// figures (or waited long enough), the metrics server; an interrupted run
+// (ctx ended) does not wait for the scrape.
+func (w *watch) close(ctx context.Context, st *State) {
 	end := time.Now()
 	if w.live != nil {
 		if dropped, err := w.live.Close(); err != nil {
@@ -118,7 +119,7 @@ func (w *watch) close(st *State) {
 			st.logf(0, "warning: --live: %d lines were dropped: the reader was too slow, or there was none", dropped)
 		}
 	}
-	if w.scrapes != nil {
+	if w.scrapes != nil && ctx.Err() == nil {
 		w.scrapes.awaitOne(st, end)
 	}
 	w.stopHTTP()

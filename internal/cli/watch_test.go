@@ -328,3 +328,54 @@ func TestScrapeAcrossTheEndIsNotTheLast(t *testing.T) {
 	}
 	<-next
 }
+
+// A run interrupted while Prometheus scrapes its metrics every 5 s ends
+// without waiting for the next scrape (which a run that ends on its own
+// awaits, up to twice the interval, so its last figures are stored):
+// before, the signal's run still waited up to 10 s for it.
+func TestInterruptDoesNotAwaitScrape(t *testing.T) {
+	needFio(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	job := filepath.Join(t.TempDir(), "long.fio")
+	if err := os.WriteFile(job, []byte("[long]\nrw=read\nbs=4k\nsize=1m\ntime_based=1\nruntime=300\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	st, out := testState()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- Execute(ctx, st, []string{"fio", "-d", t.TempDir(), "-w", job, "--results", t.TempDir(), "--metrics-listen", addr})
+	}()
+	scrape := func() bool {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return true
+	}
+	for deadline := time.Now().Add(60 * time.Second); !scrape(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no metrics:\n%s", out)
+		}
+	}
+	time.Sleep(5 * time.Second)
+	scrape()
+	time.Sleep(500 * time.Millisecond)
+	t0 := time.Now()
+	cancel(errors.New("terminated signal received"))
+	select {
+	case err := <-errc:
+		if ExitCode(err) != 130 {
+			t.Errorf("exit %d (%v), want 130:\n%s", ExitCode(err), err, out)
+		}
+	case <-time.After(2*time.Second + 3*time.Second):
+		t.Fatalf("the interrupted run still ran %v later:\n%s", time.Since(t0).Round(time.Millisecond), out)
+	}
+}
