@@ -362,9 +362,11 @@ func (a *RemoteAgent) Cleanup(ctx context.Context) error {
 }
 
 // stream posts body to path and reads the NDJSON answer until its last
-// line, which it returns; arrive receives barrier arrivals. A stream silent for Silence, or broken, marks the
-// agent lost. When ctx ends during a run, the agent is asked to stop and the
-// stream is read on for up to stopGrace, so what was measured arrives.
+// line, which it returns; arrive receives barrier arrivals. A stream silent
+// for Silence (HurrySilence once the run was interrupted), or broken,
+// marks the agent lost. When ctx ends during a run or a preparation, the
+// agent is asked to stop and the stream is read on while the agent keeps
+// talking, so what was measured arrives.
 func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live engine.LiveFunc, arrive func(arriveLine)) (*line, error) {
 	if ctx.Err() != nil {
 		a.hurry.Store(true)
@@ -380,40 +382,8 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 	if err != nil {
 		return nil, err
 	}
-	type got struct {
-		l   *line
-		err error
-	}
-	start := time.Now()
-	resc := make(chan got, 1)
-	go func() {
-		resp, err := a.do(a.client, req)
-		if err != nil {
-			// The agent's own answer (busy, refused, mismatch) or lost.
-			resc <- got{nil, err}
-			return
-		}
-		defer resp.Body.Close()
-		lr := newLineReader(resp.Body)
-		big := int64(maxLine)
-		for {
-			if path == "run" {
-				big = a.result.limit(start)
-			}
-			var l line
-			if err := readLine(lr, big, &l); err != nil {
-				if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-					err = errors.New("the connection closed")
-				}
-				resc <- got{nil, a.whyLost(a.limitNote(fmt.Errorf("%w: %s: %s stream broke: %v", ErrLost, a.Addr, path, plainNetErr(err))))}
-				return
-			}
-			resc <- got{&l, nil}
-			if l.Done {
-				return
-			}
-		}
-	}()
+	lines := make(chan streamLine, 1)
+	go a.readStream(req, path, lines)
 	// The first answer may wait for a TLS handshake.
 	silence := time.NewTimer(a.Silence + 5*time.Second)
 	if a.hurry.Load() {
@@ -424,15 +394,12 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 	stopped := false
 	for {
 		select {
-		case g := <-resc:
-			if g.err != nil {
-				return nil, g.err
-			}
-			if g.l.Done {
-				if stopped {
+		case g := <-lines:
+			if g.err != nil || g.l.Done {
+				if g.err == nil && stopped {
 					return g.l, ctx.Err()
 				}
-				return g.l, nil
+				return g.l, g.err
 			}
 			if g.l.Snapshot != nil && live != nil {
 				live(*g.l.Snapshot)
@@ -451,17 +418,53 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 			ctxDone = nil
 			a.hurry.Store(true)
 			silence.Reset(HurrySilence)
-			switch path {
-			case "prepare":
-				// A phase being prepared (files laid out, objects
-				// uploaded) stops preparing; what it made is undone.
-				go a.Stop()
-			case "run":
-				stopped = true
-				go a.Stop()
-			}
+			// A preparation (files laid out, objects uploaded) stops and
+			// undoes itself; a load stops and sends what it measured.
 			// Cleanup and the rest finish on their own, as long as the
 			// agent keeps talking.
+			if path == "prepare" || path == "run" {
+				stopped = path == "run"
+				go a.Stop()
+			}
+		}
+	}
+}
+
+// streamLine is a line read from a stream, or why the stream ended.
+type streamLine struct {
+	l   *line
+	err error
+}
+
+// readStream sends req and hands each line of the answer to lines, up to
+// the last (Done) or the error that ends the stream: the agent's own
+// refusal, or a stream broken or over its bounds (the agent is lost).
+func (a *RemoteAgent) readStream(req *http.Request, path string, lines chan<- streamLine) {
+	start := time.Now()
+	resp, err := a.do(a.client, req)
+	if err != nil {
+		// The agent's own answer (busy, refused, mismatch) or lost.
+		lines <- streamLine{nil, err}
+		return
+	}
+	defer resp.Body.Close()
+	lr := newLineReader(resp.Body)
+	big := int64(maxLine)
+	for {
+		if path == "run" {
+			big = a.result.limit(start)
+		}
+		var l line
+		if err := readLine(lr, big, &l); err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				err = errors.New("the connection closed")
+			}
+			lines <- streamLine{nil, a.whyLost(a.limitNote(fmt.Errorf("%w: %s: %s stream broke: %v", ErrLost, a.Addr, path, plainNetErr(err))))}
+			return
+		}
+		lines <- streamLine{&l, nil}
+		if l.Done {
+			return
 		}
 	}
 }

@@ -335,6 +335,12 @@ func errorKind(err error) string {
 	if resp := minio.ToErrorResponse(err); resp.Code != "" {
 		return resp.Code
 	}
+	return causeKind(err)
+}
+
+// causeKind is errorKind of an error that is no S3 answer: a bound, the
+// network's failure, storbench's own checks, TLS.
+func causeKind(err error) string {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
 		return "timeout"

@@ -603,13 +603,19 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 			res.Err = fmt.Sprintf("benchdata %s: %v", c.BenchData, err)
 		}
 	}
+	return res, ph.endErr(ctx, stoppedBy)
+}
+
+// endErr is the error of a run stage that ended as stoppedBy says: why a
+// worker ended it (fail), or the interrupt, or none.
+func (ph *phase) endErr(ctx context.Context, stoppedBy string) error {
 	if e := ph.failed.Load(); e != nil {
-		return res, *e
+		return *e
 	}
 	if stoppedBy == "interrupted" {
-		return res, engine.Interrupted(ctx.Err())
+		return engine.Interrupted(ctx.Err())
 	}
-	return res, nil
+	return nil
 }
 
 // sizedOps are the operations given per size class when objects have
