@@ -234,6 +234,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	// The shared area's own steps (probe, cleanup) measure nothing: no
 	// cache to drop before them.
 	req := Request{RunID: runID, Keep: keep, Phase: p, Controller: c.Name, DropCaches: c.DropCaches && p.Engine != AreaEngine}
+	req.ResultBytes, req.ResultPerSecond = c.Engines.ResultBytes(p)
 	if len(c.Agents) == 0 {
 		return nil, errors.New("no agents")
 	}

@@ -73,6 +73,9 @@ func CheckDir(dir string) error {
 	case !st.IsDir():
 		return fmt.Errorf("target %s is not a directory", dir)
 	}
+	if err := checkKernelFS(dir); err != nil {
+		return err
+	}
 	if err := syscall.Access(dir, 0x2|0x1); err != nil { // W_OK|X_OK
 		return fmt.Errorf("target directory %s is not writable: %v", dir, err)
 	}

@@ -86,6 +86,9 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	}
 	infos, err := ctrl.Connect(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, interruptedBeforeRun()
+		}
 		return nil, badInputf("agents: %v", err)
 	}
 	for i, l := range p.Labels {
@@ -543,7 +546,7 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 	ps := pr.summary(ph, label, out)
 	pr.recordEvents(&ps, evs, out.Results)
 	if err != nil {
-		ps.Status, ps.Error = statusOf(ctx, err), errText(err)
+		ps.Status, ps.Error = statusOf(ctx, err), stopText(ctx, err)
 	}
 	if msg := errorShare(&ps, pr.plan.MaxErrorShare); msg != "" && err == nil {
 		// The figures stand for a target that failed too often to be
@@ -578,7 +581,7 @@ func (pr *phases) notRun(ctx context.Context, ph engine.Phase, label suite.Label
 	if base == nil {
 		base = err
 	}
-	ps := results.PhaseSummary{Name: ph.Name, Engine: ph.Engine, Status: statusOf(ctx, err), Error: errText(base), Hosts: pr.set.names(), Leftovers: left}
+	ps := results.PhaseSummary{Name: ph.Name, Engine: ph.Engine, Status: statusOf(ctx, err), Error: stopText(ctx, base), Hosts: pr.set.names(), Leftovers: left}
 	applyLabel(pr.r.Engines, &ps, label)
 	_ = pr.folder.AddPhase(ps, nil)
 	pr.leftovers = append(pr.leftovers, left...)

@@ -566,6 +566,9 @@ func (r *prepared) outcome(ctx context.Context, res *engine.HostResult, run ran,
 		// whose layout failed measured nothing worth showing): no figure,
 		// fio's raw output kept, and fio's own reason as the error.
 		msg := failure(stderr, warnings, failedJob, errno, waitErr)
+		if note := engine.AddressLimitNote(msg); note != "" {
+			msg += "; " + note
+		}
 		res.Err = msg
 		return res, fmt.Errorf("fio job %s failed: %s", r.params.Job.Name, msg)
 	}
