@@ -538,7 +538,11 @@ func (r *prepared) outcome(ctx context.Context, res *engine.HostResult, run ran,
 			if run.perJob {
 				ops = o.jobsCombined()
 			} else {
+				// Without group_reporting fio reports every job of a
+				// section apart, each under the section's name and over
+				// the same seconds: one operation, its jobs added.
 				ops, _ = o.OpStats()
+				ops = record.CombineAll(ops)
 			}
 			if len(passed) > 0 {
 				o.alignStart(ops, passed, run.jf.rampTime())
