@@ -600,7 +600,12 @@ func (pr *phases) summary(ph engine.Phase, label suite.Labels, out *cluster.Outc
 	ps.Leftovers = out.Leftovers
 	pr.leftovers = append(pr.leftovers, out.Leftovers...)
 	for _, h := range out.Lost {
-		ps.PerHost = append(ps.PerHost, results.HostOps{Host: h, Error: "lost: " + errText(out.Errors[h])})
+		// A host lost mid-phase has its row from its live figures
+		// (cluster: what it did until then is its own); one lost before
+		// has none.
+		if !slices.ContainsFunc(ps.PerHost, func(x results.HostOps) bool { return x.Host == h }) {
+			ps.PerHost = append(ps.PerHost, results.HostOps{Host: h, Error: "lost: " + errText(out.Errors[h])})
+		}
 	}
 	ps.Timing = &results.Timing{PrepareS: out.Prepare.Seconds(), RunS: out.End.Sub(out.Start).Seconds(), CleanupS: out.Cleanup.Seconds()}
 	for _, h := range out.Results {

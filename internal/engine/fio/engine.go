@@ -541,7 +541,11 @@ func (r *prepared) outcome(ctx context.Context, res *engine.HostResult, run ran,
 			if run.perJob {
 				ops = o.jobsCombined()
 			} else {
+				// Without group_reporting fio reports every job of a
+				// section apart, each under the section's name and over
+				// the same seconds: one operation, its jobs added.
 				ops, _ = o.OpStats()
+				ops = record.CombineAll(ops)
 			}
 			if len(passed) > 0 {
 				o.alignStart(ops, passed, run.jf.rampTime())
@@ -562,14 +566,15 @@ func (r *prepared) outcome(ctx context.Context, res *engine.HostResult, run ran,
 		return res, engine.Interrupted(ctx.Err())
 	}
 	if waitErr != nil || errno != 0 {
-		// A failed run's figures are not results (a job that read files
-		// whose layout failed measured nothing worth showing): no figure,
-		// fio's raw output kept, and fio's own reason as the error.
+		// What the host did until fio failed is its own (a job whose
+		// layout failed did nothing: no figure), kept with fio's raw
+		// output and fio's own reason as the error: the phase's totals
+		// hold this host's bytes as its per-host row does.
 		msg := failure(stderr, warnings, failedJob, errno, waitErr)
 		if note := engine.AddressLimitNote(msg); note != "" {
 			msg += "; " + note
 		}
-		res.Err = msg
+		res.Err, res.Ops = msg, ops
 		return res, fmt.Errorf("fio job %s failed: %s", r.params.Job.Name, msg)
 	}
 	res.Ops = ops
