@@ -141,6 +141,7 @@ func TestBadInputFoundLate(t *testing.T) {
 		{name: "help for an unknown command", args: []string{"help", "frobnicate"}, want: []string{"frobnicate"}},
 
 		// Wrong or unclear words.
+		{name: "--ioengine mistyped", args: []string{"fio", "-d", "DATA", "--rw", "randread", "--size", "1M", "--ioengine", "nosuch"}, want: []string{"ioengine=nosuch", `fio has no engine "nosuch"`, "libaio, io_uring"}, not: []string{"allow-exec", "shared library"}},
 		{name: "--fio-bin that is not fio", args: []string{"fio", "-d", "DATA", "--fio-bin", "/bin/false"}, want: []string{"--fio-bin", "/bin/false"}, not: []string{"job file"}},
 		{name: "md workers out of range", args: []string{"md", "-d", "DATA", "-n", "5", "-t", "100000"}, want: []string{"workers (-t)", "1 to"}, not: []string{"0 for one per CPU"}},
 		{name: "an integer flag given a float", args: []string{"md", "-d", "DATA", "-n", "1e30"}, want: []string{"-n/--items", `"1e30"`}, not: []string{"strconv"}},
