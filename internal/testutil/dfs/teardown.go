@@ -1,4 +1,4 @@
-package gluster
+package dfs
 
 import (
 	"context"
@@ -13,49 +13,32 @@ import (
 )
 
 // teardown removes everything Start made, in the order that leaves
-// nothing: agents first (a client process stays alive while another
-// mount namespace still holds a copy of its mount), then the mounts, the
-// client processes by pid, the volume, every process still naming Root
-// or the volume (bricks, self-heal daemon), glusterd, the files GlusterFS
-// keeps under /var/run/gluster and /var/log/glusterfs for this volume,
-// and Root. What is still there at the end fails the test.
+// nothing: the controls, the agents (a FUSE client process stays alive
+// while another mount namespace still holds a copy of its mount) and
+// their network namespaces, then the mounts, the client processes by pid,
+// the servers (FS.Stop), every process still naming Root, the servers'
+// network namespaces, and Root. What is still there at the end fails the
+// test.
 func (c *Cluster) teardown() {
+	c.stopControls()
 	c.stopAgents()
 	if c.net != nil {
 		c.net.remove()
 	}
 	for _, mp := range c.Mounts {
-		if err := bounded(30*time.Second, "umount", mp); err != nil {
-			_ = bounded(10*time.Second, "umount", "-l", mp)
+		if err := Bounded(30*time.Second, "umount", mp); err != nil {
+			_ = Bounded(10*time.Second, "umount", "-l", mp)
 		}
 	}
 	for _, pid := range c.clients {
-		stopPid(pid, 5*time.Second)
+		StopPid(pid, 5*time.Second)
 	}
-	if c.glusterd != nil {
-		_, _ = c.gluster(time.Minute, "volume", "stop", c.Volume, "force")
-		_, _ = c.gluster(time.Minute, "volume", "delete", c.Volume)
-		for _, pid := range c.ours() {
-			stopPid(pid, 5*time.Second)
-		}
-		_ = c.glusterd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = c.glusterd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = c.glusterd.Process.Kill()
-			<-done
-		}
+	c.FS.Stop(c)
+	for _, pid := range c.Ours() {
+		StopPid(pid, 5*time.Second)
 	}
-	for _, pid := range c.ours() {
-		stopPid(pid, 5*time.Second)
-	}
-	_ = os.RemoveAll(filepath.Join("/var/run/gluster/vols", c.Volume))
-	_ = os.RemoveAll(filepath.Join("/var/run/gluster/shd", c.Volume))
-	for i := range 2 {
-		log := strings.ReplaceAll(strings.TrimPrefix(c.Brick(i), "/"), "/", "-") + ".log"
-		_ = os.Remove(filepath.Join("/var/log/glusterfs/bricks", log))
+	for _, sn := range c.serverNets {
+		sn.remove()
 	}
 	if c.Root != "" {
 		if err := os.RemoveAll(c.Root); err != nil {
@@ -68,31 +51,43 @@ func (c *Cluster) teardown() {
 }
 
 // leftovers lists what of the cluster is still there: mounts under Root,
-// processes naming Root or the volume, Root itself.
+// processes naming Root, network namespaces and links, what the file
+// system names, Root itself.
 func (c *Cluster) leftovers() []string {
 	var left []string
 	if b, err := os.ReadFile("/proc/self/mountinfo"); err == nil && c.Root != "" && strings.Contains(string(b), c.Root) {
 		left = append(left, "a mount under "+c.Root)
 	}
-	for _, pid := range c.ours() {
-		left = append(left, fmt.Sprintf("process %d", pid))
+	for _, pid := range c.Ours() {
+		left = append(left, fmt.Sprintf("process %d (%s)", pid, cmdline(pid)))
 	}
-	if c.glusterd != nil && c.glusterd.ProcessState == nil {
-		left = append(left, "glusterd")
+	if c.net != nil {
+		left = append(left, c.net.left()...)
 	}
+	for _, sn := range c.serverNets {
+		left = append(left, sn.left()...)
+	}
+	left = append(left, c.FS.Leftovers(c)...)
 	if _, err := os.Stat(c.Root); err == nil {
 		left = append(left, c.Root)
 	}
 	return left
 }
 
-// ours lists the processes whose command line names Root or the volume:
-// the bricks and the self-heal daemon glusterd started, and any client
-// still alive. Nothing else on the machine is matched.
-func (c *Cluster) ours() []int {
+// Ours lists the live processes whose command line names Root: servers,
+// clients, anything started on the cluster's files. Nothing else on the
+// machine is matched.
+func (c *Cluster) Ours() []int {
 	if c.Root == "" {
 		return nil
 	}
+	return Processes(func(cl string) bool { return strings.Contains(cl, c.Root) })
+}
+
+// Processes lists the live processes (zombies left out) other than this
+// one whose command line (its arguments joined by NUL bytes) match says
+// is one.
+func Processes(match func(cmdline string) bool) []int {
 	ents, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, e := range ents {
@@ -101,32 +96,30 @@ func (c *Cluster) ours() []int {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
+		if err != nil || Zombie(pid) {
 			continue
 		}
-		cl := string(b)
-		if c.glusterd != nil && c.glusterd.Process != nil && pid == c.glusterd.Process.Pid {
-			continue // stopped apart, as our child
-		}
-		if zombie(pid) {
-			continue // gone; its parent reaps it
-		}
-		if strings.Contains(cl, c.Root) || strings.Contains(cl, "\x00shd/"+c.Volume+"\x00") || strings.Contains(cl, "--volfile-id\x00"+c.Volume+".") {
+		if match(string(b)) {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
 }
 
-// stopPid ends pid: SIGTERM, then SIGKILL when it is still there after
+func cmdline(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+}
+
+// StopPid ends pid: SIGTERM, then SIGKILL when it is still there after
 // grace.
-func stopPid(pid int, grace time.Duration) {
+func StopPid(pid int, grace time.Duration) {
 	if syscall.Kill(pid, syscall.SIGTERM) != nil {
 		return
 	}
 	deadline := time.Now().Add(grace)
 	for time.Now().Before(deadline) {
-		if syscall.Kill(pid, 0) != nil || zombie(pid) {
+		if syscall.Kill(pid, 0) != nil || Zombie(pid) {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -134,7 +127,8 @@ func stopPid(pid int, grace time.Duration) {
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 }
 
-func zombie(pid int) bool {
+// Zombie says pid is gone or a zombie its parent has yet to reap.
+func Zombie(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return true
@@ -143,9 +137,60 @@ func zombie(pid int) bool {
 	return strings.HasPrefix(rest, "Z")
 }
 
-// bounded runs a command with a time bound.
-func bounded(d time.Duration, name string, args ...string) error {
+// Bounded runs a command with a time bound.
+func Bounded(d time.Duration, name string, args ...string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	return exec.CommandContext(ctx, name, args...).Run()
+}
+
+// WaitPid waits for a pid file to hold a pid, at most within; 0 when it
+// does not.
+func WaitPid(file string, within time.Duration) int {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		b, _ := os.ReadFile(file)
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+			return pid
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return 0
+}
+
+// WaitMounted waits until something is mounted at mp (in this mount
+// namespace) and answers statfs, at most within; gone, when not nil,
+// ends the wait early when it is closed (the client process ended).
+func WaitMounted(mp string, within time.Duration, gone <-chan struct{}) error {
+	deadline := time.Now().Add(within)
+	for {
+		var st syscall.Statfs_t
+		if IsMountPoint(mp) && syscall.Statfs(mp, &st) == nil {
+			return nil
+		}
+		select {
+		case <-gone:
+			return fmt.Errorf("the client ended before %s was mounted", mp)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s is not mounted after %v", mp, within)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// IsMountPoint says whether something is mounted at p in this mount
+// namespace.
+func IsMountPoint(p string) bool {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) > 4 && f[4] == p {
+			return true
+		}
+	}
+	return false
 }
