@@ -16,7 +16,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS   := -X github.com/storbench/storbench/internal/cli.Version=$(VERSION) -X github.com/storbench/storbench/internal/cli.Commit=$(COMMIT)
 
-.PHONY: docs build demo test cluster-test fio chromium podman rpm systemd-analyze prometheus mpich slurm glusterfs sysroot postgresql chart vet bench-fio bench-md tools release
+.PHONY: docs build demo test cluster-test fio chromium podman rpm systemd-analyze prometheus mpich slurm glusterfs moosefs sysroot postgresql chart vet bench-fio bench-md tools release
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/storbench
@@ -74,6 +74,13 @@ glusterfs:
 	@if [ "$$(id -u)" -eq 0 ]; then for p in glusterfs-server:glusterd glusterfs-client:glusterfs; do \
 	  command -v $${p#*:} >/dev/null 2>&1 || [ -x /usr/sbin/$${p#*:} ] || scripts/install-pkg.sh $${p%%:*}; done; fi
 
+# Debian's MooseFS (master, chunkserver, FUSE client: 3 MB), which the
+# cluster tests start as root in a network namespace of their own (they
+# skip without root, so only root installs it).
+moosefs:
+	@if [ "$$(id -u)" -eq 0 ]; then for p in moosefs-master:mfsmaster moosefs-chunkserver:mfschunkserver moosefs-client:mfsmount; do \
+	  command -v $${p#*:} >/dev/null 2>&1 || [ -x /usr/sbin/$${p#*:} ] || scripts/install-pkg.sh $${p%%:*}; done; fi
+
 # The other architecture's fio and libraries, which the image test
 # assembles an image root from: downloaded once (a few minutes, as root,
 # where the distribution's archive answers) into .tools/sysroot, reused
@@ -90,7 +97,7 @@ sysroot: fio
 postgresql:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || scripts/install-pkg.sh postgresql
 
-tools: fio $(VERSITYGW) chromium $(HELM) $(NFPM) podman rpm systemd-analyze prometheus mpich slurm glusterfs sysroot postgresql
+tools: fio $(VERSITYGW) chromium $(HELM) $(NFPM) podman rpm systemd-analyze prometheus mpich slurm glusterfs moosefs sysroot postgresql
 
 # The Helm chart: lint with the CI values, and render (values without a
 # target must fail: tested in deploy/helm_test.go).
@@ -116,13 +123,16 @@ vet:
 test: tools vet chart
 	STORBENCH_VERSITYGW=$(VERSITYGW) STORBENCH_HELM=$(HELM) STORBENCH_NFPM=$(NFPM) STORBENCH_SYSROOT=$(SYSROOT) $(GO) test -race -p 3 -timeout 20m ./...
 
-# The real-cluster tests (issue 23): a GlusterFS replica-2 volume on this
-# machine, four FUSE clients, an agent in each client's mount and network
-# namespace, and the seeds' procedures on it; everything torn down after.
-# make test runs only its smoke (TestGlusterSmoke). As root, with
-# /dev/fuse; they skip and say why elsewhere.
-cluster-test: fio glusterfs $(VERSITYGW)
-	STORBENCH_CLUSTER_TEST=1 STORBENCH_VERSITYGW=$(VERSITYGW) $(GO) test -count=1 -timeout 30m -v -run 'TestGluster' ./internal/testutil/gluster/
+# The real-cluster tests (issues 23 and 40), one file system after the
+# other: a GlusterFS replica-2 volume, a MooseFS of a master and two
+# chunkservers, on this machine; a FUSE client per agent, each agent in
+# its client's mount and network namespace, and the seeds' procedures,
+# shared md and a server stopped mid-phase on each (internal/testutil/dfs);
+# everything torn down after. make test runs only their smokes. As root,
+# with /dev/fuse; they skip and say why elsewhere.
+CLUSTER_PKGS := ./internal/testutil/gluster/ ./internal/testutil/moosefs/
+cluster-test: fio glusterfs moosefs $(VERSITYGW)
+	STORBENCH_CLUSTER_TEST=1 STORBENCH_VERSITYGW=$(VERSITYGW) $(GO) test -count=1 -p 1 -timeout 40m -v -run 'TestGluster|TestMooseFS' $(CLUSTER_PKGS)
 
 # Release artefacts in dist/: static binaries for linux/amd64 and arm64, .deb
 # and .rpm, OCI images, SHA256SUMS (scripts/release.sh). VERSION=v1.2.0 sets
