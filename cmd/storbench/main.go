@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log"
 	"os"
 	"os/signal"
 	"syscall"
@@ -17,6 +18,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st := cli.NewState(all.Engines())
+	// Only storbench writes to the terminal: what libraries log goes
+	// where -v shows it.
+	log.SetFlags(0)
+	log.SetOutput(cli.LibraryLog(st))
 	err := cli.Execute(ctx, st, os.Args[1:])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "storbench: %v\n", err)

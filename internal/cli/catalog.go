@@ -113,7 +113,8 @@ func (o RunCatalogOptions) prepare(ctx context.Context, st *State, p *run.Plan) 
 	if err != nil {
 		return nil, err
 	}
-	fp := catalog.TakeFingerprint(ctx, catalog.FingerprintOptions{Dirs: p.Dirs, Phases: p.Phases, Hosts: len(p.Agents.Hosts)})
+	// The S3 server is asked its name only for a catalog to index.
+	fp := catalog.TakeFingerprint(ctx, catalog.FingerprintOptions{Dirs: p.Dirs, Phases: p.Phases, Hosts: len(p.Agents.Hosts), AskS3: c != nil})
 	p.Fingerprint = &fp
 	return &runCatalog{c: c}, nil
 }
