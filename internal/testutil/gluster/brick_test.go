@@ -63,7 +63,7 @@ func brickRun(t *testing.T, c *gluster.Cluster, file string) (*results.Summary, 
 }
 
 // One brick of the replica-2 volume lost 5 s into a 20-s write phase on
-// four clients and brought back at 12 s, by commands the suite runs on
+// three clients and brought back at 12 s, by commands the suite runs on
 // the controller. A brick whose process dies (SIGKILL) costs the clients
 // nothing they would notice: the connection resets, they go on writing
 // to the other brick at once, faster (one copy instead of two; measured:

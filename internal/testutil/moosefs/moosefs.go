@@ -10,9 +10,7 @@
 package moosefs
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,7 +55,7 @@ func Start(t testing.TB, agents int) *Cluster {
 	// Before the teardown removes them: the logs of a failed test.
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("MooseFS's logs:\n%s", c.Tail())
+			t.Logf("MooseFS's logs:\n%s", dfs.Tails(filepath.Join(c.Root, "log", "*.log")))
 		}
 	})
 	return c
@@ -272,30 +270,3 @@ func (f *FS) Stop(c *dfs.Cluster) {
 // Leftovers: the daemons are processes naming Root (the teardown finds
 // them); nothing of MooseFS lives outside it.
 func (*FS) Leftovers(*dfs.Cluster) []string { return nil }
-
-// Tail is the end of the daemons' and clients' logs, for a failure.
-func (c *Cluster) Tail() string {
-	var b strings.Builder
-	files, _ := filepath.Glob(filepath.Join(c.Root, "log", "*.log"))
-	for _, f := range files {
-		fmt.Fprintf(&b, "== %s\n%s\n", filepath.Base(f), tail(f, 20))
-	}
-	return b.String()
-}
-
-func tail(file string, n int) string {
-	fh, err := os.Open(file)
-	if err != nil {
-		return err.Error()
-	}
-	defer fh.Close()
-	var lines []string
-	sc := bufio.NewScanner(io.LimitReader(fh, 1<<20))
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		if len(lines) > n {
-			lines = lines[1:]
-		}
-	}
-	return strings.Join(lines, "\n")
-}
