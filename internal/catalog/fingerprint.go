@@ -21,8 +21,12 @@ type FingerprintOptions struct {
 	// Phases are the run's phases: the first s3 phase's endpoint is
 	// the one recorded.
 	Phases []model.Phase
-	// AskS3 asks that endpoint for its Server header: only a run a
-	// catalog indexes uses the name.
+	// S3Server, when set, is that endpoint's Server header as a probe of
+	// it read it from signed answers (engine.Prober): it is kept as it
+	// is, and nothing is asked.
+	S3Server string
+	// AskS3 asks that endpoint for its Server header when S3Server is
+	// empty: only a run a catalog indexes uses the name.
 	AskS3 bool
 	// Hosts is how many hosts run the load.
 	Hosts int
@@ -33,9 +37,9 @@ type FingerprintOptions struct {
 
 // TakeFingerprint describes the system under test as this machine sees
 // it now: kernel, each target's file system, mount options and device
-// models, and with o.AskS3 the S3 endpoint's Server header (one GET
-// request, bounded by two seconds; none when the endpoint does not
-// answer). What cannot be read is left empty.
+// models, and the S3 endpoint's Server header (o.S3Server, or with
+// o.AskS3 one GET request, bounded by two seconds; none when the endpoint
+// does not answer). What cannot be read is left empty.
 func TakeFingerprint(ctx context.Context, o FingerprintOptions) model.Fingerprint {
 	if o.Sys == "" {
 		o.Sys = "/sys"
@@ -53,8 +57,8 @@ func TakeFingerprint(ctx context.Context, o FingerprintOptions) model.Fingerprin
 	}
 	ep, useTLS, insecure := s3Endpoint(o.Phases)
 	if ep != "" {
-		fp.S3Endpoint = ep
-		if o.AskS3 {
+		fp.S3Endpoint, fp.S3Server = ep, o.S3Server
+		if fp.S3Server == "" && o.AskS3 {
 			fp.S3Server = serverHeader(ctx, ep, useTLS, insecure)
 		}
 	}

@@ -91,7 +91,7 @@ func TestFingerprint(t *testing.T) {
 }
 
 // The endpoint is asked for its name only when asked to (a run the
-// catalog indexes).
+// catalog indexes), and not at all when a probe read the name already.
 func TestFingerprintAsksTheServerOnlyWhenUsed(t *testing.T) {
 	var asked atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -109,12 +109,13 @@ func TestFingerprintAsksTheServerOnlyWhenUsed(t *testing.T) {
 		asked  int32
 	}{
 		{FingerprintOptions{Phases: phases}, "", 0},
+		{FingerprintOptions{Phases: phases, AskS3: true, S3Server: "Ceph Object Gateway"}, "Ceph Object Gateway", 0},
 		{FingerprintOptions{Phases: phases, AskS3: true}, "TestS3/1.0", 1},
 	} {
 		asked.Store(0)
 		fp := TakeFingerprint(t.Context(), tc.o)
 		if fp.S3Endpoint != ep || fp.S3Server != tc.server || asked.Load() != tc.asked {
-			t.Errorf("AskS3 %v: endpoint %q, server %q, %d requests; want %q, %d", tc.o.AskS3, fp.S3Endpoint, fp.S3Server, asked.Load(), tc.server, tc.asked)
+			t.Errorf("AskS3 %v, S3Server %q: endpoint %q, server %q, %d requests; want %q, %d", tc.o.AskS3, tc.o.S3Server, fp.S3Endpoint, fp.S3Server, asked.Load(), tc.server, tc.asked)
 		}
 	}
 }

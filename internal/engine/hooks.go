@@ -427,3 +427,24 @@ func (r Registry) CheckResources(phases []Phase) (notes []string, err error) {
 	}
 	return notes, nil
 }
+
+// Prober is implemented by engines that can say which of their features
+// the service a phase names supports (s3: storbench s3 probe, --probe),
+// each tried with one small request there and undone.
+type Prober interface {
+	// Probe tries the features on p's service with env's credentials.
+	// An error says the service could not be probed at all (it does not
+	// answer, the keys are refused); a feature that fails is a result.
+	Probe(ctx context.Context, env Env, p Phase) (*model.Probe, error)
+}
+
+// Probe probes p's service with its engine; ok is false when the engine
+// cannot probe.
+func (r Registry) Probe(ctx context.Context, env Env, p Phase) (probe *model.Probe, ok bool, err error) {
+	pr, ok := r[p.Engine].(Prober)
+	if !ok {
+		return nil, false, nil
+	}
+	probe, err = pr.Probe(ctx, env, p)
+	return probe, true, err
+}

@@ -431,11 +431,16 @@ func (ph *phase) checkEndpoints(ctx context.Context) error {
 }
 
 // probeOptions uploads one small object with the upload options a server
-// may ignore without a word - encryption, storage class - and reads it
-// back: a server that refused or ignored one is said in one line, before
+// may ignore without a word - encryption, storage class, checksums
+// (checkChecksum) - and reads it back: a server that refused or ignored one is said in one line, before
 // any load, rather than measured as if it had applied it.
 func (ph *phase) probeOptions(ctx context.Context) error {
 	c := ph.c
+	if c.Checksum != "" {
+		if err := ph.checkChecksum(ctx); err != nil {
+			return err
+		}
+	}
 	class := c.StorageClass != "" && c.StorageClass != "STANDARD" // STANDARD is not echoed
 	if !c.SSES3 && c.SSEKMS == "" && !class {
 		return nil

@@ -176,17 +176,20 @@ var (
 	}
 )
 
-// everyOp runs each case on srv on both request paths: every operation
-// made with no error, what was written reads back, cleanup removes the
-// run's objects and nothing else in the bucket.
-func everyOp(t *testing.T, srv *s3test.Server, cases []opCase) {
+// everyOp runs each case on srv on the request paths named (both when
+// none is): every operation made with no error, what was written reads
+// back, cleanup removes the run's objects and nothing else in the bucket.
+func everyOp(t *testing.T, srv *s3test.Server, cases []opCase, clients ...string) {
+	if len(clients) == 0 {
+		clients = []string{"lean", "minio-go"}
+	}
 	cl := adminClient(t, srv)
 	const runID = "r1"
 	want := foreign(t, cl, "bench", runID)
 
 	// Both request paths pass the same checks: the lean one (the default)
 	// and minio-go (sdk).
-	for j, client := range []string{"lean", "minio-go"} {
+	for j, client := range clients {
 		for i, tc := range cases {
 			t.Run(client+"/"+tc.op, func(t *testing.T) {
 				p := baseParams(srv, tc.op)

@@ -23,6 +23,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -71,7 +72,9 @@ type Cluster struct {
 	unlock  func()
 	daemons []*daemon
 	// before is what was in Ceph's system directories at the start.
-	before  map[string]bool
+	before map[string]bool
+	// osdID is the OSD's uuid, which the monitor's audit log names.
+	osdID   string
 	rgwPort int
 }
 
@@ -91,7 +94,7 @@ func Skip(t testing.TB) {
 	}
 	for _, p := range []struct{ bin, pkg string }{
 		{"ceph-mon", "ceph-mon"}, {"ceph-osd", "ceph-osd"}, {"ceph", "ceph-common"}, {"ceph-authtool", "ceph-common"},
-		{"monmaptool", "ceph-base"}, {"radosgw", "radosgw"}, {"radosgw-admin", "radosgw"},
+		{"monmaptool", "ceph-base"}, {"radosgw", "radosgw"}, {"radosgw-admin", "ceph-common"},
 	} {
 		if _, err := exec.LookPath(p.bin); err != nil {
 			t.Skipf("Ceph tests need %s: install %s (make ceph installs Ceph)", p.bin, p.pkg)
@@ -359,6 +362,7 @@ func (c *Cluster) startMon(ctx context.Context) error {
 // gateway's step waits for that.
 func (c *Cluster) startOSD(ctx context.Context) error {
 	id := uuid()
+	c.osdID = id
 	mkfs := make(chan error, 1)
 	go func() {
 		_, err := c.run(ctx, 2*time.Minute, "ceph-osd", "--mkfs", "-i", "0", "--osd-uuid", id, "--monmap", filepath.Join(c.Root, "monmap"))
@@ -519,7 +523,7 @@ func (c *Cluster) leftovers() []string {
 		left = append(left, c.Root)
 	}
 	for p := range systemTraces() {
-		if c.before != nil && !c.before[p] {
+		if c.before != nil && !c.before[p] && c.names(p) {
 			left = append(left, p)
 		}
 	}
@@ -528,8 +532,37 @@ func (c *Cluster) leftovers() []string {
 
 // systemDirs are where Ceph's daemons and tools write by default; the
 // configuration moves all of it under Root, and the teardown checks
-// nothing new appeared there.
+// nothing of this cluster's appeared there.
 var systemDirs = []string{"/var/log/ceph", "/var/run/ceph", "/run/ceph", "/var/lib/ceph", "/etc/ceph"}
+
+// names says whether path is this cluster's: its name or its first MiB
+// holds the cluster's id or its OSD's (the monitor's cluster log names
+// the first, its audit log the second), so another cluster's files
+// (another test's, run at the same time) are not taken for this one's.
+func (c *Cluster) names(path string) bool {
+	var ids [][]byte
+	for _, id := range []string{c.FSID, c.osdID} {
+		if id != "" {
+			if strings.Contains(path, id) {
+				return true
+			}
+			ids = append(ids, []byte(id))
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, 1<<20)
+	n, _ := io.ReadFull(f, b)
+	for _, id := range ids {
+		if bytes.Contains(b[:n], id) {
+			return true
+		}
+	}
+	return false
+}
 
 // systemTraces lists the files and directories under systemDirs.
 func systemTraces() map[string]bool {
