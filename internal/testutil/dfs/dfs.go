@@ -19,7 +19,6 @@ package dfs
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -180,26 +179,16 @@ func (c *Cluster) mountClients() {
 	}
 }
 
-// lockName is the machine-wide lock of the clusters: an abstract Unix
-// socket, which leaves no file and goes with its process. One cluster at
-// a time on a machine: GlusterFS's glusterd has one port and its sockets
-// under /var/run/gluster, and two clusters on the test machine's 2 cores
-// would each measure the other.
-const lockName = "@storbench-dfs-cluster"
-
-// machineLock holds the machine-wide lock for the test, waiting for
-// another test binary's cluster at most 15 minutes.
+// machineLock holds the machine-wide lock of the clusters for the test,
+// waiting for another test binary's cluster at most 15 minutes. One
+// cluster at a time on a machine: GlusterFS's glusterd has one port and
+// its sockets under /var/run/gluster, and two clusters on the test
+// machine's 2 cores would each measure the other.
 func machineLock(t testing.TB) func() {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Minute)
-	for {
-		l, err := net.Listen("unix", lockName)
-		if err == nil {
-			return func() { l.Close() }
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("another test held the cluster lock (%s) for 15 minutes: %v", lockName, err)
-		}
-		time.Sleep(200 * time.Millisecond)
+	unlock, err := testutil.MachineLock("storbench-dfs-cluster", 15*time.Minute)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return unlock
 }
