@@ -25,8 +25,8 @@ type Mark struct {
 // through two FIFOs under Root: the command writes a line to req, the
 // action runs, and its answer ("ok", or the error) is written to ack,
 // which the command reads. This process holds both open read-write, so
-// neither side's open blocks and a command whose answer comes after it
-// gave up finds no stale line but its own.
+// neither side's open blocks, and an answer written before its command
+// reads it waits in the FIFO.
 type control struct {
 	name     string
 	req, ack *os.File
