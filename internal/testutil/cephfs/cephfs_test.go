@@ -31,3 +31,12 @@ func mdsRestart(t *testing.T, c *cephfs.Cluster) {
 	dfs.ServerFault(t, c.Cluster, dfs.Fault{StopName: "kill MDS", RestartName: "start MDS", Phase: dfs.SyncedWritePhase, Op: "write",
 		Stop: c.Ceph.StopMDS, Restart: c.Ceph.StartMDS})
 }
+
+// What the clients' caches give md on CephFS (docs/run.md's table): with
+// STORBENCH_CACHE_ROUNDS set, that many rounds of md on each client's own
+// items and on another's.
+func TestCephFSCacheRates(t *testing.T) {
+	rounds := dfs.CacheRounds(t)
+	c := cephfs.Start(t, 0)
+	dfs.CacheRates(t, c.Cluster, 500, rounds)
+}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -112,10 +114,12 @@ func MdShared(t *testing.T, c *Cluster, items int) *results.PhaseSummary {
 // share, where its cache may answer (cross_host_items 0). It logs the
 // rates beside those of shifted (MdShared's run, when it passed): what a
 // client's cache gives a run that does not shift (docs/run.md).
-func OwnItems(t *testing.T, c *Cluster, items int, shifted *results.PhaseSummary) {
+func OwnItems(t *testing.T, c *Cluster, items int, shifted *results.PhaseSummary) *results.PhaseSummary {
+	t.Helper()
 	s, _ := RunOK(t, c, "md", "-d", c.Dir, "-t", "1", "-n", fmt.Sprint(items), "-F", "--write-bytes", "4k", "--read-bytes", "4k")
+	ph := &s.Phases[0]
 	want := uint64(len(c.Agents) * items)
-	for _, o := range s.Phases[0].Ops {
+	for _, o := range ph.Ops {
 		if o.Op != "file-stat" && o.Op != "file-read" && o.Op != "file-remove" {
 			continue
 		}
@@ -126,6 +130,72 @@ func OwnItems(t *testing.T, c *Cluster, items int, shifted *results.PhaseSummary
 			t.Logf("%s %s: %.0f items/s on the client's own items, %.0f on another client's: %.1fx", c.FS.Name(), o.Op, *o.OpsPerS, other, *o.OpsPerS/other)
 		}
 	}
+	return ph
+}
+
+// CacheRates measures what the clients' caches give md: rounds of a run
+// on each client's own items (OwnItems) and one on another client's (md
+// -N 1, MdShared), their order alternating, items files a worker; it
+// logs the median file-stat and file-read rates of each side and their
+// ratio (docs/run.md's table).
+func CacheRates(t *testing.T, c *Cluster, items, rounds int) {
+	own, other := map[string][]float64{}, map[string][]float64{}
+	keep := func(into map[string][]float64, ph *results.PhaseSummary) {
+		for _, op := range []string{"file-stat", "file-read"} {
+			if r := opRate(ph, op); r > 0 {
+				into[op] = append(into[op], r)
+			}
+		}
+	}
+	for r := range rounds {
+		if r%2 == 0 {
+			keep(own, OwnItems(t, c, items, nil))
+			keep(other, MdShared(t, c, items))
+		} else {
+			keep(other, MdShared(t, c, items))
+			keep(own, OwnItems(t, c, items, nil))
+		}
+	}
+	for _, op := range []string{"file-stat", "file-read"} {
+		o, x := median(own[op]), median(other[op])
+		t.Logf("%s %s, %d rounds of %d items a client: own items median %.0f/s %v, another client's %.0f/s %v: %.1fx",
+			c.FS.Name(), op, rounds, items, o, rounded(own[op]), x, rounded(other[op]), o/x)
+	}
+}
+
+// CacheRoundsEnv names the rounds of CacheRates a file system's
+// *CacheRates test runs; unset, the test skips (it takes minutes).
+const CacheRoundsEnv = "STORBENCH_CACHE_ROUNDS"
+
+// CacheRounds is CacheRoundsEnv's rounds, skipping t when it is unset or
+// not a count.
+func CacheRounds(t *testing.T) int {
+	t.Helper()
+	n, err := strconv.Atoi(os.Getenv(CacheRoundsEnv))
+	if err != nil || n < 1 {
+		t.Skipf("set %s to a number of rounds to measure what the clients' caches give md (docs/run.md)", CacheRoundsEnv)
+	}
+	return n
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func rounded(v []float64) []int {
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = int(x + 0.5)
+	}
+	return out
 }
 
 // opRate is op's rate in ph, 0 when ph or the rate is absent.

@@ -54,3 +54,12 @@ func TestGlusterCacheFreeMount(t *testing.T) {
 	// objects a host, not 40, are uploaded, read and removed.
 	t.Run("s3-gateways", func(t *testing.T) { s3Procedure(t, c, 16) })
 }
+
+// What the clients' caches give md on GlusterFS with its default mount
+// options (docs/run.md's table): with STORBENCH_CACHE_ROUNDS set, that
+// many rounds of md on each client's own items and on another's.
+func TestGlusterCacheRates(t *testing.T) {
+	rounds := dfs.CacheRounds(t)
+	c := gluster.Start(t, gluster.Options{})
+	dfs.CacheRates(t, c.Cluster, 500, rounds)
+}

@@ -46,3 +46,12 @@ func chunkserverHang(t *testing.T, c *moosefs.Cluster) {
 	dfs.ServerFault(t, c.Cluster, dfs.Fault{StopName: "hang chunkserver 1", RestartName: "resume chunkserver 1", Phase: dfs.SyncedWritePhase, Op: "write",
 		Stop: func() error { return c.HangChunkserver(1) }, Restart: func() error { return c.ResumeChunkserver(1) }})
 }
+
+// What the clients' caches give md on MooseFS (docs/run.md's table):
+// with STORBENCH_CACHE_ROUNDS set, that many rounds of md on each
+// client's own items and on another's.
+func TestMooseFSCacheRates(t *testing.T) {
+	rounds := dfs.CacheRounds(t)
+	c := moosefs.Start(t, 0)
+	dfs.CacheRates(t, c.Cluster, 500, rounds)
+}
