@@ -58,7 +58,13 @@ type FS struct {
 	cacheFree            bool
 	glusterd             *exec.Cmd
 	glusterdDone         chan struct{}
+	// sockets are the sockets in runDir before glusterd started.
+	sockets map[string]bool
 }
+
+// runDir is where glusterd and the processes it starts keep their Unix
+// sockets, one file each (HASH.socket), which none of them removes.
+const runDir = "/var/run/gluster"
 
 var _ dfs.FS = (*FS)(nil)
 
@@ -104,8 +110,38 @@ func (f *FS) Start(c *dfs.Cluster) {
 	} else {
 		l.Close()
 	}
+	f.sockets = sockets()
 	f.startGlusterd(c.T())
 	f.createVolume(c.T())
+}
+
+// sockets lists the sockets in runDir.
+func sockets() map[string]bool {
+	out := map[string]bool{}
+	files, _ := filepath.Glob(filepath.Join(runDir, "*.socket"))
+	for _, f := range files {
+		out[f] = true
+	}
+	return out
+}
+
+// newSockets lists the sockets in runDir made since glusterd started
+// that no process listens on any more: the bricks' and the self-heal
+// daemon's, which every volume left there for good (two or three a
+// volume). One another cluster still uses answers, and stays.
+func (f *FS) newSockets() []string {
+	var left []string
+	for s := range sockets() {
+		if f.sockets == nil || f.sockets[s] {
+			continue
+		}
+		if conn, err := net.DialTimeout("unix", s, time.Second); err == nil {
+			conn.Close()
+			continue
+		}
+		left = append(left, s)
+	}
+	return left
 }
 
 // gluster runs the gluster CLI in script mode (it asks y/n otherwise, and
@@ -231,7 +267,8 @@ func (f *FS) Mount(c *dfs.Cluster, i int, mp string) int {
 
 // Stop stops the volume, the processes glusterd started for it (bricks,
 // self-heal daemon) and glusterd, and removes the files GlusterFS keeps
-// under /var/run/gluster and /var/log/glusterfs for this volume.
+// under /var/run/gluster and /var/log/glusterfs for this volume, its
+// sockets among them.
 func (f *FS) Stop(c *dfs.Cluster) {
 	if f.glusterd != nil {
 		_, _ = f.gluster(time.Minute, "volume", "stop", f.volume, "force")
@@ -256,11 +293,15 @@ func (f *FS) Stop(c *dfs.Cluster) {
 		log := strings.ReplaceAll(strings.TrimPrefix(f.brick(i), "/"), "/", "-") + ".log"
 		_ = os.Remove(filepath.Join("/var/log/glusterfs/bricks", log))
 	}
+	for _, s := range f.newSockets() {
+		_ = os.Remove(s)
+	}
 }
 
-// Leftovers names glusterd and the volume's processes when they stay.
+// Leftovers names glusterd and the volume's processes when they stay,
+// and the sockets they left in runDir.
 func (f *FS) Leftovers(*dfs.Cluster) []string {
-	var left []string
+	left := f.newSockets()
 	for _, pid := range f.ours() {
 		left = append(left, fmt.Sprintf("GlusterFS process %d", pid))
 	}
