@@ -86,14 +86,15 @@ func PhaseStart(hosts []*model.HostResult) int64 {
 
 // HostLatSeconds decodes a host's per-second histograms; none when the
 // host kept none (results written before they were kept, or fio with
-// latency switched off).
+// latency switched off). A file that decompresses to more than the
+// host's operations could have written is refused (exit code 2).
 func HostLatSeconds(h *model.HostResult) ([]record.LatSecond, error) {
 	if len(h.LatencySeconds) == 0 {
 		return nil, nil
 	}
-	secs, err := record.DecodeLatSeconds(h.LatencySeconds)
+	secs, err := record.DecodeLatSecondsLimit(h.LatencySeconds, record.LatSecondsBound(h.Ops))
 	if err != nil {
-		return nil, fmt.Errorf("host %s: %s: %v", h.Host, record.LatSecondsFile, err)
+		return nil, fmt.Errorf("host %s: %s: %w", h.Host, record.LatSecondsFile, err)
 	}
 	return secs, nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/storbench/storbench/internal/exit"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/safetext"
 	"golang.org/x/term"
 )
 
@@ -124,6 +125,22 @@ func (st *State) logf(level int, format string, args ...any) {
 	}
 }
 
+// LibraryLog is where the standard library's log package is to write
+// (main sets it): what a library logs (net/http's "Unsolicited response
+// received on idle HTTP channel" after a server's stray bytes, an HTTP
+// server's TLS handshake errors) is not storbench's to print. -v shows
+// it, each line marked "go:".
+func LibraryLog(st *State) io.Writer { return libraryLog{st} }
+
+type libraryLog struct{ st *State }
+
+func (l libraryLog) Write(p []byte) (int, error) {
+	if l.st.Verbosity >= 1 {
+		fmt.Fprintf(l.st.Stderr, "go: %s", p)
+	}
+	return len(p), nil
+}
+
 // NewRoot builds the storbench command tree.
 func NewRoot(st *State) *cobra.Command {
 	root := &cobra.Command{
@@ -163,7 +180,7 @@ summary.json and summary.md.`,
 		newRunCommand(st), newFioCommand(st), newMdCommand(st), newS3Command(st),
 		newAgentCommand(st), newAnalyzeCommand(st), newCompareCommand(st), newMergeCommand(st),
 		newReportCommand(st), newVersionCommand(st), newDocsCommand(),
-		newCatalogCommand(st), newRunsCommand(st), newTrendCommand(st), newCheckCommand(st), newServeCommand(st),
+		newCatalogCommand(st), newRunsCommand(st), newTrendCommand(st), newCheckCommand(st), newServeCommand(st), newTokenCommand(st),
 	)
 	// cobra adds these when it executes; made now, their checks are
 	// wrapped with the rest.
@@ -228,9 +245,22 @@ func usageArgs(c *cobra.Command) {
 	}
 }
 
-// Execute runs the command line args (without the program name).
+// Execute runs the command line args (without the program name). What it
+// prints goes through safetext.Writer: names, labels and words that came
+// from outside (suites, agents, results folders, catalogs) reach the
+// terminal with their control characters escaped.
 func Execute(ctx context.Context, st *State, args []string) error {
+	out, errw := safetext.NewWriter(st.Stdout), safetext.NewWriter(st.Stderr)
+	st.Stdout, st.Stderr = out, errw
+	defer func() {
+		_ = out.Flush()
+		_ = errw.Flush()
+	}()
 	root := NewRoot(st)
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
 }
+
+// ErrorLine is the line storbench prints for the error a command ended
+// with: one line, with any control character of what it quotes escaped.
+func ErrorLine(err error) string { return "storbench: " + safetext.Escape(err.Error()) }

@@ -234,6 +234,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	// The shared area's own steps (probe, cleanup) measure nothing: no
 	// cache to drop before them.
 	req := Request{RunID: runID, Keep: keep, Phase: p, Controller: c.Name, DropCaches: c.DropCaches && p.Engine != AreaEngine}
+	req.ResultBytes, req.ResultPerSecond = c.Engines.ResultBytes(p)
 	if len(c.Agents) == 0 {
 		return nil, errors.New("no agents")
 	}
@@ -289,7 +290,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	if c.StartAt.After(out.Start) {
 		out.Start = c.StartAt
 	}
-	results, runErrs, lives := c.runAll(ctx, p.Name, agents, hub, out, autoterm, term)
+	results, runErrs, lives := c.runAll(ctx, c.expected(p), agents, hub, out, autoterm, term)
 	for i := range agents {
 		if results[i] == nil && errors.Is(runErrs[i], ErrLost) {
 			results[i] = lives[i].lostResult(agents[i].Name(), out.Start, runErrs[i])
@@ -318,7 +319,8 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 // Progress every second (and once more at the end) what they report,
 // and returns each agent's result and error, and what its snapshots told
 // (for a host lost on the way); out.End is set when all ended.
-func (c *Controller) runAll(ctx context.Context, phase string, agents []Agent, hub *barrierHub, out *Outcome, autoterm bool, term record.AutoTerm) ([]*engine.HostResult, []error, []liveSeries) {
+func (c *Controller) runAll(ctx context.Context, want expect, agents []Agent, hub *barrierHub, out *Outcome, autoterm bool, term record.AutoTerm) ([]*engine.HostResult, []error, []liveSeries) {
+	phase := want.phase
 	n := len(agents)
 	var mu sync.Mutex
 	latest := make([]engine.Snapshot, n)
@@ -346,9 +348,17 @@ func (c *Controller) runAll(ctx context.Context, phase string, agents []Agent, h
 	}
 	results := make([]*engine.HostResult, n)
 	runErrs := make([]error, n)
+	refused := make([]error, n)
 	each(agents, func(i int, a Agent) {
 		results[i], runErrs[i] = a.Run(ctx, out.Start, func(s engine.Snapshot) {
 			mu.Lock()
+			if refused[i] == nil {
+				refused[i] = want.snapshot(a.Name(), s)
+			}
+			if refused[i] != nil {
+				mu.Unlock()
+				return
+			}
 			latest[i] = s
 			lives[i].add(s, out.Start)
 			if c.Progress != nil {
@@ -356,6 +366,16 @@ func (c *Controller) runAll(ctx context.Context, phase string, agents []Agent, h
 			}
 			mu.Unlock()
 		})
+		mu.Lock()
+		if refused[i] == nil {
+			refused[i] = want.result(a.Name(), results[i])
+		}
+		if refused[i] != nil {
+			// What it sent is not what it was asked for: none of it is
+			// kept, and the phase fails on it.
+			results[i], runErrs[i] = nil, refused[i]
+		}
+		mu.Unlock()
 		if hub != nil {
 			// Done, failed, stopped or lost: the others go on without it.
 			hub.leave(i)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -30,6 +31,8 @@ func PhaseText(w io.Writer, ps *results.PhaseSummary, hosts []*model.HostResult)
 // percentiles wekatester lacks. With several hosts it adds the total and the
 // per-host average.
 func FileText(w io.Writer, ps *results.PhaseSummary) {
+	ps = safetext.Copy(ps)
+
 	if ps.Status != results.StatusCompleted && ps.Error != "" {
 		fmt.Fprintf(w, "    %s: %s\n", ps.Status, ps.Error)
 	}
@@ -109,6 +112,8 @@ func opText(w io.Writer, formats []string, report model.Headline, o results.OpSu
 // RateTable writes mdtest's summary table (rates across iterations) with the
 // latency percentiles mdtest lacks.
 func RateTable(w io.Writer, indent string, ops []results.OpSummary) {
+	ops = safetext.Copy(ops)
+
 	fmt.Fprintf(w, "%s%-16s %14s %14s %14s %12s %10s %10s %10s\n", indent, "Operation", "Max", "Min", "Mean", "Std Dev", "p50", "p99", "p99.9")
 	for _, o := range ops {
 		mx, mn, mean, sd := rateCells(o)

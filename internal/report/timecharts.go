@@ -11,6 +11,7 @@ import (
 	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -88,14 +89,14 @@ func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, t
 	tc := &timeChartSet{pd: pd, p: pd.Summary, ax: phaseAxis(pd.Hosts), slow: map[string]bool{}}
 	tc.marks = eventMarks(tc.p.Events, tc.ax.t0)
 	var err error
-	tc.all, err = analyze.SecondsOf(pd.Hosts, tc.ax.t0, tc.ax.seg, nil)
+	tc.all, err = plainSeconds(analyze.SecondsOf(pd.Hosts, tc.ax.t0, tc.ax.seg, nil))
 	if err != nil {
-		tc.notes = append(tc.notes, "per-second figures unreadable: "+err.Error())
+		tc.notes = append(tc.notes, "per-second figures unreadable: "+safetext.Escape(err.Error()))
 	}
 	tc.perHost = make([][]analyze.OpSeconds, len(pd.Hosts))
 	for i, h := range pd.Hosts {
-		if tc.perHost[i], err = analyze.SecondsOf([]*model.HostResult{h}, tc.ax.t0, tc.ax.seg, nil); err != nil {
-			tc.notes = append(tc.notes, "per-second figures unreadable: "+err.Error())
+		if tc.perHost[i], err = plainSeconds(analyze.SecondsOf([]*model.HostResult{h}, tc.ax.t0, tc.ax.seg, nil)); err != nil {
+			tc.notes = append(tc.notes, "per-second figures unreadable: "+safetext.Escape(err.Error()))
 		}
 	}
 	tc.moves = opMoves(tc.p)
