@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/storbench/storbench/internal/testutil/dfs"
 	"github.com/storbench/storbench/internal/testutil/gluster"
 )
 
@@ -33,7 +34,7 @@ func TestGlusterRecordBrickEvents(t *testing.T) {
 	}
 	gluster.Full(t)
 	c := gluster.Start(t, gluster.Options{})
-	ownClients(t, c)
+	dfs.OwnClients(t, c.Cluster)
 	t.Cleanup(func() { restoreBrick(t, c) })
 	c.Gluster("volume", "set", c.Volume, "network.ping-timeout", "30")
 	brick := c.Server + ":" + c.Brick(1)
