@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/model"
 )
 
@@ -116,7 +117,8 @@ func checkDip(t *testing.T, stopEv model.PhaseEvent, im model.EventImpact, stop,
 	if im.RecoverS == nil {
 		t.Fatalf("no recovery: %s", ImpactText(im))
 	}
-	rec := stopEv.Start.Add(time.Duration(*im.RecoverS * float64(time.Second)))
+	// A recovery is timed from the event's effect: a command's end.
+	rec := time.Unix(0, analyze.EffectAt(stopEv)).Add(time.Duration(*im.RecoverS * float64(time.Second)))
 	if rec.Before(back.Begin.Add(-faultSlack)) || rec.After(back.End.Add(faultSlack)) {
 		t.Errorf("recovered at %s, not within %v of the server's return (%s to %s): %s", since(start, rec), faultSlack, since(start, back.Begin), since(start, back.End), ImpactText(im))
 	}
