@@ -224,7 +224,7 @@ func TestHelmMetricsPort(t *testing.T) {
 	// The agent as the chart starts it: metrics on every address, token
 	// required.
 	tmp := t.TempDir()
-	token := writeFile(t, tmp, "token", "metrics-test-token\n", 0o600)
+	token := writeFile(t, tmp, "token", "metrics-test-token-0123456789abcdef\n", 0o600)
 	port := freePort(t)
 	args := append(d.agent.Command, d.agent.Args...)
 	args[0] = testutil.StorbenchBin(t)
@@ -243,7 +243,7 @@ func TestHelmMetricsPort(t *testing.T) {
 		t.Errorf("scrape without the token: %s, want 401", resp.Status)
 	}
 	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Authorization", "Bearer metrics-test-token")
+	req.Header.Set("Authorization", "Bearer metrics-test-token-0123456789abcdef")
 	resp, err = client.Do(req)
 	if err != nil {
 		t.Fatalf("scrape with the token: %v", err)

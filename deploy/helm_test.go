@@ -371,7 +371,7 @@ func runChart(t *testing.T, r *rendered, d deployment, secrets map[string]string
 	t.Helper()
 	bin := testutil.StorbenchBin(t)
 	tmp := t.TempDir()
-	token := writeFile(t, tmp, "token", "deploy-test-token\n", 0o600)
+	token := writeFile(t, tmp, "token", "deploy-test-token-0123456789abcdef\n", 0o600)
 
 	agentArgs := append(d.agent.Command[1:], d.agent.Args...)
 	agentArgs = replaceFlag(t, agentArgs, "--token-file", token)
@@ -523,7 +523,7 @@ func TestHelmDefaultSuite(t *testing.T) {
 	tmp := t.TempDir()
 	args := append(d.controller.Command[1:], d.controller.Args...)
 	args[1] = writeFile(t, tmp, "suite.yaml", r.one(t, "ConfigMap", "").Data["suite.yaml"], 0o644)
-	args = replaceFlag(t, args, "--token-file", writeFile(t, tmp, "token", "x\n", 0o600))
+	args = replaceFlag(t, args, "--token-file", writeFile(t, tmp, "token", "helm-default-suite-token-0123456789\n", 0o600))
 	args = replaceFlag(t, args, "--results", filepath.Join(tmp, "results"))
 	args = replaceFlag(t, args, "--directory", tmp)
 	args = freeMetrics(t, args)

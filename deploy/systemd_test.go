@@ -169,7 +169,7 @@ func TestSystemdUnitRunsAgent(t *testing.T) {
 	env["STORBENCH_LISTEN"] = "127.0.0.1:0"
 	creds := t.TempDir()
 	tokenName, _, _ := strings.Cut(u["Service"]["LoadCredential"][0], ":")
-	writeFile(t, creds, tokenName, "unit-test-token\n", 0o400)
+	writeFile(t, creds, tokenName, "unit-test-token-0123456789abcdef\n", 0o400)
 	env["CREDENTIALS_DIRECTORY"] = creds
 	argv = execArgs(u.last("Service", "ExecStart"), env)
 	argv[0] = testutil.StorbenchBin(t)

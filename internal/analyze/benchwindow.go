@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
-
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
@@ -48,17 +46,24 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // compressed or not) and says which format it is. It allocates nothing per
 // line. Errors name the file.
 func scanBenchData(path string, fn func(*benchLine)) (requestFormat, uint64, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open("", path)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
 	br := bufio.NewReaderSize(f, 1<<20)
 	var r io.Reader = br
 	if magic, _ := br.Peek(len(zstdMagic)); bytes.Equal(magic, zstdMagic) {
 		// Two decoder goroutines let decompression overlap with parsing;
-		// memory stays a few window sizes.
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(2))
+		// memory stays a few window sizes. What it decompresses to is
+		// bounded by its size (a zstd bomb is refused, not read for
+		// hours), and so by what the requests it can hold could fill.
+		limit := max(fi.Size(), 1<<20) * infile.ZstdRatio
+		zr, err := infile.ZstdReader(path, br, limit, 2)
 		if err != nil {
 			return 0, 0, fmt.Errorf("%s: %v", path, err)
 		}
@@ -66,6 +71,9 @@ func scanBenchData(path string, fn func(*benchLine)) (requestFormat, uint64, err
 		r = zr
 	}
 	format, n, err := scanRequests(r, fn)
+	if infile.IsRefusal(err) {
+		return format, n, err
+	}
 	if err != nil {
 		return format, n, fmt.Errorf("%s: %w", path, err)
 	}
@@ -146,6 +154,12 @@ func scanLines(sc *bufio.Scanner, line *uint64, fn func(*benchLine)) (requestFor
 // readErr says where reading stopped; a file cut short ends in the middle
 // of a compressed block.
 func readErr(line uint64, err error) error {
+	if infile.IsRefusal(err) {
+		return err // it names the file and why
+	}
+	if errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("line %d is longer than 1 MiB, which no request's line is: not a benchdata file, or a damaged one", line)
+	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("line %d: %v: the file is cut short or damaged", line, err)
 	}

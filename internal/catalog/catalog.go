@@ -12,6 +12,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,6 +65,9 @@ func Open(ctx context.Context, where string) (*Catalog, error) {
 		c.where = RedactURL(where)
 		c.db, err = sql.Open("pgx", where)
 	} else {
+		if _, err := c.probe(ctx); err != nil {
+			return nil, err
+		}
 		c.db, err = openSQLite(where)
 	}
 	if err != nil {
@@ -81,14 +85,72 @@ func Open(ctx context.Context, where string) (*Catalog, error) {
 // and take the write lock when their transaction begins, so concurrent
 // runs never fail on a lock upgrade.
 func openSQLite(path string) (*sql.DB, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, errors.New("is a directory: give a file")
-	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
 	dsn := "file:" + path + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	return sql.Open("sqlite", dsn)
+}
+
+// probe refuses a SQLite catalog file that storbench must not write:
+// one that is not a regular file, and one with content that is not a
+// storbench catalog this storbench reads, so that a database of someone
+// else's is left byte for byte as it was. Opening for writing switches a
+// file to WAL (openSQLite), which changes its header, and even a mode=ro
+// open of a WAL database makes its -wal and -shm files: probe reads the
+// file alone (immutable=1: no lock, no journal, nothing written). A
+// catalog's last changes may then be unseen (in its -wal), which errs
+// only towards taking it for an older or empty one, and the open for
+// writing reads it again (migrateTo). A file that is not there (found
+// false), or empty, becomes a new catalog.
+func (c *Catalog) probe(ctx context.Context) (found bool, err error) {
+	fi, err := checkFile(c.where)
+	if err != nil || fi == nil || fi.Size() == 0 {
+		return fi != nil, err
+	}
+	db, err := sql.Open("sqlite", "file:"+c.where+"?mode=ro&immutable=1")
+	if err != nil {
+		return true, fmt.Errorf("catalog %s: %v", c.where, err)
+	}
+	defer db.Close()
+	v, err := c.version(ctx, db)
+	if err == nil && v > SchemaVersion {
+		err = c.newer(v)
+	}
+	return true, err
+}
+
+// checkFile refuses a SQLite catalog's path that is not a regular file:
+// a directory, or a FIFO or device, whose opening would block or read
+// what is no database. fi is nil when nothing is there.
+func checkFile(path string) (fi os.FileInfo, err error) {
+	fi, err = os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("catalog %s: %v", path, err)
+	case fi.IsDir():
+		return nil, fmt.Errorf("catalog %s is a directory: give a file", path)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("catalog %s is %s, not a regular file: give a SQLite file or a postgres:// URL", path, fileKind(fi.Mode()))
+	}
+	return fi, nil
+}
+
+// fileKind names a file's type that is not a regular file or directory.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "not a file"
 }
 
 // clean takes the catalog URL's password out of an error's text: drivers

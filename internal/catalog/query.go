@@ -3,8 +3,10 @@ package catalog
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -126,15 +128,34 @@ func (q *Query) text(k string) *string {
 		"s3_works": &q.S3Works, "storbench": &q.Storbench, "fio": &q.Fio}[k]
 }
 
-// parseWhen reads a date, a time, or an age before now (30d, 12h, 90m).
+// MaxAgeDays is the oldest age a query may give (since=, until=): a
+// century. Past it, days counted in a time.Duration wrapped around
+// (200000d came out as a date in 2063), and no run is older.
+const MaxAgeDays = 36500
+
+// parseWhen reads a date, a time, or an age before now (30d, 12h, 90m) of
+// at most MaxAgeDays.
 func parseWhen(v string, now time.Time) (time.Time, error) {
+	tooOld := fmt.Errorf("the age %s is out of range: give at most %dd (100 years), or a date", v, MaxAgeDays)
 	if n, ok := strings.CutSuffix(v, "d"); ok {
-		if d, err := strconv.Atoi(n); err == nil && d >= 0 {
+		d, err := strconv.ParseUint(n, 10, 64)
+		switch {
+		case err == nil && d <= MaxAgeDays:
 			return now.Add(-time.Duration(d) * 24 * time.Hour), nil
+		case err == nil || errors.Is(err, strconv.ErrRange):
+			return time.Time{}, tooOld
 		}
 	}
 	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		if d > MaxAgeDays*24*time.Hour {
+			return time.Time{}, tooOld
+		}
 		return now.Add(-d), nil
+	}
+	if isDuration(v) {
+		// Go's parser refuses what does not fit in a Duration (about
+		// 292 years) in its own words: it is out of range too.
+		return time.Time{}, tooOld
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02"} {
 		if t, err := time.ParseInLocation(layout, v, time.UTC); err == nil {
@@ -143,6 +164,14 @@ func parseWhen(v string, now time.Time) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("want a date (2026-01-02, 2026-01-02T15:04:05Z) or an age (30d, 12h)")
 }
+
+// durationShape is text time.ParseDuration reads when it fits: numbers
+// with units.
+var durationShape = regexp.MustCompile(`^([0-9]+(\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$`)
+
+// isDuration reports text shaped as a duration, which time.ParseDuration
+// refused for its size alone.
+func isDuration(v string) bool { return durationShape.MatchString(v) }
 
 // String writes the query back as terms, keys in a fixed order.
 func (q Query) String() string {
@@ -259,7 +288,9 @@ func (q Query) where(drive string) (string, []any) {
 		if part {
 			pat = "%" + pat + "%"
 		}
-		conds = append(conds, col+` LIKE ? ESCAPE '\'`)
+		// A pattern asks for a value: s3_server=* is the runs that had an
+		// S3 server, not also those that recorded none (fio's, md's).
+		conds = append(conds, col+` <> '' AND `+col+` LIKE ? ESCAPE '\'`)
 		args = append(args, pat)
 	}
 	match("r.run_id", q.ID, false)

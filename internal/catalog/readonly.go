@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
-	"os"
 )
 
 // OpenReadOnly opens an existing catalog for reading only (storbench
@@ -27,12 +26,12 @@ func OpenReadOnly(ctx context.Context, where string) (*Catalog, error) {
 		u.RawQuery = v.Encode()
 		c.db, err = sql.Open("pgx", u.String())
 	} else {
-		fi, serr := os.Stat(where)
+		found, perr := c.probe(ctx)
 		switch {
-		case serr != nil:
-			return nil, fmt.Errorf("catalog %s: %v (a catalog is made by a run or by storbench catalog add)", where, serr)
-		case fi.IsDir():
-			return nil, fmt.Errorf("catalog %s is a directory: give a file", where)
+		case perr != nil:
+			return nil, perr
+		case !found:
+			return nil, fmt.Errorf("catalog %s: no such file (a catalog is made by a run or by storbench catalog add)", where)
 		}
 		c.db, err = sql.Open("sqlite", "file:"+where+"?mode=ro&_pragma=busy_timeout(30000)")
 	}

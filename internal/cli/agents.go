@@ -59,7 +59,7 @@ func (o *AgentsOptions) AddFlags(f *pflag.FlagSet) {
 	f.Var(&agentsFlag{o: o, f: f}, "agents", "agents to run on, host[:port] (default port 7761); comma lists, ranges and Slurm lists: client{1...8}:7761, node[01-16,20]:7761; hosts are numbered in the order given, with HOST arguments")
 	f.StringVar(&o.AgentsFile, "agents-file", "", "file listing agents: host[:port], ranges or Slurm lists per line, optionally followed by slots=N (md workers per host) and dir=PATH (where that host mounts the target directory, when not at -d); # comments")
 	f.StringVar(&o.Hostfile, "hostfile", "", "MPI hostfile (as mpiexec -f, mpirun --hostfile): MPICH host:slots or Open MPI host slots=N; slots become md workers per host; agents on port 7761")
-	f.StringVar(&o.TokenFile, "token-file", "", "file holding the agents' shared token")
+	f.StringVar(&o.TokenFile, "token-file", "", "file holding the agents' shared token (its first line, at least 22 characters: storbench token makes one; mode 600)")
 	f.StringVar(&o.TLSCert, "tls-cert", "", "client certificate (PEM) for agents that require one")
 	f.StringVar(&o.TLSKey, "tls-key", "", "the client certificate's key (PEM)")
 	f.StringVar(&o.TLSCA, "tls-ca", "", "connect to agents over HTTPS, trusting this CA (PEM)")

@@ -75,7 +75,7 @@ func TestServeAnswers(t *testing.T) {
 	}
 	stop()
 
-	const tok = "serve-cli-token-1234"
+	const tok = "serve-cli-token-0123456789"
 	tf := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(tf, []byte(tok+"\n"), 0o600)
 	addr, out, stop = startServe(t, "--catalog", cat, "--listen", "127.0.0.1:0", "--token-file", tf)

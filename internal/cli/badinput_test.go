@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,7 +108,9 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 			[]string{`"-oProxyCommand=sh"`, "malformed"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			results := t.TempDir()
+			// The results root does not exist: bad input must not make
+			// it (an empty results/ was left before).
+			results := filepath.Join(t.TempDir(), "results")
 			if c.inTemp {
 				t.Chdir(t.TempDir())
 			}
@@ -122,9 +125,7 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 				args = append(append(append([]string(nil), args[:at]...), "--results", results), args[at:]...)
 			}
 			refusedInOneLine(t, st, out, args, c.want)
-			if ents, _ := os.ReadDir(results); len(ents) != 0 {
-				t.Errorf("a results folder was made: %v", ents)
-			}
+			noResults(t, results)
 			if c.inTemp {
 				if ents, _ := os.ReadDir("."); len(ents) != 0 {
 					t.Errorf("the working directory was used: %v", ents)
@@ -155,14 +156,25 @@ func TestHostileInputIsOneLineExit2(t *testing.T) {
 	linkSuite := writeSuite(t, "name: linked\ndir: "+linked+"\nphases:\n  - md: {items: 5}\n")
 	keys := map[string]string{"STORBENCH_ACCESS_KEY": "a", "STORBENCH_SECRET_KEY": "b"}
 	openToken := filepath.Join(tmp, "token")
-	_ = os.WriteFile(openToken, []byte("open-token-0123456789\n"), 0o644)
+	_ = os.WriteFile(openToken, []byte("open-token-0123456789abcdef\n"), 0o644)
 	// Keys and credentials others may read, refused before they are parsed
 	// (their content does not matter).
 	goodToken, openKey, openCert, openCreds := filepath.Join(tmp, "token600"), filepath.Join(tmp, "open.key"), filepath.Join(tmp, "cert.pem"), filepath.Join(tmp, "creds")
-	_ = os.WriteFile(goodToken, []byte("good-token-0123456789\n"), 0o600)
+	_ = os.WriteFile(goodToken, []byte("good-token-0123456789abcdef\n"), 0o600)
 	_ = os.WriteFile(openKey, []byte("not a key\n"), 0o644)
 	_ = os.WriteFile(openCert, []byte("not a cert\n"), 0o644)
 	_ = os.WriteFile(openCreds, []byte("STORBENCH_ACCESS_KEY=AKopen\nSTORBENCH_SECRET_KEY=SKopenSecret\n"), 0o644)
+	// An agent (in this process, reached over HTTP as any agent is): the
+	// symbolic link is refused by the agent, when the phase is prepared.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := l.Addr().String()
+	l.Close()
+	if _, err := startAgentIn(t, AgentServeOptions{Listen: agent, TokenFile: goodToken, MetricsListen: "127.0.0.1:0"}); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -176,6 +188,8 @@ func TestHostileInputIsOneLineExit2(t *testing.T) {
 		{"fio on a symlinked DIR/storbench", []string{"fio", "-d", linked, "--runtime", "1s", "--keep"}, nil,
 			[]string{linked + "/storbench", "symbolic link"}, outside},
 		{"dry run of a suite on a symlinked DIR/storbench", []string{"run", "--dry-run", linkSuite}, nil,
+			[]string{linked + "/storbench", "symbolic link"}, outside},
+		{"md through an agent on a symlinked DIR/storbench", []string{"md", "-d", linked, "-n", "5", "--keep", "--agents", agent, "--token-file", goodToken}, nil,
 			[]string{linked + "/storbench", "symbolic link"}, outside},
 		{"--ssh-opts that would reach ssh cut in two", []string{"md", "-d", tmp, "-n", "5", "--ssh", "--ssh-opts", "-oProxyCommand=touch " + tmp + "/x", "node1"}, nil,
 			[]string{"--ssh-opts", `"` + tmp + `/x" is not an ssh option`}, ""},
@@ -192,7 +206,9 @@ func TestHostileInputIsOneLineExit2(t *testing.T) {
 		{"s3 objects no host could hold", []string{"s3", "get", "--host", "127.0.0.1:1", "--objects", "10000000000000"}, keys, []string{"--objects 10000000000000", "at most"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			results := t.TempDir()
+			// The results root does not exist: bad input must not make
+			// it (an empty results/ was left before).
+			results := filepath.Join(t.TempDir(), "results")
 			st, out := testState()
 			st.Getenv = func(k string) string { return c.env[k] }
 			args := c.args
@@ -204,15 +220,24 @@ func TestHostileInputIsOneLineExit2(t *testing.T) {
 				args = append(append(append([]string(nil), args[:at]...), "--results", results), args[at:]...)
 			}
 			refusedInOneLine(t, st, out, args, c.want)
-			if ents, _ := os.ReadDir(results); len(ents) != 0 {
-				t.Errorf("a results folder was made: %v", ents)
-			}
+			noResults(t, results)
 			if c.empty != "" {
 				if ents, _ := os.ReadDir(c.empty); len(ents) != 0 {
 					t.Errorf("%s was written: %v", c.empty, ents)
 				}
 			}
 		})
+	}
+}
+
+// noResults fails the test when the results root (one that did not
+// exist) was made: bad input leaves no results folder, nor an empty
+// results/.
+func noResults(t *testing.T, root string) {
+	t.Helper()
+	if _, err := os.Stat(root); err == nil {
+		ents, _ := os.ReadDir(root)
+		t.Errorf("%s was made: %v", root, ents)
 	}
 }
 

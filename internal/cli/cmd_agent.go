@@ -17,6 +17,7 @@ import (
 
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/metrics"
 )
 
@@ -58,7 +59,7 @@ type AgentServeOptions struct {
 // AddFlags registers the options' flags.
 func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Listen, "listen", fmt.Sprintf("127.0.0.1:%d", cluster.DefaultPort), "address to listen on (give the host's address, or :7761, to serve other machines)")
-	f.StringVar(&o.TokenFile, "token-file", "", "file holding the shared token the controller must send (its first line)")
+	f.StringVar(&o.TokenFile, "token-file", "", "file holding the shared token the controller must send (its first line, at least 22 characters; mode 600)")
 	f.StringVar(&o.TLSCert, "tls-cert", "", "serve HTTPS with this certificate (PEM)")
 	f.StringVar(&o.TLSKey, "tls-key", "", "the certificate's key (PEM)")
 	f.StringVar(&o.TLSCA, "tls-ca", "", "require controllers to present a client certificate signed by this CA (PEM)")
@@ -85,8 +86,9 @@ phase here, starts it at a common time on every agent, reads a snapshot each
 second and collects the full results. One controller at a time; a second one
 is told who holds the agent.
 
-Every request must carry the shared token from --token-file, or the controller
-must present a client certificate signed by --tls-ca. The agent listens on
+Every request must carry the shared token from --token-file (at least 22
+characters, 16 random bytes' worth: storbench token makes one), or the
+controller must present a client certificate signed by --tls-ca. The agent listens on
 loopback unless --listen says otherwise. It never takes a program path from the
 network (fio is its own --fio-bin), and refuses fio options that run commands
 unless started with --allow-exec, nor the commands of a suite's events that
@@ -167,6 +169,7 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 		}
 	}
 	fmt.Fprintf(st.Stdout, "storbench agent %s listening on %s (protocol %d, %s)\n", version(), ln.Addr(), cluster.Protocol, scheme)
+	warnAddressLimit(st, "an agent")
 	if announce != nil {
 		fmt.Fprintln(st.Stdout, announce(ln.Addr().(*net.TCPAddr).Port))
 	}
@@ -299,6 +302,11 @@ func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 			return c, asUsage(err)
 		}
 	}
+	if c.token != "" {
+		if err := cluster.CheckToken(o.tokenSource(), c.token); err != nil {
+			return c, asUsage(err)
+		}
+	}
 	if c.tls, err = cluster.ServerTLS(o.TLSCert, o.TLSKey, o.TLSCA); err != nil {
 		return c, asUsage(err)
 	}
@@ -316,6 +324,17 @@ func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 	return c, nil
 }
 
+// tokenSource names where the agent's token came from, for its errors.
+func (o AgentServeOptions) tokenSource() string {
+	switch {
+	case o.LaunchedBy != "":
+		return "--launched-by " + o.LaunchedBy
+	case o.Stdin:
+		return "--stdin"
+	}
+	return "--token-file " + o.TokenFile
+}
+
 // credentialsFile reads --s3-credentials-file: KEY=VALUE lines of the
 // variables the key chain reads (STORBENCH_ACCESS_KEY,
 // STORBENCH_SECRET_KEY, STORBENCH_SESSION_TOKEN, or AWS_ACCESS_KEY_ID,
@@ -325,7 +344,10 @@ func credentialsFile(file string) (engine.Credentials, error) {
 	if err := cluster.SecretFileMode("--s3-credentials-file", file); err != nil {
 		return engine.Credentials{}, err
 	}
-	b, err := os.ReadFile(file)
+	b, err := infile.Read("--s3-credentials-file", file, infile.TextLimit)
+	if infile.IsRefusal(err) {
+		return engine.Credentials{}, err
+	}
 	if err != nil {
 		return engine.Credentials{}, fmt.Errorf("--s3-credentials-file: %v", err)
 	}

@@ -73,6 +73,9 @@ streamed: memory stays bounded whatever their size.`,
 }
 
 func runAnalyze(_ context.Context, st *State, o AnalyzeOptions, path string) error {
+	if err := checkOutput("-o/--output", o.Out); err != nil {
+		return err
+	}
 	if o.Format != "" {
 		if err := checkFieldFormat(o.Format); err != nil {
 			return err

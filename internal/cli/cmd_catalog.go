@@ -17,13 +17,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/storbench/storbench/internal/catalog"
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/units"
 )
 
 func newCatalogCommand(st *State) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "catalog",
-		Short: "The catalog of runs: add results folders to it",
+		Short: "The catalog of runs: add results folders to it, take runs out of it",
 		Long: `Every results folder a run writes is indexed into the catalog at the run's end:
 SQLite in $XDG_DATA_HOME/storbench/catalog.db (~/.local/share/...) unless
 --catalog names another file or a postgres:// URL, or STORBENCH_CATALOG does;
@@ -32,7 +33,7 @@ truth: a catalog deleted and rebuilt with 'catalog add' answers the same.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCatalogAddCommand(st))
+	cmd.AddCommand(newCatalogAddCommand(st), newCatalogRmCommand(st))
 	return cmd
 }
 
@@ -182,12 +183,18 @@ func runRuns(ctx context.Context, st *State, o CatalogOptions, out OutputOptions
 	if sp != nil && len(runs) > 0 {
 		return printRunsSpec(ctx, st, c, sp, out, runs)
 	}
-	switch {
-	case out.JSON:
+	if out.JSON {
 		if runs == nil {
 			runs = []catalog.Run{}
 		}
 		return printJSONValue(st.Stdout, runs)
+	}
+	// Names, labels and the rest come from results folders anyone may
+	// have written, carried by a shared catalog to every reader: a row
+	// shows them escaped, one line whatever they hold (JSON escapes them
+	// itself, exactly).
+	runs = safetext.Copy(runs)
+	switch {
 	case out.CSV:
 		return runsCSV(st.Stdout, runs)
 	}

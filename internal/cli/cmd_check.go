@@ -15,6 +15,7 @@ import (
 	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/catalog"
 	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/safetext"
 )
 
 // CheckOptions are the flags of `storbench check`.
@@ -175,6 +176,7 @@ func worseList(figs []catalog.CheckedFigure) string {
 }
 
 func checkText(w io.Writer, r *catalog.CheckResult) {
+	r = safetext.Copy(r) // a row is one line (runs)
 	fmt.Fprintf(w, "run %s against %d baseline runs (%s), threshold %.1f%%, confidence %.4g%%\n", r.Run, len(r.BaselineRuns), r.Baseline, r.ThresholdPct, 100*(1-r.Alpha))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PHASE/OP\tFIGURE\tRUN\tBASELINE MEAN\tCHANGE\tNOISE BOUND\tVERDICT")

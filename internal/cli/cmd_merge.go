@@ -53,7 +53,7 @@ func runMerge(_ context.Context, st *State, out string, inputs []string) error {
 		Setup: func(f *results.Folder) { f.Renderers = st.renderers() }})
 	if err != nil {
 		if f != nil {
-			os.RemoveAll(f.Path)
+			f.Remove()
 		}
 		if errors.As(err, &u) {
 			return fmt.Errorf("merge: %v", u.Err) // a full disk: nothing was left behind
@@ -66,7 +66,7 @@ func runMerge(_ context.Context, st *State, out string, inputs []string) error {
 		st.logf(0, "%v", err)
 	}
 	if errors.As(f.Unsaved(), &u) {
-		os.RemoveAll(f.Path)
+		f.Remove()
 		return fmt.Errorf("merge: %s not saved: %v", strings.Join(u.Files, ", "), u.Err)
 	}
 	if err := os.Rename(f.Path, out); err != nil {

@@ -66,9 +66,21 @@ written into RESULT. Every run writes report.html at its end.`,
 }
 
 func runReport(_ context.Context, st *State, o ReportOptions, dir string) error {
+	if err := checkOutput("-o/--output", o.Out); err != nil {
+		return err
+	}
+	if err := checkOutput("--md", o.MD); err != nil {
+		return err
+	}
 	sum, err := results.ReadSummary(dir)
 	if err != nil {
 		return asUsage(err)
+	}
+	if o.Out == "" || o.MD == "" {
+		// The rest is written into the results folder.
+		if err := checkWritableDir("report", dir, dir); err != nil {
+			return err
+		}
 	}
 	sp, err := readSpec(o.Spec)
 	if err != nil {

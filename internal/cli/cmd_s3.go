@@ -473,13 +473,16 @@ func (o S3Options) keyValues(p map[string]any) error {
 	return nil
 }
 
-// syncPast is how long ago an hh:mm of today may be to be read as
-// tomorrow's: an earlier one is taken as one that has passed (a typo, or a
-// command started late), not as a wait of most of a day.
-const syncPast = 12 * time.Hour
+// syncAhead is how near tomorrow's hh:mm must be for an hh:mm that has
+// passed today to be read as tomorrow's: clients started by hand just
+// before midnight for a start just after it. Any other time that has
+// passed is refused (a typo, or a command started late), never a wait of
+// most of a day.
+const syncAhead = time.Hour
 
-// syncStart reads hh:mm as the next such local time from now; a time that
-// passed less than syncPast ago is refused.
+// syncStart reads hh:mm as today's local time, or tomorrow's when that
+// comes within syncAhead; a time that has passed otherwise is refused,
+// naming the time now.
 func syncStart(s string, now time.Time) (time.Time, error) {
 	parts := strings.Split(s, ":")
 	if len(parts) != 2 {
@@ -492,10 +495,10 @@ func syncStart(s string, now time.Time) (time.Time, error) {
 	}
 	at := time.Date(now.Year(), now.Month(), now.Day(), h, m, 0, 0, now.Location())
 	if !at.After(now) {
-		if ago := now.Sub(at); ago < syncPast {
-			return time.Time{}, fmt.Errorf("%s has passed (it is %s now, %s later): give a time to come", s, now.Format("15:04"), ago.Round(time.Minute))
+		if next := at.AddDate(0, 0, 1); next.Sub(now) <= syncAhead {
+			return next, nil
 		}
-		at = at.Add(24 * time.Hour)
+		return time.Time{}, fmt.Errorf("%s has passed today (it is %s now): give a time to come (tomorrow's only within %v before it)", s, now.Format("15:04"), syncAhead)
 	}
 	return at, nil
 }

@@ -36,8 +36,9 @@ a label (as 'storbench trend'), and each run's report.html from its results
 folder. The catalog is opened without writes; pages have no script.
 
 It listens on 127.0.0.1:8080 unless --listen says otherwise. On any address
-but loopback a token is required (--token-file, its first line; a file open to
-group or others is refused): open the page once as http://HOST:PORT/?token=TOKEN
+but loopback a token is required (--token-file, its first line, at least 22
+characters: storbench token makes one; a file open to group or others is
+refused): open the page once as http://HOST:PORT/?token=TOKEN
 (the token moves to a cookie and leaves the address bar), or send
 Authorization: Bearer TOKEN. The token is never logged or shown.`,
 		Example: `  storbench serve
@@ -51,7 +52,7 @@ Authorization: Bearer TOKEN. The token is never logged or shown.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Catalog, "catalog", "", "the catalog: a SQLite file or a postgres://USER@HOST/DB URL (default: $"+catalog.EnvCatalog+", else $XDG_DATA_HOME/storbench/catalog.db)")
 	f.StringVar(&o.Listen, "listen", "127.0.0.1:8080", "address to listen on (host:port; a bare :PORT is loopback); any but loopback needs --token-file")
-	f.StringVar(&o.TokenFile, "token-file", "", "file holding the token every request must carry (its first line; mode 600)")
+	f.StringVar(&o.TokenFile, "token-file", "", "file holding the token every request must carry (its first line, at least 22 characters; mode 600)")
 	f.StringVar(&o.Spec, "spec", "", specFlagHelp)
 	return cmd
 }
@@ -65,6 +66,9 @@ func runServe(ctx context.Context, st *State, o ServeOptions) error {
 	if o.TokenFile != "" {
 		var err error
 		if token, err = cluster.ReadToken(o.TokenFile); err != nil {
+			return asUsage(err)
+		}
+		if err := cluster.CheckToken("--token-file "+o.TokenFile, token); err != nil {
 			return asUsage(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/storbench/storbench/internal/catalog"
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/stats"
 )
 
@@ -100,13 +101,15 @@ func runTrend(ctx context.Context, st *State, o TrendOptions, figure string, ter
 		return err
 	}
 	groups := trendGroups(pts)
-	switch {
-	case o.Out.JSON:
+	if o.Out.JSON {
 		if pts == nil {
 			pts = []catalog.Point{}
 		}
 		return printJSONValue(st.Stdout, map[string]any{"figure": f, "unit": catalog.Unit(f.Name), "by": o.By, "query": q.String(), "points": pts, "groups": groups})
-	case o.Out.CSV:
+	}
+	// A row is one line, whatever the runs' names and labels hold (runs).
+	pts, groups = safetext.Copy(pts), safetext.Copy(groups)
+	if o.Out.CSV {
 		return trendCSV(st.Stdout, f, pts)
 	}
 	if len(pts) == 0 {

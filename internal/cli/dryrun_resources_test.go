@@ -65,8 +65,8 @@ func TestDryRunChecksSpaceAndMemory(t *testing.T) {
 func TestDryRunAgentsUnreachableOrRefusing(t *testing.T) {
 	dir := t.TempDir()
 	good, bad := filepath.Join(dir, "token"), filepath.Join(dir, "bad-token")
-	_ = os.WriteFile(good, []byte("dry-run-agent-token\n"), 0o600)
-	_ = os.WriteFile(bad, []byte("not-the-token-at-all\n"), 0o600)
+	_ = os.WriteFile(good, []byte("dry-run-agent-token-0123456789\n"), 0o600)
+	_ = os.WriteFile(bad, []byte("not-the-token-at-all-0123456789\n"), 0o600)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,8 +10,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/secret"
 )
 
@@ -345,12 +348,18 @@ func readProfile(getenv func(string) string) (*awsProfile, error) {
 		if file == "" {
 			return nil, nil
 		}
-		b, err := os.ReadFile(file)
+		b, err := infile.Read("AWS shared file", file, infile.TextLimit)
 		if os.IsNotExist(err) {
 			return nil, nil
 		}
+		if infile.IsRefusal(err) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("AWS shared file: %v", err)
+		}
+		if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+			return nil, usageErr("AWS shared file %s is not text: give the AWS CLI's credentials or config file ([profile] sections of key = value lines)", file)
 		}
 		ini = parseINI(string(b))
 		for _, s := range sections {

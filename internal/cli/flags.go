@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -80,6 +81,11 @@ func checkFlagValues(fs *pflag.FlagSet) error {
 		case "float64":
 			if x, perr := strconv.ParseFloat(v, 64); perr == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
 				err = usageErr("%s %s: want a number", flagName(f), v)
+				return
+			}
+		case "count":
+			if strings.HasPrefix(v, "-") {
+				err = usageErr("%s %s: want a level of 0 or more", flagName(f), v)
 				return
 			}
 		}
@@ -189,6 +195,8 @@ func flagError(c *cobra.Command, err error) error {
 		want = "want true or false"
 	case t == "duration":
 		want = "want a duration with a unit, e.g. 30s, 5m or 1h"
+	case t == "count":
+		want = fmt.Sprintf("want a level, a whole number (%s=2), or the flag repeated (-%s%s)", "--"+f.Name, f.Shorthand, f.Shorthand)
 	default:
 		want = why
 	}

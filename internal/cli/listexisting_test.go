@@ -8,7 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -181,17 +181,16 @@ func TestListExistingBadInput(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			st, out := s3State(srv)
-			dir := t.TempDir()
+			dir := filepath.Join(t.TempDir(), "results")
 			err := Execute(context.Background(), st, append(append([]string{"s3"}, tc.args...), "--duration", "1s", "--results", dir))
 			if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("exit %d, %v\nwant one line with %q\n%s", ExitCode(err), err, tc.want, out)
 			}
 			// What only the server can tell (an empty prefix, a missing
 			// bucket) is found at preparation, before any load: no results
-			// folder is left either (issue 21).
-			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-				t.Errorf("bad input left %d entries in the results folder", len(entries))
-			}
+			// folder is left either (issue 21), nor an empty results/
+			// (issue 34).
+			noResults(t, dir)
 		})
 	}
 	if after := serverState(t, cl); !reflect.DeepEqual(before, after) {

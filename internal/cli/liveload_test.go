@@ -98,7 +98,7 @@ func TestLiveUnderLoadSumsToSummary(t *testing.T) {
 	// An agent in this process, reached over HTTP: its seconds stream to
 	// the controller, several at once when the controller reads late.
 	token := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(token, []byte("live-load-token\n"), 0o600); err != nil {
+	if err := os.WriteFile(token, []byte("live-load-token-0123456789abcdef\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")

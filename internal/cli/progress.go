@@ -9,6 +9,7 @@ import (
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -163,8 +164,12 @@ func (p *progress) update(pr cluster.Progress) {
 	if len(parts) > 0 {
 		line += "  " + strings.Join(parts, ", ")
 	}
+	// The phase's, operations' and hosts' names came from a suite and
+	// from agents: the line is one line, whatever they hold.
+	line = safetext.Escape(line)
 	if p.st.TTY {
-		fmt.Fprintf(p.st.Stdout, "\r\033[K%s", line)
+		p.st.control("\r\033[K")
+		fmt.Fprint(p.st.Stdout, line)
 		p.drawn = true
 		return
 	}
@@ -205,9 +210,19 @@ func (p *progress) done() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.drawn {
-		fmt.Fprint(p.st.Stdout, "\r\033[K")
+		p.st.control("\r\033[K")
 		p.drawn = false
 	}
+}
+
+// control writes a terminal control of storbench's own (the live line's
+// return and erase) as it is, past the escaping of st.Stdout (Execute).
+func (st *State) control(seq string) {
+	if w, ok := st.Stdout.(*safetext.Writer); ok {
+		_ = w.WriteControl(seq)
+		return
+	}
+	fmt.Fprint(st.Stdout, seq)
 }
 
 func round(d time.Duration) time.Duration { return d.Round(time.Second) }

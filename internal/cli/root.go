@@ -21,6 +21,7 @@ import (
 	"github.com/storbench/storbench/internal/exit"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/safetext"
 	"golang.org/x/term"
 )
 
@@ -179,7 +180,7 @@ summary.json and summary.md.`,
 		newRunCommand(st), newFioCommand(st), newMdCommand(st), newS3Command(st),
 		newAgentCommand(st), newAnalyzeCommand(st), newCompareCommand(st), newMergeCommand(st),
 		newReportCommand(st), newVersionCommand(st), newDocsCommand(),
-		newCatalogCommand(st), newRunsCommand(st), newTrendCommand(st), newCheckCommand(st), newServeCommand(st),
+		newCatalogCommand(st), newRunsCommand(st), newTrendCommand(st), newCheckCommand(st), newServeCommand(st), newTokenCommand(st),
 	)
 	// cobra adds these when it executes; made now, their checks are
 	// wrapped with the rest.
@@ -244,9 +245,22 @@ func usageArgs(c *cobra.Command) {
 	}
 }
 
-// Execute runs the command line args (without the program name).
+// Execute runs the command line args (without the program name). What it
+// prints goes through safetext.Writer: names, labels and words that came
+// from outside (suites, agents, results folders, catalogs) reach the
+// terminal with their control characters escaped.
 func Execute(ctx context.Context, st *State, args []string) error {
+	out, errw := safetext.NewWriter(st.Stdout), safetext.NewWriter(st.Stderr)
+	st.Stdout, st.Stderr = out, errw
+	defer func() {
+		_ = out.Flush()
+		_ = errw.Flush()
+	}()
 	root := NewRoot(st)
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
 }
+
+// ErrorLine is the line storbench prints for the error a command ended
+// with: one line, with any control character of what it quotes escaped.
+func ErrorLine(err error) string { return "storbench: " + safetext.Escape(err.Error()) }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/s3test"
@@ -108,5 +109,32 @@ func TestS3FullKeepsEveryRequest(t *testing.T) {
 	st3, _ := s3State(srv)
 	if err := Execute(context.Background(), st3, []string{"s3", "put", "--full", "--benchdata", "x.zst", "--duration", "1s"}); ExitCode(err) != ExitUsage {
 		t.Errorf("--full with --benchdata: %v", err)
+	}
+}
+
+// --syncstart hh:mm is today's time; one that has passed is refused,
+// naming the time now, unless tomorrow's comes within the hour (clients
+// started just before midnight for a start just after). Before, 00:00 at
+// noon waited twelve hours for the next midnight.
+func TestSyncStartPassedIsRefused(t *testing.T) {
+	day := func(h, m int) time.Time { return time.Date(2026, 11, 25, h, m, 0, 0, time.Local) }
+	for _, c := range []struct {
+		at   string
+		now  time.Time
+		want time.Time // zero: refused
+	}{
+		{"13:00", day(12, 0), day(13, 0)},
+		{"00:00", day(12, 0), time.Time{}},
+		{"11:59", day(12, 0), time.Time{}},
+		{"00:10", day(23, 30), day(24, 10)},
+		{"00:00", day(22, 11), time.Time{}},
+	} {
+		got, err := syncStart(c.at, c.now)
+		switch {
+		case c.want.IsZero() && (err == nil || !strings.Contains(err.Error(), "passed") || !strings.Contains(err.Error(), c.now.Format("15:04"))):
+			t.Errorf("%s at %s: %v, %v; want it refused naming the time now", c.at, c.now.Format("15:04"), got, err)
+		case !c.want.IsZero() && (err != nil || !got.Equal(c.want)):
+			t.Errorf("%s at %s: %v, %v; want %v", c.at, c.now.Format("15:04"), got, err, c.want)
+		}
 	}
 }

@@ -291,7 +291,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 		ak, sk := user("agent")
 		dir := t.TempDir()
 		token, creds := filepath.Join(dir, "token"), filepath.Join(dir, "creds")
-		const tok = "TOKsbAgentsShare42"
+		const tok = "TOKsbAgentsShare42-0123456789"
 		_ = os.WriteFile(token, []byte(tok+"\n"), 0o600)
 		_ = os.WriteFile(creds, []byte("STORBENCH_ACCESS_KEY="+ak+"\nSTORBENCH_SECRET_KEY="+sk+"\n"), 0o600)
 		addrs, logs := startAgents(t, bin, 3, baseEnv(), "--token-file", token, "--s3-credentials-file", creds)
@@ -303,7 +303,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 		ak, sk := user("agentaws")
 		dir := t.TempDir()
 		token := filepath.Join(dir, "token")
-		const tok = "TOKsbAgentsAWS43"
+		const tok = "TOKsbAgentsAWS43-0123456789"
 		_ = os.WriteFile(token, []byte(tok+"\n"), 0o600)
 		addrs, logs := startAgents(t, bin, 2, append(baseEnv(), "AWS_ACCESS_KEY_ID="+ak, "AWS_SECRET_ACCESS_KEY="+sk), "--token-file", token)
 		res := t.TempDir()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/catalog"
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/specs"
 )
 
@@ -70,9 +71,11 @@ func printRunsSpec(ctx context.Context, st *State, c *catalog.Catalog, sp *specs
 	if err != nil {
 		return err
 	}
-	switch {
-	case out.JSON:
+	if out.JSON {
 		return printJSONValue(st.Stdout, rs)
+	}
+	rs = safetext.Copy(rs) // a row is one line (see runRuns)
+	switch {
 	case out.CSV:
 		cw := csv.NewWriter(st.Stdout)
 		_ = cw.Write([]string{"run_id", "name", "status", "started_at", "labels", "spec_shares"})

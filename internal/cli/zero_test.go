@@ -38,7 +38,7 @@ func TestZeroFlagsRefused(t *testing.T) {
 	work := workloadDir(t, map[string]string{"a": quickJob("read", "")})
 	mdSuite := writeSuite(t, "phases:\n  - md: {dir: "+tmp+", items: 10, workers: 1}\n")
 	token := filepath.Join(tmp, "token")
-	_ = os.WriteFile(token, []byte("t0ken\n"), 0o600)
+	_ = os.WriteFile(token, []byte("t0ken-0123456789abcdef-zero\n"), 0o600)
 	base := func(cmd *cobra.Command, results string) []string {
 		path := strings.Fields(cmd.CommandPath())[1:]
 		switch path[0] {

@@ -17,8 +17,9 @@ import (
 // hand, so without `run --allow-events` the suite is refused before any
 // load (exit 2, one line naming the flag to give, no results folder,
 // nothing run); with it the command runs on that agent - in the agent's
-// process tree, as the agent's /proc/$PPID/cmdline shows, started with
-// --allow-events - and summary.json records it on that host. Given where
+// process tree, under the supervisor the agent started it with, as the
+// command line of its parent's parent shows, started with --allow-events
+// - and summary.json records it on that host. Given where
 // the run starts no agent, --allow-events is refused (exit 2): it would
 // grant nothing.
 func TestLaunchedAgentsAllowEvents(t *testing.T) {
@@ -37,7 +38,7 @@ phases:
   - name: create
     md: {items: 200000, files_only: true, stonewall: 3s, only: [create]}
     events:
-      - {name: probe, at: 1s, host: localhost-1, command: "tr '\\0' ' ' < /proc/$PPID/cmdline > %s"}
+      - {name: probe, at: 1s, host: localhost-1, command: "tr '\\0' ' ' < /proc/$(cut -d' ' -f4 /proc/$PPID/stat)/cmdline > %s"}
 `, t.TempDir(), mark)), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/hosts"
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/model"
 )
 
@@ -41,7 +42,10 @@ func HostEntries(args, agents []string, agentsFile, hostfile string) ([]hosts.En
 		if room < 1 {
 			return nil, fmt.Errorf("%s: more than %d hosts in all", file.flag, hosts.DefaultLimit)
 		}
-		b, err := os.ReadFile(file.path)
+		b, err := infile.Read(file.flag, file.path, infile.TextLimit)
+		if infile.IsRefusal(err) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", file.flag, err)
 		}

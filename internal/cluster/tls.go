@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"syscall"
+
+	"github.com/storbench/storbench/internal/infile"
 )
 
 // The controller and the agent load their token and certificates from
@@ -17,7 +19,10 @@ import (
 // ReadToken reads a token file's first line (--token-file). A file that
 // others can read is refused, as ssh refuses such a key (SecretFileMode).
 func ReadToken(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := infile.Read("--token-file", path, infile.TokenLimit)
+	if infile.IsRefusal(err) {
+		return "", err
+	}
 	if err != nil {
 		return "", fmt.Errorf("--token-file: %v", err)
 	}
@@ -54,9 +59,9 @@ func ClientTLS(ca, cert, key string) (*tls.Config, error) {
 		if err := SecretFileMode("--tls-key", key); err != nil {
 			return nil, err
 		}
-		c, err := tls.LoadX509KeyPair(cert, key)
+		c, err := loadPair(cert, key)
 		if err != nil {
-			return nil, fmt.Errorf("--tls-cert/--tls-key: %v", err)
+			return nil, err
 		}
 		tc.Certificates = []tls.Certificate{c}
 	}
@@ -80,9 +85,9 @@ func ServerTLS(cert, key, ca string) (*tls.Config, error) {
 	if err := SecretFileMode("--tls-key", key); err != nil {
 		return nil, err
 	}
-	pair, err := tls.LoadX509KeyPair(cert, key)
+	pair, err := loadPair(cert, key)
 	if err != nil {
-		return nil, fmt.Errorf("--tls-cert/--tls-key: %v", err)
+		return nil, err
 	}
 	c := &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
 	if ca != "" {
@@ -107,8 +112,37 @@ func certPair(cert, key string) error {
 	return nil
 }
 
+// loadPair reads a certificate and its key (--tls-cert, --tls-key) as
+// tls.LoadX509KeyPair does, each file read as every input is (infile).
+func loadPair(cert, key string) (tls.Certificate, error) {
+	var pem [2][]byte
+	for i, f := range [2]struct{ flag, path string }{{"--tls-cert", cert}, {"--tls-key", key}} {
+		b, err := infile.Read(f.flag, f.path, infile.SecretLimit)
+		if infile.IsRefusal(err) {
+			return tls.Certificate{}, err
+		}
+		if err != nil {
+			return tls.Certificate{}, fmt.Errorf("--tls-cert/--tls-key: %v", err)
+		}
+		pem[i] = b
+	}
+	c, err := tls.X509KeyPair(pem[0], pem[1])
+	switch {
+	case err == nil:
+		return c, nil
+	case strings.Contains(err.Error(), "in certificate input"):
+		return tls.Certificate{}, fmt.Errorf("--tls-cert %s holds no PEM certificate: give the certificate's PEM file", cert)
+	case strings.Contains(err.Error(), "in key input"):
+		return tls.Certificate{}, fmt.Errorf("--tls-key %s holds no PEM private key: give the certificate's key (PEM)", key)
+	}
+	return tls.Certificate{}, fmt.Errorf("--tls-cert %s, --tls-key %s: %s", cert, key, strings.TrimPrefix(err.Error(), "tls: "))
+}
+
 func loadPool(path string) (*x509.CertPool, error) {
-	b, err := os.ReadFile(path)
+	b, err := infile.Read("--tls-ca", path, infile.SecretLimit)
+	if infile.IsRefusal(err) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--tls-ca: %v", err)
 	}
@@ -125,6 +159,11 @@ func loadPool(path string) (*x509.CertPool, error) {
 // tighter); one owned by another user (root's, shared with a service's
 // group) must at least give others nothing.
 func SecretFileMode(flag, path string) error {
+	// What is not a file is said as such (a device is not "open to
+	// others"), before its mode.
+	if err := infile.Check(flag, path); err != nil {
+		return err
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return fmt.Errorf("%s: %v", flag, err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/safetext"
 )
 
 // Registry is the engines a program runs, by name. It is built as an
@@ -119,7 +120,7 @@ func (r Registry) Planned(p Phase) (d time.Duration, estimated bool) {
 
 // CheckPhaseName refuses a phase name that cannot be a directory name: the
 // phase's workspace on every host and its folder in the results are named
-// after it.
+// after it; and one holding a control character (safetext).
 func CheckPhaseName(name string) error {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
 		return fmt.Errorf("phase name %q: want a name without '/' that is not . or .. (it names the phase's directories)", name)
@@ -127,5 +128,6 @@ func CheckPhaseName(name string) error {
 	if len(name) > MaxNameBytes {
 		return fmt.Errorf("phase name %.20q... is %d bytes long: want at most %d (it names the phase's directories)", name, len(name), MaxNameBytes)
 	}
-	return nil
+	// Every terminal, summary.md and report.html shows it.
+	return safetext.Check("phase name", name)
 }

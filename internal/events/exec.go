@@ -8,10 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/supervise"
 )
 
 // Action is what an event asks one machine to do; it travels to agents
@@ -65,28 +65,29 @@ func Failed(err error) Outcome { return Outcome{Error: err.Error()} }
 type Executor func(ctx context.Context, a Action) Outcome
 
 // RunCommand runs command with sh -c, with this process's rights and
-// environment plus env, its standard input empty. A command still running
-// at timeout (or when ctx ends) is killed with its whole process group,
-// so a hung child cannot hold the phase; the outcome says so.
+// environment plus env, its standard input empty. It runs under a
+// supervisor (internal/supervise), which ends it and everything it
+// started, in its process group or not: at timeout or when ctx ends (the
+// outcome says so), when it exits (nothing it started in the background
+// outlives the event), and when this process dies, even by SIGKILL.
 func RunCommand(ctx context.Context, command string, timeout time.Duration, env []string) Outcome {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, "/bin/sh", "-c", command)
+	cmd := exec.Command("/bin/sh", "-c", command)
 	cmd.Env = append(os.Environ(), env...)
 	out := &capped{max: model.EventOutputMax}
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	// Output pipes held open by a child left behind do not hold Wait.
+	// Output pipes held open by a process that escaped the supervisor do
+	// not hold Wait.
 	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
-	// The group is killed after an ordinary exit too: nothing the
-	// command started in the background outlives the event.
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	p, err := supervise.Start(cmd)
+	if err == nil {
+		stop := context.AfterFunc(cctx, p.Kill)
+		err = p.Wait()
+		stop()
 	}
 	o := Outcome{Output: out.String(), Truncated: out.cut}
 	var ee *exec.ExitError

@@ -1,11 +1,14 @@
 package hosts
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"path"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // MaxSlots is the most slots a host file may give one host: more than any
@@ -97,6 +100,9 @@ func ParseHostfile(name string, text []byte, f Format, limit int) ([]Entry, erro
 	at := map[key]int{}   // index in out
 	line := map[key]int{} // line first listing the host
 	for i, l := range strings.Split(string(text), "\n") {
+		if err := textLine(l); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, i+1, err)
+		}
 		l, _, _ = strings.Cut(l, "#")
 		fields := strings.Fields(l)
 		if len(fields) == 0 {
@@ -122,6 +128,23 @@ func ParseHostfile(name string, text []byte, f Format, limit int) ([]Entry, erro
 		return nil, fmt.Errorf("%s names no host", name)
 	}
 	return out, nil
+}
+
+// maxLineBytes is the longest line a host file may have: a host name,
+// its options and a comment fit many times over.
+const maxLineBytes = 4096
+
+// textLine refuses a line no host file has, before it is quoted in an
+// error: one past maxLineBytes, control characters, bytes that are not
+// UTF-8 (a binary file given by mistake).
+func textLine(l string) error {
+	if len(l) > maxLineBytes {
+		return fmt.Errorf("a line of %d bytes, over the %d a host file's line may have: give a file listing hosts, one a line", len(l), maxLineBytes)
+	}
+	if !utf8.ValidString(l) || strings.ContainsFunc(strings.TrimSuffix(l, "\r"), func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
+		return errors.New("not text (control characters, or bytes that are not UTF-8): give a file listing hosts, one a line")
+	}
+	return nil
 }
 
 // parseLine reads one line's fields into at most room entries.

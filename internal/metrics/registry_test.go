@@ -199,16 +199,16 @@ func TestScrapeWithoutTokenIsRefused(t *testing.T) {
 		t.Errorf("metrics without a token outside loopback: %v", err)
 	}
 	reg, _ := fed()
-	base := serve(t, reg, host, "s3cr3t-token")
+	base := serve(t, reg, host, "s3cr3t-token-0123456789abcdef")
 	for _, path := range []string{metrics.Path, "/", "/debug/pprof/", "/metrics/x"} {
-		for _, auth := range []string{"", "Bearer wrong", "Basic czNjcjN0LXRva2Vu", "Bearer s3cr3t-token-and-more"} {
+		for _, auth := range []string{"", "Bearer wrong", "Basic czNjcjN0LXRva2VuLTAxMjM0NTY3ODlhYmNkZWY=", "Bearer s3cr3t-token-0123456789abcdef-and-more"} {
 			resp, body := get(t, base+path, map[string]string{"Authorization": auth})
 			if resp.StatusCode != http.StatusUnauthorized || strings.Contains(body, "storbench_") || strings.Contains(body, "go_") {
 				t.Errorf("%s with %q: %s\n%s", path, auth, resp.Status, body)
 			}
 		}
 	}
-	resp, body := get(t, base+metrics.Path, map[string]string{"Authorization": "Bearer s3cr3t-token"})
+	resp, body := get(t, base+metrics.Path, map[string]string{"Authorization": "Bearer s3cr3t-token-0123456789abcdef"})
 	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "storbench_ops_total") {
 		t.Errorf("with the token: %s", resp.Status)
 	}

@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/storbench/storbench/internal/infile"
 )
 
 // LatSecond is the latency histogram of one operation in one interval of
@@ -147,7 +149,7 @@ func latCodec() (*zstd.Encoder, error) {
 	codecOnce.Do(func() {
 		latEnc, codecErr = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
 		if codecErr == nil {
-			latDec, codecErr = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<30))
+			latDec, codecErr = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(infile.LatencyLimit))
 		}
 	})
 	return latEnc, codecErr
@@ -156,7 +158,9 @@ func latCodec() (*zstd.Encoder, error) {
 // errLatFormat is what a damaged or foreign file gets.
 var errLatFormat = errors.New("not a storbench per-second latency file, or a damaged one")
 
-// DecodeLatSeconds reads a file EncodeLatSeconds wrote, in its order.
+// DecodeLatSeconds reads a file EncodeLatSeconds wrote, in its order:
+// one this process was given by an engine or an agent. A file of a
+// results folder is read with DecodeLatSecondsLimit.
 func DecodeLatSeconds(data []byte) ([]LatSecond, error) {
 	if _, err := latCodec(); err != nil {
 		return nil, err
@@ -165,6 +169,56 @@ func DecodeLatSeconds(data []byte) ([]LatSecond, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errLatFormat, err)
 	}
+	return parseLatSeconds(raw)
+}
+
+// DecodeLatSecondsLimit reads a file EncodeLatSeconds wrote, as
+// DecodeLatSeconds does, refusing one that decompresses to more than
+// limit bytes (LatSecondsBound: what its phase could have written) with
+// exit code 2, before holding more than that.
+func DecodeLatSecondsLimit(data []byte, limit int64) ([]LatSecond, error) {
+	raw, err := infile.Unzstd(LatSecondsFile, data, limit)
+	if infile.IsRefusal(err) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errLatFormat, err)
+	}
+	return parseLatSeconds(raw)
+}
+
+// Bounds of the per-second latency format, for LatSecondsBound: a
+// record's fixed fields (op, start, length, sum, bin count) take at most
+// latRecordBytes, a bin (index step below 2^14, count) latBinBytes, and
+// what comes before the records (magic, names, bin values) latHeadBytes.
+const (
+	latRecordBytes = 4*binary.MaxVarintLen64 + 2
+	latBinBytes    = 2 + binary.MaxVarintLen64
+	latHeadBytes   = 1 << 20
+)
+
+// LatSecondsBound is the most a host's per-second latency file may
+// decompress to, given the host's operations in its result.json: each
+// operation has a record per interval of its window (about a second each;
+// twice as many are allowed, and a few more), a record at most histBins
+// bins, and never more bins than latencies recorded (each bin counts one
+// or more), nor, whatever the figures, more than infile.LatencyLimit.
+func LatSecondsBound(ops []OpStats) int64 {
+	total := float64(latHeadBytes)
+	for _, o := range ops {
+		secs := math.Max(float64(o.EndNs-o.StartNs)/1e9, 0)
+		recs := 2*math.Ceil(secs) + 4 + 2*float64(len(o.Iterations))
+		bins := math.Min(recs*histBins, float64(o.Lat.Stats.N+o.Ops+o.Errors))
+		total += recs*latRecordBytes + bins*latBinBytes
+		if o.TTFB != nil {
+			total += recs*latRecordBytes + math.Min(recs*histBins, float64(o.TTFB.Stats.N+o.Ops+o.Errors))*latBinBytes
+		}
+	}
+	return int64(math.Min(total, infile.LatencyLimit))
+}
+
+// parseLatSeconds reads a decompressed per-second latency file.
+func parseLatSeconds(raw []byte) ([]LatSecond, error) {
 	if !bytes.HasPrefix(raw, []byte(latMagic)) {
 		return nil, errLatFormat
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/safetext"
 )
 
 // AnalysisCSVHeader are the time series CSV columns, warp's names.
@@ -21,6 +22,8 @@ var AnalysisCSVHeader = []string{"index", "op", "host", "duration_s", "bytes", "
 // results folder cannot know (full, partial and started operations: it
 // keeps counts per second, not single requests) are left empty.
 func AnalysisCSV(w io.Writer, a *analyze.Analysis) error {
+	a = safetext.Copy(a)
+
 	cw := csv.NewWriter(w)
 	if err := cw.Write(AnalysisCSVHeader); err != nil {
 		return err
@@ -67,6 +70,8 @@ func indentedJSON(w io.Writer, v any) error {
 // operation the average over the window, the fastest, median and slowest
 // segments, latency from merged histograms, errors, then per host.
 func AnalysisText(w io.Writer, a *analyze.Analysis) {
+	a = safetext.Copy(a)
+
 	fmt.Fprintf(w, "Analysis of %s (%s)", a.Source, a.Kind)
 	if a.Requests > 0 {
 		fmt.Fprintf(w, ", %d requests", a.Requests)
@@ -173,6 +178,8 @@ func opAnalysisText(w io.Writer, in string, formats []string, o analyze.OpAnalys
 // AnalysisMarkdown writes the analysis as Markdown tables: one row per
 // operation (and per host when there are several).
 func AnalysisMarkdown(w io.Writer, a *analyze.Analysis) {
+	a = plainMD(a)
+
 	fmt.Fprintf(w, "# Analysis of %s\n\n", a.Source)
 	fmt.Fprintf(w, "Segments of %s; skip %s. Latency percentiles from merged histograms.\n", seconds(a.Options.SegmentS), seconds(a.Options.SkipS))
 	for _, n := range a.Notes {

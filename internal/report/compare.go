@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -39,6 +40,8 @@ func figureTest(f analyze.Figure) string {
 // CompareText writes a comparison: settings that changed, then per phase
 // and operation every figure before -> after with its change and verdict.
 func CompareText(w io.Writer, c *analyze.Comparison) {
+	c = safetext.Copy(c)
+
 	fmt.Fprintf(w, "Compare %s -> %s\n", c.Before, c.After)
 	fmt.Fprintf(w, "Verdicts at %s confidence; a change is called faster or slower only if the test says so and it exceeds %.1f%%.\n", confidenceText(c.Confidence), c.ThresholdPct)
 	for _, n := range c.Notes {
@@ -80,6 +83,8 @@ func CompareText(w io.Writer, c *analyze.Comparison) {
 
 // CompareMarkdown writes a comparison as Markdown tables.
 func CompareMarkdown(w io.Writer, c *analyze.Comparison) {
+	c = plainMD(c)
+
 	fmt.Fprintf(w, "# Compare %s -> %s\n\n", c.Before, c.After)
 	fmt.Fprintf(w, "Verdicts at %s confidence, threshold %.1f%%.\n", confidenceText(c.Confidence), c.ThresholdPct)
 	for _, n := range c.Notes {

@@ -11,6 +11,7 @@ import (
 	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/safetext"
 )
 
 // chartMark is an event drawn on a chart over time: a vertical line at
@@ -128,6 +129,8 @@ func sig(v float64) string {
 // EventsText writes a phase's events for `analyze`: each as it ran, then
 // what it did to each operation's figure.
 func EventsText(w io.Writer, evs []model.PhaseEvent) {
+	evs = safetext.Copy(evs)
+
 	if len(evs) == 0 {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/safetext"
 )
 
 // FieldFormat writes a run's figures as one of the field's tools prints
@@ -58,6 +59,8 @@ var mdtestRows = []struct{ label, op string }{
 // does not record it. Rows of operations the phase did not run are left
 // out, as mdtest leaves out the file rows with -D.
 func MdtestText(w io.Writer, run *model.RunInfo, s *results.Summary) error {
+	run, s = safetext.Copy(run), safetext.Copy(s)
+
 	n := 0
 	for _, ps := range s.Phases {
 		if !ps.Offers(model.FormatMdtest) {
@@ -117,6 +120,8 @@ func MdtestText(w io.Writer, run *model.RunInfo, s *results.Summary) error {
 // reordering, segments, block size per task) are NA, as IOR prints NA for
 // stonewall figures it did not take.
 func IORText(w io.Writer, run *model.RunInfo, s *results.Summary) error {
+	run, s = safetext.Copy(run), safetext.Copy(s)
+
 	groups := iorGroups(s)
 	if len(groups) == 0 {
 		return fmt.Errorf("--output-format ior: the run has no fio phase")

@@ -112,6 +112,8 @@ type htmlData struct {
 // HTML writes a self-contained report: inline CSS, charts as inline SVG,
 // no script, font, image or any other request.
 func HTML(w io.Writer, in HTMLInput) error {
+	in = plainHTML(in)
+
 	s := in.Summary
 	d := htmlData{Title: "storbench run " + s.Name, RunID: s.RunID, Status: s.Status, Started: fmtTime(s.StartedAt), Ended: fmtTime(s.EndedAt)}
 	if s.Status == results.StatusRunning {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/safetext"
 )
 
 // io500Num writes an IO500 figure: three decimals, as many significant
@@ -41,6 +42,8 @@ const io500InvalidHead = "INVALID by IO500's rules (a real IO500 run like this o
 // saying which phases have no figure; then, for a run IO500 would mark
 // INVALID, why, as IO500 marks its phases and score [INVALID].
 func IO500Text(w io.Writer, s *results.IO500Score) {
+	s = safetext.Copy(s)
+
 	if s == nil {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/safetext"
 )
 
 // IO500 writes these two files into the results folder of a run whose
@@ -28,6 +29,8 @@ const IO500Version = "storbench"
 // phase (name, figure, unit, the phase's time, "[INVALID]" as IO500 marks
 // it) and the "[SCORE ]" line. nil when the run has no IO500 score.
 func IO500ResultSummary(s *results.Summary) []byte {
+	s = safetext.Copy(s)
+
 	sc := s.IO500
 	if sc == nil {
 		return nil
@@ -45,7 +48,7 @@ func IO500ResultSummary(s *results.Summary) []byte {
 // with its start, score, time and end, "; ERROR INVALID" comments where
 // IO500 writes them, and [SCORE] with MD, BW, SCORE and IO500's hash of
 // them. nil when the run has no IO500 score.
-func IO500Result(s *results.Summary) []byte { return io500Result(s, IO500Version) }
+func IO500Result(s *results.Summary) []byte { return io500Result(safetext.Copy(s), IO500Version) }
 
 // io500Result is IO500Result with the version the file names, which
 // IO500's hash covers.

@@ -15,6 +15,8 @@ import (
 // (file I/O, metadata, object), each row an operation of a phase, totals
 // across hosts.
 func Markdown(s *results.Summary) []byte {
+	s = plainMD(s)
+
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# storbench run %s\n\n", s.Name)
 	fmt.Fprintf(&b, "Run `%s`, status **%s**, started %s.\n", s.RunID, s.Status, s.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"))

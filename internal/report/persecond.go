@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -19,6 +20,8 @@ var PerSecondCSVHeader = []string{"phase", "op", "second", "start_time", "ops", 
 // PerSecondCSV writes one line per second (segment) of every operation of
 // every phase; a figure not measured is an empty cell.
 func PerSecondCSV(w io.Writer, a *analyze.PerSecond) error {
+	a = safetext.Copy(a)
+
 	cw := csv.NewWriter(w)
 	if err := cw.Write(PerSecondCSVHeader); err != nil {
 		return err
@@ -55,6 +58,8 @@ func PerSecondJSON(w io.Writer, a *analyze.PerSecond) error { return indentedJSO
 // PerSecondText writes a table per phase and operation: second, operations,
 // throughput, errors and the second's latency percentiles.
 func PerSecondText(w io.Writer, a *analyze.PerSecond) {
+	a = safetext.Copy(a)
+
 	fmt.Fprintf(w, "Per-second analysis of %s; rows of %s, all hosts added", a.Source, seconds(a.Options.SegmentS))
 	if a.Options.Host != "" {
 		fmt.Fprintf(w, " (host %s only)", a.Options.Host)
@@ -89,6 +94,8 @@ func PerSecondText(w io.Writer, a *analyze.PerSecond) {
 
 // PerSecondMarkdown writes the per-second tables in Markdown.
 func PerSecondMarkdown(w io.Writer, a *analyze.PerSecond) {
+	a = plainMD(a)
+
 	fmt.Fprintf(w, "# Per-second analysis of %s\n\nRows of %s, all hosts added; latency from each second's merged histogram.\n", a.Source, seconds(a.Options.SegmentS))
 	for _, n := range a.Notes {
 		fmt.Fprintf(w, "\n> Note: %s\n", n)

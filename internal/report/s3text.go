@@ -12,6 +12,7 @@ import (
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -26,6 +27,8 @@ const S3EndpointsFile = "s3-endpoints.json"
 // the merged histograms, per endpoint figures when there were several, and
 // errors by kind. Timestamps are printed in loc (nil: UTC).
 func S3Text(w io.Writer, ps *results.PhaseSummary, hosts []*model.HostResult, loc *time.Location) {
+	ps, hosts = safetext.Copy(ps), safetext.Copy(hosts)
+
 	if loc == nil {
 		loc = time.UTC
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/stats"
 	"github.com/storbench/storbench/internal/units"
 )
@@ -74,6 +75,8 @@ func pointText(p []results.KV) string {
 // SweepText prints each sweep point's statistics across iterations, and the
 // score, after a run.
 func SweepText(w io.Writer, s *results.Summary) {
+	s = safetext.Copy(s)
+
 	if len(s.Sweeps) > 0 {
 		fmt.Fprintf(w, "\nacross iterations (mean, sample stddev, CoV, %s confidence interval):\n", confidenceText(sweepConfidence(s.Sweeps)))
 		for _, sw := range s.Sweeps {
@@ -104,6 +107,8 @@ func SweepText(w io.Writer, s *results.Summary) {
 // ci95_low, ci95_high at the default 95%). Bandwidth is in MiB/s, rates in ops/s, latency in
 // microseconds. Nothing is written for a run without sweeps.
 func SweepTSV(s *results.Summary) []byte {
+	s = safetext.Copy(s)
+
 	if len(s.Sweeps) == 0 {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -30,6 +31,8 @@ func PhaseText(w io.Writer, ps *results.PhaseSummary, hosts []*model.HostResult)
 // percentiles wekatester lacks. With several hosts it adds the total and the
 // per-host average.
 func FileText(w io.Writer, ps *results.PhaseSummary) {
+	ps = safetext.Copy(ps)
+
 	if ps.Status != results.StatusCompleted && ps.Error != "" {
 		fmt.Fprintf(w, "    %s: %s\n", ps.Status, ps.Error)
 	}
@@ -43,7 +46,15 @@ func FileText(w io.Writer, ps *results.PhaseSummary) {
 	for _, o := range ps.Ops {
 		opText(w, ps.TextFormats(), ps.Report, o)
 	}
-	if n := len(ps.PerHost); n > 1 {
+	// The average is over the hosts whose figures are in the total: a
+	// host lost before it did anything has none.
+	n := 0
+	for _, h := range ps.PerHost {
+		if len(h.Ops) > 0 {
+			n++
+		}
+	}
+	if n > 1 {
 		var bw, iops float64
 		for _, o := range ps.Ops {
 			if o.BwBytesPerS != nil {
@@ -101,6 +112,8 @@ func opText(w io.Writer, formats []string, report model.Headline, o results.OpSu
 // RateTable writes mdtest's summary table (rates across iterations) with the
 // latency percentiles mdtest lacks.
 func RateTable(w io.Writer, indent string, ops []results.OpSummary) {
+	ops = safetext.Copy(ops)
+
 	fmt.Fprintf(w, "%s%-16s %14s %14s %14s %12s %10s %10s %10s\n", indent, "Operation", "Max", "Min", "Mean", "Std Dev", "p50", "p99", "p99.9")
 	for _, o := range ops {
 		mx, mn, mean, sd := rateCells(o)

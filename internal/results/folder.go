@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 )
@@ -68,6 +69,21 @@ type Folder struct {
 	// dropped are phases left out of summary.json because a host's
 	// result.json could not be written (the folder stays readable).
 	dropped []string
+	// madeRoot is set when Create made the folder's parent (results/).
+	madeRoot bool
+}
+
+// Remove removes the folder, and its parent (results/) when Create made
+// it and nothing else is in it: a run that measured nothing (bad input
+// found late) leaves nothing behind.
+func (f *Folder) Remove() error {
+	if err := os.RemoveAll(f.Path); err != nil {
+		return err
+	}
+	if f.madeRoot {
+		_ = os.Remove(filepath.Dir(f.Path)) // fails, as it should, when not empty
+	}
+	return nil
 }
 
 // UnsavedError says what a results folder could not save, and why: every
@@ -111,14 +127,36 @@ func NewRunID(now time.Time) string {
 // (model.SafeName).
 func SafeName(s string) string { return model.SafeName(s) }
 
+// MaxRunNameBytes is the longest run name a results folder can be named
+// after: a file name has at most 255 bytes (NAME_MAX), and the run id and
+// '_' come first.
+const MaxRunNameBytes = 255 - len("20261121T051502Z-3fa9_")
+
+// CheckRunName refuses a run name (a suite's name) its results folder
+// cannot be named after, before anything is made.
+func CheckRunName(name string) error {
+	if n := len(SafeName(name)); n > MaxRunNameBytes {
+		return fmt.Errorf("%.20q... is %d bytes long: give a name of at most %d bytes (it names the results folder, after the run id)", name, n, MaxRunNameBytes)
+	}
+	return nil
+}
+
 // Create makes results/<run id>_<name>/ under root and writes run.json with
 // status running.
 func Create(root string, info RunInfo) (*Folder, error) {
+	if err := CheckRunName(info.Name); err != nil {
+		return nil, fmt.Errorf("results folder: the run's name %v", err)
+	}
+	_, err := os.Stat(root)
+	madeRoot := errors.Is(err, fs.ErrNotExist)
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("results folder: %v", err)
 	}
 	path := filepath.Join(root, info.RunID+"_"+SafeName(info.Name))
 	if err := os.Mkdir(path, 0o755); err != nil {
+		if madeRoot {
+			os.Remove(root)
+		}
 		return nil, fmt.Errorf("results folder: %v", err)
 	}
 	info.SchemaVersion = SchemaVersion
@@ -126,9 +164,9 @@ func Create(root string, info RunInfo) (*Folder, error) {
 	f := &Folder{Path: path, run: info, sum: Summary{
 		SchemaVersion: SchemaVersion, RunID: info.RunID, Name: info.Name,
 		Status: StatusRunning, StartedAt: info.StartedAt, Phases: []PhaseSummary{},
-	}, unsaved: map[string]error{}}
+	}, unsaved: map[string]error{}, madeRoot: madeRoot}
 	if err := f.flush(); err != nil {
-		os.RemoveAll(path) // nothing measured yet: leave nothing behind
+		f.Remove() // nothing measured yet: leave nothing behind
 		var u *UnsavedError
 		if errors.As(err, &u) {
 			err = u.Err
@@ -347,13 +385,17 @@ const NeverFinishedNote = "this run never finished: run.json still says running 
 // running when run.json says so: a run killed, or whose disk filled up,
 // never wrote its end there, whatever summary.json got to.
 func ReadSummary(dir string) (*Summary, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	path := filepath.Join(dir, "summary.json")
+	b, err := infile.Read("", path, infile.ResultLimit)
+	if infile.IsRefusal(err) {
+		return nil, err
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a storbench results folder: %v", dir, err)
+		return nil, fmt.Errorf("%s is not a storbench results folder: %w", dir, err)
 	}
 	var s Summary
 	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%s/summary.json: %v", dir, err)
+		return nil, fmt.Errorf("%s is damaged: %s", path, damaged(err))
 	}
 	if s.SchemaVersion > SchemaVersion {
 		// Fields may have changed meaning: read as this version's, figures
@@ -362,8 +404,11 @@ func ReadSummary(dir string) (*Summary, error) {
 	}
 	if s.SchemaVersion < 2 {
 		if err := upgradeV1(b, &s); err != nil {
-			return nil, fmt.Errorf("%s/summary.json: %v", dir, err)
+			return nil, fmt.Errorf("%s is damaged: %s", path, damaged(err))
 		}
+	}
+	if err := checkSummary(dir, path, &s); err != nil {
+		return nil, err
 	}
 	if r, err := ReadRunInfo(dir); err == nil && r.Status == StatusRunning {
 		s.Status = StatusRunning
@@ -436,15 +481,27 @@ func upgradeV1(b []byte, s *Summary) error {
 	return nil
 }
 
+// DamagedError is a file of a results folder that is there but cannot be
+// read: Why says so in the user's words.
+type DamagedError struct {
+	Path, Why string
+}
+
+func (e *DamagedError) Error() string { return e.Path + " is damaged: " + e.Why }
+
 // ReadRunInfo reads run.json from a results folder.
 func ReadRunInfo(dir string) (*RunInfo, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	path := filepath.Join(dir, "run.json")
+	b, err := infile.Read("", path, infile.RunInfoLimit)
+	if infile.IsRefusal(err) {
+		return nil, err
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a storbench results folder: %v", dir, err)
+		return nil, fmt.Errorf("%s is not a storbench results folder: %w", dir, err)
 	}
 	var r RunInfo
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s/run.json: %v", dir, err)
+		return nil, &DamagedError{Path: path, Why: damaged(err)}
 	}
 	return &r, nil
 }
@@ -453,7 +510,7 @@ func ReadRunInfo(dir string) (*RunInfo, error) {
 // the file.
 func ReadHostResult(dir, phaseDir, host string) (*model.HostResult, error) {
 	path := filepath.Join(dir, phaseDir, "hosts", SafeName(host), "result.json")
-	b, err := os.ReadFile(path)
+	b, err := infile.Read("", path, infile.ResultLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s is missing: host %s's figures of phase %s cannot be read", path, host, phaseDir)
 	}
@@ -462,7 +519,10 @@ func ReadHostResult(dir, phaseDir, host string) (*model.HostResult, error) {
 	}
 	var h model.HostResult
 	if err := json.Unmarshal(b, &h); err != nil {
-		return nil, fmt.Errorf("%s is damaged (%v): host %s's figures of phase %s cannot be read", path, err, host, phaseDir)
+		return nil, fmt.Errorf("%s is damaged (%s): host %s's figures of phase %s cannot be read", path, damaged(err), host, phaseDir)
+	}
+	if err := checkHostResult(path, &h); err != nil {
+		return nil, err
 	}
 	return &h, nil
 }
@@ -470,10 +530,11 @@ func ReadHostResult(dir, phaseDir, host string) (*model.HostResult, error) {
 // ReadHostLatency reads one host's per-second latency file of a phase
 // (record.LatSecondsFile, in the format record.EncodeLatSeconds writes),
 // undecoded; nil when the host kept none (results written before
-// storbench kept them, or fio with latency off).
+// storbench kept them, or fio with latency off). What it may decode to
+// is bounded where it is decoded (record.LatSecondsBound).
 func ReadHostLatency(dir, phaseDir, host string) ([]byte, error) {
 	path := filepath.Join(dir, phaseDir, "hosts", SafeName(host), record.LatSecondsFile)
-	b, err := os.ReadFile(path)
+	b, err := infile.Read("", path, infile.CompressedLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -147,6 +147,9 @@ func credentials(a Agents) (string, *tls.Config, error) {
 	token := ""
 	if a.TokenFile != "" {
 		t, err := cluster.ReadToken(a.TokenFile)
+		if err == nil {
+			err = cluster.CheckToken("--token-file "+a.TokenFile, t)
+		}
 		if err != nil {
 			return "", nil, err
 		}

@@ -169,6 +169,17 @@ func (b *browser) eval(t *testing.T, script string, out any) {
 	}
 }
 
+// evalAwait evaluates a script whose value is a promise of a string and
+// decodes what it resolves to into out.
+func (b *browser) evalAwait(t *testing.T, script string, out *string) {
+	t.Helper()
+	var r struct {
+		Result struct{ Value string } `json:"result"`
+	}
+	b.call(t, b.session, "Runtime.evaluate", map[string]any{"returnByValue": true, "awaitPromise": true, "expression": script}, &r)
+	*out = r.Result.Value
+}
+
 // screenshot saves the whole page as a PNG.
 func (b *browser) screenshot(t *testing.T, file string) {
 	t.Helper()
@@ -217,7 +228,7 @@ type chartSeen struct {
 func TestServeInChromium(t *testing.T) {
 	b := startBrowser(t)
 	fx := newFixture(t)
-	const tok = "chromium-test-token"
+	const tok = "chromium-test-token-0123456789"
 	srv := httptest.NewServer(New(fx.cat, tok, nil).Handler())
 	defer srv.Close()
 	shots := t.TempDir()

@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/catalog"
 	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/specs"
 	"github.com/storbench/storbench/internal/stats"
 )
@@ -28,6 +27,16 @@ type runRow struct {
 	Report bool
 	// Shares are the run's figures as shares of the spec's claims.
 	Shares []string
+}
+
+// hasResult says whether the results folder dir has a file name that
+// serve would serve (openResult): a link leads to no page.
+func hasResult(dir, name string) bool {
+	f, err := openResult(dir, name)
+	if err == nil {
+		f.Close()
+	}
+	return err == nil
 }
 
 func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
@@ -55,8 +64,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 			ls = append(ls, k+"="+v)
 		}
 		slices.Sort(ls)
-		_, err := os.Stat(filepath.Join(run.Path, "report.html"))
-		row := runRow{Run: run, LabelText: strings.Join(ls, " "), Report: err == nil}
+		row := runRow{Run: run, LabelText: strings.Join(ls, " "), Report: hasResult(run.Path, report.HTMLFile)}
 		if s.spec != nil {
 			figs, err := s.cat.Figures(r.Context(), run.ID)
 			if err != nil {
@@ -151,6 +159,8 @@ func (s *Server) trendPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	// The chart is markup made here, which render leaves as it is.
+	pts = safetext.Copy(pts)
 	data["Points"], data["Name"] = pts, f.Name
 	if len(pts) > 0 {
 		data["Chart"] = trendChart(f, by, pts)
@@ -162,6 +172,10 @@ func (s *Server) render(w http.ResponseWriter, code int, page string, data map[s
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'")
 	w.WriteHeader(code)
+	// Runs' names and labels come from results folders anyone may have
+	// written, and what the request asked is echoed: a page shows their
+	// control characters as escapes (html/template leaves them raw).
+	data = safetext.Copy(data)
 	if err := pages.ExecuteTemplate(w, page, data); err != nil && s.log != nil {
 		s.log.Printf("page %s: %v", page, err)
 	}

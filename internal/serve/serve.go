@@ -6,14 +6,19 @@ package serve
 
 import (
 	"crypto/subtle"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/storbench/storbench/internal/catalog"
+	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/specs"
 )
 
@@ -137,5 +142,55 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The report links nothing of its own folder: serve the one file.
-	http.ServeFile(w, r, runs[0].Path+"/report.html")
+	f, err := openResult(runs[0].Path, report.HTMLFile)
+	if err != nil {
+		http.Error(w, "run "+id+" has no report.html", http.StatusNotFound)
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	resultHeaders(w.Header())
+	http.ServeContent(w, r, report.HTMLFile, fi.ModTime(), f)
+}
+
+// resultsCSP is the Content-Security-Policy of a results file: a sandbox
+// (no script runs, forms and pop-ups are off, and the page's origin is
+// opaque, so nothing in it can read serve's other pages, which a report
+// written by someone else could otherwise do with serve's cookie), and
+// nothing loaded but its own inline styles and data: images (a report is
+// self-contained).
+const resultsCSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+// resultHeaders are the headers of every file served from a results
+// folder: its type said, never sniffed, and sandboxed.
+func resultHeaders(h http.Header) {
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", resultsCSP)
+}
+
+// openResult opens the file name of the results folder dir when it is a
+// regular file of the folder itself: a symbolic link is not followed
+// (O_NOFOLLOW on the file; the folder's own path is the catalog's), and a
+// FIFO or device is not read (O_NONBLOCK, then the type checked on what
+// was opened, so the file cannot be changed between the check and the
+// read).
+func openResult(dir, name string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file", name)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

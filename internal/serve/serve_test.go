@@ -196,7 +196,7 @@ func TestReportServedFromFolderOnly(t *testing.T) {
 // it); the token is never in the log or a page.
 func TestToken(t *testing.T) {
 	fx := newFixture(t)
-	const tok = "s3cr3t-t0ken-value"
+	const tok = "s3cr3t-t0ken-value-0123456789"
 	var logb bytes.Buffer
 	h := New(fx.cat, tok, &logb).Handler()
 	for _, p := range []string{"/", "/trend?figure=seq-read/read/bw", "/run/" + fx.runs[0].id() + "/report.html", "/?token=wrong"} {

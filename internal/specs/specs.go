@@ -24,7 +24,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -33,6 +32,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/storbench/storbench/internal/catalog"
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -86,7 +86,10 @@ var keyPattern = regexp.MustCompile(`^(seq|rand)_(read|write)_(bw|iops)$`)
 // Read reads and checks a spec file; every error is one line naming the
 // file and what to fix.
 func Read(name string) (*Spec, error) {
-	b, err := os.ReadFile(name)
+	b, err := infile.Read("--spec", name, infile.TextLimit)
+	if infile.IsRefusal(err) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--spec: %v", err)
 	}

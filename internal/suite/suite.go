@@ -20,6 +20,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/events"
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -125,7 +126,10 @@ func Quick() (*Suite, error) {
 
 // Load reads a suite file.
 func Load(path string) (*Suite, error) {
-	b, err := os.ReadFile(path)
+	b, err := infile.Read("suite", path, infile.TextLimit)
+	if infile.IsRefusal(err) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("suite: %v", err)
 	}
@@ -141,7 +145,7 @@ func Load(path string) (*Suite, error) {
 func Parse(name string, b []byte) (*Suite, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(b, &root); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, yamlSyntaxErr(name, err)
 	}
 	if len(root.Content) == 0 {
 		return nil, fmt.Errorf("%s: empty suite", name)
@@ -157,7 +161,9 @@ func Parse(name string, b []byte) (*Suite, error) {
 		var err error
 		switch k.Value {
 		case "name":
-			err = v.Decode(&s.Name)
+			if err = v.Decode(&s.Name); err == nil {
+				err = results.CheckRunName(s.Name)
+			}
 		case "dir":
 			err = v.Decode(&s.Dir)
 		case "results":
@@ -203,6 +209,9 @@ func Parse(name string, b []byte) (*Suite, error) {
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	}
+	if err := checkText(name, s); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -440,6 +449,20 @@ func cleanYAMLErr(err error) string {
 		want = "a mapping of keys to values"
 	}
 	return fmt.Sprintf("%s: want %s", got, want)
+}
+
+// yamlLine is the YAML library's "yaml: line 3: did not find expected key".
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// yamlSyntaxErr says that a file is not YAML in the user's words: the file
+// and line ("suite.yaml:3: ...") where the library prefixes its own
+// ("yaml: line 3: ..."), and what it found.
+func yamlSyntaxErr(name string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s:%s: not valid YAML: %s (check the indentation, quotes and brackets there)", name, m[1], m[2])
+	}
+	return fmt.Errorf("%s: not valid YAML: %s (a suite is a YAML text file)", name, msg)
 }
 
 // Suggest returns the known word closest to w, if it is close enough to be a

@@ -20,6 +20,14 @@ import (
 // then SIGKILL after 10 s), logging what it printed when the test failed.
 func AgentProcess(t testing.TB, bin, token string, extra ...string) string {
 	t.Helper()
+	addr, _ := StartAgent(t, bin, token, nil, extra...)
+	return addr
+}
+
+// StartAgent is AgentProcess with env added to the agent's environment;
+// it returns the agent's process too.
+func StartAgent(t testing.TB, bin, token string, env []string, extra ...string) (string, *exec.Cmd) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -31,6 +39,7 @@ func AgentProcess(t testing.TB, bin, token string, extra ...string) string {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, append([]string{"agent", "--listen", addr, "--token-file", tok}, extra...)...)
+	cmd.Env = append(os.Environ(), env...)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {
@@ -74,5 +83,5 @@ func AgentProcess(t testing.TB, bin, token string, extra ...string) string {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the agent did not start within 15s")
 	}
-	return addr
+	return addr, cmd
 }

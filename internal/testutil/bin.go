@@ -17,12 +17,19 @@ var (
 	binErr  error
 )
 
+// forTests is the linker flag that builds storbench for tests: as in a
+// test binary, the user's catalog is then no default (catalog.ForTests),
+// whatever environment a test gives the process.
+const forTests = "-X github.com/storbench/storbench/internal/catalog.builtForTests=1"
+
 // StorbenchBin builds ./cmd/storbench once per test binary, for tests that
-// run storbench as a real process, and returns its path. The binary goes
-// beside the test binary when that lives in go test's work directory
-// (go-build*, which go test removes when it ends), so a run leaves no
-// 40 MB copy behind; a test binary run by hand (go test -c) gets a
-// temporary directory, which stays.
+// run storbench as a real process, and returns its path. It is the only
+// build of storbench a test makes (TestTestsBuildStorbenchOneWay): the
+// binary never writes into the catalog of the user who runs the tests.
+// The binary goes beside the test binary when that lives in go test's
+// work directory (go-build*, which go test removes when it ends), so a
+// run leaves no 40 MB copy behind; a test binary run by hand (go test -c)
+// gets a temporary directory, which stays.
 func StorbenchBin(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
@@ -37,7 +44,7 @@ func StorbenchBin(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "storbench")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/storbench")
+		cmd := exec.Command("go", "build", "-ldflags", forTests, "-o", binPath, "./cmd/storbench")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("go build: %v: %s", err, out)

@@ -356,9 +356,12 @@ func makeDataDir(ps *Params, env engine.Env, jf *JobFile, dataDir, from string) 
 		if ps.Shared {
 			rank = env.Rank // one directory for all hosts: the first makes it
 		}
-		_, err = engine.SharedWorkspaceOf(ps.Dir, env.RunID, filepath.Base(dataDir), rank)
-		if err == nil && ps.Shared && rank == 0 {
-			err = createShared(jf, dataDir)
+		var ws *engine.Workspace
+		if ws, err = engine.SharedWorkspaceOf(ps.Dir, env.RunID, filepath.Base(dataDir), rank); err == nil {
+			ws.Keep() // the run's shared area: RemoveSharedEntries takes it
+			if ps.Shared && rank == 0 {
+				err = createShared(jf, dataDir)
+			}
 		}
 	case ps.ReadFrom != "":
 		if _, serr := os.Stat(dataDir); serr != nil {
@@ -468,7 +471,8 @@ func (r *prepared) runFio(ctx context.Context, startAt time.Time, live engine.Li
 }
 
 // command is fio's command line for the job file at runPath, its
-// standard error into stderr.
+// standard error into stderr, to be started under a supervisor (startFio),
+// which puts it in a process group of its own.
 func (r *prepared) command(runPath string, stderr io.Writer) *exec.Cmd {
 	args := []string{"--output-format=json+", "--status-interval=1"}
 	if r.params.ReadFrom != "" {
@@ -478,9 +482,6 @@ func (r *prepared) command(runPath string, stderr io.Writer) *exec.Cmd {
 	}
 	cmd := exec.Command(r.bin, append(args, runPath)...)
 	cmd.Dir = r.ws.Path
-	// fio runs each job in a process of its own (unless thread=1), and
-	// those hold its output open: stops go to the whole process group.
-	cmd.SysProcAttr = procAttr()
 	cmd.Env = r.fioEnv
 	cmd.Stderr = stderr
 	return cmd
@@ -544,7 +545,11 @@ func (r *prepared) outcome(ctx context.Context, res *engine.HostResult, run ran,
 			if run.perJob {
 				ops = o.jobsCombined()
 			} else {
+				// Without group_reporting fio reports every job of a
+				// section apart, each under the section's name and over
+				// the same seconds: one operation, its jobs added.
 				ops, _ = o.OpStats()
+				ops = record.CombineAll(ops)
 			}
 			if len(passed) > 0 {
 				o.alignStart(ops, passed, run.jf.rampTime())
@@ -565,11 +570,15 @@ func (r *prepared) outcome(ctx context.Context, res *engine.HostResult, run ran,
 		return res, engine.Interrupted(ctx.Err())
 	}
 	if waitErr != nil || errno != 0 {
-		// A failed run's figures are not results (a job that read files
-		// whose layout failed measured nothing worth showing): no figure,
-		// fio's raw output kept, and fio's own reason as the error.
+		// What the host did until fio failed is its own (a job whose
+		// layout failed did nothing: no figure), kept with fio's raw
+		// output and fio's own reason as the error: the phase's totals
+		// hold this host's bytes as its per-host row does.
 		msg := failure(stderr, warnings, failedJob, errno, waitErr)
-		res.Err = msg
+		if note := engine.AddressLimitNote(msg); note != "" {
+			msg += "; " + note
+		}
+		res.Err, res.Ops = msg, ops
 		return res, fmt.Errorf("fio job %s failed: %s", r.params.Job.Name, msg)
 	}
 	res.Ops = ops
@@ -637,6 +646,7 @@ func (r *prepared) follow(f *fioRun) {
 func (r *prepared) Cleanup(ctx context.Context) error {
 	r.abandon()
 	if r.env.Keep {
+		r.ws.Keep()
 		return nil
 	}
 	err := r.ws.RemoveContext(ctx)

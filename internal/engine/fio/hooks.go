@@ -2,6 +2,8 @@ package fio
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
@@ -108,3 +110,38 @@ func (Engine) WithCarried(p engine.Phase, written map[string]int64) (engine.Phas
 // CheckResources refuses files past the free space of their directory on
 // this machine; the note says where the file system does not tell it.
 func (Engine) CheckResources(p engine.Phase) (string, error) { return CheckSpace(p, 1) }
+
+var _ engine.OpMatcher = Engine{}
+
+// MatchOps takes the operations a fio phase records: fio's directions,
+// alone or after the name of a job of its job file ("seq write", when
+// several jobs did I/O), or of one job of a section split for a stonewall
+// ("seq.job3 write"); nil when the job file cannot be read (Validate says
+// why).
+func (Engine) MatchOps(p engine.Phase) func(string) bool {
+	_, jf, err := decode(p)
+	if err != nil {
+		return nil
+	}
+	jobs := map[string]bool{}
+	var sections []string
+	for _, s := range jf.Sections {
+		if !isGlobal(s.Name) {
+			jobs[s.Name], jobs[jf.jobName(s)] = true, true
+			sections = append(sections, s.Name)
+		}
+	}
+	return func(op string) bool {
+		job, dir, cut := op, op, false // a job's name may hold a blank
+		if i := strings.LastIndexByte(op, ' '); i >= 0 {
+			job, dir, cut = op[:i], op[i+1:], true
+		}
+		if !slices.Contains(dirs[:], dir) {
+			return false
+		}
+		if !cut || jobs[job] {
+			return true
+		}
+		return slices.ContainsFunc(sections, func(sec string) bool { _, ok := jobOf(sec, job); return ok })
+	}
+}

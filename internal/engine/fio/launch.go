@@ -7,15 +7,16 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/supervise"
 )
 
 // fioRun is one fio process, its output followed from its start. Its jobs
@@ -23,6 +24,7 @@ import (
 type fioRun struct {
 	r      *prepared
 	cmd    *exec.Cmd
+	proc   *supervise.Process
 	g      *gate // nil: no gate
 	ran    ran
 	res    *engine.HostResult
@@ -51,11 +53,11 @@ type begin struct {
 }
 
 // startFio starts fio on the job file at runPath (jf, with its jobs held
-// at g unless g is nil) and follows its output. fio's parent-death signal
-// (procAttr) comes when the thread that started it ends, and Go ends a
-// thread when a goroutine locked to it returns: the goroutine that starts
-// fio holds its thread until fio has ended, whether fio was started by
-// Run or, held at its gate, by Prepare.
+// at g unless g is nil) and follows its output. fio runs under a
+// supervisor (internal/supervise), in a process group of its own: when
+// storbench dies, even by SIGKILL, or when fio's main process dies alone,
+// the supervisor kills fio and its job processes (which leave fio's
+// process group), and the end of fio's output says so at once.
 func (r *prepared) startFio(res *engine.HostResult, jf *JobFile, runPath string, g *gate, perJob bool) (*fioRun, error) {
 	f := &fioRun{r: r, g: g, ran: ran{jf: jf, perJob: perJob}, res: res, stderr: newStderrLog(1 << 20),
 		jobFailed: make(chan struct{}), read: make(chan struct{}), exited: make(chan struct{})}
@@ -65,28 +67,33 @@ func (r *prepared) startFio(res *engine.HostResult, jf *JobFile, runPath string,
 	if f.stdout, err = f.cmd.StdoutPipe(); err != nil {
 		return nil, fmt.Errorf("start fio: %v", err)
 	}
-	started := make(chan error, 1)
+	if f.proc, err = supervise.Start(f.cmd); err != nil {
+		return nil, fmt.Errorf("start fio: %v", err)
+	}
 	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		// fio inherits SIGPIPE blocked (see blockSIGPIPE).
-		defer blockSIGPIPE()()
-		if err := f.cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
 		// fio's output is read, then fio reaped (the pipe must be read
 		// to its end before Wait).
 		r.follow(f)
 		close(f.read)
-		f.exitErr = f.cmd.Wait()
+		f.exitErr = killedAlone(f.proc.Pid, f.proc.Wait())
 		close(f.exited)
 	}()
-	if err := <-started; err != nil {
-		return nil, fmt.Errorf("start fio: %v", err)
-	}
 	return f, nil
+}
+
+// killedAlone words fio's end by a signal that storbench did not send
+// (storbench's stops are interruptions, said apart): its main process was
+// killed from outside, and its job processes were ended with it.
+func killedAlone(pid int, err error) error {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return err
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return err
+	}
+	return fmt.Errorf("fio's main process (pid %d) was killed by signal %d (%v); its job processes were ended with it", pid, ws.Signal(), ws.Signal())
 }
 
 func (f *fioRun) failed() { f.failOnce.Do(func() { close(f.jobFailed) }) }
@@ -102,7 +109,7 @@ func (f *fioRun) finish(ctx context.Context, startAt time.Time, live engine.Live
 		start = now
 	}
 	f.begun.Store(&begin{at: start, live: live})
-	defer r.running(f.cmd.Process.Pid)()
+	defer r.running(f.proc.Pid)()
 	if f.g != nil {
 		go f.g.openAt(ctx, startAt, f.exited)
 	}
@@ -110,7 +117,7 @@ func (f *fioRun) finish(ctx context.Context, startAt time.Time, live engine.Live
 	select {
 	case <-f.exited:
 	case <-ctx.Done():
-		stuck = stopFio(f.cmd.Process.Pid, f.stdout, f.exited, f.read)
+		stuck = stopFio(f.proc.Pid, f.stdout, f.exited, f.read)
 	}
 	res := f.res
 	var passed []int64
@@ -145,7 +152,7 @@ func (f *fioRun) finish(ctx context.Context, startAt time.Time, live engine.Live
 // are gone: the shells of their exec_prerun hold fio's output open until
 // it does.
 func (f *fioRun) kill() {
-	_ = killTree(f.cmd.Process.Pid)
+	f.proc.Kill()
 	if f.g != nil {
 		f.g.open()
 	}
@@ -276,7 +283,7 @@ func (f *fioRun) awaitJobs(ctx context.Context, want int) error {
 			f.g.mu.Lock()
 			arrived := f.g.arrived
 			f.g.mu.Unlock()
-			if arrived > 0 && arrived == last && len(childrenOf(f.cmd.Process.Pid)) == arrived {
+			if arrived > 0 && arrived == last && len(childrenOf(f.proc.Pid)) == arrived {
 				if short++; short == 4 {
 					return fmt.Errorf("%d of its %d jobs came to the start, the others ended: %s", arrived, want, f.message(nil))
 				}

@@ -1,14 +1,15 @@
 package fio
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
+
+	"github.com/storbench/storbench/internal/supervise"
 )
 
 // layOut lays out the phase's files before it starts, as a pass of its
@@ -43,28 +44,28 @@ func (r *prepared) layOut(ctx context.Context) error {
 	if err := os.WriteFile(path, []byte(jf.Render()), 0o644); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, r.bin, "--output-format=json", untimedClock, path)
+	cmd := exec.Command(r.bin, "--output-format=json", untimedClock, path)
 	cmd.Dir, cmd.Env = r.ws.Path, r.fioEnv
-	// As Run's fio: its own process group, and SIGTERM from the kernel
-	// when the thread that started it ends, which this goroutine keeps
-	// until the layout is done (storbench killed mid-layout leaves no fio).
-	cmd.SysProcAttr = procAttr()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	defer blockSIGPIPE()()
-	// A stop kills fio and its job processes at once: the layout keeps
-	// nothing worth a graceful end, and the job processes have left fio's
-	// process group (setsid), so a signal to the group alone would leave a
-	// job process laying out its file, or waiting forever for the fio that
-	// was to release it.
-	cmd.Cancel = func() error { return killTree(cmd.Process.Pid) }
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = killWait
-	out, err := cmd.CombinedOutput()
+	// As Run's fio, under a supervisor: storbench killed mid-layout
+	// leaves no fio. A stop kills fio and its job processes at once
+	// (Kill): the layout keeps nothing worth a graceful end, and the job
+	// processes have left fio's process group (setsid), so a signal to
+	// the group alone would leave a job process laying out its file, or
+	// waiting forever for the fio that was to release it.
+	p, err := supervise.Start(cmd)
+	if err == nil {
+		stop := context.AfterFunc(ctx, p.Kill)
+		err = p.Wait()
+		stop()
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("fio could not lay out the files of job %s: %s", r.params.Job.Name, fioMessage(string(out), err))
+		return fmt.Errorf("fio could not lay out the files of job %s: %s", r.params.Job.Name, fioMessage(out.String(), err))
 	}
 	return nil
 }
@@ -128,15 +129,4 @@ func (r *prepared) gateMeasured(meta map[string]string, jf *JobFile, path string
 		meta["laid_out_before"] = "create_only sections run by the layout pass, not again: " + strings.Join(dropped, ", ")
 	}
 	return g, runPath
-}
-
-// killTree kills a process, its process group and its children: the group
-// is stopped first, so that no child is forked while the children are
-// found (in /proc) and killed.
-func killTree(pid int) error {
-	_ = syscall.Kill(-pid, syscall.SIGSTOP)
-	for _, c := range childrenOf(pid) {
-		_ = syscall.Kill(c, syscall.SIGKILL)
-	}
-	return syscall.Kill(-pid, syscall.SIGKILL)
 }

@@ -2,6 +2,7 @@ package fio_test
 
 import (
 	"bufio"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // fioProcs lists the live processes whose command line names a path under
@@ -160,4 +163,63 @@ func TestFioDiesWithAgent(t *testing.T) {
 	_ = agent.Process.Signal(syscall.SIGKILL)
 	_ = agent.Wait()
 	noFioAfter(t, dir)
+}
+
+// SIGKILL of fio's main process alone: its job processes, which have left
+// its process group, end within 2 s, and storbench says at once that the
+// phase failed, naming the kill (issue 32: the jobs wrote for the rest of
+// their runtime while storbench waited with its progress frozen).
+func TestFioMainKilledAlone(t *testing.T) {
+	bin := storbenchBin(t)
+	dir := fastDir(t)
+	job := filepath.Join(t.TempDir(), "orphan.fio")
+	_ = os.WriteFile(job, []byte(orphanJob), 0o644)
+	mark := testutil.ProcMark()
+	cmd := exec.Command(bin, "fio", "-d", dir, "-w", job, "--results", t.TempDir())
+	cmd.Env = append(os.Environ(), mark)
+	out := &testutil.Buffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	waitFioJobs(t, dir, 2)
+	main := fioMain(t, dir)
+	_ = syscall.Kill(main, syscall.SIGKILL)
+	killed := time.Now()
+	// storbench itself lives on to say how the phase ended.
+	testutil.NoneMarkedWithin(t, mark, killed, 2*time.Second, cmd.Process.Pid)
+	ended := make(chan error, 1)
+	go func() { ended <- cmd.Wait() }()
+	select {
+	case err := <-ended:
+		var ee *exec.ExitError
+		want := "fio's main process (pid " + strconv.Itoa(main) + ") was killed by signal 9"
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(out.String(), want) {
+			t.Errorf("storbench: %v, want exit 1 and a line saying %q:\n%s", err, want, out)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("storbench still waits 60 s after fio's main process was killed:\n%s", out)
+	}
+}
+
+// fioMain is the pid of the main process of the fio running on dir: the
+// one whose parent is not fio.
+func fioMain(t *testing.T, dir string) int {
+	t.Helper()
+	procs := fioProcs(dir)
+	pids := map[string]bool{}
+	for _, p := range procs {
+		pids[strings.SplitN(p, ":", 2)[0]] = true
+	}
+	for _, p := range procs {
+		// "pid: (state parent) command line"
+		f := strings.Fields(strings.SplitN(p, "(", 2)[1])
+		if len(f) > 1 && !pids[strings.TrimSuffix(f[1], ")")] {
+			pid, _ := strconv.Atoi(strings.SplitN(p, ":", 2)[0])
+			return pid
+		}
+	}
+	t.Fatalf("no fio main process among %v", procs)
+	return 0
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,36 +18,59 @@ import (
 
 // fakeFio writes a FAKE fio: a shell script that answers --version and
 // --parse-only, and otherwise behaves as a fio whose job comes to the
-// start gate and, once through, is stuck in I/O
-// on a stalled file system: it ignores SIGINT, and its job process (a
-// sleep) holds fio's output open. With escape, that process leaves fio's
-// process group, as a process in uninterruptible sleep escapes SIGKILL:
-// the signal cannot end it. The job's pid is written to pidFile. No real
-// fio can be made to hang on demand without a stalled file system.
-func fakeFio(t *testing.T, escape bool) (bin, pidFile string) {
+// start gate and, once through, is stuck in I/O on a stalled file
+// system: it ignores SIGINT, and its job process (a sleep) holds fio's
+// output open. The job's pid is written to pidFile, fio's own to
+// pidFile.fio. No real fio can be made to hang on demand without a
+// stalled file system.
+func fakeFio(t *testing.T) (bin, pidFile string) {
 	t.Helper()
 	dir := t.TempDir()
 	bin, pidFile = filepath.Join(dir, "fio"), filepath.Join(dir, "job.pid")
-	job := "sleep 300 &"
-	if escape {
-		job = "setsid sleep 300 &"
-	}
 	script := "#!/bin/sh\n" +
 		"case \"$1\" in --version) echo fio-3.99; exit 0;; --parse-only) exit 0;; esac\n" +
 		"case \"$*\" in *.layout.fio) exit 0;; esac\n" + // the layout pass: nothing to lay out
 		"trap '' INT\n" +
+		"echo $$ > " + pidFile + ".fio\n" +
 		// The job comes to the start gate as fio's would: it runs the job
 		// file's exec_prerun, which returns when the gate opens.
 		"for a; do last=$a; done\n" +
 		"pre=$(sed -n 's/^exec_prerun=//p' \"$last\" | head -n 1)\n" +
 		"if [ -n \"$pre\" ]; then sh -c \"$pre\"; fi\n" +
-		job + "\n" +
+		"sleep 300 &\n" +
 		"echo $! > " + pidFile + "\n" +
 		"wait\n"
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return bin, pidFile
+}
+
+// holdOutput starts a process outside fio's tree that holds fio's (pid's)
+// output open, as a job process in uninterruptible sleep on a stalled
+// file system does: no signal ends it, and the supervisor that ends
+// everything fio leaves does not end it either.
+func holdOutput(t *testing.T, pid int) {
+	t.Helper()
+	out := "/proc/" + strconv.Itoa(pid) + "/fd/1"
+	pipe, err := os.Readlink(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := exec.Command("/bin/sh", "-c", "exec sleep 300 >"+out)
+	if err := h.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Process.Kill(); _ = h.Wait() })
+	for i := 0; ; i++ {
+		if l, _ := os.Readlink("/proc/" + strconv.Itoa(h.Process.Pid) + "/fd/1"); l == pipe {
+			return
+		}
+		if i == 1000 {
+			t.Fatalf("the process to hold fio's output did not open it")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // alive says whether pid runs (a zombie does not).
@@ -86,7 +110,7 @@ func TestStopIsBounded(t *testing.T) {
 		escape bool
 	}{{"job processes killed", false}, {"unkillable job left", true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			bin, pidFile := fakeFio(t, tc.escape)
+			bin, pidFile := fakeFio(t)
 			dir := t.TempDir()
 			b, _ := json.Marshal(Params{Dir: dir, Job: Job{Name: "j", Text: "[j]\nrw=read\nsize=1m\n"}})
 			pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "stop", FioBin: bin}, engine.Phase{Name: "j", Engine: "fio", Params: b})
@@ -105,6 +129,9 @@ func TestStopIsBounded(t *testing.T) {
 			}()
 			pid := readPid(t, pidFile)
 			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+			if tc.escape {
+				holdOutput(t, readPid(t, pidFile+".fio"))
+			}
 			cancel()
 			t0 := time.Now()
 			var o out

@@ -6,20 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"unsafe"
 
 	"github.com/storbench/storbench/internal/model"
 )
-
-// procAttr puts fio in a process group of its own (a stop goes to every
-// job process it forks) and has the kernel send it SIGTERM when the
-// thread that started it ends: when storbench dies, even by SIGKILL, with
-// nothing left to stop it. fio turns SIGTERM into stopping its jobs, and
-// the job processes exit with it. Run keeps the starting thread for as
-// long as fio runs.
-func procAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-}
 
 // sharedFSTypes are file systems (statfs f_type) that several hosts mount
 // as one, so every host's files count against one free space.
@@ -131,22 +120,4 @@ func bootID() string {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
-}
-
-// blockSIGPIPE blocks SIGPIPE on the calling thread, which must be locked
-// to its goroutine, until restore is called. A process started meanwhile
-// keeps the signal blocked across exec: fio then sees a write to the pipe
-// of a storbench that died fail with EPIPE instead of being killed by the
-// signal, which fio handles no earlier than the parent-death SIGTERM and
-// which would end fio's main process with its job processes left running.
-func blockSIGPIPE() (restore func()) {
-	const sigBlock, sigSetmask = 0, 2
-	set := uint64(1) << (syscall.SIGPIPE - 1)
-	var old uint64
-	if _, _, e := syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, sigBlock, uintptr(unsafe.Pointer(&set)), uintptr(unsafe.Pointer(&old)), 8, 0, 0); e != 0 {
-		return func() {}
-	}
-	return func() {
-		_, _, _ = syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, sigSetmask, uintptr(unsafe.Pointer(&old)), 0, 8, 0, 0)
-	}
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/storbench/storbench/internal/infile"
 )
 
 //go:embed workloads
@@ -41,7 +43,7 @@ func LoadWorkload(w string) ([]Job, error) {
 	}
 	if !strings.ContainsAny(w, "/.") {
 		if sub, err := fs.Sub(builtin, "workloads/"+w); err == nil {
-			if jobs, err := readJobs(sub, "built-in workload "+w); err == nil {
+			if jobs, err := readJobs(sub, "built-in workload "+w, nil); err == nil {
 				return jobs, nil
 			}
 		}
@@ -57,16 +59,25 @@ func LoadWorkload(w string) ([]Job, error) {
 		return nil, fmt.Errorf("workload %s: %v", w, err)
 	}
 	if !st.IsDir() {
-		b, err := os.ReadFile(w)
+		b, err := infile.Read("job file", w, infile.TextLimit)
+		if infile.IsRefusal(err) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("read job file: %v", err)
 		}
 		return []Job{{Name: strings.TrimSuffix(filepath.Base(w), ".job"), Text: string(b)}}, nil
 	}
-	return readJobs(os.DirFS(w), w)
+	// Each job file of the directory is read as one given alone is: a
+	// FIFO or device among them is refused, not read.
+	return readJobs(os.DirFS(w), w, func(n string) ([]byte, error) {
+		return infile.Read("job file", filepath.Join(w, n), infile.TextLimit)
+	})
 }
 
-func readJobs(fsys fs.FS, where string) ([]Job, error) {
+// readJobs reads the *.job files of fsys (where, in errors), in name
+// order, through read (nil: fs.ReadFile of fsys).
+func readJobs(fsys fs.FS, where string, read func(name string) ([]byte, error)) ([]Job, error) {
 	names, err := fs.Glob(fsys, "*.job")
 	if err != nil {
 		return nil, err
@@ -77,7 +88,16 @@ func readJobs(fsys fs.FS, where string) ([]Job, error) {
 	sort.Strings(names)
 	jobs := make([]Job, 0, len(names))
 	for _, n := range names {
-		b, err := fs.ReadFile(fsys, n)
+		var b []byte
+		var err error
+		if read != nil {
+			b, err = read(n)
+		} else {
+			b, err = fs.ReadFile(fsys, n)
+		}
+		if infile.IsRefusal(err) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("read %s/%s: %v", where, n, err)
 		}

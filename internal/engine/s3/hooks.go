@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
@@ -133,3 +134,22 @@ func (Engine) NoEndpoint(planned bool) string {
 // CheckResources refuses a plan whose objects need more memory than this
 // machine has.
 func (Engine) CheckResources(p engine.Phase) (string, error) { return "", CheckPlanMemory(p) }
+
+var _ engine.OpMatcher = Engine{}
+
+// MatchOps takes the requests an s3 phase records: those of its benchmark
+// (GET for get), or of any benchmark when its settings cannot be read
+// (Validate names what is wrong with them).
+func (Engine) MatchOps(p engine.Phase) func(string) bool {
+	ops := Ops
+	if ps, err := phaseParams(p); err == nil {
+		if op := strings.ToLower(strings.TrimSpace(ps.Op)); slices.Contains(Ops, op) {
+			ops = []string{op}
+		}
+	}
+	var names []string
+	for _, op := range ops {
+		names = append(names, opNames(op)...)
+	}
+	return func(op string) bool { return slices.Contains(names, op) }
+}

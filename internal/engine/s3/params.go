@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/tags"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -375,7 +375,10 @@ func (c *config) loadTLS(sessions int) error {
 		// not a web page whose first bytes should arrive first.
 		DynamicRecordSizingDisabled: true}
 	if c.CACert != "" {
-		pem, err := os.ReadFile(c.CACert)
+		pem, err := infile.Read("--ca-cert", c.CACert, infile.SecretLimit)
+		if infile.IsRefusal(err) {
+			return fmt.Errorf("s3: %w", err)
+		}
 		if err != nil {
 			return fmt.Errorf("s3: --ca-cert: %v", err)
 		}

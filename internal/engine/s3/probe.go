@@ -36,10 +36,11 @@ func (Engine) Probe(ctx context.Context, env engine.Env, p engine.Phase) (*model
 	if err != nil {
 		return nil, err
 	}
-	// Only the endpoint, keys and transport settings count: the probe
-	// makes its own requests.
-	ps.Op, ps.Checksum, ps.MD5, ps.Bucket = "put", "", false, probeBucket()
-	c, err := resolve(ps, env.Credentials)
+	// Only the endpoint, keys and transport settings count (a benchmark's
+	// own, with --probe, are not the probe's): its requests are its own.
+	c, err := resolve(Params{Op: "put", Bucket: probeBucket(), Hosts: ps.Hosts, Host: ps.Host, HostLimit: ps.HostLimit,
+		AccessKey: ps.AccessKey, SecretKey: ps.SecretKey, SessionToken: ps.SessionToken, TLS: ps.TLS, Insecure: ps.Insecure,
+		CACert: ps.CACert, Region: ps.Region, Lookup: ps.Lookup, Bind: ps.Bind}, env.Credentials)
 	if err != nil {
 		return nil, err
 	}

@@ -62,3 +62,19 @@ func TestProbeVersityGWWithoutVersioningOverTLS(t *testing.T) {
 		t.Errorf("SSE-C over HTTPS: %+v", v)
 	}
 }
+
+// --probe hands the probe the benchmark's phase: only its endpoint, keys
+// and transport settings count, so a benchmark's own settings (retention's
+// --versions, a checksum, a bucket) are neither refused nor used.
+func TestProbeTakesAnyBenchmarksPhase(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	p := baseParams(srv, "retention")
+	p["versions"], p["checksum"], p["bucket"] = 5, "SHA256", "mine"
+	pr, err := Engine{}.Probe(context.Background(), engine.Env{Host: "h"}, phaseOf(t, "retention", p))
+	if err != nil || len(pr.Features) != 20 {
+		t.Fatalf("%v: %+v", err, pr)
+	}
+	if ok, _ := adminClient(t, srv).BucketExists(context.Background(), "mine"); ok {
+		t.Error("the probe made the benchmark's bucket")
+	}
+}
