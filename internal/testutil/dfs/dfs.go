@@ -159,8 +159,8 @@ func Start(t testing.TB, fs FS, o Options) *Cluster {
 	}
 	t.Cleanup(func() {
 		at := time.Now()
-		c.teardown()
-		t.Logf("%s: torn down in %.1f s", fs.Name(), time.Since(at).Seconds())
+		steps := c.teardown()
+		t.Logf("%s: torn down in %.1f s (%s)", fs.Name(), time.Since(at).Seconds(), steps)
 		unlock()
 	})
 	var steps []string
