@@ -50,6 +50,7 @@ func (c *Cluster) teardown() string {
 	for _, sn := range c.serverNets {
 		sn.remove()
 	}
+	step("processes")
 	if c.Root != "" {
 		if err := os.RemoveAll(c.Root); err != nil {
 			c.t.Errorf("teardown: %v", err)
@@ -58,7 +59,7 @@ func (c *Cluster) teardown() string {
 	if left := c.leftovers(); len(left) > 0 {
 		c.t.Errorf("teardown left behind: %s", strings.Join(left, "; "))
 	}
-	step("the rest")
+	step("files")
 	return strings.Join(steps, ", ")
 }
 
