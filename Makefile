@@ -16,7 +16,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS   := -X github.com/storbench/storbench/internal/cli.Version=$(VERSION) -X github.com/storbench/storbench/internal/cli.Commit=$(COMMIT)
 
-.PHONY: docs build demo test cluster-test fio chromium podman rpm systemd-analyze prometheus mpich slurm glusterfs ceph sysroot postgresql chart vet bench-fio bench-md bench-s3 tools release
+.PHONY: docs build demo test cluster-test fio chromium podman rpm systemd-analyze prometheus mpich slurm glusterfs moosefs ceph sysroot postgresql chart vet bench-fio bench-md bench-s3 tools release
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/storbench
@@ -67,11 +67,12 @@ slurm:
 	@if [ "$$(id -u)" -eq 0 ]; then for p in munge:munged slurmctld:slurmctld slurmd:slurmd slurm-client:salloc; do \
 	  command -v $${p#*:} >/dev/null 2>&1 || scripts/install-pkg.sh $${p%%:*}; done; fi
 
-# Debian's Ceph - monitor, OSD, RADOS Gateway and their tools, without
-# what they only recommend (258 MB, about 140 s) - which the radosgw
-# tests start as root (they skip without root, so only root installs it).
+# Debian's Ceph - monitor, OSD, RADOS Gateway, MDS, ceph-fuse and their
+# tools, without what they only recommend (258 MB, about 140 s) - which
+# the radosgw and CephFS tests start as root (they skip without root, so
+# only root installs it).
 # Each package is named with a program it installs.
-CEPH_PKGS := ceph-mon:ceph-mon ceph-osd:ceph-osd radosgw:radosgw ceph-common:radosgw-admin
+CEPH_PKGS := ceph-mon:ceph-mon ceph-osd:ceph-osd radosgw:radosgw ceph-common:radosgw-admin ceph-mds:ceph-mds ceph-fuse:ceph-fuse
 ceph:
 	@if [ "$$(id -u)" -eq 0 ]; then missing=""; for p in $(CEPH_PKGS); do \
 	  command -v $${p#*:} >/dev/null 2>&1 || [ -x /usr/bin/$${p#*:} ] || missing="$$missing $${p%%:*}"; done; \
@@ -82,6 +83,13 @@ ceph:
 # (they skip without root, so only root installs it).
 glusterfs:
 	@if [ "$$(id -u)" -eq 0 ]; then for p in glusterfs-server:glusterd glusterfs-client:glusterfs; do \
+	  command -v $${p#*:} >/dev/null 2>&1 || [ -x /usr/sbin/$${p#*:} ] || scripts/install-pkg.sh $${p%%:*}; done; fi
+
+# Debian's MooseFS (master, chunkserver, FUSE client: 3 MB), which the
+# cluster tests start as root in a network namespace of their own (they
+# skip without root, so only root installs it).
+moosefs:
+	@if [ "$$(id -u)" -eq 0 ]; then for p in moosefs-master:mfsmaster moosefs-chunkserver:mfschunkserver moosefs-client:mfsmount; do \
 	  command -v $${p#*:} >/dev/null 2>&1 || [ -x /usr/sbin/$${p#*:} ] || scripts/install-pkg.sh $${p%%:*}; done; fi
 
 # The other architecture's fio and libraries, which the image test
@@ -100,7 +108,7 @@ sysroot: fio
 postgresql:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || scripts/install-pkg.sh postgresql
 
-tools: fio $(VERSITYGW) chromium $(HELM) $(NFPM) podman rpm systemd-analyze prometheus mpich slurm glusterfs sysroot postgresql
+tools: fio $(VERSITYGW) chromium $(HELM) $(NFPM) podman rpm systemd-analyze prometheus mpich slurm glusterfs moosefs sysroot postgresql
 
 # The Helm chart: lint with the CI values, and render (values without a
 # target must fail: tested in deploy/helm_test.go).
@@ -126,16 +134,20 @@ vet:
 test: tools vet chart
 	STORBENCH_VERSITYGW=$(VERSITYGW) STORBENCH_HELM=$(HELM) STORBENCH_NFPM=$(NFPM) STORBENCH_SYSROOT=$(SYSROOT) $(GO) test -race -p 3 -timeout 20m ./...
 
-# The real-cluster tests (issue 23): a GlusterFS replica-2 volume on this
-# machine, four FUSE clients, an agent in each client's mount and network
-# namespace, and the seeds' procedures on it; everything torn down after.
-# make test runs only its smoke (TestGlusterSmoke). As root, with
-# /dev/fuse; they skip and say why elsewhere. Then (issue 39) the s3
-# engine against Ceph's RADOS Gateway on a one-OSD cluster of this
-# machine (internal/testutil/ceph): the conformance suite, the
-# benchmarks, s3 probe and the seed's warp procedure; about 2 minutes.
-cluster-test: fio glusterfs ceph $(VERSITYGW)
-	STORBENCH_CLUSTER_TEST=1 STORBENCH_VERSITYGW=$(VERSITYGW) $(GO) test -count=1 -timeout 30m -v -run 'TestGluster' ./internal/testutil/gluster/
+# The real-cluster tests (issues 23, 39 and 40). First the distributed
+# file systems, one after the other: a GlusterFS replica-2 volume, a
+# MooseFS of a master and two chunkservers, a CephFS (the Ceph harness's
+# cluster with an MDS); on each a FUSE client per agent, each agent in its
+# client's mount and network namespace, and the seeds' procedures, shared
+# md and a server stopped mid-phase (internal/testutil/dfs); everything
+# torn down after. make test runs only the GlusterFS and MooseFS smokes.
+# Then (issue 39) the s3 engine against Ceph's RADOS Gateway on a one-OSD
+# cluster of this machine (internal/testutil/ceph): the conformance
+# suite, the benchmarks, s3 probe and the seed's warp procedure; about 2
+# minutes. As root, with /dev/fuse; they skip and say why elsewhere.
+CLUSTER_PKGS := ./internal/testutil/gluster/ ./internal/testutil/moosefs/ ./internal/testutil/cephfs/
+cluster-test: fio glusterfs moosefs ceph $(VERSITYGW)
+	STORBENCH_CLUSTER_TEST=1 STORBENCH_VERSITYGW=$(VERSITYGW) $(GO) test -count=1 -p 1 -timeout 40m -v -run 'TestGluster|TestMooseFS|TestCephFS' $(CLUSTER_PKGS)
 	STORBENCH_CLUSTER_TEST=1 STORBENCH_VERSITYGW=$(VERSITYGW) $(GO) test -count=1 -timeout 10m -v -run 'TestRadosgw' ./internal/engine/s3/
 
 # Release artefacts in dist/: static binaries for linux/amd64 and arm64, .deb

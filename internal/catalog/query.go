@@ -288,7 +288,9 @@ func (q Query) where(drive string) (string, []any) {
 		if part {
 			pat = "%" + pat + "%"
 		}
-		conds = append(conds, col+` LIKE ? ESCAPE '\'`)
+		// A pattern asks for a value: s3_server=* is the runs that had an
+		// S3 server, not also those that recorded none (fio's, md's).
+		conds = append(conds, col+` <> '' AND `+col+` LIKE ? ESCAPE '\'`)
 		args = append(args, pat)
 	}
 	match("r.run_id", q.ID, false)

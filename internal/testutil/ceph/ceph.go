@@ -48,6 +48,9 @@ type Options struct {
 	// SecretKey), so a test written against a versitygw runs against it
 	// (Cluster.S3).
 	Gateway bool
+	// FS starts a metadata server (MDS) and makes a CephFS on two pools
+	// of the OSD, which ceph-fuse clients mount (Cluster.Mount: fs.go).
+	FS bool
 }
 
 // Cluster is a running Ceph cluster.
@@ -136,10 +139,14 @@ func Start(t testing.TB, o Options) *Cluster {
 }
 
 func (c *Cluster) describe() string {
+	d := "monitor, OSD"
 	if c.opts.Gateway {
-		return "monitor, OSD and gateway " + c.Endpoint + " up"
+		d += ", gateway " + c.Endpoint
 	}
-	return "monitor and OSD up"
+	if c.opts.FS {
+		d += ", MDS and CephFS"
+	}
+	return d + " up"
 }
 
 // start brings the cluster up step by step; on an error the cluster
@@ -162,6 +169,9 @@ func start(o Options) (*Cluster, error) {
 	steps := []step{{"configuration", c.configure}, {"monitor", c.startMon}, {"OSD", c.startOSD}}
 	if o.Gateway {
 		steps = append(steps, step{"gateway", c.startGateway}, step{"S3 user", c.makeUser})
+	}
+	if o.FS {
+		steps = append(steps, step{"MDS", c.startMDS}, step{"CephFS", c.makeFS})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), SetupBound)
 	defer cancel()
@@ -210,7 +220,7 @@ func sweep() {
 // configure writes ceph.conf: authentication off, pools of one copy, one
 // OSD's BlueStore on a sparse file, and every path under Root.
 func (c *Cluster) configure(context.Context) error {
-	for _, d := range []string{"run", "log", "mon", "osd/0", "crash", "rgw"} {
+	for _, d := range []string{"run", "log", "mon", "osd/0", "crash", "rgw", "mds/a"} {
 		if err := os.MkdirAll(filepath.Join(c.Root, d), 0o755); err != nil {
 			return err
 		}
@@ -229,6 +239,9 @@ func (c *Cluster) configure(context.Context) error {
 	}
 	r := c.Root
 	conf := fmt.Sprintf(confTemplate, c.FSID, c.Mon, r, r, r, r, r, r, r, r, r, c.rgwPort, r)
+	if c.opts.FS {
+		conf += fmt.Sprintf(mdsConf, r)
+	}
 	return os.WriteFile(c.Conf, []byte(conf), 0o644)
 }
 

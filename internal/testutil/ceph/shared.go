@@ -2,13 +2,12 @@ package ceph
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // shared is the cluster the tests of one test binary share.
@@ -58,22 +57,10 @@ func StopShared() error {
 	return err
 }
 
-// machineLock holds a lock file while a cluster runs: one Ceph at a time
-// on this machine (test binaries that each start one wait for each other,
-// at most 15 minutes), so a set-up's time is its own, not shared with
-// another cluster's.
+// machineLock holds the machine-wide Ceph lock while a cluster runs: one
+// Ceph at a time on this machine (test binaries that each start one wait
+// for each other, at most 15 minutes), so a set-up's time is its own, not
+// shared with another cluster's. It leaves no file (testutil.MachineLock).
 func machineLock() (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "storbench-ceph.lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	deadline := time.Now().Add(15 * time.Minute)
-	for syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
-		if time.Now().After(deadline) {
-			f.Close()
-			return nil, fmt.Errorf("another test held the Ceph lock for 15 minutes")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return func() { f.Close() }, nil
+	return testutil.MachineLock("storbench-ceph", 15*time.Minute)
 }
