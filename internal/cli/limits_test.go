@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storbench/storbench/internal/catalog"
 	"github.com/storbench/storbench/internal/results"
 )
 
@@ -172,5 +173,54 @@ func TestSuiteLimitsBadInput(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Errorf("DIR was used: %v", ents)
+	}
+}
+
+// check --limits judges a cataloged run's figures against limits: exit 0
+// when kept, 4 (or --fail-code) when crossed or on a figure the run did
+// not measure, 2 for a malformed limit or one on a phase or operation the
+// run does not have.
+func TestCheckLimits(t *testing.T) {
+	cat := filepath.Join(t.TempDir(), "catalog.db")
+	c, err := catalog.Open(context.Background(), cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &catalog.Record{Run: catalog.Run{ID: "nightly1", Name: "nightly", Status: "completed", Finished: true, Path: t.TempDir(), Command: []string{}}}
+	rec.Figures = []catalog.Figure{
+		{Phase: "seq-read", Op: "read", Name: catalog.FigBW, Value: 2e9},
+		{Phase: "seq-read", Op: "read", Name: catalog.FigP99, Value: 3e6},
+		{Phase: "seq-read", Op: "read", Host: "client1", Name: catalog.FigP99, Value: 1e6},
+	}
+	if err := c.Put(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	for _, tc := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"--limits", "seq-read/read/bw>1.5GiB/s"}, ExitOK, []string{"limit seq-read/read/bw>1.5GiB/s: 1.86 GiB/s, met"}},
+		{[]string{"--limits", "seq-read/read/p99<2ms"}, ExitLimit, []string{"3.00 ms, CROSSED", "did not keep 1 limits: seq-read/read/p99<2ms (CROSSED)"}},
+		{[]string{"--limits", "seq-read/read/bw>1MB/s,seq-read/read/p99<2ms"}, ExitLimit, []string{"bw>1MB/s: ", "met", "CROSSED"}},
+		{[]string{"--limits", "seq-read/read/p99<2ms", "--fail-code", "42"}, 42, []string{"CROSSED"}},
+		{[]string{"--limits", "seq-read/read/p99<5ms", "--fail-code", "42"}, ExitOK, []string{"met"}},
+		{[]string{"--limits", "seq-read/read/p99.9<1s"}, ExitLimit, []string{"-, not measured"}},
+		{[]string{"--limits", "nosuch/read/bw>1MB/s"}, ExitUsage, []string{"no phase nosuch", "its phases are seq-read"}},
+		{[]string{"--limits", "seq-read/write/bw>1MB/s"}, ExitUsage, []string{"has no operation write", "its operations are read"}},
+		{[]string{"--limits", "seq-read/read/bw>5ms"}, ExitUsage, []string{"bw is a bandwidth", `unknown unit "ms"`}},
+		{[]string{"--limits", ""}, ExitUsage, []string{"PHASE/OP/FIGURE<VALUE"}},
+		{nil, ExitUsage, []string{"--baseline QUERY", "--limits"}},
+	} {
+		code, out := cmdOut(t, append([]string{"check", "nightly1", "--catalog", cat}, tc.args...)...)
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d\n%s", tc.args, code, tc.code, out)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: output lacks %q:\n%s", tc.args, w, out)
+			}
+		}
 	}
 }
