@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,6 +95,28 @@ func TestLimitsMetExit0CrossedExit4(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A limit on a figure the run did not measure (md's creates move no
+// bytes: no bw) is neither met nor crossed: no value or verdict in
+// summary.json, "not measured" in the text, and the run exits 4, having
+// not shown it met.
+func TestLimitOnFigureNotMeasured(t *testing.T) {
+	st, out := testState()
+	dir, root := t.TempDir(), t.TempDir()
+	err := Execute(context.Background(), st, []string{"md", "-d", dir, "-n", "10", "-t", "1", "--results", root,
+		"--limit", "md/file-create/bw>1MB/s", "--limit", "md/file-create/rate>1"})
+	if ExitCode(err) != ExitLimit || !strings.Contains(fmt.Sprint(err), "not measured, so not shown met: md/file-create/bw>1MB/s") {
+		t.Fatalf("exit %d (%v), want %d saying the figure was not measured\n%s", ExitCode(err), err, ExitLimit, out)
+	}
+	_, s := readOnlySummary(t, root)
+	ls := s.Phases[0].Limits
+	if len(ls) != 2 || ls[0].Value != nil || ls[0].Passed != nil || !ls[1].Met() {
+		t.Fatalf("limits: %+v", ls)
+	}
+	if !strings.Contains(out.String(), "limit md/file-create/bw>1MB/s: -, not measured") {
+		t.Errorf("the text does not say the figure was not measured:\n%s", out)
 	}
 }
 
