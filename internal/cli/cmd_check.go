@@ -40,8 +40,8 @@ type CheckOptions struct {
 func newCheckCommand(st *State) *cobra.Command {
 	o := CheckOptions{FailCode: ExitRegression}
 	cmd := &cobra.Command{
-		Use:   "check RUN --baseline QUERY",
-		Short: "A regression gate: fail when a run is worse than its baseline beyond noise and a threshold",
+		Use:   "check RUN --baseline QUERY | --limits LIMITS",
+		Short: "A regression gate: fail when a run is worse than its baseline beyond noise and a threshold, or crosses a limit",
 		Long: `Judges RUN (a run id in the catalog, or a results folder, which is added to
 the catalog first) against the runs the --baseline QUERY matches (terms as
 'storbench runs' takes them; the run itself is left out). For every
@@ -53,9 +53,13 @@ percent of the time) and changed by more than --threshold. With one baseline
 run there is no spread to judge by: the two results are compared as
 'storbench compare' does. Prints which figures are worse and by how much, and
 exits 3 (--fail-code) when any is; a baseline that matches no run is bad
-input (exit 2).`,
+input (exit 2). With --limits (PHASE/OP/FIGURE<VALUE, as run's --limit), the
+run's figures are judged against those limits too, or alone: one crossed, or
+on a figure the run did not measure, exits 4 (--fail-code); a limit on a phase
+or operation the run does not have is bad input.`,
 		Example: `  storbench check results/20261121T051502Z-3fa9_nightly --baseline label=tuning=default,last=10
-  storbench check 20261121T051502Z-3fa9 --baseline name=nightly --baseline since=30d --threshold 3`,
+  storbench check 20261121T051502Z-3fa9 --baseline name=nightly --baseline since=30d --threshold 3
+  storbench check 20261121T051502Z-3fa9 --limits 'randread/read/p99<5ms,md/file-create/rate>20k'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.failCode = cmd.Flags().Changed("fail-code")
