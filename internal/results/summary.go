@@ -111,7 +111,29 @@ type PhaseSummary struct {
 	// Events are the suite's events of the phase as they happened, with
 	// what each did to the figures (also in the phase's events.json).
 	Events []model.PhaseEvent `json:"events,omitempty"`
+	// Limits are the limits set on the phase's figures (--limit, a suite
+	// entry's limits:) and what each figure was.
+	Limits []LimitResult `json:"limits,omitempty"`
 }
+
+// LimitResult is one limit on a figure of a phase's totals and how the
+// phase kept it.
+type LimitResult struct {
+	// Limit is the limit as written: PHASE/OP/FIGURE, <, <=, > or >=, and
+	// the bound with its unit ("randread/read/p99<5ms").
+	Limit string `json:"limit"`
+	// Value is the figure as measured, in Unit; Passed says whether it
+	// kept the limit. Both are absent when the figure was not measured:
+	// the limit was neither kept nor crossed, and the run fails as for a
+	// crossed one (exit 4), having not shown it met.
+	Value  *float64 `json:"value,omitempty"`
+	Passed *bool    `json:"passed,omitempty"`
+	// Unit is the unit of Value: ns, ops/s, B/s, or empty for a count.
+	Unit string `json:"unit,omitempty"`
+}
+
+// Met says whether the limit was measured and kept.
+func (l LimitResult) Met() bool { return l.Passed != nil && *l.Passed }
 
 // Timing is a phase's stages in seconds.
 type Timing struct {

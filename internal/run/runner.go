@@ -13,6 +13,7 @@ import (
 
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/suite"
@@ -45,7 +46,8 @@ type Runner struct {
 // happened. Its error is an *Error whose Code says whether the plan was
 // bad input (nothing ran), the run failed, or it was interrupted.
 func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
-	if err := checkPlan(p); err != nil {
+	limits, err := r.precheck(p)
+	if err != nil {
 		return nil, err
 	}
 	slotted, notes, err := r.Engines.WithSlots(p.Phases, p.Agents.Hosts)
@@ -120,24 +122,23 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	for _, n := range p.Notes {
 		r.Sink.Note(Note{Kind: NotePlan, Text: n})
 	}
-	pr := &phases{r: r, plan: p, ctrl: ctrl, set: set, folder: folder, areas: areas}
+	pr := &phases{r: r, plan: p, ctrl: ctrl, set: set, folder: folder, areas: areas, limits: limits}
 	return r.runPhases(ctx, pr, stop)
 }
 
-// checkPlan refuses a plan that is bad input before anything else is
-// asked of it: no phase, a name that cannot name a results folder, an
-// error share that is no percentage.
-func checkPlan(p Plan) error {
+// precheck refuses a plan that is bad input on its face, before any agent
+// is asked anything, and returns the limits on each phase (PhaseLimits).
+func (r *Runner) precheck(p Plan) ([][]figures.Limit, error) {
 	if len(p.Phases) == 0 {
-		return badInputf("nothing to run")
+		return nil, badInputf("nothing to run")
 	}
 	if err := results.CheckRunName(p.Name); err != nil {
-		return badInputf("the run's name %v", err)
+		return nil, badInputf("the run's name %v", err)
 	}
 	if p.MaxErrorShare < 0 || p.MaxErrorShare > 100 {
-		return badInputf("--max-error-share %g: give a percentage from 0 to 100", p.MaxErrorShare)
+		return nil, badInputf("--max-error-share %g: give a percentage from 0 to 100", p.MaxErrorShare)
 	}
-	return nil
+	return PhaseLimits(r.Engines, p)
 }
 
 // phaseHosts is how many hosts each phase of p runs on, of agents.
@@ -195,7 +196,13 @@ func (r *Runner) runPhases(ctx context.Context, pr *phases, stop context.CancelC
 			return nil, runErr
 		}
 	}
-	return r.finish(ctx, folder, runErr)
+	res, err := r.finish(ctx, folder, runErr)
+	if err == nil && len(pr.notMet) > 0 {
+		// Every phase ran and the results are written: only now does
+		// a limit fail the run, and a failure or an interrupt wins.
+		return res, limitsError(pr.notMet)
+	}
+	return res, err
 }
 
 func (r *Runner) now() time.Time {
@@ -447,6 +454,11 @@ type phases struct {
 	leftovers []engine.Leftover
 	overShare []string // phases with too many failed requests
 	ranLoad   bool
+	// limits are the limits on each phase, by its place in the plan (at
+	// is the phase running); notMet are those crossed or not measured.
+	limits [][]figures.Limit
+	at     int
+	notMet []results.LimitResult
 	// written is the count of blocks every job of each stonewall phase
 	// wrote, by phase name (fio.WrittenBlocks).
 	written map[string]int64
@@ -468,6 +480,7 @@ func (pr *phases) runAll(ctx context.Context) error {
 			err = pr.notRun(ctx, ph, label, err)
 			break
 		}
+		pr.at = i
 		if err = pr.one(ctx, ph, label); err != nil {
 			break
 		}
@@ -563,6 +576,9 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 		// judged: the phase failed, later phases still run.
 		ps.Status, ps.Error = results.StatusFailed, msg
 		pr.overShare = append(pr.overShare, ph.Name+": "+msg)
+	}
+	if pr.at < len(pr.limits) {
+		pr.notMet = append(pr.notMet, judgeLimits(&ps, pr.limits[pr.at])...)
 	}
 	phaseDir := pr.folder.NextPhaseDir(ps.Name)
 	if werr := pr.folder.AddPhase(ps, out.Results); werr != nil && err == nil {
