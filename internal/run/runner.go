@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
@@ -440,6 +441,10 @@ type phases struct {
 	// written is the count of blocks every job of each stonewall phase
 	// wrote, by phase name (fio.WrittenBlocks).
 	written map[string]int64
+	// lastStep is the last phase run that is a scale's step, and steps
+	// the steps of the scale under way (scaleStep).
+	lastStep *analyze.PhaseData
+	steps    []analyze.PhaseData
 }
 
 // runAll runs every phase until one fails, removes what phases left in
@@ -447,7 +452,8 @@ type phases struct {
 func (pr *phases) runAll(ctx context.Context) error {
 	p := pr.plan
 	var err error
-	for i, ph := range p.Phases {
+	for i := 0; i < len(p.Phases); i++ {
+		ph := p.Phases[i]
 		var label suite.Labels
 		if i < len(p.Labels) {
 			label = p.Labels[i]
@@ -460,6 +466,11 @@ func (pr *phases) runAll(ctx context.Context) error {
 		}
 		if err = pr.one(ctx, ph, label); err != nil {
 			break
+		}
+		if label.Scale != nil {
+			if i, err = pr.scaleStep(i, label); err != nil {
+				break
+			}
 		}
 	}
 	// The last phases' files, removed in the background, are gone (or
@@ -553,6 +564,10 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 		// judged: the phase failed, later phases still run.
 		ps.Status, ps.Error = results.StatusFailed, msg
 		pr.overShare = append(pr.overShare, ph.Name+": "+msg)
+	}
+	pr.lastStep = nil
+	if label.Scale != nil {
+		pr.lastStep = &analyze.PhaseData{Summary: ps, Hosts: out.Results}
 	}
 	phaseDir := pr.folder.NextPhaseDir(ps.Name)
 	if werr := pr.folder.AddPhase(ps, out.Results); werr != nil && err == nil {

@@ -88,7 +88,10 @@ type PhaseSpec struct {
 	ReadFrom string
 	// Events happen during each of the entry's phases (events.Spec).
 	Events []events.Spec
-	Line   int
+	// Scale steps one load parameter up until the rate flattens (scale:
+	// jobs=1..64); its steps are Matrix, of one key.
+	Scale *Scale
+	Line  int
 }
 
 // Dim is one swept parameter and its values, in file order.
@@ -111,7 +114,7 @@ var globalKeys = []string{"name", "dir", "results", "keep", "agents", "drop_cach
 // phaseKeys are the keys of a phase entry besides its engine's: any other
 // key whose value is a mapping of settings names the engine (fio:, md:,
 // ...), which the expansion finds in the engine list.
-var phaseKeys = []string{"name", "optional", "iterations", "matrix", "report", "shared", "read_from", "events"}
+var phaseKeys = []string{"name", "optional", "iterations", "matrix", "scale", "report", "shared", "read_from", "events"}
 
 // Quick returns the built-in quick suite: the four corners scaled to a small
 // machine, plus metadata and S3 phases, on ./storbench-data.
@@ -276,6 +279,10 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 					return nil, err
 				}
 				ps.Matrix = m
+			case "scale":
+				if err := parseScaleKey(&ps, k, v); err != nil {
+					return nil, err
+				}
 			default:
 				if err := parseEngineKey(name, &ps, k, v); err != nil {
 					return nil, err
@@ -284,6 +291,9 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 		}
 		if ps.Engine == "" {
 			return nil, fmt.Errorf("line %d: phase names no engine (an engine's name as a key, with its settings: fio: {workload: default})", item.Line)
+		}
+		if err := scaleMatrix(item.Line, &ps); err != nil {
+			return nil, err
 		}
 		out = append(out, ps)
 	}
