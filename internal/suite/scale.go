@@ -157,25 +157,34 @@ func (sc Scale) Step(v int) *model.ScaleStep {
 
 // CheckScale refuses a scale of a parameter eng does not have.
 func CheckScale(engines engine.Registry, eng model.EngineName, sc Scale) error {
-	if sc.Param == "hosts" {
+	if scales(engines, eng, sc.Param) {
 		return nil
-	}
-	if _, own := engines.Expander(eng); own && sc.Param == "iodepth" {
-		return nil
-	}
-	if e, err := engines.Lookup(eng); err == nil {
-		if kl, ok := e.(engine.KeyLister); ok && slices.Contains(kl.ParamKeys(), sc.Key()) {
-			return nil
-		}
 	}
 	var has []string
-	for _, p := range []string{"jobs", "iodepth", "concurrent", "workers"} {
-		if CheckScale(engines, eng, Scale{Param: p}) == nil {
+	for _, p := range []string{"jobs", "iodepth", "concurrent", "workers", "hosts"} {
+		if scales(engines, eng, p) {
 			has = append(has, p)
 		}
 	}
-	has = append(has, "hosts")
 	return fmt.Errorf("scale %s: %s phases have no %s; they scale %s", sc, eng, sc.Param, joinOr(has))
+}
+
+// scales says eng's phases have the load parameter param: hosts for
+// every engine, iodepth for one that expands its own entries (a fio job
+// option), else the setting the parameter sets among its ParamKeys.
+func scales(engines engine.Registry, eng model.EngineName, param string) bool {
+	if param == "hosts" {
+		return true
+	}
+	if _, own := engines.Expander(eng); own && param == "iodepth" {
+		return true
+	}
+	e, err := engines.Lookup(eng)
+	if err != nil {
+		return false
+	}
+	kl, ok := e.(engine.KeyLister)
+	return ok && slices.Contains(kl.ParamKeys(), scaleKeys[param])
 }
 
 // joinOr lists words as "a, b or c".
