@@ -33,7 +33,7 @@ type ScaleRule func(steps []PhaseData) ScaleStop
 func ScaleRules() []ScaleRule { return []ScaleRule{rateFlattened, latencyBroke} }
 
 // ScaleRuleText is the stopping rule in words, for the output and docs.
-const ScaleRuleText = "a scale stops when the last step's rate is not beyond noise above the step before (compare's Welch test on the per-second figures, and more than 5%; with under 8 s per step, growth under 5%), or latency breaks (p99 more than doubles while the rate grows less than 10%), or the range ends; the knee is the most load before the rate flattens or latency breaks"
+const ScaleRuleText = "a scale stops when the last step's rate is not beyond noise above the step before (compare's Welch test on the per-second figures of the two steps and a gain of 5% or more; with under 8 s per step, a gain of 5% or more), or latency breaks (p99 more than doubles while the rate grows less than 10%), or the range ends; the knee is the most load before the rate flattens or latency breaks"
 
 // rateFlattened stops when the last step's rate is not beyond noise
 // above the step before's.

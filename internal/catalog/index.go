@@ -63,11 +63,17 @@ const (
 	FigP99    = "p99"    //
 	FigP999   = "p99.9"  //
 	FigErrors = "errors" // failed operations, a count
+	// FigKnee is a scale's knee (results.Scale.Knee): the most load
+	// before the rate flattened or latency broke, kept as the figure of
+	// PHASE the scale's group and OP its parameter ("randread/jobs/knee").
+	// A scale whose range ended first has no knee figure: the knee lies
+	// beyond it, not at it.
+	FigKnee = "knee"
 )
 
 // FigureNames are the figures kept per operation, in the order they are
 // shown.
-var FigureNames = []string{FigRate, FigBW, FigMean, FigP50, FigP99, FigP999, FigErrors}
+var FigureNames = []string{FigRate, FigBW, FigMean, FigP50, FigP99, FigP999, FigErrors, FigKnee}
 
 // Unit is the unit of a figure: "ops/s", "B/s", "ns" or "" (a count).
 func Unit(figure string) string {
@@ -76,14 +82,16 @@ func Unit(figure string) string {
 		return "ops/s"
 	case FigBW:
 		return "B/s"
-	case FigErrors:
+	case FigErrors, FigKnee:
 		return ""
 	}
 	return "ns"
 }
 
 // HigherIsBetter says whether a larger value of the figure is better.
-func HigherIsBetter(figure string) bool { return figure == FigRate || figure == FigBW }
+func HigherIsBetter(figure string) bool {
+	return figure == FigRate || figure == FigBW || figure == FigKnee
+}
 
 // Figure is one figure of one operation of one phase: the total across
 // hosts (Host ""), or one host's.
@@ -217,6 +225,11 @@ func figuresOf(sum *results.Summary) []Figure {
 			for _, o := range h.Ops {
 				out = appendOp(out, p.Name, h.Host, o)
 			}
+		}
+	}
+	for _, sc := range sum.Scales {
+		if sc.Knee != nil && sc.StopKind != model.ScaleRangeEnd {
+			out = append(out, Figure{Phase: sc.Group, Op: sc.Param, Name: FigKnee, Value: float64(*sc.Knee)})
 		}
 	}
 	return out
