@@ -65,6 +65,7 @@ const (
 	FigP99    = figures.P99    //
 	FigP999   = figures.P999   //
 	FigErrors = figures.Errors // failed operations, a count
+	FigKnee   = figures.Knee   // a scale's knee (figures.Knee)
 )
 
 // FigureNames are the figures kept per operation, in the order they are
@@ -209,6 +210,11 @@ func figuresOf(sum *results.Summary) []Figure {
 			for _, o := range h.Ops {
 				out = appendOp(out, p.Name, h.Host, o)
 			}
+		}
+	}
+	for _, sc := range sum.Scales {
+		if sc.Knee != nil && sc.StopKind != model.ScaleRangeEnd {
+			out = append(out, Figure{Phase: sc.Group, Op: sc.Param, Name: FigKnee, Value: float64(*sc.Knee)})
 		}
 	}
 	return out

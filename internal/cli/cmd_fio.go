@@ -11,6 +11,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/run"
+	"github.com/storbench/storbench/internal/suite"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -23,7 +24,9 @@ type FioOptions struct {
 	Size      string
 	Numjobs   int
 	Stonewall string
-	Keep      bool
+	// Scale steps the load up until the rate flattens (--scale).
+	Scale string
+	Keep  bool
 	// RemoveStale removes what killed runs left (run.Plan.RemoveStale).
 	RemoveStale bool
 	AllowExec   bool
@@ -46,6 +49,7 @@ func (o *FioOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Size, "size", "", "file size per job (e.g. 256M, 2G), replacing the job files' filesize")
 	f.IntVar(&o.Numjobs, "numjobs", 0, "jobs per multi-job section, replacing numjobs (single-job latency sections keep 1)")
 	f.StringVar(&o.Stonewall, "stonewall", "", "write until this deadline (e.g. 300s), then every job of every host on to the most blocks any job wrote, as IOR -D with stoneWallingWearOut=1 (IO500); one sequential write job (rw=write or write:GAP)")
+	scaleFlag(f, &o.Scale, "jobs (numjobs), iodepth")
 	f.BoolVar(&o.Keep, "keep", false, "keep the files fio created")
 	f.BoolVar(&o.RemoveStale, "remove-stale", false, "remove what runs killed earlier (SIGKILL, a lost host) left under DIR/storbench; a run whose process still runs, here or on another host, is never touched (without it, such leftovers are only named)")
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
@@ -98,18 +102,32 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.
 		return nil, err
 	}
 	settings.Params["dir"] = dir
-	phases, err := fioPhases(st, settings)
+	phases, labels, err := o.phases(st, settings, name)
 	if err != nil {
-		return nil, asUsage(err)
+		return nil, err
 	}
 	agents, err := o.Agents.runAgents(st, hosts)
 	if err != nil {
 		return nil, err
 	}
 	return runPlan(ctx, st, o.Watch, run.Plan{
-		Name: name, Phases: phases, Dirs: []string{dir}, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
+		Name: name, Phases: phases, Labels: labels, Dirs: []string{dir}, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
 		ResultsRoot: o.Results, Keep: o.Keep, RemoveStale: o.RemoveStale, AllowExec: o.AllowExec, FioBin: o.FioBin,
 		Settings: o.recorded(dir),
+	})
+}
+
+// phases are the run's phases: one per job file, or with --scale one
+// per step of the one job.
+func (o FioOptions) phases(st *State, settings engine.Entry, name string) ([]engine.Phase, []suite.Labels, error) {
+	if o.Scale == "" {
+		phases, err := fioPhases(st, settings)
+		return phases, nil, asUsage(err)
+	}
+	return scalePhases(st, model.EngineFio, o.Scale, name, settings.Params, func(p map[string]any) ([]engine.Phase, error) {
+		e := settings
+		e.Params = p
+		return fioPhases(st, e)
 	})
 }
 
@@ -150,6 +168,9 @@ func (o FioOptions) settings() (engine.Entry, string, error) {
 // recorded is what run.json keeps of the options.
 func (o FioOptions) recorded(dir string) map[string]any {
 	m := map[string]any{"runtime": o.Runtime, "size": o.Size, "numjobs": o.Numjobs, "dir": dir}
+	if o.Scale != "" {
+		m["scale"] = o.Scale
+	}
 	if o.Stonewall != "" {
 		m["stonewall"] = o.Stonewall
 	}

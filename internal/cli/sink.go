@@ -46,6 +46,7 @@ func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.R
 	cat.add(ctx, st, res)
 	if res != nil {
 		report.SweepText(text.Stdout, &res.Summary)
+		report.ScaleText(text.Stdout, &res.Summary)
 		fmt.Fprintf(text.Stdout, "\nrun %s %s; results in %s\n", res.Summary.RunID, res.Summary.Status, res.Folder.Path)
 		if w.JSON {
 			if jerr := printJSON(st, res); jerr != nil && err == nil {

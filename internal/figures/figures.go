@@ -1,5 +1,6 @@
 // Package figures names the figures storbench keeps of every operation
-// of every phase (rate, bw, mean, p50, p99, p99.9, errors), their units,
+// of every phase (rate, bw, mean, p50, p99, p99.9, errors, and a scale's
+// knee), their units,
 // and how one is written on a command line: PHASE/OP/FIGURE[@HOST]. The
 // catalog stores figures by these names, trend and check take them, and
 // limits are written on them: one naming for all.
@@ -22,10 +23,16 @@ const (
 	P99    = "p99"    //
 	P999   = "p99.9"  //
 	Errors = "errors" // failed operations, a count
+	// Knee is a scale's knee (results.Scale.Knee): the most load before
+	// the rate flattened or latency broke, kept as the figure of PHASE
+	// the scale's group and OP its parameter ("randread/jobs/knee"). A
+	// scale whose range ended first has no knee figure: the knee lies
+	// beyond it, not at it.
+	Knee = "knee"
 )
 
 // Names are the figures kept per operation, in the order they are shown.
-var Names = []string{Rate, BW, Mean, P50, P99, P999, Errors}
+var Names = []string{Rate, BW, Mean, P50, P99, P999, Errors, Knee}
 
 // Unit is the unit of a figure: "ops/s", "B/s", "ns" or "" (a count).
 func Unit(figure string) string {
@@ -34,7 +41,7 @@ func Unit(figure string) string {
 		return "ops/s"
 	case BW:
 		return "B/s"
-	case Errors:
+	case Errors, Knee:
 		return ""
 	}
 	return "ns"
@@ -46,7 +53,7 @@ func IsLatency(figure string) bool {
 }
 
 // HigherIsBetter says whether a larger value of the figure is better.
-func HigherIsBetter(figure string) bool { return figure == Rate || figure == BW }
+func HigherIsBetter(figure string) bool { return figure == Rate || figure == BW || figure == Knee }
 
 // Order is the figure's place in Names (past the end for another name).
 func Order(figure string) int {

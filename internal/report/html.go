@@ -105,6 +105,7 @@ type htmlData struct {
 	NotRecorded                          []string
 	Phases                               []htmlPhase
 	Sweeps                               []template.HTML
+	Scales                               []template.HTML
 	Compare                              *analyze.Comparison
 	CmpRows                              []htmlCmpRow
 	Generated                            string
@@ -185,7 +186,7 @@ func HTML(w io.Writer, in HTMLInput) error {
 	for _, pd := range in.Phases {
 		d.Phases = append(d.Phases, phaseCharts(pd))
 	}
-	d.Sweeps = sweepCharts(s.Sweeps)
+	d.Sweeps, d.Scales = sweepCharts(s.Sweeps), scaleCharts(s.Scales)
 	if c := in.Compare; c != nil {
 		d.Compare = c
 		d.CmpRows = compareRows(c)

@@ -74,6 +74,7 @@ func Markdown(s *results.Summary) []byte {
 	eventsMarkdown(&b, s.Phases)
 	limitsMarkdown(&b, s.Phases)
 	sweepMarkdown(&b, s)
+	scaleMarkdown(&b, s)
 	// No default score (see htmlData): only IO500's, when asked for.
 	io500Markdown(&b, s.IO500)
 	if notes := notRecordedNotes(s.Phases); len(notes) > 0 {

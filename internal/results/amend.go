@@ -21,6 +21,7 @@ func (f *Folder) AmendPhase(name string, fn func(*PhaseSummary)) (bool, error) {
 	phases := append([]PhaseSummary(nil), f.sum.Phases...)
 	fn(&phases[at])
 	f.sum.Phases = phases
+	f.sum.Scales = Scales(phases)
 	f.mu.Unlock()
 	return true, f.flush()
 }

@@ -240,6 +240,7 @@ func (f *Folder) AddPhase(ps PhaseSummary, hosts []*model.HostResult) error {
 	if complete {
 		f.sum.Phases = append(f.sum.Phases, ps)
 		f.sum.Sweeps = Sweeps(f.sum.Phases, SweepOptions{CoVWarn: f.covWarn(), Confidence: f.Confidence})
+		f.sum.Scales = Scales(f.sum.Phases)
 		// No default score: one mean of every bandwidth and every
 		// metadata rate mixed unlike figures (4k random reads with 1 MiB
 		// writes, tree create and remove as metadata). IO500's is computed

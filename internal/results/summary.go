@@ -41,6 +41,8 @@ type Summary struct {
 	// Sweeps are statistics across iterations per matrix point, for suite
 	// phases that repeat or sweep parameters.
 	Sweeps []Sweep `json:"sweeps,omitempty"`
+	// Scales are the run's scales (--scale): steps, stop and knee.
+	Scales []Scale `json:"scales,omitempty"`
 	// Score is storbench's IO500-style headline, when the run has bandwidth
 	// and metadata phases, unless the suite chose IO500's.
 	Score *Score `json:"score,omitempty"`
@@ -73,6 +75,9 @@ type PhaseSummary struct {
 	Group     string `json:"group,omitempty"`
 	Point     []KV   `json:"point,omitempty"`
 	Iteration int    `json:"iteration,omitempty"`
+	// Scale places the phase in a scale: its load and step, and on the
+	// last step run, why the scale stopped.
+	Scale *model.ScaleStep `json:"scale,omitempty"`
 	// Dir is the phase's folder in the results folder, relative to it.
 	Dir   string   `json:"dir"`
 	Hosts []string `json:"hosts"`

@@ -33,6 +33,10 @@ type fakeParams struct {
 	Leave       bool   `json:"leave,omitempty"`
 	UntilStop   bool   `json:"until_stop,omitempty"`
 	Secret      string `json:"secret,omitempty"`
+	// Workers and FlatAt make a synthetic scale: Ops per worker, up to
+	// FlatAt workers, over exactly RunMs (the rate flattens at FlatAt).
+	Workers int `json:"workers,omitempty"`
+	FlatAt  int `json:"flat_at,omitempty"`
 }
 
 var (
@@ -105,6 +109,11 @@ func (f *fakePhase) Run(ctx context.Context, startAt time.Time, live engine.Live
 		break
 	}
 	stop := time.Now()
+	if f.p.FlatAt > 0 {
+		// A synthetic rate, free of this machine's timing.
+		f.p.Ops *= uint64(min(f.p.Workers, f.p.FlatAt))
+		stop = start.Add(time.Duration(f.p.RunMs) * time.Millisecond)
+	}
 	st := record.OpStats{Op: "op", Ops: f.p.Ops, Errors: f.p.Errors, StartNs: start.UnixNano(), EndNs: stop.UnixNano()}
 	if f.p.Ops > 0 {
 		st.Lat = record.Hist{Bins: record.Bins{{V: 1_000_000, N: f.p.Ops}}, Stats: record.StatsFromMoments(f.p.Ops, 1_000_000, 1_000_000, 1_000_000, 0)}

@@ -18,6 +18,10 @@ import (
 // the engine calls its rates and the text formats it offers.
 func applyLabel(engines engine.Registry, ps *results.PhaseSummary, l suite.Labels) {
 	ps.Group, ps.Iteration = l.Group, l.Iteration
+	if l.Scale != nil {
+		st := *l.Scale
+		ps.Scale = &st
+	}
 	point := map[string]string{}
 	for _, kv := range l.Point {
 		ps.Point = append(ps.Point, results.KV{Key: kv.Key, Value: kv.Value})

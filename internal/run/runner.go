@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/figures"
@@ -462,6 +463,10 @@ type phases struct {
 	// written is the count of blocks every job of each stonewall phase
 	// wrote, by phase name (fio.WrittenBlocks).
 	written map[string]int64
+	// lastStep is the last phase run that is a scale's step, and steps
+	// the steps of the scale under way (scaleStep).
+	lastStep *analyze.PhaseData
+	steps    []analyze.PhaseData
 }
 
 // runAll runs every phase until one fails, removes what phases left in
@@ -469,7 +474,8 @@ type phases struct {
 func (pr *phases) runAll(ctx context.Context) error {
 	p := pr.plan
 	var err error
-	for i, ph := range p.Phases {
+	for i := 0; i < len(p.Phases); i++ {
+		ph := p.Phases[i]
 		var label suite.Labels
 		if i < len(p.Labels) {
 			label = p.Labels[i]
@@ -483,6 +489,11 @@ func (pr *phases) runAll(ctx context.Context) error {
 		pr.at = i
 		if err = pr.one(ctx, ph, label); err != nil {
 			break
+		}
+		if label.Scale != nil {
+			if i, err = pr.scaleStep(i, label); err != nil {
+				break
+			}
 		}
 	}
 	// The last phases' files, removed in the background, are gone (or
@@ -579,6 +590,10 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 	}
 	if pr.at < len(pr.limits) {
 		pr.notMet = append(pr.notMet, judgeLimits(&ps, pr.limits[pr.at])...)
+	}
+	pr.lastStep = nil
+	if label.Scale != nil {
+		pr.lastStep = &analyze.PhaseData{Summary: ps, Hosts: out.Results}
 	}
 	phaseDir := pr.folder.NextPhaseDir(ps.Name)
 	if werr := pr.folder.AddPhase(ps, out.Results); werr != nil && err == nil {

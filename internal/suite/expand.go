@@ -38,6 +38,8 @@ type Labels struct {
 	Events []events.Spec
 	// Limits are the suite entry's limits on the phase's figures.
 	Limits []figures.Limit
+	// Scale places the phase in a scale: its step and load.
+	Scale *model.ScaleStep
 }
 
 // KV is one matrix coordinate.
@@ -130,6 +132,11 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 		where := fmt.Sprintf("%s:%d", s.Source, ps.Line)
 		if err := checkSharing(o.Engines, where, ps); err != nil {
 			return nil, err
+		}
+		if ps.Scale != nil {
+			if err := CheckScale(o.Engines, ps.Engine, *ps.Scale); err != nil {
+				return nil, fmt.Errorf("%s: %v", where, err)
+			}
 		}
 		base, planNoHost, skip, err := s.entryBase(o, where, ps)
 		switch {
@@ -258,7 +265,14 @@ func (s *Suite) pointParams(x *expansion, where string, ps PhaseSpec, own bool, 
 				return nil, l, fmt.Errorf("%s: matrix hosts: %v is not a host count", where, kv.Value)
 			}
 			l.Hosts = n
+			if ps.Scale != nil {
+				l.Scale = ps.Scale.Step(n)
+			}
 			continue
+		}
+		if ps.Scale != nil {
+			n, _ := toInt(kv.Value)
+			l.Scale = ps.Scale.Step(n)
 		}
 		params[paramKey(own, kv.Key)] = kv.Value
 	}

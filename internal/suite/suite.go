@@ -93,7 +93,10 @@ type PhaseSpec struct {
 	// written OP/FIGURE<VALUE (read/p99<5ms); their Ref.Phase is the
 	// entry's name, or its engine's when it has none.
 	Limits []figures.Limit
-	Line   int
+	// Scale steps one load parameter up until the rate flattens (scale:
+	// jobs=1..64); its steps are Matrix, of one key.
+	Scale *Scale
+	Line  int
 }
 
 // Dim is one swept parameter and its values, in file order.
@@ -116,7 +119,7 @@ var globalKeys = []string{"name", "dir", "results", "keep", "agents", "drop_cach
 // phaseKeys are the keys of a phase entry besides its engine's: any other
 // key whose value is a mapping of settings names the engine (fio:, md:,
 // ...), which the expansion finds in the engine list.
-var phaseKeys = []string{"name", "optional", "iterations", "matrix", "report", "shared", "read_from", "events", "limits"}
+var phaseKeys = []string{"name", "optional", "iterations", "matrix", "scale", "report", "shared", "read_from", "events", "limits"}
 
 // Quick returns the built-in quick suite: the four corners scaled to a small
 // machine, plus metadata and S3 phases, on ./storbench-data.
@@ -284,6 +287,10 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 					return nil, err
 				}
 				ps.Matrix = m
+			case "scale":
+				if err := parseScaleKey(&ps, k, v); err != nil {
+					return nil, err
+				}
 			default:
 				if err := parseEngineKey(name, &ps, k, v); err != nil {
 					return nil, err
@@ -295,6 +302,9 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 		}
 		if ps.Engine == "" {
 			return nil, fmt.Errorf("line %d: phase names no engine (an engine's name as a key, with its settings: fio: {workload: default})", item.Line)
+		}
+		if err := scaleMatrix(item.Line, &ps); err != nil {
+			return nil, err
 		}
 		out = append(out, ps)
 	}

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/testutil/chromium"
+)
+
+// scaleJob is a random read of a small file by jobs that all share one
+// CPU: more jobs soon stop adding reads, so the rate flattens well below
+// 32 jobs. --scale sets numjobs (the section's 2 is replaced).
+const scaleJob = `# report iops
+[global]
+ioengine=psync
+rw=randread
+bs=4k
+filesize=4M
+time_based=1
+runtime=2
+cpus_allowed=0
+cpus_allowed_policy=shared
+
+[randread]
+numjobs=2
+`
+
+// `fio --scale jobs=1..32` of a random read on a local directory, real
+// fio, finds a knee below the top of the range: the output names it with
+// the stopping rule, summary.json keeps it with why the scale stopped,
+// the steps after the one that flattened did not run, the report's chart
+// of p99 against rate renders in Chromium with a point per step and the
+// knee marked, and `storbench trend` follows the knee from the catalog.
+func TestScaleFioFindsAKnee(t *testing.T) {
+	needFio(t)
+	res, cat := t.TempDir(), filepath.Join(t.TempDir(), "catalog.db")
+	st, out := testState()
+	args := []string{"fio", "-d", t.TempDir(), "-w", workloadDir(t, map[string]string{"rr": scaleJob}), "--scale", "jobs=1..32", "--results", res, "--catalog", cat}
+	if err := Execute(context.Background(), st, args); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	folders, _ := filepath.Glob(filepath.Join(res, "*"))
+	if len(folders) != 1 {
+		t.Fatalf("results: %v", folders)
+	}
+	sum, err := results.ReadSummary(folders[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Scales) != 1 {
+		t.Fatalf("scales in summary.json: %+v", sum.Scales)
+	}
+	sc := sum.Scales[0]
+	if sc.Knee == nil || *sc.Knee >= 32 || !slices.Contains([]string{model.ScaleFlat, model.ScaleLatency}, sc.StopKind) {
+		t.Fatalf("no knee below 32 jobs: %+v\n%s", sc, out)
+	}
+	last := sc.Steps[len(sc.Steps)-1].Load
+	if len(sum.Phases) != len(sc.Steps) || last != 2**sc.Knee {
+		t.Errorf("%d phases ran, %d steps, the last at jobs=%d: want the steps up to the one after the knee (%d)", len(sum.Phases), len(sc.Steps), last, 2**sc.Knee)
+	}
+	text := out.String()
+	for _, want := range []string{fmt.Sprintf("knee at jobs=%d", *sc.Knee), "stopped: " + sc.Stop, "a scale stops when the last step's rate is not beyond noise"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the output lacks %q:\n%s", want, text)
+		}
+	}
+	code, tr := cmdOut(t, "trend", sc.Group+"/jobs/knee", "--catalog", cat)
+	if code != 0 || !strings.Contains(tr, sum.RunID) || !strings.Contains(tr, fmt.Sprint(*sc.Knee)) {
+		t.Errorf("trend of the knee: exit %d\n%s", code, tr)
+	}
+	t.Run("chart", func(t *testing.T) {
+		bin := chromium.Binary(t)
+		if bin == "" {
+			t.Skip("chromium is not installed and could not be installed (apt-get install -y chromium)")
+		}
+		shot := filepath.Join(chromium.ArtifactDir(t), "report-scale.png")
+		chromium.Check(t, bin, filepath.Join(folders[0], "report.html"), shot, true, func(eval func(string) string) {
+			var found bool
+			for _, c := range chromium.Charts(t, eval) {
+				if !strings.HasPrefix(c.Title, "scale ") {
+					continue
+				}
+				found = true
+				if len(c.Lines) != 1 || len(c.Lines[0].Points) != len(sc.Steps) {
+					t.Errorf("scale chart %q: %+v, want one line of %d points", c.Title, c.Lines, len(sc.Steps))
+				}
+			}
+			if !found {
+				t.Error("report.html has no scale chart")
+			}
+			if mark := fmt.Sprintf("knee jobs=%d", *sc.Knee); !strings.Contains(eval(`Array.from(document.querySelectorAll('svg.chart g.ev')).map(g => g.getAttribute('data-event')).join('|')`), mark) {
+				t.Errorf("the chart does not mark %q", mark)
+			}
+		})
+	})
+}

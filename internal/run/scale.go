@@ -1,0 +1,59 @@
+package run
+
+import (
+	"fmt"
+
+	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/suite"
+)
+
+// scaleStep is called after each step of a scale, i being its phase:
+// it asks the stopping rules (analyze.ScaleRules, then the plan's own)
+// whether the scale goes on, records on the step why it stopped, says
+// so with the knee, and returns the index of the last phase to skip to
+// (the scale's last step when it stopped early, else i).
+func (pr *phases) scaleStep(i int, label suite.Labels) (int, error) {
+	if label.Scale.Step == 1 {
+		pr.steps = nil
+	}
+	if pr.lastStep == nil {
+		return i, nil
+	}
+	pr.steps = append(pr.steps, *pr.lastStep)
+	stop := analyze.ScaleStop{}
+	for _, rule := range append(analyze.ScaleRules(), pr.plan.ScaleRules...) {
+		if stop = rule(pr.steps); stop.Kind != "" {
+			break
+		}
+	}
+	if stop.Kind == "" && label.Scale.Step < label.Scale.Steps {
+		return i, nil
+	}
+	if stop.Kind == "" {
+		stop = analyze.ScaleStop{Kind: model.ScaleRangeEnd, Why: fmt.Sprintf("the range ended at %s=%d with the rate still growing: the knee is there or beyond", label.Scale.Param, label.Scale.Load)}
+	}
+	name := pr.lastStep.Summary.Name
+	if _, err := pr.folder.AmendPhase(name, func(ps *results.PhaseSummary) {
+		ps.Scale.StopKind, ps.Scale.Stop = stop.Kind, stop.Why
+	}); err != nil {
+		return i, err
+	}
+	text := fmt.Sprintf("scale %s: stopped after %s=%d: %s", label.Group, label.Scale.Param, label.Scale.Load, stop.Why)
+	for _, sc := range pr.folder.Summary().Scales {
+		if sc.Group == label.Group && sc.Knee != nil {
+			text += fmt.Sprintf("; knee: %s=%d", sc.Param, *sc.Knee)
+		}
+	}
+	pr.r.Sink.Note(Note{Kind: NotePlan, Text: text})
+	// The steps the scale did not need are not run: skip to its last.
+	for i+1 < len(pr.plan.Labels) {
+		next := pr.plan.Labels[i+1]
+		if next.Scale == nil || next.Group != label.Group || next.Scale.Step <= label.Scale.Step {
+			break
+		}
+		i++
+	}
+	return i, nil
+}

@@ -1,0 +1,80 @@
+package run
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/suite"
+)
+
+// scalePlan is a scale of the synthetic engine over workers, whose rate
+// flattens at flatAt workers (0: never).
+func scalePlan(t *testing.T, root, spec string, flatAt int) Plan {
+	t.Helper()
+	sc, err := suite.ParseScale(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Plan{Name: "scale", ResultsRoot: root}
+	for _, w := range sc.Loads() {
+		fp := fakeParams{Ops: 100, RunMs: 50, Workers: w, FlatAt: flatAt}
+		if flatAt == 0 {
+			fp.FlatAt = 1 << 30
+		}
+		p.Phases = append(p.Phases, fakePhaseOf(t, fmt.Sprintf("g workers=%d", w), fp))
+		p.Labels = append(p.Labels, suite.Labels{Group: "g", Iteration: 1, Iterations: 1, Scale: sc.Step(w)})
+	}
+	return p
+}
+
+// A scale whose rate flattens at 8 workers stops after the step above
+// (16), names 8 as its knee in the output and summary.json, and does not
+// run the steps it did not need; one that never flattens runs to the top
+// of its range and says the range ended there.
+func TestScaleFindsTheKnee(t *testing.T) {
+	for _, tc := range []struct {
+		name, spec       string
+		flatAt           int
+		ran              []int
+		knee             int
+		kind, saidInNote string
+	}{
+		{"flattens at 8", "workers=1..64", 8, []int{1, 2, 4, 8, 16}, 8, model.ScaleFlat, "the rate flattened"},
+		{"fixed step", "workers=2..20:+3", 8, []int{2, 5, 8, 11}, 8, model.ScaleFlat, "the rate flattened"},
+		{"never flattens", "workers=1..16", 0, []int{1, 2, 4, 8, 16}, 16, model.ScaleRangeEnd, "the range ended at workers=16"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, sink, root := runner(t)
+			res, err := r.Run(t.Context(), scalePlan(t, root, tc.spec, tc.flatAt))
+			if err != nil {
+				t.Fatalf("run: %v\n%v", err, sink.events)
+			}
+			var ran []int
+			for _, p := range res.Summary.Phases {
+				ran = append(ran, p.Scale.Load)
+			}
+			if !slices.Equal(ran, tc.ran) {
+				t.Errorf("steps run %v, want %v", ran, tc.ran)
+			}
+			if len(res.Summary.Scales) != 1 {
+				t.Fatalf("scales in summary.json: %+v", res.Summary.Scales)
+			}
+			sc := res.Summary.Scales[0]
+			if sc.Knee == nil || *sc.Knee != tc.knee || sc.StopKind != tc.kind {
+				t.Errorf("knee %v (%s: %s), want %d (%s)", sc.Knee, sc.StopKind, sc.Stop, tc.knee, tc.kind)
+			}
+			note := ""
+			for _, e := range sink.events {
+				if strings.Contains(e, "scale g: stopped") {
+					note = e
+				}
+			}
+			if !strings.Contains(note, tc.saidInNote) || !strings.Contains(note, fmt.Sprintf("knee: workers=%d", tc.knee)) {
+				t.Errorf("the run said %q, want %q and the knee", note, tc.saidInNote)
+			}
+		})
+	}
+}
