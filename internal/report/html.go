@@ -119,6 +119,9 @@ func HTML(w io.Writer, in HTMLInput) error {
 	if s.Status == results.StatusRunning {
 		d.Notes = append(d.Notes, results.NeverFinishedNote)
 	}
+	if len(s.NotRun) > 0 {
+		d.Notes = append(d.Notes, NotRunNote(s))
+	}
 	if in.Compare != nil {
 		d.Notes = append(d.Notes, in.Compare.Notes...)
 	}
