@@ -111,6 +111,7 @@ one() {
 		list+=("127.0.0.1:$port")
 	done
 	if [ "$watch" = on ] || [ "$watch" = live ]; then
+		rm -f "$work/live.jsonl" # --live makes a new file; it refuses one that exists
 		watchargs+=(--live "$work/live.jsonl")
 	fi
 	if [ "$watch" = on ] || [ "$watch" = metrics ]; then

@@ -179,8 +179,11 @@ func (g *gate) readStarts() {
 		n, err := g.started.Read(buf)
 		now := time.Now().UnixNano()
 		g.mu.Lock()
+		end := false
 		for _, b := range buf[:n] {
 			switch b {
+			case 'e':
+				end = true
 			case 's':
 				g.stamps = append(g.stamps, now)
 			case 'a':
@@ -196,7 +199,7 @@ func (g *gate) readStarts() {
 			}
 		}
 		g.mu.Unlock()
-		if err != nil {
+		if err != nil || end {
 			return
 		}
 	}
@@ -220,8 +223,19 @@ func (g *gate) open() {
 // close opens the gate, stops listening once fio is gone, removes the
 // FIFOs and returns when each job passed (Unix ns, in order) and when
 // the gate opened: a job that passed well after it came to the gate late.
+// Every byte the jobs wrote is read first: an end mark ('e') written
+// behind them tells the reader it has them all, where closing the FIFO
+// at once lost those it had not read yet (a starved machine runs the
+// reader late). The wait for the mark is bounded, as a reader that never
+// runs must not hold the phase.
 func (g *gate) close() ([]int64, int64) {
 	g.open()
+	if _, err := g.started.Write([]byte{'e'}); err == nil {
+		select {
+		case <-g.read:
+		case <-time.After(closeWait):
+		}
+	}
 	g.started.Close()
 	select {
 	case <-g.read:
@@ -232,6 +246,10 @@ func (g *gate) close() ([]int64, int64) {
 	defer g.mu.Unlock()
 	return append([]int64(nil), g.stamps...), g.opened
 }
+
+// closeWait bounds how long close waits for the reader to reach the end
+// mark: long enough for a starved machine to run it.
+const closeWait = 30 * time.Second
 
 // shellSafeName reports whether fio can write a job's prerun output file,
 // "<name>.prerun.txt", through the shell: names with a '/' or a character
