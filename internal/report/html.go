@@ -109,6 +109,22 @@ type htmlData struct {
 	Generated                            string
 }
 
+// runNotes are the notes over a report: a run that never finished, the
+// phases it never started, and a comparison's.
+func runNotes(in HTMLInput) []string {
+	var notes []string
+	if in.Summary.Status == results.StatusRunning {
+		notes = append(notes, results.NeverFinishedNote)
+	}
+	if len(in.Summary.NotRun) > 0 {
+		notes = append(notes, NotRunNote(in.Summary))
+	}
+	if in.Compare != nil {
+		notes = append(notes, in.Compare.Notes...)
+	}
+	return notes
+}
+
 // HTML writes a self-contained report: inline CSS, charts as inline SVG,
 // no script, font, image or any other request.
 func HTML(w io.Writer, in HTMLInput) error {
@@ -116,15 +132,7 @@ func HTML(w io.Writer, in HTMLInput) error {
 
 	s := in.Summary
 	d := htmlData{Title: "storbench run " + s.Name, RunID: s.RunID, Status: s.Status, Started: fmtTime(s.StartedAt), Ended: fmtTime(s.EndedAt)}
-	if s.Status == results.StatusRunning {
-		d.Notes = append(d.Notes, results.NeverFinishedNote)
-	}
-	if len(s.NotRun) > 0 {
-		d.Notes = append(d.Notes, NotRunNote(s))
-	}
-	if in.Compare != nil {
-		d.Notes = append(d.Notes, in.Compare.Notes...)
-	}
+	d.Notes = runNotes(in)
 	d.addEnv(in.Run)
 	for _, p := range s.Phases {
 		status := p.Status

@@ -45,14 +45,8 @@ type Runner struct {
 // happened. Its error is an *Error whose Code says whether the plan was
 // bad input (nothing ran), the run failed, or it was interrupted.
 func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
-	if len(p.Phases) == 0 {
-		return nil, badInputf("nothing to run")
-	}
-	if err := results.CheckRunName(p.Name); err != nil {
-		return nil, badInputf("the run's name %v", err)
-	}
-	if p.MaxErrorShare < 0 || p.MaxErrorShare > 100 {
-		return nil, badInputf("--max-error-share %g: give a percentage from 0 to 100", p.MaxErrorShare)
+	if err := checkPlan(p); err != nil {
+		return nil, err
 	}
 	slotted, notes, err := r.Engines.WithSlots(p.Phases, p.Agents.Hosts)
 	if err != nil {
@@ -128,6 +122,21 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	}
 	pr := &phases{r: r, plan: p, ctrl: ctrl, set: set, folder: folder, areas: areas}
 	return r.runPhases(ctx, pr, stop)
+}
+
+// checkPlan refuses a plan with nothing to run, a bad name or an error
+// share out of range.
+func checkPlan(p Plan) error {
+	if len(p.Phases) == 0 {
+		return badInputf("nothing to run")
+	}
+	if err := results.CheckRunName(p.Name); err != nil {
+		return badInputf("the run's name %v", err)
+	}
+	if p.MaxErrorShare < 0 || p.MaxErrorShare > 100 {
+		return badInputf("--max-error-share %g: give a percentage from 0 to 100", p.MaxErrorShare)
+	}
+	return nil
 }
 
 // phaseHosts is how many hosts each phase of p runs on, of agents.
