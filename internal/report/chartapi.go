@@ -6,6 +6,8 @@ import "html/template"
 type Series struct {
 	Name string
 	X, Y []float64
+	// Color, when set, replaces the palette's (OpColor: an operation's).
+	Color string
 }
 
 // Chart describes a line chart drawn as the report draws its own: inline
@@ -26,7 +28,7 @@ func SVGChart(c Chart) template.HTML {
 	s := chartSpec{Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, XTick: c.XTick, YTick: c.YTick, XTicks: c.XTicks}
 	lo, hi := 0.0, 0.0
 	for _, l := range c.Series {
-		s.Lines = append(s.Lines, chartLine{Name: l.Name, X: l.X, Y: l.Y})
+		s.Lines = append(s.Lines, chartLine{Name: l.Name, X: l.X, Y: l.Y, Color: l.Color})
 		for _, y := range l.Y {
 			lo, hi = min(lo, y), max(hi, y)
 		}

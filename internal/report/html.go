@@ -323,6 +323,7 @@ func phaseCharts(pd analyze.PhaseData) htmlPhase {
 			}
 		}
 		if l := percentileCurve(o.Op, bins); len(l.X) > 0 {
+			l.Color = OpColor(o.Op)
 			curves = append(curves, l)
 		}
 	}

@@ -335,7 +335,9 @@ func (l chartLine) alonePoints(logY bool) ([]int, map[int]bool) {
 	alone := map[int]bool{}
 	for j, k := range valid {
 		near := func(o int) bool { return o >= 0 && o < len(valid) && math.Abs(l.X[valid[o]]-l.X[k]) <= l.Gap }
-		alone[k] = l.Gap > 0 && !near(j-1) && !near(j+1)
+		// A line of one point is a dot that must show too (one run of a
+		// trend, one operation's rate).
+		alone[k] = len(valid) == 1 || l.Gap > 0 && !near(j-1) && !near(j+1)
 	}
 	return valid, alone
 }

@@ -100,6 +100,10 @@ func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, t
 		}
 	}
 	tc.moves = opMoves(tc.p)
+	if tc.p.Engine == "md" && len(tc.p.Ops) > manyOps {
+		tc.perPhase()
+		return tc.charts, tc.notes, tc.hostTable()
+	}
 	// Many hosts, or more lines (hosts x operations) than the palette has
 	// colours (md: 6 operations on 3 hosts), are drawn as the total per
 	// operation and each operation's spread across hosts.
@@ -171,6 +175,7 @@ func (tc *timeChartSet) throughput() {
 				continue
 			}
 			ml, ol := rateLines(o.Op+" total", os, ax)
+			ml.Color, ol.Color = OpColor(o.Op), OpColor(o.Op)
 			ops = append(ops, ol)
 			if tc.moves[o.Op] {
 				mib = append(mib, ml)
@@ -180,6 +185,10 @@ func (tc *timeChartSet) throughput() {
 		for i, h := range tc.pd.Hosts {
 			if os, ok := findSeconds(tc.perHost[i], o.Op); ok {
 				ml, ol := rateLines(o.Op+" "+h.Host, os, ax)
+				if len(tc.pd.Hosts) == 1 {
+					// One line per operation: the operation's colour.
+					ml.Color, ol.Color = OpColor(o.Op), OpColor(o.Op)
+				}
 				ops = append(ops, ol)
 				if tc.moves[o.Op] {
 					mib = append(mib, ml)
@@ -365,8 +374,13 @@ func hostRank(p results.PhaseSummary, op string, fig func(results.OpSummary) (fl
 		return all[i].v < all[j].v
 	})
 	// A handful of hosts: the slower half at most (naming all three of
-	// three hosts as the slowest says nothing).
+	// three hosts as the slowest says nothing), and none where only one
+	// host has the figure (md's tree-create, made by one host): there is
+	// nothing for it to be slower than.
 	var out []string
+	if len(all) < 2 {
+		return nil
+	}
 	for i := 0; i < len(all) && i < min(slowestShown, max(1, len(all)/2)); i++ {
 		out = append(out, all[i].host)
 	}

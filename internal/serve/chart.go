@@ -72,6 +72,10 @@ func trendChart(f catalog.FigureRef, by string, pts []catalog.Point) template.HT
 			i = len(series)
 			at[name] = i
 			series = append(series, report.Series{Name: name})
+			if by == "" {
+				// One line of one operation: its colour in the reports.
+				series[i].Color = report.OpColor(f.Op)
+			}
 		}
 		series[i].X = append(series[i].X, p.StartedAt.Sub(t0).Hours())
 		series[i].Y = append(series[i].Y, p.Value/sc.div)
