@@ -335,16 +335,20 @@ func phaseCharts(pd analyze.PhaseData) htmlPhase {
 		keys = append(keys, k)
 	}
 	sort.Float64s(keys)
-	var errs []chartLine
 	el := chartLine{Name: "errors"}
+	var errs float64
 	for _, k := range keys {
 		el.X, el.Y = append(el.X, k), append(el.Y, totalErrs[k])
+		errs += totalErrs[k]
 	}
-	if len(el.X) > 0 {
-		errs = append(errs, el)
+	// A chart of zeros (or of nothing) says less than a line does.
+	switch {
+	case errs > 0:
+		hp.Charts = append(hp.Charts, svgChart(chartSpec{Title: "Errors per second (all hosts)", XLabel: xLabel, YLabel: "errors",
+			Lines: []chartLine{el}, Bars: true, XTick: secondsTick, YTick: compact, Marks: eventMarks(p.Events, ax.t0)}))
+	case len(keys) > 0:
+		hp.Notes = append(hp.Notes, "Errors per second: none, in any second of the phase")
 	}
-	hp.Charts = append(hp.Charts, svgChart(chartSpec{Title: "Errors per second (all hosts)", XLabel: "seconds into the phase", YLabel: "errors",
-		Lines: errs, Bars: true, XTick: secondsTick, YTick: compact, Marks: eventMarks(p.Events, ax.t0)}))
 	hp.Events = eventRows(p.Events)
 	return hp
 }

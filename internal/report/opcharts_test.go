@@ -172,6 +172,10 @@ func TestMDReportAtAGlance(t *testing.T) {
 			}
 		}
 	}
+	// No errors: one line says so, where a chart of zeros was (item 2).
+	if strings.Contains(s, `aria-label="Errors per second`) || !strings.Contains(s, "Errors per second: none, in any second of the phase") {
+		t.Error("a phase without errors draws a chart of zeros rather than saying it had none")
+	}
 	if strings.Contains(s, "tree-create: lowest") || regexp.MustCompile(`<tr class="slow">[^\n]*tree-create`).MatchString(s) {
 		t.Error("a host is called slow at tree-create, which only it ran")
 	}
