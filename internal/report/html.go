@@ -345,7 +345,7 @@ func phaseCharts(pd analyze.PhaseData) htmlPhase {
 	switch {
 	case errs > 0:
 		hp.Charts = append(hp.Charts, svgChart(chartSpec{Title: "Errors per second (all hosts)", XLabel: xLabel, YLabel: "errors",
-			Lines: []chartLine{el}, Bars: true, XTick: secondsTick, YTick: compact, Marks: eventMarks(p.Events, ax.t0)}))
+			Lines: []chartLine{el}, Bars: true, XTick: secondsTick, YTick: compact, Marks: eventMarks(p.Events, ax.t0), XSpan: ax.span()}))
 	case len(keys) > 0:
 		hp.Notes = append(hp.Notes, "Errors per second: none, in any second of the phase")
 	}

@@ -212,3 +212,39 @@ func TestMDReportAtAGlance(t *testing.T) {
 	})
 	t.Logf("screenshot: %s", shot)
 }
+
+// The charts of one phase over time share one time axis (issue 36 item
+// 2): the same second is at the same place in each, so that an event's
+// band sits at the same seconds in every chart. Before, each chart's axis
+// spanned its own lines: file-stat's charts, which run in the phase's
+// second half, began at 20 s, and a latency line that began a second
+// late shifted its chart against the throughput chart.
+func TestPhaseChartsShareTheirTimeAxis(t *testing.T) {
+	page, err := HTMLFolder(synthHosts(t, 8, 40), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := regexp.MustCompile(`<text class="tk" x="([0-9.]+)" y="[0-9.]+" text-anchor="middle">(0s|20s)</text>`)
+	for i, p := range strings.Split(string(page), "<h3>")[1:] {
+		at := map[string]string{}
+		for _, c := range regexp.MustCompile(`(?s)<svg class="chart".*?</svg>`).FindAllString(p, -1) {
+			title := regexp.MustCompile(`aria-label="([^"]*)"`).FindStringSubmatch(c)[1]
+			if !strings.Contains(c, ">seconds into the phase<") {
+				continue
+			}
+			got := map[string]string{}
+			for _, m := range tick.FindAllStringSubmatch(c, -1) {
+				got[m[2]] = m[1]
+			}
+			for _, s := range []string{"0s", "20s"} {
+				if got[s] == "" {
+					t.Errorf("phase %d: chart %q has no tick at %s", i+1, title, s)
+				} else if at[s] == "" {
+					at[s] = got[s]
+				} else if got[s] != at[s] {
+					t.Errorf("phase %d: chart %q draws %s at x=%s, another chart at x=%s", i+1, title, s, got[s], at[s])
+				}
+			}
+		}
+	}
+}

@@ -55,6 +55,10 @@ type chartSpec struct {
 	Marks []chartMark
 	// YTop, when above the data, is where a linear y axis ends.
 	YTop float64
+	// XSpan, when set (XSpan[1] > XSpan[0]), is the least the x axis
+	// covers: the charts of one phase over time share its seconds, so
+	// that an event's band sits at the same place in each.
+	XSpan [2]float64
 }
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"}
@@ -183,6 +187,9 @@ func (p *plot) scale() {
 		p.ymax = p.ymin + 1
 	}
 	p.xmin, p.xmax = widenForMarks(c.Marks, p.xmin, p.xmax)
+	if c.XSpan[1] > c.XSpan[0] {
+		p.xmin, p.xmax = math.Min(p.xmin, c.XSpan[0]), math.Max(p.xmax, c.XSpan[1])
+	}
 	if p.xmax <= p.xmin {
 		p.xmax = p.xmin + 1
 	}

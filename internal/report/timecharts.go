@@ -40,7 +40,13 @@ type htmlHostRow struct {
 type timeAxis struct {
 	t0  int64
 	seg time.Duration
+	// end is the phase's last second with a value, in x (seconds): every
+	// chart over time spans 0 to end (chartSpec.XSpan).
+	end float64
 }
+
+// span is the x range every chart of the phase over time covers.
+func (a timeAxis) span() [2]float64 { return [2]float64{0, a.end} }
 
 func (a timeAxis) x(s analyze.OpSecond) float64 { return float64(s.StartNs-a.t0) / 1e9 }
 
@@ -67,7 +73,13 @@ func phaseAxis(hosts []*model.HostResult) timeAxis {
 	}
 	secs := int64(math.Ceil(float64(end-t0) / 1e9))
 	seg := max(1, (secs+maxPoints-1)/maxPoints)
-	return timeAxis{t0: t0, seg: time.Duration(seg) * time.Second}
+	ax := timeAxis{t0: t0, seg: time.Duration(seg) * time.Second}
+	// The start of the last segment: where the lines' last points are.
+	ax.end = float64((secs - 1) / seg * seg)
+	if secs == 0 {
+		ax.end = 0
+	}
+	return ax
 }
 
 // opMoves says which operations move bytes, from the phase's summary.
@@ -156,7 +168,7 @@ type timeChartSet struct {
 
 // chart draws c with the phase's events marked on it.
 func (tc *timeChartSet) chart(c chartSpec) template.HTML {
-	c.Marks = tc.marks
+	c.Marks, c.XSpan = tc.marks, tc.ax.span()
 	return svgChart(c)
 }
 
