@@ -115,7 +115,8 @@ phases:
 }
 
 // The only agent of a phase with events lost mid-phase (an event's own
-// command kills it): the results so far are kept - the phase's folder,
+// command kills it: the agent is its parent's parent, as an event's
+// command runs under storbench's supervisor): the results so far are kept - the phase's folder,
 // its events.json and summary.json, which names the lost host - and the
 // run fails in one line that names it too. Before, the phase folder was
 // never made and the run said "results not saved ... events.json: no
@@ -140,7 +141,7 @@ phases:
     fio: {runtime: 30s, job: {rw: read, bs: 4k, size: 1m, time_based: 1}}
     events:
       - {name: mark, at: 500ms, command: "true"}
-      - {name: kill, at: 1s, host: %s, command: "kill -9 $PPID"}
+      - {name: kill, at: 1s, host: %s, command: "kill -9 $(cut -d' ' -f4 /proc/$PPID/stat)"}
 `, data, addr, name)
 	if err := os.WriteFile(suite, []byte(s), 0o644); err != nil {
 		t.Fatal(err)

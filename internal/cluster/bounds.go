@@ -79,6 +79,9 @@ func (e *errTooLong) Error() string {
 type lineReader struct {
 	br  *bufio.Reader
 	buf []byte
+	// more, if set, hears that more of a line that fills the buffer
+	// arrived: a long line is no silence.
+	more func()
 }
 
 func newLineReader(r io.Reader) *lineReader {
@@ -114,7 +117,11 @@ func (lr *lineReader) next(small, big int64) ([]byte, error) {
 		switch {
 		case err == nil:
 			return lr.buf, nil
-		case !errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, bufio.ErrBufferFull):
+			if lr.more != nil {
+				lr.more()
+			}
+		default:
 			if errors.Is(err, io.EOF) && len(lr.buf) > 0 {
 				err = io.ErrUnexpectedEOF
 			}

@@ -291,3 +291,66 @@ func TestLostAgentNamesItsAddressLimit(t *testing.T) {
 		t.Errorf("the lost agent's error does not name its limit: %s", msg)
 	}
 }
+
+// slowLineAgent is a FAKE agent whose run sends its last line, n bytes
+// long, over about spread: a large result on a slow link. It takes no
+// pause longer than a tenth of spread between two parts of the line.
+func slowLineAgent(t *testing.T, n int64, spread time.Duration) *RemoteAgent {
+	t.Helper()
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(HeaderProtocol, protoString)
+		switch strings.TrimPrefix(r.URL.Path, PathPrefix+"/") {
+		case "info":
+			writeJSON(w, http.StatusOK, Info{Protocol: Protocol, Version: "fake"})
+		case "time":
+			writeJSON(w, http.StatusOK, timeBody{TimeNs: time.Now().UnixNano()})
+		case "run":
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, `{"done":true,"error":"`)
+			const parts = 50
+			chunk := bytes.Repeat([]byte("x"), int(n/parts))
+			for range parts {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				time.Sleep(spread / parts)
+			}
+			_, _ = io.WriteString(w, "\"}\n")
+		case "prepare", "cleanup", "settle":
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, "{\"done\":true}\n")
+		case "resources":
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, "{\"done\":true,\"resources\":{}}\n")
+		default:
+			w.WriteHeader(http.StatusNoContent)
+		}
+	})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return &RemoteAgent{Addr: strings.TrimPrefix(srv.URL, "http://"), Host: "slow", Token: testToken}
+}
+
+// A last line that takes longer to arrive than the controller's silence
+// (a large result on a slow link) is an agent talking, not a lost one:
+// each part of it resets the silence. Before, the agent was lost in the
+// middle of sending its result. The line takes 10 s, past the 7 s the
+// controller waits for a stream's first line (a silence of 2 s and 5 s
+// for a TLS handshake); its parts come every 200 ms, a tenth of the
+// silence, so a busy machine's pauses do not make a silence of them.
+func TestLongLineOnASlowLinkIsNoSilence(t *testing.T) {
+	slow := slowLineAgent(t, 4<<20, 10*time.Second)
+	slow.Silence = 2 * time.Second
+	c := newController(slow)
+	if _, err := c.Connect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := c.RunPhase(context.Background(), "r", false, tickPhaseOf(t, 200, 100, 5))
+	if out == nil {
+		t.Fatal("no outcome")
+	}
+	if err := out.Errors["slow"]; err == nil || errors.Is(err, ErrLost) || !strings.Contains(err.Error(), "xxxx") {
+		t.Errorf("the slow host's error is %v, want its own (long) error, not lost", err)
+	}
+}

@@ -395,6 +395,12 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 	for {
 		select {
 		case g := <-lines:
+			if g.l == nil && g.err == nil {
+				// Part of a long line (a large result on a slow link):
+				// the agent is talking.
+				silence.Reset(a.silence())
+				continue
+			}
 			if g.err != nil || g.l.Done {
 				if g.err == nil && stopped {
 					return g.l, ctx.Err()
@@ -430,7 +436,8 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 	}
 }
 
-// streamLine is a line read from a stream, or why the stream ended.
+// streamLine is a line read from a stream, or why the stream ended, or
+// neither: more of a long line arrived.
 type streamLine struct {
 	l   *line
 	err error
@@ -449,6 +456,12 @@ func (a *RemoteAgent) readStream(req *http.Request, path string, lines chan<- st
 	}
 	defer resp.Body.Close()
 	lr := newLineReader(resp.Body)
+	lr.more = func() {
+		select {
+		case lines <- streamLine{}:
+		default: // the stream has news to read already
+		}
+	}
 	big := int64(maxLine)
 	for {
 		if path == "run" {

@@ -124,8 +124,9 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	return r.runPhases(ctx, pr, stop)
 }
 
-// checkPlan refuses a plan with nothing to run, a bad name or an error
-// share out of range.
+// checkPlan refuses a plan that is bad input before anything else is
+// asked of it: no phase, a name that cannot name a results folder, an
+// error share that is no percentage.
 func checkPlan(p Plan) error {
 	if len(p.Phases) == 0 {
 		return badInputf("nothing to run")
