@@ -16,7 +16,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS   := -X github.com/storbench/storbench/internal/cli.Version=$(VERSION) -X github.com/storbench/storbench/internal/cli.Commit=$(COMMIT)
 
-.PHONY: docs build demo test cluster-test fio chromium podman rpm systemd-analyze prometheus mpich slurm glusterfs moosefs ceph sysroot postgresql chart vet bench-fio bench-md bench-s3 tools release
+.PHONY: docs build demo test cluster-test fio chromium tmux podman rpm systemd-analyze prometheus mpich slurm glusterfs moosefs ceph sysroot postgresql chart vet bench-fio bench-md bench-s3 tools release
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/storbench
@@ -32,6 +32,10 @@ $(VERSITYGW):
 # Debian's Chromium, for the test that opens report.html headless.
 chromium:
 	@command -v chromium >/dev/null 2>&1 || scripts/install-pkg.sh chromium
+
+# Debian's tmux, for the test that reads the live line off a terminal.
+tmux:
+	@command -v tmux >/dev/null 2>&1 || scripts/install-pkg.sh tmux
 
 # helm for the chart's lint and tests (a few minutes to build).
 $(HELM):
@@ -108,7 +112,7 @@ sysroot: fio
 postgresql:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || scripts/install-pkg.sh postgresql
 
-tools: fio $(VERSITYGW) chromium $(HELM) $(NFPM) podman rpm systemd-analyze prometheus mpich slurm glusterfs moosefs sysroot postgresql
+tools: fio $(VERSITYGW) chromium tmux $(HELM) $(NFPM) podman rpm systemd-analyze prometheus mpich slurm glusterfs moosefs sysroot postgresql
 
 # The Helm chart: lint with the CI values, and render (values without a
 # target must fail: tested in deploy/helm_test.go).

@@ -86,3 +86,39 @@ func (c *Catalog) Trend(ctx context.Context, q Query, f FigureRef, by string) ([
 	}
 	return out, c.writeErr(rows.Err())
 }
+
+// Measured lists the figures of the whole phase (no host's) that the runs
+// the query matches measured, each once, sorted: what a trend of a figure
+// none measured can offer instead (at most limit of them, and how many
+// there are).
+func (c *Catalog) Measured(ctx context.Context, q Query, limit int) ([]FigureRef, int, error) {
+	p, err := c.plan(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	cond, args := q.where(p.Drive)
+	runs := `SELECT r.run_id FROM ` + c.from(p) + ` WHERE ` + cond
+	if q.Last > 0 {
+		runs += fmt.Sprintf(` ORDER BY r.started_ns DESC, r.run_id DESC LIMIT %d`, q.Last)
+	}
+	query := `SELECT DISTINCT f.phase, f.op, f.figure FROM (` + runs + `) m
+		JOIN sb_figures f ON f.run_id = m.run_id WHERE f.host = ''
+		ORDER BY f.phase, f.op, f.figure`
+	rows, err := c.db.QueryContext(ctx, c.q(query), args...)
+	if err != nil {
+		return nil, 0, c.writeErr(err)
+	}
+	defer rows.Close()
+	var out []FigureRef
+	n := 0
+	for rows.Next() {
+		var f FigureRef
+		if err := rows.Scan(&f.Phase, &f.Op, &f.Name); err != nil {
+			return nil, 0, c.writeErr(err)
+		}
+		if n++; n <= limit {
+			out = append(out, f)
+		}
+	}
+	return out, n, c.writeErr(rows.Err())
+}

@@ -61,6 +61,15 @@ func TestCatalogEndToEnd(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "md/file-create/rate (ops/s) by tuning") || !strings.Contains(out, "default  3") || !strings.Contains(out, "tuned    2") {
 		t.Errorf("trend: exit %d\n%s", code, out)
 	}
+	// A figure no run measured (a typo'd operation) is bad input that
+	// lists the figures there are (issue 36 item 5): it exited 0 saying
+	// only that no run measured it.
+	for _, args := range [][]string{{"md/file-craete/rate"}, {"md/file-craete/rate", "--json"}} {
+		code, out = cmdOut(t, append([]string{"trend", "--catalog", cat}, args...)...)
+		if code != ExitUsage || !strings.Contains(out, "the figures they measured are ") || !strings.Contains(out, "md/file-create/rate") || strings.Count(strings.TrimSpace(out), "\n") > 0 {
+			t.Errorf("trend %v: exit %d, want 2 and one line listing md/file-create/rate among the figures measured\n%s", args, code, out)
+		}
+	}
 	code, out = cmdOut(t, "compare", "--catalog", cat, "--a", "label=tuning=default", "--b", "label=tuning=tuned")
 	if code != 0 || !strings.Contains(out, "label=tuning=default (3 runs) -> label=tuning=tuned (2 runs)") || !strings.Contains(out, "Welch t-test across iterations (3 vs 2)") {
 		t.Errorf("compare --a --b: exit %d\n%s", code, out)

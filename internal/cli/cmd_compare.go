@@ -132,6 +132,11 @@ func runCompare(_ context.Context, st *State, o CompareOptions, before, after st
 
 // show prints a comparison as the options ask, and gives its exit code.
 func (o CompareOptions) show(st *State, c *analyze.Comparison, before, after string) error {
+	// Refused before a line is printed: unrelated runs printed every
+	// setting that differed (57 lines) and then the refusal.
+	if len(c.Phases) == 0 {
+		return usageErr("%s and %s have no phase in common: nothing to compare (phases are matched by name)", before, after)
+	}
 	switch {
 	case o.JSON:
 		b, err := json.MarshalIndent(c, "", "  ")
@@ -143,9 +148,6 @@ func (o CompareOptions) show(st *State, c *analyze.Comparison, before, after str
 		report.CompareMarkdown(st.Stdout, c)
 	default:
 		report.CompareText(st.Stdout, c)
-	}
-	if len(c.Phases) == 0 {
-		return usageErr("%s and %s have no phase in common", before, after)
 	}
 	if o.FailCode != 0 && c.Slower() {
 		return &ExitError{Code: o.FailCode, Err: fmt.Errorf("slower beyond %.1f%%: see the figures marked slower", o.Threshold)}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -97,7 +98,7 @@ missing), plus the metadata phase and, when an S3 endpoint is set
 
 // runSuite runs `storbench run`.
 func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.Result, error) {
-	s, err := loadSuite(o, file)
+	s, defaulted, err := loadSuite(o, file)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +144,9 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 		return nil, usageErr("phase %s: no S3 keys: set %s and %s (or %s and %s, an AWS profile, or access_key and secret_key in the suite's s3 block)", keyless, envS3AccessKey, envS3SecretKey, envAWSAccessKey, envAWSSecretKey)
 	}
 	if err := o.check(s, x); err != nil {
+		return nil, err
+	}
+	if err := makeDefaultDir(defaulted, x); err != nil {
 		return nil, err
 	}
 	agents, err := agentsOf(o.Agents, s).runAgents(st, s.Agents)
@@ -210,31 +214,55 @@ func dryRunSuite(ctx context.Context, st *State, o RunOptions, s *suite.Suite, x
 }
 
 // loadSuite reads the suite file, or the quick suite without one, with -d
-// applied.
-func loadSuite(o RunOptions, file string) (*suite.Suite, error) {
-	var s *suite.Suite
-	var err error
+// applied. A suite that names no directory, run on this machine, works in
+// ./storbench-data as fio and md do: defaulted is then its path, which the
+// run makes when a phase works there (makeDefaultDir).
+func loadSuite(o RunOptions, file string) (s *suite.Suite, defaulted string, err error) {
 	if file == "" {
 		s, err = suite.Quick()
 		if err == nil && o.Dir == "" {
 			// The quick suite's own directory is made for it; a user's is not.
 			if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-				return nil, usageErr("create %s: %v", s.Dir, err)
+				return nil, "", usageErr("create %s: %v", s.Dir, err)
 			}
 		}
 	} else {
 		s, err = suite.Load(file)
 	}
 	if err != nil {
-		return nil, asUsage(err)
+		return nil, "", asUsage(err)
 	}
 	if o.Dir != "" {
-		s.Dir = o.Dir
+		// -d is the working directory's, as in every command-line tool;
+		// the suite's own dir is its folder's (suite.Expand).
+		abs, err := filepath.Abs(o.Dir)
+		if err != nil {
+			return nil, "", usageErr("-d %s: %v", o.Dir, err)
+		}
+		s.Dir = abs
 		for i := range s.Phases {
 			delete(s.Phases[i].Params, "dir")
 		}
 	}
-	return s, nil
+	if s.Dir == "" && !o.Agents.remote() && len(s.Agents) == 0 {
+		// As fio and md: a run on this machine works in ./storbench-data
+		// (made when a phase uses it: runSuite).
+		s.Dir, _ = filepath.Abs(defaultDir)
+		defaulted = s.Dir
+	}
+	return s, defaulted, nil
+}
+
+// makeDefaultDir makes ./storbench-data when the suite works there for
+// want of a directory of its own (loadSuite), and a phase uses it.
+func makeDefaultDir(defaulted string, x *suite.Expanded) error {
+	if defaulted == "" || !slices.Contains(x.Dirs, defaulted) {
+		return nil
+	}
+	if err := os.MkdirAll(defaulted, 0o755); err != nil {
+		return usageErr("create ./%s (the directory of a suite that names none; give -d DIR): %v", defaultDir, err)
+	}
+	return nil
 }
 
 // check refuses options that cannot work with the expanded suite: a suite

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -100,6 +101,11 @@ func runTrend(ctx context.Context, st *State, o TrendOptions, figure string, ter
 	if err != nil {
 		return err
 	}
+	if len(pts) == 0 {
+		if err := unmeasured(ctx, c, q, f); err != nil {
+			return err
+		}
+	}
 	groups := trendGroups(pts)
 	if o.Out.JSON {
 		if pts == nil {
@@ -179,4 +185,24 @@ func trendCSV(w io.Writer, f catalog.FigureRef, pts []catalog.Point) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// unmeasured refuses a figure that none of the runs the query matches
+// measured (a typo'd phase or operation), listing those they did; with
+// no run at all to list from, the trend is just empty.
+func unmeasured(ctx context.Context, c *catalog.Catalog, q catalog.Query, f catalog.FigureRef) error {
+	const shown = 40
+	have, n, err := c.Measured(ctx, q, shown)
+	if err != nil || n == 0 {
+		return err
+	}
+	names := make([]string, len(have))
+	for i, h := range have {
+		names[i] = h.String()
+	}
+	more := ""
+	if n > shown {
+		more = fmt.Sprintf(" and %d more", n-shown)
+	}
+	return usageErr("no run in %s that matches %s measured %s: the figures they measured are %s%s", c.Where(), q, f, strings.Join(safetext.Copy(names), ", "), more)
 }

@@ -154,6 +154,9 @@ func (p *progress) update(pr cluster.Progress) {
 	}
 	elapsed = max(elapsed, 0) // hosts not started yet: no time has passed
 	line := fmt.Sprintf("[%s] %s", p.phase.Name, round(elapsed))
+	if p.st.TTY && planned > 0 {
+		line = fmt.Sprintf("[%s] %s %s", p.phase.Name, bar(elapsed, planned), round(elapsed))
+	}
 	if planned > 0 {
 		line += "/" + round(planned).String()
 	}
@@ -177,6 +180,18 @@ func (p *progress) update(pr cluster.Progress) {
 		fmt.Fprintln(p.st.Stdout, line)
 		p.lastOut = now
 	}
+}
+
+// barWidth is the cells of the progress bar.
+const barWidth = 20
+
+// bar is a terminal's progress bar of elapsed against planned, with its
+// percentage, as fio, warp and hyperfine draw one: "[#######.............]  35%".
+// Past its plan a phase shows a full bar at 100%, not more.
+func bar(elapsed, planned time.Duration) string {
+	f := min(max(float64(elapsed)/float64(planned), 0), 1)
+	n := int(f * barWidth)
+	return fmt.Sprintf("[%s%s] %3d%%", strings.Repeat("#", n), strings.Repeat(".", barWidth-n), int(f*100))
 }
 
 // opRates describes each operation's rate since the last update (every

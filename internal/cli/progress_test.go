@@ -105,3 +105,22 @@ func TestProgressLineShowsETA(t *testing.T) {
 		t.Errorf("last phase past its plan: %q, want %q", last(), want)
 	}
 }
+
+// On a terminal the live line draws a bar with a percentage of the
+// phase's plan (issue 36 item 3), as fio, warp and hyperfine do; it had
+// only "10s/30s (20s left)". A plain (non-terminal) line has no bar.
+func TestProgressBarOnATerminal(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		st, out := testState()
+		st.TTY, st.Verbosity = tty, 1
+		ph := engine.Phase{Name: "get", Engine: "s3", Params: []byte(`{"op":"get","host":"h:1","bucket":"b","duration":"40s"}`)}
+		p := newProgress(st, []engine.Phase{ph})
+		p.start(ph)
+		p.update(cluster.Progress{Hosts: []engine.Snapshot{{Host: "a", Stage: "run", Elapsed: 10 * time.Second, Ops: []record.Count{{Op: "get", Ops: 5}}}}})
+		got := out.String()
+		want := "[get] [#####...............]  25% 10s/40s"
+		if tty != strings.Contains(got, want) {
+			t.Errorf("terminal %v: line %q; want the bar %q only on a terminal", tty, got, want)
+		}
+	}
+}

@@ -47,6 +47,9 @@ func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.R
 	if res != nil {
 		report.SweepText(text.Stdout, &res.Summary)
 		report.ScaleText(text.Stdout, &res.Summary)
+		if len(res.Summary.NotRun) > 0 {
+			fmt.Fprintf(text.Stdout, "\n%s\n", report.NotRunNote(&res.Summary))
+		}
 		fmt.Fprintf(text.Stdout, "\nrun %s %s; results in %s\n", res.Summary.RunID, res.Summary.Status, res.Folder.Path)
 		if w.JSON {
 			if jerr := printJSON(st, res); jerr != nil && err == nil {

@@ -6,6 +6,8 @@ import "html/template"
 type Series struct {
 	Name string
 	X, Y []float64
+	// Color, when set, replaces the palette's (OpColor: an operation's).
+	Color string
 }
 
 // Chart describes a line chart drawn as the report draws its own: inline
@@ -18,15 +20,18 @@ type Chart struct {
 	// positions of the ticks (round values of the axis otherwise).
 	XTick, YTick func(float64) string
 	XTicks       []float64
+	// XSpan, when set (XSpan[1] > XSpan[0]), is the least the x axis
+	// covers: room around a single point, which would sit on the edge.
+	XSpan [2]float64
 }
 
 // SVGChart renders c to inline SVG; the y axis starts at 0 (or the
 // lowest point, when below) and ends on a round tick.
 func SVGChart(c Chart) template.HTML {
-	s := chartSpec{Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, XTick: c.XTick, YTick: c.YTick, XTicks: c.XTicks}
+	s := chartSpec{Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, XTick: c.XTick, YTick: c.YTick, XTicks: c.XTicks, XSpan: c.XSpan}
 	lo, hi := 0.0, 0.0
 	for _, l := range c.Series {
-		s.Lines = append(s.Lines, chartLine{Name: l.Name, X: l.X, Y: l.Y})
+		s.Lines = append(s.Lines, chartLine{Name: l.Name, X: l.X, Y: l.Y, Color: l.Color})
 		for _, y := range l.Y {
 			lo, hi = min(lo, y), max(hi, y)
 		}

@@ -111,6 +111,22 @@ type htmlData struct {
 	Generated                            string
 }
 
+// runNotes are the notes over a report: a run that never finished, the
+// phases it never started, and a comparison's.
+func runNotes(in HTMLInput) []string {
+	var notes []string
+	if in.Summary.Status == results.StatusRunning {
+		notes = append(notes, results.NeverFinishedNote)
+	}
+	if len(in.Summary.NotRun) > 0 {
+		notes = append(notes, NotRunNote(in.Summary))
+	}
+	if in.Compare != nil {
+		notes = append(notes, in.Compare.Notes...)
+	}
+	return notes
+}
+
 // HTML writes a self-contained report: inline CSS, charts as inline SVG,
 // no script, font, image or any other request.
 func HTML(w io.Writer, in HTMLInput) error {
@@ -118,12 +134,7 @@ func HTML(w io.Writer, in HTMLInput) error {
 
 	s := in.Summary
 	d := htmlData{Title: "storbench run " + s.Name, RunID: s.RunID, Status: s.Status, Started: fmtTime(s.StartedAt), Ended: fmtTime(s.EndedAt)}
-	if s.Status == results.StatusRunning {
-		d.Notes = append(d.Notes, results.NeverFinishedNote)
-	}
-	if in.Compare != nil {
-		d.Notes = append(d.Notes, in.Compare.Notes...)
-	}
+	d.Notes = runNotes(in)
 	d.addEnv(in.Run)
 	for _, p := range s.Phases {
 		status := p.Status
@@ -314,6 +325,7 @@ func phaseCharts(pd analyze.PhaseData) htmlPhase {
 			}
 		}
 		if l := percentileCurve(o.Op, bins); len(l.X) > 0 {
+			l.Color = OpColor(o.Op)
 			curves = append(curves, l)
 		}
 	}
@@ -326,16 +338,20 @@ func phaseCharts(pd analyze.PhaseData) htmlPhase {
 		keys = append(keys, k)
 	}
 	sort.Float64s(keys)
-	var errs []chartLine
 	el := chartLine{Name: "errors"}
+	var errs float64
 	for _, k := range keys {
 		el.X, el.Y = append(el.X, k), append(el.Y, totalErrs[k])
+		errs += totalErrs[k]
 	}
-	if len(el.X) > 0 {
-		errs = append(errs, el)
+	// A chart of zeros (or of nothing) says less than a line does.
+	switch {
+	case errs > 0:
+		hp.Charts = append(hp.Charts, svgChart(chartSpec{Title: "Errors per second (all hosts)", XLabel: xLabel, YLabel: "errors",
+			Lines: []chartLine{el}, Bars: true, XTick: secondsTick, YTick: compact, Marks: eventMarks(p.Events, ax.t0), XSpan: ax.span()}))
+	case len(keys) > 0:
+		hp.Notes = append(hp.Notes, "Errors per second: none, in any second of the phase")
 	}
-	hp.Charts = append(hp.Charts, svgChart(chartSpec{Title: "Errors per second (all hosts)", XLabel: "seconds into the phase", YLabel: "errors",
-		Lines: errs, Bars: true, XTick: secondsTick, YTick: compact, Marks: eventMarks(p.Events, ax.t0)}))
 	hp.Events = eventRows(p.Events)
 	return hp
 }

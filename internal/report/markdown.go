@@ -23,6 +23,9 @@ func Markdown(s *results.Summary) []byte {
 	if s.Status == results.StatusRunning {
 		fmt.Fprintf(&b, "\n> Note: %s.\n", results.NeverFinishedNote)
 	}
+	if len(s.NotRun) > 0 {
+		fmt.Fprintf(&b, "\n> Note: %s.\n", NotRunNote(s))
+	}
 
 	var fio, md, other []results.PhaseSummary
 	for _, p := range s.Phases {
@@ -137,4 +140,10 @@ func notRecordedNotes(phases []results.PhaseSummary) []string {
 func sorted(s []string) []string {
 	sort.Strings(s)
 	return s
+}
+
+// NotRunNote says which of the plan's phases the run never started.
+func NotRunNote(s *results.Summary) string {
+	return fmt.Sprintf("not run (the run %s before them): %s", map[bool]string{true: "was interrupted", false: "stopped at a failed phase"}[s.Status == results.StatusInterrupted],
+		strings.Join(s.NotRun, ", "))
 }

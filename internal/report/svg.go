@@ -57,6 +57,10 @@ type chartSpec struct {
 	YTop float64
 	// Limits are limits on the figure the chart shows, drawn as lines.
 	Limits []chartLimit
+	// XSpan, when set (XSpan[1] > XSpan[0]), is the least the x axis
+	// covers: the charts of one phase over time share its seconds, so
+	// that an event's band sits at the same place in each.
+	XSpan [2]float64
 }
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"}
@@ -187,6 +191,9 @@ func (p *plot) scale() {
 		p.ymax = p.ymin + 1
 	}
 	p.xmin, p.xmax = widenForMarks(c.Marks, p.xmin, p.xmax)
+	if c.XSpan[1] > c.XSpan[0] {
+		p.xmin, p.xmax = math.Min(p.xmin, c.XSpan[0]), math.Max(p.xmax, c.XSpan[1])
+	}
 	if p.xmax <= p.xmin {
 		p.xmax = p.xmin + 1
 	}
@@ -339,7 +346,9 @@ func (l chartLine) alonePoints(logY bool) ([]int, map[int]bool) {
 	alone := map[int]bool{}
 	for j, k := range valid {
 		near := func(o int) bool { return o >= 0 && o < len(valid) && math.Abs(l.X[valid[o]]-l.X[k]) <= l.Gap }
-		alone[k] = l.Gap > 0 && !near(j-1) && !near(j+1)
+		// A line of one point is a dot that must show too (one run of a
+		// trend, one operation's rate).
+		alone[k] = len(valid) == 1 || l.Gap > 0 && !near(j-1) && !near(j+1)
 	}
 	return valid, alone
 }

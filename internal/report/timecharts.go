@@ -41,7 +41,13 @@ type htmlHostRow struct {
 type timeAxis struct {
 	t0  int64
 	seg time.Duration
+	// end is the phase's last second with a value, in x (seconds): every
+	// chart over time spans 0 to end (chartSpec.XSpan).
+	end float64
 }
+
+// span is the x range every chart of the phase over time covers.
+func (a timeAxis) span() [2]float64 { return [2]float64{0, a.end} }
 
 func (a timeAxis) x(s analyze.OpSecond) float64 { return float64(s.StartNs-a.t0) / 1e9 }
 
@@ -68,7 +74,13 @@ func phaseAxis(hosts []*model.HostResult) timeAxis {
 	}
 	secs := int64(math.Ceil(float64(end-t0) / 1e9))
 	seg := max(1, (secs+maxPoints-1)/maxPoints)
-	return timeAxis{t0: t0, seg: time.Duration(seg) * time.Second}
+	ax := timeAxis{t0: t0, seg: time.Duration(seg) * time.Second}
+	// The start of the last segment: where the lines' last points are.
+	ax.end = float64((secs - 1) / seg * seg)
+	if secs == 0 {
+		ax.end = 0
+	}
+	return ax
 }
 
 // opMoves says which operations move bytes, from the phase's summary.
@@ -101,6 +113,10 @@ func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, t
 		}
 	}
 	tc.moves = opMoves(tc.p)
+	if tc.p.Engine == "md" && len(tc.p.Ops) > manyOps {
+		tc.perPhase()
+		return tc.charts, tc.notes, tc.hostTable()
+	}
 	// Many hosts, or more lines (hosts x operations) than the palette has
 	// colours (md: 6 operations on 3 hosts), are drawn as the total per
 	// operation and each operation's spread across hosts.
@@ -153,7 +169,7 @@ type timeChartSet struct {
 
 // chart draws c with the phase's events marked on it.
 func (tc *timeChartSet) chart(c chartSpec) template.HTML {
-	c.Marks = tc.marks
+	c.Marks, c.XSpan = tc.marks, tc.ax.span()
 	return svgChart(c)
 }
 
@@ -172,6 +188,7 @@ func (tc *timeChartSet) throughput() {
 				continue
 			}
 			ml, ol := rateLines(o.Op+" total", os, ax)
+			ml.Color, ol.Color = OpColor(o.Op), OpColor(o.Op)
 			ops = append(ops, ol)
 			if tc.moves[o.Op] {
 				mib = append(mib, ml)
@@ -181,6 +198,10 @@ func (tc *timeChartSet) throughput() {
 		for i, h := range tc.pd.Hosts {
 			if os, ok := findSeconds(tc.perHost[i], o.Op); ok {
 				ml, ol := rateLines(o.Op+" "+h.Host, os, ax)
+				if len(tc.pd.Hosts) == 1 {
+					// One line per operation: the operation's colour.
+					ml.Color, ol.Color = OpColor(o.Op), OpColor(o.Op)
+				}
 				ops = append(ops, ol)
 				if tc.moves[o.Op] {
 					mib = append(mib, ml)
@@ -368,8 +389,13 @@ func hostRank(p results.PhaseSummary, op string, fig func(results.OpSummary) (fl
 		return all[i].v < all[j].v
 	})
 	// A handful of hosts: the slower half at most (naming all three of
-	// three hosts as the slowest says nothing).
+	// three hosts as the slowest says nothing), and none where only one
+	// host has the figure (md's tree-create, made by one host): there is
+	// nothing for it to be slower than.
 	var out []string
+	if len(all) < 2 {
+		return nil
+	}
 	for i := 0; i < len(all) && i < min(slowestShown, max(1, len(all)/2)); i++ {
 		out = append(out, all[i].host)
 	}

@@ -272,6 +272,14 @@ func (f *Folder) Finish(status string, runErr error) error {
 	return f.flush()
 }
 
+// SetNotRun records the plan's phases the run will not start (a phase
+// before them failed, or the run was interrupted).
+func (f *Folder) SetNotRun(names []string) {
+	f.mu.Lock()
+	f.sum.NotRun = append([]string(nil), names...)
+	f.mu.Unlock()
+}
+
 // Summary returns a copy of the summary so far.
 func (f *Folder) Summary() Summary {
 	f.mu.Lock()

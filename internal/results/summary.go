@@ -49,6 +49,9 @@ type Summary struct {
 	// IO500 is storbench's IO500-shaped score, when the suite asked for it
 	// (score: io500); it names the phases it lacks, if any.
 	IO500 *IO500Score `json:"io500,omitempty"`
+	// NotRun are the plan's phases the run never started, in order: it
+	// stopped at a phase that failed, or was interrupted, before them.
+	NotRun []string `json:"not_run,omitempty"`
 }
 
 // PhaseSummary is one phase's figures.

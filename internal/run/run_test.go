@@ -104,17 +104,20 @@ func TestRunOutcomes(t *testing.T) {
 		// limits are the plan's limits: a crossed one exits 4 once
 		// every phase ran, and what else went wrong wins over it.
 		limits []string
+		// notRun are the phases the run stopped before, listed in the
+		// summary (a later phase is not lost from sight).
+		notRun []string
 	}{
 		{name: "unknown setting", phases: []fakeParams{{Ops: 1}}, kind: BadInput, msg: "phase p0:"},
 		{name: "preparation fails", phases: []fakeParams{{Ops: 1}, {FailPrepare: "disk on fire"}, {Ops: 1}}, kind: Failed, msg: "disk on fire",
-			folder: results.StatusFailed, statuses: []string{results.StatusCompleted, results.StatusFailed}},
+			folder: results.StatusFailed, statuses: []string{results.StatusCompleted, results.StatusFailed}, notRun: []string{"p2"}},
 		{name: "unsupported before any load", phases: []fakeParams{{Unsupported: true}, {Ops: 1}}, kind: BadInput, msg: "the target cannot do this"},
 		{name: "left behind", phases: []fakeParams{{Ops: 1, Leave: true}, {Ops: 1}}, kind: Failed, msg: "cleanup left files or objects in 1 place on 1 host",
 			folder: results.StatusFailed, statuses: []string{results.StatusCompleted, results.StatusCompleted}},
 		{name: "too many errors", phases: []fakeParams{{Ops: 90, Errors: 10}, {Ops: 1}}, kind: Failed, msg: "10.0% of requests failed",
 			folder: results.StatusFailed, statuses: []string{results.StatusFailed, results.StatusCompleted}},
 		{name: "interrupted", phases: []fakeParams{{Ops: 1}, {UntilStop: true}, {Ops: 1}}, stopAfter: 2 * time.Second, kind: Interrupted, msg: "interrupted; results so far are kept",
-			folder: results.StatusInterrupted, statuses: []string{results.StatusCompleted, results.StatusInterrupted}},
+			folder: results.StatusInterrupted, statuses: []string{results.StatusCompleted, results.StatusInterrupted}, notRun: []string{"p2"}},
 		{name: "limit crossed", phases: []fakeParams{{Ops: 1}, {Ops: 1}}, limits: []string{"p0/op/errors<1", "p1/op/errors>=1"}, kind: exit.LimitCrossed, msg: "crossed 1 limit(s): p1/op/errors>=1",
 			folder: results.StatusCompleted, statuses: []string{results.StatusCompleted, results.StatusCompleted}},
 		{name: "a failed phase wins over a crossed limit", phases: []fakeParams{{Ops: 1}, {FailPrepare: "disk on fire"}}, limits: []string{"p0/op/errors>=1"}, kind: Failed, msg: "disk on fire",
@@ -167,6 +170,14 @@ func TestRunOutcomes(t *testing.T) {
 			b, _ := os.ReadFile(filepath.Join(res.Folder.Path, "run.json"))
 			if !strings.Contains(string(b), `"status": "`+c.folder+`"`) {
 				t.Errorf("run.json does not say %s:\n%s", c.folder, b)
+			}
+			s, err := results.ReadSummary(res.Folder.Path)
+			if err != nil || !slices.Equal(s.NotRun, c.notRun) {
+				t.Errorf("summary.json lists %v as not run (%v), want %v", s.NotRun, err, c.notRun)
+			}
+			md, _ := os.ReadFile(filepath.Join(res.Folder.Path, "summary.md"))
+			if len(c.notRun) > 0 && !strings.Contains(string(md), "not run (the run ") {
+				t.Errorf("summary.md does not say which phases were not run:\n%s", md)
 			}
 		})
 	}

@@ -484,10 +484,12 @@ func (pr *phases) runAll(ctx context.Context) error {
 		// blocks it wrote per job (IO500's stonewall file).
 		if ph, err = pr.r.Engines.WithCarried(ph, pr.written); err != nil {
 			err = pr.notRun(ctx, ph, label, err)
+			pr.notStarted(p.Phases[i+1:])
 			break
 		}
 		pr.at = i
 		if err = pr.one(ctx, ph, label); err != nil {
+			pr.notStarted(p.Phases[i+1:])
 			break
 		}
 		if label.Scale != nil {
@@ -510,6 +512,19 @@ func (pr *phases) runAll(ctx context.Context) error {
 		return fmt.Errorf("cleanup left %s behind (listed above and under leftovers in summary.json)", countLeftovers(pr.leftovers))
 	}
 	return nil
+}
+
+// notStarted records the phases the run stops before: the summary lists
+// them, so that a later phase of the suite is not lost from sight.
+func (pr *phases) notStarted(rest []engine.Phase) {
+	if len(rest) == 0 {
+		return
+	}
+	names := make([]string, len(rest))
+	for i, ph := range rest {
+		names[i] = ph.Name
+	}
+	pr.folder.SetNotRun(names)
 }
 
 // removeShared is the run-level cleanup of the shared area: after the last

@@ -72,8 +72,12 @@ func trendChart(f catalog.FigureRef, by string, pts []catalog.Point) template.HT
 			i = len(series)
 			at[name] = i
 			series = append(series, report.Series{Name: name})
+			if by == "" {
+				// One line of one operation: its colour in the reports.
+				series[i].Color = report.OpColor(f.Op)
+			}
 		}
-		series[i].X = append(series[i].X, p.StartedAt.Sub(t0).Hours())
+		series[i].X = append(series[i].X, p.StartedAt.Sub(t0).Seconds())
 		series[i].Y = append(series[i].Y, p.Value/sc.div)
 	}
 	c := report.Chart{
@@ -82,19 +86,57 @@ func trendChart(f catalog.FigureRef, by string, pts []catalog.Point) template.HT
 		Series: series,
 		YTick:  func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) },
 	}
-	span := t1.Sub(t0).Hours()
-	if span >= 48 {
-		// Ticks on whole days, labelled with the date.
-		for _, d := range report.NiceTicks(0, span/24, 6) {
-			c.XTicks = append(c.XTicks, d*24)
-		}
-		c.XTick = func(h float64) string { return t0.Add(time.Duration(h * float64(time.Hour))).UTC().Format("Jan 2") }
-		c.XLabel = "run start (date, UTC, from " + t0.UTC().Format("2006-01-02") + ")"
-	} else {
-		c.XTick = func(h float64) string { return strconv.FormatFloat(h, 'f', -1, 64) + "h" }
-		c.XLabel = "run start (hours after " + t0.UTC().Format("2006-01-02 15:04") + " UTC)"
-	}
+	timeAxis(&c, t0, t1)
 	return report.SVGChart(c)
+}
+
+// timeSteps are the steps of a time axis a person would pick.
+var timeSteps = []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+	time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour}
+
+// timeAxis gives c an x axis of the runs' start times, x being seconds
+// after t0: over two days and more, whole days labelled with the date;
+// under, the clock (UTC) at round steps (every 5 minutes, every hour...).
+// A single run sits in the middle of an hour, not on the axis's edge.
+func timeAxis(c *report.Chart, t0, t1 time.Time) {
+	span := t1.Sub(t0)
+	at := func(x float64) time.Time { return t0.Add(time.Duration(x * float64(time.Second))).UTC() }
+	if span >= 48*time.Hour {
+		for _, d := range report.NiceTicks(0, span.Hours()/24, 6) {
+			c.XTicks = append(c.XTicks, d*86400)
+		}
+		c.XTick = func(x float64) string { return at(x).Format("Jan 2") }
+		c.XLabel = "run start (date, UTC, from " + t0.UTC().Format("2006-01-02") + ")"
+		return
+	}
+	from, to := t0, t1
+	if span == 0 {
+		from, to = t0.Add(-30*time.Minute), t0.Add(30*time.Minute)
+		c.XSpan = [2]float64{-1800, 1800}
+	}
+	step := timeSteps[len(timeSteps)-1]
+	for _, s := range timeSteps {
+		if to.Sub(from) <= 6*s {
+			step = s
+			break
+		}
+	}
+	for tk := from.UTC().Truncate(step); !tk.After(to); tk = tk.Add(step) {
+		if !tk.Before(from) {
+			c.XTicks = append(c.XTicks, tk.Sub(t0).Seconds())
+		}
+	}
+	layout := "15:04"
+	if step < time.Minute {
+		layout = "15:04:05"
+	}
+	c.XTick = func(x float64) string { return at(x).Format(layout) }
+	day := t0.UTC().Format("2006-01-02")
+	if d1 := t1.UTC().Format("2006-01-02"); d1 != day {
+		day += " to " + d1
+	}
+	c.XLabel = "run start (time, UTC, " + day + ")"
 }
 
 // byUnit prints a value of a unit (B/s, ops/s, ns) as the CLI does.

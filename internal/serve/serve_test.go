@@ -115,6 +115,18 @@ func TestCompareGroupsAndRuns(t *testing.T) {
 	if !regexp.MustCompile(`>\+(2[89]|3[0-2])\.\d%<`).MatchString(html.UnescapeString(w.Body.String())) {
 		t.Errorf("two runs: no change of about +30%% on the page")
 	}
+	// A figure's name carries no unit of its own: its values do, each in
+	// the unit it reads best in (issue 36 item 5: "throughput (B/s)" sat
+	// over GiB/s values, "lat mean (ns)" over µs).
+	rows := regexp.MustCompile(`<tr class="fig"[^>]*><td>[^<]*</td><td>[^<]*</td><td>([^<]*)</td>\s*<td class="n">([^<]*)</td>`).FindAllStringSubmatch(html.UnescapeString(w.Body.String()), -1)
+	if len(rows) == 0 {
+		t.Error("no compared figure's row found")
+	}
+	for _, m := range rows {
+		if strings.Contains(m[1], "(") {
+			t.Errorf("the figure %q names a unit beside the value %q", m[1], m[2])
+		}
+	}
 	w = get(t, h, "/compare?a=label%3Dtuning%3Dnone&b=label%3Dtuning%3Dtuned")
 	if w.Code != 400 || !strings.Contains(w.Body.String(), "matches no completed run") {
 		t.Errorf("a group of nothing: %d\n%s", w.Code, w.Body)

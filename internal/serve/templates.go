@@ -26,7 +26,7 @@ th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}.e
 {{with .Cmp}}<p>Before: <code>{{.Before}}</code>; after: <code>{{.After}}</code>. A change counts when beyond noise ({{printf "%.0f" (pct .Confidence)}}% confidence) and the {{printf "%.0f" .ThresholdPct}}% threshold.</p>
 {{range .Notes}}<p>{{.}}</p>{{end}}
 <table id="compare"><tr><th>phase</th><th>operation</th><th>figure</th><th>before</th><th>after</th><th>change</th><th>verdict</th><th>test</th></tr>
-{{range $p := .Phases}}{{range $o := .Ops}}{{range .Figures}}<tr class="fig" data-verdict="{{.Verdict}}"><td>{{$p.Name}}</td><td>{{$o.Op}}</td><td>{{.Name}}{{if ne .Name .Unit}} ({{.Unit}}){{end}}</td>
+{{range $p := .Phases}}{{range $o := .Ops}}{{range .Figures}}<tr class="fig" data-verdict="{{.Verdict}}"><td>{{$p.Name}}</td><td>{{$o.Op}}</td><td>{{.Name}}</td>
 <td class="n">{{byUnit .Unit .Before}}</td><td class="n">{{byUnit .Unit .After}}</td><td class="n">{{printf "%+.1f%%" .RelPct}}</td><td class="{{.Verdict}}">{{.Verdict}}</td><td>{{.Method}}</td></tr>
 {{end}}{{end}}{{end}}</table>
 {{if .OnlyBefore}}<p>Only before: {{range .OnlyBefore}}{{.}} {{end}}</p>{{end}}{{if .OnlyAfter}}<p>Only after: {{range .OnlyAfter}}{{.}} {{end}}</p>{{end}}

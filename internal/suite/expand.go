@@ -305,11 +305,17 @@ func (s *Suite) entryBase(o ExpandOptions, where string, ps PhaseSpec) (base map
 			base[k] = v
 		}
 	}
+	if d, ok := base["dir"].(string); ok {
+		// A relative dir is the suite file's folder's, as every path a
+		// suite names is: fio runs in a folder of its own, where a
+		// relative path would lead elsewhere.
+		base["dir"] = s.abs(d)
+	}
 	if _, ok := base["dir"]; !ok && takesDir(o.Engines, ps.Engine) {
 		if s.Dir == "" {
-			return nil, false, "", fmt.Errorf("%s: %s phase has no dir and the suite sets none", where, ps.Engine)
+			return nil, false, "", fmt.Errorf("%s: %s phase has no dir and the suite sets none: give -d DIR (or dir: in the suite)", where, ps.Engine)
 		}
-		base["dir"] = s.Dir
+		base["dir"] = s.abs(s.Dir)
 	}
 	if ep, ok := o.Engines.Endpointed(ps.Engine); ok && !ep.HasEndpoint(base) && !o.S3Configured {
 		if ps.Optional {

@@ -145,7 +145,11 @@ func Load(path string) (*Suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.base = filepath.Dir(path)
+	// Absolute: the paths a suite names are its folder's wherever they
+	// are read from (fio runs in a folder of its own).
+	if s.base, err = filepath.Abs(filepath.Dir(path)); err != nil {
+		return nil, fmt.Errorf("suite %s: %v", path, err)
+	}
 	return s, nil
 }
 

@@ -146,7 +146,7 @@ func (Engine) Planned(p engine.Phase) (time.Duration, error) {
 		// The wear-out after the deadline is not known beforehand.
 		return time.Duration(*ps.Stonewall), nil
 	}
-	return jf.Duration(), nil
+	return runDuration(jf), nil
 }
 
 // SharedDir names the directory whose shared area a shared or read_from
@@ -300,7 +300,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		return nil, err
 	}
 	r := &prepared{env: env, phase: p, params: ps, job: jf, bin: bin, ws: ws, jobPath: jobPath,
-		planned: jf.Duration(), dataDir: dataDir, fioEnv: fioEnviron(os.Environ(), vars)}
+		planned: runDuration(jf), dataDir: dataDir, fioEnv: fioEnviron(os.Environ(), vars)}
 	if err := r.ready(ctx); err != nil {
 		ws.Remove()
 		return nil, err

@@ -263,6 +263,19 @@ const closeWait = 30 * time.Second
 // the shell reads are left ungated.
 var shellSafeName = regexp.MustCompile(`^[A-Za-z0-9._+,=@%:-]+$`)
 
+// runDuration is how long fio runs jf as storbench runs it: held at the
+// gate, which drops a startdelay every section has alike (gated). The
+// plan and the ETA count that, not the job file's own Duration: the
+// built-in jobs' 5 s startdelay made "--runtime 3s" show "1s/13s" and
+// "at least 1m17s left" for a run of 34 s.
+func runDuration(jf *JobFile) time.Duration {
+	out, _, err := gated(jf, func(own string) string { return own })
+	if err != nil {
+		return jf.Duration()
+	}
+	return out.Duration()
+}
+
 // gated returns the job file fio runs: jf with every job section that
 // does I/O held at the gate (its own exec_prerun, if --allow-exec let it
 // have one, runs first, before the gate, outside the window). A startdelay that every section

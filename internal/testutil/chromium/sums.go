@@ -24,6 +24,12 @@ var (
 	latencyRE    = regexp.MustCompile(`^Latency per [^:]+: (.+) \(([^()]+)\)$`)
 	latSpreadRE  = regexp.MustCompile(`^(.+): p99 per .+ per host, median and min-max of \d+ hosts$`)
 	errorsRE     = regexp.MustCompile(`^Errors per second \(all hosts\)$`)
+	// An md phase's charts per operation (report's perPhase): each line
+	// is an operation of every host.
+	opOpsRE      = regexp.MustCompile(`^Operations per second per operation, (total of \d+ hosts|all hosts)$`)
+	opBytesRE    = regexp.MustCompile(`^Throughput per operation, (total of \d+ hosts|all hosts) \(MiB/s\)$`)
+	opP99RE      = regexp.MustCompile(`^Latency per [^:]+: p99 per operation \(all hosts\)$`)
+	ratesRE      = regexp.MustCompile(`^Rate per operation`)
 	percentileRE = regexp.MustCompile(`^Latency by percentile`)
 )
 
@@ -45,8 +51,8 @@ func ChartSums(t testing.TB, sum *results.Summary, charts []Chart, phases []stri
 				}
 			}
 		}
-		if percentileRE.MatchString(c.Title) {
-			continue // a distribution, not a count over time
+		if percentileRE.MatchString(c.Title) || ratesRE.MatchString(c.Title) {
+			continue // a distribution or the rates, not a count over time
 		}
 		ps := phaseNamed(sum, phases[i])
 		if ps == nil {
@@ -89,6 +95,12 @@ func lineSum(t testing.TB, ps *results.PhaseSummary, title string, l ChartLine) 
 		return got
 	}
 	switch {
+	case opBytesRE.MatchString(title):
+		return rate(1 << 20), count(ps, l.Name, "total").Bytes, "bytes", true
+	case opOpsRE.MatchString(title):
+		return rate(1), count(ps, l.Name, "total").Ops, "operations", true
+	case opP99RE.MatchString(title):
+		return samples(), count(ps, l.Name, "total").Ops, "requests", true
 	case hostBytesRE.MatchString(title), totalBytesRE.MatchString(title):
 		op, host := split(ps, l.Name)
 		return rate(1 << 20), count(ps, op, host).Bytes, "bytes", true
