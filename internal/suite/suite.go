@@ -251,18 +251,11 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 					return nil, fmt.Errorf("line %d: optional: %v", k.Line, cleanYAMLErr(err))
 				}
 			case "iterations":
-				// Read as a number first: YAML would cut 2.5 to 2 without a word.
-				var f float64
-				if err := v.Decode(&f); err != nil {
-					return nil, fmt.Errorf("line %d: iterations: %q: want a whole number, 1 or more", k.Line, v.Value)
+				it, err := parseIterations(k, v)
+				if err != nil {
+					return nil, err
 				}
-				if f != math.Trunc(f) || f >= 1<<63 {
-					return nil, fmt.Errorf("line %d: iterations: %s: want a whole number, 1 or more", k.Line, v.Value)
-				}
-				if f < 1 {
-					return nil, fmt.Errorf("line %d: iterations: %s; want 1 or more", k.Line, v.Value)
-				}
-				ps.Iterations = int(f)
+				ps.Iterations = it
 			case "report":
 				if err := v.Decode(&ps.Report); err != nil || !slices.Contains(model.Headlines, ps.Report) {
 					return nil, fmt.Errorf("line %d: report: want bandwidth, iops or latency", k.Line)
@@ -313,6 +306,23 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 		out = append(out, ps)
 	}
 	return out, nil
+}
+
+// parseIterations reads a phase's iterations: a whole number, 1 or
+// more. It is read as a number first: YAML would cut 2.5 to 2 without a
+// word.
+func parseIterations(k, v *yaml.Node) (int, error) {
+	var f float64
+	if err := v.Decode(&f); err != nil {
+		return 0, fmt.Errorf("line %d: iterations: %q: want a whole number, 1 or more", k.Line, v.Value)
+	}
+	if f != math.Trunc(f) || f >= 1<<63 {
+		return 0, fmt.Errorf("line %d: iterations: %s: want a whole number, 1 or more", k.Line, v.Value)
+	}
+	if f < 1 {
+		return 0, fmt.Errorf("line %d: iterations: %s; want 1 or more", k.Line, v.Value)
+	}
+	return int(f), nil
 }
 
 // parseLimits reads a phase's limits: a list of OP/FIGURE<VALUE, each on
