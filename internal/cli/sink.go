@@ -12,6 +12,7 @@ import (
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/run"
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -97,6 +98,9 @@ func (s *textSink) PhaseDone(d run.PhaseDone) {
 		st.logf(1, "    stages: prepare %.2fs, run %.2fs, cleanup %.2fs", t.PrepareS, t.RunS, t.CleanupS)
 	}
 	report.PhaseText(st.Stdout, ps, d.Hosts)
+	if t := ps.StarvedText(); t != "" {
+		fmt.Fprintf(st.Stdout, "    %s\n", safetext.Escape(t))
+	}
 	stonewallLine(st, ps.Stonewall)
 	hostLines(st, ps)
 	unreachableLines(st, ps)

@@ -128,6 +128,9 @@ func HTML(w io.Writer, in HTMLInput) error {
 		if p.Error != "" {
 			status += ": " + p.Error
 		}
+		if len(p.ClientStarved) > 0 {
+			status += " (" + results.StarvedMark + ")"
+		}
 		for _, o := range p.Ops {
 			r := htmlRow{Phase: p.Name, Engine: p.Engine, Op: o.Op, Hosts: fmt.Sprint(len(p.Hosts)), Headline: p.Report,
 				Throughput: bwText(o.BwBytesPerS), OpsPerS: rateText(o.OpsPerS, ""), Mean: latText(o.Lat, latMean),
@@ -290,6 +293,9 @@ func phaseCharts(pd analyze.PhaseData) htmlPhase {
 		hp.Window = fmt.Sprintf("common window of all hosts: %.1f s", p.Window.DurationS)
 	}
 	hp.Charts, hp.Notes, hp.Hosts = timeCharts(pd)
+	if t := p.StarvedText(); t != "" {
+		hp.Notes = append([]string{t}, hp.Notes...)
+	}
 	hp.HostsOpen = len(hp.Hosts) <= 16
 	// Errors on the same seconds as the charts over time.
 	ax := phaseAxis(pd.Hosts)

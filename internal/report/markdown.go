@@ -75,7 +75,7 @@ func Markdown(s *results.Summary) []byte {
 	sweepMarkdown(&b, s)
 	// No default score (see htmlData): only IO500's, when asked for.
 	io500Markdown(&b, s.IO500)
-	if notes := notRecordedNotes(s.Phases); len(notes) > 0 {
+	if notes := append(starvedNotes(s.Phases), notRecordedNotes(s.Phases)...); len(notes) > 0 {
 		b.WriteString("\n")
 		for _, n := range notes {
 			fmt.Fprintf(&b, "- %s\n", n)
@@ -94,6 +94,9 @@ func rows(b *bytes.Buffer, p results.PhaseSummary, cells func(results.OpSummary)
 	status := p.Status
 	if p.Error != "" {
 		status += ": " + strings.ReplaceAll(p.Error, "|", "/")
+	}
+	if len(p.ClientStarved) > 0 {
+		status += " (" + results.StarvedMark + ")"
 	}
 	hosts := fmt.Sprint(len(p.Hosts))
 	if len(p.Ops) == 0 {
@@ -116,6 +119,18 @@ func sizeOpLabel(op string, c results.OpSummary) string {
 		return op
 	}
 	return op + " objects " + c.Size.Label
+}
+
+// starvedNotes says, for each phase whose client was starved, on which
+// hosts and why.
+func starvedNotes(phases []results.PhaseSummary) []string {
+	var out []string
+	for _, p := range phases {
+		if t := p.StarvedText(); t != "" {
+			out = append(out, p.Name+": "+strings.ReplaceAll(t, "|", "/"))
+		}
+	}
+	return out
 }
 
 // notRecordedNotes names the operations that ran but recorded no latency

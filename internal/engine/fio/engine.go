@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/storbench/storbench/internal/cpuload"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/units"
@@ -467,7 +468,7 @@ func (r *prepared) runFio(ctx context.Context, startAt time.Time, live engine.Li
 // standard error into stderr, to be started under a supervisor (startFio),
 // which puts it in a process group of its own.
 func (r *prepared) command(runPath string, stderr io.Writer) *exec.Cmd {
-	args := []string{"--output-format=json+", "--status-interval=1"}
+	args := append([]string{"--output-format=json+"}, statusArgs...)
 	if r.params.ReadFrom != "" {
 		// Another host's files: fio refuses to write, and to lay out (unlink
 		// and re-create) a file shorter than the job's region.
@@ -558,6 +559,15 @@ func (r *prepared) outcome(ctx context.Context, res *engine.HostResult, run ran,
 		}
 		return res, engine.Interrupted(ctx.Err())
 	}
+	if said := gaveUpStarved(stderr, warnings, errno); said != "" {
+		// fio's own words say a starved machine, not the storage: the
+		// message names the cause and the load, and the host's result
+		// carries it, so the run goes on with its next phase.
+		msg := starvedMessage(said)
+		res.Err = msg
+		res.Client = cpuload.GaveUp(res.Client, said)
+		return res, fmt.Errorf("fio job %s failed: %s", r.params.Job.Name, msg)
+	}
 	if waitErr != nil || errno != 0 {
 		// A failed run's figures are not results (a job that read files
 		// whose layout failed measured nothing worth showing): no figure,
@@ -580,6 +590,10 @@ var (
 	stopGrace = 10 * time.Second
 	killWait  = 10 * time.Second
 )
+
+// statusTaken is called when a status of fio's has been taken in; a test
+// makes it slow, as a starved machine makes storbench.
+var statusTaken = func() {}
 
 // follow reads fio's output: each JSON object (the per-second status,
 // then the final one) is kept in *last and turned into the live series.
@@ -609,6 +623,11 @@ func (r *prepared) follow(f *fioRun) {
 		if b.live != nil {
 			b.live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
 				Elapsed: max(time.Since(b.at), 0), Planned: r.planned, Ops: o.Counts(), Lat: o.LiveLat()})
+		}
+		statusTaken()
+		select { // the next status may be asked for (askStatus)
+		case f.answered <- struct{}{}:
+		default:
 		}
 	}, func(line string) {
 		if !isExecNote(line) {
