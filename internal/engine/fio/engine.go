@@ -468,7 +468,7 @@ func (r *prepared) runFio(ctx context.Context, startAt time.Time, live engine.Li
 // standard error into stderr, to be started under a supervisor (startFio),
 // which puts it in a process group of its own.
 func (r *prepared) command(runPath string, stderr io.Writer) *exec.Cmd {
-	args := append([]string{"--output-format=json+"}, statusArgs...)
+	args := []string{"--output-format=json+", "--status-interval=1"}
 	if r.params.ReadFrom != "" {
 		// Another host's files: fio refuses to write, and to lay out (unlink
 		// and re-create) a file shorter than the job's region.
@@ -625,10 +625,6 @@ func (r *prepared) follow(f *fioRun) {
 				Elapsed: max(time.Since(b.at), 0), Planned: r.planned, Ops: o.Counts(), Lat: o.LiveLat()})
 		}
 		statusTaken()
-		select { // the next status may be asked for (askStatus)
-		case f.answered <- struct{}{}:
-		default:
-		}
 	}, func(line string) {
 		if !isExecNote(line) {
 			f.otherLine(line)

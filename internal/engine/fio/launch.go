@@ -37,9 +37,7 @@ type fioRun struct {
 	// jobFailed is closed when fio says one of its jobs failed ("fio:
 	// pid=N, err=..." or "got signal"), on either of its outputs.
 	jobFailed chan struct{}
-	// answered hears that a status of fio's was read and taken in.
-	answered chan struct{}
-	failOnce sync.Once
+	failOnce  sync.Once
 	// Set by the goroutine that follows fio, read once read (the output)
 	// or exited (fio reaped) is closed; warnings (fio's other lines on
 	// standard output, the first 20) under stderr's lock before.
@@ -62,7 +60,7 @@ type begin struct {
 // process group), and the end of fio's output says so at once.
 func (r *prepared) startFio(res *engine.HostResult, jf *JobFile, runPath string, g *gate, perJob bool) (*fioRun, error) {
 	f := &fioRun{r: r, g: g, ran: ran{jf: jf, perJob: perJob}, res: res, stderr: newStderrLog(1 << 20),
-		jobFailed: make(chan struct{}), answered: make(chan struct{}, 1), read: make(chan struct{}), exited: make(chan struct{})}
+		jobFailed: make(chan struct{}), read: make(chan struct{}), exited: make(chan struct{})}
 	f.stderr.onJobFailure = f.failed
 	f.cmd = r.command(runPath, f.stderr)
 	var err error
@@ -116,15 +114,12 @@ func (f *fioRun) finish(ctx context.Context, startAt time.Time, live engine.Live
 	if f.g != nil {
 		go f.g.openAt(ctx, startAt, f.exited)
 	}
-	asking := f.askStatus()
 	stuck := ""
 	select {
 	case <-f.exited:
 	case <-ctx.Done():
-		asking()
 		stuck = stopFio(f.proc.Pid, f.stdout, f.exited, f.read)
 	}
-	asking()
 	res := f.res
 	var passed []int64
 	if f.g != nil {
@@ -151,26 +146,6 @@ func (f *fioRun) finish(ctx context.Context, startAt time.Time, live engine.Live
 		res.Raw["fio.stdout-other"] = []byte(strings.Join(f.warnings, "\n") + "\n")
 	}
 	return r.outcome(ctx, res, f.ran, f.last, f.warnings, passed, stderr, waitErr, stuck)
-}
-
-// askStatus asks fio for its status while it runs (status.go), and
-// returns the function that stops asking and waits until it has.
-func (f *fioRun) askStatus() (stop func()) {
-	ready, ask, release, err := statusAsker(f.proc.Pid)
-	if err != nil {
-		return func() {} // fio is gone already, or its own timer prints (statusArgs)
-	}
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		defer release()
-		askStatus(ready, ask, f.answered, quit, f.exited)
-	}()
-	var once sync.Once
-	return func() {
-		once.Do(func() { close(quit) })
-		<-done
-	}
 }
 
 // kill ends a fio that is not to run (its phase never starts) and its job

@@ -1,14 +1,29 @@
 package fio
 
 import (
-	"bytes"
 	"io"
-	"os"
-	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
+
+// How fio's status reaches storbench while a phase runs. fio prints its
+// status every second (--status-interval=1) from its status thread, which
+// holds fio's statistics lock (stat_sem) while it collects every running
+// job's figures, formats them and writes them to storbench's pipe. A job
+// that ends must take that lock (fio 3.33 backend.c thread_main: a trylock
+// every millisecond, 5,000 times) and, not getting it, fails with "fio
+// seems to be stuck grabbing stat_sem, forcibly exiting" (err=35), and
+// the phase with it. On a starved machine storbench reads late; a status
+// that did not fit in the pipe's default 64 KiB blocked the write, and the
+// lock with it, until storbench read again. storbench therefore gives the
+// pipe 1 MiB (growPipe): a status is written at once, however late it is
+// read (TestStarvedReaderLeavesFiosLockFree).
+//
+// storbench does not ask for the status with SIGUSR1 instead: fio 3.33
+// frees its helper thread's data at exit without clearing the pointer its
+// SIGUSR1 handler writes through, so a signal near fio's end crashed fio
+// (exit 139 in TestReadFromNeighbourFiles, under load).
 
 // statusPipeSize is the size storbench asks for fio's standard output
 // pipe: fio writes its status while it holds its statistics lock, so a
@@ -28,40 +43,3 @@ func growPipe(r io.Reader) {
 	}
 	_ = raw.Control(func(fd uintptr) { _, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, statusPipeSize) })
 }
-
-// statusAsker returns ready and ask for askStatus on fio's process pid,
-// and close, which frees what they hold. The signal goes through a pidfd
-// taken now, while fio runs: once fio is gone it reaches no other
-// process that has its pid since.
-func statusAsker(pid int) (ready func() bool, ask func() error, close func(), err error) {
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	caught := false
-	ready = func() bool {
-		caught = caught || catchesUSR1(pid)
-		return caught
-	}
-	ask = func() error { return unix.PidfdSendSignal(fd, unix.SIGUSR1, nil, 0) }
-	return ready, ask, func() { unix.Close(fd) }, nil
-}
-
-// catchesUSR1 reports whether process pid has a handler for SIGUSR1
-// (/proc/PID/status, SigCgt: a hexadecimal mask, signal n at bit n-1).
-func catchesUSR1(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return false
-	}
-	_, rest, ok := bytes.Cut(b, []byte("\nSigCgt:"))
-	if !ok {
-		return false
-	}
-	line, _, _ := bytes.Cut(rest, []byte("\n"))
-	mask, err := strconv.ParseUint(string(bytes.TrimSpace(line)), 16, 64)
-	return err == nil && mask&(1<<(unix.SIGUSR1-1)) != 0
-}
-
-// statusArgs are none: storbench asks for fio's status (askStatus).
-var statusArgs []string

@@ -15,13 +15,12 @@ import (
 // storbench starved while fio runs: its first status of fio's takes it
 // 15 s to take in (as a machine at load 55 made it slow). fio's jobs end
 // meanwhile and each must take fio's statistics lock, which fio's status
-// thread holds while it writes a status. Before, fio's own timer went on
-// printing every second into a pipe storbench did not read: a status
-// that did not fit held the lock until storbench read again, the ending
-// jobs gave up after 5,000 tries ("fio seems to be stuck grabbing
-// stat_sem, forcibly exiting", err=35) and the phase failed. Now fio is
-// asked for a status only once the last was taken in, and into a pipe
-// that holds it: the phase completes with every job's figures.
+// thread holds while it writes a status. Before, fio wrote its statuses
+// every second into a pipe of 64 KiB that storbench did not read: a
+// status that did not fit held the lock until storbench read again, the
+// ending jobs gave up after 5,000 tries ("fio seems to be stuck grabbing
+// stat_sem, forcibly exiting", err=35) and the phase failed. Now the pipe
+// holds 1 MiB: the phase completes with every job's figures.
 func TestStarvedReaderLeavesFiosLockFree(t *testing.T) {
 	if _, err := FindFio(""); err != nil {
 		t.Skip(err)
