@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // The job file fio runs behind the gate: the WEKA seed's shape (a
@@ -75,10 +76,18 @@ func TestAlignStart(t *testing.T) {
 // whose own exec_prerun failed says so ('f') and never passes, even
 // through a gate already open.
 func TestPrerunCommand(t *testing.T) {
-	run := func(g *gate, own string) chan error {
+	// Every wait is bounded: a job that never ends fails the test, in
+	// its words, instead of hanging the package.
+	run := func(t *testing.T, g *gate, own string) chan error {
 		done := make(chan error, 1)
-		go func() { done <- exec.Command("sh", "-c", g.prerun(own)).Run() }()
+		cmd := exec.CommandContext(testutil.Ctx(t, testutil.Bound), "sh", "-c", g.prerun(own))
+		cmd.WaitDelay = time.Second
+		go func() { done <- cmd.Run() }()
 		return done
+	}
+	ended := func(t *testing.T, done chan error) error {
+		t.Helper()
+		return testutil.Recv(t, done, testutil.Bound, "the job's prerun command did not end")
 	}
 	counts := func(g *gate) (arrived, passed int, failed bool) {
 		g.mu.Lock()
@@ -104,13 +113,13 @@ func TestPrerunCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		done := run(g, "")
+		done := run(t, g, "")
 		waitArrived(t, g, 1)
 		g.open()
-		if err := <-done; err != nil {
+		if err := ended(t, done); err != nil {
 			t.Errorf("a job through the open gate failed: %v", err)
 		}
-		if late := run(g, ""); <-late != nil {
+		if err := ended(t, run(t, g, "")); err != nil {
 			t.Error("a job that came after the gate opened did not pass")
 		}
 		if stamps, _ := g.close(); len(stamps) != 2 {
@@ -124,10 +133,10 @@ func TestPrerunCommand(t *testing.T) {
 		}
 		defer os.RemoveAll(g.dir)
 		defer g.started.Close()
-		done := run(g, "")
+		done := run(t, g, "")
 		waitArrived(t, g, 1)
 		g.hold.Close() // as the agent's death closes it: never opened
-		if err := <-done; err == nil {
+		if err := ended(t, done); err == nil {
 			t.Error("a job passed a gate whose agent is gone")
 		}
 		if _, passed, _ := counts(g); passed != 0 {
@@ -139,7 +148,7 @@ func TestPrerunCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := <-run(g, "false"); err == nil {
+		if err := ended(t, run(t, g, "false")); err == nil {
 			t.Error("a job whose own prerun failed went on")
 		}
 		// The shell has written its 'f' when it ends; the gate reads it
@@ -153,7 +162,7 @@ func TestPrerunCommand(t *testing.T) {
 			t.Errorf("arrived %d, want 0: the job whose own prerun failed came to the gate", arrived)
 		}
 		g.open()
-		if err := <-run(g, "false"); err == nil {
+		if err := ended(t, run(t, g, "false")); err == nil {
 			t.Error("a job whose own prerun failed passed the open gate")
 		}
 		if stamps, _ := g.close(); len(stamps) != 0 {
@@ -188,7 +197,7 @@ func TestGateCloseKeepsEveryPassage(t *testing.T) {
 		}()
 		time.Sleep(10 * time.Millisecond) // a chance for close to be under way, not a wait for it
 		g.mu.Unlock()
-		if stamps := <-done; len(stamps) != jobs {
+		if stamps := testutil.Recv(t, done, testutil.Bound, "the gate did not close"); len(stamps) != jobs {
 			t.Fatalf("try %d: %d passages recorded, want %d", try, len(stamps), jobs)
 		}
 	}
