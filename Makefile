@@ -1,7 +1,7 @@
 # storbench: build, demo, test and release. Each installs what it needs on a
 # fresh machine: from the distribution's packages fio (demo, test), Chromium,
-# rpm, systemd-analyze, prometheus, MPICH (test) and, as root, Slurm (test) and podman
-# (test, release); into ./.tools/
+# rpm, systemd-analyze, prometheus, MPICH (test) and, as root, Slurm (test), podman
+# (test, release), GlusterFS and Ceph (cluster-test); into ./.tools/
 # versitygw (demo, test), helm (test) and nfpm (test, release).
 GO        ?= go
 TOOLS     := $(CURDIR)/.tools
@@ -16,7 +16,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS   := -X github.com/storbench/storbench/internal/cli.Version=$(VERSION) -X github.com/storbench/storbench/internal/cli.Commit=$(COMMIT)
 
-.PHONY: docs build demo test cluster-test fio chromium podman rpm systemd-analyze prometheus mpich slurm glusterfs sysroot postgresql chart vet bench-fio bench-md tools release
+.PHONY: docs build demo test cluster-test fio chromium podman rpm systemd-analyze prometheus mpich slurm glusterfs moosefs ceph sysroot postgresql chart vet bench-fio bench-md bench-s3 tools release
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/storbench
@@ -67,11 +67,29 @@ slurm:
 	@if [ "$$(id -u)" -eq 0 ]; then for p in munge:munged slurmctld:slurmctld slurmd:slurmd slurm-client:salloc; do \
 	  command -v $${p#*:} >/dev/null 2>&1 || scripts/install-pkg.sh $${p%%:*}; done; fi
 
+# Debian's Ceph - monitor, OSD, RADOS Gateway, MDS, ceph-fuse and their
+# tools, without what they only recommend (258 MB, about 140 s) - which
+# the radosgw and CephFS tests start as root (they skip without root, so
+# only root installs it).
+# Each package is named with a program it installs.
+CEPH_PKGS := ceph-mon:ceph-mon ceph-osd:ceph-osd radosgw:radosgw ceph-common:radosgw-admin ceph-mds:ceph-mds ceph-fuse:ceph-fuse
+ceph:
+	@if [ "$$(id -u)" -eq 0 ]; then missing=""; for p in $(CEPH_PKGS); do \
+	  command -v $${p#*:} >/dev/null 2>&1 || [ -x /usr/bin/$${p#*:} ] || missing="$$missing $${p%%:*}"; done; \
+	  [ -z "$$missing" ] || scripts/install-pkg.sh --no-install-recommends $$missing; fi
+
 # Debian's GlusterFS (server and FUSE client), which the cluster tests
 # start as root: glusterd, a volume on loopback, one client per agent
 # (they skip without root, so only root installs it).
 glusterfs:
 	@if [ "$$(id -u)" -eq 0 ]; then for p in glusterfs-server:glusterd glusterfs-client:glusterfs; do \
+	  command -v $${p#*:} >/dev/null 2>&1 || [ -x /usr/sbin/$${p#*:} ] || scripts/install-pkg.sh $${p%%:*}; done; fi
+
+# Debian's MooseFS (master, chunkserver, FUSE client: 3 MB), which the
+# cluster tests start as root in a network namespace of their own (they
+# skip without root, so only root installs it).
+moosefs:
+	@if [ "$$(id -u)" -eq 0 ]; then for p in moosefs-master:mfsmaster moosefs-chunkserver:mfschunkserver moosefs-client:mfsmount; do \
 	  command -v $${p#*:} >/dev/null 2>&1 || [ -x /usr/sbin/$${p#*:} ] || scripts/install-pkg.sh $${p%%:*}; done; fi
 
 # The other architecture's fio and libraries, which the image test
@@ -90,7 +108,7 @@ sysroot: fio
 postgresql:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || scripts/install-pkg.sh postgresql
 
-tools: fio $(VERSITYGW) chromium $(HELM) $(NFPM) podman rpm systemd-analyze prometheus mpich slurm glusterfs sysroot postgresql
+tools: fio $(VERSITYGW) chromium $(HELM) $(NFPM) podman rpm systemd-analyze prometheus mpich slurm glusterfs moosefs sysroot postgresql
 
 # The Helm chart: lint with the CI values, and render (values without a
 # target must fail: tested in deploy/helm_test.go).
@@ -116,13 +134,21 @@ vet:
 test: tools vet chart
 	STORBENCH_VERSITYGW=$(VERSITYGW) STORBENCH_HELM=$(HELM) STORBENCH_NFPM=$(NFPM) STORBENCH_SYSROOT=$(SYSROOT) $(GO) test -race -p 3 -timeout 20m ./...
 
-# The real-cluster tests (issue 23): a GlusterFS replica-2 volume on this
-# machine, four FUSE clients, an agent in each client's mount and network
-# namespace, and the seeds' procedures on it; everything torn down after.
-# make test runs only its smoke (TestGlusterSmoke). As root, with
-# /dev/fuse; they skip and say why elsewhere.
-cluster-test: fio glusterfs $(VERSITYGW)
-	STORBENCH_CLUSTER_TEST=1 STORBENCH_VERSITYGW=$(VERSITYGW) $(GO) test -count=1 -timeout 30m -v -run 'TestGluster' ./internal/testutil/gluster/
+# The real-cluster tests (issues 23, 39 and 40). First the distributed
+# file systems, one after the other: a GlusterFS replica-2 volume, a
+# MooseFS of a master and two chunkservers, a CephFS (the Ceph harness's
+# cluster with an MDS); on each a FUSE client per agent, each agent in its
+# client's mount and network namespace, and the seeds' procedures, shared
+# md and a server stopped mid-phase (internal/testutil/dfs); everything
+# torn down after. make test runs only the GlusterFS and MooseFS smokes.
+# Then (issue 39) the s3 engine against Ceph's RADOS Gateway on a one-OSD
+# cluster of this machine (internal/testutil/ceph): the conformance
+# suite, the benchmarks, s3 probe and the seed's warp procedure; about 2
+# minutes. As root, with /dev/fuse; they skip and say why elsewhere.
+CLUSTER_PKGS := ./internal/testutil/gluster/ ./internal/testutil/moosefs/ ./internal/testutil/cephfs/
+cluster-test: fio glusterfs moosefs ceph $(VERSITYGW)
+	STORBENCH_CLUSTER_TEST=1 STORBENCH_VERSITYGW=$(VERSITYGW) $(GO) test -count=1 -p 1 -timeout 40m -v -run 'TestGluster|TestMooseFS|TestCephFS' $(CLUSTER_PKGS)
+	STORBENCH_CLUSTER_TEST=1 STORBENCH_VERSITYGW=$(VERSITYGW) $(GO) test -count=1 -timeout 10m -v -run 'TestRadosgw' ./internal/engine/s3/
 
 # Release artefacts in dist/: static binaries for linux/amd64 and arm64, .deb
 # and .rpm, OCI images, SHA256SUMS (scripts/release.sh). VERSION=v1.2.0 sets
@@ -133,6 +159,14 @@ release: $(NFPM) podman
 # storbench md against the raw syscall loop (issue 3's figures).
 bench-md: build
 	bench/md-vs-limit.sh $(BIN)
+
+# storbench's PUT, GET and STAT rates on several S3 servers of this
+# machine, side by side (issue 39's figures, docs/measuring.md): name
+# them, running, with SERVERS="versitygw=127.0.0.1:7070
+# radosgw=127.0.0.1:7480" and their keys in STORBENCH_ACCESS_KEY and
+# STORBENCH_SECRET_KEY.
+bench-s3: build
+	bench/s3-servers.sh $(BIN) $(SERVERS)
 
 # storbench against plain fio on the seed's read-IOPS job (issue 2's figures).
 bench-fio: build fio

@@ -43,6 +43,9 @@
 #        SCRAPE (openmetrics or protobuf, default openmetrics), SCRAPE_EVERY (seconds,
 #        default 1), OP (put or get, default put)
 set -euo pipefail
+# The project's own benches index nothing: no bench run lands in the
+# catalog of the user who runs it (TestTestsAndBenchesKeepOutOfTheUsersCatalog).
+export STORBENCH_CATALOG=off
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$here/bin/storbench}
 engine=${ENGINE:-s3}
@@ -108,6 +111,7 @@ one() {
 		list+=("127.0.0.1:$port")
 	done
 	if [ "$watch" = on ] || [ "$watch" = live ]; then
+		rm -f "$work/live.jsonl" # --live makes a new file; it refuses one that exists
 		watchargs+=(--live "$work/live.jsonl")
 	fi
 	if [ "$watch" = on ] || [ "$watch" = metrics ]; then

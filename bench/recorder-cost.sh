@@ -14,6 +14,9 @@
 #
 # usage: bench/recorder-cost.sh [BASE]   env: ROUNDS (10), BENCHTIME (1s)
 set -euo pipefail
+# The project's own benches index nothing: no bench run lands in the
+# catalog of the user who runs it (TestTestsAndBenchesKeepOutOfTheUsersCatalog).
+export STORBENCH_CATALOG=off
 here=$(cd "$(dirname "$0")/.." && pwd)
 base=${1:-main}
 rounds=${ROUNDS:-10}

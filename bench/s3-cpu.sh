@@ -38,6 +38,9 @@
 #   -run TestCPUPerRequest -cpuprofile cpu.out  (add STORBENCH_S3_SDK=1 for minio-go,
 #   STORBENCH_CPU_TLS=1 for HTTPS)
 set -euo pipefail
+# The project's own benches index nothing: no bench run lands in the
+# catalog of the user who runs it (TestTestsAndBenchesKeepOutOfTheUsersCatalog).
+export STORBENCH_CATALOG=off
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$here/bin/storbench}
 duration=${DURATION:-30s}
@@ -82,6 +85,7 @@ run() { # client watch op size objects-prepared extra-args...
   if [ "$watch" = on ]; then
     local mport
     mport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    rm -f "$work/live.jsonl" # --live makes a new file; it refuses one that exists
     flag+=(--metrics-listen "127.0.0.1:$mport" --live "$work/live.jsonl")
     python3 "$here/bench/scrape.py" openmetrics 1 "http://127.0.0.1:$mport/metrics" &
     scraper=$!

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"math"
+	"sort"
 
 	"github.com/storbench/storbench/internal/model"
 )
@@ -23,6 +24,9 @@ type window struct{ start, end int64 }
 
 // opWindows returns, per operation, the windows in which host h did it:
 // its iterations' (md), else its operation's; none when h tells none.
+// Windows that overlap are one: fio without group_reporting lists an
+// operation once per job, each job's window over the same seconds, and
+// a second's time counts once however many jobs ran in it.
 func opWindows(h *model.HostResult) map[string][]window {
 	out := map[string][]window{}
 	for _, o := range h.Ops {
@@ -38,14 +42,38 @@ func opWindows(h *model.HostResult) map[string][]window {
 			out[o.Op] = append(out[o.Op], window{o.StartNs, o.EndNs})
 		}
 	}
+	for op, ws := range out {
+		out[op] = unionOf(ws)
+	}
 	return out
 }
 
-// piece is the part of an interval in one segment: its index and length
-// (ns).
+// unionOf merges windows that overlap or touch, in the order of their
+// starts.
+func unionOf(ws []window) []window {
+	if len(ws) < 2 {
+		return ws
+	}
+	ws = append([]window(nil), ws...)
+	sort.Slice(ws, func(i, j int) bool { return ws[i].start < ws[j].start })
+	out := ws[:1]
+	for _, w := range ws[1:] {
+		if last := &out[len(out)-1]; w.start <= last.end {
+			last.end = max(last.end, w.end)
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// piece is the part of an interval in one segment: its index, its length
+// (ns) and the span [lo, hi) it lies in (Unix ns; beyond the segment's
+// edge when a sliver was merged into it).
 type piece struct {
-	index int
-	ns    int64
+	index  int
+	ns     int64
+	lo, hi int64
 }
 
 // pieces splits [a, b) over the segments of seg from t0, keeping only what
@@ -64,10 +92,11 @@ func pieces(a, b int64, wins []window, t0, seg int64) []piece {
 		for lo < hi {
 			i := floorDiv(lo-t0, seg)
 			end := min(hi, t0+(i+1)*seg)
-			if n := len(out); n > 0 && out[n-1].index == int(i) {
+			if n := len(out); n > first && out[n-1].index == int(i) {
 				out[n-1].ns += end - lo
+				out[n-1].lo, out[n-1].hi = min(out[n-1].lo, lo), max(out[n-1].hi, end)
 			} else {
-				out = append(out, piece{int(i), end - lo})
+				out = append(out, piece{int(i), end - lo, lo, end})
 			}
 			lo = end
 		}
@@ -84,7 +113,7 @@ func pieces(a, b int64, wins []window, t0, seg int64) []piece {
 			best, dist = c, d
 		}
 	}
-	return []piece{{int(floorDiv(best-t0, seg)), 0}}
+	return []piece{{int(floorDiv(best-t0, seg)), 0, best, best}}
 }
 
 // sliver is the longest piece at a window's edge that is not a segment
@@ -99,10 +128,12 @@ func mergeSlivers(out []piece, first int, seg int64) []piece {
 	w := out[first:]
 	if len(w) >= 2 && w[len(w)-1].ns < sliver(seg) {
 		w[len(w)-2].ns += w[len(w)-1].ns
+		w[len(w)-2].hi = w[len(w)-1].hi
 		w = w[:len(w)-1]
 	}
 	if len(w) >= 2 && w[0].ns < sliver(seg) {
 		w[1].ns += w[0].ns
+		w[1].lo = w[0].lo
 		w = w[1:]
 	}
 	return append(out[:first], w...)

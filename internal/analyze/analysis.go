@@ -197,7 +197,9 @@ func (o Options) record() AnalysisOptions {
 func ReadPhaseHosts(dir string, ps *results.PhaseSummary) ([]*model.HostResult, error) {
 	var out []*model.HostResult
 	for _, h := range ps.PerHost {
-		if slices.Contains(ps.LostHosts, h.Host) {
+		// A host lost mid-phase has a result of what it did until then
+		// (its row has figures); one lost before it began has none.
+		if slices.Contains(ps.LostHosts, h.Host) && len(h.Ops) == 0 {
 			continue
 		}
 		hr, err := results.ReadHostResult(dir, ps.Dir, h.Host)

@@ -22,8 +22,17 @@ type OpSecond struct {
 	StartNs int64
 	// Ops, Bytes and Errors are the series' counts.
 	Ops, Bytes, Errors uint64
-	// OpsPerS and BytesPerS add each host's rate (its counts over the time
-	// its intervals cover in the segment).
+	// Seconds is the time in the segment in which some host did the
+	// operation (the union of the hosts' spans in it), and Full says it
+	// covers the segment (90% or more of it; a segment at a window's edge
+	// may be longer, having taken in a sliver): a segment in which the
+	// operation began or ended, on some host or all, is not full.
+	Seconds float64
+	Full    bool
+	// OpsPerS and BytesPerS are the hosts' operations and bytes in the
+	// segment over Seconds: the rate on the wall clock, however many jobs
+	// or hosts did the work, so that OpsPerS x Seconds is the segment's
+	// operations.
 	OpsPerS, BytesPerS float64
 	// Hosts is how many hosts reported the operation in the segment.
 	Hosts int
@@ -141,7 +150,8 @@ type secAcc struct {
 // hostAcc is a host's part of a segment.
 type hostAcc struct {
 	ops, bytes float64 // unrounded shares, for rates
-	dur        int64
+	// spans are the host's pieces in the segment (Unix ns).
+	spans []window
 }
 
 // iterSegments are, per operation that runs in iterations, the segments
@@ -209,7 +219,7 @@ func (sa *secondsAcc) addInterval(hi int, s record.Second, wins []window) {
 		f := fraction(ps, k)
 		x.ops += f * float64(s.Ops)
 		x.bytes += f * float64(s.Bytes)
-		x.dur += p.ns
+		x.spans = append(x.spans, window{p.lo, p.hi})
 	}
 }
 
@@ -244,23 +254,38 @@ func (sa *secondsAcc) seconds() []OpSeconds {
 			a := m[i]
 			if a == nil {
 				if sa.inRun(op, i) {
-					o.Seconds = append(o.Seconds, OpSecond{Index: i, StartNs: sa.t0 + int64(i)*sa.seg})
+					// A stall: a whole segment without an operation.
+					o.Seconds = append(o.Seconds, OpSecond{Index: i, StartNs: sa.t0 + int64(i)*sa.seg, Seconds: float64(sa.seg) / 1e9, Full: true})
 				}
 				continue
 			}
-			for _, x := range a.host {
-				if x.dur > 0 {
-					d := float64(x.dur) / 1e9
-					a.OpsPerS += x.ops / d
-					a.BytesPerS += x.bytes / d
-				}
-			}
+			a.rates(sa.seg)
 			a.Hosts = len(a.host)
 			o.Seconds = append(o.Seconds, a.OpSecond)
 		}
 		out = append(out, o)
 	}
 	return out
+}
+
+// rates sets the segment's covered time and its rates over it.
+func (a *secAcc) rates(seg int64) {
+	var spans []window
+	var ops, bytes float64
+	for _, x := range a.host {
+		spans = append(spans, x.spans...)
+		ops += x.ops
+		bytes += x.bytes
+	}
+	var covered int64
+	for _, w := range unionOf(spans) {
+		covered += w.end - w.start
+	}
+	a.Seconds = float64(covered) / 1e9
+	a.Full = covered >= seg-sliver(seg)
+	if covered > 0 {
+		a.OpsPerS, a.BytesPerS = ops/a.Seconds, bytes/a.Seconds
+	}
 }
 
 // PerSecond is `analyze --per-second`: per phase and operation, one row

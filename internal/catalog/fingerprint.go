@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,8 +19,15 @@ type FingerprintOptions struct {
 	// Dirs are the target directories of file phases.
 	Dirs []string
 	// Phases are the run's phases: the first s3 phase's endpoint is
-	// asked for its Server header.
+	// the one recorded.
 	Phases []model.Phase
+	// S3Server, when set, is that endpoint's Server header as a probe of
+	// it read it from signed answers (engine.Prober): it is kept as it
+	// is, and nothing is asked.
+	S3Server string
+	// AskS3 asks that endpoint for its Server header when S3Server is
+	// empty: only a run a catalog indexes uses the name.
+	AskS3 bool
 	// Hosts is how many hosts run the load.
 	Hosts int
 	// Sys and Proc are where /sys and /proc are ("" : the real ones;
@@ -29,9 +37,9 @@ type FingerprintOptions struct {
 
 // TakeFingerprint describes the system under test as this machine sees
 // it now: kernel, each target's file system, mount options and device
-// models, and the S3 endpoint's Server header (one HEAD request, bounded
-// by two seconds; none when the endpoint does not answer). What cannot be
-// read is left empty.
+// models, and the S3 endpoint's Server header (o.S3Server, or with
+// o.AskS3 one GET request, bounded by two seconds; none when the endpoint
+// does not answer). What cannot be read is left empty.
 func TakeFingerprint(ctx context.Context, o FingerprintOptions) model.Fingerprint {
 	if o.Sys == "" {
 		o.Sys = "/sys"
@@ -49,8 +57,10 @@ func TakeFingerprint(ctx context.Context, o FingerprintOptions) model.Fingerprin
 	}
 	ep, useTLS, insecure := s3Endpoint(o.Phases)
 	if ep != "" {
-		fp.S3Endpoint = ep
-		fp.S3Server = serverHeader(ctx, ep, useTLS, insecure)
+		fp.S3Endpoint, fp.S3Server = ep, o.S3Server
+		if fp.S3Server == "" && o.AskS3 {
+			fp.S3Server = serverHeader(ctx, ep, useTLS, insecure)
+		}
 	}
 	return fp
 }
@@ -169,8 +179,11 @@ func s3Endpoint(phases []model.Phase) (ep string, useTLS, insecure bool) {
 }
 
 // serverHeader asks the endpoint for its Server header with one
-// unsigned HEAD request (an S3 server answers it, usually 403, with its
-// name).
+// unsigned GET / (an S3 server answers it, usually 403 or an anonymous
+// empty bucket list, with its name). Not HEAD: radosgw answers an
+// unsigned HEAD / with a body, which net/http finds on the idle
+// connection and logs. The connection is closed after the answer, whose
+// body is read (at most 64 KiB), so nothing arrives on an idle one.
 func serverHeader(ctx context.Context, ep string, useTLS, insecure bool) string {
 	if strings.ContainsAny(ep, "{}") {
 		return "" // a range of endpoints: not one to ask
@@ -181,16 +194,17 @@ func serverHeader(ctx context.Context, ep string, useTLS, insecure bool) string 
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodHead, scheme+ep+"/", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, scheme+ep+"/", nil)
 	if err != nil {
 		return ""
 	}
-	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: insecure}} // #nosec: a name is read, nothing sent
+	tr := &http.Transport{DisableKeepAlives: true, TLSClientConfig: &tls.Config{InsecureSkipVerify: insecure}} // #nosec: a name is read, nothing sent
 	defer tr.CloseIdleConnections()
 	resp, err := (&http.Client{Transport: tr}).Do(req)
 	if err != nil {
 		return ""
 	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	return resp.Header.Get("Server")
 }

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"encoding/json"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -9,7 +10,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/storbench/storbench/internal/model"
 )
@@ -64,7 +68,7 @@ func TestFingerprint(t *testing.T) {
 	fp := TakeFingerprint(t.Context(), FingerprintOptions{
 		Dirs:   []string{"/mnt/raid set/bench", "/", "/mnt/nfs/x"},
 		Phases: []model.Phase{{Name: "md", Engine: model.EngineMD}, {Name: "s3-get", Engine: model.EngineS3, Params: params}},
-		Hosts:  3, Sys: sys, Proc: proc,
+		Hosts:  3, Sys: sys, Proc: proc, AskS3: true,
 	})
 	want := model.Fingerprint{Kernel: "6.1.0-test", S3Endpoint: ep, S3Server: "TestS3/1.0", Hosts: 3, Targets: []model.TargetPrint{
 		{Dir: "/mnt/raid set/bench", FSType: "xfs", MountOptions: "rw,noatime,attr2,inode64", Source: "/dev/md0", Devices: []string{"ST4000NM0035", "ST8000NM0055"}},
@@ -80,8 +84,97 @@ func TestFingerprint(t *testing.T) {
 	dead := l.Addr().String()
 	l.Close()
 	params, _ = json.Marshal(map[string]any{"host": dead})
-	fp = TakeFingerprint(t.Context(), FingerprintOptions{Phases: []model.Phase{{Engine: model.EngineS3, Params: params}}, Sys: sys, Proc: proc})
+	fp = TakeFingerprint(t.Context(), FingerprintOptions{Phases: []model.Phase{{Engine: model.EngineS3, Params: params}}, Sys: sys, Proc: proc, AskS3: true})
 	if fp.S3Endpoint != dead || fp.S3Server != "" || fp.Hosts != 1 {
 		t.Errorf("a dead endpoint: %+v", fp)
 	}
 }
+
+// The endpoint is asked for its name only when asked to (a run the
+// catalog indexes), and not at all when a probe read the name already.
+func TestFingerprintAsksTheServerOnlyWhenUsed(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		w.Header().Set("Server", "TestS3/1.0")
+		w.WriteHeader(http.StatusForbidden)
+	}))
+	defer srv.Close()
+	ep := strings.TrimPrefix(srv.URL, "http://")
+	params, _ := json.Marshal(map[string]any{"op": "get", "host": ep})
+	phases := []model.Phase{{Name: "s3-get", Engine: model.EngineS3, Params: params}}
+	for _, tc := range []struct {
+		o      FingerprintOptions
+		server string
+		asked  int32
+	}{
+		{FingerprintOptions{Phases: phases}, "", 0},
+		{FingerprintOptions{Phases: phases, AskS3: true, S3Server: "Ceph Object Gateway"}, "Ceph Object Gateway", 0},
+		{FingerprintOptions{Phases: phases, AskS3: true}, "TestS3/1.0", 1},
+	} {
+		asked.Store(0)
+		fp := TakeFingerprint(t.Context(), tc.o)
+		if fp.S3Endpoint != ep || fp.S3Server != tc.server || asked.Load() != tc.asked {
+			t.Errorf("AskS3 %v, S3Server %q: endpoint %q, server %q, %d requests; want %q, %d", tc.o.AskS3, tc.o.S3Server, fp.S3Endpoint, fp.S3Server, asked.Load(), tc.server, tc.asked)
+		}
+	}
+}
+
+// A fake S3 server that answers every request as radosgw 16 answers an
+// unsigned HEAD / (seen against the real one in TestRadosgwCommands,
+// internal/engine/s3): a chunked body, sent with the headers, also after a
+// HEAD. Asking it for its name leaves nothing for net/http to find on an
+// idle connection, which it would log ("Unsolicited response received on
+// idle HTTP channel") where the user reads storbench's output.
+func TestFingerprintAsksCleanlyAServerThatSendsABodyAfterHEAD(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4096)
+				for {
+					if _, err := c.Read(buf); err != nil {
+						return
+					}
+					c.Write([]byte("HTTP/1.1 200 OK\r\nServer: FakeRGW\r\nTransfer-Encoding: chunked\r\nContent-Type: application/xml\r\n\r\n5\r\n<a/>\n\r\n0\r\n\r\n"))
+				}
+			}()
+		}
+	}()
+	var logged strings.Builder
+	var mu sync.Mutex
+	log.SetOutput(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logged.Write(p)
+	}))
+	defer log.SetOutput(os.Stderr)
+	params, _ := json.Marshal(map[string]any{"op": "get", "host": l.Addr().String()})
+	for range 5 {
+		fp := TakeFingerprint(t.Context(), FingerprintOptions{Phases: []model.Phase{{Engine: model.EngineS3, Params: params}}, AskS3: true})
+		if fp.S3Server != "FakeRGW" {
+			t.Fatalf("server %q, want FakeRGW", fp.S3Server)
+		}
+	}
+	// net/http logs from the connection's reading goroutine, after the
+	// answer: give it time to.
+	time.Sleep(300 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if logged.Len() != 0 {
+		t.Errorf("net/http logged:\n%s", logged.String())
+	}
+}
+
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

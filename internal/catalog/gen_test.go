@@ -29,6 +29,9 @@ type genRun struct {
 	hosts int
 	// unfinished leaves run.json saying running, as a crashed run does.
 	unfinished bool
+	// s3server is the S3 server's Server header in the fingerprint, as
+	// a run with s3 phases records it ("" for a run without).
+	s3server string
 }
 
 func (g genRun) runID() string {
@@ -56,7 +59,7 @@ func writeGen(tb testing.TB, root string, g genRun) string {
 		RunID: g.runID(), Name: g.name, StartedAt: g.start, CommandLine: []string{"storbench", "run", "suite.yaml"},
 		Versions: results.Versions{Storbench: "v1.2.3", Fio: "fio-3.36", Kernel: "6.1.0-test"}, Agents: agents,
 		Labels: g.labels,
-		Fingerprint: &model.Fingerprint{Kernel: "6.1.0-test", Hosts: g.hosts, Targets: []model.TargetPrint{
+		Fingerprint: &model.Fingerprint{Kernel: "6.1.0-test", Hosts: g.hosts, S3Server: g.s3server, Targets: []model.TargetPrint{
 			{Dir: "/mnt/bench", FSType: g.fs, MountOptions: "rw,noatime", Source: "/dev/nvme0n1", Devices: []string{"Test NVMe 1TB"}}}},
 	})
 	if err != nil {

@@ -48,6 +48,9 @@ type Run struct {
 	S3Endpoint   string `json:"s3_endpoint,omitempty"`
 	S3Server     string `json:"s3_server,omitempty"`
 	Hosts        int    `json:"hosts"`
+	// S3Features is what a probe of the S3 endpoint found before the run
+	// (--probe): each feature's result ("versioning": "works").
+	S3Features map[string]string `json:"s3_features,omitempty"`
 }
 
 // Figure names, with their units: what the catalog keeps of every
@@ -166,6 +169,12 @@ func runOf(info *results.RunInfo, path string) Run {
 		r.Hosts = fp.Hosts
 	}
 	r.S3Endpoint, r.S3Server = fp.S3Endpoint, fp.S3Server
+	if fp.Probe != nil {
+		r.S3Features = map[string]string{}
+		for _, f := range fp.Probe.Features {
+			r.S3Features[f.Name] = f.Result
+		}
+	}
 	var fsTypes, opts, devs []string
 	for _, t := range fp.Targets {
 		fsTypes = appendNew(fsTypes, t.FSType)
@@ -306,7 +315,11 @@ func (c *Catalog) putTx(ctx context.Context, tx *sql.Tx, rec *Record) error {
 			return c.writeErr(err)
 		}
 	}
-	for _, t := range []string{"sb_figures", "sb_labels", "sb_runs"} {
+	tables := []string{"sb_figures", "sb_labels", "sb_runs"}
+	if c.schema >= 3 {
+		tables = append(tables, "sb_s3_features")
+	}
+	for _, t := range tables {
 		if _, err := tx.ExecContext(ctx, c.q(`DELETE FROM `+t+` WHERE run_id = ?`), r.ID); err != nil {
 			return c.writeErr(err)
 		}
@@ -325,6 +338,14 @@ func (c *Catalog) putTx(ctx context.Context, tx *sql.Tx, rec *Record) error {
 	}
 	for k, v := range r.Labels {
 		if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO sb_labels (run_id, key, value) VALUES (?, ?, ?)`), r.ID, k, v); err != nil {
+			return c.writeErr(err)
+		}
+	}
+	for f, res := range r.S3Features {
+		if c.schema < 3 {
+			break // an older catalog's tables (tests)
+		}
+		if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO sb_s3_features (run_id, feature, result) VALUES (?, ?, ?)`), r.ID, f, res); err != nil {
 			return c.writeErr(err)
 		}
 	}

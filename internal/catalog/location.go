@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"testing"
 
 	"github.com/storbench/storbench/internal/safetext"
 )
@@ -19,6 +20,11 @@ const EnvCatalog = "STORBENCH_CATALOG"
 // $XDG_DATA_HOME/storbench/catalog.db, or ~/.local/share/storbench/catalog.db.
 // With none of these set (no home: a test's empty environment) there is no
 // catalog. on is false when there is none, and why says why.
+//
+// A test binary, and storbench as a test binary builds it
+// (testutil.StorbenchBin), has no default: a test gives its catalog
+// (--catalog, EnvCatalog) or has none, so that no test, whichever package
+// it is in, writes into the catalog of the user who runs the tests.
 func Location(flag string, noCatalog bool, getenv func(string) string) (where string, on bool, why string) {
 	switch {
 	case noCatalog:
@@ -33,6 +39,9 @@ func Location(flag string, noCatalog bool, getenv func(string) string) (where st
 		}
 		return v, true, ""
 	}
+	if ForTests() {
+		return "", false, "storbench under test: a test names its catalog with --catalog or " + EnvCatalog
+	}
 	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "storbench", "catalog.db"), true, ""
 	}
@@ -41,6 +50,14 @@ func Location(flag string, noCatalog bool, getenv func(string) string) (where st
 	}
 	return "", false, "no HOME, XDG_DATA_HOME or " + EnvCatalog
 }
+
+// builtForTests is set to 1 (-X) in the storbench that test binaries
+// build and run as a process (testutil.StorbenchBin).
+var builtForTests string
+
+// ForTests says this process is a test binary or storbench built for one:
+// the user's data folder is then never the catalog.
+func ForTests() bool { return testing.Testing() || builtForTests != "" }
 
 var (
 	urlPassword = regexp.MustCompile(`(postgres(?:ql)?://[^:/@\s]*):[^@\s]*@`)

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/storbench/storbench/internal/model"
 )
 
 // Query selects runs. Every field set must match (AND). Text fields match
@@ -33,16 +35,19 @@ type Query struct {
 	Device     string `json:"device,omitempty"`
 	S3Endpoint string `json:"s3_endpoint,omitempty"`
 	S3Server   string `json:"s3_server,omitempty"`
-	Hosts      int    `json:"hosts,omitempty"`
-	Storbench  string `json:"storbench,omitempty"`
-	Fio        string `json:"fio,omitempty"`
+	// S3Works is a feature a probe of the run's S3 endpoint found
+	// working (--probe): "versioning", "checksum CRC32C in a trailer".
+	S3Works   string `json:"s3_works,omitempty"`
+	Hosts     int    `json:"hosts,omitempty"`
+	Storbench string `json:"storbench,omitempty"`
+	Fio       string `json:"fio,omitempty"`
 	// Last keeps only the newest Last runs that match (0: all).
 	Last int `json:"last,omitempty"`
 }
 
 // QueryKeys are the keys a query term may have, as `KEY=VALUE`.
 var QueryKeys = []string{"label", "id", "name", "status", "since", "until", "kernel", "fs", "mount", "device",
-	"s3_endpoint", "s3_server", "hosts", "storbench", "fio", "last"}
+	"s3_endpoint", "s3_server", "s3_works", "hosts", "storbench", "fio", "last"}
 
 // ParseQuery reads query terms: each is KEY=VALUE (label=KEY=VALUE for a
 // label), and one argument may hold several, separated by commas
@@ -120,7 +125,7 @@ func (q *Query) set(k, v string, now time.Time) error {
 func (q *Query) text(k string) *string {
 	return map[string]*string{"id": &q.ID, "name": &q.Name, "status": &q.Status, "kernel": &q.Kernel, "fs": &q.FSType,
 		"mount": &q.Mount, "device": &q.Device, "s3_endpoint": &q.S3Endpoint, "s3_server": &q.S3Server,
-		"storbench": &q.Storbench, "fio": &q.Fio}[k]
+		"s3_works": &q.S3Works, "storbench": &q.Storbench, "fio": &q.Fio}[k]
 }
 
 // MaxAgeDays is the oldest age a query may give (since=, until=): a
@@ -283,7 +288,9 @@ func (q Query) where(drive string) (string, []any) {
 		if part {
 			pat = "%" + pat + "%"
 		}
-		conds = append(conds, col+` LIKE ? ESCAPE '\'`)
+		// A pattern asks for a value: s3_server=* is the runs that had an
+		// S3 server, not also those that recorded none (fio's, md's).
+		conds = append(conds, col+` <> '' AND `+col+` LIKE ? ESCAPE '\'`)
 		args = append(args, pat)
 	}
 	match("r.run_id", q.ID, false)
@@ -297,6 +304,10 @@ func (q Query) where(drive string) (string, []any) {
 	match("r.s3_server", q.S3Server, false)
 	match("r.storbench", q.Storbench, false)
 	match("r.fio", q.Fio, false)
+	if q.S3Works != "" {
+		conds = append(conds, "EXISTS (SELECT 1 FROM sb_s3_features f WHERE f.run_id = r.run_id AND f.feature = ? AND f.result = ?)")
+		args = append(args, q.S3Works, model.FeatureWorks)
+	}
 	if q.Hosts > 0 {
 		conds = append(conds, "r.hosts = ?")
 		args = append(args, q.Hosts)
@@ -355,7 +366,47 @@ func (c *Catalog) Runs(ctx context.Context, q Query) ([]Run, error) {
 	for i := range out {
 		byID[out[i].ID] = i
 	}
-	return out, c.labelsOf(ctx, out, byID)
+	if err := c.labelsOf(ctx, out, byID); err != nil {
+		return nil, err
+	}
+	return out, c.s3FeaturesOf(ctx, out, byID)
+}
+
+// s3FeaturesOf fills what probes found of the runs' S3 endpoints, in
+// batches of the run ids that name an endpoint.
+func (c *Catalog) s3FeaturesOf(ctx context.Context, runs []Run, byID map[string]int) error {
+	var ids []any
+	for _, r := range runs {
+		if r.S3Endpoint != "" {
+			ids = append(ids, r.ID)
+		}
+	}
+	const batch = 500
+	for start := 0; start < len(ids); start += batch {
+		part := ids[start:min(start+batch, len(ids))]
+		in := strings.TrimSuffix(strings.Repeat("?, ", len(part)), ", ")
+		rows, err := c.db.QueryContext(ctx, c.q(`SELECT run_id, feature, result FROM sb_s3_features WHERE run_id IN (`+in+`)`), part...)
+		if err != nil {
+			return c.writeErr(err)
+		}
+		for rows.Next() {
+			var id, f, res string
+			if err := rows.Scan(&id, &f, &res); err != nil {
+				rows.Close()
+				return c.writeErr(err)
+			}
+			r := &runs[byID[id]]
+			if r.S3Features == nil {
+				r.S3Features = map[string]string{}
+			}
+			r.S3Features[f] = res
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return c.writeErr(err)
+		}
+	}
+	return nil
 }
 
 // labelsOf fills the labels of runs, in batches of run ids, or for many

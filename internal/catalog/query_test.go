@@ -37,3 +37,30 @@ func TestQueryAgesInRange(t *testing.T) {
 		}
 	}
 }
+
+// A pattern asks for a value (issue 36): s3_server=* lists the runs that
+// had an S3 server, not also the fio and md runs that recorded none.
+func TestPatternNeedsAValue(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		c := open(t, b.create(t))
+		root := t.TempDir()
+		for i, srv := range []string{"VERSITYGW", "", "MinIO", ""} {
+			if _, err := c.Add(t.Context(), writeGen(t, root, genRun{i: i, name: "x", start: t0.Add(time.Duration(i) * time.Hour), seed: 1, s3server: srv})); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for term, want := range map[string]int{"s3_server=*": 2, "s3_server=V*": 1, "s3_server=*O": 1, "mount=*": 4, "kernel=6.*": 4} {
+			q, err := ParseQuery([]string{term}, t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs, err := c.Runs(t.Context(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(runs) != want {
+				t.Errorf("%s matched %d runs, want %d", term, len(runs), want)
+			}
+		}
+	})
+}

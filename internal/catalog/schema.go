@@ -35,6 +35,11 @@ var migrations = [][]string{
 		`CREATE INDEX sb_labels_by_value ON sb_labels (key, value)`,
 		`CREATE INDEX sb_runs_by_start ON sb_runs (started_ns)`,
 	},
+	// 3: what a probe of a run's S3 endpoint found (--probe): each
+	// feature's result.
+	{
+		`CREATE TABLE sb_s3_features (run_id TEXT NOT NULL, feature TEXT NOT NULL, result TEXT NOT NULL, PRIMARY KEY (run_id, feature))`,
+	},
 }
 
 // migrate brings the catalog to SchemaVersion, refusing one it cannot
@@ -51,6 +56,7 @@ func (c *Catalog) migrateTo(ctx context.Context, target int) error {
 		return err
 	}
 	if v == target {
+		c.schema = v
 		return nil
 	}
 	if v > SchemaVersion {
@@ -88,7 +94,11 @@ func (c *Catalog) migrateTo(ctx context.Context, target int) error {
 	if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO sb_meta (key, value) VALUES (?, ?)`), "schema_version", strconv.Itoa(target)); err != nil {
 		return c.openErr(err)
 	}
-	return c.openErr(tx.Commit())
+	if err := tx.Commit(); err != nil {
+		return c.openErr(err)
+	}
+	c.schema = target
+	return nil
 }
 
 func (c *Catalog) newer(v int) error {

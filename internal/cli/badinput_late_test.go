@@ -4,9 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storbench/storbench/internal/s3test"
 )
 
 // lateCase is bad input the third hostile pass found accepted, or found only
@@ -75,6 +79,13 @@ func TestBadInputFoundLate(t *testing.T) {
 		return append([]string{"s3", args[0], "--host", "127.0.0.1:1"}, args[1:]...)
 	}
 	long := strings.Repeat("a", 300)
+	// A tree (2 levels of 300, one per worker) whose directories, all
+	// open at once, are more than this process may open.
+	var nofile syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &nofile); err != nil {
+		t.Fatal(err)
+	}
+	treeWorkers := min(nofile.Cur/90301+2, 1024)
 	noon := time.Date(2026, 11, 25, 12, 0, 0, 0, time.Local)
 	fioA, mdA := filepath.Join(testResults, "fio-a"), filepath.Join(testResults, "md-a")
 	fioB, lies := filepath.Join(testResults, "fio-b"), newLyingFolders(t)
@@ -100,6 +111,10 @@ func TestBadInputFoundLate(t *testing.T) {
 		{name: "suite job numjobs past fio's limit", suite: "name: x\ndir: DATA\nphases:\n  - fio: {job: {rw: read, size: 1M, numjobs: 100000}}\n", want: []string{"numjobs", "4096"}},
 		{name: "suite job fio's parser rejects", suite: "name: x\ndir: DATA\nphases:\n  - fio: {job: {rw: sideways, size: 1M}}\n", want: []string{"fio rejects", "rw=sideways"}},
 		{name: "phase name with ../", suite: "name: x\ndir: DATA\nphases:\n  - name: ../../escape\n    md: {items: 5}\n", want: []string{`"../../escape"`, "name"}},
+		{name: "md on /proc", args: []string{"md", "-d", "/proc", "-n", "5"}, want: []string{"/proc", "proc", "kernel's own file system"}},
+		{name: "md on /sys/kernel", args: []string{"md", "-d", "/sys/kernel", "-n", "5"}, want: []string{"/sys/kernel", "sysfs", "kernel's own file system"}},
+		{name: "a tree past the open-file limit", args: []string{"md", "-d", "DATA", "-n", "1", "-u", "-t", strconv.FormatUint(treeWorkers, 10), "--depth", "2", "--branch", "300", "--force"},
+			want: []string{"open directories", "open-file limit", "ulimit -n"}},
 		{name: "phase name of 300 characters", suite: "name: x\ndir: DATA\nphases:\n  - name: " + long + "\n    md: {items: 5}\n", want: []string{"name", "255"}},
 		{name: "suite name of 300 characters", suite: "name: " + long + "\ndir: DATA\nphases:\n  - md: {items: 5}\n", want: []string{"suite.yaml:1: name:", "300 bytes", "at most 233", "results folder"}, not: []string{"mkdir", "file name too long"}},
 
@@ -126,6 +141,7 @@ func TestBadInputFoundLate(t *testing.T) {
 		{name: "help for an unknown command", args: []string{"help", "frobnicate"}, want: []string{"frobnicate"}},
 
 		// Wrong or unclear words.
+		{name: "--ioengine mistyped", args: []string{"fio", "-d", "DATA", "--rw", "randread", "--size", "1M", "--ioengine", "nosuch"}, want: []string{"ioengine=nosuch", `fio has no engine "nosuch"`, "libaio, io_uring"}, not: []string{"allow-exec", "shared library"}},
 		{name: "--fio-bin that is not fio", args: []string{"fio", "-d", "DATA", "--fio-bin", "/bin/false"}, want: []string{"--fio-bin", "/bin/false"}, not: []string{"job file"}},
 		{name: "md workers out of range", args: []string{"md", "-d", "DATA", "-n", "5", "-t", "100000"}, want: []string{"workers (-t)", "1 to"}, not: []string{"0 for one per CPU"}},
 		{name: "an integer flag given a float", args: []string{"md", "-d", "DATA", "-n", "1e30"}, want: []string{"-n/--items", `"1e30"`}, not: []string{"strconv"}},
@@ -294,5 +310,22 @@ func TestDamagedRunJSONIsNoted(t *testing.T) {
 		if ExitCode(err) != ExitUsage || !strings.Contains(out.String()+err.Error(), "run.json is damaged: cut short") {
 			t.Errorf("%v: exit %d (%v), want 2 saying run.json is damaged\n%s", args, ExitCode(err), err, out)
 		}
+	}
+}
+
+// --tls against a server that speaks plain HTTP (a real versitygw): bad
+// input, found on first contact before any load, one line, exit 2 and no
+// results folder. Before, the run failed (exit 1) with a results folder.
+func TestTLSToPlainServerIsBadInput(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	res := t.TempDir()
+	st, out := testState()
+	st.Getenv = func(k string) string {
+		return map[string]string{"STORBENCH_ACCESS_KEY": s3test.AccessKey, "STORBENCH_SECRET_KEY": s3test.SecretKey}[k]
+	}
+	refusedInOneLine(t, st, out, []string{"s3", "get", "--host", srv.Endpoint, "--tls", "--objects", "5", "--duration", "1s", "--results", res},
+		[]string{srv.Endpoint, "does not speak TLS", "drop --tls"})
+	if ents, _ := os.ReadDir(res); len(ents) != 0 {
+		t.Errorf("results written: %v", ents)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/catalog"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/run"
 )
 
@@ -113,7 +114,16 @@ func (o RunCatalogOptions) prepare(ctx context.Context, st *State, p *run.Plan) 
 	if err != nil {
 		return nil, err
 	}
-	fp := catalog.TakeFingerprint(ctx, catalog.FingerprintOptions{Dirs: p.Dirs, Phases: p.Phases, Hosts: len(p.Agents.Hosts)})
+	fo := catalog.FingerprintOptions{Dirs: p.Dirs, Phases: p.Phases, Hosts: len(p.Agents.Hosts), AskS3: c != nil}
+	var probe *model.Probe
+	if p.Fingerprint != nil { // a probe made before the run (--probe)
+		probe = p.Fingerprint.Probe
+		if probe != nil {
+			fo.S3Server = probe.Server
+		}
+	}
+	fp := catalog.TakeFingerprint(ctx, fo)
+	fp.Probe = probe
 	p.Fingerprint = &fp
 	return &runCatalog{c: c}, nil
 }

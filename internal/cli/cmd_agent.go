@@ -169,6 +169,7 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 		}
 	}
 	fmt.Fprintf(st.Stdout, "storbench agent %s listening on %s (protocol %d, %s)\n", version(), ln.Addr(), cluster.Protocol, scheme)
+	warnAddressLimit(st, "an agent")
 	if announce != nil {
 		fmt.Fprintln(st.Stdout, announce(ln.Addr().(*net.TCPAddr).Port))
 	}

@@ -24,7 +24,7 @@ import (
 func newCatalogCommand(st *State) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "catalog",
-		Short: "The catalog of runs: add results folders to it",
+		Short: "The catalog of runs: add results folders to it, take runs out of it",
 		Long: `Every results folder a run writes is indexed into the catalog at the run's end:
 SQLite in $XDG_DATA_HOME/storbench/catalog.db (~/.local/share/...) unless
 --catalog names another file or a postgres:// URL, or STORBENCH_CATALOG does;
@@ -33,7 +33,7 @@ truth: a catalog deleted and rebuilt with 'catalog add' answers the same.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newCatalogAddCommand(st))
+	cmd.AddCommand(newCatalogAddCommand(st), newCatalogRmCommand(st))
 	return cmd
 }
 

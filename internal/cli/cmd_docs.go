@@ -2,9 +2,11 @@ package cli
 
 import (
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+	"github.com/spf13/pflag"
 )
 
 // newDocsCommand builds `storbench docs man|markdown DIR`, hidden: the
@@ -33,6 +35,7 @@ func newDocsCommand() *cobra.Command {
 				// (the release sets the commit's), so a commit builds the
 				// same pages.
 				h := &doc.GenManHeader{Title: "STORBENCH", Section: "1", Source: "storbench " + version(), Manual: "storbench manual"}
+				plainForMan(root)
 				return doc.GenManTree(root, h, dir)
 			case "markdown":
 				return doc.GenMarkdownTree(root, dir)
@@ -41,4 +44,56 @@ func newDocsCommand() *cobra.Command {
 		},
 	}
 	return cmd
+}
+
+// manEscaper escapes what Markdown would read as markup in the help's
+// plain text: cobra writes a man page by passing the help through a
+// Markdown renderer (go-md2man), which took "<run id>" for an HTML tag
+// and dropped it, and "host[:port] (default port 7761)" for a link.
+var manEscaper = strings.NewReplacer(`\`, `\\`, "<", `\<`, ">", `\>`, "[", `\[`, "]", `\]`, "*", `\*`, "_", `\_`, "`", "\\`")
+
+// manText escapes a command's long help for the man page, but for the
+// lines Markdown takes as code (indented by a tab or four spaces: cobra's
+// completion commands show their commands so), which it shows as they are.
+func manText(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "\t") && !strings.HasPrefix(l, "    ") {
+			lines[i] = manEscaper.Replace(l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// plainForMan escapes the texts of every command and flag under root for
+// the man pages (this process writes them and ends: the tree is not
+// used again).
+func plainForMan(root *cobra.Command) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Short, c.Long = manEscaper.Replace(c.Short), manText(c.Long)
+		for _, fs := range []*pflag.FlagSet{c.LocalFlags(), c.PersistentFlags()} {
+			fs.VisitAll(func(f *pflag.Flag) {
+				if !strings.HasPrefix(f.Usage, "\x00") {
+					f.Usage = "\x00" + manEscaper.Replace(f.Usage)
+				}
+			})
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	// A flag is seen by every command that inherits it: escaped once,
+	// marked meanwhile, unmarked now.
+	var unmark func(c *cobra.Command)
+	unmark = func(c *cobra.Command) {
+		for _, fs := range []*pflag.FlagSet{c.LocalFlags(), c.PersistentFlags()} {
+			fs.VisitAll(func(f *pflag.Flag) { f.Usage = strings.TrimPrefix(f.Usage, "\x00") })
+		}
+		for _, sub := range c.Commands() {
+			unmark(sub)
+		}
+	}
+	unmark(root)
 }

@@ -24,8 +24,10 @@ type FioOptions struct {
 	Numjobs   int
 	Stonewall string
 	Keep      bool
-	AllowExec bool
-	Results   string
+	// RemoveStale removes what killed runs left (run.Plan.RemoveStale).
+	RemoveStale bool
+	AllowExec   bool
+	Results     string
 	// Job is fio's own options, for one job without a job file (--rw).
 	Job    FioJobOptions
 	Agents AgentsOptions
@@ -45,6 +47,7 @@ func (o *FioOptions) AddFlags(f *pflag.FlagSet) {
 	f.IntVar(&o.Numjobs, "numjobs", 0, "jobs per multi-job section, replacing numjobs (single-job latency sections keep 1)")
 	f.StringVar(&o.Stonewall, "stonewall", "", "write until this deadline (e.g. 300s), then every job of every host on to the most blocks any job wrote, as IOR -D with stoneWallingWearOut=1 (IO500); one sequential write job (rw=write or write:GAP)")
 	f.BoolVar(&o.Keep, "keep", false, "keep the files fio created")
+	f.BoolVar(&o.RemoveStale, "remove-stale", false, "remove what runs killed earlier (SIGKILL, a lost host) left under DIR/storbench; a run whose process still runs, here or on another host, is never touched (without it, such leftovers are only named)")
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
 	nonZero(f, "runtime", "the job files' own runtime")
@@ -105,7 +108,7 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.
 	}
 	return runPlan(ctx, st, o.Watch, run.Plan{
 		Name: name, Phases: phases, Dirs: []string{dir}, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
-		ResultsRoot: o.Results, Keep: o.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin,
+		ResultsRoot: o.Results, Keep: o.Keep, RemoveStale: o.RemoveStale, AllowExec: o.AllowExec, FioBin: o.FioBin,
 		Settings: o.recorded(dir),
 	})
 }

@@ -45,8 +45,10 @@ type MdOptions struct {
 	Force      bool
 	Seed       int64
 	Keep       bool
-	Results    string
-	Agents     AgentsOptions
+	// RemoveStale removes what killed runs left (run.Plan.RemoveStale).
+	RemoveStale bool
+	Results     string
+	Agents      AgentsOptions
 	// Watch says how the run is watched and what it prints.
 	Watch WatchOptions
 }
@@ -86,6 +88,7 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet, d map[string]any) {
 	f.BoolVar(&o.Force, "force", false, "allow a tree of more than 100,000 directories")
 	f.Int64Var(&o.Seed, "seed", 0, "seed of the random order (default: from the clock)")
 	f.BoolVar(&o.Keep, "keep", false, "keep the trees and files created")
+	f.BoolVar(&o.RemoveStale, "remove-stale", false, "remove what runs killed earlier (SIGKILL, a lost host) left under DIR/storbench; a run whose process still runs, here or on another host, is never touched (without it, such leftovers are only named)")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
 	nonZero(f, "items", "")
 	nonZero(f, "iterations", "")
@@ -198,7 +201,7 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 	}
 	return runPlan(ctx, st, o.Watch, run.Plan{
 		Name: "md", Phases: []engine.Phase{{Name: "md", Engine: model.EngineMD, Params: raw}}, Dirs: []string{dir},
-		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, ResultsRoot: o.Results, Keep: o.Keep,
+		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, ResultsRoot: o.Results, Keep: o.Keep, RemoveStale: o.RemoveStale,
 		Settings: map[string]any{"dir": dir, "items": o.Items, "iterations": o.Iterations, "depth": o.Depth,
 			"branch": o.Branch, "files_only": o.FilesOnly, "dirs_only": o.DirsOnly, "unique_dir": o.UniqueDir,
 			"workers": o.Workers, "stonewall": o.Stonewall, "wear_out": o.WearOut, "random": o.Random, "sync": o.Sync, "sync_file": o.SyncFile,

@@ -21,11 +21,13 @@ import (
 
 // RunOptions are the flags of `storbench run`.
 type RunOptions struct {
-	Dir       string
-	Results   string
-	FioBin    string
-	Keep      bool
-	AllowExec bool
+	Dir     string
+	Results string
+	FioBin  string
+	Keep    bool
+	// RemoveStale removes what killed runs left (run.Plan.RemoveStale).
+	RemoveStale bool
+	AllowExec   bool
 	// AllowEvents starts the agents of --ssh or --launcher with
 	// --allow-events.
 	AllowEvents bool
@@ -51,6 +53,7 @@ func (o *RunOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Results, "results", "", "folder that receives the results folder (default: the suite's, else ./results)")
 	f.StringVar(&o.FioBin, "fio-bin", "fio", "fio binary")
 	f.BoolVar(&o.Keep, "keep", false, "keep created files and objects")
+	f.BoolVar(&o.RemoveStale, "remove-stale", false, "remove what runs killed earlier (SIGKILL, a lost host) left under DIR/storbench; a run whose process still runs, here or on another host, is never touched (without it, such leftovers are only named)")
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow fio job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
 	f.BoolVar(&o.AllowEvents, "allow-events", false, "start the agents of --ssh or --launcher allowing the commands of the suite's events that name their host (as storbench agent --allow-events); agents started apart decide with their own flag")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print the expanded plan and its estimated duration, run nothing")
@@ -153,7 +156,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	}
 	res, err := runPlan(ctx, st, o.Watch, run.Plan{
 		Name: s.Name, Phases: x.Phases, Labels: x.Labels, Dirs: x.Dirs, ResultsRoot: root, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
-		Credentials: keys, Keep: o.Keep || s.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Notes: x.Skipped,
+		Credentials: keys, Keep: o.Keep || s.Keep, RemoveStale: o.RemoveStale, AllowExec: o.AllowExec, FioBin: o.FioBin, Notes: x.Skipped,
 		CoVWarn: o.CoVWarn / 100, Confidence: o.Confidence / 100, Score: s.Score, Settings: map[string]any{"suite": s.Source},
 		RunLabels: s.Labels,
 	})

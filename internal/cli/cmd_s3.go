@@ -14,6 +14,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/suite"
 	"github.com/storbench/storbench/internal/units"
@@ -57,6 +58,7 @@ type S3Options struct {
 	SDK                                                bool
 	ListExisting                                       bool
 	Prefix                                             string
+	Probe                                              bool
 	Agents                                             AgentsOptions
 	// Watch says how the run is watched and what it prints.
 	Watch WatchOptions
@@ -71,8 +73,17 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
 	o.addOpFlags(f, op)
 }
 
-// addEndpointFlags registers where the requests go and with which keys.
+// addEndpointFlags registers where the requests go and with which keys,
+// the bucket and how many requests are in flight.
 func (o *S3Options) addEndpointFlags(f *pflag.FlagSet) {
+	o.addServerFlags(f)
+	f.StringVar(&o.Bucket, "bucket", "storbench", "bucket; created if missing, and removed afterwards only if storbench created it and it is empty")
+	f.IntVar(&o.Concurrent, "concurrent", 20, "requests in flight")
+}
+
+// addServerFlags registers the server's endpoint, keys and how to reach
+// it: what s3 probe takes.
+func (o *S3Options) addServerFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Host, "host", "", "S3 endpoints host[:port] (port 80, or 443 with --tls, when left out); comma lists, {1...N} ranges anywhere in the name and Slurm lists (s[1-4]:9000) [$STORBENCH_HOST, $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the AWS profile's endpoint_url]")
 	f.StringVar(&o.AccessKey, "access-key", "", "access key [$STORBENCH_ACCESS_KEY, $AWS_ACCESS_KEY_ID, the AWS profile]")
 	f.StringVar(&o.SecretKey, "secret-key", "", "secret key [$STORBENCH_SECRET_KEY, $AWS_SECRET_ACCESS_KEY, the AWS profile]")
@@ -80,9 +91,7 @@ func (o *S3Options) addEndpointFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.Insecure, "insecure", false, "do not verify the server's TLS certificate")
 	f.StringVar(&o.CACert, "ca-cert", "", "check the server's TLS certificate against the CA certificates in this PEM file (with --tls) [$AWS_CA_BUNDLE, the AWS profile's ca_bundle]")
 	f.StringVar(&o.Region, "region", "", "region (default us-east-1) [$STORBENCH_REGION, $AWS_REGION, $AWS_DEFAULT_REGION, the AWS profile's region]")
-	f.StringVar(&o.Bucket, "bucket", "storbench", "bucket; created if missing, and removed afterwards only if storbench created it and it is empty")
 	f.StringVar(&o.Lookup, "lookup", "path", "bucket addressing: path or dns")
-	f.IntVar(&o.Concurrent, "concurrent", 20, "requests in flight")
 }
 
 // addObjectFlags registers the objects' sizes and what every upload carries.
@@ -120,6 +129,7 @@ func (o *S3Options) addRunFlags(f *pflag.FlagSet) {
 	f.Float64Var(&o.AutoTermPct, "autoterm.pct", 7.5, "stability threshold in percent")
 	f.StringVar(&o.AutoTermDur, "autoterm.dur", "10s", "how long throughput must be stable")
 	f.Float64Var(&o.Rate, "rate", 0, "open loop: start this many requests per second on a fixed schedule; latency counts from the scheduled start")
+	f.BoolVar(&o.Probe, "probe", false, "first try which S3 features the server takes, each with one small request (as storbench s3 probe), and print them; the run's fingerprint (run.json, the catalog) keeps them")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
 	f.BoolVar(&o.Keep, "keep", false, "keep created objects (same as --noclear)")
 	f.BoolVar(&o.SDK, "sdk", false, "send GET, PUT, HEAD and DELETE through minio-go instead of the lean HTTP/1.1 path [$STORBENCH_S3_SDK]")
@@ -215,6 +225,10 @@ bucket; only those are deleted, and the bucket only if storbench created it and
 it is empty. Prints average MiB/s and obj/s, the fastest, median and slowest
 second, and request and first-byte latency percentiles from merged histograms.
 
+storbench s3 probe says which of the S3 features storbench uses the
+server takes, each tried with one small request; --probe on a benchmark
+does the same first.
+
 With --list-existing, get, stat, list and mixed (reads only) run on the
 objects already in --bucket under --prefix, listed once: nothing is uploaded,
 written or deleted.
@@ -261,6 +275,7 @@ https:// AWS endpoint URL) requests take the same lean path as over HTTP.`,
 		o.Watch.AddFlags(sub.Flags())
 		cmd.AddCommand(sub)
 	}
+	cmd.AddCommand(newS3ProbeCommand(st))
 	return cmd
 }
 
@@ -284,24 +299,11 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	if err := o.keyValues(p); err != nil {
 		return nil, err
 	}
-	env.applyS3(p)
-	if err := env.checkS3CA(p); err != nil {
-		return nil, err
-	}
-	if _, ok := p["host"]; !ok {
-		return nil, usageErr("no S3 endpoint: give --host or set %s (or %s)", envS3Host, envAWSEndpointS3)
-	}
-	if _, ok := p["tls"]; !ok {
-		p["tls"] = o.TLS
-	}
-	keys, err := env.keys(o.AccessKey, o.SecretKey)
+	// Agents on other machines use their own keys (storbench agent
+	// --help); a probe is made here, with keys from here.
+	keys, err := o.target(env, p, o.Agents.remote() && !o.Probe)
 	if err != nil {
-		return nil, asUsage(err)
-	}
-	// Agents on other machines use their own keys (storbench agent --help).
-	if !keys.Complete() && !o.Agents.remote() {
-		return nil, usageErr("no credentials: give --access-key and --secret-key, set %s and %s or %s and %s, or name an AWS profile (%s)",
-			envS3AccessKey, envS3SecretKey, envAWSAccessKey, envAWSSecretKey, envAWSProfile)
+		return nil, err
 	}
 	raw, err := json.Marshal(p)
 	if err != nil {
@@ -326,33 +328,63 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	if err != nil {
 		return nil, err
 	}
-	return runPlan(ctx, st, o.Watch, run.Plan{
+	plan := run.Plan{
 		Name: "s3-" + op, Phases: []engine.Phase{ph}, ResultsRoot: o.Results, Keep: o.Keep || o.NoClear,
 		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, Credentials: keys,
 		Settings: maps.Clone(p), StartAt: startAt, BenchdataInFolder: o.Full,
-	})
+	}
+	if o.Probe {
+		// The run's first lines; its fingerprint keeps what was found.
+		probe, err := probeS3(ctx, st, ph, keys)
+		if probe != nil {
+			_ = report.ProbeText(o.Watch.textState(st).Stdout, probe)
+			plan.Fingerprint = &model.Fingerprint{Probe: probe}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return runPlan(ctx, st, o.Watch, plan)
+}
+
+// target completes the settings p of an s3 command with the
+// environment's endpoint and TLS settings, checks them, and returns the
+// keys: bad input without an endpoint, or without keys unless agents
+// elsewhere bring their own (remoteKeys).
+func (o S3Options) target(env environment, p map[string]any, remoteKeys bool) (engine.Credentials, error) {
+	env.applyS3(p)
+	if err := env.checkS3CA(p); err != nil {
+		return engine.Credentials{}, err
+	}
+	if _, ok := p["host"]; !ok {
+		return engine.Credentials{}, usageErr("no S3 endpoint: give --host or set %s (or %s)", envS3Host, envAWSEndpointS3)
+	}
+	if _, ok := p["tls"]; !ok {
+		p["tls"] = o.TLS
+	}
+	keys, err := env.keys(o.AccessKey, o.SecretKey)
+	if err != nil {
+		return engine.Credentials{}, asUsage(err)
+	}
+	if !keys.Complete() && !remoteKeys {
+		return engine.Credentials{}, usageErr("no credentials: give --access-key and --secret-key, set %s and %s or %s and %s, or name an AWS profile (%s)",
+			envS3AccessKey, envS3SecretKey, envAWSAccessKey, envAWSSecretKey, envAWSProfile)
+	}
+	return keys, nil
 }
 
 // params turns the flags given for op into the s3 engine's settings
 // (what was left out stays out, for the environment or the default).
 func (o S3Options) params(op string, fs *pflag.FlagSet) map[string]any {
-	p := map[string]any{
-		"op": op, "bucket": o.Bucket, "lookup": o.Lookup, "concurrent": o.Concurrent,
-		"host_select": o.HostSelect, "duration": o.Duration,
-	}
-	for key, v := range map[string]string{"host": o.Host, "region": o.Region} {
-		if v != "" {
-			p[key] = v
-		}
+	p := o.serverParams(fs)
+	for k, v := range map[string]any{"op": op, "bucket": o.Bucket, "concurrent": o.Concurrent, "host_select": o.HostSelect, "duration": o.Duration} {
+		p[k] = v
 	}
 	set := func(key string, v any, flag string) {
 		if fs.Lookup(flag) != nil && fs.Changed(flag) {
 			p[key] = v
 		}
 	}
-	set("tls", o.TLS, "tls")
-	set("insecure", o.Insecure, "insecure")
-	set("ca_cert", o.CACert, "ca-cert")
 	set("obj_size", o.ObjSize, "obj.size")
 	set("obj_randsize", o.ObjRandSize, "obj.randsize")
 	set("objects", o.Objects, "objects")
@@ -395,6 +427,23 @@ func (o S3Options) params(op string, fs *pflag.FlagSet) map[string]any {
 	set("versions", o.Versions, "versions")
 	set("metadata", o.Metadata, "metadata")
 	set("max_keys", o.MaxKeys, "max-keys")
+	return p
+}
+
+// serverParams turns the server's flags (addServerFlags) into the s3
+// engine's settings.
+func (o S3Options) serverParams(fs *pflag.FlagSet) map[string]any {
+	p := map[string]any{"lookup": o.Lookup}
+	for key, v := range map[string]string{"host": o.Host, "region": o.Region} {
+		if v != "" {
+			p[key] = v
+		}
+	}
+	for key, flag := range map[string]string{"tls": "tls", "insecure": "insecure", "ca_cert": "ca-cert"} {
+		if fs.Changed(flag) {
+			p[key] = map[string]any{"tls": o.TLS, "insecure": o.Insecure, "ca_cert": o.CACert}[key]
+		}
+	}
 	return p
 }
 

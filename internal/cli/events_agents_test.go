@@ -113,3 +113,62 @@ phases:
 		}
 	})
 }
+
+// The only agent of a phase with events lost mid-phase (an event's own
+// command kills it: the agent is its parent's parent, as an event's
+// command runs under storbench's supervisor): the results so far are kept - the phase's folder,
+// its events.json and summary.json, which names the lost host - and the
+// run fails in one line that names it too. Before, the phase folder was
+// never made and the run said "results not saved ... events.json: no
+// such file or directory".
+func TestLostOnlyAgentKeepsEvents(t *testing.T) {
+	needFio(t)
+	const token = "sb-events-lost-token-0123456789ab"
+	bin := testutil.StorbenchBin(t)
+	addr := testutil.AgentProcess(t, bin, token, "--allow-events")
+	name := cluster.HostNames([]string{addr})[0]
+	tok := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tok, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data, res := t.TempDir(), t.TempDir()
+	suite := filepath.Join(t.TempDir(), "suite.yaml")
+	s := fmt.Sprintf(`name: lost-with-events
+dir: %s
+agents: [%s]
+phases:
+  - name: read
+    fio: {runtime: 30s, job: {rw: read, bs: 4k, size: 1m, time_based: 1}}
+    events:
+      - {name: mark, at: 500ms, command: "true"}
+      - {name: kill, at: 1s, host: %s, command: "kill -9 $(cut -d' ' -f4 /proc/$PPID/stat)"}
+`, data, addr, name)
+	if err := os.WriteFile(suite, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, out := testState()
+	err := Execute(context.Background(), st, []string{"run", suite, "--token-file", tok, "--results", res})
+	if code := ExitCode(err); code != 1 || !strings.Contains(err.Error(), name) {
+		t.Fatalf("exit %d (%v), want 1 naming the lost host %s:\n%s", code, err, name, out)
+	}
+	if strings.Contains(out.String()+err.Error(), "not saved") {
+		t.Errorf("results were not saved:\n%v\n%s", err, out)
+	}
+	folders, _ := filepath.Glob(filepath.Join(res, "*"))
+	if len(folders) != 1 {
+		t.Fatalf("results: %v", folders)
+	}
+	sum, rerr := results.ReadSummary(folders[0])
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if len(sum.Phases) != 1 || len(sum.Phases[0].LostHosts) != 1 || sum.Phases[0].LostHosts[0] != name {
+		t.Fatalf("summary.json does not name the lost host: %+v", sum.Phases)
+	}
+	if len(sum.Phases[0].Events) != 2 {
+		t.Errorf("summary.json events: %+v", sum.Phases[0].Events)
+	}
+	if _, err := os.Stat(filepath.Join(folders[0], sum.Phases[0].Dir, "events.json")); err != nil {
+		t.Errorf("events.json: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // copyResults copies a committed results folder into a temporary one that a
@@ -172,11 +173,7 @@ func TestKilledRunIsSaidNeverFinished(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds storbench and runs fio")
 	}
-	bin := filepath.Join(t.TempDir(), "storbench")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/storbench")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testutil.StorbenchBin(t)
 	res := t.TempDir()
 	cmd := exec.Command(bin, "fio", "-d", t.TempDir(), "-w", twoPhaseJobs(t, "30"), "--results", res)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // fio dies with it, as on a power cut

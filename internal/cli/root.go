@@ -125,6 +125,22 @@ func (st *State) logf(level int, format string, args ...any) {
 	}
 }
 
+// LibraryLog is where the standard library's log package is to write
+// (main sets it): what a library logs (net/http's "Unsolicited response
+// received on idle HTTP channel" after a server's stray bytes, an HTTP
+// server's TLS handshake errors) is not storbench's to print. -v shows
+// it, each line marked "go:".
+func LibraryLog(st *State) io.Writer { return libraryLog{st} }
+
+type libraryLog struct{ st *State }
+
+func (l libraryLog) Write(p []byte) (int, error) {
+	if l.st.Verbosity >= 1 {
+		fmt.Fprintf(l.st.Stderr, "go: %s", p)
+	}
+	return len(p), nil
+}
+
 // NewRoot builds the storbench command tree.
 func NewRoot(st *State) *cobra.Command {
 	root := &cobra.Command{

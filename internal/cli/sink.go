@@ -32,10 +32,14 @@ func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.R
 		return nil, err
 	}
 	text := w.textState(st)
-	sink := run.FanOut{&textSink{st: text, prog: newProgress(text, p.Phases)}}
+	prog := newProgress(text, p.Phases)
+	sink := run.FanOut{&textSink{st: text, prog: prog}}
 	r := &run.Runner{Engines: st.Engines, Sink: append(sink, watched.sinks...), Version: version(), Now: st.Now, Renderers: st.renderers()}
+	warnAddressLimit(text, "storbench")
+	stopping := interruptWatch(ctx, text, prog)
 	res, err := r.Run(ctx, p)
-	watched.close(text)
+	stopping()
+	watched.close(ctx, text)
 	cat.add(ctx, st, res)
 	if res != nil {
 		report.SweepText(text.Stdout, &res.Summary)

@@ -111,17 +111,18 @@ func (o WatchOptions) start(ctx context.Context, st *State, p run.Plan) (*watch,
 }
 
 // close ends the live stream and, once a scraper has had the run's last
-// figures (or waited long enough), the metrics server.
-func (w *watch) close(st *State) {
+// figures (or waited long enough), the metrics server; an interrupted run
+// (ctx ended) does not wait for the scrape.
+func (w *watch) close(ctx context.Context, st *State) {
 	end := time.Now()
 	if w.live != nil {
 		if dropped, err := w.live.Close(); err != nil {
 			st.logf(0, "warning: --live: %v", err)
 		} else if dropped > 0 {
-			st.logf(0, "warning: --live: the reader was too slow, %d seconds of lines were dropped", dropped)
+			st.logf(0, "warning: --live: %d lines were dropped: the reader was too slow, or there was none", dropped)
 		}
 	}
-	if w.scrapes != nil {
+	if w.scrapes != nil && ctx.Err() == nil {
 		w.scrapes.awaitOne(st, end)
 	}
 	w.stopHTTP()
@@ -138,25 +139,41 @@ func loopbackPort(addr string) string {
 	return addr
 }
 
-// liveOpener checks that the live stream's file can be made (its folder
-// exists, it is not a folder) and returns what opens it when the run
-// starts.
+// liveOpener checks the live stream's file and returns what opens it when
+// the run starts. Only a new file is made (its folder must exist, and be
+// writable), as for --benchdata: an existing file or a symbolic link is
+// refused rather than truncated (or written wherever the link leads). A
+// FIFO or a character device (a terminal, /dev/null) is written without
+// ever blocking the run (metrics.PipeWriter): a FIFO without a reader
+// costs lines, counted, not a run that waits for one.
 func liveOpener(st *State, file string) (func() (io.WriteCloser, error), error) {
 	if file == "-" {
 		return func() (io.WriteCloser, error) { return nopCloser{st.Stdout}, nil }, nil
+	}
+	if fi, err := os.Lstat(file); err == nil {
+		switch m := fi.Mode(); {
+		case m&os.ModeSymlink != 0:
+			return nil, usageErr("--live %s is a symbolic link: give a new file name (storbench writes only files it creates), - for stdout, or a FIFO", file)
+		case m.IsDir():
+			return nil, usageErr("--live %s is a folder: give a file", file)
+		case m.IsRegular():
+			return nil, usageErr("--live %s: the file exists; give a new file name (storbench writes only files it creates), - for stdout, or a FIFO", file)
+		case m&os.ModeNamedPipe != 0, m&os.ModeCharDevice != 0:
+			return func() (io.WriteCloser, error) { return metrics.OpenPipe(file) }, nil
+		default:
+			return nil, usageErr("--live %s is neither a file storbench can make nor a FIFO: give a new file name, - for stdout, or a FIFO", file)
+		}
 	}
 	dir := filepath.Dir(file)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, usageErr("--live %s: the folder %s does not exist: create it or give another file", file, dir)
 	}
-	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
-		return nil, usageErr("--live %s is a folder: give a file", file)
-	}
 	if err := syscall.Access(dir, 2 /* W_OK */); err != nil {
 		return nil, usageErr("--live %s: cannot write in %s: %v", file, dir, err)
 	}
 	return func() (io.WriteCloser, error) {
-		return os.OpenFile(file, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+		// O_EXCL: a file made since the check is not taken over.
+		return os.OpenFile(file, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o644)
 	}, nil
 }
 

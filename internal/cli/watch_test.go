@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,6 +38,18 @@ func TestWatchBadInput(t *testing.T) {
 	}
 	defer taken.Close()
 	missing := filepath.Join(t.TempDir(), "missing", "live.jsonl")
+	// Files that exist, and links to them (or to nowhere): refused, as
+	// --benchdata refuses them, rather than truncated (before: exit 0,
+	// the file emptied, through the link too).
+	held := t.TempDir()
+	existing := filepath.Join(held, "existing.jsonl")
+	if err := os.WriteFile(existing, []byte("kept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link, dangling := filepath.Join(held, "link.jsonl"), filepath.Join(held, "dangling.jsonl")
+	if os.Symlink(existing, link) != nil || os.Symlink(filepath.Join(held, "nowhere"), dangling) != nil {
+		t.Fatal("symlink")
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -47,6 +60,9 @@ func TestWatchBadInput(t *testing.T) {
 		{[]string{"--live", missing}, "--live " + missing + ": the folder " + filepath.Dir(missing) + " does not exist"},
 		{[]string{"--live", t.TempDir()}, "is a folder"},
 		{[]string{"--live", "-", "--json"}, "both want stdout"},
+		{[]string{"--live", existing}, "--live " + existing + ": the file exists; give a new file name"},
+		{[]string{"--live", link}, "--live " + link + " is a symbolic link"},
+		{[]string{"--live", dangling}, "--live " + dangling + " is a symbolic link"},
 	} {
 		dir, res := t.TempDir(), t.TempDir()
 		st, out := testState()
@@ -63,6 +79,45 @@ func TestWatchBadInput(t *testing.T) {
 		if _, err := os.Stat(filepath.Dir(missing)); err == nil {
 			t.Errorf("%v: made the live file's folder", tc.args)
 		}
+		if b, _ := os.ReadFile(existing); string(b) != "kept\n" {
+			t.Errorf("%v: the existing file now holds %q", tc.args, b)
+		}
+		if _, err := os.Lstat(filepath.Join(held, "nowhere")); err == nil {
+			t.Errorf("%v: made the file a dangling link leads to", tc.args)
+		}
+	}
+}
+
+// --live to a FIFO that nobody reads: the run neither waits for a reader
+// nor for one to read (before, it blocked for good opening the FIFO,
+// deaf to SIGTERM); it ends as it would without --live, and says how many
+// lines were dropped.
+func TestLiveFIFOWithoutReader(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "live")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A test that fails is not left blocked: a reader comes at its end.
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	st, out := testState()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- Execute(context.Background(), st, []string{"md", "-d", t.TempDir(), "-n", "200", "-t", "1", "--results", t.TempDir(), "--live", fifo})
+	}()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the run did not end within 60s with nobody reading --live:\n%s", out)
+	}
+	if !strings.Contains(out.String(), "lines were dropped") {
+		t.Errorf("the dropped lines are not said:\n%s", out)
 	}
 }
 
@@ -272,4 +327,55 @@ func TestScrapeAcrossTheEndIsNotTheLast(t *testing.T) {
 		t.Errorf("the controller waited %s: it took the scrape across the end for one after it", waited)
 	}
 	<-next
+}
+
+// A run interrupted while Prometheus scrapes its metrics every 5 s ends
+// without waiting for the next scrape (which a run that ends on its own
+// awaits, up to twice the interval, so its last figures are stored):
+// before, the signal's run still waited up to 10 s for it.
+func TestInterruptDoesNotAwaitScrape(t *testing.T) {
+	needFio(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	job := filepath.Join(t.TempDir(), "long.fio")
+	if err := os.WriteFile(job, []byte("[long]\nrw=read\nbs=4k\nsize=1m\ntime_based=1\nruntime=300\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	st, out := testState()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- Execute(ctx, st, []string{"fio", "-d", t.TempDir(), "-w", job, "--results", t.TempDir(), "--metrics-listen", addr})
+	}()
+	scrape := func() bool {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return true
+	}
+	for deadline := time.Now().Add(60 * time.Second); !scrape(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no metrics:\n%s", out)
+		}
+	}
+	time.Sleep(5 * time.Second)
+	scrape()
+	time.Sleep(500 * time.Millisecond)
+	t0 := time.Now()
+	cancel(errors.New("terminated signal received"))
+	select {
+	case err := <-errc:
+		if ExitCode(err) != 130 {
+			t.Errorf("exit %d (%v), want 130:\n%s", ExitCode(err), err, out)
+		}
+	case <-time.After(2*time.Second + 3*time.Second):
+		t.Fatalf("the interrupted run still ran %v later:\n%s", time.Since(t0).Round(time.Millisecond), out)
+	}
 }

@@ -43,6 +43,12 @@ type Request struct {
 	Rank  int `json:"rank,omitempty"`
 	// Names are the hosts' names by rank, when Hosts > 1.
 	Names []string `json:"names,omitempty"`
+	// ResultBytes and ResultPerSecond are what the phase's engine adds to
+	// the bound of the run's last line, the host's result
+	// (engine.ResultSizer), for the controller's side of a remote agent.
+	// They never travel.
+	ResultBytes     int64 `json:"-"`
+	ResultPerSecond int64 `json:"-"`
 	// Barrier is the phase's barrier across hosts, for the engine, when
 	// Hosts > 1. It never travels: a remote agent's server gives its engine
 	// a barrier that relays over the run stream, and the controller's
@@ -132,7 +138,8 @@ func (a *LocalAgent) Name() string { return a.Host }
 // Info reports the agent's versions.
 func (a *LocalAgent) Info(ctx context.Context) (Info, error) {
 	hn, _ := os.Hostname()
-	in := Info{Host: a.Host, Hostname: hn, Version: a.Version, Protocol: Protocol, Kernel: Kernel(), Time: time.Now(), Root: os.Geteuid() == 0, AllowEvents: a.AllowEvents}
+	in := Info{Host: a.Host, Hostname: hn, Version: a.Version, Protocol: Protocol, Kernel: Kernel(), Time: time.Now(), Root: os.Geteuid() == 0, AllowEvents: a.AllowEvents,
+		AddressLimit: engine.AddressLimit()}
 	in.SetTools(a.Engines.ToolVersions(engine.Env{Host: a.Host, FioBin: a.FioBin}))
 	return in, nil
 }

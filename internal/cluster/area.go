@@ -46,6 +46,9 @@ type areaParams struct {
 	Dir string `json:"dir"`
 	// Dirs are the target directories a "target" step looks at.
 	Dirs []string `json:"dirs,omitempty"`
+	// RemoveStale has the "target" step remove what killed runs left
+	// in Dirs (findStale).
+	RemoveStale bool `json:"remove_stale,omitempty"`
 	// Nonce is the probe's random token: the name of its directory and the
 	// content of every host's file.
 	Nonce string `json:"nonce,omitempty"`
@@ -78,7 +81,7 @@ func (areaEngine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (
 	case areaRemove:
 		return &areaRemoval{env: env, dir: ap.Dir}, nil
 	case areaTarget:
-		return &areaTargets{env: env, dirs: ap.Dirs}, nil
+		return &areaTargets{env: env, dirs: ap.Dirs, removeStale: ap.RemoveStale}, nil
 	case areaPin:
 		if err := engine.PinSharedArea(ap.Dir, env.RunID); err != nil {
 			return nil, fmt.Errorf("shared area: %w", err)
@@ -382,13 +385,15 @@ func (c *Controller) RemoveShared(ctx context.Context, runID, dir string) []engi
 }
 
 // areaTargets is the target step on one host: what file system each target
-// directory is on, seen from this host (its mount namespace, its client).
+// directory is on, seen from this host (its mount namespace, its client),
+// and what runs killed earlier left there (findStale).
 type areaTargets struct {
-	env  engine.Env
-	dirs []string
+	env         engine.Env
+	dirs        []string
+	removeStale bool
 }
 
-func (a *areaTargets) Run(context.Context, time.Time, engine.LiveFunc) (*engine.HostResult, error) {
+func (a *areaTargets) Run(ctx context.Context, _ time.Time, _ engine.LiveFunc) (*engine.HostResult, error) {
 	var ts []model.Target
 	for _, d := range a.dirs {
 		t := model.TargetOf(d)
@@ -399,25 +404,32 @@ func (a *areaTargets) Run(context.Context, time.Time, engine.LiveFunc) (*engine.
 	if err != nil {
 		return nil, err
 	}
-	return &engine.HostResult{Host: a.env.Host, Meta: map[string]string{targetsKey: string(b)}}, nil
+	stale, err := findStale(ctx, a.env, a.dirs, a.removeStale)
+	if err != nil {
+		return nil, err
+	}
+	return &engine.HostResult{Host: a.env.Host, Meta: map[string]string{targetsKey: string(b), staleKey: stale}}, nil
 }
 
 func (a *areaTargets) Cleanup(context.Context) error { return nil }
 
 // Targets asks every agent what file system each of dirs is on where it
 // runs (a mount of its own at the same path, another client of a shared
-// file system), for run.json: host by host, in the agents' order.
-func (c *Controller) Targets(ctx context.Context, runID string, dirs []string) ([]model.Target, error) {
-	params, _ := json.Marshal(areaParams{Op: areaTarget, Dirs: dirs})
+// file system), for run.json: host by host, in the agents' order; and
+// what runs killed earlier left in dirs, removed with removeStale
+// (stale.go), a run found by several hosts once.
+func (c *Controller) Targets(ctx context.Context, runID string, dirs []string, removeStale bool) ([]model.Target, []StaleFind, error) {
+	params, _ := json.Marshal(areaParams{Op: areaTarget, Dirs: dirs, RemoveStale: removeStale})
 	var out *Outcome
 	var err error
 	c.withAgents(c.Agents, func() {
 		out, err = c.RunPhase(ctx, runID, false, engine.Phase{Name: "targets", Engine: AreaEngine, Params: params})
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var all []model.Target
+	var finds staleFinds
 	for _, a := range c.Agents {
 		for _, r := range out.Results {
 			if r.Host != a.Name() {
@@ -425,10 +437,13 @@ func (c *Controller) Targets(ctx context.Context, runID string, dirs []string) (
 			}
 			var ts []model.Target
 			if err := json.Unmarshal([]byte(r.Meta[targetsKey]), &ts); err != nil {
-				return nil, fmt.Errorf("%s's targets: %v", a.Name(), err)
+				return nil, nil, fmt.Errorf("%s's targets: %v", a.Name(), err)
 			}
 			all = append(all, ts...)
+			if err := finds.add(r.Meta[staleKey]); err != nil {
+				return nil, nil, fmt.Errorf("%s's stale runs: %v", a.Name(), err)
+			}
 		}
 	}
-	return all, nil
+	return all, finds.all, nil
 }

@@ -147,6 +147,7 @@ func TestRemoveSharedOnOneAgent(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = os.WriteFile(filepath.Join(w.Path, "f"), []byte("x"), 0o644)
+		w.Keep() // the run-level cleanup removes it, as fio's
 	}
 	c := newController(&LocalAgent{Host: "h0", Version: "test", Engines: testEngines}, &LocalAgent{Host: "h1", Version: "test", Engines: testEngines})
 	c.markLost("h0", ErrLost)

@@ -234,6 +234,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	// The shared area's own steps (probe, cleanup) measure nothing: no
 	// cache to drop before them.
 	req := Request{RunID: runID, Keep: keep, Phase: p, Controller: c.Name, DropCaches: c.DropCaches && p.Engine != AreaEngine}
+	req.ResultBytes, req.ResultPerSecond = c.Engines.ResultBytes(p)
 	if len(c.Agents) == 0 {
 		return nil, errors.New("no agents")
 	}
@@ -289,7 +290,12 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	if c.StartAt.After(out.Start) {
 		out.Start = c.StartAt
 	}
-	results, runErrs := c.runAll(ctx, c.expected(p), agents, hub, out, autoterm, term)
+	results, runErrs, lives := c.runAll(ctx, c.expected(p), agents, hub, out, autoterm, term)
+	for i := range agents {
+		if results[i] == nil && errors.Is(runErrs[i], ErrLost) {
+			results[i] = lives[i].lostResult(agents[i].Name(), out.Start, runErrs[i])
+		}
+	}
 
 	failed, firstLost, gotResult := c.collect(p, runID, agents, results, runErrs, prepErrs, out)
 	cleanStart := time.Now()
@@ -311,13 +317,14 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 
 // runAll runs the phase on every prepared agent from out.Start, telling
 // Progress every second (and once more at the end) what they report,
-// and returns each agent's result and error; out.End is set when all
-// ended.
-func (c *Controller) runAll(ctx context.Context, want expect, agents []Agent, hub *barrierHub, out *Outcome, autoterm bool, term record.AutoTerm) ([]*engine.HostResult, []error) {
+// and returns each agent's result and error, and what its snapshots told
+// (for a host lost on the way); out.End is set when all ended.
+func (c *Controller) runAll(ctx context.Context, want expect, agents []Agent, hub *barrierHub, out *Outcome, autoterm bool, term record.AutoTerm) ([]*engine.HostResult, []error, []liveSeries) {
 	phase := want.phase
 	n := len(agents)
 	var mu sync.Mutex
 	latest := make([]engine.Snapshot, n)
+	lives := make([]liveSeries, n)
 	for i, a := range agents {
 		latest[i].Host = a.Name()
 	}
@@ -353,6 +360,7 @@ func (c *Controller) runAll(ctx context.Context, want expect, agents []Agent, hu
 				return
 			}
 			latest[i] = s
+			lives[i].add(s, out.Start)
 			if c.Progress != nil {
 				since = append(since, s)
 			}
@@ -387,7 +395,7 @@ func (c *Controller) runAll(ctx context.Context, want expect, agents []Agent, hu
 		c.Progress(progress(out.End, true))
 	}
 	ended()
-	return results, runErrs
+	return results, runErrs, lives
 }
 
 // answering are the agents not lost in an earlier phase; the lost ones
@@ -523,7 +531,8 @@ func (c *Controller) collect(p engine.Phase, runID string, agents []Agent, resul
 				results[i].Host = a.Name()
 			}
 			out.Results = append(out.Results, results[i])
-			gotResult = true
+			// A lost host's result is only what its snapshots told.
+			gotResult = gotResult || !errors.Is(runErrs[i], ErrLost)
 		}
 		if runErrs[i] == nil {
 			continue

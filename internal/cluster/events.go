@@ -82,7 +82,7 @@ func (a *RemoteAgent) Event(ctx context.Context, act events.Action) events.Outco
 	}
 	defer resp.Body.Close()
 	var o events.Outcome
-	if err := json.NewDecoder(resp.Body).Decode(&o); err != nil {
+	if err := decodeAnswer(resp.Body, &o); err != nil {
 		return events.Failed(fmt.Errorf("%s: no answer to the event: %v", a.Addr, err))
 	}
 	// In the agent's clock: in the controller's, as its results are.
@@ -103,7 +103,7 @@ func (s *Server) event(w http.ResponseWriter, r *http.Request) {
 	}
 	var act events.Action
 	if err := json.NewDecoder(r.Body).Decode(&act); err != nil {
-		writeErr(w, http.StatusBadRequest, "bad event request: %v", err)
+		writeErr(w, http.StatusBadRequest, "%s", bodyErr("event", err))
 		return
 	}
 	what := act.Kind

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"sync"
@@ -177,7 +178,7 @@ func startAgent(t testing.TB, name string, mod func(*Server)) *testAgent {
 	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: testEngines}, Token: testToken}
 	ta.srv.Logf = func(format string, args ...any) {
 		select {
-		case ta.logs <- time.Now().Format("15:04:05.000 ") + format:
+		case ta.logs <- time.Now().Format("15:04:05.000 ") + fmt.Sprintf(format, args...):
 		default:
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -57,7 +58,25 @@ type RemoteAgent struct {
 	// it went without running (this process stopped or starved).
 	lastBeat time.Time
 	paused   time.Duration
+	// addressLimit is the agent's address-space limit, from its Info.
+	addressLimit uint64
+
+	// result is what the prepared phase's engine adds to the bound of a
+	// run's last line (Request.ResultBytes, ResultPerSecond).
+	result resultSize
+
+	// hurry is set once a call of this agent saw the run's context end (a
+	// signal): every later stream waits at most HurrySilence for a line,
+	// and once one of them did in vain (gone), no later call waits at all.
+	hurry, gone atomic.Bool
 }
+
+// HurrySilence is how long the controller waits for a line from an agent
+// once the run was interrupted: an agent that answers keeps talking (a
+// tick every second while it stops and cleans up), and one that does not
+// is taken as lost at once rather than waited for, so a stopped run is
+// not held by an agent that went quiet (stopped, SIGSTOP, or cut off).
+const HurrySilence = 2 * time.Second
 
 var (
 	_ Agent   = (*RemoteAgent)(nil)
@@ -183,12 +202,13 @@ func (a *RemoteAgent) Info(ctx context.Context) (Info, error) {
 		return in, err
 	}
 	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(&in); err != nil {
+	if err := decodeAnswer(resp.Body, &in); err != nil {
 		return in, fmt.Errorf("%s: bad info: %v", a.Addr, err)
 	}
 	in.Host, in.Addr = a.Host, a.Addr
 	a.mu.Lock()
 	in.ClockOffsetNs = int64(a.offset)
+	a.addressLimit = in.AddressLimit
 	a.mu.Unlock()
 	return in, nil
 }
@@ -210,7 +230,7 @@ func (a *RemoteAgent) MeasureClock(ctx context.Context, n int) (offset, rtt time
 			return 0, 0, err
 		}
 		var tb timeBody
-		err = json.NewDecoder(resp.Body).Decode(&tb)
+		err = decodeAnswer(resp.Body, &tb)
 		resp.Body.Close()
 		t2 := time.Now()
 		if err != nil {
@@ -239,6 +259,7 @@ func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
 	a.session = hex.EncodeToString(b[:])
 	a.bar = req.Barrier
 	a.mu.Unlock()
+	a.result = resultSize{req.ResultBytes, req.ResultPerSecond}
 	req.Host = a.Host
 	req.DropCaches = req.DropCaches || a.DropCaches
 	req.Phase.Params = a.Dir.apply(req.Phase.Params)
@@ -341,10 +362,18 @@ func (a *RemoteAgent) Cleanup(ctx context.Context) error {
 }
 
 // stream posts body to path and reads the NDJSON answer until its last
-// line, which it returns; arrive receives barrier arrivals. A stream silent for Silence, or broken, marks the
-// agent lost. When ctx ends during a run, the agent is asked to stop and the
-// stream is read on for up to stopGrace, so what was measured arrives.
+// line, which it returns; arrive receives barrier arrivals. A stream silent
+// for Silence (HurrySilence once the run was interrupted), or broken,
+// marks the agent lost. When ctx ends during a run or a preparation, the
+// agent is asked to stop and the stream is read on while the agent keeps
+// talking, so what was measured arrives.
 func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live engine.LiveFunc, arrive func(arriveLine)) (*line, error) {
+	if ctx.Err() != nil {
+		a.hurry.Store(true)
+	}
+	if a.hurry.Load() && a.gone.Load() {
+		return nil, fmt.Errorf("%w: %s said nothing for %s after the run was interrupted", ErrLost, a.Addr, HurrySilence)
+	}
 	// The request's own context is not ctx: ending ctx must not cut the
 	// stream before the agent's last line.
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -353,51 +382,30 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 	if err != nil {
 		return nil, err
 	}
-	type got struct {
-		l   *line
-		err error
-	}
-	resc := make(chan got, 1)
-	go func() {
-		resp, err := a.do(a.client, req)
-		if err != nil {
-			// The agent's own answer (busy, refused, mismatch) or lost.
-			resc <- got{nil, err}
-			return
-		}
-		defer resp.Body.Close()
-		dec := json.NewDecoder(resp.Body)
-		for {
-			var l line
-			if err := dec.Decode(&l); err != nil {
-				if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-					err = errors.New("the connection closed")
-				}
-				resc <- got{nil, a.whyLost(fmt.Errorf("%w: %s: %s stream broke: %v", ErrLost, a.Addr, path, plainNetErr(err)))}
-				return
-			}
-			resc <- got{&l, nil}
-			if l.Done {
-				return
-			}
-		}
-	}()
+	lines := make(chan streamLine, 1)
+	go a.readStream(req, path, lines)
 	// The first answer may wait for a TLS handshake.
 	silence := time.NewTimer(a.Silence + 5*time.Second)
+	if a.hurry.Load() {
+		silence.Reset(HurrySilence)
+	}
 	defer silence.Stop()
 	ctxDone := ctx.Done()
 	stopped := false
 	for {
 		select {
-		case g := <-resc:
-			if g.err != nil {
-				return nil, g.err
+		case g := <-lines:
+			if g.l == nil && g.err == nil {
+				// Part of a long line (a large result on a slow link):
+				// the agent is talking.
+				silence.Reset(a.silence())
+				continue
 			}
-			if g.l.Done {
-				if stopped {
+			if g.err != nil || g.l.Done {
+				if g.err == nil && stopped {
 					return g.l, ctx.Err()
 				}
-				return g.l, nil
+				return g.l, g.err
 			}
 			if g.l.Snapshot != nil && live != nil {
 				live(*g.l.Snapshot)
@@ -405,21 +413,81 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 			if g.l.Arrive != nil && arrive != nil {
 				arrive(*g.l.Arrive)
 			}
-			silence.Reset(a.Silence)
+			silence.Reset(a.silence())
 		case <-silence.C:
 			cancel()
-			return nil, a.whyLost(fmt.Errorf("%w: %s said nothing for %s", ErrLost, a.Addr, a.Silence))
+			if a.hurry.Load() {
+				a.gone.Store(true)
+			}
+			return nil, a.whyLost(fmt.Errorf("%w: %s said nothing for %s", ErrLost, a.Addr, a.silence()))
 		case <-ctxDone:
 			ctxDone = nil
-			if path != "run" {
-				// Prepare and cleanup finish on their own; a prepared
-				// phase is cleaned up by the controller.
-				continue
+			a.hurry.Store(true)
+			silence.Reset(HurrySilence)
+			// A preparation (files laid out, objects uploaded) stops and
+			// undoes itself; a load stops and sends what it measured.
+			// Cleanup and the rest finish on their own, as long as the
+			// agent keeps talking.
+			if path == "prepare" || path == "run" {
+				stopped = path == "run"
+				go a.Stop()
 			}
-			stopped = true
-			go a.Stop()
 		}
 	}
+}
+
+// streamLine is a line read from a stream, or why the stream ended, or
+// neither: more of a long line arrived.
+type streamLine struct {
+	l   *line
+	err error
+}
+
+// readStream sends req and hands each line of the answer to lines, up to
+// the last (Done) or the error that ends the stream: the agent's own
+// refusal, or a stream broken or over its bounds (the agent is lost).
+func (a *RemoteAgent) readStream(req *http.Request, path string, lines chan<- streamLine) {
+	start := time.Now()
+	resp, err := a.do(a.client, req)
+	if err != nil {
+		// The agent's own answer (busy, refused, mismatch) or lost.
+		lines <- streamLine{nil, err}
+		return
+	}
+	defer resp.Body.Close()
+	lr := newLineReader(resp.Body)
+	lr.more = func() {
+		select {
+		case lines <- streamLine{}:
+		default: // the stream has news to read already
+		}
+	}
+	big := int64(maxLine)
+	for {
+		if path == "run" {
+			big = a.result.limit(start)
+		}
+		var l line
+		if err := readLine(lr, big, &l); err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				err = errors.New("the connection closed")
+			}
+			lines <- streamLine{nil, a.whyLost(a.limitNote(fmt.Errorf("%w: %s: %s stream broke: %v", ErrLost, a.Addr, path, plainNetErr(err))))}
+			return
+		}
+		lines <- streamLine{&l, nil}
+		if l.Done {
+			return
+		}
+	}
+}
+
+// silence is how long a stream may say nothing before the agent is lost.
+func (a *RemoteAgent) silence() time.Duration {
+	if a.hurry.Load() {
+		return HurrySilence
+	}
+	return a.Silence
 }
 
 func (a *RemoteAgent) startHeartbeats() {
@@ -465,12 +533,33 @@ func (a *RemoteAgent) whyLost(err error) error {
 		gap = max(gap, time.Since(a.lastBeat))
 	}
 	a.mu.Unlock()
-	if gap <= HeartbeatTimeout {
+	var said *pausedErr
+	if gap <= HeartbeatTimeout || errors.As(err, &said) {
 		return err
 	}
-	return fmt.Errorf("%w; this controller sent no heartbeat for %s (it was stopped, e.g. SIGSTOP, or starved of CPU), and an agent ends its phase after %s without one",
-		err, gap.Round(100*time.Millisecond), HeartbeatTimeout)
+	return &pausedErr{err: fmt.Errorf("%w; this controller sent no heartbeat for %s (it was stopped, e.g. SIGSTOP, or starved of CPU), and an agent ends its phase after %s without one",
+		err, gap.Round(100*time.Millisecond), HeartbeatTimeout)}
 }
+
+// limitNote adds to err, a stream that broke, the agent's address-space
+// limit when it is under what storbench needs: the likely cause, as the
+// Go runtime ends a process past it without a word the controller sees.
+func (a *RemoteAgent) limitNote(err error) error {
+	a.mu.Lock()
+	limit := a.addressLimit
+	a.mu.Unlock()
+	if limit == 0 || limit >= engine.MinAddressSpace {
+		return err
+	}
+	return fmt.Errorf("%w; its %s, under the %d KiB an agent needs: the Go runtime may have ended it (see its log)", err, engine.AddressLimitText(limit), engine.MinAddressSpace>>10)
+}
+
+// pausedErr is an error whyLost gave its cause: it is said once, not again
+// by the caller of the stream that said it.
+type pausedErr struct{ err error }
+
+func (e *pausedErr) Error() string { return e.err.Error() }
+func (e *pausedErr) Unwrap() error { return e.err }
 
 func (a *RemoteAgent) stopHeartbeats() {
 	a.mu.Lock()
@@ -490,6 +579,24 @@ func (a *RemoteAgent) Close() {
 		a.client.CloseIdleConnections()
 		a.beats.CloseIdleConnections()
 	}
+}
+
+// readLine reads a stream's next line into l: at most maxLine bytes, or
+// big for a stage's last line, with at most maxArrival bytes brought to a
+// barrier, its texts clipped (line.clip).
+func readLine(lr *lineReader, big int64, l *line) error {
+	b, err := lr.next(maxLine, big)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, l); err != nil {
+		return fmt.Errorf("a line that is not the protocol's: %v", clipText(err.Error(), maxText))
+	}
+	if l.Arrive != nil && len(l.Arrive.Data) > maxArrival {
+		return &errTooLong{what: "what it brought to a barrier", limit: maxArrival}
+	}
+	l.clip()
+	return nil
 }
 
 // err rebuilds the error a stream's last line carries: the agent's stop,

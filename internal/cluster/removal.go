@@ -163,7 +163,7 @@ type settleBody struct {
 func (s *Server) settle(w http.ResponseWriter, r *http.Request) {
 	var body settleBody
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeErr(w, http.StatusBadRequest, "bad settle request: %v", err)
+		writeErr(w, http.StatusBadRequest, "%s", bodyErr("settle", err))
 		return
 	}
 	done := make(chan []Removal, 1)

@@ -73,7 +73,7 @@ func (a *LocalAgent) Resources(_ context.Context, p engine.Phase, hosts, rank in
 func (s *Server) resources(w http.ResponseWriter, r *http.Request) {
 	var body resourcesBody
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeErr(w, http.StatusBadRequest, "bad resources request: %v", err)
+		writeErr(w, http.StatusBadRequest, "%s", bodyErr("resources", err))
 		return
 	}
 	res, err := s.Agent.Resources(r.Context(), body.Phase, body.Hosts, body.Rank)

@@ -83,16 +83,20 @@ type session struct {
 	// the stage in progress ends gracefully and the session cleans up and
 	// ends on its own (under Server.mu).
 	stopped string
-	// bar is the phase's barrier across hosts (nil on one host).
-	bar *streamBarrier
+	// bar is the phase's barrier across hosts (nil on one host), and
+	// hosts how many hosts run the phase.
+	bar   *streamBarrier
+	hosts int
 
 	beatMu   sync.Mutex
 	lastBeat time.Time
 }
 
+// logf logs one line, at most maxLogLine bytes: what a controller sent
+// (a phase's name, a request that did not decode) never floods the log.
 func (s *Server) logf(format string, args ...any) {
 	if s.Logf != nil {
-		s.Logf(format, args...)
+		s.Logf("%s", clipText(fmt.Sprintf(format, args...), maxLogLine))
 	}
 }
 
@@ -122,6 +126,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	want := http.MethodPost
 	if path == "info" || path == "time" {
 		want = http.MethodGet
+	}
+	switch path {
+	case "release":
+		// Bounded by the phase's host count (release).
+	case "prepare", "resources":
+		r.Body = http.MaxBytesReader(w, r.Body, maxPhaseBody)
+	default:
+		r.Body = http.MaxBytesReader(w, r.Body, maxSmallBody)
 	}
 	if r.Method != want {
 		writeErr(w, http.StatusMethodNotAllowed, "%s %s: use %s", r.Method, r.URL.Path, want)
@@ -154,7 +166,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "stop":
 		if sess := s.session(w, r); sess != nil {
 			s.logf("run %s: the controller asked to stop", sess.runID)
-			s.Agent.Stop()
+			s.stopStage(sess)
 			w.WriteHeader(http.StatusNoContent)
 		}
 	default:
@@ -238,7 +250,7 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 	}
 	var req Request
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		writeErr(w, http.StatusBadRequest, "bad prepare request: %v", err)
+		writeErr(w, http.StatusBadRequest, "%s", bodyErr("prepare", err))
 		return
 	}
 	if req.Controller == "" {
@@ -308,13 +320,27 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// stopStage ends what the session does for the controller that asked
+// (it was interrupted): a preparation stops and undoes itself, a load
+// stops and sends what it measured.
+func (s *Server) stopStage(sess *session) {
+	s.mu.Lock()
+	stage := sess.stage
+	s.mu.Unlock()
+	if stage == "prepare" {
+		sess.cancel(errors.New("the controller stopped the run"))
+		return
+	}
+	s.Agent.Stop()
+}
+
 // newSession is the session of a prepare request, in stage prepare; with
 // several hosts it holds the barrier the request's phase meets at. The
 // caller holds s.mu.
 func (s *Server) newSession(id string, req *Request) *session {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sess := &session{id: id, runID: req.RunID, from: req.Controller, ctx: ctx, cancel: cancel, ended: make(chan struct{}), stage: "prepare",
-		phase: req.Phase.Name, host: req.Host}
+		phase: req.Phase.Name, host: req.Host, hosts: req.Hosts}
 	if sess.host == "" {
 		sess.host = s.Agent.Host
 	}
@@ -338,7 +364,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	}
 	var body runBody
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeErr(w, http.StatusBadRequest, "bad run request: %v", err)
+		writeErr(w, http.StatusBadRequest, "%s", bodyErr("run", err))
 		return
 	}
 	startAt := time.Unix(0, body.StartNs).Add(-s.ClockSkew)
@@ -505,9 +531,10 @@ func (s *Server) release(w http.ResponseWriter, r *http.Request) {
 	if sess == nil {
 		return
 	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxSmallBody+int64(max(sess.hosts, 1))*releasePerHost)
 	var body releaseBody
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeErr(w, http.StatusBadRequest, "bad release request: %v", err)
+		writeErr(w, http.StatusBadRequest, "%s", bodyErr("release", err))
 		return
 	}
 	if sess.bar == nil {

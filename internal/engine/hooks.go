@@ -450,3 +450,45 @@ func (r Registry) CheckResources(phases []Phase) (notes []string, err error) {
 	}
 	return notes, nil
 }
+
+// Prober is implemented by engines that can say which of their features
+// the service a phase names supports (s3: storbench s3 probe, --probe),
+// each tried with one small request there and undone.
+type Prober interface {
+	// Probe tries the features on p's service with env's credentials.
+	// An error says the service could not be probed at all (it does not
+	// answer, the keys are refused); a feature that fails is a result.
+	Probe(ctx context.Context, env Env, p Phase) (*model.Probe, error)
+}
+
+// Probe probes p's service with its engine; ok is false when the engine
+// cannot probe.
+func (r Registry) Probe(ctx context.Context, env Env, p Phase) (probe *model.Probe, ok bool, err error) {
+	pr, ok := r[p.Engine].(Prober)
+	if !ok {
+		return nil, false, nil
+	}
+	probe, err = pr.Probe(ctx, env, p)
+	return probe, true, err
+}
+
+// ResultSizer is implemented by engines whose host results grow with the
+// phase beyond what any phase's result holds (fio's, with every job's
+// output, histograms and per-second latency): the controller bounds what
+// it takes from a remote agent as a result by this, so a legitimate
+// result always fits and a hostile one cannot take its memory.
+type ResultSizer interface {
+	// ResultBytes is at most how many bytes p's host result adds, in
+	// the protocol's JSON, to what every result may hold: fixed, and
+	// perSecond for each second its run lasts.
+	ResultBytes(p Phase) (fixed, perSecond int64)
+}
+
+// ResultBytes is what p's engine says its host results add (ResultSizer;
+// nothing when it says nothing).
+func (r Registry) ResultBytes(p Phase) (fixed, perSecond int64) {
+	if s, ok := r[p.Engine].(ResultSizer); ok {
+		return s.ResultBytes(p)
+	}
+	return 0, 0
+}

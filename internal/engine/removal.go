@@ -3,9 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // BackgroundCleaner is a Prepared whose cleanup may go on while what
@@ -35,22 +36,22 @@ func (w *Workspace) StartRemove() (wait func(ctx context.Context) error) {
 	// Set aside first, in its own parent (a rename, at once): the next
 	// phase of the same job makes its directory meanwhile, and the
 	// removal overlaps that phase's preparation too.
-	target := w.Path
-	aside := filepath.Join(filepath.Dir(w.Path), fmt.Sprintf(".%s.removing-%d", filepath.Base(w.Path), time.Now().UnixNano()))
-	if os.Rename(w.Path, aside) == nil {
+	target := w.at
+	if aside, ok := w.at.renameAside(asideName(filepath.Base(w.Path))); ok {
 		target = aside
 	}
 	done := make(chan struct{})
 	var left *Leftover
 	go func() {
 		defer close(done)
-		left = removeAll(target)
+		// w.held stays open until wait's Leave, after this.
+		left = target.removeAll(w.moved)
 	}()
 	return func(ctx context.Context) error {
 		select {
 		case <-done:
 		case <-ctx.Done():
-			return &LeftoverError{Items: []Leftover{{What: "files and directories", Where: target,
+			return &LeftoverError{Items: []Leftover{{What: "files and directories", Where: target.path(len(target.names)),
 				Reason: "cleanup: the removal did not end in time (" + ctx.Err().Error() + "); it goes on"}}}
 		}
 		err := w.Leave()
@@ -70,27 +71,29 @@ func (w *Workspace) StartRemove() (wait func(ctx context.Context) error) {
 // pinned until the run ends (PinSharedArea), so the hosts preparing the
 // next phase there never lose it.
 func StartRemoveSharedEntries(dir, runID string, match func(name string) bool) (wait func(ctx context.Context) error) {
-	area := SharedArea(dir, runID)
+	area := sharedLevels(dir, runID).at
 	var targets []string
-	if ents, err := os.ReadDir(area); err == nil {
-		for _, e := range ents {
-			if !match(e.Name()) {
+	if fd, err := area.open(); err == nil {
+		names := readNames(fd)
+		unix.Close(fd)
+		for _, name := range names {
+			if !match(name) {
 				continue
 			}
-			p := filepath.Join(area, e.Name())
-			aside := filepath.Join(area, fmt.Sprintf(".%s.removing-%d", e.Name(), time.Now().UnixNano()))
-			if os.Rename(p, aside) == nil {
-				p = aside
+			// Renamed only when it is a directory storbench can see is
+			// its own; anything else is removed under its name.
+			if _, ok := area.sub(name).renameAside(asideName(name)); ok {
+				name = asideName(name)
 			}
-			targets = append(targets, p)
+			targets = append(targets, name)
 		}
 	}
 	done := make(chan struct{})
 	var left []Leftover
 	go func() {
 		defer close(done)
-		for _, p := range targets {
-			if l := removeAll(p); l != nil {
+		for _, name := range targets {
+			if l := area.removeEntry(name); l != nil {
 				left = append(left, *l)
 			}
 		}
@@ -99,7 +102,7 @@ func StartRemoveSharedEntries(dir, runID string, match func(name string) bool) (
 		select {
 		case <-done:
 		case <-ctx.Done():
-			return &LeftoverError{Items: []Leftover{{What: "files and directories", Where: area,
+			return &LeftoverError{Items: []Leftover{{What: "files and directories", Where: area.path(3),
 				Reason: "cleanup: the removal did not end in time (" + ctx.Err().Error() + "); it goes on"}}}
 		}
 		// Nothing matches now: only the empty levels go.
@@ -109,4 +112,10 @@ func StartRemoveSharedEntries(dir, runID string, match func(name string) bool) (
 		}
 		return err
 	}
+}
+
+// asideName is the name a directory is renamed to, in its own parent,
+// for its removal in the background.
+func asideName(name string) string {
+	return fmt.Sprintf(".%s.removing-%d", name, time.Now().UnixNano())
 }

@@ -12,24 +12,39 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Workspace is the directory a file engine works in for one phase:
 // <dir>/storbench/<run id>/<host>/<phase>. It remembers which of those levels
 // it created, so Remove deletes exactly what storbench made and nothing that
-// was there before.
+// was there before, and what each level was (device and inode): Remove
+// works through handles opened from dir without following a link
+// (levels), and removes nothing through a level that is no longer the
+// directory it made.
 type Workspace struct {
 	// Path is the phase directory; everything the engine creates goes below it.
-	Path    string
-	created []string // directories this workspace created, outermost first
+	Path string
+	at   levels // storbench, <run id>, <host> (or shared), <phase>
+	// created are the levels (indexes in at) this workspace created,
+	// outermost first.
+	created []int
 	// ours are the levels named by this run (<run id> and <host>): no one
 	// else's data can be in them, so they go when empty even if another
 	// host of the run made them.
-	ours []string
-	// top is <dir>/storbench and marker the file in it that says this run
-	// created it (any host of the run may have): the last host to finish
-	// removes both when nothing else is in top.
-	top, marker string
+	ours []int
+	// marker is the name of the file in <dir>/storbench that says this
+	// run created it (any host of the run may have): the last host to
+	// finish removes both when nothing else is there.
+	marker string
+	// held is the phase directory, open from when it was made: where it
+	// is now when a level above was moved (heldPlace).
+	held *os.File
+	// runID is the run's; leased says this workspace holds the process's
+	// lease on it in the target directory (takeLease).
+	runID  string
+	leased bool
 
 	mu        sync.Mutex
 	removing  chan struct{} // closed when RemoveContext's removal ends
@@ -57,6 +72,9 @@ func CheckDir(dir string) error {
 		return fmt.Errorf("target directory %s: %v", dir, unwrapPath(err))
 	case !st.IsDir():
 		return fmt.Errorf("target %s is not a directory", dir)
+	}
+	if err := checkKernelFS(dir); err != nil {
+		return err
 	}
 	if err := syscall.Access(dir, 0x2|0x1); err != nil { // W_OK|X_OK
 		return fmt.Errorf("target directory %s is not writable: %v", dir, err)
@@ -90,24 +108,6 @@ func refuseLink(dir, p string) error {
 		return nil // missing (made by storbench), or unreadable (Mkdir says)
 	}
 	return Unsupported(fmt.Sprintf("%s is a symbolic link; storbench works only in directories it can see are inside %s (remove the link, or give another directory)", p, dir))
-}
-
-// checkResolved refuses a workspace path p that, with every link resolved,
-// is not dir/parts... resolved: a level was made a symbolic link between
-// refuseLink's look and the Mkdir below it.
-func checkResolved(dir, p string, parts []string) error {
-	realDir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return fmt.Errorf("target directory %s: %v", dir, unwrapPath(err))
-	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return fmt.Errorf("%s: %v", p, unwrapPath(err))
-	}
-	if want := filepath.Join(append([]string{realDir}, parts...)...); real != want {
-		return Unsupported(fmt.Sprintf("%s resolves to %s, not %s: a symbolic link leads out of %s; storbench stopped there", p, real, want, dir))
-	}
-	return nil
 }
 
 // NewWorkspace creates the phase directory under dir. It fails if the phase
@@ -149,9 +149,9 @@ func SharedWorkspace(dir, runID, name string) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(w.created) == 0 || w.created[len(w.created)-1] != w.Path {
+	if last := len(w.at.names) - 1; !slices.Contains(w.created, last) {
 		// Joined: Remove deletes the shared directory all the same.
-		w.created = append(w.created, w.Path)
+		w.created = append(w.created, last)
 	}
 	return w, nil
 }
@@ -202,10 +202,10 @@ func CheckPathElement(part string) error {
 // says level i is the run's own (removed when empty), mayExist(i) that it
 // may be there already; a level that exists when it may not is refused,
 // with what this call created removed again. Making <dir>/storbench leaves
-// the run's marker in it.
+// the run's marker in it. Each level is made and opened relative to the
+// one above it, never through a symbolic link, and its identity kept for
+// the removal (levels).
 func makeWorkspace(dir, runID string, parts []string, ours, mayExist func(i int) bool) (*Workspace, error) {
-	w := &Workspace{top: filepath.Join(dir, "storbench")}
-	w.marker = filepath.Join(w.top, createdMarker+runID)
 	// Every level is checked before the first is made: a bad one found
 	// half way would leave the levels above it behind.
 	for _, part := range parts {
@@ -213,58 +213,113 @@ func makeWorkspace(dir, runID string, parts []string, ours, mayExist func(i int)
 			return nil, err
 		}
 	}
-	p := dir
-	retries := 0
-	for i := 0; i < len(parts); i++ {
-		p = filepath.Join(p, parts[i])
-		if err := refuseLink(dir, p); err != nil {
-			w.Remove()
-			return nil, err
-		}
-		if ours(i) && !slices.Contains(w.ours, p) {
-			w.ours = append(w.ours, p)
-		}
-		err := os.Mkdir(p, 0o755)
-		if err == nil && i == 0 {
-			if merr := os.WriteFile(w.marker, nil, 0o644); merr != nil {
-				os.Remove(p)
-				return nil, fmt.Errorf("create %s: %v", w.marker, unwrapPath(merr))
-			}
-		}
-		if staleParent(err) && i > 0 && retries < mkdirRetries {
+	w := &Workspace{at: levels{dir: dir, names: parts, ids: make([]fileID, len(parts))}, marker: createdMarker + runID, runID: runID}
+	for retries := 0; ; retries++ {
+		fd, retry, err := w.make(ours, mayExist)
+		if retry && retries < mkdirRetries {
 			// Another client of a shared file system removed (or
 			// re-created) a level above since this one looked it up:
 			// its cache holds a name or handle that is gone. Walk down
 			// from dir again, looking every level up afresh.
-			retries++
-			time.Sleep(time.Duration(retries) * 20 * time.Millisecond)
-			p, i = dir, -1
+			time.Sleep(time.Duration(retries+1) * 20 * time.Millisecond)
 			continue
 		}
+		if err != nil {
+			if retry {
+				w.Remove()
+			}
+			return nil, err
+		}
+		w.Path = w.at.path(len(parts))
+		w.held = os.NewFile(uintptr(fd), w.Path)
+		return w, nil
+	}
+}
+
+// make walks down from the target directory making each level that is
+// missing, and returns the last open. retry says a level above vanished
+// meanwhile (staleParent): the walk starts again.
+func (w *Workspace) make(ours, mayExist func(i int) bool) (fd int, retry bool, err error) {
+	dir := w.at.dir
+	fd, err = unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, false, fmt.Errorf("target directory %s: %v", dir, err)
+	}
+	fail := func(e error) (int, bool, error) {
+		unix.Close(fd)
+		w.Remove()
+		return -1, false, e
+	}
+	for i, part := range w.at.names {
+		p := w.at.path(i + 1)
+		if ours(i) && !slices.Contains(w.ours, i) {
+			w.ours = append(w.ours, i)
+		}
+		var st unix.Stat_t
+		if unix.Fstatat(fd, part, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			return fail(refuseLink(dir, p))
+		}
+		err := unix.Mkdirat(fd, part, 0o755)
 		switch {
 		case err == nil:
-			if !slices.Contains(w.created, p) {
-				w.created = append(w.created, p)
-			}
-		case errors.Is(err, os.ErrExist) && mayExist(i):
-		case errors.Is(err, os.ErrExist):
-			w.Remove()
-			return nil, fmt.Errorf("%s already exists; refusing to work in a directory storbench did not create", p)
+		case errors.Is(err, unix.EEXIST) && mayExist(i):
+		case errors.Is(err, unix.EEXIST):
+			return fail(fmt.Errorf("%s already exists; refusing to work in a directory storbench did not create", p))
+		case staleParent(err) && i > 0:
+			unix.Close(fd)
+			return -1, true, fmt.Errorf("create %s: %v", p, err)
+		case errors.Is(err, unix.EROFS) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM):
+			return fail(fmt.Errorf("target directory %s is not writable: %v", dir, err))
 		default:
-			w.Remove()
-			if errors.Is(err, syscall.EROFS) || errors.Is(err, os.ErrPermission) {
-				return nil, fmt.Errorf("target directory %s is not writable: %v", dir, unwrapPath(err))
-			}
-			return nil, fmt.Errorf("create %s: %v", p, unwrapPath(err))
+			return fail(fmt.Errorf("create %s: %v", p, err))
 		}
+		made := err == nil
+		next, err := openDirAt(fd, part)
+		switch {
+		case err == nil:
+		case staleParent(err) && i > 0:
+			unix.Close(fd)
+			return -1, true, fmt.Errorf("open %s: %v", p, err)
+		case errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR):
+			// Made a link between the look above and the Mkdir: what
+			// this call made is removed through handles, never
+			// through it.
+			return fail(Unsupported(fmt.Sprintf("%s was made a symbolic link while storbench made it; storbench works only in directories it can see are inside %s, and stopped there", p, dir)))
+		default:
+			return fail(fmt.Errorf("open %s: %v", p, err))
+		}
+		if made && !slices.Contains(w.created, i) {
+			w.created = append(w.created, i)
+		}
+		id, _ := idOf(next)
+		w.at.ids[i] = id
+		remember(p, id)
+		if made && i == 0 {
+			if err := touchAt(next, w.marker); err != nil {
+				unix.Close(next)
+				_ = unix.Unlinkat(fd, part, unix.AT_REMOVEDIR)
+				unix.Close(fd)
+				return -1, false, fmt.Errorf("create %s: %v", filepath.Join(p, w.marker), err)
+			}
+		}
+		if i == 0 && !w.leased {
+			// Before anything of the run below DIR/storbench.
+			w.leased = takeLease(dir, w.runID, next)
+		}
+		unix.Close(fd)
+		fd = next
 	}
-	if err := checkResolved(dir, p, parts); err != nil {
-		// Nothing is removed: a path through the link would remove what
-		// is where it leads, which may not be storbench's.
-		return nil, err
+	return fd, false, nil
+}
+
+// touchAt creates the empty file name in the directory open at dirfd,
+// or leaves it as it is when it is there; a link there is refused.
+func touchAt(dirfd int, name string) error {
+	fd, err := unix.Openat(dirfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return err
 	}
-	w.Path = p
-	return w, nil
+	return unix.Close(fd)
 }
 
 // mkdirRetries bounds how often makeWorkspace walks down again after a
@@ -294,38 +349,99 @@ func (w *Workspace) Leave() error { return w.remove(false) }
 
 func (w *Workspace) remove(all bool) error {
 	var first error
+	last := len(w.at.names) - 1
 	for i := len(w.created) - 1; i >= 0; i-- {
-		p := w.created[i]
-		var err error
-		switch p {
-		case w.Path:
-			if !all {
-				break
-			}
-			if l := removeAll(p); l != nil {
+		n := w.created[i]
+		switch {
+		case n == last && all:
+			if l := w.at.removeAll(w.moved); l != nil {
 				first = &LeftoverError{Items: []Leftover{*l}}
 			}
 			continue
-		case w.top:
+		case n == 0:
 			continue // below, by its marker
 		}
-		err = os.Remove(p)
-		if isNotEmpty(err) {
+		err := w.at.upTo(n + 1).rmdir()
+		var no *NotOursError
+		if errors.As(err, &no) {
+			// Said by the phase directory's removal, or by no one: a
+			// level someone replaced holds nothing of the run's.
 			err = nil
 		}
-		if err != nil && !errors.Is(err, os.ErrNotExist) && first == nil {
+		if err != nil && first == nil {
 			first = err
 		}
 	}
 	// The run's own levels made by another host sharing this file system:
 	// the last host to finish removes them.
 	for i := len(w.ours) - 1; i >= 0; i-- {
-		_ = os.Remove(w.ours[i])
+		_ = w.at.upTo(w.ours[i] + 1).rmdir()
 	}
+	// After the last of the run's levels, before DIR/storbench.
+	w.release()
 	w.removeTop()
 	w.created, w.ours = nil, nil
 	return first
 }
+
+// Keep leaves the workspace as it is, for good: the run keeps its files,
+// or they are another's to remove (a place in the run's shared area,
+// which the run removes at its end). The workspace gives up its handle
+// and its hold on the run's lease.
+func (w *Workspace) Keep() { w.release() }
+
+func (w *Workspace) release() {
+	if w.leased {
+		dropLease(w.at.dir, w.runID)
+		w.leased = false
+	}
+	if w.held != nil {
+		w.held.Close()
+		w.held = nil
+	}
+}
+
+// Open opens the phase directory as Remove reaches it: from the target
+// directory, through no symbolic link, each level checked to be the one
+// made. An engine that makes entries in the workspace after Prepare
+// makes them relative to it, so that a level replaced meanwhile fails
+// the engine's call (a *NotOursError) instead of sending its entries
+// where a link leads. The caller closes the descriptor.
+func (w *Workspace) Open() (int, error) { return w.at.open() }
+
+// WriteFile writes b to the file name in the phase directory, reached as
+// Open reaches it, whole or not at all (a temporary file renamed over
+// name): what an engine writes there after Prepare never lands where a
+// link swapped in for a level leads.
+func (w *Workspace) WriteFile(name string, b []byte) error {
+	dfd, err := w.Open()
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dfd)
+	tmp := "." + name + ".tmp"
+	fd, err := unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return &os.PathError{Op: "create", Path: filepath.Join(w.Path, tmp), Err: err}
+	}
+	f := os.NewFile(uintptr(fd), filepath.Join(w.Path, tmp))
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = unix.Renameat(dfd, tmp, dfd, name)
+	}
+	if err != nil {
+		_ = unix.Unlinkat(dfd, tmp, 0)
+	}
+	return err
+}
+
+// moved is where the phase directory storbench made is now ("" when not
+// known), and what it holds: the removal names it when a level above it
+// was moved away.
+func (w *Workspace) moved() (string, *int64) { return heldPlace(w.held) }
 
 // RemoveContext is Remove with a bound: on a file system that stopped
 // answering the removal may block in the kernel for good, so when ctx ends
@@ -354,84 +470,6 @@ func (w *Workspace) RemoveContext(ctx context.Context) error {
 	case <-ctx.Done():
 		return &LeftoverError{Items: []Leftover{{What: "files and directories", Where: w.Path,
 			Reason: "cleanup: the file system did not answer in time (" + ctx.Err().Error() + "); the removal goes on"}}}
-	}
-}
-
-// removeAll removes p with everything in it, and says what stayed when it
-// could not. Its files go first, several at once (removeFiles); then
-// os.RemoveAll takes the directories and whatever is left.
-func removeAll(p string) *Leftover {
-	if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
-		removeFiles(p)
-	}
-	err := os.RemoveAll(p)
-	if err == nil || errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	n, ok := countEntries(p)
-	l := Leftover{What: "files and directories", Where: p, Reason: "cleanup: " + unwrapPath(err).Error()}
-	if ok {
-		l.Count = &n
-	}
-	return &l
-}
-
-// removeWorkers is how many files removeFiles removes at once.
-const removeWorkers = 8
-
-// removeFiles removes the files under dir (every entry but directories,
-// symbolic links as links, never followed) with removeWorkers at once,
-// then the directories it emptied, deepest first. The unlink of a file
-// whose pages are in the page cache frees them, which is most of the
-// time of removing what fio laid out (4 GiB in 64 files took 1 s one
-// after the other, as long as rm -rf); on a network file system each
-// unlink is a round trip. Several at once take half the time on 2 cores.
-// It says nothing of what it could not remove: os.RemoveAll, after it,
-// does and reports. A directory is read 1,024 entries at a time.
-func removeFiles(dir string) {
-	files := make(chan string, 1024)
-	var wg sync.WaitGroup
-	for range removeWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for f := range files {
-				_ = os.Remove(f)
-			}
-		}()
-	}
-	var dirs []string
-	var walk func(d string)
-	walk = func(d string) {
-		f, err := os.Open(d)
-		if err != nil {
-			return
-		}
-		var sub []string
-		for {
-			ents, err := f.ReadDir(1024)
-			for _, e := range ents {
-				if p := filepath.Join(d, e.Name()); e.IsDir() {
-					sub = append(sub, p)
-				} else {
-					files <- p
-				}
-			}
-			if err != nil {
-				break
-			}
-		}
-		f.Close()
-		dirs = append(dirs, d)
-		for _, s := range sub {
-			walk(s)
-		}
-	}
-	walk(dir)
-	close(files)
-	wg.Wait()
-	for i := len(dirs) - 1; i > 0; i-- { // dirs[0] is dir: os.RemoveAll's
-		_ = os.Remove(dirs[i])
 	}
 }
 
@@ -474,28 +512,47 @@ type SharedUser interface {
 // those entries. A shared area that is not there is not an error. What
 // could not be removed comes back as a *LeftoverError.
 func RemoveSharedEntries(dir, runID string, match func(name string) bool) error {
-	area := SharedArea(dir, runID)
-	top := filepath.Join(dir, "storbench")
-	w := &Workspace{ours: []string{filepath.Join(top, runID), area}, top: top, marker: filepath.Join(top, createdMarker+runID)}
-	ents, err := os.ReadDir(area)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		w.remove(false)
-		return &LeftoverError{Items: []Leftover{{What: "files and directories", Where: area, Reason: "cleanup: " + unwrapPath(err).Error()}}}
-	}
+	w := sharedLevels(dir, runID)
+	area := w.at.path(3)
+	fd, err := w.at.open()
+	var no *NotOursError
 	var left []Leftover
-	for _, e := range ents {
-		if !match(e.Name()) {
-			continue
-		}
-		if l := removeAll(filepath.Join(area, e.Name())); l != nil {
-			left = append(left, *l)
+	switch {
+	case errors.As(err, &no):
+		left = append(left, Leftover{What: "files and directories", Where: area, Reason: "cleanup: " + no.Error() + ": nothing was removed through it"})
+	case err != nil && !errors.Is(err, unix.ENOENT):
+		left = append(left, Leftover{What: "files and directories", Where: area, Reason: "cleanup: " + unwrapPath(err).Error()})
+	case err == nil:
+		names := readNames(fd)
+		unix.Close(fd)
+		for _, name := range names {
+			if !match(name) {
+				continue
+			}
+			if l := w.at.removeEntry(name); l != nil {
+				left = append(left, *l)
+			}
 		}
 	}
-	w.remove(false)
+	if match(SharedPin) {
+		// The pin is gone, or its removal reported: this process's
+		// hold on the run's lease goes with it.
+		unpinLease(dir, runID)
+	}
+	if no == nil {
+		w.remove(false)
+	}
 	if len(left) > 0 {
 		return &LeftoverError{Items: left}
 	}
 	return nil
+}
+
+// sharedLevels is the run's shared area on dir as a workspace whose run
+// and shared levels are the run's own (removed when empty), with the
+// identities this process knows of them.
+func sharedLevels(dir, runID string) *Workspace {
+	return &Workspace{at: levelsOf(dir, "storbench", runID, SharedName), ours: []int{1, 2}, marker: createdMarker + runID}
 }
 
 // SharedPin is the file that holds a run's shared area in place from the
@@ -518,11 +575,16 @@ func PinSharedArea(dir, runID string) error {
 	if err != nil {
 		return err
 	}
-	pin := filepath.Join(w.Path, SharedPin)
-	if err := os.WriteFile(pin, nil, 0o644); err != nil {
+	if err := touchAt(int(w.held.Fd()), SharedPin); err != nil {
 		w.Remove()
-		return fmt.Errorf("create %s: %v", pin, unwrapPath(err))
+		return fmt.Errorf("create %s: %v", filepath.Join(w.Path, SharedPin), err)
 	}
+	// The workspace's hold on the lease is the pin's from now on, until
+	// the pin goes (RemoveSharedEntries).
+	if w.leased && pinLease(dir, runID) {
+		w.leased = false
+	}
+	w.release()
 	return nil
 }
 
@@ -537,25 +599,28 @@ func RemoveShared(dir, runID string) error {
 // directories reads the directory after doing so, so one host always sees
 // it empty.
 func (w *Workspace) removeTop() {
-	if w.top == "" {
+	if len(w.at.names) == 0 {
 		return
 	}
-	if _, err := os.Lstat(w.marker); err != nil {
-		return
-	}
-	ents, err := os.ReadDir(w.top)
+	top := w.at.upTo(1)
+	fd, err := top.open()
 	if err != nil {
 		return
 	}
-	for _, e := range ents {
-		if e.Name() != filepath.Base(w.marker) {
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstatat(fd, w.marker, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return
+	}
+	for _, name := range readNames(fd) {
+		if name != w.marker {
 			return
 		}
 	}
-	if err := os.Remove(w.marker); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := unix.Unlinkat(fd, w.marker, 0); err != nil && !errors.Is(err, unix.ENOENT) {
 		return
 	}
-	_ = os.Remove(w.top)
+	_ = top.rmdir()
 }
 
 func isNotEmpty(err error) bool {

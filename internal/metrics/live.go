@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -125,8 +126,19 @@ func (l *Live) Started(runID, folder string) {
 	go l.write(w, l.q, l.done)
 }
 
+// dropper is a stream's writer that drops what its reader does not take
+// (PipeWriter), and counts those lines.
+type dropper interface{ Dropped() int }
+
 func (l *Live) write(w io.WriteCloser, q <-chan []byte, done chan<- struct{}) {
 	defer close(done)
+	if d, ok := w.(dropper); ok {
+		defer func() {
+			l.mu.Lock()
+			l.dropped += d.Dropped()
+			l.mu.Unlock()
+		}()
+	}
 	for b := range q {
 		if _, err := w.Write(b); err != nil {
 			l.mu.Lock()
@@ -150,8 +162,8 @@ func (l *Live) write(w io.WriteCloser, q <-chan []byte, done chan<- struct{}) {
 const closeWait = 5 * time.Second
 
 // Close writes what is queued and closes the stream; it returns the first
-// write error and how many lines a slow reader made it drop. A reader
-// that takes nothing for closeWait is left behind.
+// write error and how many lines a slow reader (or, on a FIFO, no reader)
+// made it drop. A reader that takes nothing for closeWait is left behind.
 func (l *Live) Close() (dropped int, err error) {
 	l.mu.Lock()
 	q, done := l.q, l.done
@@ -245,7 +257,7 @@ func (l *Live) send(out []byte) {
 	select {
 	case l.q <- out:
 	default:
-		l.dropped++
+		l.dropped += bytes.Count(out, []byte{'\n'})
 	}
 }
 

@@ -18,6 +18,9 @@ type Fingerprint struct {
 	S3Server   string `json:"s3_server,omitempty"`
 	// Hosts is how many hosts ran the load (1 for a run on this machine).
 	Hosts int `json:"hosts"`
+	// Probe is what a probe of the S3 endpoint found before the run
+	// (--probe): which features work there.
+	Probe *Probe `json:"probe,omitempty"`
 }
 
 // TargetPrint is one target directory's file system.

@@ -96,6 +96,10 @@ type AgentInfo struct {
 	// AllowEvents says the agent runs a suite's event commands (it was
 	// started with --allow-events).
 	AllowEvents bool `json:"allow_events,omitempty"`
+	// AddressLimit is the agent's address-space limit (ulimit -v) in
+	// bytes, when one is set: under engine.MinAddressSpace the Go runtime
+	// may end the agent, which the controller then says when it loses it.
+	AddressLimit uint64 `json:"address_limit,omitempty"`
 	// Busy, when set, says which run and controller hold the agent now.
 	Busy string `json:"busy,omitempty"`
 	// Addr is where the controller reached the agent ("" in-process).

@@ -24,6 +24,12 @@ type chartLine struct {
 	Gap float64
 	// Color, when set, replaces the palette's colour.
 	Color string
+	// S, when set, is the time in seconds each point's rate is over: its
+	// value times S[k] is what the point stands for (a segment's
+	// operations or bytes), so that a page can add a line up. N, when
+	// set, is how many samples a point stands for (a second's latency:
+	// its requests). Both are carried in the markers' data attributes.
+	S, N []float64
 }
 
 // valid reports whether point k of the line can be drawn.
@@ -83,14 +89,20 @@ func svgChart(c chartSpec) template.HTML {
 	if !c.LogY {
 		zero = padT + p.ph
 	}
-	fmt.Fprintf(b, `<svg class="chart" data-points="%d" data-zero="%.1f" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %g %g" width="%g" height="%g" role="img" aria-label="%s">`,
+	fmt.Fprintf(b, `<svg class="chart" data-points="%d" data-zero="%.1f" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %g %g" width="%g" height="%g" role="img" aria-label="%s"`,
 		n, zero, chartW, p.chartH, chartW, p.chartH, template.HTMLEscapeString(c.Title))
+	if n > 0 {
+		p.scale()
+		// The y axis: the pixels of its bottom and top and the values
+		// there, so that a page can read a marker's value from its place.
+		fmt.Fprintf(b, ` data-y-px="%g %g" data-y-range="%g %g" data-y-log="%t"`, padT+p.ph, padT, p.ymin, p.ymax, c.LogY)
+	}
+	b.WriteString(">")
 	fmt.Fprintf(b, `<text x="%g" y="16" class="ct">%s</text>`, padL, template.HTMLEscapeString(c.Title))
 	if n == 0 {
 		fmt.Fprintf(b, `<text x="%g" y="%g" class="nd">no data</text></svg>`, padL+20, p.chartH/2)
 		return template.HTML(b.String())
 	}
-	p.scale()
 	p.axes()
 	// Bands first, under the lines; then lines, markers and the legend.
 	for i, l := range c.Lines {
@@ -103,8 +115,8 @@ func svgChart(c chartSpec) template.HTML {
 		if l.Band {
 			opacity = ` fill-opacity="0.35"`
 		}
-		fmt.Fprintf(b, `<rect x="%g" y="%g" width="10" height="10" fill="%s"%s/><text class="lg" x="%g" y="%g">%s</text>`,
-			padL+plotW+10, ly-8, col, opacity, padL+plotW+24, ly+1, template.HTMLEscapeString(truncate(l.Name, maxLegend)))
+		fmt.Fprintf(b, `<rect x="%g" y="%g" width="10" height="10" fill="%s"%s/><text class="lg" data-line="%d" data-name="%s" x="%g" y="%g">%s</text>`,
+			padL+plotW+10, ly-8, col, opacity, i, template.HTMLEscapeString(l.Name), padL+plotW+24, ly+1, template.HTMLEscapeString(truncate(l.Name, maxLegend)))
 	}
 	for i, l := range c.Lines {
 		if !l.Band {
@@ -278,7 +290,7 @@ func (p *plot) line(i int, l chartLine, col string) {
 		last = l.X[k]
 		x, y := p.px(l.X[k]), p.py(l.Y[k])
 		if c.Bars {
-			fmt.Fprintf(b, `<rect class="pt" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, x-bw/2, y, bw, math.Max(padT+ph-y, 0.5), col)
+			fmt.Fprintf(b, `<rect class="pt" data-line="%d"%s x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, i, l.data(k), x-bw/2, y, bw, math.Max(padT+ph-y, 0.5), col)
 			continue
 		}
 		if k < len(l.Lo) && k < len(l.Hi) && l.Hi[k] > l.Lo[k] {
@@ -293,9 +305,22 @@ func (p *plot) line(i int, l chartLine, col string) {
 		case l.Thin:
 			r = 1
 		}
-		fmt.Fprintf(b, `<circle class="pt" data-line="%d" cx="%.1f" cy="%.1f" r="%g" fill="%s"/>`, i, x, y, r, col)
+		fmt.Fprintf(b, `<circle class="pt" data-line="%d"%s cx="%.1f" cy="%.1f" r="%g" fill="%s"/>`, i, l.data(k), x, y, r, col)
 	}
 	flush()
+}
+
+// data is point k's data attributes: its value, and what it stands for
+// (S, N) where the line says.
+func (l chartLine) data(k int) string {
+	d := ` data-v="` + strconv.FormatFloat(l.Y[k], 'g', -1, 64) + `"`
+	if k < len(l.S) {
+		d += ` data-s="` + strconv.FormatFloat(l.S[k], 'g', -1, 64) + `"`
+	}
+	if k < len(l.N) {
+		d += ` data-n="` + strconv.FormatFloat(l.N[k], 'g', -1, 64) + `"`
+	}
+	return d
 }
 
 // alonePoints are the line's valid points, and those with no neighbour

@@ -46,7 +46,15 @@ func FileText(w io.Writer, ps *results.PhaseSummary) {
 	for _, o := range ps.Ops {
 		opText(w, ps.TextFormats(), ps.Report, o)
 	}
-	if n := len(ps.PerHost); n > 1 {
+	// The average is over the hosts whose figures are in the total: a
+	// host lost before it did anything has none.
+	n := 0
+	for _, h := range ps.PerHost {
+		if len(h.Ops) > 0 {
+			n++
+		}
+	}
+	if n > 1 {
 		var bw, iops float64
 		for _, o := range ps.Ops {
 			if o.BwBytesPerS != nil {

@@ -211,7 +211,7 @@ func (tc *timeChartSet) rateSpread(op string) {
 		show = func(s results.OpSummary) string { return bwText(s.BwBytesPerS) }
 	}
 	rank := hostRank(p, op, fig, false)
-	if lines := spreadLines(tc.pd.Hosts, tc.perHost, op, tc.ax, val, rank); lines != nil {
+	if lines := spreadLines(tc.pd.Hosts, tc.perHost, op, tc.ax, val, false, rank); lines != nil {
 		tc.charts = append(tc.charts, tc.chart(chartSpec{Title: fmt.Sprintf("%s: %s per host, median and min-max of %d hosts", op, unit, len(tc.pd.Hosts)),
 			XLabel: xLabel, YLabel: unit, Lines: lines, XTick: secondsTick, YTick: compact}))
 	}
@@ -236,6 +236,7 @@ func (tc *timeChartSet) latency(op string, os analyze.OpSeconds) {
 		for _, s := range os.Seconds {
 			if s.LatN > 0 {
 				l.X, l.Y = append(l.X, ax.x(s)), append(l.Y, float64(s.Bins.Percentile(q.pct)))
+				l.N = append(l.N, float64(s.LatN))
 			}
 		}
 		lines = append(lines, l)
@@ -267,7 +268,7 @@ func (tc *timeChartSet) latencySpread(op string) {
 		}
 		return float64(s.Bins.Percentile(99))
 	}
-	if lines := spreadLines(tc.pd.Hosts, tc.perHost, op, tc.ax, p99, rank); lines != nil {
+	if lines := spreadLines(tc.pd.Hosts, tc.perHost, op, tc.ax, p99, true, rank); lines != nil {
 		tc.charts = append(tc.charts, tc.chart(chartSpec{Title: fmt.Sprintf("%s: p99 %s per host, median and min-max of %d hosts", op, tc.ax.per(), len(tc.pd.Hosts)),
 			XLabel: xLabel, YLabel: "latency", Lines: lines, LogY: true, XTick: secondsTick, YTick: latencyTick}))
 	}
@@ -319,6 +320,7 @@ func rateLines(name string, os analyze.OpSeconds, ax timeAxis) (mib, ops chartLi
 	for _, s := range os.Seconds {
 		ops.X, ops.Y = append(ops.X, ax.x(s)), append(ops.Y, s.OpsPerS)
 		mib.X, mib.Y = append(mib.X, ax.x(s)), append(mib.Y, s.BytesPerS/(1<<20))
+		ops.S, mib.S = append(ops.S, s.Seconds), append(mib.S, s.Seconds)
 	}
 	return mib, ops
 }
@@ -390,8 +392,10 @@ func rankText(p results.PhaseSummary, op string, hosts []string, fig func(result
 
 // spreadLines draws one operation across many hosts: per segment the
 // min-max band and the median of the hosts' values, and the named slowest
-// hosts' own lines. val is NaN where a host has no value.
-func spreadLines(hosts []*model.HostResult, perHost [][]analyze.OpSeconds, op string, ax timeAxis, val func(analyze.OpSecond) float64, slowest []string) []chartLine {
+// hosts' own lines. val is NaN where a host has no value; latency says
+// it is a latency (each point of a host's line carries its requests), else
+// a rate (the time it is over).
+func spreadLines(hosts []*model.HostResult, perHost [][]analyze.OpSeconds, op string, ax timeAxis, val func(analyze.OpSecond) float64, latency bool, slowest []string) []chartLine {
 	byX := map[int]*[]float64{}
 	var xs []int
 	own := map[string]chartLine{}
@@ -418,6 +422,11 @@ func spreadLines(hosts []*model.HostResult, perHost [][]analyze.OpSeconds, op st
 			}
 			*vs = append(*vs, v)
 			l.X, l.Y = append(l.X, ax.x(s)), append(l.Y, v)
+			if latency {
+				l.N = append(l.N, float64(s.LatN))
+			} else {
+				l.S = append(l.S, s.Seconds)
+			}
 		}
 		if isSlow[h.Host] {
 			own[h.Host] = l

@@ -124,7 +124,8 @@ func (pr *phases) recordEvents(ps *results.PhaseSummary, evs []model.PhaseEvent,
 	}
 }
 
-// saveEvents writes events.json in the phase's folder.
+// saveEvents writes events.json in the phase's folder, which it makes
+// when no host's result made it (the phase's only hosts were lost).
 func (pr *phases) saveEvents(phaseDir string, evs []model.PhaseEvent) error {
 	if len(evs) == 0 {
 		return nil
@@ -133,7 +134,11 @@ func (pr *phases) saveEvents(phaseDir string, evs []model.PhaseEvent) error {
 	if err != nil {
 		return err
 	}
-	return pr.folder.Save(filepath.Join(phaseDir, "events.json"), append(b, '\n'))
+	name := filepath.Join(phaseDir, "events.json")
+	if err := os.MkdirAll(filepath.Join(pr.folder.Path, phaseDir), 0o755); err != nil {
+		return pr.folder.Save(name, nil) // says what could not be saved, and why
+	}
+	return pr.folder.Save(name, append(b, '\n'))
 }
 
 // EventLine says what an event did, in a line: when it ran, where, and

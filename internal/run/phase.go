@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -61,6 +62,17 @@ func statusOf(ctx context.Context, err error) string {
 		return results.StatusFailed
 	}
 	return results.StatusCompleted
+}
+
+// stopText is errText, except that a phase the run's interrupt ended
+// says what interrupted it (the signal), not Go's "context canceled".
+func stopText(ctx context.Context, err error) string {
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		if c := context.Cause(ctx); c != nil && c != context.Canceled {
+			return c.Error()
+		}
+	}
+	return errText(err)
 }
 
 func errText(err error) string {

@@ -45,6 +45,9 @@ type Plan struct {
 	// ResultsRoot is where the results folder is made (default "results").
 	ResultsRoot string
 	Keep        bool
+	// RemoveStale removes what runs killed earlier left in Dirs (found
+	// and named in any case: cluster.Controller.Stale).
+	RemoveStale bool
 	AllowExec   bool
 	FioBin      string
 	// Score chooses the run's score (results.Folder.Score).

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/storbench/storbench/internal/cluster"
@@ -50,4 +51,32 @@ func addRemoval(ps *results.PhaseSummary, rec cluster.Removal) {
 	if t.RemovalS == nil || d > *t.RemovalS {
 		t.RemovalS = &d
 	}
+}
+
+// staleNotes says what runs killed earlier (SIGKILL, a host lost) left
+// in the plan's directories, seen from each host
+// (cluster.Controller.Targets), and whether it was removed (removed: the
+// plan said to remove it): one note per run, naming the host when the run
+// has several.
+func staleNotes(finds []cluster.StaleFind, several, removed bool) []string {
+	var notes []string
+	for _, f := range finds {
+		on := ""
+		if several {
+			on = "on " + f.Host + ": "
+		}
+		switch {
+		case f.Removed:
+			notes = append(notes, on+"removed what a killed run left: "+f.Text)
+		case removed:
+			var left []string
+			for _, l := range f.Left {
+				left = append(left, l.Text())
+			}
+			notes = append(notes, on+f.Text+"; could not remove "+strings.Join(left, "; "))
+		default:
+			notes = append(notes, on+f.Text+" (--remove-stale removes it)")
+		}
+	}
+	return notes
 }

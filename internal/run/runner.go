@@ -86,6 +86,9 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	}
 	infos, err := ctrl.Connect(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, interruptedBeforeRun()
+		}
 		return nil, badInputf("agents: %v", err)
 	}
 	for i, l := range p.Labels {
@@ -112,7 +115,9 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 			p.Notes = append(p.Notes, fmt.Sprintf("the %d hosts of the shared phases see one file system at %s (each read back every host's probe file)", a.hosts, a.dir))
 		}
 	}
-	folder, err := r.create(p, infos, runID, r.targets(ctx, ctrl, runID, p.Dirs))
+	targets, stale := r.targets(ctx, ctrl, runID, p)
+	p.Notes = append(p.Notes, stale...)
+	folder, err := r.create(p, infos, runID, targets)
 	if err != nil {
 		r.unpin(ctx, ctrl, runID, areas)
 		return nil, badInput(err)
@@ -138,14 +143,16 @@ func phaseHosts(p Plan, agents int) []int {
 }
 
 // targets asks each host what file system its target directories are on
-// (its own mount namespace, its own client).
-func (r *Runner) targets(ctx context.Context, ctrl *cluster.Controller, runID string, dirs []string) []results.Target {
+// (its own mount namespace, its own client), and what runs killed earlier
+// left there (staleNotes: a note for each).
+func (r *Runner) targets(ctx context.Context, ctrl *cluster.Controller, runID string, p Plan) ([]results.Target, []string) {
+	dirs := p.Dirs
 	if len(dirs) == 0 {
-		return nil
+		return nil, nil
 	}
-	targets, err := ctrl.Targets(ctx, runID, dirs)
+	targets, stale, err := ctrl.Targets(ctx, runID, dirs, p.RemoveStale)
 	if err == nil {
-		return targets
+		return targets, staleNotes(stale, len(ctrl.Agents) > 1, p.RemoveStale)
 	}
 	// What file system the hosts see is worth recording, not worth
 	// refusing the run for: run.json keeps the controller's view.
@@ -154,7 +161,7 @@ func (r *Runner) targets(ctx context.Context, ctrl *cluster.Controller, runID st
 	for _, d := range dirs {
 		targets = append(targets, results.TargetOf(d))
 	}
-	return targets
+	return targets, nil
 }
 
 // runPhases runs every phase into the results folder and ends the run;
@@ -544,7 +551,7 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 	pr.recordEvents(&ps, evs, out.Results)
 	starved := err != nil && ctx.Err() == nil && gaveUpStarved(out)
 	if err != nil {
-		ps.Status, ps.Error = statusOf(ctx, err), errText(err)
+		ps.Status, ps.Error = statusOf(ctx, err), stopText(ctx, err)
 	}
 	if starved {
 		// The tool gave up for want of CPU on every host that failed: the
@@ -586,7 +593,7 @@ func (pr *phases) notRun(ctx context.Context, ph engine.Phase, label suite.Label
 	if base == nil {
 		base = err
 	}
-	ps := results.PhaseSummary{Name: ph.Name, Engine: ph.Engine, Status: statusOf(ctx, err), Error: errText(base), Hosts: pr.set.names(), Leftovers: left}
+	ps := results.PhaseSummary{Name: ph.Name, Engine: ph.Engine, Status: statusOf(ctx, err), Error: stopText(ctx, base), Hosts: pr.set.names(), Leftovers: left}
 	applyLabel(pr.r.Engines, &ps, label)
 	_ = pr.folder.AddPhase(ps, nil)
 	pr.leftovers = append(pr.leftovers, left...)
@@ -605,7 +612,12 @@ func (pr *phases) summary(ph engine.Phase, label suite.Labels, out *cluster.Outc
 	ps.Leftovers = out.Leftovers
 	pr.leftovers = append(pr.leftovers, out.Leftovers...)
 	for _, h := range out.Lost {
-		ps.PerHost = append(ps.PerHost, results.HostOps{Host: h, Error: "lost: " + errText(out.Errors[h])})
+		// A host lost mid-phase has its row from its live figures
+		// (cluster: what it did until then is its own); one lost before
+		// has none.
+		if !slices.ContainsFunc(ps.PerHost, func(x results.HostOps) bool { return x.Host == h }) {
+			ps.PerHost = append(ps.PerHost, results.HostOps{Host: h, Error: "lost: " + errText(out.Errors[h])})
+		}
 	}
 	ps.Timing = &results.Timing{PrepareS: out.Prepare.Seconds(), RunS: out.End.Sub(out.Start).Seconds(), CleanupS: out.Cleanup.Seconds()}
 	for _, h := range out.Results {

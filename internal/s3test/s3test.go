@@ -203,9 +203,18 @@ func (s *Server) waitAnswer(ca *x509.CertPool, log *bytes.Buffer) error {
 // (SIGSTOP, SIGCONT) as a server that hangs for a while.
 func (s *Server) Pid() int { return s.cmd.Process.Pid }
 
+// Remote is a server on endpoint that this package did not start (a
+// RADOS Gateway a test harness runs) with the test keys, AccessKey and
+// SecretKey, for the tests written against a versitygw. Stop leaves it.
+func Remote(endpoint string) *Server {
+	s := &Server{Endpoint: endpoint, done: make(chan struct{})}
+	close(s.done)
+	return s
+}
+
 // Stop ends the server and waits for it to exit.
 func (s *Server) Stop() {
-	if s == nil || s.cmd.Process == nil {
+	if s == nil || s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
 	select {

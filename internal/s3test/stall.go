@@ -2,7 +2,11 @@ package s3test
 
 import (
 	"bytes"
+	"fmt"
+	"html"
 	"net"
+	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -29,6 +33,22 @@ type StallProxy struct {
 	mu    sync.Mutex
 	conns []net.Conn
 	wg    sync.WaitGroup
+
+	// Listings counts the listings LoopListings answered.
+	Listings atomic.Int64
+	// loopOnly, when set, picks by their prefix the listings the loop
+	// modes answer; the others pass.
+	loopOnly atomic.Pointer[func(prefix string) bool]
+}
+
+// LoopOnly makes LoopListings and EndlessListings answer only the
+// listings whose prefix match takes (nil: all of them).
+func (p *StallProxy) LoopOnly(match func(prefix string) bool) {
+	if match == nil {
+		p.loopOnly.Store(nil)
+		return
+	}
+	p.loopOnly.Store(&match)
 }
 
 // The proxy's modes.
@@ -47,6 +67,15 @@ const (
 	StallObjectGets
 	// MuteAll swallows every request from now on.
 	MuteAll
+	// LoopListings answers every listing of a bucket's objects (ListObjectsV2,
+	// ListObjectVersions) itself, never passing it on: one entry under the
+	// listing's prefix, IsTruncated, and the same continuation every time,
+	// as a broken server whose listing never ends; other requests pass.
+	LoopListings
+	// EndlessListings answers listings as LoopListings does, but each page
+	// with an entry and a continuation of its own: a listing that goes on
+	// forever and looks like progress.
+	EndlessListings
 )
 
 // StartStallProxy starts a proxy to upstream for t, in mode Pass.
@@ -107,6 +136,9 @@ type stallConn struct {
 	p        *StallProxy
 	muted    atomic.Bool
 	stalling atomic.Bool
+	// wmu orders the writes to the client: the proxy's own answers
+	// (LoopListings) and upstream's.
+	wmu sync.Mutex
 }
 
 // requests passes the client's bytes upstream. Clients send a request
@@ -134,6 +166,19 @@ func (s *stallConn) requests(c, up net.Conn) {
 			}
 			if s.muted.Load() {
 				continue // read and swallowed
+			}
+			if mode == LoopListings || mode == EndlessListings {
+				page := int64(0)
+				if mode == EndlessListings {
+					page = s.p.Listings.Load() + 1
+				}
+				if answer, ok := loopListing(b, page, s.p.loopOnly.Load()); ok {
+					s.p.Listings.Add(1)
+					if s.write(c, answer) != nil {
+						return
+					}
+					continue
+				}
 			}
 			if _, werr := up.Write(b); werr != nil {
 				return
@@ -177,7 +222,7 @@ func (s *stallConn) responses(up, c net.Conn) {
 				}
 			}
 			if len(b) > 0 {
-				if _, werr := c.Write(b); werr != nil {
+				if s.write(c, b) != nil {
 					return
 				}
 			}
@@ -201,4 +246,60 @@ func objectRequest(b []byte, method string) bool {
 	}
 	bucket, key, ok := bytes.Cut(target, []byte("/"))
 	return ok && len(bucket) > 0 && len(key) > 0 && bytes.IndexByte(target, '?') < 0
+}
+
+// write writes b to the client, in one piece among the proxy's writes.
+func (s *stallConn) write(c net.Conn, b []byte) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err := c.Write(b)
+	return err
+}
+
+// loopToken is the continuation every looped listing gives.
+const loopToken = "storbench-fake-loop"
+
+// loopListing is the proxy's own answer to b when b is a listing of a
+// bucket's objects, "GET /bucket?list-type=2..." or "GET /bucket?versions...":
+// one entry under its prefix, truncated, continued by loopToken, or with
+// page > 0 by an entry and a continuation of that page's own; only, when
+// set, picks the listings by their prefix.
+func loopListing(b []byte, page int64, only *func(string) bool) ([]byte, bool) {
+	rest, ok := bytes.CutPrefix(b, []byte("GET /"))
+	if !ok {
+		return nil, false
+	}
+	target, _, ok := bytes.Cut(rest, []byte(" "))
+	if !ok {
+		return nil, false
+	}
+	path, rawQuery, ok := bytes.Cut(target, []byte("?"))
+	bucket := string(bytes.TrimSuffix(path, []byte("/")))
+	if !ok || bucket == "" || strings.Contains(bucket, "/") {
+		return nil, false
+	}
+	q, err := url.ParseQuery(string(rawQuery))
+	if err != nil || only != nil && !(*only)(q.Get("prefix")) {
+		return nil, false
+	}
+	token := loopToken
+	if page > 0 {
+		token = fmt.Sprintf("%s-%d", loopToken, page)
+	}
+	key := html.EscapeString(q.Get("prefix") + token)
+	var body string
+	switch {
+	case q.Get("list-type") == "2":
+		body = `<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>` + bucket + `</Name><KeyCount>1</KeyCount>` +
+			`<IsTruncated>true</IsTruncated><NextContinuationToken>` + token + `</NextContinuationToken>` +
+			`<Contents><Key>` + key + `</Key><Size>0</Size><ETag>"0"</ETag><LastModified>2026-01-01T00:00:00.000Z</LastModified></Contents></ListBucketResult>`
+	case q.Has("versions"):
+		body = `<ListVersionsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>` + bucket + `</Name>` +
+			`<IsTruncated>true</IsTruncated><NextKeyMarker>` + key + `</NextKeyMarker><NextVersionIdMarker>` + token + `</NextVersionIdMarker>` +
+			`<Version><Key>` + key + `</Key><VersionId>` + token + `</VersionId><IsLatest>true</IsLatest><Size>0</Size><ETag>"0"</ETag><LastModified>2026-01-01T00:00:00.000Z</LastModified></Version></ListVersionsResult>`
+	default:
+		return nil, false
+	}
+	body = `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + body
+	return []byte(fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\nContent-Length: %d\r\n\r\n%s", len(body), body)), true
 }

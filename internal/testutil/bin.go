@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -16,8 +17,19 @@ var (
 	binErr  error
 )
 
+// forTests is the linker flag that builds storbench for tests: as in a
+// test binary, the user's catalog is then no default (catalog.ForTests),
+// whatever environment a test gives the process.
+const forTests = "-X github.com/storbench/storbench/internal/catalog.builtForTests=1"
+
 // StorbenchBin builds ./cmd/storbench once per test binary, for tests that
-// run storbench as a real process, and returns its path.
+// run storbench as a real process, and returns its path. It is the only
+// build of storbench a test makes (TestTestsBuildStorbenchOneWay): the
+// binary never writes into the catalog of the user who runs the tests.
+// The binary goes beside the test binary when that lives in go test's
+// work directory (go-build*, which go test removes when it ends), so a
+// run leaves no 40 MB copy behind; a test binary run by hand (go test -c)
+// gets a temporary directory, which stays.
 func StorbenchBin(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
@@ -26,13 +38,13 @@ func StorbenchBin(t testing.TB) string {
 			binErr = err
 			return
 		}
-		dir, err := os.MkdirTemp("", "storbench-bin-")
+		dir, err := binDir()
 		if err != nil {
 			binErr = err
 			return
 		}
 		binPath = filepath.Join(dir, "storbench")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/storbench")
+		cmd := exec.Command("go", "build", "-ldflags", forTests, "-o", binPath, "./cmd/storbench")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("go build: %v: %s", err, out)
@@ -42,6 +54,19 @@ func StorbenchBin(t testing.TB) string {
 		t.Fatal(binErr)
 	}
 	return binPath
+}
+
+// binDir is where StorbenchBin builds: the test binary's own directory
+// when go test made it (its work directory, WORK/b001/pkg.test), else a
+// new temporary directory.
+func binDir() (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		dir := filepath.Dir(exe)
+		if strings.HasPrefix(filepath.Base(filepath.Dir(dir)), "go-build") {
+			return dir, nil
+		}
+	}
+	return os.MkdirTemp("", "storbench-bin-")
 }
 
 // RepoRoot is the module's root: the first directory with a go.mod at or

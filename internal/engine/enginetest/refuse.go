@@ -129,16 +129,38 @@ func (e agentEngine) Prepare(ctx context.Context, env engine.Env, p engine.Phase
 	if err != nil {
 		return nil, err
 	}
-	return agentPhase{e.a}, nil
+	return agentPhase{e.a, env.RunID}, nil
 }
 
-type agentPhase struct{ a *cluster.RemoteAgent }
+type agentPhase struct {
+	a     *cluster.RemoteAgent
+	runID string
+}
 
 func (p agentPhase) Run(ctx context.Context, startAt time.Time, live engine.LiveFunc) (*engine.HostResult, error) {
 	return p.a.Run(ctx, startAt, live)
 }
 
-func (p agentPhase) Cleanup(ctx context.Context) error { return p.a.Cleanup(ctx) }
+// Cleanup cleans up on the agent and, as a controller does before the
+// next phase, awaits the removal the agent may do in the background: what
+// that left comes back as Cleanup's leftovers.
+func (p agentPhase) Cleanup(ctx context.Context) error {
+	if err := p.a.Cleanup(ctx); err != nil {
+		return err
+	}
+	recs, err := p.a.Settle(ctx, p.runID)
+	if err != nil {
+		return err
+	}
+	var left []engine.Leftover
+	for _, r := range recs {
+		left = append(left, r.Leftovers...)
+	}
+	if len(left) > 0 {
+		return &engine.LeftoverError{Items: left}
+	}
+	return nil
+}
 
 // agentProcess starts `storbench agent` on loopback with a token, for the
 // life of the test, and returns the controller's handle on it named host.

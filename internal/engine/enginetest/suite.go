@@ -14,7 +14,8 @@
 // engine's namespace, in it, with names one character off - is untouched
 // byte for byte whatever happens; a level of a file engine's namespace
 // that is a symbolic link is refused before anything is made, locally and
-// through an agent.
+// through an agent; and a level swapped for a symbolic link while a phase
+// runs turns no removal into a deletion where the link leads.
 package enginetest
 
 import (
@@ -77,6 +78,7 @@ func (s Suite) Run(t *testing.T) {
 	t.Run("Keep", s.keep)
 	t.Run("CleanupTwice", s.cleanupTwice)
 	t.Run("RefuseSymlinks", s.refuseSymlinks)
+	t.Run("SwappedWorkspace", s.swappedWorkspace)
 }
 
 var runSeq struct {
@@ -384,6 +386,12 @@ func (f Files) Created(t *testing.T, runID string) []string {
 	})
 	if _, err := os.Lstat(filepath.Join(f.Dir, "storbench", ".storbench-created-by-"+runID)); err == nil {
 		out = append(out, "storbench/.storbench-created-by-"+runID)
+	}
+	// The leases of the run's processes (engine's leases.go) go with the
+	// last of what they hold.
+	leases, _ := filepath.Glob(filepath.Join(f.Dir, "storbench", ".storbench-live-"+runID+".*"))
+	for _, l := range leases {
+		out = append(out, "storbench/"+filepath.Base(l))
 	}
 	sort.Strings(out)
 	if len(out) > 20 {

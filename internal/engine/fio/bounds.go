@@ -4,12 +4,56 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/storbench/storbench/internal/engine"
 )
 
 // MaxJobs is how many jobs fio runs from one job file (its REAL_MAX_JOBS):
 // past it, fio fails when it starts, after `fio --parse-only` let the file
 // through.
 const MaxJobs = 4096
+
+// Jobs is how many jobs fio runs from the job file: each section's
+// numjobs (1 when not set), [global] aside.
+func (jf *JobFile) Jobs() int {
+	jobs := 0
+	for _, s := range jf.Sections {
+		if isGlobal(s.Name) {
+			continue
+		}
+		n := 1
+		if v, ok := jf.Lookup(s, "numjobs"); ok {
+			if k, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+				n = k
+			}
+		}
+		jobs += max(n, 0)
+	}
+	return jobs
+}
+
+// resultPerJob and resultPerJobSecond are what one job adds to a host's
+// result in the protocol's JSON, with room to spare: measured on a 64-job
+// randrw phase of 20 s without group_reporting, 79 KB a job (fio's json+
+// output, in base64, and the job's read and write histograms) and 150 B a
+// job and second (the per-second latency, compressed).
+const (
+	resultPerJob       = 256 << 10
+	resultPerJobSecond = 1 << 10
+)
+
+var _ engine.ResultSizer = Engine{}
+
+// ResultBytes bounds what p's jobs add to a host's result: each job's
+// output and histograms, kept in full for the results folder, and its
+// per-second latency.
+func (Engine) ResultBytes(p engine.Phase) (fixed, perSecond int64) {
+	jobs := int64(MaxJobs)
+	if _, jf, err := resolve(p, nil); err == nil {
+		jobs = int64(jf.Jobs())
+	}
+	return jobs * resultPerJob, jobs * resultPerJobSecond
+}
 
 // checkBounds refuses what fio's --parse-only lets through but fio refuses
 // when it starts, or runs without end: no job section, more jobs than fio

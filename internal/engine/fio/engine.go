@@ -286,7 +286,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	if err != nil {
 		return nil, err
 	}
-	err = makeDataDir(ps, env, dataDir, from)
+	err = makeDataDir(ps, env, jf, dataDir, from)
 	if err == nil {
 		err = checkWorkspace(ps.Dir, ws.Path, dataDir, jf)
 	}
@@ -347,8 +347,9 @@ func (r *prepared) parseOnly(ctx context.Context) error {
 // shared area (shared, run_files), none for read_from (a neighbour's
 // files, which must be there), or its own. A place in the shared area is
 // never removed here when preparing fails: other hosts may be in it; the
-// run removes it at its end.
-func makeDataDir(ps *Params, env engine.Env, dataDir, from string) error {
+// run removes it at its end. A shared phase's first host also makes the
+// files its jobs share (createShared).
+func makeDataDir(ps *Params, env engine.Env, jf *JobFile, dataDir, from string) error {
 	var err error
 	switch {
 	case ps.Shared || ps.RunFiles && ps.ReadFrom == "":
@@ -356,7 +357,13 @@ func makeDataDir(ps *Params, env engine.Env, dataDir, from string) error {
 		if ps.Shared {
 			rank = env.Rank // one directory for all hosts: the first makes it
 		}
-		_, err = engine.SharedWorkspaceOf(ps.Dir, env.RunID, filepath.Base(dataDir), rank)
+		var ws *engine.Workspace
+		if ws, err = engine.SharedWorkspaceOf(ps.Dir, env.RunID, filepath.Base(dataDir), rank); err == nil {
+			ws.Keep() // the run's shared area: RemoveSharedEntries takes it
+			if ps.Shared && rank == 0 {
+				err = createShared(jf, dataDir)
+			}
+		}
 	case ps.ReadFrom != "":
 		if _, serr := os.Stat(dataDir); serr != nil {
 			err = fmt.Errorf("read_from: %s: the files %s wrote in an earlier phase are not in %s (%v); did its write phase run?", ReadFromNeighbour, from, dataDir, unwrapPath(serr))
@@ -539,7 +546,11 @@ func (r *prepared) outcome(ctx context.Context, res *engine.HostResult, run ran,
 			if run.perJob {
 				ops = o.jobsCombined()
 			} else {
+				// Without group_reporting fio reports every job of a
+				// section apart, each under the section's name and over
+				// the same seconds: one operation, its jobs added.
 				ops, _ = o.OpStats()
+				ops = record.CombineAll(ops)
 			}
 			if len(passed) > 0 {
 				o.alignStart(ops, passed, run.jf.rampTime())
@@ -569,11 +580,15 @@ func (r *prepared) outcome(ctx context.Context, res *engine.HostResult, run ran,
 		return res, fmt.Errorf("fio job %s failed: %s", r.params.Job.Name, msg)
 	}
 	if waitErr != nil || errno != 0 {
-		// A failed run's figures are not results (a job that read files
-		// whose layout failed measured nothing worth showing): no figure,
-		// fio's raw output kept, and fio's own reason as the error.
+		// What the host did until fio failed is its own (a job whose
+		// layout failed did nothing: no figure), kept with fio's raw
+		// output and fio's own reason as the error: the phase's totals
+		// hold this host's bytes as its per-host row does.
 		msg := failure(stderr, warnings, failedJob, errno, waitErr)
-		res.Err = msg
+		if note := engine.AddressLimitNote(msg); note != "" {
+			msg += "; " + note
+		}
+		res.Err, res.Ops = msg, ops
 		return res, fmt.Errorf("fio job %s failed: %s", r.params.Job.Name, msg)
 	}
 	res.Ops = ops
@@ -646,6 +661,7 @@ func (r *prepared) follow(f *fioRun) {
 func (r *prepared) Cleanup(ctx context.Context) error {
 	r.abandon()
 	if r.env.Keep {
+		r.ws.Keep()
 		return nil
 	}
 	err := r.ws.RemoveContext(ctx)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -109,6 +110,22 @@ var fileEngines = map[string]bool{}
 
 const fileEngineList = "sync, psync, vsync, pvsync, pvsync2, libaio, io_uring, posixaio, mmap, splice, null, falloc, ftruncate, filecreate, filestat, filedelete, dircreate, dirstat, dirdelete, cpuio"
 
+// fioEngineNames are the names of fio's own engines, of every build and
+// platform of fio 3 (fio --enghelp lists the ones a build has): a name
+// outside them, not external:PATH nor a path, is no engine of fio's but
+// a mistyped one, which fio would try to load as a shared library.
+var fioEngineNames = strings.Fields(`cpuio mmap sync psync vsync pvsync pvsync2 null net netsplice ftruncate
+	filecreate filestat filedelete dircreate dirstat dirdelete exec posixaio falloc e4defrag splice gfapi
+	gfapi_async mtd sg io_uring io_uring_cmd nbd libaio rdma rados rbd pmemblk dev-dax libpmem libpmem2 http
+	nfs libiscsi libzbc xnvme libcufile libhdfs dfs windowsaio solarisaio guasi binject syslet-rw libblkio
+	ime_psync ime_psyncv ime_aio skeleton_external`)
+
+// knownEngine says an ioengine value names an engine fio has, or one to
+// load (external:PATH, a path).
+func knownEngine(v string) bool {
+	return slices.Contains(fioEngineNames, v) || strings.HasPrefix(v, "external") || strings.Contains(v, "/")
+}
+
 // ruleOf finds an option's row by fio's name or alias, in any case (fio
 // matches exact names; refusing every spelling costs nothing).
 var ruleOf = map[string]*PathRule{}
@@ -187,6 +204,10 @@ func (jf *JobFile) checkOption(s *Section, o Option, allowExec bool) error {
 	case RefuseUnlessAllowExec:
 		if allowExec || r.Option == "ioengine" && fileEngines[o.Value] {
 			return nil
+		}
+		if r.Option == "ioengine" && !strings.Contains(o.Value, "${") && !knownEngine(o.Value) {
+			// A typo: --allow-exec is not what would fix it.
+			return fmt.Errorf("fio has no engine %q: give one of the engines that work on the job's files: %s", o.Value, fileEngineList)
 		}
 		return fmt.Errorf("%s; refused (start storbench, and each agent, with --allow-exec to permit it)", plain(r.Why))
 	}

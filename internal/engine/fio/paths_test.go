@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -122,7 +123,9 @@ var pathCases = []pathCase{
 	{name: "ioengine exec", job: "[j]\nioengine=exec\n", want: "--allow-exec"},
 	{name: "ioengine external", job: "[j]\nioengine=external:/tmp/x.so\n", want: "--allow-exec"},
 	{name: "ioengine path", job: "[j]\nioengine=/tmp/x.so\n", want: "--allow-exec"},
-	{name: "ioengine unknown name is dlopened", job: "[j]\nioengine=Libaio\n", want: "--allow-exec"},
+	{name: "ioengine unknown name is a typo", job: "[j]\nioengine=Libaio\n", want: `fio has no engine "Libaio": give one of the engines that work on the job's files: sync, psync`},
+	{name: "ioengine nosuch", job: "[j]\nioengine=nosuch\n", want: "libaio, io_uring"},
+	{name: "ioengine unknown but allowed", job: "[j]\nioengine=nosuch\n", allowExec: true},
 	{name: "ioengine network", job: "[j]\nioengine=net\n", want: "--allow-exec"},
 	{name: "ioengine env", job: "[j]\nioengine=${E}\n", want: "--allow-exec"},
 	{name: "ioengine external allowed", job: "[j]\nioengine=external:/tmp/x.so\n", allowExec: true},
@@ -369,5 +372,27 @@ func TestSymlinkInsideJobDirectory(t *testing.T) {
 		if (err == nil) != ok {
 			t.Errorf("%s: %v, want ok=%v", rel, err, ok)
 		}
+	}
+}
+
+// Every engine this machine's fio has is one storbench knows by name
+// (fioEngineNames), so none of them is taken for a typo.
+func TestEngineNamesHoldFiosOwn(t *testing.T) {
+	out, err := exec.Command("fio", "--enghelp").CombinedOutput()
+	if err != nil {
+		t.Skipf("fio --enghelp: %v (fio not installed?)", err)
+	}
+	n := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		if !strings.HasPrefix(l, "\t") {
+			continue
+		}
+		n++
+		if name := strings.TrimSpace(l); !knownEngine(name) {
+			t.Errorf("fio has engine %q, which storbench would call a typo: add it to fioEngineNames", name)
+		}
+	}
+	if n < 5 {
+		t.Fatalf("fio --enghelp listed %d engines:\n%s", n, out)
 	}
 }

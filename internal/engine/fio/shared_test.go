@@ -281,3 +281,42 @@ func TestFioEnvironment(t *testing.T) {
 		t.Error("the agent's S3 key reached fio's environment")
 	}
 }
+
+// The shared file exists once the phase is prepared on every host, before
+// any job opens it: the phase's first host makes it. Left to the jobs
+// (create_on_open=1), every host's fio creates it at the phase's start, at
+// once, and MooseFS's client answers all but one such open with EEXIST
+// (fio: "err=17 ... file exists"; ior-hard-write failed so on three
+// MooseFS clients, make cluster-test), as IOR's rank 0 creates its shared
+// file before the others open it.
+func TestSharedFileMadeBeforeItsJobsOpen(t *testing.T) {
+	if _, err := FindFio(""); err != nil {
+		t.Skip(err)
+	}
+	names := []string{"h0", "h1"}
+	dir := t.TempDir()
+	write := sharedPhase(t, "ior-hard-write", dir, iorHard("write", "do_verify=0"), Params{Shared: true})
+	var preps []engine.Prepared
+	for r, h := range names {
+		pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: h, RunID: "r1", Hosts: len(names), Rank: r, Names: names}, write)
+		if err != nil {
+			t.Fatalf("%s: prepare: %v", h, err)
+		}
+		preps = append(preps, pr)
+	}
+	_, statErr := os.Stat(filepath.Join(engine.SharedArea(dir, "r1"), "fio", "ior-hard"))
+	var wg sync.WaitGroup
+	start := time.Now()
+	for _, pr := range preps {
+		wg.Go(func() {
+			if _, err := pr.Run(context.Background(), start, nil); err != nil {
+				t.Error(err)
+			}
+			_ = pr.Cleanup(context.Background())
+		})
+	}
+	wg.Wait()
+	if statErr != nil {
+		t.Errorf("the shared file after every host prepared, before the start: %v", statErr)
+	}
+}

@@ -2,6 +2,8 @@ package fio
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -62,6 +64,31 @@ func (jf *JobFile) share(ps *Params) error {
 	}
 	if ps.ReadFrom != "" {
 		g.Set("allow_file_create", "0")
+	}
+	return nil
+}
+
+// createShared makes, empty, every file the jobs of a shared phase open
+// (fileNames) that is not there yet, in dataDir: the phase's first host
+// does it while preparing, so every host's jobs, started together, open
+// a file that exists. Each job would create it as it opens it
+// (create_on_open=1), and an open with O_CREAT on several clients at once
+// is a race some file systems' clients lose: MooseFS's answers EEXIST to
+// all but one, where a local file system opens the file. IOR's rank 0
+// creates the shared file before the other ranks open it, alike.
+func createShared(jf *JobFile, dataDir string) error {
+	names, err := jf.fileNames()
+	if err != nil {
+		return err
+	}
+	for name := range names {
+		f, err := os.OpenFile(filepath.Join(dataDir, name), os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			return fmt.Errorf("the shared file %s, which the phase's first host makes before its jobs open it: %v", name, unwrapPath(err))
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

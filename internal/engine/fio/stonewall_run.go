@@ -418,10 +418,14 @@ func liveAfter(live engine.LiveFunc, prev *Output, since time.Duration) engine.L
 	}
 }
 
-// writeJob writes a pass's job file beside the phase's, named by suffix.
+// writeJob writes a pass's job file beside the phase's, named by suffix,
+// through the workspace's checked handle (engine.Workspace.WriteFile): a
+// level of the workspace swapped for a symbolic link since Prepare fails
+// the pass here, before a fio started on its paths writes where the link
+// leads.
 func (r *prepared) writeJob(jf *JobFile, suffix string) (string, error) {
-	path := filepath.Join(r.ws.Path, r.params.Job.Name+suffix)
-	return path, os.WriteFile(path, []byte(jf.Render()), 0o644)
+	name := r.params.Job.Name + suffix
+	return filepath.Join(r.ws.Path, name), r.ws.WriteFile(name, []byte(jf.Render()))
 }
 
 func joinInts(xs []int64) string {

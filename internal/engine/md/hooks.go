@@ -17,9 +17,28 @@ var (
 )
 
 // CheckPlan refuses trees used before they are made or left behind across
-// the plan (see CheckTrees).
+// the plan (see CheckTrees), and, when phases run on this machine, trees
+// that need more open directories than its open-file limit allows.
 func (Engine) CheckPlan(_ context.Context, env engine.CheckEnv, phases []engine.Phase) error {
-	return CheckTrees(phases, env.Keep)
+	if err := CheckTrees(phases, env.Keep); err != nil {
+		return err
+	}
+	if !env.Local {
+		return nil // each agent checks its own limit when preparing
+	}
+	for _, ph := range phases {
+		if ph.Engine != model.EngineMD {
+			continue
+		}
+		p, err := phaseParams(ph)
+		if err != nil {
+			continue // Validate names what is wrong
+		}
+		if err := checkOpenFiles(p); err != nil {
+			return fmt.Errorf("phase %s: %w", ph.Name, err)
+		}
+	}
+	return nil
 }
 
 // TakeSlots gives a phase that sets no workers (-t) one worker per slot,

@@ -139,6 +139,24 @@ type prepared struct {
 	sampleNow   chan struct{}
 }
 
+// checkOpenFiles refuses p, as bad input, when its trees need more open
+// directories than this process may hold (RLIMIT_NOFILE): every tree
+// directory stays open while items are worked on - this host's own, and
+// with a stride and a tree per worker the trees of the workers whose items
+// this host's stat, read and remove (up to three others each).
+func checkOpenFiles(p Params) error {
+	trees := uint64(p.trees())
+	if p.UniqueDir && p.strided() {
+		trees *= 4
+	}
+	need := uint64(treeNodes(p.Depth, p.Branch, 1<<40))*trees + uint64(p.workers()) + 64
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && need > lim.Cur {
+		return engine.Unsupported(fmt.Sprintf("the trees need %d open directories, more than the open-file limit of %d: raise ulimit -n (or LimitNOFILE= of the agent's unit), or give a smaller tree (--depth, --branch) or fewer workers", need, lim.Cur))
+	}
+	return nil
+}
+
 // stateFile is the file beside a shared tree's iteration directory that
 // says how many items each rank's share of it holds, for the phases that
 // come after the one that made it.
@@ -162,18 +180,8 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (eng
 		nodes: treeNodes(p.Depth, p.Branch, 1<<40), shared: p.shared(env.Hosts), sampleNow: make(chan struct{}, 1)}
 	pr.makesTree = slices.Contains(pr.ops, opTreeCreate)
 	pr.keepsTree = p.Tree != "" && !slices.Contains(pr.ops, opTreeRemove)
-	// Every tree directory stays open while items are worked on: this
-	// host's own, and with a stride and a tree per worker the trees of the
-	// workers whose items this host's stat, read and remove (up to three
-	// others each).
-	trees := uint64(p.trees())
-	if p.UniqueDir && p.strided() {
-		trees *= 4
-	}
-	need := uint64(pr.nodes)*trees + uint64(pr.workers) + 64
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err == nil && need > lim.Cur {
-		return nil, fmt.Errorf("the trees need %d open directories, more than the open-file limit of %d (raise ulimit -n or use a smaller tree)", need, lim.Cur)
+	if err := checkOpenFiles(p); err != nil {
+		return nil, err
 	}
 	var ws *engine.Workspace
 	if pr.shared {
@@ -194,6 +202,8 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, ph engine.Phase) (eng
 				// for it goes. A tree that was there is the earlier
 				// phase's, and stays.
 				ws.Remove()
+			} else {
+				ws.Keep()
 			}
 			return nil, err
 		}
@@ -236,10 +246,11 @@ func (pr *prepared) checkTree() (made bool, err error) {
 // runs have ended). A tree kept for a later phase stays, unless the phase
 // failed: the run then stops, and no later phase would remove it.
 func (pr *prepared) Cleanup(ctx context.Context) error {
-	if pr.env.Keep || pr.ws == nil {
+	if pr.ws == nil {
 		return nil
 	}
-	if pr.shared && (pr.env.Rank != 0 || pr.keepsTree && !pr.failed) {
+	if pr.env.Keep || pr.shared && (pr.env.Rank != 0 || pr.keepsTree && !pr.failed) {
+		pr.ws.Keep()
 		return nil
 	}
 	return pr.ws.RemoveContext(ctx)

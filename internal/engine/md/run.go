@@ -3,6 +3,7 @@ package md
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -623,9 +624,15 @@ func (r *run) addErr(k opKind, msg string) {
 // have created it first. It returns the failed call's errno with the error.
 func (r *run) openIteration(iter int, create bool) (syscall.Errno, error) {
 	name := []byte("it" + strconv.Itoa(iter) + "\x00")
-	wsFd, e := openat(false, atFdcwd, cstr(r.pr.ws.Path), syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	if e != 0 {
-		return e, fmt.Errorf("open %s: %v", r.pr.ws.Path, e)
+	// Through the workspace's checked handle: a level swapped for a
+	// link since Prepare fails here, nothing made where it leads.
+	wsFd, err := r.pr.ws.Open()
+	if err != nil {
+		var e syscall.Errno
+		if !errors.As(err, &e) {
+			e = syscall.ELOOP
+		}
+		return e, fmt.Errorf("iteration %d: %v", iter, err)
 	}
 	defer closeFd(false, wsFd)
 	if create {
@@ -680,8 +687,8 @@ func (r *run) closeIteration() {
 	if r.followsIteration() {
 		return
 	}
-	wsFd, e := openat(false, atFdcwd, cstr(r.pr.ws.Path), syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	if e != 0 {
+	wsFd, err := r.pr.ws.Open()
+	if err != nil {
 		return
 	}
 	unlinkat(false, wsFd, cstr("it"+strconv.Itoa(r.iter)), atRemoveDir)

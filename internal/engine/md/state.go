@@ -86,12 +86,8 @@ func (r *run) finish() {
 	}
 	st := treeState{Layout: pr.p.layout(), Ranks: r.total, Dirs: r.dirsOf, Files: r.filesOf, Renamed: r.renamedOf}
 	b, _ := json.Marshal(st)
-	tmp := filepath.Join(pr.ws.Path, "."+stateFile)
-	if err := os.WriteFile(tmp, b, 0o644); err == nil {
-		err = os.Rename(tmp, filepath.Join(pr.ws.Path, stateFile))
-		if err == nil {
-			return
-		}
+	if pr.ws.WriteFile(stateFile, b) == nil {
+		return
 	}
 	r.errs = append(r.errs, fmt.Sprintf("tree %s: cannot write %s; later phases cannot use the tree", pr.p.Tree, stateFile))
 	pr.failed = true

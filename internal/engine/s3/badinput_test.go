@@ -2,6 +2,7 @@ package s3
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -168,16 +169,19 @@ func TestNetworkBadInput(t *testing.T) {
 		name string
 		mod  func(map[string]any)
 		want string
+		// badInput: refused as bad input (exit 2, no results folder),
+		// not as a failed run.
+		badInput bool
 	}{
-		{"unreachable host", func(p map[string]any) { p["hosts"] = []string{"127.0.0.1:1"} }, "cannot reach 127.0.0.1:1"},
-		{"wrong keys", func(p map[string]any) { p["secret_key"] = "wrong" }, "refused the credentials"},
-		{"TLS to a plain endpoint", func(p map[string]any) { p["tls"] = true }, "does not speak TLS"},
+		{"unreachable host", func(p map[string]any) { p["hosts"] = []string{"127.0.0.1:1"} }, "cannot reach 127.0.0.1:1", false},
+		{"wrong keys", func(p map[string]any) { p["secret_key"] = "wrong" }, "refused the credentials", false},
+		{"TLS to a plain endpoint", func(p map[string]any) { p["tls"] = true }, "does not speak TLS: drop --tls", true},
 		// versitygw has no STS: any session token is one it refuses, as S3
 		// refuses an expired one; the line names the server's code.
-		{"session token the server refuses", func(p map[string]any) { p["session_token"] = "FQoGZXIvYXdzEXPIRED" }, "refused the keys with a session token (InvalidToken: "},
+		{"session token the server refuses", func(p map[string]any) { p["session_token"] = "FQoGZXIvYXdzEXPIRED" }, "refused the keys with a session token (InvalidToken: ", true},
 		{"missing bucket, no right to create it", func(p map[string]any) {
 			p["access_key"], p["secret_key"], p["bucket"] = "plainuser", "plainusersecret", "nobucket"
-		}, "may not create it"},
+		}, "may not create it", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -186,6 +190,9 @@ func TestNetworkBadInput(t *testing.T) {
 			err := prepareErr(t, p)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+			if errors.Is(err, engine.ErrUnsupported) != tc.badInput {
+				t.Errorf("bad input (exit 2): %v, want %v", !tc.badInput, tc.badInput)
 			}
 			if strings.Contains(err.Error(), s3test.SecretKey) || strings.Contains(err.Error(), "plainusersecret") || strings.Contains(err.Error(), "FQoGZXIvYXdzEXPIRED") {
 				t.Fatal("the error shows a secret")

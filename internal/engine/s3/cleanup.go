@@ -140,7 +140,7 @@ func (ph *phase) countPrefix(ctx context.Context, limit int64) (int64, error) {
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var n int64
-	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, minio.ListObjectsOptions{Prefix: ph.prefix, Recursive: true, WithVersions: ph.c.versionedListing()}) {
+	for o := range listObjects(lctx, ph.admin, ph.c.Bucket, minio.ListObjectsOptions{Prefix: ph.prefix, Recursive: true, WithVersions: ph.c.versionedListing()}) {
 		if o.Err != nil {
 			if minio.ToErrorResponse(o.Err).Code == "NoSuchBucket" {
 				return 0, nil
@@ -215,7 +215,7 @@ func (ph *phase) removePrefix(ctx context.Context, pfx string) error {
 	var listErr error
 	go func() {
 		defer close(objs)
-		for o := range ph.admin.ListObjects(ctx, c.Bucket, minio.ListObjectsOptions{Prefix: pfx, Recursive: true, WithVersions: c.versionedListing()}) {
+		for o := range listObjects(ctx, ph.admin, c.Bucket, minio.ListObjectsOptions{Prefix: pfx, Recursive: true, WithVersions: c.versionedListing()}) {
 			if o.Err != nil {
 				listErr = o.Err
 				return
@@ -317,7 +317,7 @@ func (ph *phase) bucketHolds(ctx context.Context, marker string) (others, foreig
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	opts := minio.ListObjectsOptions{Recursive: true, WithVersions: ph.c.versionedListing()}
-	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, opts) {
+	for o := range listObjects(lctx, ph.admin, ph.c.Bucket, opts) {
 		switch {
 		case o.Err != nil:
 			return others, foreign, o.Err

@@ -78,11 +78,27 @@ func (b *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		req.Body = &gatedBody{ReadCloser: req.Body, gate: g}
 		g.open = true
 	}
+	if g, ok := req.Context().Value(pageGuardKey{}).(*pageGuard); ok {
+		if err := g.next(req.URL.Host, continuation(req.URL.Query())); err != nil {
+			closeBody(req)
+			return nil, err
+		}
+	}
+	var cut context.Context
+	if c := b.cut.Load(); c != nil {
+		cut = *c
+		if cut.Err() != nil {
+			// Cut already: AfterFunc below would cancel the request only
+			// once its goroutine ran, and a server that answers at once
+			// (a listing's next page) would answer first, forever.
+			closeBody(req)
+			return nil, cutCause(cut)
+		}
+	}
 	ctx, cancel := context.WithCancelCause(req.Context())
 	timer := time.AfterFunc(b.timeout, func() { cancel(errRequestTimeout) })
 	stopCut := func() bool { return false }
-	if c := b.cut.Load(); c != nil {
-		cut := *c
+	if cut != nil {
 		stopCut = context.AfterFunc(cut, func() { cancel(context.Cause(cut)) })
 	}
 	end := func() {
@@ -136,6 +152,23 @@ func (b *gatedBody) Close() error {
 		b.gate.closed <- struct{}{}
 	}
 	return err
+}
+
+// closeBody closes the body of a request RoundTrip does not send, as a
+// RoundTripper must.
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+}
+
+// cutCause is the error of a request the run's cut ended: errGraceCut
+// past the grace, else the hard stop's cause.
+func cutCause(cut context.Context) error {
+	if c := context.Cause(cut); c != nil {
+		return c
+	}
+	return cut.Err()
 }
 
 // boundErr returns the bound that cut the request of ctx, if one did, or err.
@@ -302,6 +335,12 @@ func errorKind(err error) string {
 	if resp := minio.ToErrorResponse(err); resp.Code != "" {
 		return resp.Code
 	}
+	return causeKind(err)
+}
+
+// causeKind is errorKind of an error that is no S3 answer: a bound, the
+// network's failure, storbench's own checks, TLS.
+func causeKind(err error) string {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
 		return "timeout"
@@ -321,6 +360,8 @@ func errorKind(err error) string {
 		return "part failed"
 	case errors.Is(err, errBadResponse):
 		return "bad response"
+	case errors.Is(err, errListLoop):
+		return "listing never ends"
 	}
 	// The lean path's TLS errors come from crypto/tls directly.
 	var certErr *tls.CertificateVerificationError
@@ -377,10 +418,12 @@ func explain(endpoint string, c *config, err error) error {
 	case "connection refused", "no such host", "timeout", errRequestTimeout.kind:
 		return fmt.Errorf("s3: cannot reach %s (%s): check --host and that the server runs", endpoint, kind)
 	case "tls":
+		// Bad input found before any load (exit 2): the user has the
+		// scheme to change.
 		if c.tls {
-			return fmt.Errorf("s3: %s does not speak TLS: drop --tls or use the server's HTTPS port", endpoint)
+			return engine.Unsupported(fmt.Sprintf("s3: %s does not speak TLS: drop --tls or use the server's HTTPS port", endpoint))
 		}
-		return fmt.Errorf("s3: %s expects TLS: add --tls", endpoint)
+		return engine.Unsupported(fmt.Sprintf("s3: %s expects TLS: add --tls", endpoint))
 	case "tls certificate":
 		return fmt.Errorf("s3: %s: TLS certificate not trusted (%v); add --insecure only if you trust this server", endpoint, err)
 	case "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidSignature":

@@ -21,7 +21,12 @@ import (
 // The s3 engine keeps the engine contract against a real versitygw on
 // loopback, on both request paths.
 func TestConformance(t *testing.T) {
-	srv := s3test.StartT(t, s3test.Options{})
+	conformance(t, s3test.StartT(t, s3test.Options{}))
+}
+
+// conformance runs the engine's conformance suite against srv, on both
+// request paths.
+func conformance(t *testing.T, srv *s3test.Server) {
 	cl, err := minio.New(srv.Endpoint, &minio.Options{Creds: credentials.NewStaticV4(s3test.AccessKey, s3test.SecretKey, ""), Region: "us-east-1"})
 	if err != nil {
 		t.Fatal(err)

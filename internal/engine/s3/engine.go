@@ -184,7 +184,10 @@ type phase struct {
 	stop     atomic.Bool
 	stopCh   chan struct{} // closed with stop set: wakes workers backing off
 	stopOnce sync.Once
-	ticket   atomic.Int64 // open-loop schedule position
+	// failed, once set, is why a worker ended the run stage (a listing
+	// that never ends): Run returns it with what was measured.
+	failed atomic.Pointer[error]
+	ticket atomic.Int64 // open-loop schedule position
 	// pausedUntil, when not 0, holds workers until then (Unix ns): a
 	// suite event's pause.
 	pausedUntil atomic.Int64
@@ -350,6 +353,13 @@ func (ph *phase) halt() {
 	})
 }
 
+// fail ends the run stage because of err: the workers stop between
+// requests, and Run returns the first such err with what was measured.
+func (ph *phase) fail(err error) {
+	ph.failed.CompareAndSwap(nil, &err)
+	ph.halt()
+}
+
 // closeIdle closes the idle connections of the phase's transports.
 func (ph *phase) closeIdle() {
 	for _, t := range ph.trs {
@@ -418,7 +428,7 @@ func (ph *phase) checkEndpoints(ctx context.Context) error {
 		err := again(ctx, func() error {
 			cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 			defer cancel()
-			for o := range ph.cls[0][e].ListObjects(cctx, ph.c.Bucket, minio.ListObjectsOptions{Prefix: ph.prefix, MaxKeys: 1}) {
+			for o := range listObjects(cctx, ph.cls[0][e], ph.c.Bucket, minio.ListObjectsOptions{Prefix: ph.prefix, MaxKeys: 1}) {
 				return o.Err
 			}
 			return nil
@@ -431,11 +441,16 @@ func (ph *phase) checkEndpoints(ctx context.Context) error {
 }
 
 // probeOptions uploads one small object with the upload options a server
-// may ignore without a word - encryption, storage class - and reads it
-// back: a server that refused or ignored one is said in one line, before
+// may ignore without a word - encryption, storage class, checksums
+// (checkChecksum) - and reads it back: a server that refused or ignored one is said in one line, before
 // any load, rather than measured as if it had applied it.
 func (ph *phase) probeOptions(ctx context.Context) error {
 	c := ph.c
+	if c.Checksum != "" {
+		if err := ph.checkChecksum(ctx); err != nil {
+			return err
+		}
+	}
 	class := c.StorageClass != "" && c.StorageClass != "STANDARD" // STANDARD is not echoed
 	if !c.SSES3 && c.SSEKMS == "" && !class {
 		return nil
@@ -593,10 +608,19 @@ func (ph *phase) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 			res.Err = fmt.Sprintf("benchdata %s: %v", c.BenchData, err)
 		}
 	}
-	if stoppedBy == "interrupted" {
-		return res, engine.Interrupted(ctx.Err())
+	return res, ph.endErr(ctx, stoppedBy)
+}
+
+// endErr is the error of a run stage that ended as stoppedBy says: why a
+// worker ended it (fail), or the interrupt, or none.
+func (ph *phase) endErr(ctx context.Context, stoppedBy string) error {
+	if e := ph.failed.Load(); e != nil {
+		return *e
 	}
-	return res, nil
+	if stoppedBy == "interrupted" {
+		return engine.Interrupted(ctx.Err())
+	}
+	return nil
 }
 
 // sizedOps are the operations given per size class when objects have

@@ -9,22 +9,13 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/s3test"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // storbench builds the binary for t.
 func storbench(t *testing.T) string {
 	t.Helper()
-	root, err := s3test.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "storbench")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/storbench")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v: %s", err, out)
-	}
-	return bin
+	return testutil.StorbenchBin(t)
 }
 
 // What a user sees of a server that takes the benchmark's GETs and never

@@ -423,7 +423,39 @@ func TestChecksumOnEveryUpload(t *testing.T) {
 // bucket versioning and metadata MinIO's extension, and a server without
 // either is refused in one line.
 func TestListOptionsAgainstVersityGW(t *testing.T) {
-	vsrv := s3test.StartT(t, s3test.Options{Versioning: true})
+	listVariants(t, s3test.StartT(t, s3test.Options{Versioning: true}))
+	srv := s3test.StartT(t, s3test.Options{}) // no versioning
+	cl := adminClient(t, srv)
+	for _, tc := range []struct {
+		extra map[string]any
+		want  string
+	}{
+		{map[string]any{"versions": 3}, "s3: list --versions 3: the server does not support bucket versioning (use --versions 1)"},
+		{map[string]any{"metadata": true}, listMetadataRefused},
+	} {
+		p := baseParams(srv, "list")
+		p["bucket"] = "nolist"
+		for k, v := range tc.extra {
+			p[k] = v
+		}
+		err := prepareErr(t, p)
+		if err == nil || err.Error() != tc.want || !errors.Is(err, engine.ErrUnsupported) {
+			t.Errorf("%v: got %v\nwant %s", tc.extra, err, tc.want)
+		}
+		if ok, _ := cl.BucketExists(context.Background(), "nolist"); ok {
+			t.Errorf("%v: the refused phase left its bucket", tc.extra)
+		}
+	}
+}
+
+// listMetadataRefused is list --metadata's line on a server without
+// MinIO's extension.
+const listMetadataRefused = "s3: list --metadata: the server does not return user metadata in listings (MinIO's extension of ListObjectsV2)"
+
+// listVariants runs list with --max-keys on both request paths and with
+// --versions on srv, which has versioning: every listing returns every
+// entry prepared.
+func listVariants(t *testing.T, vsrv *s3test.Server) {
 	for _, tc := range []struct {
 		name  string
 		extra map[string]any
@@ -448,28 +480,6 @@ func TestListOptionsAgainstVersityGW(t *testing.T) {
 			}
 		})
 	}
-	srv := s3test.StartT(t, s3test.Options{}) // no versioning
-	cl := adminClient(t, srv)
-	for _, tc := range []struct {
-		extra map[string]any
-		want  string
-	}{
-		{map[string]any{"versions": 3}, "s3: list --versions 3: the server does not support bucket versioning (use --versions 1)"},
-		{map[string]any{"metadata": true}, "s3: list --metadata: the server does not return user metadata in listings (MinIO's extension of ListObjectsV2)"},
-	} {
-		p := baseParams(srv, "list")
-		p["bucket"] = "nolist"
-		for k, v := range tc.extra {
-			p[k] = v
-		}
-		err := prepareErr(t, p)
-		if err == nil || err.Error() != tc.want || !errors.Is(err, engine.ErrUnsupported) {
-			t.Errorf("%v: got %v\nwant %s", tc.extra, err, tc.want)
-		}
-		if ok, _ := cl.BucketExists(context.Background(), "nolist"); ok {
-			t.Errorf("%v: the refused phase left its bucket", tc.extra)
-		}
-	}
 }
 
 // retention uploads every version with a governance retention, then reads
@@ -479,32 +489,8 @@ func TestListOptionsAgainstVersityGW(t *testing.T) {
 func TestRetentionAgainstVersityGW(t *testing.T) {
 	vsrv := s3test.StartT(t, s3test.Options{Versioning: true})
 	srv := s3test.StartT(t, s3test.Options{})
-	for _, tc := range []struct {
-		name     string
-		srv      *s3test.Server
-		versions int
-	}{
-		{"versions", vsrv, 3},
-		{"without versioning, one version", srv, 1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p := baseParams(tc.srv, "retention")
-			p["bucket"], p["objects"], p["versions"] = "locked", 10, tc.versions
-			_, res := runPhase(t, "r", p)
-			if len(res.Ops) != 2 {
-				t.Fatalf("ops %+v", res.Ops)
-			}
-			for i, want := range []string{"GETRETENTION", "RETENTION"} {
-				o := res.Ops[i]
-				if o.Op != want || o.Ops == 0 || o.Errors != 0 {
-					t.Errorf("%s: %d requests, %d errors %v", o.Op, o.Ops, o.Errors, o.ErrorKinds)
-				}
-			}
-			if ok, _ := adminClient(t, tc.srv).BucketExists(context.Background(), "locked"); ok {
-				t.Error("the locked bucket storbench created was left")
-			}
-		})
-	}
+	t.Run("versions", func(t *testing.T) { retention(t, vsrv, map[string]any{"versions": 3}) })
+	t.Run("without versioning, one version", func(t *testing.T) { retention(t, srv, map[string]any{"versions": 1}) })
 	cl := adminClient(t, srv)
 	if err := cl.MakeBucket(context.Background(), "unlocked", minio.MakeBucketOptions{}); err != nil {
 		t.Fatal(err)
@@ -535,10 +521,37 @@ func TestRetentionAgainstVersityGW(t *testing.T) {
 	}
 }
 
+// retention runs the retention benchmark on srv with the extra settings:
+// retentions read and moved with no error, and the locked bucket
+// storbench made removed.
+func retention(t *testing.T, srv *s3test.Server, extra map[string]any) {
+	p := baseParams(srv, "retention")
+	p["bucket"], p["objects"] = "locked", 10
+	for k, v := range extra {
+		p[k] = v
+	}
+	_, res := runPhase(t, "r", p)
+	if len(res.Ops) != 2 {
+		t.Fatalf("ops %+v", res.Ops)
+	}
+	for i, want := range []string{"GETRETENTION", "RETENTION"} {
+		o := res.Ops[i]
+		if o.Op != want || o.Ops == 0 || o.Errors != 0 {
+			t.Errorf("%s: %d requests, %d errors %v", o.Op, o.Ops, o.Errors, o.ErrorKinds)
+		}
+	}
+	if ok, _ := adminClient(t, srv).BucketExists(context.Background(), "locked"); ok {
+		t.Error("the locked bucket storbench created was left")
+	}
+}
+
 // multipart-put uploads objects in parts, several at once, and records
 // each part (PUTPART, warp's name) and each whole object (UPLOAD).
 func TestMultipartPutAgainstVersityGW(t *testing.T) {
-	srv := s3test.StartT(t, s3test.Options{})
+	multipartPut(t, s3test.StartT(t, s3test.Options{}))
+}
+
+func multipartPut(t *testing.T, srv *s3test.Server) {
 	p := baseParams(srv, "multipart-put")
 	p["parts"], p["part_size"], p["part_concurrency"], p["concurrent"] = 4, "5MiB", 3, 2
 	ph, res := runPhase(t, "mpp", p)

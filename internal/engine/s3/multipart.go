@@ -66,19 +66,23 @@ func (wk *worker) loopMultipart(ctx context.Context) {
 // --checksum, the upload announces the algorithm, and every part carries
 // its sum.
 func (wk *worker) multipartOpts() minio.PutObjectOptions {
-	c := wk.ph.c
-	create := wk.put0
-	ck := checksumTypes[c.Checksum]
+	return multipartCreate(wk.put0, checksumTypes[wk.ph.c.Checksum], wk.ph.c.AddMetadata)
+}
+
+// multipartCreate is base made to announce checksum ck (when set), as the
+// creation of a multipart upload whose parts carry it; meta is the user
+// metadata every upload carries.
+func multipartCreate(base minio.PutObjectOptions, ck minio.ChecksumType, meta map[string]string) minio.PutObjectOptions {
 	if ck.IsSet() {
-		create.UserMetadata = map[string]string{"x-amz-checksum-algorithm": ck.String()}
+		base.UserMetadata = map[string]string{"x-amz-checksum-algorithm": ck.String()}
 		if ck.FullObjectRequested() {
-			create.UserMetadata["x-amz-checksum-type"] = "FULL_OBJECT"
+			base.UserMetadata["x-amz-checksum-type"] = "FULL_OBJECT"
 		}
-		for k, v := range c.AddMetadata {
-			create.UserMetadata[k] = v
+		for k, v := range meta {
+			base.UserMetadata[k] = v
 		}
 	}
-	return create
+	return base
 }
 
 // uploadOnce makes one multipart upload that started at t0: creates it,

@@ -37,7 +37,7 @@ func (ph *phase) listExisting(ctx context.Context) error {
 	var sizes []int64
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for o := range ph.admin.ListObjects(lctx, c.Bucket, minio.ListObjectsOptions{Prefix: c.Prefix, Recursive: true}) {
+	for o := range listObjects(lctx, ph.admin, c.Bucket, minio.ListObjectsOptions{Prefix: c.Prefix, Recursive: true}) {
 		if o.Err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -206,7 +206,7 @@ func (ph *phase) probeListMetadata(ctx context.Context) error {
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	opts := minio.ListObjectsOptions{Prefix: ph.listPfx[0], Recursive: true, WithMetadata: true, MaxKeys: 1}
-	for o := range ph.admin.ListObjects(lctx, ph.c.Bucket, opts) {
+	for o := range listObjects(lctx, ph.admin, ph.c.Bucket, opts) {
 		if o.Err != nil {
 			return fmt.Errorf("s3: list --metadata: %v", o.Err)
 		}

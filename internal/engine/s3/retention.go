@@ -53,14 +53,21 @@ var errBadRetention = &s3Error{Code: "bad retention", Message: "the answer holds
 // named Retention: versitygw names it ObjectLockRetention, and either
 // holds Mode and RetainUntilDate, which is what is checked.
 func (wk *worker) getRetention(ctx context.Context, ep int, key, ver string) (time.Time, error) {
-	c := wk.ph.c
+	return readRetention(ctx, wk.ph.c, wk.ph.httpc[wk.id%len(wk.ph.httpc)], ep, wk.ph.c.Bucket, key, ver)
+}
+
+// readRetention reads the retention of version ver of key in bucket
+// through endpoint ep with hc (getRetention's request), and returns when
+// the answer's first byte came; an answer without a retention mode and
+// date is errBadRetention.
+func readRetention(ctx context.Context, c *config, hc *http.Client, ep int, bucket, key, ver string) (time.Time, error) {
 	scheme := "http"
 	if c.tls {
 		scheme = "https"
 	}
-	host, path := c.endpoints[ep], "/"+c.Bucket+"/"+key
+	host, path := c.endpoints[ep], "/"+bucket+"/"+key
 	if c.Lookup == "dns" {
-		host, path = c.Bucket+"."+host, "/"+key
+		host, path = bucket+"."+host, "/"+key
 	}
 	q := url.Values{"retention": {""}}
 	if ver != "" {
@@ -73,7 +80,7 @@ func (wk *worker) getRetention(ctx context.Context, ep int, key, ver string) (ti
 	}
 	req.Header.Set("X-Amz-Content-Sha256", unsignedPayload)
 	req = miniosigner.SignV4(*req, c.AccessKey, c.SecretKey, "", c.Region)
-	resp, err := wk.ph.httpc[wk.id%len(wk.ph.httpc)].Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return time.Time{}, err
 	}

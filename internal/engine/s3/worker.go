@@ -486,10 +486,9 @@ func (wk *worker) loopList(ctx context.Context) {
 		var err error
 		var n int64
 		if c.Versions > 1 || c.Metadata {
-			lctx, cancel := context.WithCancel(ctx)
 			opts := minio.ListObjectsOptions{Prefix: pfx, Recursive: true, WithVersions: c.Versions > 1,
 				WithMetadata: c.Metadata, MaxKeys: c.MaxKeys}
-			for o := range wk.core[ep].Client.ListObjects(lctx, c.Bucket, opts) {
+			for o := range listObjects(ctx, wk.core[ep].Client, c.Bucket, opts) {
 				if first.IsZero() {
 					first = time.Now()
 				}
@@ -499,29 +498,54 @@ func (wk *worker) loopList(ctx context.Context) {
 				}
 				n++
 			}
-			cancel()
 		} else {
-			token := ""
-			for {
-				res, lerr := wk.core[ep].ListObjectsV2(c.Bucket, pfx, "", token, "", c.MaxKeys)
-				if first.IsZero() {
-					first = time.Now()
-				}
-				if lerr != nil {
-					err = lerr
-					break
-				}
-				n += int64(len(res.Contents))
-				if !res.IsTruncated || res.NextContinuationToken == "" {
-					break
-				}
-				token = res.NextContinuationToken
-			}
+			n, first, err = wk.listPages(ctx, ep, pfx)
 		}
 		if err == nil && want >= 0 && n != want {
 			err = errListCount
 		}
 		wk.finish(0, ep, t0, first, 0, err)
+		if errors.Is(err, errListLoop) {
+			// Listing on would only list the same pages again.
+			wk.ph.fail(err)
+			return
+		}
+	}
+}
+
+// listPages lists pfx in full on endpoint ep, a page at a time, and
+// returns the entries it counted and when the first page came. A hard
+// stop (ctx) ends it between pages; a server that gives a continuation
+// twice, or pages with nothing in them for ever, ends it with a
+// *ListLoopError (pageGuard).
+func (wk *worker) listPages(ctx context.Context, ep int, pfx string) (n int64, first time.Time, err error) {
+	c := wk.ph.c
+	g := newPageGuard(c.Bucket, pfx)
+	token := ""
+	for {
+		at := ""
+		if token != "" {
+			at = "continuation-token=" + token
+		}
+		if err := g.next(c.endpoints[ep], at); err != nil {
+			return n, first, err
+		}
+		res, err := wk.core[ep].ListObjectsV2(c.Bucket, pfx, "", token, "", c.MaxKeys)
+		if first.IsZero() {
+			first = time.Now()
+		}
+		if err != nil {
+			return n, first, err
+		}
+		n += int64(len(res.Contents))
+		g.entries.Store(n)
+		if !res.IsTruncated || res.NextContinuationToken == "" {
+			return n, first, nil
+		}
+		if ctx.Err() != nil {
+			return n, first, ctx.Err()
+		}
+		token = res.NextContinuationToken
 	}
 }
 

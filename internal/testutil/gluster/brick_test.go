@@ -20,6 +20,7 @@ import (
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/testutil/chromium"
+	"github.com/storbench/storbench/internal/testutil/dfs"
 	"github.com/storbench/storbench/internal/testutil/gluster"
 )
 
@@ -54,7 +55,7 @@ func brickRun(t *testing.T, c *gluster.Cluster, file string) (*results.Summary, 
 	if code != 0 {
 		t.Fatalf("storbench run %s: exit %d:\n%s", file, code, out)
 	}
-	s, folder := summaryOf(t, out)
+	s, folder := dfs.SummaryOf(t, out)
 	if ph := s.Phases[0]; ph.Status != results.StatusCompleted || len(ph.PerHost) != len(c.Agents) {
 		t.Fatalf("phase %s: %s on %d hosts: %s\n%s", ph.Name, ph.Status, len(ph.PerHost), ph.Error, out)
 	}
@@ -62,7 +63,7 @@ func brickRun(t *testing.T, c *gluster.Cluster, file string) (*results.Summary, 
 }
 
 // One brick of the replica-2 volume lost 5 s into a 20-s write phase on
-// four clients and brought back at 12 s, by commands the suite runs on
+// three clients and brought back at 12 s, by commands the suite runs on
 // the controller. A brick whose process dies (SIGKILL) costs the clients
 // nothing they would notice: the connection resets, they go on writing
 // to the other brick at once, faster (one copy instead of two; measured:
@@ -70,9 +71,11 @@ func brickRun(t *testing.T, c *gluster.Cluster, file string) (*results.Summary, 
 // noise). A brick that hangs - its server frozen, its network gone - is
 // what clients feel: they wait network.ping-timeout (3 s on this volume,
 // 42 s by default) before giving it up. So the brick's glusterfsd is
-// stopped (SIGSTOP, by the pid `gluster volume status --xml` gives) and,
-// at 12 s, killed and started again (`gluster volume start force`), as an
-// admin does with a hung brick. The events ran at their times and
+// stopped (SIGSTOP, by the test, through a dfs control: its pid is asked
+// of glusterd before the phase, as the gluster CLI takes seconds on a
+// loaded machine and the hang must come at its time) and, at 12 s,
+// killed and started again (`gluster volume start force`), as an admin
+// does with a hung brick. The events ran at their times and
 // succeeded, the brick is a new process after; summary.json, `analyze`
 // and report.html (in Chromium, the marks on every chart over time) say
 // what the loss did to the write figure - the dip, the time under 90%,
@@ -84,7 +87,8 @@ func brickRun(t *testing.T, c *gluster.Cluster, file string) (*results.Summary, 
 func brickLoss(t *testing.T, c *gluster.Cluster) {
 	brick := c.Server + ":" + c.Brick(1)
 	pid := fmt.Sprintf(`gluster --mode=script volume status %s %s --xml | sed -n 's:.*<pid>\(.*\)</pid>.*:\1:p'`, c.Volume, brick)
-	hang := pid + " | xargs -r kill -STOP"
+	var hung int // the brick's process, asked before each phase
+	hang := c.Control("hang brick 1 (SIGSTOP)", func() error { return syscall.Kill(hung, syscall.SIGSTOP) })
 	// glusterd starts no brick whose old process it still sees (its
 	// /proc entry readable): the restart waits for the killed one to go.
 	restart := fmt.Sprintf(`p=$(%s); kill -KILL $p; for i in $(seq 100); do [ -r /proc/$p/cmdline ] || break; sleep 0.1; done; gluster --mode=script volume start %s force`, pid, c.Volume)
@@ -92,6 +96,7 @@ func brickLoss(t *testing.T, c *gluster.Cluster) {
 	c.Gluster("volume", "set", c.Volume, "network.ping-timeout", "3")
 	_, healthy := brickRun(t, c, brickSuite(t, c, "brick-healthy", "20s", ""))
 	before := c.BrickPid(1)
+	hung = before
 	events := fmt.Sprintf("      - {name: hang brick, at: 5s, timeout: 20s, command: %q}\n      - {name: restart brick, at: 12s, timeout: 40s, command: %q}\n", hang, restart)
 	s, folder := brickRun(t, c, brickSuite(t, c, "brick-loss", "20s", events))
 	if after := c.BrickPid(1); before <= 0 || after <= 0 || after == before {
@@ -111,7 +116,7 @@ func brickLoss(t *testing.T, c *gluster.Cluster) {
 		t.Logf("%s", ps)
 	}
 	im := impactOf(t, evs[0], "write")
-	t.Logf("write around the brick's hang: %s", impactText(im))
+	t.Logf("write around the brick's hang: %s", dfs.ImpactText(im))
 	checkImpact(t, im)
 	checkAnalyze(t, c, folder, im)
 	checkCompare(t, c, healthy, folder)
@@ -122,17 +127,35 @@ func brickLoss(t *testing.T, c *gluster.Cluster) {
 	// end, 7 s after the hang.
 	restoreBrick(t, c)
 	c.Gluster("volume", "set", c.Volume, "network.ping-timeout", "5")
+	hung = c.BrickPid(1)
 	lostEvent := fmt.Sprintf("      - {name: hang brick, at: 2s, timeout: 20s, command: %q}\n", hang)
 	s, folder = brickRun(t, c, brickSuite(t, c, "brick-lost", "7s", lostEvent))
 	if ps, err := exec.Command(c.Bin, "analyze", "--per-second", folder).CombinedOutput(); err == nil {
 		t.Logf("%s", ps)
 	}
 	lost := impactOf(t, s.Phases[0].Events[0], "write")
-	t.Logf("write after the brick's hang for good: %s", impactText(lost))
+	t.Logf("write after the brick's hang for good: %s", dfs.ImpactText(lost))
 	if lost.RecoverS != nil || !lost.NotRecovered || lost.Note == "" {
-		t.Errorf("a brick that never came back: %s, want the recovery absent and said to be", impactText(lost))
+		t.Errorf("a brick that never came back: %s, want the recovery absent and said to be", dfs.ImpactText(lost))
 	}
 	checkAnalyze(t, c, folder, lost)
+}
+
+// A brick of the replica-2 volume stopped (SIGSTOP) 5 s into a write
+// phase and let go on at 10 s, with the clients' network.ping-timeout
+// (42 s) longer than that: every write waits for it until it goes on,
+// and the clients write on at once (dfs.ServerFault holds the dip and the
+// recovery against the test's own times). A brick killed instead costs
+// the clients nothing they would notice (brickLoss).
+func brickHang(t *testing.T, c *gluster.Cluster) {
+	c.Gluster("volume", "set", c.Volume, "network.ping-timeout", "42")
+	pid := c.BrickPid(1)
+	if pid <= 0 {
+		t.Fatalf("brick 1 has no process: %d", pid)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	dfs.ServerFault(t, c.Cluster, dfs.Fault{StopName: "hang brick 1", RestartName: "resume brick 1", Phase: dfs.SyncedWritePhase, Op: "write",
+		Stop: func() error { return syscall.Kill(pid, syscall.SIGSTOP) }, Restart: func() error { return syscall.Kill(pid, syscall.SIGCONT) }})
 }
 
 // restoreBrick brings brick 1 back when it hangs or is down: its process
@@ -169,7 +192,7 @@ func checkImpact(t *testing.T, im model.EventImpact) {
 	// interval of its first status after the wait holds the writes done
 	// around it, spread over its seconds, so the dip is deep, not 0.
 	if im.Before <= 0 || (im.Lowest > 0.5*im.Before || im.BelowS < 2) && im.Errors == 0 {
-		t.Errorf("no dip and no error: %s", impactText(im))
+		t.Errorf("no dip and no error: %s", dfs.ImpactText(im))
 	}
 	switch {
 	case im.RecoverS != nil && *im.RecoverS <= 0:
@@ -261,14 +284,6 @@ func impactOf(t *testing.T, e model.PhaseEvent, op string) model.EventImpact {
 	}
 	t.Fatalf("event %s has no impact on %s: %+v", e.Name, op, e.Impact)
 	return model.EventImpact{}
-}
-
-func impactText(im model.EventImpact) string {
-	rec := "recovery absent: " + im.Note
-	if im.RecoverS != nil {
-		rec = fmt.Sprintf("recovered in %.1f s", *im.RecoverS)
-	}
-	return fmt.Sprintf("before %.2f %s, lowest %.2f at %.0f s, %.0f s under 90%%, %s, %d errors", im.Before, im.Unit, im.Lowest, im.LowestAtS, im.BelowS, rec, im.Errors)
 }
 
 func deref(p *float64) any {

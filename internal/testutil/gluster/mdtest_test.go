@@ -79,7 +79,7 @@ func TestGlusterMdtestParity(t *testing.T) {
 	if _, err := exec.LookPath(mpiexec); err != nil {
 		t.Skipf("MPICH's %s is not installed (make mpich)", mpiexec)
 	}
-	c := gluster.Start(t, gluster.Options{})
+	c := gluster.Start(t, gluster.Options{Agents: 4})
 	const items = 500
 	ops := map[string]string{"file-create": "File creation", "file-stat": "File stat", "file-read": "File read", "file-remove": "File removal"}
 	sb, mt := map[string][]float64{}, map[string][]float64{}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/s3test"
+	"github.com/storbench/storbench/internal/testutil/dfs"
 	"github.com/storbench/storbench/internal/testutil/gluster"
 )
 
@@ -94,7 +95,7 @@ func waitHTTP(t *testing.T, ep string, done <-chan struct{}) {
 // which gateways it wrote and read through.
 func s3Procedure(t *testing.T, c *gluster.Cluster, objects int) {
 	eps := gateways(t, c)
-	s, folder := run(t, c, "s3", "get", "--host", strings.Join(eps, ","), "--host-select", "cross", "--verify",
+	s, folder := dfs.RunOK(t, c.Cluster, "s3", "get", "--host", strings.Join(eps, ","), "--host-select", "cross", "--verify",
 		"--duration", "3s", "--obj.size", "64KiB", "--objects", strconv.Itoa(objects), "--concurrent", "2")
 	ph := s.Phases[0]
 	for i, h := range ph.PerHost {

@@ -1,4 +1,4 @@
-package gluster
+package dfs
 
 import (
 	"bufio"
@@ -166,15 +166,21 @@ func (c *Cluster) stopAgents() {
 }
 
 // Run runs the storbench binary as the controller against every agent,
-// with the cluster's token and results under Root/results unless args
-// name --results, and returns its exit code and output; ctx bounds it.
+// with the cluster's token, results under Root/results unless args name
+// --results, and no catalog (a test's runs are no user's), and returns
+// its exit code and output; ctx bounds it. Args naming --hostfile or
+// --agents-file name the agents themselves.
 func (c *Cluster) Run(ctx context.Context, args ...string) (int, string) {
 	c.t.Helper()
-	full := append(append([]string{}, args...), "--token-file", c.Token, "--agents", strings.Join(c.Agents, ","))
+	full := append(append([]string{}, args...), "--token-file", c.Token)
+	if !contains(args, "--hostfile") && !contains(args, "--agents-file") {
+		full = append(full, "--agents", strings.Join(c.Agents, ","))
+	}
 	if !contains(args, "--results") {
 		full = append(full, "--results", filepath.Join(c.Root, "results"))
 	}
 	cmd := exec.CommandContext(ctx, c.Bin, full...)
+	cmd.Env = append(os.Environ(), "STORBENCH_CATALOG=off")
 	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	code := 0

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/testutil/chromium"
+)
+
+// jobsJob is a job file of one section with numjobs jobs and no
+// group_reporting (fio's default: every job reported apart), each job
+// writing at a set rate (4 MiB/s in 64 KiB blocks: 64 a second) that this
+// machine keeps under load, so that every second's figure is known.
+func jobsJob(numjobs int) string {
+	return fmt.Sprintf(`# report bandwidth
+[global]
+filesize=8M
+time_based=1
+runtime=6
+ioengine=psync
+bs=64k
+rate=4m
+
+[w]
+rw=write
+numjobs=%d
+`, numjobs)
+}
+
+// A fio section with numjobs 2 and 4 and no group_reporting, which fio
+// reports as one entry per job over the same seconds, is drawn at its
+// true rate (issue 35; before, at a half and a quarter of it: every job's
+// window counted each second once more): the per-second operations add
+// up to summary.json's count (within 0.5%), every full second's rate is
+// its operations (within 10%), the median second's rate is within 10% of
+// the headline, and the host's figures are one entry per operation. In
+// Chromium, every chart of its report adds up to the same counts
+// (chromium.ChartSums).
+func TestFioJobsWithoutGroupReporting(t *testing.T) {
+	needFio(t)
+	for _, n := range []int{2, 4} {
+		t.Run(fmt.Sprintf("numjobs=%d", n), func(t *testing.T) {
+			res := t.TempDir()
+			st, out := testState()
+			args := []string{"fio", "-d", t.TempDir(), "-w", workloadDir(t, map[string]string{"w": jobsJob(n)}), "--results", res}
+			if err := Execute(context.Background(), st, args); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			folders, _ := filepath.Glob(filepath.Join(res, "*"))
+			if len(folders) != 1 {
+				t.Fatalf("results: %v", folders)
+			}
+			sum := perSecondAddsUp(t, folders[0])
+			t.Run("charts", func(t *testing.T) { chartsAddUp(t, folders[0], sum) })
+		})
+	}
+}
+
+// perSecondAddsUp checks the per-second figures of the run's one phase
+// against its summary, which it returns.
+func perSecondAddsUp(t *testing.T, folder string) *results.Summary {
+	t.Helper()
+	sum, err := results.ReadSummary(folder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := &sum.Phases[0]
+	if len(ps.Ops) != 1 || len(ps.PerHost) != 1 {
+		t.Fatalf("want one operation on one host: %+v", ps)
+	}
+	if n := len(ps.PerHost[0].Ops); n != 1 {
+		t.Errorf("the host lists %d operations (one per job), want 1, its jobs added", n)
+	}
+	op := ps.Ops[0]
+	// As `analyze --per-second` has them; the seconds but the first and
+	// the last, in which the jobs began and ended, are full.
+	per, err := analyze.PerSecondFolder(folder, analyze.Options{})
+	if err != nil || len(per.Phases) != 1 || len(per.Phases[0].Ops) != 1 {
+		t.Fatalf("per second: %v, %+v", err, per)
+	}
+	rows := per.Phases[0].Ops[0].Rows
+	var total uint64
+	var rates []float64
+	for i, r := range rows {
+		total += r.Ops
+		t.Logf("second %d: %d operations, %.1f ops/s", r.Second, r.Ops, r.OpsPerS)
+		if i == 0 || i == len(rows)-1 {
+			continue
+		}
+		rates = append(rates, r.OpsPerS)
+		if math.Abs(r.OpsPerS-float64(r.Ops)) > 0.1*float64(r.Ops) {
+			t.Errorf("second %d: %.1f ops/s for its %d operations", r.Second, r.OpsPerS, r.Ops)
+		}
+	}
+	if math.Abs(float64(total)-float64(op.Ops)) > 0.005*float64(op.Ops) {
+		t.Errorf("the seconds add up to %d operations; summary.json counts %d", total, op.Ops)
+	}
+	if len(rates) < 3 {
+		t.Fatalf("%d full seconds in a 6-s phase", len(rates))
+	}
+	slices.Sort(rates)
+	med := rates[len(rates)/2]
+	if head := *op.OpsPerS; math.Abs(med-head) > 0.1*head {
+		t.Errorf("median second %.1f ops/s, headline %.1f ops/s (%s bandwidth): more than 10%% apart", med, head, op.Op)
+	}
+	return sum
+}
+
+// chartsAddUp opens the run's report.html in Chromium and adds up every
+// chart over time against the summary.
+func chartsAddUp(t *testing.T, folder string, sum *results.Summary) {
+	bin := chromium.Binary(t)
+	if bin == "" {
+		t.Skip("chromium is not installed and could not be installed (apt-get install -y chromium)")
+	}
+	shot := filepath.Join(chromium.ArtifactDir(t), "report-fio-jobs.png")
+	chromium.Check(t, bin, filepath.Join(folder, "report.html"), shot, true, func(eval func(string) string) {
+		charts, phases := chromium.PhaseCharts(t, eval)
+		for _, line := range chromium.ChartSums(t, sum, charts, phases) {
+			t.Log(line)
+		}
+	})
+}

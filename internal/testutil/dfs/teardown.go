@@ -1,0 +1,196 @@
+package dfs
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// teardown removes everything Start made, in the order that leaves
+// nothing: the controls, the agents (a FUSE client process stays alive
+// while another mount namespace still holds a copy of its mount) and
+// their network namespaces, then the mounts, the client processes by pid,
+// the servers (FS.Stop), every process still naming Root, the servers'
+// network namespaces, and Root. What is still there at the end fails the
+// test.
+func (c *Cluster) teardown() {
+	c.stopControls()
+	c.stopAgents()
+	if c.net != nil {
+		c.net.remove()
+	}
+	for _, mp := range c.Mounts {
+		if err := Bounded(30*time.Second, "umount", mp); err != nil {
+			_ = Bounded(10*time.Second, "umount", "-l", mp)
+		}
+	}
+	for _, pid := range c.clients {
+		StopPid(pid, 5*time.Second)
+	}
+	c.FS.Stop(c)
+	for _, pid := range c.Ours() {
+		StopPid(pid, 5*time.Second)
+	}
+	for _, sn := range c.serverNets {
+		sn.remove()
+	}
+	if c.Root != "" {
+		if err := os.RemoveAll(c.Root); err != nil {
+			c.t.Errorf("teardown: %v", err)
+		}
+	}
+	if left := c.leftovers(); len(left) > 0 {
+		c.t.Errorf("teardown left behind: %s", strings.Join(left, "; "))
+	}
+}
+
+// leftovers lists what of the cluster is still there: mounts under Root,
+// processes naming Root, network namespaces and links, what the file
+// system names, Root itself.
+func (c *Cluster) leftovers() []string {
+	var left []string
+	if b, err := os.ReadFile("/proc/self/mountinfo"); err == nil && c.Root != "" && strings.Contains(string(b), c.Root) {
+		left = append(left, "a mount under "+c.Root)
+	}
+	for _, pid := range c.Ours() {
+		left = append(left, fmt.Sprintf("process %d (%s)", pid, cmdline(pid)))
+	}
+	if c.net != nil {
+		left = append(left, c.net.left()...)
+	}
+	for _, sn := range c.serverNets {
+		left = append(left, sn.left()...)
+	}
+	left = append(left, c.FS.Leftovers(c)...)
+	if _, err := os.Stat(c.Root); err == nil {
+		left = append(left, c.Root)
+	}
+	return left
+}
+
+// Ours lists the live processes whose command line names Root: servers,
+// clients, anything started on the cluster's files. Nothing else on the
+// machine is matched.
+func (c *Cluster) Ours() []int {
+	if c.Root == "" {
+		return nil
+	}
+	return Processes(func(cl string) bool { return strings.Contains(cl, c.Root) })
+}
+
+// Processes lists the live processes (zombies left out) other than this
+// one whose command line (its arguments joined by NUL bytes) match says
+// is one.
+func Processes(match func(cmdline string) bool) []int {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || Zombie(pid) {
+			continue
+		}
+		if match(string(b)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func cmdline(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+}
+
+// StopPid ends pid: SIGTERM, then SIGKILL when it is still there after
+// grace.
+func StopPid(pid int, grace time.Duration) {
+	if syscall.Kill(pid, syscall.SIGTERM) != nil {
+		return
+	}
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		if syscall.Kill(pid, 0) != nil || Zombie(pid) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+}
+
+// Zombie says pid is gone or a zombie its parent has yet to reap.
+func Zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return strings.HasPrefix(rest, "Z")
+}
+
+// Bounded runs a command with a time bound.
+func Bounded(d time.Duration, name string, args ...string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return exec.CommandContext(ctx, name, args...).Run()
+}
+
+// WaitPid waits for a pid file to hold a pid, at most within; 0 when it
+// does not.
+func WaitPid(file string, within time.Duration) int {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		b, _ := os.ReadFile(file)
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+			return pid
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return 0
+}
+
+// WaitMounted waits until something is mounted at mp (in this mount
+// namespace) and answers statfs, at most within; gone, when not nil,
+// ends the wait early when it is closed (the client process ended).
+func WaitMounted(mp string, within time.Duration, gone <-chan struct{}) error {
+	deadline := time.Now().Add(within)
+	for {
+		var st syscall.Statfs_t
+		if IsMountPoint(mp) && syscall.Statfs(mp, &st) == nil {
+			return nil
+		}
+		select {
+		case <-gone:
+			return fmt.Errorf("the client ended before %s was mounted", mp)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s is not mounted after %v", mp, within)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// IsMountPoint says whether something is mounted at p in this mount
+// namespace.
+func IsMountPoint(p string) bool {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) > 4 && f[4] == p {
+			return true
+		}
+	}
+	return false
+}
