@@ -124,13 +124,7 @@ func HTML(w io.Writer, in HTMLInput) error {
 	}
 	d.addEnv(in.Run)
 	for _, p := range s.Phases {
-		status := p.Status
-		if p.Error != "" {
-			status += ": " + p.Error
-		}
-		if len(p.ClientStarved) > 0 {
-			status += " (" + results.StarvedMark + ")"
-		}
+		status := p.StatusText()
 		for _, o := range p.Ops {
 			r := htmlRow{Phase: p.Name, Engine: p.Engine, Op: o.Op, Hosts: fmt.Sprint(len(p.Hosts)), Headline: p.Report,
 				Throughput: bwText(o.BwBytesPerS), OpsPerS: rateText(o.OpsPerS, ""), Mean: latText(o.Lat, latMean),

@@ -91,13 +91,7 @@ func Markdown(s *results.Summary) []byte {
 // rows writes one table row per operation of a phase; a phase with no
 // operations gets one row that shows its status.
 func rows(b *bytes.Buffer, p results.PhaseSummary, cells func(results.OpSummary) string, ncells int) {
-	status := p.Status
-	if p.Error != "" {
-		status += ": " + strings.ReplaceAll(p.Error, "|", "/")
-	}
-	if len(p.ClientStarved) > 0 {
-		status += " (" + results.StarvedMark + ")"
-	}
+	status := strings.ReplaceAll(p.StatusText(), "|", "/")
 	hosts := fmt.Sprint(len(p.Hosts))
 	if len(p.Ops) == 0 {
 		fmt.Fprintf(b, "| %s | %s |%s %s |\n", p.Name, hosts, strings.Repeat(" - |", ncells), status)

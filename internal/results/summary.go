@@ -129,6 +129,19 @@ type StarvedHost struct {
 // where they are shown.
 const StarvedMark = "client starved"
 
+// StatusText is the phase's status as a table shows it: with its error,
+// and marked when a host's client was starved.
+func (p *PhaseSummary) StatusText() string {
+	status := p.Status
+	if p.Error != "" {
+		status += ": " + p.Error
+	}
+	if len(p.ClientStarved) > 0 {
+		status += " (" + StarvedMark + ")"
+	}
+	return status
+}
+
 // StarvedText says in one line which hosts' clients were starved during
 // the phase and why, and what that means for its figures; "" when none
 // was.
