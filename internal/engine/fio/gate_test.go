@@ -135,6 +135,12 @@ func TestPrerunCommand(t *testing.T) {
 		defer g.started.Close()
 		done := run(t, g, "")
 		waitArrived(t, g, 1)
+		// The job says it came ('a') before its shell opens the gate
+		// FIFO: closed before that open, the FIFO has no writer for the
+		// open to wait for, and the shell waits for good (2 minutes here,
+		// under load; in a run the agent's death kills fio's jobs). The
+		// agent dies while the job waits at the gate.
+		waitGateReader(t, g)
 		g.hold.Close() // as the agent's death closes it: never opened
 		if err := ended(t, done); err == nil {
 			t.Error("a job passed a gate whose agent is gone")
@@ -169,6 +175,25 @@ func TestPrerunCommand(t *testing.T) {
 			t.Errorf("%d passages recorded, want none", len(stamps))
 		}
 	})
+}
+
+// waitGateReader waits until a process other than this one holds g's gate
+// FIFO open: the job's shell, reading it.
+func waitGateReader(t *testing.T, g *gate) {
+	t.Helper()
+	gate, self := g.dir+"/gate", strconv.Itoa(os.Getpid())
+	for end := time.Now().Add(testutil.Bound); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
+		for _, fd := range fds {
+			if strings.HasPrefix(fd, "/proc/"+self+"/") {
+				continue
+			}
+			if l, err := os.Readlink(fd); err == nil && l == gate {
+				return
+			}
+		}
+	}
+	t.Fatal("no job's shell opened the gate FIFO")
 }
 
 // Every passage a job wrote before the gate closes is counted, however
