@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/stats"
 )
 
@@ -21,9 +22,11 @@ type EventComparison struct {
 	// Unit is "MiB/s" or "ops/s".
 	Unit string `json:"unit"`
 	// FromS and ToS bound the window in seconds from the phase's start:
-	// the seconds from the event's start to its recovery
-	// (model.EventImpact), or to the phase's end when it never recovered,
-	// that the event covered at least half of (coveredSeconds).
+	// the seconds from the event's effect to its recovery
+	// (model.EventImpact), or to the next event's effect (the phase's end
+	// when none) when it recovered after it, never, or never fell, that
+	// the event covered at least half of (coveredSeconds); a pause's
+	// window lasts at least as long as the pause.
 	FromS float64 `json:"from_s"`
 	ToS   float64 `json:"to_s"`
 	// Healthy and During are the mean per-second figures in the window.
@@ -74,14 +77,18 @@ func eventWindows(phase string, healthy, degraded PhaseData, name string, o Comp
 	if errD != nil || errH != nil || t0d == 0 || t0h == 0 {
 		return nil
 	}
-	for _, e := range evs {
+	wins, _ := windowsOf(evs)
+	for i, e := range evs {
 		for _, im := range e.Impact {
-			from := float64(e.Start.UnixNano()-t0d) / 1e9
+			from := float64(wins[i].at-t0d) / 1e9
 			to := math.Inf(1)
-			if im.RecoverS != nil {
-				to = from + *im.RecoverS
+			if wins[i].end != math.MaxInt64 {
+				to = float64(wins[i].end-t0d) / 1e9
 			}
-			if e.End != nil {
+			if im.RecoverS != nil {
+				to = math.Min(to, from+*im.RecoverS)
+			}
+			if e.Action == model.EventPause && e.End != nil {
 				to = math.Max(to, float64(e.End.UnixNano()-t0d)/1e9)
 			}
 			first, last := coveredSeconds(from, to)

@@ -28,16 +28,17 @@ func phaseOf(t0 time.Time, zero ...int) PhaseData {
 }
 
 // An event's window holds the seconds the event covered at least half of:
-// a stop that began 50 ms before second 2 (a loaded machine runs the event
-// a little early on the phase's clock) and ended at 4 s is seconds 2-4,
-// not 1-4, whose healthy second 1 made the stop's 2 s of nothing "within
-// noise" (TestEventStopsRealGateway under make test's load).
+// a stop that took effect 50 ms before second 2 (a loaded machine runs
+// the event a little early on the phase's clock), its server continued
+// by the next event at 4 s, is seconds 2-4, not 1-4, whose healthy second
+// 1 made the stop's 2 s of nothing "within noise"
+// (TestEventStopsRealGateway under make test's load).
 func TestEventWindowSecondsMostlyCovered(t *testing.T) {
 	t0 := time.Unix(1_800_000_000, 0)
 	healthy := phaseOf(t0.Add(-time.Hour))
 	degraded := phaseOf(t0, 2, 3)
-	start, end := t0.Add(1950*time.Millisecond), t0.Add(4*time.Second)
-	degraded.Summary.Events = []model.PhaseEvent{{Name: "stop gateway", Start: &start, End: &end}}
+	start, cont := t0.Add(1950*time.Millisecond), t0.Add(4*time.Second)
+	degraded.Summary.Events = []model.PhaseEvent{{Name: "stop gateway", Start: &start, End: &start}, {Name: "continue gateway", Start: &cont, End: &cont}}
 	out := eventWindows("get", healthy, degraded, "after", CompareOptions{})
 	if len(out) == 0 {
 		t.Fatal("no window compared")

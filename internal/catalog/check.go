@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/stats"
 )
 
@@ -167,14 +168,7 @@ func judge(cf *CheckedFigure, tested int, o CheckOptions) string {
 	return Better
 }
 
-func figureOrder(name string) int {
-	for i, n := range FigureNames {
-		if n == name {
-			return i
-		}
-	}
-	return len(FigureNames)
-}
+func figureOrder(name string) int { return figures.Order(name) }
 
 // CheckMethod says how check judges, for its output.
 const CheckMethod = "one-sided prediction bound from the baseline runs' spread (Student's t, Bonferroni over the figures tested)"

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -54,36 +55,27 @@ type Run struct {
 }
 
 // Figure names, with their units: what the catalog keeps of every
-// operation of every phase, in the totals and per host.
+// operation of every phase, in the totals and per host (package figures
+// names them for all).
 const (
-	FigRate   = "rate"   // operations per second
-	FigBW     = "bw"     // bytes per second
-	FigMean   = "mean"   // mean latency, ns
-	FigP50    = "p50"    // latency percentiles, ns
-	FigP99    = "p99"    //
-	FigP999   = "p99.9"  //
-	FigErrors = "errors" // failed operations, a count
+	FigRate   = figures.Rate   // operations per second
+	FigBW     = figures.BW     // bytes per second
+	FigMean   = figures.Mean   // mean latency, ns
+	FigP50    = figures.P50    // latency percentiles, ns
+	FigP99    = figures.P99    //
+	FigP999   = figures.P999   //
+	FigErrors = figures.Errors // failed operations, a count
 )
 
 // FigureNames are the figures kept per operation, in the order they are
 // shown.
-var FigureNames = []string{FigRate, FigBW, FigMean, FigP50, FigP99, FigP999, FigErrors}
+var FigureNames = figures.Names
 
 // Unit is the unit of a figure: "ops/s", "B/s", "ns" or "" (a count).
-func Unit(figure string) string {
-	switch figure {
-	case FigRate:
-		return "ops/s"
-	case FigBW:
-		return "B/s"
-	case FigErrors:
-		return ""
-	}
-	return "ns"
-}
+func Unit(figure string) string { return figures.Unit(figure) }
 
 // HigherIsBetter says whether a larger value of the figure is better.
-func HigherIsBetter(figure string) bool { return figure == FigRate || figure == FigBW }
+func HigherIsBetter(figure string) bool { return figures.HigherIsBetter(figure) }
 
 // Figure is one figure of one operation of one phase: the total across
 // hosts (Host ""), or one host's.
@@ -223,22 +215,9 @@ func figuresOf(sum *results.Summary) []Figure {
 }
 
 func appendOp(out []Figure, phase, host string, o results.OpSummary) []Figure {
-	add := func(name string, v float64) {
-		out = append(out, Figure{Phase: phase, Op: o.Op, Host: host, Name: name, Value: v})
+	for _, f := range figures.Of(o) {
+		out = append(out, Figure{Phase: phase, Op: o.Op, Host: host, Name: f.Name, Value: f.Value})
 	}
-	if o.OpsPerS != nil {
-		add(FigRate, *o.OpsPerS)
-	}
-	if o.BwBytesPerS != nil {
-		add(FigBW, *o.BwBytesPerS)
-	}
-	if o.Lat != nil {
-		add(FigMean, o.Lat.MeanNs)
-		add(FigP50, float64(o.Lat.P50Ns))
-		add(FigP99, float64(o.Lat.P99Ns))
-		add(FigP999, float64(o.Lat.P999Ns))
-	}
-	add(FigErrors, float64(o.Errors))
 	return out
 }
 

@@ -3,52 +3,18 @@ package catalog
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/storbench/storbench/internal/figures"
 )
 
 // FigureRef names one figure of one operation of one phase, written
-// PHASE/OP/FIGURE or PHASE/OP/FIGURE@HOST: "seq-read/read/bw",
-// "md/create/rate", "s3-get/get/p99@client3". FIGURE is one of
-// FigureNames; without @HOST the figure is the total across hosts. PHASE
-// and OP may hold '*' to match several ("*/read/bw": every phase's read
-// bandwidth).
-type FigureRef struct {
-	Phase string `json:"phase"`
-	Op    string `json:"op"`
-	Name  string `json:"figure"`
-	Host  string `json:"host,omitempty"`
-}
+// PHASE/OP/FIGURE or PHASE/OP/FIGURE@HOST (figures.Ref).
+type FigureRef = figures.Ref
 
-// String writes the reference as it is parsed.
-func (f FigureRef) String() string {
-	s := f.Phase + "/" + f.Op + "/" + f.Name
-	if f.Host != "" {
-		s += "@" + f.Host
-	}
-	return s
-}
-
-// ParseFigure reads PHASE/OP/FIGURE[@HOST]. PHASE may itself hold '/':
-// the last two parts are the operation and the figure.
-func ParseFigure(s string) (FigureRef, error) {
-	var f FigureRef
-	body, host, _ := strings.Cut(s, "@")
-	parts := strings.Split(body, "/")
-	if len(parts) < 3 {
-		return f, fmt.Errorf("figure %q: write PHASE/OP/FIGURE (seq-read/read/bw), FIGURE one of %s", s, strings.Join(FigureNames, ", "))
-	}
-	n := len(parts)
-	f = FigureRef{Phase: strings.Join(parts[:n-2], "/"), Op: parts[n-2], Name: parts[n-1], Host: host}
-	if f.Phase == "" || f.Op == "" {
-		return f, fmt.Errorf("figure %q: PHASE and OP may not be empty (seq-read/read/bw)", s)
-	}
-	if !slices.Contains(FigureNames, f.Name) {
-		return f, fmt.Errorf("figure %q: unknown figure %q: want one of %s", s, f.Name, strings.Join(FigureNames, ", "))
-	}
-	return f, nil
-}
+// ParseFigure reads PHASE/OP/FIGURE[@HOST] (figures.Parse).
+func ParseFigure(s string) (FigureRef, error) { return figures.Parse(s) }
 
 // Point is one value of a figure in one run.
 type Point struct {

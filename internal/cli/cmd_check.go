@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +15,9 @@ import (
 
 	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/catalog"
+	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/report"
+	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/safetext"
 )
 
@@ -26,13 +29,19 @@ type CheckOptions struct {
 	Confidence float64
 	FailCode   int
 	JSON       bool
+	// Limits are limits the run's figures must keep (--limits); failCode
+	// says --fail-code was given, which they then fail with too (else
+	// exit 4, as a run that crossed one).
+	Limits   []string
+	limits   []figures.Limit
+	failCode bool
 }
 
 func newCheckCommand(st *State) *cobra.Command {
 	o := CheckOptions{FailCode: ExitRegression}
 	cmd := &cobra.Command{
-		Use:   "check RUN --baseline QUERY",
-		Short: "A regression gate: fail when a run is worse than its baseline beyond noise and a threshold",
+		Use:   "check RUN --baseline QUERY | --limits LIMITS",
+		Short: "A regression gate: fail when a run is worse than its baseline beyond noise and a threshold, or crosses a limit",
 		Long: `Judges RUN (a run id in the catalog, or a results folder, which is added to
 the catalog first) against the runs the --baseline QUERY matches (terms as
 'storbench runs' takes them; the run itself is left out). For every
@@ -44,11 +53,16 @@ percent of the time) and changed by more than --threshold. With one baseline
 run there is no spread to judge by: the two results are compared as
 'storbench compare' does. Prints which figures are worse and by how much, and
 exits 3 (--fail-code) when any is; a baseline that matches no run is bad
-input (exit 2).`,
+input (exit 2). With --limits (PHASE/OP/FIGURE<VALUE, as run's --limit), the
+run's figures are judged against those limits too, or alone: one crossed, or
+on a figure the run did not measure, exits 4 (--fail-code); a limit on a phase
+or operation the run does not have is bad input.`,
 		Example: `  storbench check results/20261121T051502Z-3fa9_nightly --baseline label=tuning=default,last=10
-  storbench check 20261121T051502Z-3fa9 --baseline name=nightly --baseline since=30d --threshold 3`,
+  storbench check 20261121T051502Z-3fa9 --baseline name=nightly --baseline since=30d --threshold 3
+  storbench check 20261121T051502Z-3fa9 --limits 'randread/read/p99<5ms,md/file-create/rate>20k'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.failCode = cmd.Flags().Changed("fail-code")
 			return runCheck(cmd.Context(), st, o, args[0])
 		},
 	}
@@ -59,12 +73,25 @@ input (exit 2).`,
 	f.Float64Var(&o.Confidence, "confidence", 95, "confidence of the noise bound, for all figures together, in percent")
 	f.IntVar(&o.FailCode, "fail-code", ExitRegression, "exit with this code (1-125) when a figure is worse")
 	f.BoolVar(&o.JSON, "json", false, "print the check as JSON")
+	f.StringArrayVar(&o.Limits, "limits", nil, "limits the run's figures must keep, PHASE/OP/FIGURE<VALUE (also <=, >, >=), comma-separated or repeated: randread/read/p99<5ms,md/file-create/rate>20k; one crossed, or on a figure not measured, exits 4 (or --fail-code); with or without --baseline (docs/limits.md)")
 	return cmd
 }
 
-func (o CheckOptions) check() error {
-	if len(o.Baseline) == 0 {
-		return usageErr("check: give the baseline with --baseline QUERY (label=tuning=default,last=10)")
+func (o *CheckOptions) check() error {
+	for _, v := range o.Limits {
+		for _, s := range strings.Split(v, ",") {
+			l, err := figures.ParseLimit(strings.TrimSpace(s))
+			if err != nil {
+				return usageErr("--limits: %v", err)
+			}
+			o.limits = append(o.limits, l)
+		}
+	}
+	if len(o.Baseline) == 0 && len(o.limits) == 0 {
+		return usageErr("check: give the baseline with --baseline QUERY (label=tuning=default,last=10), or limits with --limits")
+	}
+	if len(o.Baseline) > 0 && len(o.limits) > 0 && o.JSON {
+		return usageErr("check: --json prints one check: give --baseline or --limits, and run check again for the other")
 	}
 	if err := checkConfidence(o.Confidence); err != nil {
 		return err
@@ -82,9 +109,12 @@ func runCheck(ctx context.Context, st *State, o CheckOptions, runArg string) err
 	if err := o.check(); err != nil {
 		return err
 	}
-	q, err := parseQuery(st, "--baseline", o.Baseline)
-	if err != nil {
-		return err
+	var q catalog.Query
+	if len(o.Baseline) > 0 {
+		var err error
+		if q, err = parseQuery(st, "--baseline", o.Baseline); err != nil {
+			return err
+		}
 	}
 	c, err := o.Catalog.query(ctx, st)
 	if err != nil {
@@ -95,6 +125,18 @@ func runCheck(ctx context.Context, st *State, o CheckOptions, runArg string) err
 	if err != nil {
 		return err
 	}
+	limitsErr, err := checkLimits(ctx, st, c, o, run)
+	if err != nil || len(o.Baseline) == 0 {
+		return cmp.Or(err, limitsErr)
+	}
+	if err := checkBaseline(ctx, st, c, o, run, q); err != nil {
+		return err
+	}
+	return limitsErr
+}
+
+// checkBaseline judges run against the baseline runs q matches.
+func checkBaseline(ctx context.Context, st *State, c *catalog.Catalog, o CheckOptions, run *catalog.Run, q catalog.Query) error {
 	res, err := c.Check(ctx, run.ID, q, catalog.CheckOptions{ThresholdPct: o.Threshold, Alpha: 1 - o.Confidence/100})
 	var nb *catalog.NoBaselineError
 	if errors.As(err, &nb) {
@@ -165,6 +207,46 @@ func checkAgainstOne(ctx context.Context, st *State, c *catalog.Catalog, o Check
 		return &ExitError{Code: o.FailCode, Err: fmt.Errorf("run %s is slower than its baseline run %s beyond noise and %.1f%%: see the figures marked slower", run.ID, baseID, o.Threshold)}
 	}
 	return nil
+}
+
+// checkLimits judges run's figures in the catalog against --limits and
+// prints them; limitsErr is the check's failure when one was crossed or
+// not measured, err bad input (a limit on a figure the run lacks).
+func checkLimits(ctx context.Context, st *State, c *catalog.Catalog, o CheckOptions, run *catalog.Run) (limitsErr, err error) {
+	if len(o.limits) == 0 {
+		return nil, nil
+	}
+	figs, err := c.Figures(ctx, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	lrs, err := catalog.JudgeLimits(figs, o.limits)
+	if err != nil {
+		return nil, usageErr("check: run %s: %v", run.ID, err)
+	}
+	if o.JSON {
+		err = printJSONValue(st.Stdout, struct {
+			Run    string                `json:"run"`
+			Limits []results.LimitResult `json:"limits"`
+		}{run.ID, lrs})
+	} else {
+		fmt.Fprintf(st.Stdout, "run %s against %d limits\n", safetext.Escape(run.ID), len(lrs))
+		report.LimitsText(st.Stdout, &results.PhaseSummary{Limits: lrs})
+	}
+	var notMet []string
+	for _, l := range lrs {
+		if !l.Met() {
+			notMet = append(notMet, l.Limit+" ("+report.LimitVerdict(l)+")")
+		}
+	}
+	if len(notMet) == 0 {
+		return nil, err
+	}
+	code := ExitLimit
+	if o.failCode {
+		code = o.FailCode
+	}
+	return &ExitError{Code: code, Err: fmt.Errorf("run %s did not keep %d limits: %s", run.ID, len(notMet), strings.Join(notMet, ", "))}, err
 }
 
 func worseList(figs []catalog.CheckedFigure) string {

@@ -171,6 +171,9 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 // DIR/storbench, a job file fio rejects. keyless notes that s3 phases have
 // no keys yet.
 func dryRunSuite(ctx context.Context, st *State, o RunOptions, s *suite.Suite, x *suite.Expanded, keyless bool) error {
+	if err := o.Watch.limits(st, &run.Plan{Phases: x.Phases, Labels: x.Labels}); err != nil {
+		return err
+	}
 	if !o.Agents.remote() && len(s.Agents) == 0 {
 		// This machine's directories: a refusal the run would meet
 		// is known now.

@@ -158,10 +158,9 @@ func TestHostileNamesNeverRaw(t *testing.T) {
 		p := newProgress(st, nil)
 		p.start(engine.Phase{Name: hostileName("phase"), Engine: "md"})
 		snap := func(host string, n uint64) engine.Snapshot {
-			return engine.Snapshot{Host: host, Stage: hostileName("stage"), Elapsed: time.Second, Ops: []record.Count{{Op: hostileName("op"), Ops: n}}}
+			return engine.Snapshot{Host: host, Stage: hostileName("stage"), Elapsed: time.Duration(1+n) * time.Second, Ops: []record.Count{{Op: hostileName("op"), Ops: n}}}
 		}
 		p.update(cluster.Progress{Hosts: []engine.Snapshot{snap(hostileName("host"), 0), snap("b", 0)}})
-		p.prevAt = p.prevAt.Add(-time.Second)
 		p.update(cluster.Progress{Hosts: []engine.Snapshot{snap(hostileName("host"), 100), snap("b", 300)}})
 		p.done()
 		line := out.String()

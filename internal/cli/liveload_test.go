@@ -42,9 +42,11 @@ func loadCPU(t *testing.T) {
 // the elapsed times repeated by one host's or the total's lines.
 type liveSums struct {
 	count, fromRate map[string]float64 // by host + " " + op
-	totalCount      float64
-	repeated        []float64
-	lines           int
+	// totalCount is the total lines' count; totalFromRate their rates
+	// times their intervals.
+	totalCount, totalFromRate float64
+	repeated                  []float64
+	lines                     int
 }
 
 func readLive(t *testing.T, file string) liveSums {
@@ -77,6 +79,7 @@ func readLive(t *testing.T, file string) liveSums {
 		for _, o := range l.Ops {
 			if l.Total {
 				s.totalCount += float64(o.Count)
+				s.totalFromRate += o.OpsPerS * l.IntervalS
 				continue
 			}
 			s.count[l.Host+" "+o.Op] += float64(o.Count)
@@ -89,7 +92,8 @@ func readLive(t *testing.T, file string) liveSums {
 // Under a loaded CPU, --live writes every second of every host once: the
 // lines' counts (and their rates times their seconds' lengths) add up to
 // summary.json's count of every operation, the last partial second
-// included, and no host's or total's elapsed time comes twice.
+// included, so do the total lines' (their rates times their intervals),
+// and no host's or total's elapsed time comes twice.
 func TestLiveUnderLoadSumsToSummary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a loaded s3 phase of 6 s and an md phase")
@@ -150,6 +154,11 @@ func TestLiveUnderLoadSumsToSummary(t *testing.T) {
 			}
 			if s.totalCount != all {
 				t.Errorf("the total's lines count %.0f operations, summary.json %.0f", s.totalCount, all)
+			}
+			// One total line a second, over its true interval (issue 35:
+			// a total of two seconds said interval_s 1.0).
+			if math.Abs(s.totalFromRate-all) > 0.5+1e-6*all {
+				t.Errorf("the total lines' rates times their intervals add up to %.1f operations, summary.json %.0f", s.totalFromRate, all)
 			}
 		})
 	}

@@ -22,12 +22,12 @@ type progress struct {
 	mu      sync.Mutex
 	phase   engine.Phase
 	planned time.Duration
-	prev    map[string]record.Count
-	prevAt  time.Time
-	// prevHost holds each host's cumulative operations at the last update.
-	prevHost map[string]uint64
-	lastOut  time.Time
-	drawn    bool
+	// prevSnap is each host's snapshot at the last update, and lastSince
+	// what it did in the last interval it told (sinceLast).
+	prevSnap  map[string]engine.Snapshot
+	lastSince map[string]hostSince
+	lastOut   time.Time
+	drawn     bool
 	// phases are the run's phases, in order, and at the index of the one
 	// running; rest is what the phases after it are planned to take, and
 	// unplanned how many of them run until their work is done (md), whose
@@ -49,7 +49,7 @@ func newProgress(st *State, phases []engine.Phase) *progress {
 func (p *progress) start(ph engine.Phase) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.phase, p.prev, p.prevAt, p.lastOut, p.prevHost = ph, nil, time.Now(), time.Now(), nil
+	p.phase, p.prevSnap, p.lastSince, p.lastOut = ph, nil, nil, time.Now()
 	p.planned = p.plannedOf(ph)
 	p.rest, p.unplanned = 0, 0
 	for i := p.at + 1; i < len(p.phases); i++ {
@@ -143,12 +143,12 @@ func (p *progress) update(pr cluster.Progress) {
 			total[c.Op] = t
 		}
 	}
-	dt := now.Sub(p.prevAt).Seconds()
-	parts := p.opRates(order, total, dt)
-	if hs := p.hostRates(pr, dt); hs != "" {
+	first := p.prevSnap == nil
+	since := p.sinceLast(pr)
+	parts := p.opRates(order, total, since)
+	if hs := p.hostRates(pr, since, first); hs != "" {
 		parts = append(parts, hs)
 	}
-	p.prev, p.prevAt = total, now
 	if elapsed == 0 {
 		elapsed = pr.Elapsed
 	}
@@ -179,18 +179,15 @@ func (p *progress) update(pr cluster.Progress) {
 	}
 }
 
-// opRates describes each operation's rate since the last update, skipping
-// the idle ones (engines with many operations run one at a time).
-func (p *progress) opRates(order []string, total map[string]record.Count, dt float64) []string {
+// opRates describes each operation's rate since the last update (every
+// host's over its own time: sinceLast), skipping the idle ones (engines
+// with many operations run one at a time).
+func (p *progress) opRates(order []string, total map[string]record.Count, since map[string]hostSince) []string {
 	var parts []string
 	for _, op := range order {
-		c, prev := total[op], p.prev[op]
-		if dt <= 0 || c.Ops < prev.Ops {
-			continue
-		}
-		ops := float64(c.Ops-prev.Ops) / dt
-		bw := float64(c.Bytes-prev.Bytes) / dt
-		if ops == 0 && c.Errors == prev.Errors {
+		c := total[op]
+		ops, bw, errs := rateOf(since, op)
+		if ops == 0 && errs == 0 {
 			continue
 		}
 		s := fmt.Sprintf("%s %s", op, units.Rate(ops, "op/s"))
@@ -230,33 +227,19 @@ func round(d time.Duration) time.Duration { return d.Round(time.Second) }
 // hostRates describes each host's operation rate since the last update when
 // several hosts run: every host for a few, the spread for many, and how
 // many were lost.
-func (p *progress) hostRates(pr cluster.Progress, dt float64) string {
-	if len(pr.Hosts) < 2 || dt <= 0 {
+func (p *progress) hostRates(pr cluster.Progress, since map[string]hostSince, first bool) string {
+	if len(pr.Hosts) < 2 || first {
 		return ""
 	}
-	cur := make(map[string]uint64, len(pr.Hosts))
 	var rates []string
 	lo, hi := -1.0, 0.0
 	for _, h := range pr.Hosts {
-		var n uint64
-		for _, c := range h.Ops {
-			n += c.Ops
-		}
-		cur[h.Host] = n
-		r := 0.0
-		if prev, ok := p.prevHost[h.Host]; ok && n >= prev {
-			r = float64(n-prev) / dt
-		}
+		r := since[h.Host].opsPerS()
 		if lo < 0 || r < lo {
 			lo = r
 		}
 		hi = max(hi, r)
 		rates = append(rates, h.Host+" "+units.Rate(r, ""))
-	}
-	first := p.prevHost == nil
-	p.prevHost = cur
-	if first {
-		return ""
 	}
 	s := "per host op/s: " + strings.Join(rates, ", ")
 	if len(pr.Hosts) > 4 {

@@ -18,11 +18,10 @@ func TestProgressLineShowsHosts(t *testing.T) {
 	p := newProgress(st, nil)
 	p.start(engine.Phase{Name: "ph", Engine: "md"})
 	snap := func(host string, ops uint64) engine.Snapshot {
-		return engine.Snapshot{Host: host, Stage: "run", Elapsed: time.Second, Ops: []record.Count{{Op: "get", Ops: ops}}}
+		return engine.Snapshot{Host: host, Stage: "run", Elapsed: time.Duration(1+ops/1000) * time.Second, Ops: []record.Count{{Op: "get", Ops: ops}}}
 	}
 	p.update(cluster.Progress{Hosts: []engine.Snapshot{snap("a", 0), snap("b", 0)}})
-	p.prevAt = p.prevAt.Add(-time.Second) // as if a second passed
-	p.update(cluster.Progress{Hosts: []engine.Snapshot{snap("a", 100), snap("b", 300)}})
+	p.update(cluster.Progress{Hosts: []engine.Snapshot{snap("a", 1000), snap("b", 3000)}})
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	last := lines[len(lines)-1]
 	if !strings.Contains(last, "get ") || !strings.Contains(last, "per host op/s: a ") || !strings.Contains(last, ", b ") {
@@ -34,14 +33,41 @@ func TestProgressLineShowsHosts(t *testing.T) {
 	}
 	p.start(engine.Phase{Name: "ph", Engine: "md"})
 	p.update(cluster.Progress{Hosts: many})
-	p.prevAt = p.prevAt.Add(-time.Second)
 	for i := range many {
-		many[i] = snap(many[i].Host, uint64(100*(i+1)))
+		many[i] = snap(many[i].Host, uint64(1000*(i+1)))
 	}
 	p.update(cluster.Progress{Hosts: many, Lost: []string{"z"}})
 	lines = strings.Split(strings.TrimSpace(out.String()), "\n")
 	if last = lines[len(lines)-1]; !strings.Contains(last, "(8 hosts), 1 lost") || !strings.Contains(last, "min ") {
 		t.Fatalf("progress line with many hosts: %q", last)
+	}
+}
+
+// The live line's rates are the hosts' over their own time (issue 35):
+// a loaded host whose two seconds arrive in one update did them in two
+// seconds (1,000 op/s), not in the one second between updates (where the
+// line said 2,000), and a host with nothing new in an update keeps its
+// last second's rate rather than falling to 0 and doubling at the next.
+func TestProgressRatesOverTheHostsTime(t *testing.T) {
+	st, out := testState()
+	st.Verbosity = 1
+	p := newProgress(st, nil)
+	p.start(engine.Phase{Name: "ph", Engine: "s3"})
+	at := func(sec int, ops uint64) engine.Snapshot {
+		return engine.Snapshot{Host: "a", Stage: "run", Elapsed: time.Duration(sec) * time.Second, Ops: []record.Count{{Op: "get", Ops: ops}}}
+	}
+	last := func() string {
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		return lines[len(lines)-1]
+	}
+	for _, u := range []struct {
+		snap engine.Snapshot
+		want string
+	}{{at(1, 1000), "get 1000 op/s"}, {at(3, 3000), "get 1000 op/s"}, {at(3, 3000), "get 1000 op/s"}, {at(4, 4500), "get 1500 op/s"}} {
+		p.update(cluster.Progress{Hosts: []engine.Snapshot{u.snap}})
+		if !strings.Contains(last(), u.want) {
+			t.Errorf("at %v with %d operations: %q, want %q", u.snap.Elapsed, u.snap.Ops[0].Ops, last(), u.want)
+		}
 	}
 }
 

@@ -43,10 +43,11 @@ func version() string {
 // Exit codes, decided in one place: package exit, whose errors carry them.
 const (
 	ExitOK          = exit.OK
-	ExitFailed      = exit.Failed      // the run ran and a phase failed
-	ExitUsage       = exit.BadInput    // bad input: nothing was run
-	ExitRegression  = exit.Regression  // check: a figure worse than its baseline
-	ExitInterrupted = exit.Interrupted // stopped by a signal
+	ExitFailed      = exit.Failed       // the run ran and a phase failed
+	ExitUsage       = exit.BadInput     // bad input: nothing was run
+	ExitRegression  = exit.Regression   // check: a figure worse than its baseline
+	ExitLimit       = exit.LimitCrossed // a figure crossed a limit (--limit)
+	ExitInterrupted = exit.Interrupted  // stopped by a signal
 )
 
 // ExitError carries the exit code an error should end the program with

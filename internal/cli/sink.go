@@ -8,6 +8,7 @@ import (
 
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/results"
@@ -22,6 +23,9 @@ import (
 func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.Result, error) {
 	defer loadGC(st)()
 	p.CommandLine = st.recordedArgs()
+	if err := w.limits(st, &p); err != nil {
+		return nil, err
+	}
 	cat, err := w.Catalog.prepare(ctx, st, &p)
 	if err != nil {
 		return nil, err
@@ -56,6 +60,21 @@ func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.R
 		}
 	}
 	return res, err
+}
+
+// limits reads --limit into p and checks every limit of p against its
+// phases, before anything is opened or started: a malformed limit, or one
+// on a figure the run will not have, is bad input.
+func (o WatchOptions) limits(st *State, p *run.Plan) error {
+	for _, s := range o.Limits {
+		l, err := figures.ParseLimit(s)
+		if err != nil {
+			return usageErr("--limit: %v", err)
+		}
+		p.Limits = append(p.Limits, l)
+	}
+	_, err := run.PhaseLimits(st.Engines, *p)
+	return err
 }
 
 // textSink prints a run as it goes: a line when it starts, the live
@@ -105,6 +124,7 @@ func (s *textSink) PhaseDone(d run.PhaseDone) {
 	if t := ps.StarvedText(); t != "" {
 		fmt.Fprintf(st.Stdout, "    %s\n", safetext.Escape(t))
 	}
+	report.LimitsText(st.Stdout, ps)
 	stonewallLine(st, ps.Stonewall)
 	hostLines(st, ps)
 	unreachableLines(st, ps)

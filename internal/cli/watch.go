@@ -35,6 +35,9 @@ type WatchOptions struct {
 	Format string
 	// Catalog is where the run is indexed, and its labels.
 	Catalog RunCatalogOptions
+	// Limits are limits on figures, PHASE/OP/FIGURE<VALUE (--limit): a
+	// figure that crosses one ends the run with exit 4.
+	Limits []string
 }
 
 // AddFlags registers the options' flags.
@@ -44,6 +47,7 @@ func (o *WatchOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.JSON, "json", false, "print the run's summary.json to stdout at the end (the text goes to stderr)")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "print only errors")
 	o.Catalog.AddFlags(f)
+	f.StringArrayVar(&o.Limits, "limit", nil, "a limit a figure must keep, PHASE/OP/FIGURE<VALUE or >VALUE (also <=, >=): randread/read/p99<5ms, md/file-create/rate>20k, seq-read/read/bw>1.5GiB/s; FIGURE one of rate, bw, mean, p50, p99, p99.9, errors; repeat for more. A figure that crosses one, or is not measured, ends the run with exit 4 once every phase ran (docs/limits.md)")
 	f.StringVar(&o.Format, "output-format", "", "at the end, print the run to stdout as mdtest (md phases) or IOR (fio phases) prints one, for scripts that parse their text; storbench's own text goes to stderr")
 }
 

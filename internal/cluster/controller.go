@@ -243,18 +243,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 	if len(agents) == 0 {
 		return nil, errors.New("every host was lost")
 	}
-	n := len(agents)
-	// With several hosts, --autoterm judges the total and stops them all
-	// together, so no host ends early on its own.
-	var term record.AutoTerm
-	autoterm := false
-	if e, err := c.Engines.Lookup(p.Engine); err == nil && n > 1 {
-		if at, ok := e.(engine.AutoTermer); ok {
-			if term, autoterm = at.AutoTerm(p); autoterm {
-				req.Phase = at.WithoutAutoTerm(p)
-			}
-		}
-	}
+	term, autoterm := c.autoTerm(&req, len(agents))
 
 	prepStart := time.Now()
 	// All hosts' plans together, before any host lays out its files (one
@@ -313,6 +302,23 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 		return out, errors.New("every host was lost")
 	}
 	return out, nil
+}
+
+// autoTerm is the --autoterm rule the controller judges for req's phase
+// on n hosts: with several, it judges the total and stops them all
+// together, so no host ends early on its own (req's phase then goes to
+// the agents without it).
+func (c *Controller) autoTerm(req *Request, n int) (term record.AutoTerm, ok bool) {
+	e, err := c.Engines.Lookup(req.Phase.Engine)
+	if err != nil || n < 2 {
+		return term, false
+	}
+	if at, is := e.(engine.AutoTermer); is {
+		if term, ok = at.AutoTerm(req.Phase); ok {
+			req.Phase = at.WithoutAutoTerm(req.Phase)
+		}
+	}
+	return term, ok
 }
 
 // runAll runs the phase on every prepared agent from out.Start, telling

@@ -257,6 +257,27 @@ func (r Registry) MatchOps(p Phase) (func(op string) bool, bool) {
 	return nil, false
 }
 
+// OpNamer is implemented by engines that know, before a phase runs, the
+// operations it records by name (md's file-create, an s3 get phase's
+// GET), so that limits on its figures are checked, and the figures that
+// exist listed, before any load.
+type OpNamer interface {
+	// OpNames returns the operations p records, or nil when the engine
+	// cannot tell for p.
+	OpNames(p Phase) []string
+}
+
+// OpNames returns the operations p records, and whether its engine can
+// tell.
+func (r Registry) OpNames(p Phase) ([]string, bool) {
+	if n, ok := r[p.Engine].(OpNamer); ok {
+		if names := n.OpNames(p); names != nil {
+			return names, true
+		}
+	}
+	return nil, false
+}
+
 // TogetherStarter is implemented by engines whose phases are ready to
 // start the moment Prepare returned: a barrier across hosts (Env.Barrier)
 // before the first timed operation, whose release is the common start

@@ -24,6 +24,12 @@ const (
 	// both noise and the threshold (unless --fail-code says otherwise).
 	Regression = 3
 
+	// LimitCrossed: every phase ran and its results are written, and a
+	// figure crossed a limit set on it (--limit, a suite's limits:), or
+	// was not measured. A failed phase (Failed), bad input or an
+	// interrupt wins over it.
+	LimitCrossed = 4
+
 	// Interrupted: stopped by a signal (128 + SIGINT); what finished is
 	// kept.
 	Interrupted = 130

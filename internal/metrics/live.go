@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -28,17 +30,18 @@ type LiveLine struct {
 	Phase string    `json:"phase"`
 	// Host names the host; empty on the total's line.
 	Host string `json:"host,omitempty"`
-	// Total marks the line of all hosts, and Hosts counts them: each
-	// host's latest second, added.
+	// Total marks the line of all hosts, and Hosts counts them: the
+	// hosts' lines of one second, added.
 	Total bool `json:"total,omitempty"`
 	Hosts int  `json:"hosts,omitempty"`
 	// Stage is the engine's stage ("run"; md: "create", "stat", ...).
 	Stage string `json:"stage,omitempty"`
 	// ElapsedS is when the line's interval ended, seconds since the phase
-	// started (a host's line: on the host's clock; the total's: on the
-	// controller's), and IntervalS how long the interval was: about a
-	// second, longer when a host's seconds arrived merged, shorter for the
-	// last, partial second.
+	// started (on the hosts' clocks; a total's: the latest of its hosts'
+	// lines, the phase's last on the controller's), and IntervalS how long
+	// the interval was: about a second, longer when a host's seconds
+	// arrived merged (a total's: the longest of its hosts'), shorter for
+	// the last, partial second.
 	ElapsedS  float64 `json:"elapsed_s"`
 	IntervalS float64 `json:"interval_s"`
 	LiveFigures
@@ -85,16 +88,16 @@ type Live struct {
 	runID string
 	phase string
 	hosts map[string]*liveHost
-	// tick holds the host lines since the last total line; pending the
+	// tick holds the host lines since the last total lines; pending the
 	// final call's lines, written with PhaseDone's; endElapsed is the
-	// final call's elapsed time and totalAt the last total's.
-	tick                []tickLine
-	pending             []byte
-	endElapsed, totalAt float64
-	q                   chan []byte
-	done                chan struct{}
-	err                 error
-	dropped             int
+	// final call's elapsed time.
+	tick       []tickLine
+	pending    []byte
+	endElapsed float64
+	q          chan []byte
+	done       chan struct{}
+	err        error
+	dropped    int
 	// quoted holds the phase's names as JSON strings.
 	quoted map[string][]byte
 }
@@ -191,7 +194,7 @@ func (l *Live) PhaseStarted(ph engine.Phase, hosts []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.phase, l.hosts, l.quoted = ph.Name, map[string]*liveHost{}, nil
-	l.tick, l.pending, l.endElapsed, l.totalAt = nil, nil, 0, 0
+	l.tick, l.pending, l.endElapsed = nil, nil, 0
 }
 
 // Progress writes a line for every second a host sent since the last
@@ -226,7 +229,7 @@ func (l *Live) Progress(p cluster.Progress) {
 		l.endElapsed = p.Elapsed.Seconds()
 		return
 	}
-	if t := l.total(now, p.Elapsed.Seconds()); t != nil {
+	for _, t := range l.totals(now, 0) {
 		out = l.appendLine(out, t)
 	}
 	l.send(out)
@@ -337,28 +340,60 @@ type tickLine struct {
 	lats map[string]record.LiveLat
 }
 
-// total adds the host lines written since the last total (nil if none):
-// counts added, each host's rates over its own interval, added. elapsed
-// is the controller's time since the phase's start, which only grows.
-func (l *Live) total(now time.Time, elapsed float64) *LiveLine {
+// totals are the total lines of the host lines written since the last
+// ones, one per second: the host lines of a second (their elapsed time,
+// on the hosts' clocks, rounded to a whole second) added, each host's
+// rate over its own interval, and the total's interval the longest of
+// theirs. Seconds a host sent late, in one call, make one total each, not
+// one total over two seconds that says one. last is the controller's
+// elapsed time of a phase's end (0 before): the final total ends there.
+func (l *Live) totals(now time.Time, last float64) []*LiveLine {
 	if len(l.tick) == 0 {
 		return nil
 	}
-	t := &LiveLine{Time: now, Run: l.runID, Phase: l.phase, Total: true, ElapsedS: elapsed, IntervalS: elapsed - l.totalAt}
-	l.totalAt = elapsed
-	interval := map[string]float64{}
+	bySecond := map[float64][]tickLine{}
+	var seconds []float64
 	for _, tl := range l.tick {
+		k := math.Round(tl.line.ElapsedS)
+		if _, ok := bySecond[k]; !ok {
+			seconds = append(seconds, k)
+		}
+		bySecond[k] = append(bySecond[k], tl)
+	}
+	l.tick = l.tick[:0]
+	sort.Float64s(seconds)
+	var out []*LiveLine
+	for _, k := range seconds {
+		out = append(out, l.total(now, bySecond[k]))
+	}
+	if last > 0 {
+		t := out[len(out)-1]
+		t.ElapsedS = max(t.ElapsedS, last)
+	}
+	return out
+}
+
+// total adds the host lines of one second: counts added, each host's
+// rates over its own interval (the sum of its lines'), added.
+func (l *Live) total(now time.Time, lines []tickLine) *LiveLine {
+	t := &LiveLine{Time: now, Run: l.runID, Phase: l.phase, Total: true}
+	interval := map[string]float64{}
+	for _, tl := range lines {
 		if _, ok := interval[tl.line.Host]; !ok {
 			t.Hosts++
 		}
 		interval[tl.line.Host] += tl.line.IntervalS
 		t.Stage = tl.line.Stage
+		t.ElapsedS = max(t.ElapsedS, tl.line.ElapsedS)
+	}
+	for _, dt := range interval {
+		t.IntervalS = max(t.IntervalS, dt)
 	}
 	ops := map[string]*LiveOp{}
 	var order []string
 	lats := map[string]record.LiveLat{}
 	var all record.LiveLat
-	for _, tl := range l.tick {
+	for _, tl := range lines {
 		dt := interval[tl.line.Host]
 		for _, o := range tl.line.Ops {
 			x := ops[o.Op]
@@ -378,7 +413,6 @@ func (l *Live) total(now time.Time, elapsed float64) *LiveLine {
 			all = all.Add(lt)
 		}
 	}
-	l.tick = l.tick[:0]
 	for _, op := range order {
 		x := ops[op]
 		x.percentiles(lats[op])
@@ -430,7 +464,7 @@ func (l *Live) PhaseDone(d sink.PhaseDone) {
 			out = l.appendLine(out, line)
 		}
 	}
-	if t := l.total(now, max(l.endElapsed, l.totalAt)); t != nil {
+	for _, t := range l.totals(now, l.endElapsed) {
 		out = l.appendLine(out, t)
 	}
 	l.send(out)

@@ -110,12 +110,25 @@ func TestLiveLines(t *testing.T) {
 	if h1.Host != "h1" || h1.OpsPerS != 3000 || !tot.Total || tot.Hosts != 1 || tot.OpsPerS != 3000 || tot.Count != 3000 {
 		t.Errorf("second 2: h1 %+v total %+v", h1, tot)
 	}
-	// h2's seconds 2 and 3 arrive in one call: two lines, one total.
+	// h2's seconds 2 and 3 arrive in one call (a loaded host): two lines,
+	// and a total for each second with its true interval (issue 35: one
+	// total over both said interval_s 1.0 for two seconds' operations).
 	l.Progress(cluster.Progress{Elapsed: 3 * time.Second, Seconds: []engine.Snapshot{snap("h1", 3, 2000), snap("h2", 2, 500), snap("h2", 3, 500)},
 		Hosts: []engine.Snapshot{snap("h1", 3, 2000), snap("h2", 3, 500)}})
-	h1, a, b, tot := next(), next(), next(), next()
-	if a.ElapsedS != 2 || b.ElapsedS != 3 || a.Count != 500 || b.Count != 500 || tot.Count != h1.Count+1000 || tot.Hosts != 2 || tot.ElapsedS != 3 {
-		t.Errorf("two seconds in one call: %+v %+v, total %+v", a, b, tot)
+	h1, a, b, t2, t3 := next(), next(), next(), next(), next()
+	if a.ElapsedS != 2 || b.ElapsedS != 3 || a.Count != 500 || b.Count != 500 {
+		t.Errorf("two seconds in one call: %+v %+v", a, b)
+	}
+	if !t2.Total || t2.Count != 500 || t2.Hosts != 1 || t2.ElapsedS != 2 || t2.IntervalS != 1 || t2.OpsPerS != 500 {
+		t.Errorf("second 2's total: %+v", t2)
+	}
+	if !t3.Total || t3.Count != h1.Count+500 || t3.Hosts != 2 || t3.ElapsedS != 3 || t3.IntervalS != 1 || t3.OpsPerS != 2500 {
+		t.Errorf("second 3's total: %+v", t3)
+	}
+	for _, tot := range []metrics.LiveLine{t2, t3} {
+		if tot.OpsPerS != float64(tot.Count)/tot.IntervalS {
+			t.Errorf("total at %gs: %d operations in %g s at %g ops/s", tot.ElapsedS, tot.Count, tot.IntervalS, tot.OpsPerS)
+		}
 	}
 	// A second with no operation has no percentiles (absent, not 0).
 	l.Progress(cluster.Progress{Hosts: []engine.Snapshot{{Host: "h1", Phase: "p", Elapsed: 4 * time.Second, Ops: snap("h1", 3, 2000).Ops, Lat: snap("h1", 3, 2000).Lat}}})

@@ -383,6 +383,7 @@ func checkCounts(t *testing.T, base, job, runID string, ph results.PhaseSummary)
 	if checked == 0 {
 		t.Errorf("%s %s: no operation checked", job, ph.Name)
 	}
+	checkDocumentedCount(t, base, job, runID, ph)
 	// The last state scraped (the controller has exited: its series
 	// are stale now, so read the stored samples).
 	states := promSeries(t, base, `storbench_phase_state`+sel+`[10m]`, "state")
@@ -422,5 +423,41 @@ func checkDashboard(t *testing.T, base string) {
 	sort.Strings(have)
 	if len(have) < 5 {
 		t.Errorf("the dashboard queries only %v", have)
+	}
+}
+
+// documentedQuery is docs/watching.md's query for a phase's exact
+// operation counts, its job, run and phase to be filled in.
+func documentedQuery(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "watching.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, "storbench_ops_total{") && strings.Contains(line, `run="RUN"`) {
+			return line
+		}
+	}
+	t.Fatal(`docs/watching.md has no query of storbench_ops_total for run="RUN"`)
+	return ""
+}
+
+// checkDocumentedCount runs docs/watching.md's query for a phase's
+// operation counts and finds summary.json's counts exactly (issue 35:
+// the page said increase() over the phase gave them, which Prometheus
+// extrapolates to the range's edges: +5.9%); increase() is logged beside
+// it.
+func checkDocumentedCount(t *testing.T, base, job, runID string, ph results.PhaseSummary) {
+	t.Helper()
+	q := strings.NewReplacer(`job="controller"`, fmt.Sprintf("job=%q", job), `run="RUN"`, fmt.Sprintf("run=%q", runID), `phase="PHASE"`, fmt.Sprintf("phase=%q", ph.Name)).Replace(documentedQuery(t))
+	for _, o := range ph.Ops {
+		one := strings.Replace(q, "phase=", fmt.Sprintf("op=%q, phase=", o.Op), 1)
+		got, ok := promScalar(t, base, one)
+		inc, _ := promScalar(t, base, fmt.Sprintf(`sum(increase(storbench_ops_total{job=%q,run=%q,phase=%q,op=%q}[10m]))`, job, runID, ph.Name, o.Op))
+		t.Logf("%s %s %s: the documented query %.0f, increase() %.1f (%+.1f%%); summary.json %d", job, ph.Name, o.Op, got, inc, 100*(inc/float64(o.Ops)-1), o.Ops)
+		if !ok || got != float64(o.Ops) {
+			t.Errorf("%s %s %s: docs/watching.md's query gives %v operations, summary.json %d", job, ph.Name, o.Op, got, o.Ops)
+		}
 	}
 }

@@ -68,25 +68,34 @@ type EventImpact struct {
 	// Unit is the figure's unit: "MiB/s" for operations that move data,
 	// else "ops/s".
 	Unit string `json:"unit"`
-	// Before is the mean of the full seconds of the phase before the
-	// event started.
+	// EffectS is when the event took effect, in seconds from the phase's
+	// first operation (the origin of its per-second series, which
+	// LowestAtS counts from too): a command's or a cache drop's end, a
+	// pause's start. Everything below is measured from it; absent in
+	// results analysed before it was kept (they measured from the start).
+	EffectS *float64 `json:"effect_s,omitempty"`
+	// Before is the median of the phase's full seconds before the event
+	// took effect that no earlier event disturbed (from its effect to its
+	// recovery): a few unusually fast seconds do not move it.
 	Before float64 `json:"before"`
-	// Lowest is the lowest per-second figure from the event's start to
-	// the phase's end, and LowestAtS its second, from the phase's start.
+	// Lowest is the lowest per-second figure in the event's window, from
+	// its effect to the next event's (or the phase's end), and LowestAtS
+	// its second, from the phase's first operation.
 	Lowest    float64 `json:"lowest"`
 	LowestAtS float64 `json:"lowest_at_s"`
-	// BelowS is how many seconds after the event's start the figure was
-	// under 90% of Before.
+	// BelowS is how many full seconds of the event's window the figure
+	// was under 90% of Before.
 	BelowS float64 `json:"below_s"`
-	// RecoverS is the time from the event's start until the figure, after
-	// falling under 90% of Before, was back at 90% or more for three
-	// seconds in a row (or every second left in the phase); absent when it
-	// never recovered (NotRecovered says so) or never fell under 90%
-	// (Note says so).
+	// RecoverS is the time from the event's effect until the figure, after
+	// falling under 90% of Before in its window, was back at 90% or more
+	// for three seconds in a row (or every second left in the phase),
+	// after the next event took effect if need be (Note then says so);
+	// absent when it never recovered (NotRecovered says so) or never fell
+	// under 90% (Note says so).
 	RecoverS     *float64 `json:"recover_s,omitempty"`
 	NotRecovered bool     `json:"not_recovered,omitempty"`
-	// Errors are the operation's failed requests from the event's start
-	// to its recovery (to the phase's end when it never recovered).
+	// Errors are the operation's failed requests from the event's effect
+	// to its recovery or the end of its window, whichever came first.
 	Errors uint64 `json:"errors"`
 	// Note says what the figures mean where one is absent.
 	Note string `json:"note,omitempty"`

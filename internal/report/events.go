@@ -101,17 +101,24 @@ func eventRows(evs []model.PhaseEvent) []htmlEvent {
 
 // ImpactText says in a line what an event did to one operation: the
 // figure before, the lowest after, the time under 90% of it, the time to
-// recover (or that it did not), the errors meanwhile.
+// recover (or that it did not), the errors meanwhile, and from when it
+// was measured (the event's effect, on the charts' time axis).
 func ImpactText(im model.EventImpact) string {
 	rec := "recovered: never under 90%"
 	switch {
+	case im.RecoverS != nil && im.Note != "":
+		rec = fmt.Sprintf("recovered in %.0fs (%s)", *im.RecoverS, im.Note)
 	case im.RecoverS != nil:
 		rec = fmt.Sprintf("recovered in %.0fs", *im.RecoverS)
 	case im.NotRecovered:
 		rec = "recovery: absent (not back to 90% by the phase's end)"
 	}
-	return fmt.Sprintf("%s: before %s %s, lowest %s at %.0fs, %.0fs under 90%%, %s, %d errors",
+	text := fmt.Sprintf("%s: before %s %s, lowest %s at %.0fs, %.0fs under 90%%, %s, %d errors",
 		im.Op, sig(im.Before), im.Unit, sig(im.Lowest), im.LowestAtS, im.BelowS, rec, im.Errors)
+	if im.EffectS != nil {
+		text += fmt.Sprintf(" (from its effect at %.1fs)", *im.EffectS)
+	}
+	return text
 }
 
 // sig prints a figure with three significant digits ("1.23k" style is
@@ -141,7 +148,7 @@ func EventsText(w io.Writer, evs []model.PhaseEvent) {
 			fmt.Fprintf(w, "  %s\n", ImpactText(im))
 		}
 		if len(e.Impact) == 0 && e.StartS != nil {
-			fmt.Fprintf(w, "  effect: absent (no operation ran a full second before the event and after it)\n")
+			fmt.Fprintf(w, "  effect: absent (no operation ran a full second before the event took effect and one after it, before the next event began)\n")
 		}
 	}
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/storbench/storbench/internal/testutil"
 )
 
-// A real versitygw stopped (SIGSTOP) 2 s into an 8-s GET phase and
-// continued (SIGCONT) at 4 s, by two events of the suite run on the
+// A real versitygw stopped (SIGSTOP) 2 s into a 10-s GET phase and
+// continued (SIGCONT) at 5 s, by two events of the suite run on the
 // controller: summary.json records both with their real times and exit
 // status, the GET rate falls to about nothing and comes back, and the
 // recovery time, the time under 90% and the errors are in summary.json,
@@ -37,13 +37,13 @@ results: %s
 s3: {bucket: storbench-events}
 phases:
   - name: get
-    s3: {op: get, objects: 50, obj_size: 4KiB, concurrent: 8, rate: 100, duration: 8s}
+    s3: {op: get, objects: 50, obj_size: 4KiB, concurrent: 8, rate: 100, duration: 10s}
 `, name, filepath.Join(dir, results))
 	}
 	healthy := phase("gateway-healthy", "healthy")
 	suite := phase("gateway-stop", "results") + fmt.Sprintf(`    events:
       - {name: stop gateway, at: 2s, command: "kill -STOP %d"}
-      - {name: continue gateway, at: 4s, command: "kill -CONT %d"}
+      - {name: continue gateway, at: 5s, command: "kill -CONT %d"}
 `, srv.Pid(), srv.Pid())
 	for f, text := range map[string]string{suiteFile: suite, healthyFile: healthy} {
 		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
@@ -79,7 +79,7 @@ phases:
 	if len(evs) != 2 {
 		t.Fatalf("summary.json has %d events, want 2:\n%s", len(evs), out)
 	}
-	for i, want := range []float64{2, 4} {
+	for i, want := range []float64{2, 5} {
 		e := evs[i]
 		if e.StartS == nil || *e.StartS < want-0.2 || *e.StartS > want+0.5 || e.Exit == nil || *e.Exit != 0 {
 			t.Errorf("event %s: started %v s (want %g), exit %v, error %q", e.Name, deref(e.StartS), want, e.Exit, e.Error)
@@ -93,10 +93,10 @@ phases:
 	switch {
 	case im.Before <= 0 || im.Lowest > 0.1*im.Before:
 		t.Errorf("no dip to about nothing: before %g, lowest %g %s", im.Before, im.Lowest, im.Unit)
-	case im.BelowS < 1 || im.BelowS > 4:
-		t.Errorf("%.0f s under 90%%, want about the 2 s the gateway was stopped", im.BelowS)
+	case im.BelowS < 2 || im.BelowS > 5:
+		t.Errorf("%.0f s under 90%%, want about the 3 s the gateway was stopped", im.BelowS)
 	case im.RecoverS == nil || *im.RecoverS < 1.5 || *im.RecoverS > 5:
-		t.Errorf("recovery %v s after the stop, want about 2-3 s (the gateway went on at 4 s)", deref(im.RecoverS))
+		t.Errorf("recovery %v s after the stop took effect, want about 2-3 s (the gateway went on at 5 s)", deref(im.RecoverS))
 	}
 
 	an := exec.Command(bin, "analyze", folder)
@@ -111,12 +111,16 @@ phases:
 	}
 	// The same phase healthy and during the event, in compare and in the
 	// report that compares: the window of the stop is slower, beyond noise.
+	// It begins when the stop took effect, its command's end (a loaded
+	// machine took 0.7 s to start kill -STOP: the window began at 2.7 s,
+	// and an outage of 2 s left one full second, too few to test); its
+	// first second may hold some GETs before the stop.
 	healthyDir, _ := filepath.Glob(filepath.Join(dir, "healthy", "*"))
 	if len(healthyDir) != 1 {
 		t.Fatalf("healthy results: %v", healthyDir)
 	}
 	cmp, _ := exec.Command(bin, "compare", healthyDir[0], folder).CombinedOutput()
-	if !regexp.MustCompile(`get: during stop gateway \(in [^)]+\), seconds 2-4\n  GET [0-9.]+ -> 0\.0[0-9] MiB/s  -(9[0-9]|100)\.[0-9]%  slower  Welch`).Match(cmp) {
+	if !regexp.MustCompile(`get: during stop gateway \(in [^)]+\), seconds [23]-5\n  GET [0-9.]+ -> 0\.[0-9]+ MiB/s  -([5-9][0-9]|100)\.[0-9]%  slower  Welch`).Match(cmp) {
 		t.Errorf("compare does not show the stop's window slower than the healthy phase's:\n%s", cmp)
 	}
 	rep := exec.Command(bin, "report", folder, "--compare", healthyDir[0], "-o", filepath.Join(dir, "compared.html"))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
@@ -316,7 +317,8 @@ func phaseCharts(pd analyze.PhaseData) htmlPhase {
 		}
 	}
 	hp.Charts = append(hp.Charts, svgChart(chartSpec{Title: "Latency by percentile (merged histograms)", XLabel: "percentile", YLabel: "latency",
-		Lines: curves, LogY: true, XTicks: []float64{0, 1, 2, 3, 4, 5}, XTick: pctTick, YTick: func(v float64) string { return units.Latency(v) }}))
+		Lines: curves, LogY: true, XTicks: []float64{0, 1, 2, 3, 4, 5}, XTick: pctTick, YTick: func(v float64) string { return units.Latency(v) },
+		Limits: limitsOn(p, figures.IsLatency, 1)}))
 	// Errors per second across hosts and operations (zero is a data point).
 	keys := make([]float64, 0, len(totalErrs))
 	for k := range totalErrs {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/testutil/chromium"
 )
 
@@ -64,6 +65,51 @@ func TestHTMLReportInChromium(t *testing.T) {
 			shot := filepath.Join(artifactDir(t), "report-"+tc.name+".png")
 			checkInChromium(t, bin, file, shot, tc.perSecond)
 			t.Logf("screenshot: %s", shot)
+		})
+	}
+}
+
+// The plotted values of every chart over time add up to what the tables
+// count (issue 35): in Chromium, each rate line's values times the
+// seconds each is over equal its operations or bytes in summary.json
+// (within 0.5%), each latency line's requests its operations, the errors
+// per second its errors, and every marker is drawn where its value is;
+// on an md, an s3, a 3-host and an event report (a GlusterFS brick
+// killed, started, hung and restarted: testdata/results). The fio report
+// of several jobs without group_reporting is internal/cli's
+// TestFioJobsWithoutGroupReporting.
+func TestChartsAddUpInChromium(t *testing.T) {
+	bin := chromiumBinary(t)
+	if bin == "" {
+		t.Skip("chromium is not installed and could not be installed (apt-get install -y chromium)")
+	}
+	for _, name := range []string{"md-lat", "s3-lat-a", "edges", "gluster-brick-events"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(resultsDir, name)
+			page, err := HTMLFolder(dir, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum, err := results.ReadSummary(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(t.TempDir(), "report.html")
+			if err := os.WriteFile(file, page, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			check := checkInChromium
+			if len(sum.Phases[0].Events) > 0 {
+				check = func(t testing.TB, bin, file, shot string, _ bool, extra ...func(func(string) string)) {
+					chromium.CheckWithEvents(t, bin, file, shot, extra...)
+				}
+			}
+			check(t, bin, file, filepath.Join(artifactDir(t), "sums-"+name+".png"), true, func(eval func(string) string) {
+				charts, phases := chromium.PhaseCharts(t, eval)
+				for _, line := range chromium.ChartSums(t, sum, charts, phases) {
+					t.Log(line)
+				}
+			})
 		})
 	}
 }

@@ -72,6 +72,7 @@ func Markdown(s *results.Summary) []byte {
 		}
 	}
 	eventsMarkdown(&b, s.Phases)
+	limitsMarkdown(&b, s.Phases)
 	sweepMarkdown(&b, s)
 	// No default score (see htmlData): only IO500's, when asked for.
 	io500Markdown(&b, s.IO500)

@@ -55,6 +55,8 @@ type chartSpec struct {
 	Marks []chartMark
 	// YTop, when above the data, is where a linear y axis ends.
 	YTop float64
+	// Limits are limits on the figure the chart shows, drawn as lines.
+	Limits []chartLimit
 }
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"}
@@ -124,6 +126,7 @@ func svgChart(c chartSpec) template.HTML {
 		}
 	}
 	drawMarks(b, c.Marks, p.px, p.xmax, padT, padT+p.ph)
+	p.drawLimits()
 	b.WriteString("</svg>")
 	return template.HTML(b.String())
 }
@@ -160,6 +163,7 @@ func (p *plot) bounds() (longest int) {
 			p.n++
 		}
 	}
+	p.ymin, p.ymax = limitsWiden(p.c.Limits, p.c.LogY, p.ymin, p.ymax)
 	return longest
 }
 

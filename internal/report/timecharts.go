@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/safetext"
@@ -193,9 +194,11 @@ func (tc *timeChartSet) throughput() {
 		opsTitle = fmt.Sprintf("Operations per second, total of %d hosts", len(tc.pd.Hosts))
 	}
 	if len(mib) > 0 {
-		tc.charts = append(tc.charts, tc.chart(chartSpec{Title: mibTitle, XLabel: xLabel, YLabel: "MiB/s", Lines: mib, XTick: secondsTick, YTick: compact, LogY: wideRates(p, true)}))
+		tc.charts = append(tc.charts, tc.chart(chartSpec{Title: mibTitle, XLabel: xLabel, YLabel: "MiB/s", Lines: mib, XTick: secondsTick, YTick: compact, LogY: wideRates(p, true),
+			Limits: limitsOn(p, isFigure(figures.BW), 1<<20)}))
 	}
-	tc.charts = append(tc.charts, tc.chart(chartSpec{Title: opsTitle, XLabel: xLabel, YLabel: "ops/s", Lines: ops, XTick: secondsTick, YTick: compact, LogY: wideRates(p, false)}))
+	tc.charts = append(tc.charts, tc.chart(chartSpec{Title: opsTitle, XLabel: xLabel, YLabel: "ops/s", Lines: ops, XTick: secondsTick, YTick: compact, LogY: wideRates(p, false),
+		Limits: limitsOn(p, isFigure(figures.Rate), 1)}))
 }
 
 // rateSpread draws op's throughput spread across hosts (MiB/s when it

@@ -117,6 +117,9 @@ type PhaseSummary struct {
 	// the figures): the phase's figures are those of a starved client,
 	// not the storage's. Absent when no host was.
 	ClientStarved []StarvedHost `json:"client_starved,omitempty"`
+	// Limits are the limits set on the phase's figures (--limit, a suite
+	// entry's limits:) and what each figure was.
+	Limits []LimitResult `json:"limits,omitempty"`
 }
 
 // StarvedHost is a host whose client was starved during a phase, and why.
@@ -155,6 +158,25 @@ func (p *PhaseSummary) StarvedText() string {
 	}
 	return StarvedMark + " on " + strings.Join(on, "; ") + ": these figures are the client's, not the storage's"
 }
+
+// LimitResult is one limit on a figure of a phase's totals and how the
+// phase kept it.
+type LimitResult struct {
+	// Limit is the limit as written: PHASE/OP/FIGURE, <, <=, > or >=, and
+	// the bound with its unit ("randread/read/p99<5ms").
+	Limit string `json:"limit"`
+	// Value is the figure as measured, in Unit; Passed says whether it
+	// kept the limit. Both are absent when the figure was not measured:
+	// the limit was neither kept nor crossed, and the run fails as for a
+	// crossed one (exit 4), having not shown it met.
+	Value  *float64 `json:"value,omitempty"`
+	Passed *bool    `json:"passed,omitempty"`
+	// Unit is the unit of Value: ns, ops/s, B/s, or empty for a count.
+	Unit string `json:"unit,omitempty"`
+}
+
+// Met says whether the limit was measured and kept.
+func (l LimitResult) Met() bool { return l.Passed != nil && *l.Passed }
 
 // Timing is a phase's stages in seconds.
 type Timing struct {

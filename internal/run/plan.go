@@ -11,6 +11,7 @@ import (
 
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/hosts"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
@@ -31,6 +32,10 @@ type Plan struct {
 	// Confidence is the confidence level of sweep intervals (0: the
 	// default 95%).
 	Confidence float64
+	// Limits are the run's limits on figures (--limit), each on the phases
+	// of its phase's name or suite entry; a suite entry's own are in
+	// Labels. A figure that crosses one fails the run with exit 4.
+	Limits []figures.Limit
 	// Dirs are target directories checked before anything runs.
 	Dirs []string
 	// Agents are the machines the phases run on.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/exit"
+	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/suite"
@@ -99,6 +101,9 @@ func TestRunOutcomes(t *testing.T) {
 		folder string
 		// statuses are the phases' statuses in summary.json.
 		statuses []string
+		// limits are the plan's limits: a crossed one exits 4 once
+		// every phase ran, and what else went wrong wins over it.
+		limits []string
 	}{
 		{name: "unknown setting", phases: []fakeParams{{Ops: 1}}, kind: BadInput, msg: "phase p0:"},
 		{name: "preparation fails", phases: []fakeParams{{Ops: 1}, {FailPrepare: "disk on fire"}, {Ops: 1}}, kind: Failed, msg: "disk on fire",
@@ -110,12 +115,28 @@ func TestRunOutcomes(t *testing.T) {
 			folder: results.StatusFailed, statuses: []string{results.StatusFailed, results.StatusCompleted}},
 		{name: "interrupted", phases: []fakeParams{{Ops: 1}, {UntilStop: true}, {Ops: 1}}, stopAfter: 2 * time.Second, kind: Interrupted, msg: "interrupted; results so far are kept",
 			folder: results.StatusInterrupted, statuses: []string{results.StatusCompleted, results.StatusInterrupted}},
+		{name: "limit crossed", phases: []fakeParams{{Ops: 1}, {Ops: 1}}, limits: []string{"p0/op/errors<1", "p1/op/errors>=1"}, kind: exit.LimitCrossed, msg: "crossed 1 limit(s): p1/op/errors>=1",
+			folder: results.StatusCompleted, statuses: []string{results.StatusCompleted, results.StatusCompleted}},
+		{name: "a failed phase wins over a crossed limit", phases: []fakeParams{{Ops: 1}, {FailPrepare: "disk on fire"}}, limits: []string{"p0/op/errors>=1"}, kind: Failed, msg: "disk on fire",
+			folder: results.StatusFailed, statuses: []string{results.StatusCompleted, results.StatusFailed}},
+		{name: "leftovers win over a crossed limit", phases: []fakeParams{{Ops: 1, Leave: true}}, limits: []string{"p0/op/errors>=1"}, kind: Failed, msg: "cleanup left",
+			folder: results.StatusFailed, statuses: []string{results.StatusCompleted}},
+		{name: "an interrupt wins over a crossed limit", phases: []fakeParams{{Ops: 1}, {UntilStop: true}}, limits: []string{"p0/op/errors>=1"}, stopAfter: 2 * time.Second, kind: Interrupted, msg: "interrupted",
+			folder: results.StatusInterrupted, statuses: []string{results.StatusCompleted, results.StatusInterrupted}},
+		{name: "a limit on no phase", phases: []fakeParams{{Ops: 1}}, limits: []string{"p9/op/errors<1"}, kind: BadInput, msg: "no phase p9"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, sink, root := runner(t)
 			p := Plan{Name: "outcome", ResultsRoot: root, MaxErrorShare: 5}
 			for i, fp := range c.phases {
 				p.Phases = append(p.Phases, fakePhaseOf(t, "p"+string(rune('0'+i)), fp))
+			}
+			for _, l := range c.limits {
+				lim, err := figures.ParseLimit(l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.Limits = append(p.Limits, lim)
 			}
 			if c.name == "unknown setting" {
 				p.Phases[0].Params = json.RawMessage(`{"ops": 1, "colour": "blue"}`)

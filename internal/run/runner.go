@@ -13,6 +13,7 @@ import (
 
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/suite"
@@ -45,14 +46,9 @@ type Runner struct {
 // happened. Its error is an *Error whose Code says whether the plan was
 // bad input (nothing ran), the run failed, or it was interrupted.
 func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
-	if len(p.Phases) == 0 {
-		return nil, badInputf("nothing to run")
-	}
-	if err := results.CheckRunName(p.Name); err != nil {
-		return nil, badInputf("the run's name %v", err)
-	}
-	if p.MaxErrorShare < 0 || p.MaxErrorShare > 100 {
-		return nil, badInputf("--max-error-share %g: give a percentage from 0 to 100", p.MaxErrorShare)
+	limits, err := r.precheck(p)
+	if err != nil {
+		return nil, err
 	}
 	slotted, notes, err := r.Engines.WithSlots(p.Phases, p.Agents.Hosts)
 	if err != nil {
@@ -126,8 +122,23 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	for _, n := range p.Notes {
 		r.Sink.Note(Note{Kind: NotePlan, Text: n})
 	}
-	pr := &phases{r: r, plan: p, ctrl: ctrl, set: set, folder: folder, areas: areas}
+	pr := &phases{r: r, plan: p, ctrl: ctrl, set: set, folder: folder, areas: areas, limits: limits}
 	return r.runPhases(ctx, pr, stop)
+}
+
+// precheck refuses a plan that is bad input on its face, before any agent
+// is asked anything, and returns the limits on each phase (PhaseLimits).
+func (r *Runner) precheck(p Plan) ([][]figures.Limit, error) {
+	if len(p.Phases) == 0 {
+		return nil, badInputf("nothing to run")
+	}
+	if err := results.CheckRunName(p.Name); err != nil {
+		return nil, badInputf("the run's name %v", err)
+	}
+	if p.MaxErrorShare < 0 || p.MaxErrorShare > 100 {
+		return nil, badInputf("--max-error-share %g: give a percentage from 0 to 100", p.MaxErrorShare)
+	}
+	return PhaseLimits(r.Engines, p)
 }
 
 // phaseHosts is how many hosts each phase of p runs on, of agents.
@@ -185,7 +196,13 @@ func (r *Runner) runPhases(ctx context.Context, pr *phases, stop context.CancelC
 			return nil, runErr
 		}
 	}
-	return r.finish(ctx, folder, runErr)
+	res, err := r.finish(ctx, folder, runErr)
+	if err == nil && len(pr.notMet) > 0 {
+		// Every phase ran and the results are written: only now does
+		// a limit fail the run, and a failure or an interrupt wins.
+		return res, limitsError(pr.notMet)
+	}
+	return res, err
 }
 
 func (r *Runner) now() time.Time {
@@ -438,6 +455,11 @@ type phases struct {
 	overShare []string // phases with too many failed requests
 	starved   []string // phases whose tool gave up for want of CPU
 	ranLoad   bool
+	// limits are the limits on each phase, by its place in the plan (at
+	// is the phase running); notMet are those crossed or not measured.
+	limits [][]figures.Limit
+	at     int
+	notMet []results.LimitResult
 	// written is the count of blocks every job of each stonewall phase
 	// wrote, by phase name (fio.WrittenBlocks).
 	written map[string]int64
@@ -459,6 +481,7 @@ func (pr *phases) runAll(ctx context.Context) error {
 			err = pr.notRun(ctx, ph, label, err)
 			break
 		}
+		pr.at = i
 		if err = pr.one(ctx, ph, label); err != nil {
 			break
 		}
@@ -565,6 +588,9 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 		// judged: the phase failed, later phases still run.
 		ps.Status, ps.Error = results.StatusFailed, msg
 		pr.overShare = append(pr.overShare, ph.Name+": "+msg)
+	}
+	if pr.at < len(pr.limits) {
+		pr.notMet = append(pr.notMet, judgeLimits(&ps, pr.limits[pr.at])...)
 	}
 	phaseDir := pr.folder.NextPhaseDir(ps.Name)
 	if werr := pr.folder.AddPhase(ps, out.Results); werr != nil && err == nil {

@@ -23,7 +23,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -178,48 +177,33 @@ func parseClaim(key string, node *yaml.Node) (Claim, error) {
 	return c, nil
 }
 
-// bwUnits are the bandwidth units a claim may be in: vendors' decimal
-// ones and binary ones.
-var bwUnits = map[string]float64{
-	"b/s": 1, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9, "tb/s": 1e12,
-	"kib/s": 1 << 10, "mib/s": 1 << 20, "gib/s": 1 << 30, "tib/s": 1 << 40,
-}
-
-// rateUnits are the suffixes of a rate (decimal, as IOPS are claimed).
-var rateUnits = map[string]float64{"": 1, "k": 1e3, "m": 1e6, "g": 1e9}
-
-var valuePattern = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)\s*(.*)$`)
-
 // parseValue reads a claim's value: a bandwidth with its unit (6GB/s),
-// or a rate (1M, 800k, 1000000, "1M IOPS").
+// or a rate (1M, 800k, 1000000, "1M IOPS"), as internal/units reads them.
 func parseValue(s string, bw bool) (float64, error) {
-	t := strings.TrimSpace(s)
-	if strings.HasPrefix(t, "-") {
+	if strings.HasPrefix(strings.TrimSpace(s), "-") {
 		return 0, fmt.Errorf("value %q: a claim is more than 0", s)
 	}
-	m := valuePattern.FindStringSubmatch(t)
-	if m == nil {
-		return 0, fmt.Errorf("value %q: want a number with its unit (6GB/s, 1M)", s)
-	}
-	n, _ := strconv.ParseFloat(m[1], 64)
-	suffix := strings.ToLower(strings.TrimSpace(m[2]))
-	var mult float64
-	var ok bool
+	parse := units.ParseRate
 	if bw {
-		if mult, ok = bwUnits[suffix]; !ok {
-			return 0, fmt.Errorf("value %q: unknown unit %q: want B/s, kB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s or TiB/s", s, m[2])
-		}
-	} else {
-		suffix = strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(suffix, "iops"), "ops/s"))
-		if mult, ok = rateUnits[suffix]; !ok {
-			return 0, fmt.Errorf("value %q: unknown unit %q: want a number of operations per second, with k, M or G (1M)", s, m[2])
-		}
+		parse = units.ParseBandwidth
 	}
-	v := n * mult
-	if !(v > 0) || math.IsInf(v, 0) {
+	v, err := parse(s)
+	if err != nil {
+		return 0, fmt.Errorf("value %q: %v", s, cutQuoted(err.Error()))
+	}
+	if !(v > 0) {
 		return 0, fmt.Errorf("value %q: a claim is more than 0", s)
 	}
 	return v, nil
+}
+
+// cutQuoted drops the value units' message starts with ('bandwidth
+// "6GB": ...'), which parseValue says once itself.
+func cutQuoted(msg string) string {
+	if _, rest, ok := strings.Cut(msg, `": `); ok {
+		return rest
+	}
+	return msg
 }
 
 // Match returns the claim that applies to figure of operation op of phase

@@ -15,6 +15,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/events"
+	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/model"
 )
 
@@ -35,6 +36,8 @@ type Labels struct {
 	Report model.Headline
 	// Events happen during the phase, timed from its start.
 	Events []events.Spec
+	// Limits are the suite entry's limits on the phase's figures.
+	Limits []figures.Limit
 }
 
 // KV is one matrix coordinate.
@@ -246,7 +249,7 @@ func (s *Suite) pointParams(x *expansion, where string, ps PhaseSpec, own bool, 
 	for k, v := range base {
 		params[k] = v
 	}
-	l := Labels{Iterations: max(ps.Iterations, 1), Report: ps.Report, Events: ps.Events}
+	l := Labels{Iterations: max(ps.Iterations, 1), Report: ps.Report, Events: ps.Events, Limits: ps.Limits}
 	for _, kv := range point {
 		l.Point = append(l.Point, KV{Key: kv.Key, Value: fmt.Sprint(kv.Value)})
 		if kv.Key == "hosts" {

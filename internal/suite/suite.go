@@ -20,6 +20,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/events"
+	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
@@ -88,6 +89,10 @@ type PhaseSpec struct {
 	ReadFrom string
 	// Events happen during each of the entry's phases (events.Spec).
 	Events []events.Spec
+	// Limits are limits on the figures of each of the entry's phases,
+	// written OP/FIGURE<VALUE (read/p99<5ms); their Ref.Phase is the
+	// entry's name, or its engine's when it has none.
+	Limits []figures.Limit
 	Line   int
 }
 
@@ -111,7 +116,7 @@ var globalKeys = []string{"name", "dir", "results", "keep", "agents", "drop_cach
 // phaseKeys are the keys of a phase entry besides its engine's: any other
 // key whose value is a mapping of settings names the engine (fio:, md:,
 // ...), which the expansion finds in the engine list.
-var phaseKeys = []string{"name", "optional", "iterations", "matrix", "report", "shared", "read_from", "events"}
+var phaseKeys = []string{"name", "optional", "iterations", "matrix", "report", "shared", "read_from", "events", "limits"}
 
 // Quick returns the built-in quick suite: the four corners scaled to a small
 // machine, plus metadata and S3 phases, on ./storbench-data.
@@ -226,6 +231,7 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 			return nil, fmt.Errorf("line %d: a phase is a mapping such as {fio: {workload: default}}", item.Line)
 		}
 		ps := PhaseSpec{Line: item.Line}
+		var limits *yaml.Node
 		for i := 0; i+1 < len(item.Content); i += 2 {
 			k, v := item.Content[i], item.Content[i+1]
 			switch k.Value {
@@ -270,6 +276,8 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 					return nil, err
 				}
 				ps.Events = evs
+			case "limits":
+				limits = v
 			case "matrix":
 				m, err := parseMatrix(v)
 				if err != nil {
@@ -282,12 +290,39 @@ func parsePhases(name string, n *yaml.Node) ([]PhaseSpec, error) {
 				}
 			}
 		}
+		if err := parseLimits(&ps, limits); err != nil {
+			return nil, err
+		}
 		if ps.Engine == "" {
 			return nil, fmt.Errorf("line %d: phase names no engine (an engine's name as a key, with its settings: fio: {workload: default})", item.Line)
 		}
 		out = append(out, ps)
 	}
 	return out, nil
+}
+
+// parseLimits reads a phase's limits: a list of OP/FIGURE<VALUE, each on
+// the figures of every phase of the entry, read once its name is known.
+func parseLimits(ps *PhaseSpec, n *yaml.Node) error {
+	if n == nil {
+		return nil
+	}
+	var texts []string
+	if err := n.Decode(&texts); err != nil || len(texts) == 0 {
+		return fmt.Errorf("line %d: limits: want a list of OP/FIGURE<VALUE ([read/p99<5ms, read/rate>20k])", n.Line)
+	}
+	name := ps.Name
+	if name == "" {
+		name = string(ps.Engine)
+	}
+	for _, t := range texts {
+		l, err := figures.ParsePhaseLimit(name, t)
+		if err != nil {
+			return fmt.Errorf("line %d: limits: %v", n.Line, err)
+		}
+		ps.Limits = append(ps.Limits, l)
+	}
+	return nil
 }
 
 // parseEngineKey reads a phase key that is not one of phaseKeys: an

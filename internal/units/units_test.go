@@ -78,3 +78,33 @@ func TestJSONSizeAndDuration(t *testing.T) {
 		t.Errorf("marshal: %s", b)
 	}
 }
+
+func TestParseFigureValues(t *testing.T) {
+	for _, c := range []struct {
+		parse func(string) (float64, error)
+		in    string
+		want  float64
+	}{
+		{ParseLatency, "5ms", 5e6}, {ParseLatency, "250us", 250e3}, {ParseLatency, "1.5s", 1.5e9}, {ParseLatency, "0ns", 0},
+		{ParseRate, "20k", 20e3}, {ParseRate, "1.5M IOPS", 1.5e6}, {ParseRate, "800 ops/s", 800},
+		{ParseBandwidth, "1.5GiB/s", 1.5 * (1 << 30)}, {ParseBandwidth, "500 MB/s", 500e6},
+		{ParseCount, "0", 0}, {ParseCount, "1k", 1000},
+	} {
+		if got, err := c.parse(c.in); err != nil || got != c.want {
+			t.Errorf("%q = %v, %v; want %v", c.in, got, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		parse func(string) (float64, error)
+		in    string
+	}{
+		{ParseLatency, "5"}, {ParseLatency, "-5ms"}, {ParseLatency, "NaN ms"}, {ParseLatency, "5 parsecs"}, {ParseLatency, ""},
+		{ParseRate, "5ms"}, {ParseRate, "Inf"}, {ParseRate, "1e400"}, {ParseRate, "0x10"},
+		{ParseBandwidth, "5"}, {ParseBandwidth, "1e308 TiB/s"}, {ParseBandwidth, "5ms"},
+		{ParseCount, "1.5 GiB/s"},
+	} {
+		if v, err := c.parse(c.in); err == nil {
+			t.Errorf("%q accepted as %v", c.in, v)
+		}
+	}
+}

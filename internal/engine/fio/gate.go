@@ -160,8 +160,15 @@ func (g *gate) prerun(own string) string {
 	// jobs took 30 ms longer to pass). "1<>" opens the started FIFO
 	// read-write, which never waits for a reader: a dead agent's job does
 	// not hang there, holding fio.
+	//
+	//
+	// The gate is opened (exec 3<) before 'a' is said: a FIFO's open for
+	// reading waits for a writer, and an agent that dies after hearing
+	// 'a' (its writer closed) must find the job already reading, which
+	// then sees the end, rather than waiting in open for a writer that
+	// never comes. No ';' and no braces: fio takes ';' for a comment.
 	gate := g.dir + "/gate"
-	return "(" + own + "(echo a" + started + " && read x <" + gate + " || test -f " + gate + ") && echo s" + started + ")"
+	return "(" + own + "(exec 3<" + gate + " && echo a" + started + " && read x <&3 || test -f " + gate + ") && echo s" + started + ")"
 }
 
 // expect says how many jobs come to the gate before it opens: all is

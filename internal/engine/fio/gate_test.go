@@ -126,6 +126,32 @@ func TestPrerunCommand(t *testing.T) {
 			t.Errorf("%d passages recorded, want 2", len(stamps))
 		}
 	})
+	// The agent dies just after a job said 'a', before the job's shell
+	// opened the gate (a slow shell on a busy machine, made certain here
+	// by an echo that dawdles after it wrote): the job must fail, not
+	// wait in the FIFO's open for a writer that is gone (it hung make
+	// test's fio package for 20 minutes).
+	t.Run("agent gone as the job came", func(t *testing.T) {
+		g, err := newGate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(g.dir)
+		defer g.started.Close()
+		done := make(chan error, 1)
+		slow := `echo() { command echo "$@"; sleep 0.5; }; `
+		go func() { done <- exec.Command("sh", "-c", slow+g.prerun("")).Run() }()
+		waitArrived(t, g, 1)
+		g.hold.Close()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Error("a job passed a gate whose agent is gone")
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatal("the job still waits at a gate whose agent is gone, 60 s on")
+		}
+	})
 	t.Run("agent gone", func(t *testing.T) {
 		g, err := newGate()
 		if err != nil {

@@ -145,3 +145,45 @@ func (Engine) MatchOps(p engine.Phase) func(string) bool {
 		return slices.ContainsFunc(sections, func(sec string) bool { _, ok := jobOf(sec, job); return ok })
 	}
 }
+
+var _ engine.OpNamer = Engine{}
+
+// OpNames are the directions of a phase of one job (a suite's fio
+// phases are one each): those its rw= does I/O in (fio's default:
+// read). nil for a job file of several jobs, whose operations' names
+// depend on which of them did I/O (Output.OpStats), and when the job
+// file cannot be read.
+func (Engine) OpNames(p engine.Phase) []string {
+	_, jf, err := decode(p)
+	if err != nil {
+		return nil
+	}
+	var job *Section
+	for _, s := range jf.Sections {
+		if isGlobal(s.Name) {
+			continue
+		}
+		if job != nil {
+			return nil
+		}
+		job = s
+	}
+	if job == nil {
+		return nil
+	}
+	rw, _ := jf.Lookup(job, "rw", "readwrite")
+	mode, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(rw)), ":")
+	switch strings.TrimPrefix(mode, "rand") {
+	case "", "read":
+		return []string{"read"}
+	case "write":
+		return []string{"write"}
+	case "trim":
+		return []string{"trim"}
+	case "rw", "readwrite":
+		return []string{"read", "write"}
+	case "trimwrite":
+		return []string{"trim", "write"}
+	}
+	return nil
+}

@@ -1,6 +1,9 @@
 package fio
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // The operations a controller takes from a fio phase's agents (issue 33):
 // fio's directions, alone or after one of the job file's jobs (by section
@@ -22,5 +25,26 @@ func TestMatchOps(t *testing.T) {
 	}
 	if (Engine{}).MatchOps(fioPhase(t, t.TempDir(), "bad", "[x]\nrw=write\ninclude y\n", Overrides{})) != nil {
 		t.Error("a matcher for a job file that does not read")
+	}
+}
+
+// OpNames says the directions a phase of one job records, from its rw=
+// (fio's default: read), so that a limit on another is refused before
+// any load; a job file of several jobs, whose operations are named after
+// the jobs that did I/O, gets none.
+func TestOpNames(t *testing.T) {
+	for job, want := range map[string]string{
+		"[j]\nsize=1m\n":                                  "read",
+		"[j]\nsize=1m\nrw=randread\n":                     "read",
+		"[global]\nrw=write\n[j]\nsize=1m\n":              "write",
+		"[j]\nsize=1m\nrw=randrw:8\n":                     "read write",
+		"[j]\nsize=1m\nreadwrite=trimwrite\n":             "trim write",
+		"[j]\nsize=1m\nrw=randtrim\n":                     "trim",
+		"[a]\nsize=1m\nrw=write\n[b]\nsize=1m\nrw=read\n": "",
+	} {
+		got := Engine{}.OpNames(fioPhase(t, t.TempDir(), "p", job, Overrides{}))
+		if strings.Join(got, " ") != want {
+			t.Errorf("%q: %v, want %q", job, got, want)
+		}
 	}
 }

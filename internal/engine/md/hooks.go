@@ -93,3 +93,19 @@ var _ engine.OpMatcher = Engine{}
 func (Engine) MatchOps(engine.Phase) func(string) bool {
 	return func(op string) bool { return slices.Contains(OpNames[:], op) }
 }
+
+var _ engine.OpNamer = Engine{}
+
+// OpNames are the operations an md phase runs, in the order they run;
+// nil when its settings cannot be read (Validate says why).
+func (Engine) OpNames(ph engine.Phase) []string {
+	ps, err := phaseParams(ph)
+	if err != nil {
+		return nil
+	}
+	names := []string{}
+	for _, k := range ps.ops() {
+		names = append(names, k.String())
+	}
+	return names
+}

@@ -153,3 +153,19 @@ func (Engine) MatchOps(p engine.Phase) func(string) bool {
 	}
 	return func(op string) bool { return slices.Contains(names, op) }
 }
+
+var _ engine.OpNamer = Engine{}
+
+// OpNames are the requests an s3 phase's benchmark records (GET for
+// get); nil when its settings cannot be read (Validate says why).
+func (Engine) OpNames(p engine.Phase) []string {
+	ps, err := phaseParams(p)
+	if err != nil {
+		return nil
+	}
+	op := strings.ToLower(strings.TrimSpace(ps.Op))
+	if !slices.Contains(Ops, op) {
+		return nil
+	}
+	return opNames(op)
+}

@@ -142,7 +142,13 @@ func Start(t testing.TB, fs FS, o Options) *Cluster {
 	if o.Agents <= 0 {
 		o.Agents = 3
 	}
+	built := time.Now()
 	c := &Cluster{t: t, opts: o, FS: fs, Bin: testutil.StorbenchBin(t)}
+	if d := time.Since(built); d > time.Second {
+		// The test binary's first cluster builds storbench: part of the
+		// test's time, not the cluster's (make cluster-test's budgets).
+		t.Logf("storbench built in %.1f s", d.Seconds())
+	}
 	unlock := machineLock(t)
 	begin := time.Now()
 	var err error
@@ -151,7 +157,12 @@ func Start(t testing.TB, fs FS, o Options) *Cluster {
 		unlock()
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.teardown(); unlock() })
+	t.Cleanup(func() {
+		at := time.Now()
+		steps := c.teardown()
+		t.Logf("%s: torn down in %.1f s (%s)", fs.Name(), time.Since(at).Seconds(), steps)
+		unlock()
+	})
 	var steps []string
 	for _, s := range []struct {
 		name string

@@ -18,28 +18,39 @@ import (
 // their network namespaces, then the mounts, the client processes by pid,
 // the servers (FS.Stop), every process still naming Root, the servers'
 // network namespaces, and Root. What is still there at the end fails the
-// test.
-func (c *Cluster) teardown() {
+// test. It returns how long each step took, for the log.
+func (c *Cluster) teardown() string {
+	var steps []string
+	at := time.Now()
+	step := func(name string) {
+		steps = append(steps, fmt.Sprintf("%s %.1f s", name, time.Since(at).Seconds()))
+		at = time.Now()
+	}
 	c.stopControls()
 	c.stopAgents()
 	if c.net != nil {
 		c.net.remove()
 	}
+	step("agents")
 	for _, mp := range c.Mounts {
 		if err := Bounded(30*time.Second, "umount", mp); err != nil {
 			_ = Bounded(10*time.Second, "umount", "-l", mp)
 		}
 	}
+	step("mounts")
 	for _, pid := range c.clients {
 		StopPid(pid, 5*time.Second)
 	}
+	step("clients")
 	c.FS.Stop(c)
+	step("servers")
 	for _, pid := range c.Ours() {
 		StopPid(pid, 5*time.Second)
 	}
 	for _, sn := range c.serverNets {
 		sn.remove()
 	}
+	step("processes")
 	if c.Root != "" {
 		if err := os.RemoveAll(c.Root); err != nil {
 			c.t.Errorf("teardown: %v", err)
@@ -48,6 +59,8 @@ func (c *Cluster) teardown() {
 	if left := c.leftovers(); len(left) > 0 {
 		c.t.Errorf("teardown left behind: %s", strings.Join(left, "; "))
 	}
+	step("files")
+	return strings.Join(steps, ", ")
 }
 
 // leftovers lists what of the cluster is still there: mounts under Root,
