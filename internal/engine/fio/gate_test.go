@@ -82,6 +82,11 @@ func TestPrerunCommand(t *testing.T) {
 		done := make(chan error, 1)
 		cmd := exec.CommandContext(testutil.Ctx(t, testutil.Bound), "sh", "-c", g.prerun(own))
 		cmd.WaitDelay = time.Second
+		// The shell forks a subshell for the parentheses: a stuck job is
+		// ended with its whole process group, not its first shell alone
+		// (which left the subshell blocked on the FIFO for good).
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 		go func() { done <- cmd.Run() }()
 		return done
 	}
