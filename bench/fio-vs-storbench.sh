@@ -14,8 +14,14 @@
 # plain fio's wall and removal; the line under each round splits
 # storbench's wall into its stages.
 #
+# Each round says the load it ran under (bench/loadgate.sh): the medians
+# come only from rounds whose load average per core was at or below
+# MAX_LOAD at their start and end, and with none it says "machine too busy
+# to conclude" instead.
+#
 # usage: bench/fio-vs-storbench.sh [STORBENCH_BIN] [DIR]
-#   env: RUNTIME (default 10), SIZE (default 64M), ROUNDS (default 3)
+#   env: RUNTIME (default 10), SIZE (default 64M), ROUNDS (default 3),
+#        MAX_LOAD (default 0.75: load average per core)
 set -euo pipefail
 # The project's own benches index nothing: no bench run lands in the
 # catalog of the user who runs it (TestTestsAndBenchesKeepOutOfTheUsersCatalog).
@@ -27,10 +33,11 @@ runtime=${RUNTIME:-10}
 size=${SIZE:-64M}
 rounds=${ROUNDS:-3}
 here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/bench/loadgate.sh"
 job=$here/internal/engine/fio/workloads/default/031-iopsR.job
 work=$(mktemp -d)
 # The directory made here goes too (storbench leaves nothing in it).
-trap 'rm -rf "$work" "$dir/plain-fio"; if [ -n "$made" ]; then rmdir "$made"; fi' EXIT
+trap 'rm -rf "$work" "$dir/plain-fio" "$lg_tmp" "$lg_tmp".c0 "$lg_tmp".c1; if [ -n "$made" ]; then rmdir "$made"; fi' EXIT
 mkdir -p "$dir/plain-fio"
 
 # The same job text storbench runs: runtime and size overridden, no
@@ -79,7 +86,8 @@ PY
 results=$work/rounds.txt
 printf '%-6s %-9s %12s %14s %7s %8s %8s %8s %8s %12s\n' round first fio_IOPS storbench_IOPS ratio fio_s rm_s sb_s added_s sb_minus_fio
 for r in $(seq "$rounds"); do
-  if (( r % 2 )); then first=fio; plain; sb; else first=storbench; sb; plain; fi
+  lg_begin
+  if (( r % 2 )); then first=fio; lg_side fio plain; lg_side storbench sb; else first=storbench; lg_side storbench sb; lg_side fio plain; fi
   a=$(iops_fio "$work/plain.json")
   last=$(ls -d "$work"/res/*/ | tail -1)
   b=$(iops_sb "${last}summary.json")
@@ -89,9 +97,12 @@ r, first = sys.argv[1:3]
 a, b, p0, p1, p2, s0, s1 = map(float, sys.argv[3:])
 fio, rm, sbw = (p1-p0)/1e9, (p2-p1)/1e9, (s1-s0)/1e9
 print('%-6s %-9s %12d %14d %7.3f %8.2f %8.2f %8.2f %8.2f %12.2f' % (r, first, a, b, b/a, fio, rm, sbw, sbw-fio-rm, sbw-fio))
-" "$r" "$first" "$a" "$b" "$p0" "$p1" "$p2" "$s0" "$s1" | tee -a "$results"
+" "$r" "$first" "$a" "$b" "$p0" "$p1" "$p2" "$s0" "$s1" > "$work/row"
+  cat "$work/row"
   stages "$last"
+  if lg_end "$r"; then cat "$work/row" >> "$results"; fi
 done
+lg_summary || exit 0
 python3 - "$results" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]

@@ -11,6 +11,7 @@ import (
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/s3test"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // storbench's own fault action: one host's load paused for 2 s, 2 s into
@@ -37,11 +38,16 @@ phases:
 		t.Fatal(err)
 	}
 	st, out := testState()
+	// How late this machine wakes a timer while the phase runs: the
+	// pause's end and the recovery may be that much later (twice: one
+	// wake-up to end the pause, one for the load to start again).
+	late := testutil.StartLateness()
 	env := map[string]string{"STORBENCH_HOST": srv.Endpoint, "STORBENCH_ACCESS_KEY": s3test.AccessKey, "STORBENCH_SECRET_KEY": s3test.SecretKey}
 	st.Getenv = func(k string) string { return env[k] }
 	if err := Execute(context.Background(), st, []string{"run", file, "--results", res}); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	slack := 2 * late.Stop().Seconds()
 	folders, _ := filepath.Glob(filepath.Join(res, "*"))
 	if len(folders) != 1 {
 		t.Fatalf("results: %v", folders)
@@ -56,8 +62,8 @@ phases:
 			continue
 		}
 		e := p.Events[0]
-		if took := *e.EndS - *e.StartS; took < 1.9 || took > 3 {
-			t.Errorf("phase %s: the pause lasted %.1fs, want 2s", p.Name, took)
+		if took := *e.EndS - *e.StartS; took < 1.9 || took > 3+slack {
+			t.Errorf("phase %s: the pause lasted %.1fs, want 2s (up to %.1fs on this machine's timers)", p.Name, took, 3+slack)
 		}
 		if len(e.Impact) != 1 {
 			t.Errorf("phase %s: impact %+v", p.Name, e.Impact)
@@ -65,8 +71,8 @@ phases:
 		}
 		im := e.Impact[0]
 		t.Logf("phase %s: before %g %s, lowest %g at %gs, %gs under 90%%, recovered after %s s", p.Name, im.Before, im.Unit, im.Lowest, im.LowestAtS, im.BelowS, recoverText(im))
-		if im.Lowest > 0.1*im.Before || im.RecoverS == nil || *im.RecoverS < 1.5 || *im.RecoverS > 4.5 {
-			t.Errorf("phase %s: before %g, lowest %g %s, recovered after %v s: want a dip to about nothing and back in 2-3 s", p.Name, im.Before, im.Lowest, im.Unit, recoverText(im))
+		if im.Lowest > 0.1*im.Before || im.RecoverS == nil || *im.RecoverS < 1.5 || *im.RecoverS > 4.5+slack {
+			t.Errorf("phase %s: before %g, lowest %g %s, recovered after %v s: want a dip to about nothing and back in 2-3 s (up to %.1f s on this machine's timers)", p.Name, im.Before, im.Lowest, im.Unit, recoverText(im), 4.5+slack)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/run"
+	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -124,6 +125,9 @@ func (s *textSink) PhaseDone(d run.PhaseDone) {
 		st.logf(1, "    stages: prepare %.2fs, run %.2fs, cleanup %.2fs", t.PrepareS, t.RunS, t.CleanupS)
 	}
 	report.PhaseText(st.Stdout, ps, d.Hosts)
+	if t := ps.StarvedText(); t != "" {
+		fmt.Fprintf(st.Stdout, "    %s\n", safetext.Escape(t))
+	}
 	report.LimitsText(st.Stdout, ps)
 	stonewallLine(st, ps.Stonewall)
 	hostLines(st, ps)

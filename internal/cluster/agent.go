@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/storbench/storbench/internal/cpuload"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
 )
@@ -231,7 +232,13 @@ func (a *LocalAgent) Run(ctx context.Context, startAt time.Time, live engine.Liv
 	if p == nil {
 		return nil, errors.New("no phase prepared")
 	}
+	// How much of this host's CPU the run had: a starved client's
+	// figures are marked so.
+	mon := cpuload.Start(startAt)
 	res, err := p.Run(ctx, startAt, live)
+	if load := mon.Stop(); res != nil {
+		res.Client = cpuload.Merge(load, res.Client)
+	}
 	a.mu.Lock()
 	graceful := a.stopped
 	a.mu.Unlock()

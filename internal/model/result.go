@@ -76,6 +76,9 @@ type HostResult struct {
 	// Unreachable is, per endpoint the host could not reach for a while
 	// (S3 connection errors), how long that was.
 	Unreachable []Unreachable `json:"unreachable,omitempty"`
+	// Client is how much of the host's CPU was left to the phase (the
+	// agent measures it around the engine's run).
+	Client *ClientLoad `json:"client,omitempty"`
 }
 
 // Unreachable is the time one host could not reach one endpoint: the union

@@ -137,10 +137,7 @@ func HTML(w io.Writer, in HTMLInput) error {
 	d.Notes = runNotes(in)
 	d.addEnv(in.Run)
 	for _, p := range s.Phases {
-		status := p.Status
-		if p.Error != "" {
-			status += ": " + p.Error
-		}
+		status := p.StatusText()
 		for _, o := range p.Ops {
 			r := htmlRow{Phase: p.Name, Engine: p.Engine, Op: o.Op, Hosts: fmt.Sprint(len(p.Hosts)), Headline: p.Report,
 				Throughput: bwText(o.BwBytesPerS), OpsPerS: rateText(o.OpsPerS, ""), Mean: latText(o.Lat, latMean),
@@ -303,6 +300,9 @@ func phaseCharts(pd analyze.PhaseData) htmlPhase {
 		hp.Window = fmt.Sprintf("common window of all hosts: %.1f s", p.Window.DurationS)
 	}
 	hp.Charts, hp.Notes, hp.Hosts = timeCharts(pd)
+	if t := p.StarvedText(); t != "" {
+		hp.Notes = append([]string{t}, hp.Notes...)
+	}
 	hp.HostsOpen = len(hp.Hosts) <= 16
 	// Errors on the same seconds as the charts over time.
 	ax := phaseAxis(pd.Hosts)

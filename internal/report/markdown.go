@@ -80,7 +80,7 @@ func Markdown(s *results.Summary) []byte {
 	scaleMarkdown(&b, s)
 	// No default score (see htmlData): only IO500's, when asked for.
 	io500Markdown(&b, s.IO500)
-	if notes := notRecordedNotes(s.Phases); len(notes) > 0 {
+	if notes := append(starvedNotes(s.Phases), notRecordedNotes(s.Phases)...); len(notes) > 0 {
 		b.WriteString("\n")
 		for _, n := range notes {
 			fmt.Fprintf(&b, "- %s\n", n)
@@ -96,10 +96,7 @@ func Markdown(s *results.Summary) []byte {
 // rows writes one table row per operation of a phase; a phase with no
 // operations gets one row that shows its status.
 func rows(b *bytes.Buffer, p results.PhaseSummary, cells func(results.OpSummary) string, ncells int) {
-	status := p.Status
-	if p.Error != "" {
-		status += ": " + strings.ReplaceAll(p.Error, "|", "/")
-	}
+	status := strings.ReplaceAll(p.StatusText(), "|", "/")
 	hosts := fmt.Sprint(len(p.Hosts))
 	if len(p.Ops) == 0 {
 		fmt.Fprintf(b, "| %s | %s |%s %s |\n", p.Name, hosts, strings.Repeat(" - |", ncells), status)
@@ -121,6 +118,18 @@ func sizeOpLabel(op string, c results.OpSummary) string {
 		return op
 	}
 	return op + " objects " + c.Size.Label
+}
+
+// starvedNotes says, for each phase whose client was starved, on which
+// hosts and why.
+func starvedNotes(phases []results.PhaseSummary) []string {
+	var out []string
+	for _, p := range phases {
+		if t := p.StarvedText(); t != "" {
+			out = append(out, p.Name+": "+strings.ReplaceAll(t, "|", "/"))
+		}
+	}
+	return out
 }
 
 // notRecordedNotes names the operations that ran but recorded no latency

@@ -2,6 +2,7 @@ package results
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/storbench/storbench/internal/model"
@@ -119,9 +120,51 @@ type PhaseSummary struct {
 	// Events are the suite's events of the phase as they happened, with
 	// what each did to the figures (also in the phase's events.json).
 	Events []model.PhaseEvent `json:"events,omitempty"`
+	// ClientStarved names the hosts whose CPU other work took while the
+	// phase ran, and what showed it (each host's client in PerHost has
+	// the figures): the phase's figures are those of a starved client,
+	// not the storage's. Absent when no host was.
+	ClientStarved []StarvedHost `json:"client_starved,omitempty"`
 	// Limits are the limits set on the phase's figures (--limit, a suite
 	// entry's limits:) and what each figure was.
 	Limits []LimitResult `json:"limits,omitempty"`
+}
+
+// StarvedHost is a host whose client was starved during a phase, and why.
+type StarvedHost struct {
+	Host string `json:"host"`
+	Why  string `json:"why"`
+}
+
+// StarvedMark is what the figures of a phase with ClientStarved carry
+// where they are shown.
+const StarvedMark = "client starved"
+
+// StatusText is the phase's status as a table shows it: with its error,
+// and marked when a host's client was starved.
+func (p *PhaseSummary) StatusText() string {
+	status := p.Status
+	if p.Error != "" {
+		status += ": " + p.Error
+	}
+	if len(p.ClientStarved) > 0 {
+		status += " (" + StarvedMark + ")"
+	}
+	return status
+}
+
+// StarvedText says in one line which hosts' clients were starved during
+// the phase and why, and what that means for its figures; "" when none
+// was.
+func (p *PhaseSummary) StarvedText() string {
+	if len(p.ClientStarved) == 0 {
+		return ""
+	}
+	var on []string
+	for _, h := range p.ClientStarved {
+		on = append(on, h.Host+" ("+h.Why+")")
+	}
+	return StarvedMark + " on " + strings.Join(on, "; ") + ": these figures are the client's, not the storage's"
 }
 
 // LimitResult is one limit on a figure of a phase's totals and how the
@@ -176,6 +219,10 @@ type HostOps struct {
 	// Unreachable is how long this host could not reach each endpoint
 	// that failed it (S3 connection errors).
 	Unreachable []model.Unreachable `json:"unreachable,omitempty"`
+	// Client is how much of the host's CPU was left to the phase: other
+	// work's share, steal, the load average, storbench's timers'
+	// lateness, and whether that starved it.
+	Client *model.ClientLoad `json:"client,omitempty"`
 }
 
 // OpSummary is the figures of one operation (read, write, create, get, ...).
@@ -287,7 +334,10 @@ func BuildPhase(name string, eng model.EngineName, formats []string, hosts []*mo
 			continue
 		}
 		ps.Hosts = append(ps.Hosts, h.Host)
-		ho := HostOps{Host: h.Host, Error: h.Err, Unreachable: h.Unreachable}
+		ho := HostOps{Host: h.Host, Error: h.Err, Unreachable: h.Unreachable, Client: h.Client}
+		if h.Client != nil && h.Client.Starved {
+			ps.ClientStarved = append(ps.ClientStarved, StarvedHost{Host: h.Host, Why: h.Client.Why})
+		}
 		ho.StartNs, ho.EndNs = record.Span(h.Ops)
 		if ho.StartNs != 0 {
 			starts = append(starts, ho.StartNs)

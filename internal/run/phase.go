@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
@@ -129,4 +130,32 @@ func countLeftovers(left []engine.Leftover) string {
 		return "files or objects in " + places + " on 1 host"
 	}
 	return fmt.Sprintf("files or objects in %s on %d hosts", places, len(hosts))
+}
+
+// gaveUpStarved reports whether every host that failed the phase failed
+// because its tool gave up for want of CPU (model.ClientLoad.Gave): a
+// host lost or stopped is not such a failure, and neither is a phase no
+// host failed.
+func gaveUpStarved(out *cluster.Outcome) bool {
+	skip := map[string]bool{}
+	for _, h := range append(append([]string(nil), out.Lost...), out.Stopped...) {
+		skip[h] = true
+	}
+	gave := map[string]bool{}
+	for _, r := range out.Results {
+		if r != nil && r.Client != nil && r.Client.Gave != "" {
+			gave[r.Host] = true
+		}
+	}
+	failed := 0
+	for h := range out.Errors {
+		if skip[h] {
+			continue
+		}
+		if !gave[h] {
+			return false
+		}
+		failed++
+	}
+	return failed > 0
 }

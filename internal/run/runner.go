@@ -454,6 +454,7 @@ type phases struct {
 
 	leftovers []engine.Leftover
 	overShare []string // phases with too many failed requests
+	starved   []string // phases whose tool gave up for want of CPU
 	ranLoad   bool
 	// limits are the limits on each phase, by its place in the plan (at
 	// is the phase running); notMet are those crossed or not measured.
@@ -507,6 +508,9 @@ func (pr *phases) runAll(ctx context.Context) error {
 	}
 	if len(pr.overShare) > 0 {
 		return errors.New(strings.Join(pr.overShare, "; "))
+	}
+	if len(pr.starved) > 0 {
+		return fmt.Errorf("phase %s failed on a starved CPU, not for the storage (said above and in summary.json); the other phases ran", strings.Join(pr.starved, ", "))
 	}
 	if len(pr.leftovers) > 0 {
 		return fmt.Errorf("cleanup left %s behind (listed above and under leftovers in summary.json)", countLeftovers(pr.leftovers))
@@ -594,8 +598,16 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 	pr.removed(out.Removals)
 	ps := pr.summary(ph, label, out)
 	pr.recordEvents(&ps, evs, out.Results)
+	starved := err != nil && ctx.Err() == nil && gaveUpStarved(out)
 	if err != nil {
 		ps.Status, ps.Error = statusOf(ctx, err), stopText(ctx, err)
+	}
+	if starved {
+		// The tool gave up for want of CPU on every host that failed: the
+		// machine, not the storage, failed the phase. It is recorded as
+		// failed, and the run goes on with the next phase.
+		pr.starved = append(pr.starved, ph.Name)
+		err = nil
 	}
 	if msg := errorShare(&ps, pr.plan.MaxErrorShare); msg != "" && err == nil {
 		// The figures stand for a target that failed too often to be

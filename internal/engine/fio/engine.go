@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/storbench/storbench/internal/cpuload"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/units"
@@ -569,6 +570,15 @@ func (r *prepared) outcome(ctx context.Context, res *engine.HostResult, run ran,
 		}
 		return res, engine.Interrupted(ctx.Err())
 	}
+	if said := gaveUpStarved(stderr, warnings, errno); said != "" {
+		// fio's own words say a starved machine, not the storage: the
+		// message names the cause and the load, and the host's result
+		// carries it, so the run goes on with its next phase.
+		msg := starvedMessage(said)
+		res.Err = msg
+		res.Client = cpuload.GaveUp(res.Client, said)
+		return res, fmt.Errorf("fio job %s failed: %s", r.params.Job.Name, msg)
+	}
 	if waitErr != nil || errno != 0 {
 		// What the host did until fio failed is its own (a job whose
 		// layout failed did nothing: no figure), kept with fio's raw
@@ -595,6 +605,10 @@ var (
 	stopGrace = 10 * time.Second
 	killWait  = 10 * time.Second
 )
+
+// statusTaken is called when a status of fio's has been taken in; a test
+// makes it slow, as a starved machine makes storbench.
+var statusTaken = func() {}
 
 // follow reads fio's output: each JSON object (the per-second status,
 // then the final one) is kept in *last and turned into the live series.
@@ -625,6 +639,7 @@ func (r *prepared) follow(f *fioRun) {
 			b.live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
 				Elapsed: max(time.Since(b.at), 0), Planned: r.planned, Ops: o.Counts(), Lat: o.LiveLat()})
 		}
+		statusTaken()
 	}, func(line string) {
 		if !isExecNote(line) {
 			f.otherLine(line)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // The job file fio runs behind the gate: the WEKA seed's shape (a
@@ -75,10 +76,23 @@ func TestAlignStart(t *testing.T) {
 // whose own exec_prerun failed says so ('f') and never passes, even
 // through a gate already open.
 func TestPrerunCommand(t *testing.T) {
-	run := func(g *gate, own string) chan error {
+	// Every wait is bounded: a job that never ends fails the test, in
+	// its words, instead of hanging the package.
+	run := func(t *testing.T, g *gate, own string) chan error {
 		done := make(chan error, 1)
-		go func() { done <- exec.Command("sh", "-c", g.prerun(own)).Run() }()
+		cmd := exec.CommandContext(testutil.Ctx(t, testutil.Bound), "sh", "-c", g.prerun(own))
+		cmd.WaitDelay = time.Second
+		// The shell forks a subshell for the parentheses: a stuck job is
+		// ended with its whole process group, not its first shell alone
+		// (which left the subshell blocked on the FIFO for good).
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		go func() { done <- cmd.Run() }()
 		return done
+	}
+	ended := func(t *testing.T, done chan error) error {
+		t.Helper()
+		return testutil.Recv(t, done, testutil.Bound, "the job's prerun command did not end")
 	}
 	counts := func(g *gate) (arrived, passed int, failed bool) {
 		g.mu.Lock()
@@ -104,13 +118,13 @@ func TestPrerunCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		done := run(g, "")
+		done := run(t, g, "")
 		waitArrived(t, g, 1)
 		g.open()
-		if err := <-done; err != nil {
+		if err := ended(t, done); err != nil {
 			t.Errorf("a job through the open gate failed: %v", err)
 		}
-		if late := run(g, ""); <-late != nil {
+		if err := ended(t, run(t, g, "")); err != nil {
 			t.Error("a job that came after the gate opened did not pass")
 		}
 		if stamps, _ := g.close(); len(stamps) != 2 {
@@ -150,10 +164,16 @@ func TestPrerunCommand(t *testing.T) {
 		}
 		defer os.RemoveAll(g.dir)
 		defer g.started.Close()
-		done := run(g, "")
+		done := run(t, g, "")
 		waitArrived(t, g, 1)
+		// The job says it came ('a') before its shell opens the gate
+		// FIFO: closed before that open, the FIFO has no writer for the
+		// open to wait for, and the shell waits for good (2 minutes here,
+		// under load; in a run the agent's death kills fio's jobs). The
+		// agent dies while the job waits at the gate.
+		waitGateReader(t, g)
 		g.hold.Close() // as the agent's death closes it: never opened
-		if err := <-done; err == nil {
+		if err := ended(t, done); err == nil {
 			t.Error("a job passed a gate whose agent is gone")
 		}
 		if _, passed, _ := counts(g); passed != 0 {
@@ -165,7 +185,7 @@ func TestPrerunCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := <-run(g, "false"); err == nil {
+		if err := ended(t, run(t, g, "false")); err == nil {
 			t.Error("a job whose own prerun failed went on")
 		}
 		// The shell has written its 'f' when it ends; the gate reads it
@@ -179,13 +199,32 @@ func TestPrerunCommand(t *testing.T) {
 			t.Errorf("arrived %d, want 0: the job whose own prerun failed came to the gate", arrived)
 		}
 		g.open()
-		if err := <-run(g, "false"); err == nil {
+		if err := ended(t, run(t, g, "false")); err == nil {
 			t.Error("a job whose own prerun failed passed the open gate")
 		}
 		if stamps, _ := g.close(); len(stamps) != 0 {
 			t.Errorf("%d passages recorded, want none", len(stamps))
 		}
 	})
+}
+
+// waitGateReader waits until a process other than this one holds g's gate
+// FIFO open: the job's shell, reading it.
+func waitGateReader(t *testing.T, g *gate) {
+	t.Helper()
+	gate, self := g.dir+"/gate", strconv.Itoa(os.Getpid())
+	for end := time.Now().Add(testutil.Bound); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
+		for _, fd := range fds {
+			if strings.HasPrefix(fd, "/proc/"+self+"/") {
+				continue
+			}
+			if l, err := os.Readlink(fd); err == nil && l == gate {
+				return
+			}
+		}
+	}
+	t.Fatal("no job's shell opened the gate FIFO")
 }
 
 // Every passage a job wrote before the gate closes is counted, however
@@ -214,7 +253,7 @@ func TestGateCloseKeepsEveryPassage(t *testing.T) {
 		}()
 		time.Sleep(10 * time.Millisecond) // a chance for close to be under way, not a wait for it
 		g.mu.Unlock()
-		if stamps := <-done; len(stamps) != jobs {
+		if stamps := testutil.Recv(t, done, testutil.Bound, "the gate did not close"); len(stamps) != jobs {
 			t.Fatalf("try %d: %d passages recorded, want %d", try, len(stamps), jobs)
 		}
 	}

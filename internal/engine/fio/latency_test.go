@@ -1,7 +1,6 @@
 package fio
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -33,7 +32,7 @@ rw=randread
 rw=randwrite
 `
 	var e Engine
-	ctx := context.Background()
+	ctx := testutil.Ctx(t, testutil.Bound)
 	pr, err := e.Prepare(ctx, engine.Env{Host: "h", RunID: "lat", FioBin: bin}, fioPhase(t, dir, "lat", job, Overrides{}))
 	if err != nil {
 		t.Fatal(err)

@@ -67,6 +67,7 @@ func (r *prepared) startFio(res *engine.HostResult, jf *JobFile, runPath string,
 	if f.stdout, err = f.cmd.StdoutPipe(); err != nil {
 		return nil, fmt.Errorf("start fio: %v", err)
 	}
+	growPipe(f.stdout)
 	if f.proc, err = supervise.Start(f.cmd); err != nil {
 		return nil, fmt.Errorf("start fio: %v", err)
 	}

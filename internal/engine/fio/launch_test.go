@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // Which job files Prepare can start with every measured job at the gate,
@@ -68,7 +69,7 @@ func TestPrepareStartsFioAtTheGate(t *testing.T) {
 	prepare := func(t *testing.T, dir string) (p engine.Prepared, took time.Duration) {
 		b, _ := json.Marshal(Params{Dir: dir, Job: Job{Name: "pre", Text: text}})
 		t0 := time.Now()
-		p, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "gate"}, engine.Phase{Name: "pre", Engine: "fio", Params: b})
+		p, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h", RunID: "gate"}, engine.Phase{Name: "pre", Engine: "fio", Params: b})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +89,7 @@ func TestPrepareStartsFioAtTheGate(t *testing.T) {
 			t.Error("no fio waits at the gate after Prepare")
 		}
 		startAt := time.Now()
-		res, err := p.Run(context.Background(), startAt, nil)
+		res, err := p.Run(testutil.Ctx(t, testutil.Bound), startAt, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // A stop while the files are laid out (before the phase starts) ends fio
@@ -26,7 +27,7 @@ func TestStopDuringLayout(t *testing.T) {
 	dir := t.TempDir()
 	// Laying out 4 x 256 MiB for a read takes a while on any disk.
 	b, _ := json.Marshal(Params{Dir: dir, Job: Job{Name: "big", Text: "[global]\nioengine=psync\nsize=256m\nnumjobs=4\ncreate_serialize=0\n[r]\nrw=read\n"}})
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(testutil.Ctx(t, testutil.Bound))
 	var t0 time.Time
 	go func() {
 		// Stop once fio has started its job processes.
@@ -83,12 +84,12 @@ func TestLayoutSectionsNotRunAgain(t *testing.T) {
 	text := "[global]\nioengine=psync\nfilesize=1m\nnumjobs=4\nfilename_format=$filenum/$jobnum\n" +
 		"[make]\nbs=1m\ncreate_only=1\n[read]\nstonewall\nrw=read\nbs=64k\n[again]\nstonewall\nrw=read\nbs=64k\n"
 	b, _ := json.Marshal(Params{Dir: dir, Job: Job{Name: "pre", Text: text}})
-	p, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "lay2"}, engine.Phase{Name: "pre", Engine: "fio", Params: b})
+	p, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h", RunID: "lay2"}, engine.Phase{Name: "pre", Engine: "fio", Params: b})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Cleanup(context.Background())
-	res, err := p.Run(context.Background(), time.Now(), nil)
+	res, err := p.Run(testutil.Ctx(t, testutil.Bound), time.Now(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestLayoutParsesTheJobFile(t *testing.T) {
 	prepare := func(name, text string) error {
 		data := t.TempDir()
 		b, _ := json.Marshal(Params{Dir: data, Job: Job{Name: name, Text: text}})
-		p, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "parse", FioBin: wrap}, engine.Phase{Name: name, Engine: "fio", Params: b})
+		p, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h", RunID: "parse", FioBin: wrap}, engine.Phase{Name: name, Engine: "fio", Params: b})
 		if err == nil {
 			_ = p.Cleanup(context.Background())
 		}

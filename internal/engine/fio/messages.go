@@ -1,9 +1,12 @@
 package fio
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"syscall"
+
+	"github.com/storbench/storbench/internal/cpuload"
 )
 
 // What storbench says when fio fails: fio's own lines picked out of its
@@ -82,4 +85,33 @@ func errorLines(lines []string) string {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
+}
+
+// statSemLine is what fio says when a job that ended could not take fio's
+// statistics lock (stat_sem) in 5,000 tries a millisecond apart: the lock
+// was held all that time by fio's status thread, which a starved machine
+// runs slowly (status.go). The job fails with EDEADLK (err=35).
+const statSemLine = "stuck grabbing stat_sem"
+
+// gaveUpStarved says, in short, that fio gave up for want of CPU ("" when
+// it did not): its stat_sem line, on standard error or among the lines of
+// its standard output.
+func gaveUpStarved(stderr string, stdoutOther []string, errno int) string {
+	if !strings.Contains(stderr, statSemLine) && !strings.Contains(strings.Join(stdoutOther, "\n"), statSemLine) {
+		return ""
+	}
+	if errno == 0 {
+		errno = int(syscall.EDEADLK)
+	}
+	return fmt.Sprintf("fio gave up: %q (err=%d)", "fio seems to be "+statSemLine, errno)
+}
+
+// starvedMessage words fio's giving up (said) for the user: the cause is
+// the machine's CPU, with the load it saw, not the storage.
+func starvedMessage(said string) string {
+	load := ""
+	if perCPU, cpus, ok := cpuload.Now(); ok {
+		load = fmt.Sprintf(" at a load average of %.1f per CPU (%d CPUs)", perCPU, cpus)
+	}
+	return "this host's CPU was starved" + load + ": fio's jobs could not take fio's statistics lock, which its status thread held for want of CPU (" + said + "); the storage did not fail, and the phase's figures are not kept"
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // pathCase is one job file (or one override) and what the path rules must
@@ -280,9 +281,9 @@ func TestRefusedBeforeAnythingIsWritten(t *testing.T) {
 			t.Errorf("CheckPhase accepted %q", job)
 		}
 		// The agent checks on its own, whatever the controller did.
-		prep, err := (Engine{}).Prepare(context.Background(), engine.Env{Host: "h", RunID: "r1", AllowExec: true}, p)
+		prep, err := (Engine{}).Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h", RunID: "r1", AllowExec: true}, p)
 		if err == nil {
-			_, _ = prep.Run(context.Background(), time.Now(), nil)
+			_, _ = prep.Run(testutil.Ctx(t, testutil.Bound), time.Now(), nil)
 			_ = prep.Cleanup(context.Background())
 			t.Errorf("Prepare accepted %q", job)
 		}
@@ -306,11 +307,11 @@ func TestConfinedPathsLandInTheJobDirectory(t *testing.T) {
 	dir := t.TempDir()
 	job := "[global]\nioengine=psync\nsize=64k\nbs=4k\n[j]\nrw=write\nfilename=sub/f\nwrite_bw_log=bw\nwrite_iolog=io.log\n"
 	p := fioPhase(t, dir, "j", job, Overrides{})
-	prep, err := (Engine{}).Prepare(context.Background(), engine.Env{Host: "h", RunID: "r1", Keep: true}, p)
+	prep, err := (Engine{}).Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h", RunID: "r1", Keep: true}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := prep.Run(context.Background(), time.Now(), nil); err != nil {
+	if _, err := prep.Run(testutil.Ctx(t, testutil.Bound), time.Now(), nil); err != nil {
 		t.Fatal(err)
 	}
 	jobDir := filepath.Join(dir, "storbench", "r1", "h", "j")
@@ -338,9 +339,9 @@ func TestSymlinkedLevelRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := fioPhase(t, dir, "j", "[j]\nrw=write\nsize=64k\n", Overrides{})
-			prep, err := (Engine{}).Prepare(context.Background(), engine.Env{Host: "h", RunID: "r1"}, p)
+			prep, err := (Engine{}).Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h", RunID: "r1"}, p)
 			if err == nil {
-				_, _ = prep.Run(context.Background(), time.Now(), nil)
+				_, _ = prep.Run(testutil.Ctx(t, testutil.Bound), time.Now(), nil)
 				_ = prep.Cleanup(context.Background())
 				t.Fatal("Prepare worked through a symbolic link out of DIR")
 			}

@@ -4,7 +4,6 @@ package fio_test
 // process that a controller holding only the token talks to.
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -33,7 +32,7 @@ func storbenchBin(t *testing.T) string {
 // runBin runs the binary and returns its exit code and combined output.
 func runBin(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	cmd := exec.Command(storbenchBin(t), args...)
+	cmd := testutil.Command(t, storbenchBin(t), args...)
 	out, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); ok {
 		return ee.ExitCode(), string(out)
@@ -117,7 +116,7 @@ func TestAgentRefusesPathsOnItsOwn(t *testing.T) {
 		Agents: []cluster.Agent{&cluster.RemoteAgent{Addr: addr, Host: "h1", Token: token}},
 		Name:   "hostile", Lead: 300 * time.Millisecond,
 	}
-	if _, err := ctrl.Connect(context.Background()); err != nil {
+	if _, err := ctrl.Connect(testutil.Ctx(t, testutil.Bound)); err != nil {
 		t.Fatal(err)
 	}
 	for i, job := range []string{
@@ -128,7 +127,7 @@ func TestAgentRefusesPathsOnItsOwn(t *testing.T) {
 	} {
 		b, _ := json.Marshal(fio.Params{Dir: dir, Job: fio.Job{Name: "j", Text: job}})
 		p := engine.Phase{Name: "j", Engine: "fio", Params: b}
-		_, err := ctrl.RunPhase(context.Background(), fmt.Sprintf("r%d", i), false, p)
+		_, err := ctrl.RunPhase(testutil.Ctx(t, testutil.Bound), fmt.Sprintf("r%d", i), false, p)
 		if err == nil {
 			t.Errorf("the agent ran %q", job)
 			continue
@@ -169,7 +168,7 @@ func TestLayoutOutOfSpace(t *testing.T) {
 	res := filepath.Join(work, "results")
 	job := filepath.Join(work, "two.fio")
 	_ = os.WriteFile(job, []byte("[global]\nioengine=psync\nbs=64k\nsize=10M\n[a]\nrw=write\n[b]\nrw=write\n"), 0o644)
-	out, err := exec.Command(bin, "fio", "-d", mnt, "-w", job, "--runtime", "1s", "--results", res).CombinedOutput()
+	out, err := testutil.Command(t, bin, "fio", "-d", mnt, "-w", job, "--runtime", "1s", "--results", res).CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()

@@ -71,7 +71,7 @@ func TestSIGINTDuringRemoval(t *testing.T) {
 	data := t.TempDir()
 	w := manyFilesJobs(t, "1")
 	_ = os.Remove(filepath.Join(w, "b.job"))
-	cmd := exec.Command(bin, "fio", "-d", data, "-w", w, "--results", t.TempDir())
+	cmd := testutil.Command(t, bin, "fio", "-d", data, "-w", w, "--results", t.TempDir())
 	var out testutil.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // smallFS mounts a tmpfs of size (root only) and returns its path.
@@ -48,7 +49,7 @@ func TestSpaceOfPendingRemovalsAwaited(t *testing.T) {
 		_ = os.Remove(earlier)
 	}}
 	p := fioPhase(t, mnt, "next", "[global]\nioengine=psync\nbs=64k\nsize=16m\n[w]\nrw=write\n", Overrides{})
-	prep, err := Engine{}.Prepare(context.Background(), env, p)
+	prep, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), env, p)
 	if err != nil {
 		t.Fatalf("a plan that fits once the earlier files are removed was refused: %v", err)
 	}
@@ -61,7 +62,7 @@ func TestSpaceOfPendingRemovalsAwaited(t *testing.T) {
 		t.Skip("the tmpfs is full already:", err)
 	}
 	defer os.Remove(earlier)
-	_, err = Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "space2"}, p)
+	_, err = Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h", RunID: "space2"}, p)
 	if err == nil || !strings.Contains(err.Error(), "lays out at least") {
 		t.Errorf("16 MiB on a file system with less free was not refused: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // IOR-hard's shape in fio: P = hosts x jobs writers, writer w = index*jobs
@@ -58,7 +59,7 @@ func onHosts(t *testing.T, p engine.Phase, runID string, names []string) ([]*eng
 	n := len(names)
 	preps := make([]engine.Prepared, n)
 	for r, h := range names {
-		pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: h, RunID: runID, Hosts: n, Rank: r, Names: names}, p)
+		pr, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: h, RunID: runID, Hosts: n, Rank: r, Names: names}, p)
 		if err != nil {
 			t.Fatalf("%s: prepare %s: %v", h, p.Name, err)
 		}
@@ -68,7 +69,7 @@ func onHosts(t *testing.T, p engine.Phase, runID string, names []string) ([]*eng
 	var wg sync.WaitGroup
 	start := time.Now()
 	for r := range preps {
-		wg.Go(func() { res[r], errs[r] = preps[r].Run(context.Background(), start, nil) })
+		wg.Go(func() { res[r], errs[r] = preps[r].Run(testutil.Ctx(t, testutil.Bound), start, nil) })
 	}
 	wg.Wait()
 	for r := range preps {
@@ -258,11 +259,11 @@ func TestFioEnvironment(t *testing.T) {
 	if _, err := engine.SharedWorkspace(dir, "r", "fio"); err != nil {
 		t.Fatal(err)
 	}
-	pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h1", RunID: "r", Hosts: 3, Rank: 1, Names: []string{"h0", "h1", "h2"}, AllowExec: true, Keep: true}, p)
+	pr, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h1", RunID: "r", Hosts: 3, Rank: 1, Names: []string{"h0", "h1", "h2"}, AllowExec: true, Keep: true}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pr.Run(context.Background(), time.Now(), nil); err != nil {
+	if _, err := pr.Run(testutil.Ctx(t, testutil.Bound), time.Now(), nil); err != nil {
 		t.Fatal(err)
 	}
 	// fio saves a prerun command's output as <job>.prerun.txt.

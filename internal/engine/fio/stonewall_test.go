@@ -10,6 +10,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
+	"github.com/storbench/storbench/internal/testutil"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -94,13 +95,13 @@ func TestStonewallSyncsAJobAsItEnds(t *testing.T) {
 	text := "[w]\nioengine=psync\nrw=write\nbs=64k\nsize=1m\nfsync_on_close=1\nexec_postrun=sleep 0.4\n"
 	sw := units.Duration(time.Minute)
 	b, _ := json.Marshal(Params{Dir: dir, Stonewall: &sw, Job: Job{Name: "w", Text: text}})
-	p, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "ends", AllowExec: true}, engine.Phase{Name: "w", Engine: "fio", Params: b})
+	p, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h", RunID: "ends", AllowExec: true}, engine.Phase{Name: "w", Engine: "fio", Params: b})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Cleanup(context.Background())
 	startAt := time.Now().Add(150 * time.Millisecond)
-	res, err := p.Run(context.Background(), startAt, nil)
+	res, err := p.Run(testutil.Ctx(t, testutil.Bound), startAt, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

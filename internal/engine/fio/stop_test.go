@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // fakeFio writes a FAKE fio: a shell script that answers --version and
@@ -113,11 +114,11 @@ func TestStopIsBounded(t *testing.T) {
 			bin, pidFile := fakeFio(t)
 			dir := t.TempDir()
 			b, _ := json.Marshal(Params{Dir: dir, Job: Job{Name: "j", Text: "[j]\nrw=read\nsize=1m\n"}})
-			pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: "h", RunID: "stop", FioBin: bin}, engine.Phase{Name: "j", Engine: "fio", Params: b})
+			pr, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h", RunID: "stop", FioBin: bin}, engine.Phase{Name: "j", Engine: "fio", Params: b})
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithCancel(context.Background())
+			ctx, cancel := context.WithCancel(testutil.Ctx(t, testutil.Bound))
 			type out struct {
 				res *engine.HostResult
 				err error

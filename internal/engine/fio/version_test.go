@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // Issue 25 item 12: fio's start-up is paid as few times as the run needs.
@@ -26,7 +28,7 @@ func TestFioVersionAskedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := t.TempDir()
-	out, err := exec.Command(bin, "fio", "-d", data, "--rw", "read", "--size", "1m", "--runtime", "1s",
+	out, err := testutil.Command(t, bin, "fio", "-d", data, "--rw", "read", "--size", "1m", "--runtime", "1s",
 		"--fio-bin", wrap, "--results", t.TempDir()).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v:\n%s", err, out)

@@ -1,0 +1,319 @@
+// Package cpuload measures how much of a host's CPU was left to storbench
+// while a phase ran, so that a phase whose client was starved says so: the
+// figures of a client whose CPU other work took are the client's, not the
+// storage's. It reads the kernel's counters (/proc/stat, /proc/loadavg,
+// the process table) at the run's start and end and keeps a timer of its
+// own that fires every 100 ms, whose lateness is the scheduling delay
+// storbench itself saw. What it cannot read (no /proc) is absent.
+package cpuload
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/storbench/storbench/internal/model"
+)
+
+// What marks a client as starved over a phase's run. Other work taking
+// half the host's CPU leaves the phase at most the other half, whatever
+// it needed; steal of a tenth is a host whose hypervisor is overbooked; a
+// timer half a second late is a scheduler that kept storbench (and the
+// tool it runs) waiting that long.
+const (
+	StarvedOthersPct = 50.0
+	StarvedStealPct  = 10.0
+	StarvedLateMs    = 500.0
+)
+
+// minTicks is the least CPU time (in the kernel's clock ticks, 10 ms on
+// Linux) a run must span for shares of it to be taken: less is too coarse.
+const minTicks = 50
+
+// tick is how often the lateness timer fires.
+const tick = 100 * time.Millisecond
+
+// Monitor measures one run.
+type Monitor struct {
+	stop, done chan struct{}
+	begun      bool
+	first      sample
+	late       time.Duration
+}
+
+// Start begins measuring at at (at once when it has passed), the run's
+// start: the wait before it is not the run's.
+func Start(at time.Time) *Monitor {
+	m := &Monitor{stop: make(chan struct{}), done: make(chan struct{})}
+	go m.watch(at)
+	return m
+}
+
+func (m *Monitor) watch(at time.Time) {
+	defer close(m.done)
+	wait := time.NewTimer(time.Until(at))
+	defer wait.Stop()
+	select {
+	case <-m.stop:
+		return
+	case <-wait.C:
+	}
+	m.first, m.begun = take(), true
+	t := time.NewTimer(tick)
+	defer t.Stop()
+	for {
+		t0 := time.Now()
+		select {
+		case <-m.stop:
+			return
+		case <-t.C:
+		}
+		m.late = max(m.late, time.Since(t0)-tick)
+		t.Reset(tick)
+	}
+}
+
+// Stop ends the measurement and returns what it saw: nil when the run
+// never began (stopped before its start).
+func (m *Monitor) Stop() *model.ClientLoad {
+	select {
+	case <-m.stop:
+	default:
+		close(m.stop)
+	}
+	<-m.done
+	if !m.begun {
+		return nil
+	}
+	return m.first.to(take(), m.late)
+}
+
+// sample is the kernel's counters at one time. Times are in clock ticks.
+type sample struct {
+	cpus             int
+	busy, steal, all uint64 // the host's CPU time, all CPUs
+	statOK           bool
+	load             float64 // 1-minute load average
+	loadOK           bool
+	ours             uint64 // storbench's and its descendants' CPU time
+	oursOK           bool
+}
+
+func take() sample {
+	var s sample
+	s.busy, s.steal, s.all, s.cpus, s.statOK = readStat()
+	s.load, s.loadOK = readLoad()
+	s.ours, s.oursOK = oursNow()
+	return s
+}
+
+// to is the client's load from s to e, with the longest lateness seen.
+func (s sample) to(e sample, late time.Duration) *model.ClientLoad {
+	c := &model.ClientLoad{CPUs: e.cpus}
+	if e.cpus > 0 && s.loadOK && e.loadOK {
+		c.LoadStart, c.LoadEnd = fig(s.load/float64(e.cpus)), fig(e.load/float64(e.cpus))
+	}
+	if all := e.all - s.all; s.statOK && e.statOK && e.all > s.all && all >= minTicks {
+		c.StealPct = fig(100 * float64(e.steal-s.steal) / float64(all))
+		if s.oursOK && e.oursOK {
+			// Ours can exceed the host's busy time by a tick or two of
+			// rounding: others are then none.
+			others := max(float64(e.busy-s.busy)-(float64(e.ours)-float64(s.ours)), 0)
+			c.OthersPct = fig(100 * others / float64(all))
+		}
+	}
+	c.LateMaxMs = fig(float64(late) / float64(time.Millisecond))
+	judge(c)
+	return c
+}
+
+func fig(v float64) *float64 { return &v }
+
+// judge sets Starved and Why from c's figures (and a tool's giving up).
+func judge(c *model.ClientLoad) {
+	var why []string
+	if c.OthersPct != nil && *c.OthersPct >= StarvedOthersPct {
+		why = append(why, fmt.Sprintf("other work took %.0f%% of its CPU time", *c.OthersPct))
+	}
+	if c.StealPct != nil && *c.StealPct >= StarvedStealPct {
+		why = append(why, fmt.Sprintf("the hypervisor took %.0f%% (steal)", *c.StealPct))
+	}
+	if c.LateMaxMs != nil && *c.LateMaxMs >= StarvedLateMs {
+		why = append(why, fmt.Sprintf("storbench's timers woke up to %.0f ms late", *c.LateMaxMs))
+	}
+	if c.Gave != "" {
+		why = append(why, c.Gave)
+	}
+	c.Starved = len(why) > 0
+	if !c.Starved {
+		c.Why = ""
+		return
+	}
+	c.Why = strings.Join(why, ", ")
+	if c.LoadEnd != nil {
+		c.Why += fmt.Sprintf(" (load average %.1f per CPU, %d CPUs)", max(*c.LoadEnd, *c.LoadStart), c.CPUs)
+	}
+}
+
+// GaveUp records on c (made when nil) that the engine's tool gave up
+// for want of CPU, saying what it said, and judges c again: the host is
+// starved.
+func GaveUp(c *model.ClientLoad, said string) *model.ClientLoad {
+	if c == nil {
+		c = &model.ClientLoad{}
+	}
+	c.Gave = said
+	judge(c)
+	return c
+}
+
+// Merge keeps what an engine set on its result's client load (a tool
+// that gave up) in the measured one, m, and judges it again.
+func Merge(m, engine *model.ClientLoad) *model.ClientLoad {
+	if engine == nil || engine.Gave == "" {
+		return m
+	}
+	if m == nil {
+		return engine
+	}
+	return GaveUp(m, engine.Gave)
+}
+
+// Now is the 1-minute load average per CPU now, and the CPUs: what a
+// message about a starved host says. ok is false when they cannot be read.
+func Now() (perCPU float64, cpus int, ok bool) {
+	_, _, _, cpus, statOK := readStat()
+	load, loadOK := readLoad()
+	if !statOK || !loadOK || cpus == 0 {
+		return 0, 0, false
+	}
+	return load / float64(cpus), cpus, true
+}
+
+// readStat reads the host's CPU time (all CPUs) from /proc/stat: busy is
+// user, nice, system, irq and softirq (guest time is in user), all adds
+// idle, iowait and steal.
+func readStat() (busy, steal, all uint64, cpus int, ok bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, 0, 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || !strings.HasPrefix(f[0], "cpu") {
+			continue
+		}
+		if f[0] != "cpu" {
+			cpus++
+			continue
+		}
+		if len(f) < 9 {
+			return 0, 0, 0, 0, false
+		}
+		var v [8]uint64
+		for i := range v {
+			if v[i], err = strconv.ParseUint(f[i+1], 10, 64); err != nil {
+				return 0, 0, 0, 0, false
+			}
+		}
+		user, nice, system, idle, iowait, irq, softirq, st := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+		busy, steal = user+nice+system+irq+softirq, st
+		all = busy + idle + iowait + steal
+		ok = true
+	}
+	return busy, steal, all, cpus, ok && cpus > 0
+}
+
+// readLoad reads the 1-minute load average.
+func readLoad() (float64, bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	return v, err == nil
+}
+
+// oursNow is the CPU time of this process and everything it started:
+// its own (all threads) and its waited-for children's (cutime and
+// cstime, which hold theirs in turn), and that of its descendants still
+// running, which no one has waited for yet. A descendant reaped between
+// two samples moves from the second sum to the first: the difference
+// counts its time once.
+func oursNow() (uint64, bool) {
+	procs, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil || len(procs) == 0 {
+		return 0, false
+	}
+	self := os.Getpid()
+	type proc struct {
+		ppid int
+		cpu  uint64
+	}
+	table := map[int]proc{}
+	for _, p := range procs {
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // gone since the glob
+		}
+		ppid, cpu, ok := parseStat(string(b))
+		if ok {
+			table[pid] = proc{ppid, cpu}
+		}
+	}
+	me, ok := table[self]
+	if !ok {
+		return 0, false
+	}
+	children := map[int][]int{}
+	for pid, p := range table {
+		children[p.ppid] = append(children[p.ppid], pid)
+	}
+	sum := me.cpu
+	for next := children[self]; len(next) > 0; {
+		pid := next[len(next)-1]
+		next = append(next[:len(next)-1], children[pid]...)
+		sum += table[pid].cpu
+	}
+	return sum, true
+}
+
+// parseStat reads a /proc/PID/stat line: the parent's pid and the
+// process's CPU time with its waited-for children's (utime, stime,
+// cutime, cstime). The command's name, in parentheses, may hold spaces
+// and parentheses itself: the fields count from the last ')'.
+func parseStat(s string) (ppid int, cpu uint64, ok bool) {
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	// f[0] is the state (field 3), f[1] the ppid (4), f[11..14] utime,
+	// stime, cutime and cstime (14-17).
+	if len(f) < 15 {
+		return 0, 0, false
+	}
+	ppid, err := strconv.Atoi(f[1])
+	if err != nil {
+		return 0, 0, false
+	}
+	for _, x := range f[11:15] {
+		v, err := strconv.ParseInt(x, 10, 64) // cutime and cstime are signed
+		if err != nil {
+			return 0, 0, false
+		}
+		cpu += uint64(max(v, 0))
+	}
+	return ppid, cpu, true
+}
