@@ -12,8 +12,13 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 )
 
-// The controller-agent protocol is HTTP/1.1 with JSON bodies under a
-// versioned prefix. Every request and response carries the protocol number
+// The controller-agent protocol is HTTP with JSON bodies under a versioned
+// prefix: HTTP/2 (h2c without TLS), so that all of a controller's calls
+// to one agent share one connection, or HTTP/1.1 with an agent that
+// speaks only that (Server.HTTPServer, RemoteAgent.roundTrip). Over HTTP/2
+// a heartbeat is never held behind a large result: its answer is headers
+// alone, which stream flow control does not hold, and the controller reads
+// every stream as it comes. Every request and response carries the protocol number
 // in HeaderProtocol, and both sides refuse a different one with an error
 // that says what to do.
 //

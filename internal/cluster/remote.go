@@ -44,9 +44,16 @@ type RemoteAgent struct {
 	// marked lost (DefaultSilence when zero).
 	Silence time.Duration
 
-	once   sync.Once
-	client *http.Client // streams and calls
-	beats  *http.Client // heartbeats, on their own connection
+	once sync.Once
+	// client makes every call over one HTTP/2 connection (h2c without
+	// TLS): streams, heartbeats, releases and stops are its streams.
+	client *http.Client
+	// h1 and h1beats are for an agent that speaks only HTTP/1.1 (an older
+	// storbench, or a plain server): calls and streams, and heartbeats on
+	// their own connection. old is set once such an agent answered, h2ok
+	// once the agent answered over HTTP/2 (then no fallback is tried).
+	h1, h1beats *http.Client
+	old, h2ok   atomic.Bool
 
 	mu      sync.Mutex
 	offset  time.Duration // agent clock - controller clock
@@ -89,7 +96,7 @@ func (a *RemoteAgent) Name() string { return a.Host }
 func (a *RemoteAgent) init() {
 	a.once.Do(func() {
 		dial := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 5 * time.Second}
-		mk := func() *http.Client {
+		mk := func(p *http.Protocols) *http.Client {
 			return &http.Client{Transport: &http.Transport{
 				DialContext:           dial.DialContext,
 				TLSClientConfig:       a.TLS,
@@ -98,9 +105,17 @@ func (a *RemoteAgent) init() {
 				MaxIdleConnsPerHost:   2,
 				IdleConnTimeout:       30 * time.Second,
 				DisableCompression:    true,
+				Protocols:             p,
 			}}
 		}
-		a.client, a.beats = mk(), mk()
+		h2, h1 := new(http.Protocols), new(http.Protocols)
+		h1.SetHTTP1(true)
+		if a.TLS != nil {
+			h2.SetHTTP2(true)
+		} else {
+			h2.SetUnencryptedHTTP2(true)
+		}
+		a.client, a.h1, a.h1beats = mk(h2), mk(h1), mk(h1)
 		if a.Silence <= 0 {
 			a.Silence = DefaultSilence
 		}
@@ -145,11 +160,62 @@ func (a *RemoteAgent) request(ctx context.Context, method, path string, body any
 	return req, nil
 }
 
+// roundTrip sends req over HTTP/2; to an agent that never answered over
+// it, a failed try is made again over HTTP/1.1, and if that answers, the
+// agent is taken as one that speaks only HTTP/1.1 from then on. An older
+// agent thus still works (with two connections, as before), and the
+// protocol number in the answer still decides whether the two sides agree.
+// beat says the request is a heartbeat, a release or a stop: over
+// HTTP/1.1, these go on a connection of their own, never queued behind a
+// stream.
+func (a *RemoteAgent) roundTrip(req *http.Request, beat bool) (*http.Response, error) {
+	if a.old.Load() {
+		if beat {
+			return a.h1beats.Do(req)
+		}
+		return a.h1.Do(req)
+	}
+	resp, err := a.client.Do(req)
+	if err == nil {
+		a.h2ok.Store(true)
+		return resp, nil
+	}
+	if a.h2ok.Load() || req.Context().Err() != nil || !spokeHTTP1(err) {
+		return nil, err
+	}
+	again := req.Clone(req.Context())
+	if req.GetBody != nil {
+		body, berr := req.GetBody()
+		if berr != nil {
+			return nil, err
+		}
+		again.Body = body
+	}
+	resp, err1 := a.h1.Do(again)
+	if err1 != nil {
+		return nil, err
+	}
+	a.old.Store(true)
+	return resp, nil
+}
+
+// spokeHTTP1 says whether err, from a try over HTTP/2, may be an agent
+// that answered in HTTP/1.1 (Go's HTTP/2 client reads that as a frame too
+// large): not an agent that is slow (a timeout) or not there (the dial).
+func spokeHTTP1(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return false
+	}
+	var oe *net.OpError
+	return !errors.As(err, &oe) || oe.Op != "dial"
+}
+
 // do sends a request and checks the answer's status and protocol. The
 // caller closes the body of a non-nil response.
-func (a *RemoteAgent) do(c *http.Client, req *http.Request) (*http.Response, error) {
+func (a *RemoteAgent) do(req *http.Request, beat bool) (*http.Response, error) {
 	a.init()
-	resp, err := c.Do(req)
+	resp, err := a.roundTrip(req, beat)
 	if err != nil {
 		if ctxErr := req.Context().Err(); ctxErr != nil {
 			return nil, ctxErr
@@ -197,7 +263,7 @@ func (a *RemoteAgent) Info(ctx context.Context) (Info, error) {
 	if err != nil {
 		return in, err
 	}
-	resp, err := a.do(a.client, req)
+	resp, err := a.do(req, false)
 	if err != nil {
 		return in, err
 	}
@@ -225,7 +291,7 @@ func (a *RemoteAgent) MeasureClock(ctx context.Context, n int) (offset, rtt time
 			return 0, 0, err
 		}
 		t0 := time.Now()
-		resp, err := a.do(a.client, req)
+		resp, err := a.do(req, false)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -333,7 +399,7 @@ func (a *RemoteAgent) relay(ctx context.Context, bar engine.Barrier, off time.Du
 	if err != nil {
 		return
 	}
-	resp, err := a.do(a.beats, req)
+	resp, err := a.do(req, true)
 	if err != nil {
 		return
 	}
@@ -345,7 +411,7 @@ func (a *RemoteAgent) Stop() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if req, err := a.request(ctx, http.MethodPost, "stop", nil); err == nil {
-		if resp, err := a.do(a.beats, req); err == nil {
+		if resp, err := a.do(req, true); err == nil {
 			resp.Body.Close()
 		}
 	}
@@ -448,7 +514,7 @@ type streamLine struct {
 // refusal, or a stream broken or over its bounds (the agent is lost).
 func (a *RemoteAgent) readStream(req *http.Request, path string, lines chan<- streamLine) {
 	start := time.Now()
-	resp, err := a.do(a.client, req)
+	resp, err := a.do(req, false)
 	if err != nil {
 		// The agent's own answer (busy, refused, mismatch) or lost.
 		lines <- streamLine{nil, err}
@@ -512,7 +578,7 @@ func (a *RemoteAgent) startHeartbeats() {
 				a.mu.Unlock()
 				hctx, hcancel := context.WithTimeout(ctx, 2*time.Second)
 				if req, err := a.request(hctx, http.MethodPost, "heartbeat", nil); err == nil {
-					if resp, err := a.do(a.beats, req); err == nil {
+					if resp, err := a.do(req, true); err == nil {
 						resp.Body.Close()
 					}
 				}
@@ -577,7 +643,8 @@ func (a *RemoteAgent) Close() {
 	a.stopHeartbeats()
 	if a.client != nil {
 		a.client.CloseIdleConnections()
-		a.beats.CloseIdleConnections()
+		a.h1.CloseIdleConnections()
+		a.h1beats.CloseIdleConnections()
 	}
 }
 
