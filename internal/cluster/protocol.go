@@ -61,14 +61,19 @@ const (
 	HeartbeatEvery = time.Second
 	// HeartbeatTimeout is how long an agent waits without a heartbeat
 	// before it stops the phase and cleans up: a lost controller stops the
-	// load well within 5 seconds.
+	// load well within 5 seconds. It is the default of the one knob,
+	// RemoteAgent.HeartbeatTimeout, that also sets the controller's
+	// silence (silenceFor) and each side's lost message.
 	HeartbeatTimeout = 3 * time.Second
+	// maxHeartbeatTimeout bounds the timeout a controller may ask for.
+	maxHeartbeatTimeout = time.Hour
 	// tickEvery is how often an agent writes to a stream when it has
 	// nothing else to say, so the controller can tell a slow stage from a
 	// lost agent.
 	tickEvery = time.Second
 	// DefaultSilence is how long the controller waits for any line on a
-	// stream before it marks the agent lost.
+	// stream before it marks the agent lost, with the default heartbeat
+	// timeout: silenceFor(HeartbeatTimeout).
 	DefaultSilence = 5 * time.Second
 )
 
@@ -151,3 +156,11 @@ func writeErr(w http.ResponseWriter, code int, format string, args ...any) {
 }
 
 var protoString = strconv.Itoa(Protocol)
+
+// silenceFor is how long a side waits on a stream (a line to read, or to
+// write) when agents wait timeout for a heartbeat: two seconds more, so
+// that an agent that stopped its phase for want of heartbeats says so
+// before the controller calls it lost.
+func silenceFor(timeout time.Duration) time.Duration {
+	return timeout + 2*time.Second
+}

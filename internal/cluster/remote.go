@@ -40,8 +40,14 @@ type RemoteAgent struct {
 	// Dir is where this host has the run's target directory, when it is
 	// at a path of its own.
 	Dir HostDir
+	// HeartbeatTimeout is the one knob of this agent's timeouts: how long
+	// the agent waits without a heartbeat before it stops the phase (it is
+	// sent with each phase), and, two seconds more (silenceFor), how long
+	// a stream may say nothing unless Silence is set. HeartbeatTimeout when
+	// zero.
+	HeartbeatTimeout time.Duration
 	// Silence is how long a stream may say nothing before the agent is
-	// marked lost (DefaultSilence when zero).
+	// marked lost (silenceFor(HeartbeatTimeout) when zero).
 	Silence time.Duration
 
 	once sync.Once
@@ -116,8 +122,12 @@ func (a *RemoteAgent) init() {
 			h2.SetUnencryptedHTTP2(true)
 		}
 		a.client, a.h1, a.h1beats = mk(h2), mk(h1), mk(h1)
+		if a.HeartbeatTimeout <= 0 {
+			a.HeartbeatTimeout = HeartbeatTimeout
+		}
+		a.HeartbeatTimeout = min(a.HeartbeatTimeout, maxHeartbeatTimeout)
 		if a.Silence <= 0 {
-			a.Silence = DefaultSilence
+			a.Silence = silenceFor(a.HeartbeatTimeout)
 		}
 	})
 }
@@ -327,6 +337,7 @@ func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
 	a.mu.Unlock()
 	a.result = resultSize{req.ResultBytes, req.ResultPerSecond}
 	req.Host = a.Host
+	req.HeartbeatTimeoutNs = int64(a.HeartbeatTimeout)
 	req.DropCaches = req.DropCaches || a.DropCaches
 	req.Phase.Params = a.Dir.apply(req.Phase.Params)
 	if req.Controller == "" {
@@ -600,11 +611,11 @@ func (a *RemoteAgent) whyLost(err error) error {
 	}
 	a.mu.Unlock()
 	var said *pausedErr
-	if gap <= HeartbeatTimeout || errors.As(err, &said) {
+	if gap <= a.HeartbeatTimeout || errors.As(err, &said) {
 		return err
 	}
-	return &pausedErr{err: fmt.Errorf("%w; this controller sent no heartbeat for %s (it was stopped, e.g. SIGSTOP, or starved of CPU), and an agent ends its phase after %s without one",
-		err, gap.Round(100*time.Millisecond), HeartbeatTimeout)}
+	return &pausedErr{err: fmt.Errorf("%w; this controller sent no heartbeat for %s (it was stopped, e.g. SIGSTOP, or starved of CPU), and this agent ends its phase after %s without one",
+		err, gap.Round(100*time.Millisecond), a.HeartbeatTimeout)}
 }
 
 // limitNote adds to err, a stream that broke, the agent's address-space
