@@ -264,6 +264,18 @@ func (b *beatLog) gaps() []float64 {
 	return out
 }
 
+// peakRSS is the process's peak resident set (VmHWM), in bytes.
+func peakRSS() int64 {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
 // sample is the controller process at one instant.
 type sample struct {
 	at         time.Time
@@ -525,4 +537,5 @@ func report(n, seconds, ops int, connect time.Duration, out *cluster.Outcome, sa
 			inRate, outRate, inRate/float64(n), outRate/float64(n))
 	}
 	fmt.Printf("last live line: %.200s\n", live.last)
+	fmt.Printf("controller peak RSS (VmHWM, the whole run): %.1f MiB\n", float64(peakRSS())/(1<<20))
 }

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -78,5 +79,37 @@ func TestAgentLostMessageSaysItsOwnLateness(t *testing.T) {
 	got = lostController(9*time.Second, 3*time.Second, 6*time.Second).Error()
 	if !strings.Contains(got, "own timer ran up to 6s late") {
 		t.Errorf("a starved agent's message: %q", got)
+	}
+}
+
+// A heartbeat whose answer is slow (here 1.8 s, past the 1.5 s timeout)
+// holds neither the next beat nor the controller's measure of its own
+// pauses: the agent hears a beat every second and keeps its phase, and a
+// later lost message does not call this controller stopped or starved.
+// Before, the loop waited for each answer: the agent heard a beat every
+// 1.8 s and stopped, and the controller took the wait for a pause.
+func TestSlowHeartbeatAnswerIsNoPause(t *testing.T) {
+	srv := &Server{Agent: &LocalAgent{Host: "slow", Version: "test", Engines: testEngines, FioBin: "/nonexistent/fio"}, Token: testToken}
+	addr := startHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv.ServeHTTP(w, r)
+		if r.URL.Path == PathPrefix+"/heartbeat" {
+			time.Sleep(1800 * time.Millisecond) // the beat counted, its answer late
+		}
+	}))
+	a := &RemoteAgent{Addr: addr, Host: "slow", Token: testToken, Controller: "test-controller", HeartbeatTimeout: 1500 * time.Millisecond}
+	t.Cleanup(a.Close)
+	c := &Controller{Agents: []Agent{a}, Engines: testEngines}
+	out, err := c.RunPhase(context.Background(), "r", false, tickPhaseOf(t, 5000, 500, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Results) != 1 || len(out.Lost) > 0 {
+		t.Fatalf("results %d, lost %v: %v", len(out.Results), out.Lost, out.Errors)
+	}
+	a.mu.Lock()
+	paused := a.paused
+	a.mu.Unlock()
+	if paused > a.HeartbeatTimeout {
+		t.Errorf("the controller counted a pause of %s (its heartbeat timer was never held)", paused)
 	}
 }

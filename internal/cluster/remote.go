@@ -567,6 +567,12 @@ func (a *RemoteAgent) silence() time.Duration {
 	return a.Silence
 }
 
+// startHeartbeats sends a heartbeat every HeartbeatEvery until
+// stopHeartbeats. The loop only keeps time: each beat is sent from a
+// goroutine of its own (at most two at once), so a send that waits (a slow
+// answer, a stuck connection) neither delays the next beat nor counts as
+// this process being stopped; lastBeat and paused measure the loop's own
+// timer, which runs late only when this process was stopped or starved.
 func (a *RemoteAgent) startHeartbeats() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -576,6 +582,9 @@ func (a *RemoteAgent) startHeartbeats() {
 	a.mu.Unlock()
 	go func() {
 		defer close(done)
+		var sends sync.WaitGroup
+		defer sends.Wait()
+		slots := make(chan struct{}, 2)
 		t := time.NewTicker(HeartbeatEvery)
 		defer t.Stop()
 		for {
@@ -587,16 +596,31 @@ func (a *RemoteAgent) startHeartbeats() {
 				a.paused = max(a.paused, time.Since(a.lastBeat))
 				a.lastBeat = time.Now()
 				a.mu.Unlock()
-				hctx, hcancel := context.WithTimeout(ctx, 2*time.Second)
-				if req, err := a.request(hctx, http.MethodPost, "heartbeat", nil); err == nil {
-					if resp, err := a.do(req, true); err == nil {
-						resp.Body.Close()
-					}
+				select {
+				case slots <- struct{}{}:
+				default:
+					continue // two beats still wait for their answers
 				}
-				hcancel()
+				sends.Add(1)
+				go func() {
+					defer sends.Done()
+					a.beat(ctx)
+					<-slots
+				}()
 			}
 		}
 	}()
+}
+
+// beat sends one heartbeat, waiting at most two seconds for its answer.
+func (a *RemoteAgent) beat(ctx context.Context) {
+	hctx, hcancel := context.WithTimeout(ctx, 2*time.Second)
+	defer hcancel()
+	if req, err := a.request(hctx, http.MethodPost, "heartbeat", nil); err == nil {
+		if resp, err := a.do(req, true); err == nil {
+			resp.Body.Close()
+		}
+	}
 }
 
 // whyLost adds to the error of a lost agent what this controller knows of
