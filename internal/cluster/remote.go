@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -209,16 +210,13 @@ func (a *RemoteAgent) roundTrip(req *http.Request, beat bool) (*http.Response, e
 	return resp, nil
 }
 
-// spokeHTTP1 says whether err, from a try over HTTP/2, may be an agent
-// that answered in HTTP/1.1 (Go's HTTP/2 client reads that as a frame too
-// large): not an agent that is slow (a timeout) or not there (the dial).
+// spokeHTTP1 says whether err, from a try over HTTP/2, is an agent that
+// answered in HTTP/1.1 (Go's HTTP/2 client reads that as a frame too large
+// and says so) or, over TLS, offered no h2: not an agent that is slow, not
+// there, or that closed a connection it found too slow to begin.
 func spokeHTTP1(err error) bool {
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return false
-	}
-	var oe *net.OpError
-	return !errors.As(err, &oe) || oe.Op != "dial"
+	msg := err.Error()
+	return strings.Contains(msg, "looked like an HTTP/1.1 header") || strings.Contains(msg, "unexpected ALPN protocol")
 }
 
 // do sends a request and checks the answer's status and protocol. The
