@@ -103,14 +103,18 @@ func (a *RemoteAgent) Name() string { return a.Host }
 func (a *RemoteAgent) init() {
 	a.once.Do(func() {
 		dial := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 5 * time.Second}
-		mk := func(p *http.Protocols) *http.Client {
+		// The one connection of an agent stays between phases and while
+		// thousands of other agents are connected to or prepared (minutes
+		// with 10,000): 30 s idle closed it, and the agents' connections
+		// were made again all at once, past what listen queues hold.
+		mk := func(p *http.Protocols, idle time.Duration) *http.Client {
 			return &http.Client{Transport: &http.Transport{
 				DialContext:           dial.DialContext,
 				TLSClientConfig:       a.TLS,
 				TLSHandshakeTimeout:   5 * time.Second,
 				ResponseHeaderTimeout: 10 * time.Second,
 				MaxIdleConnsPerHost:   2,
-				IdleConnTimeout:       30 * time.Second,
+				IdleConnTimeout:       idle,
 				DisableCompression:    true,
 				Protocols:             p,
 			}}
@@ -122,7 +126,7 @@ func (a *RemoteAgent) init() {
 		} else {
 			h2.SetUnencryptedHTTP2(true)
 		}
-		a.client, a.h1, a.h1beats = mk(h2), mk(h1), mk(h1)
+		a.client, a.h1, a.h1beats = mk(h2, 10*time.Minute), mk(h1, 30*time.Second), mk(h1, 30*time.Second)
 		if a.HeartbeatTimeout <= 0 {
 			a.HeartbeatTimeout = HeartbeatTimeout
 		}
@@ -210,13 +214,15 @@ func (a *RemoteAgent) roundTrip(req *http.Request, beat bool) (*http.Response, e
 	return resp, nil
 }
 
-// spokeHTTP1 says whether err, from a try over HTTP/2, is an agent that
-// answered in HTTP/1.1 (Go's HTTP/2 client reads that as a frame too large
-// and says so) or, over TLS, offered no h2: not an agent that is slow, not
-// there, or that closed a connection it found too slow to begin.
+// spokeHTTP1 says whether err, from a try over HTTP/2, may be an agent
+// that answered in HTTP/1.1 (Go's HTTP/2 client reads that as a frame too
+// large, or, when the answer came with the connection's close, as a
+// connection that could not be established) or, over TLS, offered no h2:
+// not an agent that is slow (a timeout) or not there (the dial).
 func spokeHTTP1(err error) bool {
 	msg := err.Error()
-	return strings.Contains(msg, "looked like an HTTP/1.1 header") || strings.Contains(msg, "unexpected ALPN protocol")
+	return strings.Contains(msg, "looked like an HTTP/1.1 header") || strings.Contains(msg, "unexpected ALPN protocol") ||
+		strings.Contains(msg, "client conn could not be established")
 }
 
 // do sends a request and checks the answer's status and protocol. The
