@@ -598,14 +598,16 @@ func TestClusterAgentKilled(t *testing.T) {
 		if len(ph.LostHosts) != 1 || len(ph.Ops) == 0 {
 			t.Fatalf("lost %v, ops %d\n%s", ph.LostHosts, len(ph.Ops), out)
 		}
+		// The lost host keeps what its snapshots told until it was lost
+		// (issue 35); the two others ran to the end.
 		var ok int
 		for _, h := range ph.PerHost {
-			if len(h.Ops) > 0 && h.Ops[0].Ops > 0 {
+			if len(h.Ops) > 0 && h.Ops[0].Ops > 0 && h.Host != ph.LostHosts[0] {
 				ok++
 			}
 		}
 		if ok != 2 || !strings.Contains(out.String(), "lost hosts: "+ph.LostHosts[0]) {
-			t.Errorf("%d hosts with results; output:\n%s", ok, out)
+			t.Errorf("%d hosts besides the lost one with results; output:\n%s", ok, out)
 		}
 	})
 }

@@ -31,8 +31,12 @@ const (
 	Knee = "knee"
 )
 
-// Names are the figures kept per operation, in the order they are shown.
-var Names = []string{Rate, BW, Mean, P50, P99, P999, Errors, Knee}
+// Names are the figures kept, in the order they are shown: those of every
+// operation (OpNames), then a scale's knee.
+var Names = append(slices.Clip(OpNames), Knee)
+
+// OpNames are the figures every operation has (Of), which limits judge.
+var OpNames = []string{Rate, BW, Mean, P50, P99, P999, Errors}
 
 // Unit is the unit of a figure: "ops/s", "B/s", "ns" or "" (a count).
 func Unit(figure string) string {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/results"
 )
 
@@ -126,7 +127,8 @@ func (tc *timeChartSet) rates() {
 		ticks = append(ticks, float64(i+1))
 	}
 	tc.charts = append(tc.charts, svgChart(chartSpec{Title: title, XLabel: "operation, in the order run (legend)", YLabel: "ops/s", Lines: lines,
-		XTicks: ticks, XTick: func(v float64) string { return fmt.Sprint(int(math.Round(v))) }, YTick: compact, LogY: wideRates(tc.p, false)}))
+		XTicks: ticks, XTick: func(v float64) string { return fmt.Sprint(int(math.Round(v))) }, YTick: compact, LogY: wideRates(tc.p, false),
+		Limits: limitsOn(tc.p, isFigure(figures.Rate), 1)}))
 }
 
 // slowest names op's host of lowest rate and marks it in the table,

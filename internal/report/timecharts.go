@@ -1,9 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/units"
@@ -92,6 +95,26 @@ func opMoves(p results.PhaseSummary) map[string]bool {
 	return m
 }
 
+// oneAfterAnother says every host ran its operations one after another,
+// as stages (md's create, stat, read, remove), not side by side (an s3
+// mixed phase): each began no earlier than the one before it ended, give
+// or take a millisecond.
+func oneAfterAnother(hosts []*model.HostResult) bool {
+	if len(hosts) == 0 {
+		return false
+	}
+	for _, h := range hosts {
+		ops := slices.Clone(h.Ops)
+		slices.SortFunc(ops, func(a, b record.OpStats) int { return cmp.Compare(a.StartNs, b.StartNs) })
+		for i := 1; i < len(ops); i++ {
+			if ops[i].StartNs < ops[i-1].EndNs-int64(time.Millisecond) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // timeCharts draws a phase's throughput and latency over time: with a
 // handful of hosts, a line per host; with more, the total, and per
 // operation the spread across hosts with the slowest named. Latency per
@@ -113,7 +136,7 @@ func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, t
 		}
 	}
 	tc.moves = opMoves(tc.p)
-	if tc.p.Engine == "md" && len(tc.p.Ops) > manyOps {
+	if len(tc.p.Ops) > manyOps && oneAfterAnother(pd.Hosts) {
 		tc.perPhase()
 		return tc.charts, tc.notes, tc.hostTable()
 	}

@@ -74,7 +74,7 @@ func checkPhaseLimits(engines engine.Registry, ph engine.Phase, ls []figures.Lim
 func figuresOf(phase string, ops []string) string {
 	var out []string
 	for _, op := range ops {
-		out = append(out, phase+"/"+op+"/{"+strings.Join(figures.Names, ",")+"}")
+		out = append(out, phase+"/"+op+"/{"+strings.Join(figures.OpNames, ",")+"}")
 	}
 	if len(out) == 0 {
 		return "none"

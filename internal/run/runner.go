@@ -559,15 +559,9 @@ func (pr *phases) removeShared(ctx context.Context) {
 // records it.
 func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) error {
 	agents := pr.set.agents
-	if rl, ok := pr.r.Engines.RequestLogging(ph); ok && pr.plan.BenchdataInFolder {
-		var err error
-		dir := filepath.Join(pr.folder.Path, pr.folder.NextPhaseDir(ph.Name), "hosts", results.SafeName(agents[0].Name()))
-		if err = os.MkdirAll(dir, 0o755); err == nil {
-			ph, err = rl.LogRequestsIn(ph, dir)
-		}
-		if err != nil {
-			return err
-		}
+	ph, err := pr.logRequests(ph)
+	if err != nil {
+		return err
 	}
 	pr.ctrl.Agents = agents
 	if label.Hosts > 0 {
@@ -640,6 +634,20 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 	}
 	pr.r.Sink.PhaseDone(PhaseDone{Summary: &ps, Ran: true, Hosts: out.Results, HostErrors: hostErrs})
 	return err
+}
+
+// logRequests has ph's engine log every request in the phase's folder,
+// under its first host, when the plan keeps benchdata there.
+func (pr *phases) logRequests(ph engine.Phase) (engine.Phase, error) {
+	rl, ok := pr.r.Engines.RequestLogging(ph)
+	if !ok || !pr.plan.BenchdataInFolder {
+		return ph, nil
+	}
+	dir := filepath.Join(pr.folder.Path, pr.folder.NextPhaseDir(ph.Name), "hosts", results.SafeName(pr.set.agents[0].Name()))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ph, err
+	}
+	return rl.LogRequestsIn(ph, dir)
 }
 
 // notRun records a phase whose load never ran: preparation failed, or the
