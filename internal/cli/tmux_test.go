@@ -17,7 +17,8 @@ import (
 // The README's first command, run on a terminal, shows a bar with a
 // percentage while its phase runs (issue 36 item 3), read off the screen
 // of a real terminal (tmux, from Debian: make tools installs it). Before,
-// the line had only "3s/5s (2s left)".
+// the line had only "3s/5s (2s left)". The phase runs its whole 5 s
+// (--time-based): reading 16M alone can end before the first line.
 func TestTerminalShowsABar(t *testing.T) {
 	needFio(t)
 	tmux, err := exec.LookPath("tmux")
@@ -34,7 +35,7 @@ func TestTerminalShowsABar(t *testing.T) {
 		out, err := exec.CommandContext(ctx, tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
 		return string(out), err
 	}
-	cmd := strings.Join([]string{bin, "fio", "--rw", "randread", "--bs", "4k", "--iodepth", "16", "--ioengine", "libaio", "--size", "16M", "--runtime", "5s",
+	cmd := strings.Join([]string{bin, "fio", "--rw", "randread", "--bs", "4k", "--iodepth", "16", "--ioengine", "libaio", "--size", "16M", "--runtime", "5s", "--time-based",
 		"-d", dir, "--results", res, "--no-catalog", ";", "sleep", "600"}, " ")
 	if out, err := tm("new-session", "-d", "-s", session, "-x", "200", "-y", "50", cmd); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
