@@ -25,6 +25,26 @@ import (
 // holder) could. No real agent can be made to.
 func hostileAgent(t *testing.T, n int64, last bool) *RemoteAgent {
 	t.Helper()
+	return fakeRunAgent(t, "hostile", func(w http.ResponseWriter) {
+		head := `{"snapshot":{"host":"`
+		if last {
+			head = `{"done":true,"error":"`
+		}
+		_, _ = io.WriteString(w, head)
+		chunk := bytes.Repeat([]byte("x"), 1<<20)
+		for sent := int64(0); sent < n; sent += int64(len(chunk)) {
+			if _, err := w.Write(chunk); err != nil {
+				return // the controller hung up
+			}
+		}
+		_, _ = io.WriteString(w, "\"}}\n")
+	})
+}
+
+// fakeRunAgent is a FAKE agent named host: it answers every request as a
+// real agent with nothing to do does, and its run stream with run.
+func fakeRunAgent(t *testing.T, host string, run func(w http.ResponseWriter)) *RemoteAgent {
+	t.Helper()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(HeaderProtocol, protoString)
 		switch strings.TrimPrefix(r.URL.Path, PathPrefix+"/") {
@@ -34,18 +54,7 @@ func hostileAgent(t *testing.T, n int64, last bool) *RemoteAgent {
 			writeJSON(w, http.StatusOK, timeBody{TimeNs: time.Now().UnixNano()})
 		case "run":
 			w.WriteHeader(http.StatusOK)
-			head := `{"snapshot":{"host":"`
-			if last {
-				head = `{"done":true,"error":"`
-			}
-			_, _ = io.WriteString(w, head)
-			chunk := bytes.Repeat([]byte("x"), 1<<20)
-			for sent := int64(0); sent < n; sent += int64(len(chunk)) {
-				if _, err := w.Write(chunk); err != nil {
-					return // the controller hung up
-				}
-			}
-			_, _ = io.WriteString(w, "\"}}\n")
+			run(w)
 		case "prepare", "cleanup", "settle":
 			w.WriteHeader(http.StatusOK)
 			_, _ = io.WriteString(w, "{\"done\":true}\n")
@@ -58,7 +67,7 @@ func hostileAgent(t *testing.T, n int64, last bool) *RemoteAgent {
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &RemoteAgent{Addr: strings.TrimPrefix(srv.URL, "http://"), Host: "hostile", Token: testToken}
+	return &RemoteAgent{Addr: strings.TrimPrefix(srv.URL, "http://"), Host: host, Token: testToken}
 }
 
 // heapGrowth is how far the heap grew above where it was while fn ran,
@@ -297,39 +306,19 @@ func TestLostAgentNamesItsAddressLimit(t *testing.T) {
 // pause longer than a tenth of spread between two parts of the line.
 func slowLineAgent(t *testing.T, n int64, spread time.Duration) *RemoteAgent {
 	t.Helper()
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set(HeaderProtocol, protoString)
-		switch strings.TrimPrefix(r.URL.Path, PathPrefix+"/") {
-		case "info":
-			writeJSON(w, http.StatusOK, Info{Protocol: Protocol, Version: "fake"})
-		case "time":
-			writeJSON(w, http.StatusOK, timeBody{TimeNs: time.Now().UnixNano()})
-		case "run":
-			w.WriteHeader(http.StatusOK)
-			_, _ = io.WriteString(w, `{"done":true,"error":"`)
-			const parts = 50
-			chunk := bytes.Repeat([]byte("x"), int(n/parts))
-			for range parts {
-				if _, err := w.Write(chunk); err != nil {
-					return
-				}
-				w.(http.Flusher).Flush()
-				time.Sleep(spread / parts)
+	return fakeRunAgent(t, "slow", func(w http.ResponseWriter) {
+		_, _ = io.WriteString(w, `{"done":true,"error":"`)
+		const parts = 50
+		chunk := bytes.Repeat([]byte("x"), int(n/parts))
+		for range parts {
+			if _, err := w.Write(chunk); err != nil {
+				return
 			}
-			_, _ = io.WriteString(w, "\"}\n")
-		case "prepare", "cleanup", "settle":
-			w.WriteHeader(http.StatusOK)
-			_, _ = io.WriteString(w, "{\"done\":true}\n")
-		case "resources":
-			w.WriteHeader(http.StatusOK)
-			_, _ = io.WriteString(w, "{\"done\":true,\"resources\":{}}\n")
-		default:
-			w.WriteHeader(http.StatusNoContent)
+			w.(http.Flusher).Flush()
+			time.Sleep(spread / parts)
 		}
+		_, _ = io.WriteString(w, "\"}\n")
 	})
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return &RemoteAgent{Addr: strings.TrimPrefix(srv.URL, "http://"), Host: "slow", Token: testToken}
 }
 
 // A last line that takes longer to arrive than the controller's silence
