@@ -68,7 +68,7 @@ const (
 )
 
 // areaEngine runs AreaEngine phases.
-type areaEngine struct{}
+type areaEngine struct{ engine.Base }
 
 var _ engine.Engine = areaEngine{}
 

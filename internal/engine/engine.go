@@ -145,8 +145,12 @@ type HostResult = model.HostResult
 // Unreachable is the time one host could not reach one endpoint.
 type Unreachable = model.Unreachable
 
-// Engine creates prepared phases.
+// Engine creates prepared phases. Info is what it is for every phase; Plan
+// decodes one phase's settings, once, into the engine's typed plan, which
+// answers what the spine asks of that phase.
 type Engine interface {
+	Info() Info
+	Plan(p Phase) (Plan, error)
 	// Prepare checks the phase's parameters and lays out what it needs
 	// (directories, files, objects). A prepared phase must be cleaned up.
 	Prepare(ctx context.Context, env Env, p Phase) (Prepared, error)
@@ -160,27 +164,6 @@ type Prepared interface {
 	Run(ctx context.Context, startAt time.Time, live LiveFunc) (*HostResult, error)
 	// Cleanup removes what Prepare and Run created, unless the env said Keep.
 	Cleanup(ctx context.Context) error
-}
-
-// Validator is implemented by engines that can check parameters without
-// touching anything, so a controller can refuse bad input before any agent
-// starts work.
-type Validator interface {
-	Validate(p Phase) error
-}
-
-// Planner is implemented by engines that can tell how long a phase will run,
-// for dry runs and progress lines.
-type Planner interface {
-	Planned(p Phase) (time.Duration, error)
-}
-
-// Estimator is implemented by engines whose phases run until their work is
-// done (md), so their duration is not planned but estimated from a model,
-// for dry runs and --max-duration. EstimateModel says the model in a line.
-type Estimator interface {
-	Estimate(p Phase) (time.Duration, error)
-	EstimateModel() string
 }
 
 // Redactor is implemented by engines whose phases can carry secrets (s3

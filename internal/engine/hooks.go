@@ -337,40 +337,13 @@ func (r Registry) DefaultHeadline(name model.EngineName, point map[string]string
 	return ""
 }
 
-// RateNamer is implemented by engines that name their operation rates
-// ("IOPS", "ops/s", "obj/s"), a name the phase's summary keeps so a report
-// says it without knowing the engine.
-type RateNamer interface {
-	RateUnit() string
-}
-
 // RateUnit is what name's engine calls its operation rates ("" when it
 // says nothing).
-func (r Registry) RateUnit(name model.EngineName) string {
-	if n, ok := r[name].(RateNamer); ok {
-		return n.RateUnit()
-	}
-	return ""
-}
-
-// TextFormatter is implemented by engines whose results print in the
-// text formats of the tools they stand in for (model.FormatWarp, ...), a
-// list the phase's summary keeps so a report chooses its text, tables
-// and figures' rules by the formats, without knowing the engine.
-type TextFormatter interface {
-	// TextFormats lists the formats, the one of the phase's own text
-	// first.
-	TextFormats() []string
-}
+func (r Registry) RateUnit(name model.EngineName) string { return r.Info(name).RateUnit }
 
 // TextFormats is the text formats name's engine offers (nil when it says
 // none).
-func (r Registry) TextFormats(name model.EngineName) []string {
-	if f, ok := r[name].(TextFormatter); ok {
-		return f.TextFormats()
-	}
-	return nil
-}
+func (r Registry) TextFormats(name model.EngineName) []string { return r.Info(name).TextFormats }
 
 // KeyUser is implemented by engines whose phases sign requests with keys
 // (s3): a phase that carries no keys of its own takes its agent's

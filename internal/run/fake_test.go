@@ -22,7 +22,7 @@ import (
 // over RunMs, sending a snapshot every 10 ms; it can fail its preparation,
 // say its target lacks a feature, leave something behind, or run until
 // its context ends. Its params may carry a "secret", which Redact hides.
-type fakeEngine struct{}
+type fakeEngine struct{ engine.Base }
 
 type fakeParams struct {
 	Ops         uint64 `json:"ops"`
@@ -39,10 +39,7 @@ type fakeParams struct {
 	FlatAt  int `json:"flat_at,omitempty"`
 }
 
-var (
-	_ engine.Validator = fakeEngine{}
-	_ engine.Redactor  = fakeEngine{}
-)
+var _ engine.Redactor = fakeEngine{}
 
 // fakeEngines is the registry of the run's tests.
 var fakeEngines = engine.Registry{"fake": fakeEngine{}}
@@ -53,9 +50,11 @@ func (fakeEngine) params(p engine.Phase) (fakeParams, error) {
 	return fp, err
 }
 
-func (e fakeEngine) Validate(p engine.Phase) error {
-	_, err := e.params(p)
-	return err
+func (e fakeEngine) Plan(p engine.Phase) (engine.Plan, error) {
+	if _, err := e.params(p); err != nil {
+		return nil, err
+	}
+	return engine.BasePlan{}, nil
 }
 
 func (fakeEngine) Redact(p engine.Phase) engine.Phase {

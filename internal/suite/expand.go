@@ -84,10 +84,8 @@ func (x *Expanded) EstimateModels() []string {
 			continue
 		}
 		seen[p.Engine] = true
-		if e, err := x.engines.Lookup(p.Engine); err == nil {
-			if es, ok := e.(engine.Estimator); ok {
-				out = append(out, es.EstimateModel())
-			}
+		if m := x.engines.Info(p.Engine).EstimateModel; m != "" {
+			out = append(out, m)
 		}
 	}
 	return out

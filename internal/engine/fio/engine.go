@@ -89,8 +89,6 @@ type Engine struct{}
 
 var (
 	_ engine.Engine     = Engine{}
-	_ engine.Validator  = Engine{}
-	_ engine.Planner    = Engine{}
 	_ engine.SharedUser = Engine{}
 	_ engine.Prepared   = (*prepared)(nil)
 )
@@ -120,34 +118,6 @@ func resolve(p engine.Phase, vars *Vars) (*Params, *JobFile, error) {
 		return nil, nil, fmt.Errorf("%s: %v", ps.Job.Name, err)
 	}
 	return ps, jf, nil
-}
-
-// Validate checks the job file parses and, with its overrides, keeps to
-// PathRules. It lets through the options that --allow-exec governs: that is
-// decided by CheckPhase on the controller and by each agent, from their own
-// flags.
-func (Engine) Validate(p engine.Phase) error {
-	ps, jf, err := resolve(p, nil)
-	if err != nil {
-		return err
-	}
-	if err := jf.checkBounds(ps.Job.Name, ps); err != nil {
-		return err
-	}
-	return jf.CheckSafe(ps.Job.Name, true)
-}
-
-// Planned estimates the phase's duration from the job file with overrides.
-func (Engine) Planned(p engine.Phase) (time.Duration, error) {
-	ps, jf, err := resolve(p, nil)
-	if err != nil {
-		return 0, err
-	}
-	if ps.Stonewall != nil {
-		// The wear-out after the deadline is not known beforehand.
-		return time.Duration(*ps.Stonewall), nil
-	}
-	return runDuration(jf), nil
 }
 
 // SharedDir names the directory whose shared area a shared or read_from

@@ -76,8 +76,6 @@ func (Engine) DefaultHeadline(point map[string]string) model.Headline {
 	return model.HeadlineBandwidth
 }
 
-var _ engine.RateNamer = Engine{}
-
 var _ engine.TogetherStarter = Engine{}
 
 // StartsTogether says a phase whose fio Prepare starts, its jobs held at
@@ -92,12 +90,6 @@ func (Engine) StartsTogether(p engine.Phase) bool {
 	_, ok := heldJobs(jf)
 	return ok
 }
-
-// RateUnit names the engine's operation rates: IOPS.
-func (Engine) RateUnit() string { return "IOPS" }
-
-// TextFormats are the formats its results print in: wekatester's per phase, IOR's over a run.
-func (Engine) TextFormats() []string { return []string{model.FormatWekatester, model.FormatIOR} }
 
 // Carried is the count of blocks every job of a stonewall write wrote.
 func (Engine) Carried(hosts []*engine.HostResult) (int64, bool) { return WrittenBlocks(hosts) }

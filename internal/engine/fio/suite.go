@@ -257,7 +257,7 @@ func phasesOf(o settings) ([]engine.Phase, error) {
 			return nil, err
 		}
 		p := engine.Phase{Name: j.Name, Engine: model.EngineFio, Params: b}
-		if err := (Engine{}).Validate(p); err != nil {
+		if err := validate(p); err != nil {
 			return nil, err
 		}
 		out = append(out, p)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
@@ -74,18 +75,39 @@ var _ engine.Defaulter = Engine{}
 // Defaults are md's default settings (DefaultParams).
 func (Engine) Defaults() any { return DefaultParams() }
 
-var _ engine.RateNamer = Engine{}
-
 // StartsTogether says md phases start their hosts together themselves
 // (engine.TogetherStarter): every host meets the others at the "ranks"
 // barrier before the first operation, whose own barrier starts it on all.
 func (Engine) StartsTogether(engine.Phase) bool { return true }
 
-// RateUnit names the engine's operation rates: ops/s.
-func (Engine) RateUnit() string { return "ops/s" }
+// Info: md's rates are ops/s, its results print as mdtest's table, and
+// its phases' lengths are estimated (Estimate).
+func (Engine) Info() engine.Info {
+	return engine.Info{
+		RateUnit:      "ops/s",
+		TextFormats:   []string{model.FormatMdtest},
+		EstimateModel: "md phases run until their items are done; estimated at 1,000 operations per second per worker (items x operations x iterations; a stonewall bounds the creates)",
+	}
+}
 
-// TextFormats are the formats its results print in: mdtest's table.
-func (Engine) TextFormats() []string { return []string{model.FormatMdtest} }
+// plan is an md phase decoded.
+type plan struct {
+	engine.BasePlan
+	ps Params
+}
+
+// Plan decodes a phase's parameters (which checks them, without touching
+// the file system).
+func (Engine) Plan(ph engine.Phase) (engine.Plan, error) {
+	ps, err := phaseParams(ph)
+	if err != nil {
+		return nil, err
+	}
+	return plan{ps: ps}, nil
+}
+
+// Planned is the phase's estimated length (Estimate).
+func (pl plan) Planned() (time.Duration, bool) { return Estimate(pl.ps), true }
 
 var _ engine.OpMatcher = Engine{}
 

@@ -307,7 +307,7 @@ func TestTLSCertificateChoices(t *testing.T) {
 			p["duration"], p["objects"] = "200ms", 8
 			tc.mod(p)
 			ph := phaseOf(t, "tls", p)
-			err := Engine{}.Validate(ph)
+			err := validate(ph)
 			if err == nil {
 				err = prepareErr(t, p)
 			}

@@ -30,6 +30,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/encrypt"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/secret"
 )
@@ -38,11 +39,9 @@ import (
 type Engine struct{}
 
 var (
-	_ engine.Engine    = Engine{}
-	_ engine.Validator = Engine{}
-	_ engine.Planner   = Engine{}
-	_ engine.Locator   = Engine{}
-	_ engine.Prepared  = (*phase)(nil)
+	_ engine.Engine   = Engine{}
+	_ engine.Locator  = Engine{}
+	_ engine.Prepared = (*phase)(nil)
 )
 
 // Location names where host's phase puts its objects: bucket/prefix.
@@ -58,14 +57,30 @@ func (Engine) Location(p engine.Phase, runID, host string) (what, where string, 
 	return "objects", bucket + "/storbench/" + runID + "/" + sanitize(host) + "/" + sanitize(p.Name) + "/", nil
 }
 
-// Validate checks a phase without touching the network. Credentials are not
-// required here: an agent may hold them in its own environment.
-func (Engine) Validate(p engine.Phase) error {
+// Info: s3's rates are obj/s; its results print as warp's.
+func (Engine) Info() engine.Info {
+	return engine.Info{RateUnit: "obj/s", TextFormats: []string{model.FormatWarp}}
+}
+
+// plan is an s3 phase decoded.
+type plan struct {
+	engine.BasePlan
+	ps Params
+}
+
+// Plan decodes a phase's settings.
+func (Engine) Plan(p engine.Phase) (engine.Plan, error) {
 	ps, err := phaseParams(p)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	c, err := resolve(ps, engine.Credentials{AccessKey: secret.New("-"), SecretKey: secret.New("-")})
+	return plan{ps: ps}, nil
+}
+
+// Check checks a phase without touching the network. Credentials are not
+// required here: an agent may hold them in its own environment.
+func (pl plan) Check() error {
+	c, err := resolve(pl.ps, engine.Credentials{AccessKey: secret.New("-"), SecretKey: secret.New("-")})
 	if err != nil {
 		return err
 	}
@@ -76,16 +91,21 @@ func (Engine) Validate(p engine.Phase) error {
 	return c.loadTLS(1)
 }
 
-// Planned returns the measured stage's length (prepare and cleanup excluded).
-func (Engine) Planned(p engine.Phase) (time.Duration, error) {
-	ps, err := phaseParams(p)
+// Planned is the measured stage's length (prepare and cleanup excluded).
+func (pl plan) Planned() (time.Duration, bool) {
+	if pl.ps.Duration == 0 {
+		return 5 * time.Minute, false
+	}
+	return time.Duration(pl.ps.Duration), false
+}
+
+// validate plans p and checks it.
+func validate(p engine.Phase) error {
+	pl, err := Engine{}.Plan(p)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	if ps.Duration == 0 {
-		return 5 * time.Minute, nil
-	}
-	return time.Duration(ps.Duration), nil
+	return pl.Check()
 }
 
 // Redact returns the phase with its secrets removed, for anything that is

@@ -89,14 +89,6 @@ func phaseParams(p engine.Phase) (Params, error) {
 	return ps, err
 }
 
-var _ engine.RateNamer = Engine{}
-
-// RateUnit names the engine's operation rates: obj/s.
-func (Engine) RateUnit() string { return "obj/s" }
-
-// TextFormats are the formats its results print in: warp's.
-func (Engine) TextFormats() []string { return []string{model.FormatWarp} }
-
 var _ engine.KeyUser = Engine{}
 
 // OwnKeys says the phase carries both keys (a suite's s3 block).
