@@ -166,13 +166,6 @@ type Prepared interface {
 	Cleanup(ctx context.Context) error
 }
 
-// Redactor is implemented by engines whose phases can carry secrets (s3
-// keys written into a suite): Redact returns the phase without them, for
-// anything that is written down (run.json).
-type Redactor interface {
-	Redact(Phase) Phase
-}
-
 // AutoTermer is implemented by engines whose phases may end once throughput
 // is stable (s3 --autoterm). With several hosts the controller judges the
 // total of all hosts and stops them together; each host then runs the phase

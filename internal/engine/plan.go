@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/storbench/storbench/internal/model"
@@ -22,6 +23,10 @@ type Info struct {
 	// phases that run until their work is done (md), for a dry run; ""
 	// when its phases' lengths are planned, not estimated.
 	EstimateModel string
+	// Secrets are the settings whose values are secrets (s3's keys written
+	// into a suite): Registry.Redacted blanks them in anything written
+	// down (run.json, a dry run's plan).
+	Secrets []string
 }
 
 // Plan is one phase as its engine decoded it (Engine.Plan): the answers to
@@ -71,6 +76,32 @@ func (r Registry) Plan(p Phase) (Plan, error) {
 		return nil, err
 	}
 	return e.Plan(p)
+}
+
+// Redacted returns p without the secrets its engine declares (Info.Secrets):
+// each given one is "REDACTED". Params that are not an object, when the
+// engine has secrets, are dropped whole rather than risk one.
+func (r Registry) Redacted(p Phase) Phase {
+	secrets := r.Info(p.Engine).Secrets
+	if len(secrets) == 0 {
+		return p
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(p.Params, &m) != nil {
+		p.Params = json.RawMessage(`{}`)
+		return p
+	}
+	changed := false
+	for _, k := range secrets {
+		if _, ok := m[k]; ok {
+			m[k] = json.RawMessage(`"REDACTED"`)
+			changed = true
+		}
+	}
+	if changed {
+		p.Params, _ = json.Marshal(m)
+	}
+	return p
 }
 
 // Info is name's static facts (none for an unknown engine).

@@ -69,16 +69,6 @@ func (r Registry) Validate(p Phase) error {
 	return pl.Check()
 }
 
-// Redacted returns p without secrets, through its engine's Redactor.
-func (r Registry) Redacted(p Phase) Phase {
-	if e, err := r.Lookup(p.Engine); err == nil {
-		if rd, ok := e.(Redactor); ok {
-			return rd.Redact(p)
-		}
-	}
-	return p
-}
-
 // Locate asks p's engine where host's phase puts what it creates.
 func (r Registry) Locate(p Phase, runID, host string) (what, where string, ok bool) {
 	e, err := r.Lookup(p.Engine)

@@ -39,8 +39,6 @@ type fakeParams struct {
 	FlatAt  int `json:"flat_at,omitempty"`
 }
 
-var _ engine.Redactor = fakeEngine{}
-
 // fakeEngines is the registry of the run's tests.
 var fakeEngines = engine.Registry{"fake": fakeEngine{}}
 
@@ -57,15 +55,8 @@ func (e fakeEngine) Plan(p engine.Phase) (engine.Plan, error) {
 	return engine.BasePlan{}, nil
 }
 
-func (fakeEngine) Redact(p engine.Phase) engine.Phase {
-	var m map[string]any
-	_ = json.Unmarshal(p.Params, &m)
-	if _, ok := m["secret"]; ok {
-		m["secret"] = "REDACTED"
-	}
-	p.Params, _ = json.Marshal(m)
-	return p
-}
+// Info declares the fake's secret, which the registry hides.
+func (fakeEngine) Info() engine.Info { return engine.Info{Secrets: []string{"secret"}} }
 
 func (e fakeEngine) Prepare(_ context.Context, env engine.Env, p engine.Phase) (engine.Prepared, error) {
 	fp, err := e.params(p)

@@ -59,7 +59,11 @@ func (Engine) Location(p engine.Phase, runID, host string) (what, where string, 
 
 // Info: s3's rates are obj/s; its results print as warp's.
 func (Engine) Info() engine.Info {
-	return engine.Info{RateUnit: "obj/s", TextFormats: []string{model.FormatWarp}}
+	return engine.Info{
+		RateUnit:    "obj/s",
+		TextFormats: []string{model.FormatWarp},
+		Secrets:     []string{"access_key", "secret_key", "session_token"},
+	}
 }
 
 // plan is an s3 phase decoded.
@@ -106,35 +110,6 @@ func validate(p engine.Phase) error {
 		return err
 	}
 	return pl.Check()
-}
-
-// Redact returns the phase with its secrets removed, for anything that is
-// written down (run.json, logs). Results writers must call it.
-func (Engine) Redact(p engine.Phase) engine.Phase {
-	return RedactPhase(p)
-}
-
-// RedactPhase blanks access_key, secret_key and session_token in an s3
-// phase's params.
-func RedactPhase(p engine.Phase) engine.Phase {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(p.Params, &m) != nil {
-		// Not an object: keep nothing of it rather than risk a secret.
-		p.Params = json.RawMessage(`{}`)
-		return p
-	}
-	changed := false
-	for _, k := range []string{"access_key", "secret_key", "session_token"} {
-		if _, ok := m[k]; ok {
-			m[k] = json.RawMessage(`"REDACTED"`)
-			changed = true
-		}
-	}
-	if changed {
-		b, _ := json.Marshal(m)
-		p.Params = b
-	}
-	return p
 }
 
 // opNames returns the recorded operations of a benchmark kind.
