@@ -234,68 +234,6 @@ func (r Registry) Operations(name model.EngineName) []string {
 	return nil
 }
 
-// OpMatcher is implemented by engines that know, before a phase runs,
-// which operations it may record (fio's read, write and trim, and "JOB
-// write" for a job of its job file; an s3 get phase's GET), so a
-// controller refuses an agent's figures that name another: an agent that
-// is not storbench, or one tampered with, could name anything (an escape
-// sequence for the controller's terminal).
-type OpMatcher interface {
-	// MatchOps returns whether p may record an operation of a name, or
-	// nil when the engine cannot tell for p.
-	MatchOps(p Phase) func(op string) bool
-}
-
-// MatchOps returns whether p may record an operation of a name, and
-// whether its engine can tell.
-func (r Registry) MatchOps(p Phase) (func(op string) bool, bool) {
-	if m, ok := r[p.Engine].(OpMatcher); ok {
-		if f := m.MatchOps(p); f != nil {
-			return f, true
-		}
-	}
-	return nil, false
-}
-
-// OpNamer is implemented by engines that know, before a phase runs, the
-// operations it records by name (md's file-create, an s3 get phase's
-// GET), so that limits on its figures are checked, and the figures that
-// exist listed, before any load.
-type OpNamer interface {
-	// OpNames returns the operations p records, or nil when the engine
-	// cannot tell for p.
-	OpNames(p Phase) []string
-}
-
-// OpNames returns the operations p records, and whether its engine can
-// tell.
-func (r Registry) OpNames(p Phase) ([]string, bool) {
-	if n, ok := r[p.Engine].(OpNamer); ok {
-		if names := n.OpNames(p); names != nil {
-			return names, true
-		}
-	}
-	return nil, false
-}
-
-// TogetherStarter is implemented by engines whose phases are ready to
-// start the moment Prepare returned: a barrier across hosts (Env.Barrier)
-// before the first timed operation, whose release is the common start
-// (md), or the load started in Prepare and held at a start line that Run
-// opens at the start time (fio's gate, for the phases it can hold). The
-// controller gives their agents no time ahead of the common start time,
-// which is there only so that every host is ready when it comes.
-type TogetherStarter interface {
-	StartsTogether(p Phase) bool
-}
-
-// StartsTogether says whether phase p is ready to start on its hosts once
-// they prepared it (TogetherStarter).
-func (r Registry) StartsTogether(p Phase) bool {
-	s, ok := r[p.Engine].(TogetherStarter)
-	return ok && s.StartsTogether(p)
-}
-
 // Defaulter is implemented by engines whose settings have defaults other
 // than Go's zero values, so a command's flags can show them.
 type Defaulter interface {
@@ -464,25 +402,4 @@ func (r Registry) Probe(ctx context.Context, env Env, p Phase) (probe *model.Pro
 	}
 	probe, err = pr.Probe(ctx, env, p)
 	return probe, true, err
-}
-
-// ResultSizer is implemented by engines whose host results grow with the
-// phase beyond what any phase's result holds (fio's, with every job's
-// output, histograms and per-second latency): the controller bounds what
-// it takes from a remote agent as a result by this, so a legitimate
-// result always fits and a hostile one cannot take its memory.
-type ResultSizer interface {
-	// ResultBytes is at most how many bytes p's host result adds, in
-	// the protocol's JSON, to what every result may hold: fixed, and
-	// perSecond for each second its run lasts.
-	ResultBytes(p Phase) (fixed, perSecond int64)
-}
-
-// ResultBytes is what p's engine says its host results add (ResultSizer;
-// nothing when it says nothing).
-func (r Registry) ResultBytes(p Phase) (fixed, perSecond int64) {
-	if s, ok := r[p.Engine].(ResultSizer); ok {
-		return s.ResultBytes(p)
-	}
-	return 0, 0
 }

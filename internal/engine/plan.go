@@ -42,6 +42,43 @@ type Plan interface {
 	// the engine's model (estimated is then true); 0 when the engine can
 	// tell neither.
 	Planned() (d time.Duration, estimated bool)
+	// Advice is what the engine has to say about running the phase on
+	// hosts hosts: a setting that does not do what it usually does there
+	// (md's stride mapping every worker to itself). The run prints each
+	// line as a note; the phase runs all the same.
+	Advice(hosts int) []string
+	// StartsTogether says the phase is ready to start the moment Prepare
+	// returned: a barrier across hosts (Env.Barrier) before the first
+	// timed operation, whose release is the common start (md), or the load
+	// started in Prepare and held at a start line that Run opens at the
+	// start time (fio's gate, for the phases it can hold). The controller
+	// gives their agents no time ahead of the common start time, which is
+	// there only so that every host is ready when it comes.
+	StartsTogether() bool
+	// MatchOps returns whether the phase may record an operation of a
+	// name (fio's read, write and trim, and "JOB write" for a job of its
+	// job file; an s3 get phase's GET), or nil when the engine cannot
+	// tell: a controller refuses an agent's figures that name another (an
+	// agent that is not storbench, or one tampered with, could name
+	// anything: an escape sequence for the controller's terminal).
+	MatchOps() func(op string) bool
+	// OpNames are the operations the phase records by name (md's
+	// file-create, an s3 get phase's GET), or nil when the engine cannot
+	// tell, so that limits on its figures are checked, and the figures
+	// that exist listed, before any load.
+	OpNames() []string
+	// ResultBytes is at most how many bytes a host's result of the phase
+	// adds, in the protocol's JSON, to what every result may hold: fixed,
+	// and perSecond for each second its run lasts (fio's, with every
+	// job's output, histograms and per-second latency). The controller
+	// bounds what it takes from a remote agent as a result by this, so a
+	// legitimate result always fits and a hostile one cannot take its
+	// memory.
+	ResultBytes() (fixed, perSecond int64)
+	// Location says what (files, objects) host's phase creates and where,
+	// so a controller can name what a lost host leaves; ok false when the
+	// engine cannot tell.
+	Location(runID, host string) (what, where string, ok bool)
 }
 
 // BasePlan is the plan of a phase whose engine says nothing more of it:
@@ -53,6 +90,24 @@ func (BasePlan) Check() error { return nil }
 
 // Planned says the length is not known.
 func (BasePlan) Planned() (time.Duration, bool) { return 0, false }
+
+// Advice has nothing to say.
+func (BasePlan) Advice(int) []string { return nil }
+
+// StartsTogether says the phase needs the controller's lead.
+func (BasePlan) StartsTogether() bool { return false }
+
+// MatchOps cannot tell.
+func (BasePlan) MatchOps() func(string) bool { return nil }
+
+// OpNames cannot tell.
+func (BasePlan) OpNames() []string { return nil }
+
+// ResultBytes adds nothing.
+func (BasePlan) ResultBytes() (fixed, perSecond int64) { return 0, 0 }
+
+// Location cannot tell.
+func (BasePlan) Location(string, string) (what, where string, ok bool) { return "", "", false }
 
 // Base is an engine with no static facts whose phases' plans are BasePlan:
 // test engines embed it and state only what they have.
@@ -102,6 +157,60 @@ func (r Registry) Redacted(p Phase) Phase {
 		p.Params, _ = json.Marshal(m)
 	}
 	return p
+}
+
+// Advice asks p's plan for its notes on running p on hosts hosts.
+func (r Registry) Advice(p Phase, hosts int) []string {
+	if pl, err := r.Plan(p); err == nil {
+		return pl.Advice(hosts)
+	}
+	return nil
+}
+
+// StartsTogether says whether phase p is ready to start on its hosts once
+// they prepared it (Plan.StartsTogether).
+func (r Registry) StartsTogether(p Phase) bool {
+	pl, err := r.Plan(p)
+	return err == nil && pl.StartsTogether()
+}
+
+// MatchOps returns whether p may record an operation of a name, and
+// whether its engine can tell.
+func (r Registry) MatchOps(p Phase) (func(op string) bool, bool) {
+	if pl, err := r.Plan(p); err == nil {
+		if f := pl.MatchOps(); f != nil {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+// OpNames returns the operations p records, and whether its engine can
+// tell.
+func (r Registry) OpNames(p Phase) ([]string, bool) {
+	if pl, err := r.Plan(p); err == nil {
+		if names := pl.OpNames(); names != nil {
+			return names, true
+		}
+	}
+	return nil, false
+}
+
+// ResultBytes is what p's plan says its host results add (nothing when
+// p does not decode).
+func (r Registry) ResultBytes(p Phase) (fixed, perSecond int64) {
+	if pl, err := r.Plan(p); err == nil {
+		return pl.ResultBytes()
+	}
+	return 0, 0
+}
+
+// Locate asks p's plan where host's phase puts what it creates.
+func (r Registry) Locate(p Phase, runID, host string) (what, where string, ok bool) {
+	if pl, err := r.Plan(p); err == nil {
+		return pl.Location(runID, host)
+	}
+	return "", "", false
 }
 
 // Info is name's static facts (none for an unknown engine).

@@ -69,20 +69,6 @@ func (r Registry) Validate(p Phase) error {
 	return pl.Check()
 }
 
-// Locate asks p's engine where host's phase puts what it creates.
-func (r Registry) Locate(p Phase, runID, host string) (what, where string, ok bool) {
-	e, err := r.Lookup(p.Engine)
-	if err != nil {
-		return "", "", false
-	}
-	l, isLoc := e.(Locator)
-	if !isLoc {
-		return "", "", false
-	}
-	what, where, err = l.Location(p, runID, host)
-	return what, where, err == nil
-}
-
 // Planned is one phase's planned duration, or for engines whose phases run
 // until their work is done (md) an estimate from the engine's model
 // (estimated is then true), or 0 when the engine can tell neither (or the

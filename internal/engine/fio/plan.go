@@ -1,6 +1,7 @@
 package fio
 
 import (
+	"path/filepath"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -16,21 +17,34 @@ func (Engine) Info() engine.Info {
 	}
 }
 
-// plan is a fio phase decoded, its job file as fio will run it, with
-// placeholders for storbench's variables (no host has its values yet).
+// plan is a fio phase decoded: its settings and job file as written
+// (decoded, raw), and as fio will run them (params, job: resolve, with
+// placeholders for storbench's variables, as no host has its values yet).
 type plan struct {
 	engine.BasePlan
-	params *Params
-	job    *JobFile
+	decoded *Params
+	raw     *JobFile
+	params  *Params
+	job     *JobFile
 }
 
 // Plan decodes a phase and resolves its job file (resolve).
 func (Engine) Plan(p engine.Phase) (engine.Plan, error) {
+	decoded, raw, err := decode(p)
+	if err != nil {
+		return nil, err
+	}
 	ps, jf, err := resolve(p, nil)
 	if err != nil {
 		return nil, err
 	}
-	return plan{params: ps, job: jf}, nil
+	return plan{decoded: decoded, raw: raw, params: ps, job: jf}, nil
+}
+
+// Location names the directory host's phase works in: its files stay there
+// when the host is lost before cleanup.
+func (pl plan) Location(runID, host string) (what, where string, ok bool) {
+	return "files and directories", filepath.Join(pl.decoded.Dir, "storbench", runID, host, pl.decoded.Job.Name), true
 }
 
 // Check checks the job file, with its overrides, keeps to PathRules and

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -75,10 +76,10 @@ var _ engine.Defaulter = Engine{}
 // Defaults are md's default settings (DefaultParams).
 func (Engine) Defaults() any { return DefaultParams() }
 
-// StartsTogether says md phases start their hosts together themselves
-// (engine.TogetherStarter): every host meets the others at the "ranks"
-// barrier before the first operation, whose own barrier starts it on all.
-func (Engine) StartsTogether(engine.Phase) bool { return true }
+// StartsTogether says md phases start their hosts together themselves:
+// every host meets the others at the "ranks" barrier before the first
+// operation, whose own barrier starts it on all.
+func (plan) StartsTogether() bool { return true }
 
 // Info: md's rates are ops/s, its results print as mdtest's table, and
 // its phases' lengths are estimated (Estimate).
@@ -93,7 +94,18 @@ func (Engine) Info() engine.Info {
 // plan is an md phase decoded.
 type plan struct {
 	engine.BasePlan
-	ps Params
+	name string
+	ps   Params
+}
+
+// Location names the directory host's phase works in: its trees stay there
+// when the host is lost before cleanup. A host is lost only from a phase
+// on several hosts, so a phase that would share a tree there did.
+func (pl plan) Location(runID, host string) (what, where string, ok bool) {
+	if pl.ps.shared(2) {
+		return "files and directories", filepath.Join(pl.ps.Dir, "storbench", runID, engine.SharedName, pl.ps.sharedName(pl.name)), true
+	}
+	return "files and directories", filepath.Join(pl.ps.Dir, "storbench", runID, host, pl.name), true
 }
 
 // Plan decodes a phase's parameters (which checks them, without touching
@@ -103,28 +115,21 @@ func (Engine) Plan(ph engine.Phase) (engine.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return plan{ps: ps}, nil
+	return plan{name: ph.Name, ps: ps}, nil
 }
 
 // Planned is the phase's estimated length (Estimate).
 func (pl plan) Planned() (time.Duration, bool) { return Estimate(pl.ps), true }
 
-var _ engine.OpMatcher = Engine{}
-
 // MatchOps takes the operations an md phase may record: md's.
-func (Engine) MatchOps(engine.Phase) func(string) bool {
+func (plan) MatchOps() func(string) bool {
 	return func(op string) bool { return slices.Contains(OpNames[:], op) }
 }
 
-var _ engine.OpNamer = Engine{}
-
 // OpNames are the operations an md phase runs, in the order they run;
 // nil when its settings cannot be read (Validate says why).
-func (Engine) OpNames(ph engine.Phase) []string {
-	ps, err := phaseParams(ph)
-	if err != nil {
-		return nil
-	}
+func (pl plan) OpNames() []string {
+	ps := pl.ps
 	names := []string{}
 	for _, k := range ps.ops() {
 		names = append(names, k.String())

@@ -234,7 +234,7 @@ func TestSharedDeclared(t *testing.T) {
 			continue
 		}
 		// A host lost from it left its part there.
-		if _, where, _ := (Engine{}).Location(ph, "r1", "h9"); where != tc.where {
+		if _, where, _ := (engine.Registry{"md": Engine{}}).Locate(ph, "r1", "h9"); where != tc.where {
 			t.Errorf("%v: a lost host's files in %s, want %s", tc.params, where, tc.where)
 		}
 	}
@@ -264,7 +264,7 @@ func TestStrideAdvice(t *testing.T) {
 		{"rank_stride", 4, 4, 2, ""},
 	} {
 		raw, _ := json.Marshal(map[string]any{"dir": "/d", tc.key: tc.stride, "workers": tc.workers})
-		got := strings.Join(Engine{}.Advice(engine.Phase{Name: "p", Engine: "md", Params: raw}, tc.hosts), " ")
+		got := strings.Join((engine.Registry{"md": Engine{}}).Advice(engine.Phase{Name: "p", Engine: "md", Params: raw}, tc.hosts), " ")
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("%s %d, %d hosts x %d: %q, want %q", tc.key, tc.stride, tc.hosts, tc.workers, got, tc.want)
 		}

@@ -40,21 +40,16 @@ type Engine struct{}
 
 var (
 	_ engine.Engine   = Engine{}
-	_ engine.Locator  = Engine{}
 	_ engine.Prepared = (*phase)(nil)
 )
 
 // Location names where host's phase puts its objects: bucket/prefix.
-func (Engine) Location(p engine.Phase, runID, host string) (what, where string, err error) {
-	ps, err := phaseParams(p)
-	if err != nil {
-		return "", "", err
-	}
-	bucket := ps.Bucket
+func (pl plan) Location(runID, host string) (what, where string, ok bool) {
+	bucket := pl.ps.Bucket
 	if bucket == "" {
 		bucket = "storbench"
 	}
-	return "objects", bucket + "/storbench/" + runID + "/" + sanitize(host) + "/" + sanitize(p.Name) + "/", nil
+	return "objects", bucket + "/storbench/" + runID + "/" + sanitize(host) + "/" + sanitize(pl.name) + "/", true
 }
 
 // Info: s3's rates are obj/s; its results print as warp's.
@@ -69,7 +64,8 @@ func (Engine) Info() engine.Info {
 // plan is an s3 phase decoded.
 type plan struct {
 	engine.BasePlan
-	ps Params
+	name string
+	ps   Params
 }
 
 // Plan decodes a phase's settings.
@@ -78,7 +74,7 @@ func (Engine) Plan(p engine.Phase) (engine.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return plan{ps: ps}, nil
+	return plan{name: p.Name, ps: ps}, nil
 }
 
 // Check checks a phase without touching the network. Credentials are not

@@ -127,17 +127,13 @@ func (Engine) NoEndpoint(planned bool) string {
 // machine has.
 func (Engine) CheckResources(p engine.Phase) (string, error) { return "", CheckPlanMemory(p) }
 
-var _ engine.OpMatcher = Engine{}
-
 // MatchOps takes the requests an s3 phase records: those of its benchmark
-// (GET for get), or of any benchmark when its settings cannot be read
-// (Validate names what is wrong with them).
-func (Engine) MatchOps(p engine.Phase) func(string) bool {
+// (GET for get), or of any benchmark when its op is none (Check names
+// what is wrong with it).
+func (pl plan) MatchOps() func(string) bool {
 	ops := Ops
-	if ps, err := phaseParams(p); err == nil {
-		if op := strings.ToLower(strings.TrimSpace(ps.Op)); slices.Contains(Ops, op) {
-			ops = []string{op}
-		}
+	if op := strings.ToLower(strings.TrimSpace(pl.ps.Op)); slices.Contains(Ops, op) {
+		ops = []string{op}
 	}
 	var names []string
 	for _, op := range ops {
@@ -146,16 +142,10 @@ func (Engine) MatchOps(p engine.Phase) func(string) bool {
 	return func(op string) bool { return slices.Contains(names, op) }
 }
 
-var _ engine.OpNamer = Engine{}
-
 // OpNames are the requests an s3 phase's benchmark records (GET for
 // get); nil when its settings cannot be read (Validate says why).
-func (Engine) OpNames(p engine.Phase) []string {
-	ps, err := phaseParams(p)
-	if err != nil {
-		return nil
-	}
-	op := strings.ToLower(strings.TrimSpace(ps.Op))
+func (pl plan) OpNames() []string {
+	op := strings.ToLower(strings.TrimSpace(pl.ps.Op))
 	if !slices.Contains(Ops, op) {
 		return nil
 	}
