@@ -64,10 +64,10 @@ type probeParams struct {
 	Meet int `json:"meet,omitempty"`
 }
 
-func (probeEngine) ParamKeys() []string { return engine.JSONKeys(probeParams{}) }
-
 // Info names the probe's rates, which the summary keeps for readers.
-func (probeEngine) Info() engine.Info { return engine.Info{RateUnit: "stat/s"} }
+func (probeEngine) Info() engine.Info {
+	return engine.Info{RateUnit: "stat/s", ParamKeys: engine.JSONKeys(probeParams{})}
+}
 
 // probePlan is a probe phase decoded.
 type probePlan struct {

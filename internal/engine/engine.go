@@ -175,12 +175,6 @@ type AutoTermer interface {
 	WithoutAutoTerm(Phase) Phase
 }
 
-// KeyLister is implemented by engines that can list their parameter names,
-// so a suite can refuse a misspelt key with a suggestion.
-type KeyLister interface {
-	ParamKeys() []string
-}
-
 // WaitUntil sleeps until t or until ctx ends, whichever is first.
 func WaitUntil(ctx context.Context, t time.Time) error {
 	d := time.Until(t)
@@ -272,7 +266,7 @@ func refusedKey(raw json.RawMessage, v any) string {
 }
 
 // JSONKeys lists the JSON names of a struct's fields (and of its embedded
-// structs' fields), for engines implementing KeyLister from their Params.
+// structs' fields), for engines listing their Params in Info.ParamKeys.
 func JSONKeys(v any) []string {
 	var out []string
 	var walk func(t reflect.Type)

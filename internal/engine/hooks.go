@@ -219,36 +219,19 @@ func (r Registry) RequestLogging(p Phase) (RequestLogger, bool) {
 	return l, ok
 }
 
-// OpLister is implemented by engines whose phases run one of several
-// benchmarks named by an op setting (s3's get, put, ...), so a command can
-// offer and check them.
-type OpLister interface {
-	Operations() []string
-}
-
 // Operations lists name's benchmarks (nil when its engine has none).
 func (r Registry) Operations(name model.EngineName) []string {
-	if l, ok := r[name].(OpLister); ok {
-		return l.Operations()
-	}
-	return nil
-}
-
-// Defaulter is implemented by engines whose settings have defaults other
-// than Go's zero values, so a command's flags can show them.
-type Defaulter interface {
-	// Defaults returns the engine's default settings (its typed params).
-	Defaults() any
+	return r.Info(name).Operations
 }
 
 // Defaults is name's default settings by key, as a phase's params name
 // them (nil when the engine says none).
 func (r Registry) Defaults(name model.EngineName) map[string]any {
-	d, ok := r[name].(Defaulter)
-	if !ok {
+	d := r.Info(name).Defaults
+	if d == nil {
 		return nil
 	}
-	b, err := json.Marshal(d.Defaults())
+	b, err := json.Marshal(d)
 	var m map[string]any
 	if err != nil || json.Unmarshal(b, &m) != nil {
 		return nil

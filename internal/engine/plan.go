@@ -27,6 +27,19 @@ type Info struct {
 	// into a suite): Registry.Redacted blanks them in anything written
 	// down (run.json, a dry run's plan).
 	Secrets []string
+	// ParamKeys are the names of a phase's settings, so a suite can refuse
+	// a misspelt one with a suggestion (nil: not listed, nothing refused).
+	ParamKeys []string
+	// Defaults are the engine's default settings (its typed params), when
+	// they are other than Go's zero values, so a command's flags can show
+	// them.
+	Defaults any
+	// Operations are the benchmarks a phase's op setting names (s3's get,
+	// put, ...), so a command can offer and check them.
+	Operations []string
+	// PausesLoad says the engine's prepared phases are Pausers: a suite
+	// may give its phases pause events.
+	PausesLoad bool
 }
 
 // Plan is one phase as its engine decoded it (Engine.Plan): the answers to

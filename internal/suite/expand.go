@@ -331,12 +331,7 @@ func checkSharing(engines engine.Registry, where string, ps PhaseSpec) error {
 	if _, own := engines.Expander(ps.Engine); own || !ps.Shared && ps.ReadFrom == "" {
 		return nil
 	}
-	var keys []string
-	if e, err := engines.Lookup(ps.Engine); err == nil {
-		if kl, ok := e.(engine.KeyLister); ok {
-			keys = kl.ParamKeys()
-		}
-	}
+	keys := engines.Info(ps.Engine).ParamKeys
 	for key, set := range map[string]bool{"shared": ps.Shared, "read_from": ps.ReadFrom != ""} {
 		if set && !contains(keys, key) {
 			return fmt.Errorf("%s: %s: %s phases have no such mode; it is for %s phases", where, key, ps.Engine, sharers(engines))
@@ -441,12 +436,7 @@ func (s *Suite) entryCount(engines engine.Registry, ps PhaseSpec) int {
 // takesDir says eng's phases work in a directory (dir among its settings),
 // which the suite's dir gives when the entry sets none.
 func takesDir(engines engine.Registry, eng model.EngineName) bool {
-	e, err := engines.Lookup(eng)
-	if err != nil {
-		return false
-	}
-	kl, ok := e.(engine.KeyLister)
-	return ok && contains(kl.ParamKeys(), "dir")
+	return contains(engines.Info(eng).ParamKeys, "dir")
 }
 
 // sharers names the engines whose phases can be shared or read_from:
@@ -581,11 +571,10 @@ func checkKeys(engines engine.Registry, where string, eng model.EngineName, para
 		}
 		return fmt.Errorf("%s: %v", where, err)
 	}
-	kl, ok := e.(engine.KeyLister)
-	if !ok {
+	known := e.Info().ParamKeys
+	if known == nil {
 		return nil
 	}
-	known := kl.ParamKeys()
 	for k := range params {
 		if !contains(known, k) {
 			msg := fmt.Sprintf("%s: %s: unknown setting %q", where, eng, k)

@@ -14,6 +14,8 @@ func (Engine) Info() engine.Info {
 	return engine.Info{
 		RateUnit:    "IOPS",
 		TextFormats: []string{model.FormatWekatester, model.FormatIOR},
+		ParamKeys:   append([]string(nil), suiteKeys...),
+		PausesLoad:  true,
 	}
 }
 

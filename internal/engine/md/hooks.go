@@ -71,22 +71,15 @@ func (Engine) TakeSlots(ph engine.Phase, slots int, equal error) (engine.Phase, 
 	return ph, "", nil
 }
 
-var _ engine.Defaulter = Engine{}
-
-// Defaults are md's default settings (DefaultParams).
-func (Engine) Defaults() any { return DefaultParams() }
-
-// StartsTogether says md phases start their hosts together themselves:
-// every host meets the others at the "ranks" barrier before the first
-// operation, whose own barrier starts it on all.
-func (plan) StartsTogether() bool { return true }
-
 // Info: md's rates are ops/s, its results print as mdtest's table, and
 // its phases' lengths are estimated (Estimate).
 func (Engine) Info() engine.Info {
 	return engine.Info{
 		RateUnit:      "ops/s",
 		TextFormats:   []string{model.FormatMdtest},
+		ParamKeys:     engine.JSONKeys(Params{}),
+		Defaults:      DefaultParams(),
+		PausesLoad:    true,
 		EstimateModel: "md phases run until their items are done; estimated at 1,000 operations per second per worker (items x operations x iterations; a stonewall bounds the creates)",
 	}
 }

@@ -58,6 +58,9 @@ func (Engine) Info() engine.Info {
 		RateUnit:    "obj/s",
 		TextFormats: []string{model.FormatWarp},
 		Secrets:     []string{"access_key", "secret_key", "session_token"},
+		ParamKeys:   engine.JSONKeys(Params{}),
+		Operations:  append([]string(nil), Ops...),
+		PausesLoad:  true,
 	}
 }
 

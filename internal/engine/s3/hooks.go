@@ -16,12 +16,8 @@ import (
 var (
 	_ engine.PlanChecker     = Engine{}
 	_ engine.RequestLogger   = Engine{}
-	_ engine.OpLister        = Engine{}
 	_ engine.ResourceChecker = Engine{}
 )
-
-// Operations lists the benchmarks, as `storbench s3 OP` names them.
-func (Engine) Operations() []string { return append([]string(nil), Ops...) }
 
 // CheckPlan refuses, on this machine (env.Local), an s3 phase's --bind
 // address that is not one of the machine's, and its benchdata file that
