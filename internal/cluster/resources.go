@@ -15,7 +15,7 @@ import (
 // Resources is one host's answer to the check of a phase's resources,
 // made on that host before the phase is prepared: what the phase needs of
 // its directory's file system there (engine.SpaceReporter), or what the
-// host's own check (engine.ResourceChecker: memory) says.
+// host's own check (engine.Plan.CheckResources: memory) says.
 type Resources struct {
 	Space *engine.Space `json:"space,omitempty"`
 	// Note says what could not be checked.
@@ -57,8 +57,8 @@ func (a *LocalAgent) Resources(_ context.Context, p engine.Phase, hosts, rank in
 		}
 		return out, nil
 	}
-	if rc, ok := e.(engine.ResourceChecker); ok {
-		note, err := rc.CheckResources(p)
+	if pl, err := e.Plan(p); err == nil {
+		note, err := pl.CheckResources()
 		out.Note = note
 		if err != nil {
 			out.Refusal = err.Error()

@@ -204,21 +204,6 @@ type MissingTool struct {
 func (e *MissingTool) Error() string { return e.Err.Error() }
 func (e *MissingTool) Unwrap() error { return e.Err }
 
-// RequestLogger is implemented by engines that can write every request of
-// a phase to a file (s3's benchdata), so a local run can keep that file in
-// the phase's host folder of the results (s3 --full).
-type RequestLogger interface {
-	// LogRequestsIn returns p writing its requests into dir, which exists.
-	LogRequestsIn(p Phase, dir string) (Phase, error)
-}
-
-// RequestLogging says whether p's engine can write every request to a
-// file (a RequestLogger).
-func (r Registry) RequestLogging(p Phase) (RequestLogger, bool) {
-	l, ok := r[p.Engine].(RequestLogger)
-	return l, ok
-}
-
 // Operations lists name's benchmarks (nil when its engine has none).
 func (r Registry) Operations(name model.EngineName) []string {
 	return r.Info(name).Operations
@@ -266,25 +251,17 @@ func (r Registry) RateUnit(name model.EngineName) string { return r.Info(name).R
 // none).
 func (r Registry) TextFormats(name model.EngineName) []string { return r.Info(name).TextFormats }
 
-// KeyUser is implemented by engines whose phases sign requests with keys
-// (s3): a phase that carries no keys of its own takes its agent's
-// (Env.Credentials), which a local run must then have.
-type KeyUser interface {
-	// OwnKeys says p carries a complete key pair of its own.
-	OwnKeys(p Phase) bool
-}
-
 // UsesKeys says p's engine signs requests with keys.
-func (r Registry) UsesKeys(p Phase) bool {
-	_, ok := r[p.Engine].(KeyUser)
-	return ok
-}
+func (r Registry) UsesKeys(p Phase) bool { return r.Info(p.Engine).UsesKeys }
 
 // LacksKeys says p's engine signs requests with keys and p carries none
 // of its own: it needs its agent's.
 func (r Registry) LacksKeys(p Phase) bool {
-	k, ok := r[p.Engine].(KeyUser)
-	return ok && !k.OwnKeys(p)
+	if !r.UsesKeys(p) {
+		return false
+	}
+	pl, err := r.Plan(p)
+	return err != nil || !pl.OwnKeys()
 }
 
 // Endpointed is implemented by engines whose phases need a service
@@ -338,24 +315,15 @@ func (r Registry) WithCarried(p Phase, carried map[string]int64) (Phase, error) 
 	return p, nil
 }
 
-// ResourceChecker is implemented by engines whose phases need what this
-// machine may not have, checkable before any load (fio's free space, s3's
-// memory for its plan), so a dry run refuses what the run would.
-type ResourceChecker interface {
-	// CheckResources refuses p when this machine cannot hold it; note
-	// says what could not be checked ("" when all was).
-	CheckResources(p Phase) (note string, err error)
-}
-
 // CheckResources checks every phase's resources on this machine, in
 // order; it returns the first refusal and the notes of what was not known.
 func (r Registry) CheckResources(phases []Phase) (notes []string, err error) {
 	for _, p := range phases {
-		c, ok := r[p.Engine].(ResourceChecker)
-		if !ok {
+		pl, err := r.Plan(p)
+		if err != nil {
 			continue
 		}
-		note, err := c.CheckResources(p)
+		note, err := pl.CheckResources()
 		if err != nil {
 			return nil, err
 		}

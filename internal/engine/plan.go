@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/storbench/storbench/internal/model"
@@ -40,6 +41,14 @@ type Info struct {
 	// PausesLoad says the engine's prepared phases are Pausers: a suite
 	// may give its phases pause events.
 	PausesLoad bool
+	// UsesKeys says the engine signs requests with keys (s3): a phase
+	// that carries no keys of its own (Plan.OwnKeys) takes its agent's
+	// (Env.Credentials), which a local run must then have.
+	UsesKeys bool
+	// LogsRequests says a phase can write every request to a file
+	// (Plan.LogRequestsIn: s3's benchdata), so a local run can keep that
+	// file in the phase's host folder of the results (s3 --full).
+	LogsRequests bool
 }
 
 // Plan is one phase as its engine decoded it (Engine.Plan): the answers to
@@ -92,6 +101,26 @@ type Plan interface {
 	// so a controller can name what a lost host leaves; ok false when the
 	// engine cannot tell.
 	Location(runID, host string) (what, where string, ok bool)
+	// SharedDir is the target directory whose shared area the phase, run
+	// on hosts hosts, works in (SharedWorkspace), rather than, or besides,
+	// each host's own directory; ok false when it works in none. The run
+	// proves that the hosts of such a phase see one file system there
+	// before any phase runs, and removes the shared area at its end
+	// (RemoveShared) unless it keeps its files. Cleanup once: an entry of
+	// the shared area is removed by one host (rank 0), in the Cleanup of
+	// the last phase that uses it.
+	SharedDir(hosts int) (dir string, ok bool)
+	// CheckResources refuses the phase when this machine cannot hold it
+	// (fio's free space, s3's memory for its plan), checkable before any
+	// load, so a dry run refuses what the run would; note says what could
+	// not be checked ("" when all was).
+	CheckResources() (note string, err error)
+	// OwnKeys says the phase carries a complete key pair of its own
+	// (Info.UsesKeys).
+	OwnKeys() bool
+	// LogRequestsIn returns the phase writing its requests into dir, which
+	// exists (Info.LogsRequests).
+	LogRequestsIn(dir string) (Phase, error)
 }
 
 // BasePlan is the plan of a phase whose engine says nothing more of it:
@@ -121,6 +150,20 @@ func (BasePlan) ResultBytes() (fixed, perSecond int64) { return 0, 0 }
 
 // Location cannot tell.
 func (BasePlan) Location(string, string) (what, where string, ok bool) { return "", "", false }
+
+// SharedDir says the phase works in no shared area.
+func (BasePlan) SharedDir(int) (string, bool) { return "", false }
+
+// CheckResources checks nothing.
+func (BasePlan) CheckResources() (string, error) { return "", nil }
+
+// OwnKeys says the phase carries no keys.
+func (BasePlan) OwnKeys() bool { return false }
+
+// LogRequestsIn refuses: the engine logs no requests.
+func (BasePlan) LogRequestsIn(string) (Phase, error) {
+	return Phase{}, errors.New("this engine writes no request log")
+}
 
 // Base is an engine with no static facts whose phases' plans are BasePlan:
 // test engines embed it and state only what they have.
@@ -224,6 +267,25 @@ func (r Registry) Locate(p Phase, runID, host string) (what, where string, ok bo
 		return pl.Location(runID, host)
 	}
 	return "", "", false
+}
+
+// SharedDir is the target directory whose shared area p, run on hosts
+// hosts, works in (Plan.SharedDir).
+func (r Registry) SharedDir(p Phase, hosts int) (string, bool) {
+	if pl, err := r.Plan(p); err == nil {
+		return pl.SharedDir(hosts)
+	}
+	return "", false
+}
+
+// LogRequestsIn returns p writing its requests into dir (Plan.LogRequestsIn;
+// its engine's Info.LogsRequests).
+func (r Registry) LogRequestsIn(p Phase, dir string) (Phase, error) {
+	pl, err := r.Plan(p)
+	if err != nil {
+		return p, err
+	}
+	return pl.LogRequestsIn(dir)
 }
 
 // Info is name's static facts (none for an unknown engine).

@@ -88,9 +88,8 @@ func (ps *Params) usesArea() bool { return ps.Shared || ps.ReadFrom != "" || ps.
 type Engine struct{}
 
 var (
-	_ engine.Engine     = Engine{}
-	_ engine.SharedUser = Engine{}
-	_ engine.Prepared   = (*prepared)(nil)
+	_ engine.Engine   = Engine{}
+	_ engine.Prepared = (*prepared)(nil)
 )
 
 // resolve decodes a phase and makes its job file what fio will run: the
@@ -122,12 +121,11 @@ func resolve(p engine.Phase, vars *Vars) (*Params, *JobFile, error) {
 
 // SharedDir names the directory whose shared area a shared or read_from
 // phase, or one that keeps its files for such a phase, works in.
-func (Engine) SharedDir(p engine.Phase, _ int) (string, bool) {
-	ps, _, err := decode(p)
-	if err != nil || !ps.usesArea() {
+func (pl plan) SharedDir(int) (string, bool) {
+	if !pl.decoded.usesArea() {
 		return "", false
 	}
-	return ps.Dir, true
+	return pl.decoded.Dir, true
 }
 
 // FindFio resolves the fio binary, with a one-line error saying what to do.

@@ -11,11 +11,10 @@ import (
 )
 
 var (
-	_ engine.Linker          = Engine{}
-	_ engine.PlanChecker     = Engine{}
-	_ engine.ToolVersioner   = Engine{}
-	_ engine.Carrier         = Engine{}
-	_ engine.ResourceChecker = Engine{}
+	_ engine.Linker        = Engine{}
+	_ engine.PlanChecker   = Engine{}
+	_ engine.ToolVersioner = Engine{}
+	_ engine.Carrier       = Engine{}
 )
 
 // Link settles read_from links across the plan (see Link).
@@ -98,7 +97,7 @@ func (Engine) WithCarried(p engine.Phase, written map[string]int64) (engine.Phas
 
 // CheckResources refuses files past the free space of their directory on
 // this machine; the note says where the file system does not tell it.
-func (Engine) CheckResources(p engine.Phase) (string, error) { return CheckSpace(p, 1) }
+func (pl plan) CheckResources() (string, error) { return CheckSpace(pl.phase, 1) }
 
 // MatchOps takes the operations a fio phase records: fio's directions,
 // alone or after the name of a job of its job file ("seq write", when

@@ -24,6 +24,7 @@ func (Engine) Info() engine.Info {
 // placeholders for storbench's variables, as no host has its values yet).
 type plan struct {
 	engine.BasePlan
+	phase   engine.Phase
 	decoded *Params
 	raw     *JobFile
 	params  *Params
@@ -40,7 +41,7 @@ func (Engine) Plan(p engine.Phase) (engine.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return plan{decoded: decoded, raw: raw, params: ps, job: jf}, nil
+	return plan{phase: p, decoded: decoded, raw: raw, params: ps, job: jf}, nil
 }
 
 // Location names the directory host's phase works in: its files stay there

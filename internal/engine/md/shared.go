@@ -10,19 +10,16 @@ import (
 	"github.com/storbench/storbench/internal/model"
 )
 
-var _ engine.SharedUser = Engine{}
-
 // SharedDir names the target directory whose shared area a phase on hosts
 // hosts works in: with one tree for all hosts (no -u) or a stride (-N) on
 // several hosts, which must then see it as one namespace (the run proves
 // it), and with a tree that phases share, even on one host, so that the
 // run removes it at its end if the phase that removes it never ran.
-func (Engine) SharedDir(ph engine.Phase, hosts int) (string, bool) {
-	p, err := phaseParams(ph)
-	if err != nil || !p.shared(hosts) {
+func (pl plan) SharedDir(hosts int) (string, bool) {
+	if !pl.ps.shared(hosts) {
 		return "", false
 	}
-	return p.Dir, true
+	return pl.ps.Dir, true
 }
 
 // Advice warns of a stride that does not make reads cross hosts: -N on

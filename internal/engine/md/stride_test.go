@@ -226,7 +226,7 @@ func TestSharedDeclared(t *testing.T) {
 		tc.params["dir"] = "/d"
 		raw, _ := json.Marshal(tc.params)
 		ph := engine.Phase{Name: "p", Engine: "md", Params: raw}
-		got, ok := Engine{}.SharedDir(ph, tc.hosts)
+		got, ok := (engine.Registry{"md": Engine{}}).SharedDir(ph, tc.hosts)
 		if got != tc.want || ok != (tc.want != "") {
 			t.Errorf("%v on %d hosts: %q %v, want %q", tc.params, tc.hosts, got, ok, tc.want)
 		}

@@ -55,20 +55,23 @@ func (pl plan) Location(runID, host string) (what, where string, ok bool) {
 // Info: s3's rates are obj/s; its results print as warp's.
 func (Engine) Info() engine.Info {
 	return engine.Info{
-		RateUnit:    "obj/s",
-		TextFormats: []string{model.FormatWarp},
-		Secrets:     []string{"access_key", "secret_key", "session_token"},
-		ParamKeys:   engine.JSONKeys(Params{}),
-		Operations:  append([]string(nil), Ops...),
-		PausesLoad:  true,
+		RateUnit:     "obj/s",
+		TextFormats:  []string{model.FormatWarp},
+		Secrets:      []string{"access_key", "secret_key", "session_token"},
+		ParamKeys:    engine.JSONKeys(Params{}),
+		Operations:   append([]string(nil), Ops...),
+		PausesLoad:   true,
+		UsesKeys:     true,
+		LogsRequests: true,
 	}
 }
 
 // plan is an s3 phase decoded.
 type plan struct {
 	engine.BasePlan
-	name string
-	ps   Params
+	phase engine.Phase
+	name  string
+	ps    Params
 }
 
 // Plan decodes a phase's settings.
@@ -77,7 +80,7 @@ func (Engine) Plan(p engine.Phase) (engine.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return plan{name: p.Name, ps: ps}, nil
+	return plan{phase: p, name: p.Name, ps: ps}, nil
 }
 
 // Check checks a phase without touching the network. Credentials are not

@@ -14,9 +14,7 @@ import (
 )
 
 var (
-	_ engine.PlanChecker     = Engine{}
-	_ engine.RequestLogger   = Engine{}
-	_ engine.ResourceChecker = Engine{}
+	_ engine.PlanChecker = Engine{}
 )
 
 // CheckPlan refuses, on this machine (env.Local), an s3 phase's --bind
@@ -56,7 +54,8 @@ func (Engine) CheckPlan(_ context.Context, env engine.CheckEnv, phases []engine.
 }
 
 // LogRequestsIn points the phase's benchdata file into dir.
-func (Engine) LogRequestsIn(ph engine.Phase, dir string) (engine.Phase, error) {
+func (pl plan) LogRequestsIn(dir string) (engine.Phase, error) {
+	ph := pl.phase
 	var m map[string]any
 	if err := json.Unmarshal(ph.Params, &m); err != nil {
 		return ph, err
@@ -85,13 +84,8 @@ func phaseParams(p engine.Phase) (Params, error) {
 	return ps, err
 }
 
-var _ engine.KeyUser = Engine{}
-
 // OwnKeys says the phase carries both keys (a suite's s3 block).
-func (Engine) OwnKeys(ph engine.Phase) bool {
-	p, err := phaseParams(ph)
-	return err == nil && p.AccessKey != "" && p.SecretKey != ""
-}
+func (pl plan) OwnKeys() bool { return pl.ps.AccessKey != "" && pl.ps.SecretKey != "" }
 
 var _ engine.Endpointed = Engine{}
 
@@ -121,7 +115,7 @@ func (Engine) NoEndpoint(planned bool) string {
 
 // CheckResources refuses a plan whose objects need more memory than this
 // machine has.
-func (Engine) CheckResources(p engine.Phase) (string, error) { return "", CheckPlanMemory(p) }
+func (pl plan) CheckResources() (string, error) { return "", CheckPlanMemory(pl.phase) }
 
 // MatchOps takes the requests an s3 phase records: those of its benchmark
 // (GET for get), or of any benchmark when its op is none (Check names
