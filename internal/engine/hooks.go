@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/storbench/storbench/internal/hosts"
 	"github.com/storbench/storbench/internal/model"
 )
 
@@ -70,17 +69,6 @@ type ToolVersioner interface {
 	ToolVersion(env Env) (tool, version string, ok bool)
 }
 
-// SlotTaker is implemented by engines whose phases, like MPI ranks, can
-// run one worker per slot of a host file (md).
-type SlotTaker interface {
-	// TakeSlots returns p running slots workers per host. A phase that
-	// chose its own worker count is returned as it was, with a note that
-	// says so. equal is the error when the hosts' slots differ (slots is
-	// then the most any host gives), for the engine to return (naming how
-	// else to set workers) if p needs them.
-	TakeSlots(p Phase, slots int, equal error) (out Phase, note string, err error)
-}
-
 // Link settles the links of every Linker engine's phases across the plan.
 func (r Registry) Link(phases []Phase, hosts []int) ([]Phase, error) {
 	for _, n := range r.Names() {
@@ -138,33 +126,44 @@ func (r Registry) ToolVersions(env Env) map[string]string {
 	return out
 }
 
-// WithSlots gives the phases of SlotTaker engines the slots of the host
+// Slots are the slots the hosts' host files give, as the contract needs
+// them: workers per host, not host files (internal/hosts reads those).
+type Slots struct {
+	// Most is the most slots any host gives (0: none gives any).
+	Most int
+	// Equal is every host's slots when all give the same; Differ, when
+	// they do not, says how, naming the hosts.
+	Equal  int
+	Differ error
+}
+
+// WithSlots gives the phases of engines that take slots (Info.TakesSlots) the slots of the host
 // files as workers per host, as mpiexec starts one rank per slot. Every
 // host receives the same phase, so the slots must be equal on all hosts
 // for a phase that takes them; where no phase takes them, they are only
 // noted.
-func (r Registry) WithSlots(phases []Phase, entries []hosts.Entry) ([]Phase, []string, error) {
-	given := 0
-	for _, e := range entries {
-		given = max(given, e.Slots)
-	}
+func (r Registry) WithSlots(phases []Phase, s Slots) ([]Phase, []string, error) {
+	given := s.Most
 	if given == 0 {
 		return phases, nil, nil
 	}
 	var notes []string
 	out := append([]Phase(nil), phases...)
 	taken, takers := false, 0
-	slots, equal := hosts.EqualSlots(entries)
+	slots, equal := s.Equal, s.Differ
 	if equal != nil {
 		slots = given // for a note; a phase that takes them refuses
 	}
 	for i, ph := range phases {
-		st, ok := r[ph.Engine].(SlotTaker)
-		if !ok {
+		if !r.Info(ph.Engine).TakesSlots {
 			continue
 		}
 		takers++
-		np, note, err := st.TakeSlots(ph, slots, equal)
+		pl, err := r.Plan(ph)
+		if err != nil {
+			continue // Validate names what is wrong
+		}
+		np, note, err := pl.TakeSlots(slots, equal)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -177,7 +176,7 @@ func (r Registry) WithSlots(phases []Phase, entries []hosts.Entry) ([]Phase, []s
 	}
 	var names []string
 	for _, n := range r.Names() {
-		if _, ok := r[n].(SlotTaker); ok {
+		if r[n].Info().TakesSlots {
 			names = append(names, string(n))
 		}
 	}

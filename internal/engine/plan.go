@@ -49,6 +49,9 @@ type Info struct {
 	// (Plan.LogRequestsIn: s3's benchdata), so a local run can keep that
 	// file in the phase's host folder of the results (s3 --full).
 	LogsRequests bool
+	// TakesSlots says a phase can, like MPI ranks, run one worker per slot
+	// of a host file (md: Plan.TakeSlots).
+	TakesSlots bool
 }
 
 // Plan is one phase as its engine decoded it (Engine.Plan): the answers to
@@ -121,6 +124,13 @@ type Plan interface {
 	// LogRequestsIn returns the phase writing its requests into dir, which
 	// exists (Info.LogsRequests).
 	LogRequestsIn(dir string) (Phase, error)
+	// TakeSlots returns the phase running slots workers per host
+	// (Info.TakesSlots). A phase that chose its own worker count is
+	// returned as it was, with a note that says so. equal is the error
+	// when the hosts' slots differ (slots is then the most any host
+	// gives), for the engine to return (naming how else to set workers)
+	// if the phase needs them.
+	TakeSlots(slots int, equal error) (out Phase, note string, err error)
 }
 
 // BasePlan is the plan of a phase whose engine says nothing more of it:
@@ -163,6 +173,11 @@ func (BasePlan) OwnKeys() bool { return false }
 // LogRequestsIn refuses: the engine logs no requests.
 func (BasePlan) LogRequestsIn(string) (Phase, error) {
 	return Phase{}, errors.New("this engine writes no request log")
+}
+
+// TakeSlots refuses: the engine takes no slots.
+func (BasePlan) TakeSlots(int, error) (Phase, string, error) {
+	return Phase{}, "", errors.New("this engine takes no slots")
 }
 
 // Base is an engine with no static facts whose phases' plans are BasePlan:

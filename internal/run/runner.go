@@ -51,7 +51,7 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	slotted, notes, err := r.Engines.WithSlots(p.Phases, p.Agents.Hosts)
+	slotted, notes, err := r.Engines.WithSlots(p.Phases, slotsOf(p.Agents.Hosts))
 	if err != nil {
 		return nil, badInput(err)
 	}

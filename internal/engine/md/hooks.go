@@ -15,7 +15,6 @@ import (
 
 var (
 	_ engine.PlanChecker = Engine{}
-	_ engine.SlotTaker   = Engine{}
 )
 
 // CheckPlan refuses trees used before they are made or left behind across
@@ -45,7 +44,8 @@ func (Engine) CheckPlan(_ context.Context, env engine.CheckEnv, phases []engine.
 
 // TakeSlots gives a phase that sets no workers (-t) one worker per slot,
 // as mpiexec starts one mdtest rank per slot.
-func (Engine) TakeSlots(ph engine.Phase, slots int, equal error) (engine.Phase, string, error) {
+func (pl plan) TakeSlots(slots int, equal error) (engine.Phase, string, error) {
+	ph := pl.phase
 	// json.Number keeps every number as written (a seed above 2^53).
 	var m map[string]any
 	dec := json.NewDecoder(bytes.NewReader(ph.Params))
@@ -80,6 +80,7 @@ func (Engine) Info() engine.Info {
 		ParamKeys:     engine.JSONKeys(Params{}),
 		Defaults:      DefaultParams(),
 		PausesLoad:    true,
+		TakesSlots:    true,
 		EstimateModel: "md phases run until their items are done; estimated at 1,000 operations per second per worker (items x operations x iterations; a stonewall bounds the creates)",
 	}
 }
@@ -87,8 +88,9 @@ func (Engine) Info() engine.Info {
 // plan is an md phase decoded.
 type plan struct {
 	engine.BasePlan
-	name string
-	ps   Params
+	phase engine.Phase
+	name  string
+	ps    Params
 }
 
 // Location names the directory host's phase works in: its trees stay there
@@ -108,7 +110,7 @@ func (Engine) Plan(ph engine.Phase) (engine.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return plan{name: ph.Name, ps: ps}, nil
+	return plan{phase: ph, name: ph.Name, ps: ps}, nil
 }
 
 // Planned is the phase's estimated length (Estimate).
