@@ -52,6 +52,13 @@ type Info struct {
 	// TakesSlots says a phase can, like MPI ranks, run one worker per slot
 	// of a host file (md: Plan.TakeSlots).
 	TakesSlots bool
+	// ReportsSpace says a phase lays out files of a size known before any
+	// load (fio): the controller asks every host of a phase for its space
+	// (Plan.SpaceOf), before it is prepared, instead of the host's own
+	// check (Plan.CheckResources), and refuses a plan whose hosts together
+	// cannot fit in a file system they share, after the removals of earlier
+	// phases' files on every host have ended.
+	ReportsSpace bool
 }
 
 // Plan is one phase as its engine decoded it (Engine.Plan): the answers to
@@ -131,6 +138,10 @@ type Plan interface {
 	// gives), for the engine to return (naming how else to set workers)
 	// if the phase needs them.
 	TakeSlots(slots int, equal error) (out Phase, note string, err error)
+	// SpaceOf reports the space the phase needs on this host, rank of
+	// hosts (Info.ReportsSpace); ok is false when it lays out nothing of a
+	// known size.
+	SpaceOf(hosts, rank int) (sp Space, ok bool)
 }
 
 // BasePlan is the plan of a phase whose engine says nothing more of it:
@@ -179,6 +190,9 @@ func (BasePlan) LogRequestsIn(string) (Phase, error) {
 func (BasePlan) TakeSlots(int, error) (Phase, string, error) {
 	return Phase{}, "", errors.New("this engine takes no slots")
 }
+
+// SpaceOf reports nothing.
+func (BasePlan) SpaceOf(int, int) (Space, bool) { return Space{}, false }
 
 // Base is an engine with no static facts whose phases' plans are BasePlan:
 // test engines embed it and state only what they have.

@@ -12,10 +12,11 @@ import (
 // phase and IOR's over a run.
 func (Engine) Info() engine.Info {
 	return engine.Info{
-		RateUnit:    "IOPS",
-		TextFormats: []string{model.FormatWekatester, model.FormatIOR},
-		ParamKeys:   append([]string(nil), suiteKeys...),
-		PausesLoad:  true,
+		RateUnit:     "IOPS",
+		TextFormats:  []string{model.FormatWekatester, model.FormatIOR},
+		ParamKeys:    append([]string(nil), suiteKeys...),
+		PausesLoad:   true,
+		ReportsSpace: true,
 	}
 }
 
