@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -263,25 +264,55 @@ func (r Registry) LacksKeys(p Phase) bool {
 	return err != nil || !pl.OwnKeys()
 }
 
-// Endpointed is implemented by engines whose phases need a service
-// endpoint (s3's host), which the environment may give instead of the
-// suite, so a suite can skip an optional entry without one and a dry run
-// can plan one.
-type Endpointed interface {
-	// HasEndpoint says settings name an endpoint.
-	HasEndpoint(settings map[string]any) bool
-	// WithPlaceholder returns settings naming a stand-in endpoint, to
-	// validate a dry run's phase planned before one is known.
-	WithPlaceholder(settings map[string]any) map[string]any
-	// NoEndpoint is the note for phases without one: an optional entry
-	// skipped, or (planned) phases a dry run planned.
-	NoEndpoint(planned bool) string
+// Endpoint is how an engine's phases name the service endpoint they need
+// (s3's host), which the environment may give instead of the suite, so a
+// suite can skip an optional entry without one and a dry run can plan one.
+type Endpoint struct {
+	// Keys are the settings that name an endpoint (any one does).
+	Keys []string
+	// Placeholder are settings naming a stand-in endpoint, to validate a
+	// dry run's phase planned before one is known.
+	Placeholder map[string]any
+	// Skipped is the note for an optional entry skipped without one, and
+	// Planned for the phases a dry run planned without one.
+	Skipped, Planned string
 }
 
-// Endpointed returns name's Endpointed, if its engine needs an endpoint.
-func (r Registry) Endpointed(name model.EngineName) (Endpointed, bool) {
-	e, ok := r[name].(Endpointed)
-	return e, ok
+// HasEndpoint says settings name an endpoint.
+func (e *Endpoint) HasEndpoint(settings map[string]any) bool {
+	for _, k := range e.Keys {
+		if _, ok := settings[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// WithPlaceholder returns settings with the stand-in endpoint under
+// those they name.
+func (e *Endpoint) WithPlaceholder(settings map[string]any) map[string]any {
+	out := maps.Clone(e.Placeholder)
+	if out == nil {
+		out = map[string]any{}
+	}
+	maps.Copy(out, settings)
+	return out
+}
+
+// NoEndpoint is the note for phases without one: an optional entry
+// skipped, or (planned) phases a dry run planned.
+func (e *Endpoint) NoEndpoint(planned bool) string {
+	if planned {
+		return e.Planned
+	}
+	return e.Skipped
+}
+
+// Endpointed returns name's Endpoint (Info.Endpoint), if its engine needs
+// one.
+func (r Registry) Endpointed(name model.EngineName) (*Endpoint, bool) {
+	ep := r.Info(name).Endpoint
+	return ep, ep != nil
 }
 
 // Carrier is implemented by engines whose phases hand a figure the hosts

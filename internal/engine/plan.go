@@ -59,6 +59,9 @@ type Info struct {
 	// cannot fit in a file system they share, after the removals of earlier
 	// phases' files on every host have ended.
 	ReportsSpace bool
+	// Endpoint, when set, says how phases name the service endpoint they
+	// need (s3's host).
+	Endpoint *Endpoint
 }
 
 // Plan is one phase as its engine decoded it (Engine.Plan): the answers to

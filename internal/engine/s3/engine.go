@@ -63,6 +63,7 @@ func (Engine) Info() engine.Info {
 		PausesLoad:   true,
 		UsesKeys:     true,
 		LogsRequests: true,
+		Endpoint:     endpoint,
 	}
 }
 

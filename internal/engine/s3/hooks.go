@@ -87,30 +87,13 @@ func phaseParams(p engine.Phase) (Params, error) {
 // OwnKeys says the phase carries both keys (a suite's s3 block).
 func (pl plan) OwnKeys() bool { return pl.ps.AccessKey != "" && pl.ps.SecretKey != "" }
 
-var _ engine.Endpointed = Engine{}
-
-// HasEndpoint says the settings name a host (host or hosts).
-func (Engine) HasEndpoint(settings map[string]any) bool {
-	_, h := settings["host"]
-	_, hs := settings["hosts"]
-	return h || hs
-}
-
-// WithPlaceholder adds a host that resolves nowhere (.invalid).
-func (Engine) WithPlaceholder(settings map[string]any) map[string]any {
-	out := map[string]any{"host": "endpoint.invalid:9000"}
-	for k, v := range settings {
-		out[k] = v
-	}
-	return out
-}
-
-// NoEndpoint says how to give an endpoint.
-func (Engine) NoEndpoint(planned bool) string {
-	if planned {
-		return "s3 phases have no S3 endpoint yet: set STORBENCH_HOST or host: in the suite's s3 block before running"
-	}
-	return "s3 phase skipped: no S3 endpoint (set STORBENCH_HOST and keys, or s3: host: in the suite)"
+// endpoint is how s3 phases name their endpoint: host or hosts; the
+// stand-in resolves nowhere (.invalid).
+var endpoint = &engine.Endpoint{
+	Keys:        []string{"host", "hosts"},
+	Placeholder: map[string]any{"host": "endpoint.invalid:9000"},
+	Planned:     "s3 phases have no S3 endpoint yet: set STORBENCH_HOST or host: in the suite's s3 block before running",
+	Skipped:     "s3 phase skipped: no S3 endpoint (set STORBENCH_HOST and keys, or s3: host: in the suite)",
 }
 
 // CheckResources refuses a plan whose objects need more memory than this
