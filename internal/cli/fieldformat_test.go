@@ -92,7 +92,7 @@ func TestOutputFormatAsTheFieldsTools(t *testing.T) {
 			got[i] = na.ReplaceAllString(got[i], "#")
 		}
 		for i := range want {
-			want[i] = strings.Replace(na.ReplaceAllString(want[i], "#"), "POSIX", "fio", 1)
+			want[i] = strings.Replace(na.ReplaceAllString(want[i], "#"), "POSIX", "psync", 1)
 		}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("storbench fio --output-format ior:\n%s\n\nIOR 4.1.0 prints:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
