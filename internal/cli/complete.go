@@ -57,7 +57,7 @@ func completeValues(root *cobra.Command) {
 
 // outputFormats are the names --output-format takes.
 func outputFormats() []string {
-	out := report.FieldFormatNames()
+	out := append(report.FieldFormatNames(), fioOutputFormats...)
 	slices.Sort(out)
 	return out
 }

@@ -108,8 +108,10 @@ func TestOutputFormatBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"md", "-n", "5", "--output-format", "elbencho"}, `--output-format "elbencho": want ior or mdtest`},
+		{[]string{"md", "-n", "5", "--output-format", "elbencho"}, `--output-format "elbencho": want ior, json, json+, mdtest`},
 		{[]string{"md", "-n", "5", "--output-format", ""}, "--output-format"},
+		{[]string{"fio", "--output-format", "normal"}, "drop it"},
+		{[]string{"fio", "--output-format=terse"}, "give json or json+"},
 		{[]string{"md", "-n", "5", "--output-format", "mdtest", "--json"}, "--output-format and --json"},
 		{[]string{"analyze", "--output-format", "ior", "--json", "."}, "drop --json"},
 	} {

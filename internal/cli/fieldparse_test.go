@@ -98,7 +98,7 @@ func TestOutputFormatIORReadsAsIOR(t *testing.T) {
 // --output-format mdtest reads as mdtest 4.1.0's text for the same
 // shape, 2 tasks -n 100 -i 2: the geometry line ("files" with -F), and
 // every row of the table, 0.000 for an operation that did not run (mdtest's
-// -C -T, storbench's --only create,stat).
+// -C -T, storbench's --only create,stat or -C -T).
 func TestOutputFormatMdtestReadsAsMdtest(t *testing.T) {
 	for _, c := range []struct {
 		fixture string
@@ -107,6 +107,7 @@ func TestOutputFormatMdtestReadsAsMdtest(t *testing.T) {
 		{"mdtest-4.1.0-2tasks.txt", nil},
 		{"mdtest-4.1.0-2tasks-F.txt", []string{"-F"}},
 		{"mdtest-4.1.0-2tasks-CT.txt", []string{"--only", "create,stat"}},
+		{"mdtest-4.1.0-2tasks-CT.txt", []string{"-C", "-T"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			want, err := fieldparse.ParseMdtest(fieldFixture(t, c.fixture))
