@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/units"
@@ -97,6 +99,9 @@ func (m MdtestFlags) apply(o *MdOptions, changed func(string) bool) error {
 	return nil
 }
 
+// mdtestT is the refusal of mdtest's -t.
+const mdtestT = "storbench's -t is workers per host, a number; mdtest's -t (time the unique working directories, no value) has no storbench meaning: drop it (docs/md.md)"
+
 // workersValue is md's -t: workers per host, a number. mdtest's -t (time
 // the unique working directories' creation) takes no value, so a -t
 // before another flag, as in IO500's mdtest-hard line, would take that
@@ -111,7 +116,7 @@ func (v workersValue) Set(s string) error {
 	n, err := strconv.Atoi(s)
 	if err != nil {
 		if strings.HasPrefix(s, "-") {
-			return fmt.Errorf("storbench's -t is workers per host, a number; mdtest's -t (time the unique working directories, no value) has no storbench meaning: drop it (docs/md.md)")
+			return errors.New(mdtestT)
 		}
 		return fmt.Errorf("want a whole number of workers per host")
 	}
@@ -198,4 +203,14 @@ func fioSeconds(s string) string {
 		return s + "s"
 	}
 	return s
+}
+
+// fieldFlagHint says what a flag error means to a user of the field's
+// tools, or "": md's -t last on the line, with no number after it, is
+// mdtest's -t.
+func fieldFlagHint(c *cobra.Command, err error) string {
+	if c.Name() == "md" && strings.Contains(err.Error(), "flag needs an argument: 't' in -t") {
+		return mdtestT
+	}
+	return ""
 }

@@ -116,6 +116,7 @@ func TestFieldFlagsBadInput(t *testing.T) {
 		{"md -n 5 -z 1 -L", "drop -L"},
 		{"md -n 5 -I 5", "give -n"},
 		{"md -n 5 -t -F", "mdtest's -t"},
+		{"md -n 5 -F -t", "mdtest's -t"},
 		{"md -n 5 -t four", "want a whole number of workers"},
 		{"md -n 5 -W 3", "mdtest's -W counts whole seconds"},
 		{"fio --name x", "--name needs --rw"},
@@ -129,7 +130,8 @@ func TestFieldFlagsBadInput(t *testing.T) {
 			t.Chdir(t.TempDir())
 			dir, res := t.TempDir(), t.TempDir()
 			st, _ := testState()
-			err := Execute(context.Background(), st, append(strings.Fields(c.args), "-d", dir, "--results", res))
+			f := strings.Fields(c.args)
+			err := Execute(context.Background(), st, append([]string{f[0], "-d", dir, "--results", res}, f[1:]...))
 			if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("exit %d, %v; want one line, exit 2, with %q", ExitCode(err), err, c.want)
 			}
