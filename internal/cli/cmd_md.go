@@ -51,6 +51,8 @@ type MdOptions struct {
 	Agents      AgentsOptions
 	// Watch says how the run is watched and what it prints.
 	Watch WatchOptions
+	// Mdtest are mdtest's other letters (fieldflags.go).
+	Mdtest MdtestFlags
 }
 
 // AddFlags registers the options' flags: mdtest's letters where they do not
@@ -67,7 +69,7 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet, d map[string]any) {
 	f.BoolVarP(&o.FilesOnly, "files-only", "F", false, "only file operations")
 	f.BoolVarP(&o.DirsOnly, "dirs-only", "D", false, "only directory operations")
 	f.BoolVarP(&o.UniqueDir, "unique-dir", "u", false, "a tree per worker (default: all workers share one tree)")
-	f.IntVarP(&o.Workers, "workers", "t", 0, "workers on each host (default: one per CPU)")
+	mdWorkersFlag(f, &o.Workers)
 	f.StringVarP(&o.Stonewall, "stonewall", "W", "", "end the create operations after this time (e.g. 30s); then every worker of every host creates up to the largest count any reached (--wear-out), as mdtest -W and IO500")
 	f.BoolVar(&o.WearOut, "wear-out", true, "with -W: every worker creates up to the largest count any worker reached by the stonewall, inside the create's time (false: each stops at the stonewall with its own count)")
 	f.BoolVarP(&o.Random, "random", "R", false, "stat and read items in a random order")
@@ -102,6 +104,7 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet, d map[string]any) {
 	zeroMeans(f, "find-size", "empty files")
 	zeroMeans(f, "write-bytes", "empty files")
 	zeroMeans(f, "read-bytes", "no data read")
+	o.Mdtest.AddFlags(f)
 }
 
 func newMdCommand(st *State) *cobra.Command {
@@ -128,6 +131,9 @@ iterations, and latency percentiles from merged histograms.`,
   storbench md -d /tmp/x -n 20000 -t 2 -u -F -W 30s
   storbench md -d /mnt/weka -t 136 -n 18382 -F -u -N 1 client{1...8}`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Mdtest.apply(&o, cmd.Flags().Changed); err != nil {
+				return err
+			}
 			_, err := runMd(cmd.Context(), st, o, args)
 			return err
 		},
