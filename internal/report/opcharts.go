@@ -140,7 +140,9 @@ func (tc *timeChartSet) rates() {
 	if tc.stages {
 		xl = "operation, in the order run (legend)"
 	}
-	tc.charts = append(tc.charts, svgChart(chartSpec{Title: title, XLabel: xl, YLabel: "ops/s", Lines: lines,
+	// Half an operation's room each side: the first and last operations'
+	// points sat on the axes' edges.
+	tc.charts = append(tc.charts, svgChart(chartSpec{Title: title, XLabel: xl, YLabel: "ops/s", Lines: lines, XSpan: [2]float64{0.5, float64(len(tc.p.Ops)) + 0.5},
 		XTicks: ticks, XTick: func(v float64) string { return fmt.Sprint(int(math.Round(v))) }, YTick: compact, LogY: wideRates(tc.p, false),
 		Limits: limitsOn(tc.p, isFigure(figures.Rate), 1)}))
 }

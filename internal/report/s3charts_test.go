@@ -3,6 +3,8 @@ package report
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -84,7 +86,8 @@ func synthS3Mixed(t testing.TB) string {
 // everywhere. Its four operations on 3 hosts drew 14 charts: a spread
 // chart and two latency charts per operation.
 func TestS3MixedReportAtAGlance(t *testing.T) {
-	page, err := HTMLFolder(synthS3Mixed(t), "")
+	dir := synthS3Mixed(t)
+	page, err := HTMLFolder(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,4 +134,15 @@ func TestS3MixedReportAtAGlance(t *testing.T) {
 			t.Errorf("%s is named in %d legends, want its rate and its lines over time", o.name, named[o.name])
 		}
 	}
+	// Chromium draws it whole (every chart with its points, nothing cut
+	// off); its screenshot is kept.
+	bin := chromiumBinary(t)
+	if bin == "" {
+		t.Skip("chromium is not installed and could not be installed (apt-get install -y chromium)")
+	}
+	file := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(file, page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkInChromium(t, bin, file, filepath.Join(artifactDir(t), "report-s3-mixed-3-hosts.png"), true)
 }
