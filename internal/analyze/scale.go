@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
@@ -27,13 +28,33 @@ type ScaleStop struct {
 // each step (run.Plan.ScaleRules adds rules to ScaleRules: a limit).
 type ScaleRule func(steps []PhaseData) ScaleStop
 
-// ScaleRules are the default stopping rules, in order: the rate
-// flattened (the compare test on the per-second figures of the last two
-// steps), or latency broke.
-func ScaleRules() []ScaleRule { return []ScaleRule{rateFlattened, latencyBroke} }
+// ScaleRules are the default stopping rules, in order: a limit crossed
+// (--limit, a suite's limits:, as the step's summary judged it), the
+// rate flattened (the compare test on the per-second figures of the last
+// two steps), or latency broke.
+func ScaleRules() []ScaleRule { return []ScaleRule{limitCrossed, rateFlattened, latencyBroke} }
 
 // ScaleRuleText is the stopping rule in words, for the output and docs.
-const ScaleRuleText = "a scale stops when the last step's rate is not beyond noise above the step before (compare's Welch test on the per-second figures of the two steps and a gain of 5% or more; with under 8 s per step, a gain of 5% or more), or latency breaks (p99 more than doubles while the rate grows less than 10%), or the range ends; the knee is the most load before the rate flattens or latency breaks"
+const ScaleRuleText = "a scale stops when the last step's rate is not beyond noise above the step before (compare's Welch test on the per-second figures of the two steps and a gain of 5% or more; with under 8 s per step, a gain of 5% or more), or latency breaks (p99 more than doubles while the rate grows less than 10%), or the step crosses a limit (--limit), or the range ends; the knee is the most load before the rate flattens, latency breaks or a limit is crossed"
+
+// limitCrossed stops when the last step crossed one of its limits. A
+// limit on a figure the step did not measure is neither kept nor
+// crossed, and does not stop the scale.
+func limitCrossed(steps []PhaseData) ScaleStop {
+	if len(steps) == 0 {
+		return ScaleStop{}
+	}
+	var crossed []string
+	for _, l := range steps[len(steps)-1].Summary.Limits {
+		if l.Passed != nil && !*l.Passed {
+			crossed = append(crossed, l.Limit)
+		}
+	}
+	if len(crossed) == 0 {
+		return ScaleStop{}
+	}
+	return ScaleStop{Kind: model.ScaleLimit, Why: "a limit was crossed: " + strings.Join(crossed, ", ")}
+}
 
 // rateFlattened stops when the last step's rate is not beyond noise
 // above the step before's.

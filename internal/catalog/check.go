@@ -46,10 +46,14 @@ type CheckedFigure struct {
 	Mean   float64 `json:"baseline_mean"`
 	Stddev float64 `json:"baseline_stddev"`
 	N      int     `json:"baseline_runs"`
+	// Runs is how many runs Value is the mean of: 1 for check, the after
+	// group's for compare's groups.
+	Runs int `json:"-"`
 	// RelPct is the change from the baseline's mean, in percent.
 	RelPct float64 `json:"rel_pct"`
 	// Bound is how far from the mean a run of the baseline's process
-	// may land (the prediction bound), in the figure's unit.
+	// may land (the prediction bound; for a group after, how far its
+	// mean may), in the figure's unit.
 	Bound   float64 `json:"noise_bound"`
 	Verdict string  `json:"verdict"`
 }
@@ -81,50 +85,40 @@ func (r *CheckResult) Worse() []CheckedFigure {
 type figKey struct{ phase, op, name string }
 
 // CheckFigures judges a run's figures (totals: Host "") against those of
-// the baseline's runs, one slice per run. A figure is worse when it lies
-// beyond the baseline's one-sided prediction bound, mean -/+
-// t(1-alpha/k, n-1) * s * sqrt(1+1/n), where s is the spread of the
-// baseline's runs and k the figures tested (Bonferroni: a run of the
-// baseline's own process is called worse in at most alpha of checks, for
-// all its figures together), and its change exceeds the threshold. A
-// figure with fewer than two baseline runs has no spread: untested.
+// the baseline's runs, one slice per run: JudgeGroups with the run as the
+// after group.
 func CheckFigures(run []Figure, baseline [][]Figure, o CheckOptions) ([]CheckedFigure, []string) {
-	checked := map[string]bool{}
-	for _, n := range CheckedFigures {
-		checked[n] = true
-	}
-	values := map[figKey][]float64{}
-	for _, figs := range baseline {
-		for _, f := range figs {
-			if f.Host == "" && checked[f.Name] {
-				k := figKey{f.Phase, f.Op, f.Name}
-				values[k] = append(values[k], f.Value)
-			}
+	return JudgeGroups(baseline, [][]Figure{run}, o)
+}
+
+// JudgeGroups judges the figures (totals: Host "") of the after group of
+// runs against those of the before group, one slice per run: check's
+// regression gate and compare's groups (--a, --b) both give their
+// verdicts here. A figure is worse when its change of means lies beyond
+// stats.RunsTest's bound, Student's t with the runs' pooled spread at
+// 1-alpha/k one-sided, where k is the figures tested (Bonferroni: a run
+// or group of the before group's own process is called worse in at most
+// alpha of checks, for all its figures together), and the change exceeds
+// the threshold. Against one run after, the bound is the before group's
+// prediction bound, mean -/+ t(1-alpha/k, n-1) * s * sqrt(1+1/n). A
+// figure with one run on each side has no spread: untested.
+func JudgeGroups(before, after [][]Figure, o CheckOptions) ([]CheckedFigure, []string) {
+	va, vb := groupValues(before), groupValues(after)
+	var keys []figKey
+	for k := range vb {
+		if va[k] != nil {
+			keys = append(keys, k)
 		}
-	}
-	var out []CheckedFigure
-	have := map[figKey]bool{}
-	for _, f := range run {
-		k := figKey{f.Phase, f.Op, f.Name}
-		if f.Host != "" || !checked[f.Name] || values[k] == nil {
-			continue
-		}
-		have[k] = true
-		d := stats.Describe(values[k])
-		cf := CheckedFigure{Phase: f.Phase, Op: f.Op, Name: f.Name, Unit: Unit(f.Name), Value: f.Value, Mean: d.Mean, Stddev: d.Stddev, N: d.N}
-		if d.Mean != 0 {
-			cf.RelPct = 100 * (f.Value - d.Mean) / d.Mean
-		}
-		out = append(out, cf)
 	}
 	tested := 0
-	for _, cf := range out {
-		if cf.N >= 2 {
+	for _, k := range keys {
+		if len(va[k])+len(vb[k]) >= 3 {
 			tested++
 		}
 	}
-	for i := range out {
-		out[i].Verdict = judge(&out[i], tested, o)
+	out := make([]CheckedFigure, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, judge(k, va[k], vb[k], tested, o))
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -137,8 +131,8 @@ func CheckFigures(run []Figure, baseline [][]Figure, o CheckOptions) ([]CheckedF
 		return figureOrder(a.Name) < figureOrder(b.Name)
 	})
 	var notes []string
-	for k := range values {
-		if !have[k] {
+	for k := range va {
+		if vb[k] == nil {
 			notes = append(notes, fmt.Sprintf("%s/%s/%s: in the baseline, not measured by the run", k.phase, k.op, k.name))
 		}
 	}
@@ -146,26 +140,48 @@ func CheckFigures(run []Figure, baseline [][]Figure, o CheckOptions) ([]CheckedF
 	return out, notes
 }
 
+// groupValues gathers each checked figure's values over a group's runs.
+func groupValues(runs [][]Figure) map[figKey][]float64 {
+	checked := map[string]bool{}
+	for _, n := range CheckedFigures {
+		checked[n] = true
+	}
+	values := map[figKey][]float64{}
+	for _, figs := range runs {
+		for _, f := range figs {
+			if f.Host == "" && checked[f.Name] {
+				k := figKey{f.Phase, f.Op, f.Name}
+				values[k] = append(values[k], f.Value)
+			}
+		}
+	}
+	return values
+}
+
 // judge gives a figure its verdict; tested is how many figures are tested
 // (k of the Bonferroni bound).
-func judge(cf *CheckedFigure, tested int, o CheckOptions) string {
-	if cf.N < 2 {
-		return Untested
+func judge(k figKey, before, after []float64, tested int, o CheckOptions) CheckedFigure {
+	r := stats.RunsTest(before, after, o.alpha(), tested)
+	cf := CheckedFigure{Phase: k.phase, Op: k.op, Name: k.name, Unit: Unit(k.name), Value: r.MeanB, Mean: r.MeanA,
+		Stddev: stats.Describe(before).Stddev, N: r.NA, Runs: r.NB, Bound: r.Bound}
+	if r.MeanA != 0 {
+		cf.RelPct = 100 * (r.MeanB - r.MeanA) / r.MeanA
 	}
-	t := stats.StudentQuantile(1-o.alpha()/float64(tested), float64(cf.N-1))
-	cf.Bound = t * cf.Stddev * math.Sqrt(1+1/float64(cf.N))
-	diff := cf.Value - cf.Mean
-	if !HigherIsBetter(cf.Name) {
+	diff := r.MeanB - r.MeanA
+	if !HigherIsBetter(k.name) {
 		diff = -diff // positive is better
 	}
-	beyond := math.Abs(diff) > cf.Bound
-	if !beyond || math.Abs(cf.RelPct) < o.ThresholdPct || diff == 0 {
-		return WithinNoise
+	switch {
+	case !r.OK:
+		cf.Verdict = Untested
+	case !r.Beyond() || math.Abs(cf.RelPct) < o.ThresholdPct || diff == 0:
+		cf.Verdict = WithinNoise
+	case diff < 0:
+		cf.Verdict = Worse
+	default:
+		cf.Verdict = Better
 	}
-	if diff < 0 {
-		return Worse
-	}
-	return Better
+	return cf
 }
 
 func figureOrder(name string) int { return figures.Order(name) }
@@ -181,28 +197,42 @@ func (c *Catalog) Check(ctx context.Context, runID string, q Query, o CheckOptio
 	if err != nil {
 		return nil, err
 	}
-	base, err := c.Runs(ctx, q)
+	base, baseFigs, err := c.GroupFigures(ctx, q, runID)
 	if err != nil {
 		return nil, err
 	}
 	res := &CheckResult{Run: runID, Baseline: q.String(), ThresholdPct: o.ThresholdPct, Alpha: o.alpha(), Method: CheckMethod}
-	var baseFigs [][]Figure
 	for _, r := range base {
-		if r.ID == runID || !r.Finished || r.Status != "completed" {
-			continue
-		}
-		figs, err := c.Figures(ctx, r.ID)
-		if err != nil {
-			return nil, err
-		}
 		res.BaselineRuns = append(res.BaselineRuns, r.ID)
-		baseFigs = append(baseFigs, figs)
 	}
 	if len(baseFigs) == 0 {
 		return nil, &NoBaselineError{Query: q.String()}
 	}
 	res.Figures, res.Notes = CheckFigures(runFigs, baseFigs, o)
 	return res, nil
+}
+
+// GroupFigures reads the figures of every run q matches that finished
+// and completed, the run leaveOut left out (the run checked; "" for
+// none): check's baseline and each group compare judges.
+func (c *Catalog) GroupFigures(ctx context.Context, q Query, leaveOut string) ([]Run, [][]Figure, error) {
+	runs, err := c.Runs(ctx, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	var kept []Run
+	var figs [][]Figure
+	for _, r := range runs {
+		if r.ID == leaveOut || !r.Finished || r.Status != "completed" {
+			continue
+		}
+		f, err := c.Figures(ctx, r.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		kept, figs = append(kept, r), append(figs, f)
+	}
+	return kept, figs, nil
 }
 
 // NoBaselineError is a baseline query that matched no completed run

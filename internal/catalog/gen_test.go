@@ -32,6 +32,9 @@ type genRun struct {
 	// s3server is the S3 server's Server header in the fingerprint, as
 	// a run with s3 phases records it ("" for a run without).
 	s3server string
+	// limits are the seq-read phase's limits and verdicts, as the run
+	// judged them.
+	limits []results.LimitResult
 }
 
 func (g genRun) runID() string {
@@ -90,6 +93,9 @@ func writeGen(tb testing.TB, root string, g genRun) string {
 	}
 	for _, p := range phases {
 		ps := results.PhaseSummary{Name: p.name, Engine: p.eng, Status: results.StatusCompleted, Ops: p.ops}
+		if p.name == "seq-read" {
+			ps.Limits = g.limits
+		}
 		if g.hosts > 1 {
 			for h := range g.hosts {
 				ho := results.HostOps{Host: agents[h].Host}

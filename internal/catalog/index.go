@@ -92,6 +92,9 @@ type Figure struct {
 type Record struct {
 	Run     Run
 	Figures []Figure
+	// Limits are the limits the run was given and its verdicts, as its
+	// summary.json keeps them.
+	Limits []Limit
 }
 
 // ReadFolder reads what the catalog keeps of a results folder. A folder a
@@ -115,7 +118,7 @@ func ReadFolder(dir string) (*Record, error) {
 	sum, err := results.ReadSummary(abs)
 	switch {
 	case err == nil:
-		rec.Figures = figuresOf(sum)
+		rec.Figures, rec.Limits = figuresOf(sum), limitsOf(sum)
 		if sum.Status == results.StatusRunning {
 			rec.Run.Status, rec.Run.Finished = StatusUnfinished, false
 		}
@@ -301,10 +304,7 @@ func (c *Catalog) putTx(ctx context.Context, tx *sql.Tx, rec *Record) error {
 		}
 	}
 	tables := []string{"sb_figures", "sb_labels", "sb_runs"}
-	if c.schema >= 3 {
-		tables = append(tables, "sb_s3_features")
-	}
-	for _, t := range tables {
+	for _, t := range append(tables, c.laterTables()...) {
 		if _, err := tx.ExecContext(ctx, c.q(`DELETE FROM `+t+` WHERE run_id = ?`), r.ID); err != nil {
 			return c.writeErr(err)
 		}
@@ -334,7 +334,23 @@ func (c *Catalog) putTx(ctx context.Context, tx *sql.Tx, rec *Record) error {
 			return c.writeErr(err)
 		}
 	}
+	if err := c.putLimits(ctx, tx, r.ID, rec.Limits); err != nil {
+		return c.writeErr(err)
+	}
 	return c.writeErr(c.putFigures(ctx, tx, r.ID, rec.Figures))
+}
+
+// laterTables are the tables of a run that later schemas added, those
+// this catalog has (tests keep catalogs at older schemas).
+func (c *Catalog) laterTables() []string {
+	var out []string
+	if c.schema >= 3 {
+		out = append(out, "sb_s3_features")
+	}
+	if c.schema >= 4 {
+		out = append(out, "sb_limits")
+	}
+	return out
 }
 
 // addBatch is how many folders AddAll writes in one transaction.

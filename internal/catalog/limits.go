@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -63,4 +65,72 @@ func opsOf(figs []Figure, phase string) []string {
 		}
 	}
 	return out
+}
+
+// Limit is one limit a run was given on one of its phases (--limit, a
+// suite's limits:) and the verdict the run reached on it, as its
+// summary.json keeps it: Value and Passed are absent for a figure not
+// measured.
+type Limit struct {
+	Phase string `json:"phase"`
+	results.LimitResult
+}
+
+// limitsOf lists the limits of every phase of a run, in its order.
+func limitsOf(sum *results.Summary) []Limit {
+	var out []Limit
+	for _, p := range sum.Phases {
+		for _, l := range p.Limits {
+			out = append(out, Limit{Phase: p.Name, LimitResult: l})
+		}
+	}
+	return out
+}
+
+// putLimits writes a run's limits in transaction tx (a catalog of an
+// older schema has no table for them).
+func (c *Catalog) putLimits(ctx context.Context, tx *sql.Tx, runID string, ls []Limit) error {
+	if c.schema < 4 {
+		return nil
+	}
+	for i, l := range ls {
+		var passed *int
+		if l.Passed != nil {
+			p := 0
+			if *l.Passed {
+				p = 1
+			}
+			passed = &p
+		}
+		if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO sb_limits (run_id, seq, phase, limit_text, unit, value, passed) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+			runID, i, l.Phase, l.Limit, l.Unit, l.Value, passed); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Limits returns the limits a run was given and the verdicts it reached,
+// in the run's order: none for a run without limits, or one indexed by
+// a storbench that kept none (add its folder again).
+func (c *Catalog) Limits(ctx context.Context, runID string) ([]Limit, error) {
+	rows, err := c.db.QueryContext(ctx, c.q(`SELECT phase, limit_text, unit, value, passed FROM sb_limits WHERE run_id = ? ORDER BY seq`), runID)
+	if err != nil {
+		return nil, c.writeErr(err)
+	}
+	defer rows.Close()
+	var out []Limit
+	for rows.Next() {
+		var l Limit
+		var passed sql.NullInt64
+		if err := rows.Scan(&l.Phase, &l.Limit, &l.Unit, &l.Value, &passed); err != nil {
+			return nil, c.writeErr(err)
+		}
+		if passed.Valid {
+			p := passed.Int64 != 0
+			l.Passed = &p
+		}
+		out = append(out, l)
+	}
+	return out, c.writeErr(rows.Err())
 }

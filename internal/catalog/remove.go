@@ -2,11 +2,12 @@ package catalog
 
 import "context"
 
-// Remove takes the runs of these ids out of the catalog, with their labels
-// and figures, in one transaction: a reader sees each run whole or not at
-// all. Their results folders are not touched (the folders are the source
-// of truth: Add brings a run back). It returns how many runs it removed;
-// an id not in the catalog is passed over.
+// Remove takes the runs of these ids out of the catalog, with their
+// labels, figures, limits and probes' findings, in one transaction: a
+// reader sees each run whole or not at all. Their results folders are
+// not touched (the folders are the source of truth: Add brings a run
+// back). It returns how many runs it removed; an id not in the catalog is
+// passed over.
 func (c *Catalog) Remove(ctx context.Context, ids []string) (int, error) {
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -21,7 +22,7 @@ func (c *Catalog) Remove(ctx context.Context, ids []string) (int, error) {
 				return 0, c.writeErr(err)
 			}
 		}
-		for _, t := range []string{"sb_figures", "sb_labels", "sb_runs"} {
+		for _, t := range append(c.laterTables(), "sb_figures", "sb_labels", "sb_runs") {
 			res, err := tx.ExecContext(ctx, c.q(`DELETE FROM `+t+` WHERE run_id = ?`), id)
 			if err != nil {
 				return 0, c.writeErr(err)

@@ -40,6 +40,14 @@ var migrations = [][]string{
 	{
 		`CREATE TABLE sb_s3_features (run_id TEXT NOT NULL, feature TEXT NOT NULL, result TEXT NOT NULL, PRIMARY KEY (run_id, feature))`,
 	},
+	// 4: the limits each run was given (--limit, a suite's limits:) and
+	// the verdicts it reached, in the run's order (seq); value and passed
+	// are NULL for a figure not measured. Runs indexed before have none
+	// kept until added again.
+	{
+		`CREATE TABLE sb_limits (run_id TEXT NOT NULL, seq INTEGER NOT NULL, phase TEXT NOT NULL, limit_text TEXT NOT NULL,
+			unit TEXT NOT NULL, value DOUBLE PRECISION, passed INTEGER, PRIMARY KEY (run_id, seq))`,
+	},
 }
 
 // migrate brings the catalog to SchemaVersion, refusing one it cannot

@@ -124,7 +124,6 @@ func TestBadInputFoundLate(t *testing.T) {
 		{name: "compare --threshold NaN", args: []string{"compare", "--threshold", "NaN", fioA, filepath.Join(testResults, "fio-b")}, want: []string{"--threshold", "NaN"}},
 		{name: "s3 --duration without a unit", args: s3("get", "--duration", "30"), env: keys, want: []string{"--duration", `"30"`, "unit"}},
 		{name: "md --stonewall without a unit", args: []string{"md", "-d", "DATA", "-n", "5", "--stonewall", "5"}, want: []string{"--stonewall", "unit"}},
-		{name: "fio --runtime without a unit", args: []string{"fio", "-d", "DATA", "--runtime", "5"}, want: []string{"--runtime", "unit"}},
 		{name: "--max-duration without a unit", args: []string{"run", "-d", "DATA", "--max-duration", "600"}, want: []string{"--max-duration", "unit"}},
 		{name: "analyze --skip without a unit", args: []string{"analyze", "--skip", "10", fioA}, want: []string{"--skip", "unit"}},
 		{name: "suite duration without a unit", suite: "name: x\nphases:\n  - s3: {op: get, duration: 30, host: '127.0.0.1:1', access_key: a, secret_key: b}\n", want: []string{"duration", "unit"}},

@@ -71,7 +71,7 @@ func TestCatalogEndToEnd(t *testing.T) {
 		}
 	}
 	code, out = cmdOut(t, "compare", "--catalog", cat, "--a", "label=tuning=default", "--b", "label=tuning=tuned")
-	if code != 0 || !strings.Contains(out, "label=tuning=default (3 runs) -> label=tuning=tuned (2 runs)") || !strings.Contains(out, "Welch t-test across iterations (3 vs 2)") {
+	if code != 0 || !strings.Contains(out, "label=tuning=default (3 runs) -> label=tuning=tuned (2 runs)") || !strings.Contains(out, "Student's t on 3 vs 2 runs (pooled spread, Bonferroni over ") {
 		t.Errorf("compare --a --b: exit %d\n%s", code, out)
 	}
 	// The run checked is left out of its baseline: three tuned-less runs.

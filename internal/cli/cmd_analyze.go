@@ -39,7 +39,7 @@ func (o *AnalyzeOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.MD, "md", false, "print Markdown tables")
 	f.BoolVar(&o.PerSecond, "per-second", false, "print a table per operation with a row per second (per --segment): ops, throughput, errors, latency mean, p50, p99, p99.9 (results folders)")
 	f.StringVarP(&o.Out, "output", "o", "", "write to this file instead of stdout")
-	f.StringVar(&o.Format, "output-format", "", "print a results folder as mdtest (md phases) or IOR (fio phases) print a run, for scripts that parse their text")
+	f.StringVar(&o.Format, "output-format", "", "print a results folder as the tool named prints a run, for scripts that parse its text: ior (IOR's report of the fio phases), mdtest (md phases), json or json+ (fio's own JSON, one document per fio phase and host)")
 }
 
 func newAnalyzeCommand(st *State) *cobra.Command {
@@ -81,7 +81,7 @@ func runAnalyze(_ context.Context, st *State, o AnalyzeOptions, path string) err
 			return err
 		}
 		if o.JSON || o.CSV || o.MD || o.PerSecond {
-			return usageErr("--output-format prints the run as mdtest or IOR do: drop --json, --csv, --md and --per-second")
+			return usageErr("--output-format prints the run as IOR, mdtest or fio do: drop --json, --csv, --md and --per-second")
 		}
 		if err := printFieldFormat(st.Stdout, path, o.Format); err != nil {
 			return asUsage(err)

@@ -17,7 +17,6 @@ import (
 	"github.com/storbench/storbench/internal/catalog"
 	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/report"
-	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/safetext"
 )
 
@@ -32,15 +31,18 @@ type CheckOptions struct {
 	// Limits are limits the run's figures must keep (--limits); failCode
 	// says --fail-code was given, which they then fail with too (else
 	// exit 4, as a run that crossed one).
-	Limits   []string
-	limits   []figures.Limit
-	failCode bool
+	Limits []string
+	limits []figures.Limit
+	// OwnLimits judges each run by the limits it was given (--limit, a
+	// suite's limits:), as the catalog kept its verdicts (--own-limits).
+	OwnLimits bool
+	failCode  bool
 }
 
 func newCheckCommand(st *State) *cobra.Command {
 	o := CheckOptions{FailCode: ExitRegression}
 	cmd := &cobra.Command{
-		Use:   "check RUN --baseline QUERY | --limits LIMITS",
+		Use:   "check RUN --baseline QUERY | --limits LIMITS | --own-limits",
 		Short: "A regression gate: fail when a run is worse than its baseline beyond noise and a threshold, or crosses a limit",
 		Long: `Judges RUN (a run id in the catalog, or a results folder, which is added to
 the catalog first) against the runs the --baseline QUERY matches (terms as
@@ -56,10 +58,15 @@ exits 3 (--fail-code) when any is; a baseline that matches no run is bad
 input (exit 2). With --limits (PHASE/OP/FIGURE<VALUE, as run's --limit), the
 run's figures are judged against those limits too, or alone: one crossed, or
 on a figure the run did not measure, exits 4 (--fail-code); a limit on a phase
-or operation the run does not have is bad input.`,
+or operation the run does not have is bad input. With --own-limits, each run
+is judged by the limits it was given when it ran (--limit, a suite's limits:),
+as the catalog kept its verdicts. For limits, RUN may also be a catalog query
+(KEY=VALUE terms, as 'storbench runs' takes them: name=nightly,since=1d): every
+run it matches is judged, and one that did not keep its limits fails the check.`,
 		Example: `  storbench check results/20261121T051502Z-3fa9_nightly --baseline label=tuning=default,last=10
   storbench check 20261121T051502Z-3fa9 --baseline name=nightly --baseline since=30d --threshold 3
-  storbench check 20261121T051502Z-3fa9 --limits 'randread/read/p99<5ms,md/file-create/rate>20k'`,
+  storbench check 20261121T051502Z-3fa9 --limits 'randread/read/p99<5ms,md/file-create/rate>20k'
+  storbench check name=nightly,since=1d --own-limits`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.failCode = cmd.Flags().Changed("fail-code")
@@ -74,6 +81,7 @@ or operation the run does not have is bad input.`,
 	f.IntVar(&o.FailCode, "fail-code", ExitRegression, "exit with this code (1-125) when a figure is worse")
 	f.BoolVar(&o.JSON, "json", false, "print the check as JSON")
 	f.StringArrayVar(&o.Limits, "limits", nil, "limits the run's figures must keep, PHASE/OP/FIGURE<VALUE (also <=, >, >=), comma-separated or repeated: randread/read/p99<5ms,md/file-create/rate>20k; one crossed, or on a figure not measured, exits 4 (or --fail-code); with or without --baseline (docs/limits.md)")
+	f.BoolVar(&o.OwnLimits, "own-limits", false, "judge each run by the limits it was given when it ran (--limit, a suite's limits:), as the catalog kept their verdicts; one not kept exits 4 (or --fail-code)")
 	return cmd
 }
 
@@ -87,10 +95,11 @@ func (o *CheckOptions) check() error {
 			o.limits = append(o.limits, l)
 		}
 	}
-	if len(o.Baseline) == 0 && len(o.limits) == 0 {
-		return usageErr("check: give the baseline with --baseline QUERY (label=tuning=default,last=10), or limits with --limits")
+	limits := len(o.limits) > 0 || o.OwnLimits
+	if len(o.Baseline) == 0 && !limits {
+		return usageErr("check: give the baseline with --baseline QUERY (label=tuning=default,last=10), or limits with --limits or --own-limits")
 	}
-	if len(o.Baseline) > 0 && len(o.limits) > 0 && o.JSON {
+	if len(o.Baseline) > 0 && limits && o.JSON {
 		return usageErr("check: --json prints one check: give --baseline or --limits, and run check again for the other")
 	}
 	if err := checkConfidence(o.Confidence); err != nil {
@@ -121,11 +130,14 @@ func runCheck(ctx context.Context, st *State, o CheckOptions, runArg string) err
 		return err
 	}
 	defer c.Close()
+	if isCheckQuery(runArg) {
+		return checkQueryLimits(ctx, st, c, o, runArg)
+	}
 	run, err := checkedRun(ctx, c, runArg)
 	if err != nil {
 		return err
 	}
-	limitsErr, err := checkLimits(ctx, st, c, o, run)
+	limitsErr, err := checkLimits(ctx, st, c, o, []catalog.Run{*run}, false)
 	if err != nil || len(o.Baseline) == 0 {
 		return cmp.Or(err, limitsErr)
 	}
@@ -207,46 +219,6 @@ func checkAgainstOne(ctx context.Context, st *State, c *catalog.Catalog, o Check
 		return &ExitError{Code: o.FailCode, Err: fmt.Errorf("run %s is slower than its baseline run %s beyond noise and %.1f%%: see the figures marked slower", run.ID, baseID, o.Threshold)}
 	}
 	return nil
-}
-
-// checkLimits judges run's figures in the catalog against --limits and
-// prints them; limitsErr is the check's failure when one was crossed or
-// not measured, err bad input (a limit on a figure the run lacks).
-func checkLimits(ctx context.Context, st *State, c *catalog.Catalog, o CheckOptions, run *catalog.Run) (limitsErr, err error) {
-	if len(o.limits) == 0 {
-		return nil, nil
-	}
-	figs, err := c.Figures(ctx, run.ID)
-	if err != nil {
-		return nil, err
-	}
-	lrs, err := catalog.JudgeLimits(figs, o.limits)
-	if err != nil {
-		return nil, usageErr("check: run %s: %v", run.ID, err)
-	}
-	if o.JSON {
-		err = printJSONValue(st.Stdout, struct {
-			Run    string                `json:"run"`
-			Limits []results.LimitResult `json:"limits"`
-		}{run.ID, lrs})
-	} else {
-		fmt.Fprintf(st.Stdout, "run %s against %d limits\n", safetext.Escape(run.ID), len(lrs))
-		report.LimitsText(st.Stdout, &results.PhaseSummary{Limits: lrs})
-	}
-	var notMet []string
-	for _, l := range lrs {
-		if !l.Met() {
-			notMet = append(notMet, l.Limit+" ("+report.LimitVerdict(l)+")")
-		}
-	}
-	if len(notMet) == 0 {
-		return nil, err
-	}
-	code := ExitLimit
-	if o.failCode {
-		code = o.FailCode
-	}
-	return &ExitError{Code: code, Err: fmt.Errorf("run %s did not keep %d limits: %s", run.ID, len(notMet), strings.Join(notMet, ", "))}, err
 }
 
 func worseList(figs []catalog.CheckedFigure) string {

@@ -65,10 +65,12 @@ compares with storbench runs: the file is compared with every s3 phase of
 the other side that has an operation in common, its figures those analyze
 gives it.
 
-With --a and --b, compares two groups of the catalog's runs instead: each
-group's phases are pooled, a run's phase being one iteration, so every figure
-is tested with Welch's t-test across the runs of each group (a group of one
-run keeps that run's own tests).`,
+With --a and --b, compares two groups of the catalog's runs instead, through
+the one test check gives its verdict by, so both judge the same groups alike:
+each run is one value of every figure, tested with Student's t on the runs'
+pooled spread, one-sided, Bonferroni over the figures tested (against one run,
+check's prediction bound). One run on each side is compared as two results
+folders are.`,
 		Example: `  storbench compare results/before results/after
   storbench compare --threshold 3 --fail-code 3 results/nightly-1 results/nightly-2
   storbench compare warp-get-2026-01-10.csv.zst results/20261121T051502Z-3fa9_s3-get

@@ -45,7 +45,7 @@ func (o *FioOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVarP(&o.Dir, "directory", "d", defaultDir, "target directory; files go under DIR/storbench/<run id>/ and are removed afterwards")
 	f.StringVarP(&o.Workload, "workload", "w", "default", "built-in workload (default: the four corners; mixed: 70/30 read/write), a directory of *.job files, or one job file")
 	f.StringVar(&o.FioBin, "fio-bin", "fio", "fio binary")
-	f.StringVar(&o.Runtime, "runtime", "", "run each job this long (e.g. 30s), replacing the job files' runtime")
+	f.StringVar(&o.Runtime, "runtime", "", "run each job this long, replacing the job files' runtime; as fio reads it, a bare number is seconds (60, 30s, 5m)")
 	f.StringVar(&o.Size, "size", "", "file size per job (e.g. 256M, 2G), replacing the job files' filesize")
 	f.IntVar(&o.Numjobs, "numjobs", 0, "jobs per multi-job section, replacing numjobs (single-job latency sections keep 1)")
 	f.StringVar(&o.Stonewall, "stonewall", "", "write until this deadline (e.g. 300s), then every job of every host on to the most blocks any job wrote, as IOR -D with stoneWallingWearOut=1 (IO500); one sequential write job (rw=write or write:GAP)")
@@ -145,7 +145,7 @@ func (o FioOptions) settings() (engine.Entry, string, error) {
 			return engine.Entry{}, "", err
 		}
 		params := map[string]any{"workload": o.Workload}
-		for k, v := range map[string]string{"runtime": o.Runtime, "size": o.Size, "stonewall": o.Stonewall} {
+		for k, v := range map[string]string{"runtime": fioSeconds(o.Runtime), "size": o.Size, "stonewall": o.Stonewall} {
 			if v != "" {
 				params[k] = v
 			}

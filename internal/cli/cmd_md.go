@@ -11,6 +11,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/run"
+	"github.com/storbench/storbench/internal/suite"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -48,9 +49,13 @@ type MdOptions struct {
 	// RemoveStale removes what killed runs left (run.Plan.RemoveStale).
 	RemoveStale bool
 	Results     string
-	Agents      AgentsOptions
+	// Scale steps a load up until the rate flattens (--scale).
+	Scale  string
+	Agents AgentsOptions
 	// Watch says how the run is watched and what it prints.
 	Watch WatchOptions
+	// Mdtest are mdtest's other letters (fieldflags.go).
+	Mdtest MdtestFlags
 }
 
 // AddFlags registers the options' flags: mdtest's letters where they do not
@@ -67,7 +72,7 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet, d map[string]any) {
 	f.BoolVarP(&o.FilesOnly, "files-only", "F", false, "only file operations")
 	f.BoolVarP(&o.DirsOnly, "dirs-only", "D", false, "only directory operations")
 	f.BoolVarP(&o.UniqueDir, "unique-dir", "u", false, "a tree per worker (default: all workers share one tree)")
-	f.IntVarP(&o.Workers, "workers", "t", 0, "workers on each host (default: one per CPU)")
+	mdWorkersFlag(f, &o.Workers)
 	f.StringVarP(&o.Stonewall, "stonewall", "W", "", "end the create operations after this time (e.g. 30s); then every worker of every host creates up to the largest count any reached (--wear-out), as mdtest -W and IO500")
 	f.BoolVar(&o.WearOut, "wear-out", true, "with -W: every worker creates up to the largest count any worker reached by the stonewall, inside the create's time (false: each stops at the stonewall with its own count)")
 	f.BoolVarP(&o.Random, "random", "R", false, "stat and read items in a random order")
@@ -90,6 +95,7 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet, d map[string]any) {
 	f.BoolVar(&o.Keep, "keep", false, "keep the trees and files created")
 	f.BoolVar(&o.RemoveStale, "remove-stale", false, "remove what runs killed earlier (SIGKILL, a lost host) left under DIR/storbench; a run whose process still runs, here or on another host, is never touched (without it, such leftovers are only named)")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
+	scaleFlag(f, &o.Scale, "workers (per host)")
 	nonZero(f, "items", "")
 	nonZero(f, "iterations", "")
 	nonZero(f, "branch", "")
@@ -102,6 +108,7 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet, d map[string]any) {
 	zeroMeans(f, "find-size", "empty files")
 	zeroMeans(f, "write-bytes", "empty files")
 	zeroMeans(f, "read-bytes", "no data read")
+	o.Mdtest.AddFlags(f)
 }
 
 func newMdCommand(st *State) *cobra.Command {
@@ -128,6 +135,9 @@ iterations, and latency percentiles from merged histograms.`,
   storbench md -d /tmp/x -n 20000 -t 2 -u -F -W 30s
   storbench md -d /mnt/weka -t 136 -n 18382 -F -u -N 1 client{1...8}`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Mdtest.apply(&o, cmd.Flags().Changed); err != nil {
+				return err
+			}
 			_, err := runMd(cmd.Context(), st, o, args)
 			return err
 		},
@@ -191,7 +201,7 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 	if err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(p)
+	phases, labels, err := o.phases(st, p)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +210,7 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 		return nil, err
 	}
 	return runPlan(ctx, st, o.Watch, run.Plan{
-		Name: "md", Phases: []engine.Phase{{Name: "md", Engine: model.EngineMD, Params: raw}}, Dirs: []string{dir},
+		Name: "md", Phases: phases, Labels: labels, Dirs: []string{dir},
 		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, ResultsRoot: o.Results, Keep: o.Keep, RemoveStale: o.RemoveStale,
 		Settings: map[string]any{"dir": dir, "items": o.Items, "iterations": o.Iterations, "depth": o.Depth,
 			"branch": o.Branch, "files_only": o.FilesOnly, "dirs_only": o.DirsOnly, "unique_dir": o.UniqueDir,
@@ -208,4 +218,17 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 			"write_bytes": o.WriteBytes, "read_bytes": o.ReadBytes, "verify": o.Verify, "rename": o.Rename, "force": o.Force,
 			"stride": o.Stride, "rank_stride": o.RankStride, "only": o.Only, "tree": o.Tree, "find": o.Find, "find_name": o.FindName, "find_size": o.FindSize, "find_in": o.FindIn},
 	})
+}
+
+// phases are the run's phase, or with --scale one per step.
+func (o MdOptions) phases(st *State, p map[string]any) ([]engine.Phase, []suite.Labels, error) {
+	build := func(p map[string]any) ([]engine.Phase, error) {
+		raw, err := json.Marshal(p)
+		return []engine.Phase{{Name: "md", Engine: model.EngineMD, Params: raw}}, err
+	}
+	if o.Scale == "" {
+		phases, err := build(p)
+		return phases, nil, err
+	}
+	return scalePhases(st, model.EngineMD, o.Scale, "md", p, build)
 }

@@ -59,6 +59,7 @@ type S3Options struct {
 	ListExisting                                       bool
 	Prefix                                             string
 	Probe                                              bool
+	Scale                                              string
 	Agents                                             AgentsOptions
 	// Watch says how the run is watched and what it prints.
 	Watch WatchOptions
@@ -123,6 +124,7 @@ func (o *S3Options) addRunFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.Full, "full", false, "keep every request in benchdata.tsv.zst in the results folder (storbench analyze reads it)")
 	f.StringVar(&o.SyncStart, "syncstart", "", "start at this local time, hh:mm (for runs started by hand on several clients)")
 	f.StringVar(&o.Duration, "duration", "5m", "how long to measure")
+	scaleFlag(f, &o.Scale, "concurrent")
 	f.StringVar(&o.RequestTimeout, "request-timeout", "", "cut a request still open this long after it started, counted as \"timeout: request\" (default 1m plus 1s per 16 MiB of object)")
 	f.StringVar(&o.Grace, "grace", "", "after the measured stage, cut requests still open this much later, counted as \"timeout: phase grace\" (default 10s plus 1s per 16 MiB of object)")
 	f.BoolVar(&o.AutoTerm, "autoterm", false, "stop early once throughput is stable (last 7 of 25 samples within --autoterm.pct for --autoterm.dur)")
@@ -305,14 +307,11 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	if err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(p)
+	phases, labels, err := o.phases(st, op, p)
 	if err != nil {
 		return nil, err
 	}
-	ph := engine.Phase{Name: "s3-" + op, Engine: model.EngineS3, Params: raw}
-	if err := st.Engines.Validate(ph); err != nil {
-		return nil, asUsage(err)
-	}
+	ph := phases[0]
 	var startAt time.Time
 	if o.SyncStart != "" {
 		if startAt, err = syncStart(o.SyncStart, st.Now()); err != nil {
@@ -329,7 +328,7 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 		return nil, err
 	}
 	plan := run.Plan{
-		Name: "s3-" + op, Phases: []engine.Phase{ph}, ResultsRoot: o.Results, Keep: o.Keep || o.NoClear,
+		Name: "s3-" + op, Phases: phases, Labels: labels, ResultsRoot: o.Results, Keep: o.Keep || o.NoClear,
 		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, Credentials: keys,
 		Settings: maps.Clone(p), StartAt: startAt, BenchdataInFolder: o.Full,
 	}
@@ -345,6 +344,24 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 		}
 	}
 	return runPlan(ctx, st, o.Watch, plan)
+}
+
+// phases are the benchmark's phase, or with --scale one per step, each
+// checked by the engine.
+func (o S3Options) phases(st *State, op string, p map[string]any) ([]engine.Phase, []suite.Labels, error) {
+	build := func(p map[string]any) ([]engine.Phase, error) {
+		raw, err := json.Marshal(p)
+		if err != nil {
+			return nil, err
+		}
+		ph := engine.Phase{Name: "s3-" + op, Engine: model.EngineS3, Params: raw}
+		return []engine.Phase{ph}, asUsage(st.Engines.Validate(ph))
+	}
+	if o.Scale == "" {
+		phases, err := build(p)
+		return phases, nil, err
+	}
+	return scalePhases(st, model.EngineS3, o.Scale, "s3-"+op, p, build)
 }
 
 // target completes the settings p of an s3 command with the

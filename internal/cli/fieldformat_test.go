@@ -92,7 +92,7 @@ func TestOutputFormatAsTheFieldsTools(t *testing.T) {
 			got[i] = na.ReplaceAllString(got[i], "#")
 		}
 		for i := range want {
-			want[i] = strings.Replace(na.ReplaceAllString(want[i], "#"), "POSIX", "fio", 1)
+			want[i] = strings.Replace(na.ReplaceAllString(want[i], "#"), "POSIX", "psync", 1)
 		}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("storbench fio --output-format ior:\n%s\n\nIOR 4.1.0 prints:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -108,8 +108,10 @@ func TestOutputFormatBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"md", "-n", "5", "--output-format", "elbencho"}, `--output-format "elbencho": want ior or mdtest`},
+		{[]string{"md", "-n", "5", "--output-format", "elbencho"}, `--output-format "elbencho": want ior, json, json+, mdtest`},
 		{[]string{"md", "-n", "5", "--output-format", ""}, "--output-format"},
+		{[]string{"fio", "--output-format", "normal"}, "drop it"},
+		{[]string{"fio", "--output-format=terse"}, "give json or json+"},
 		{[]string{"md", "-n", "5", "--output-format", "mdtest", "--json"}, "--output-format and --json"},
 		{[]string{"analyze", "--output-format", "ior", "--json", "."}, "drop --json"},
 	} {

@@ -24,6 +24,8 @@ type FioJobOptions struct {
 	IOEngine  string
 	RWMixRead int
 	TimeBased bool
+	// Field are fio's other options by fio's names (fieldflags.go).
+	Field FioFlags
 }
 
 // fioRW are the values of fio's rw option, each with the headline its
@@ -47,6 +49,7 @@ func (o *FioJobOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.TimeBased, "time-based", false, "fio's time_based, with --rw: run for all of --runtime, going over the file again")
 	nonZero(f, "iodepth", "fio's default, 1")
 	zeroMeans(f, "rwmixread", "0: writes only")
+	o.Field.AddFlags(f)
 }
 
 // settings builds the job from the options: the job, its name and its
@@ -101,9 +104,9 @@ func (o FioJobOptions) settings(changed func(string) bool, runtime, size string,
 		job["numjobs"] = strconv.Itoa(numjobs)
 	}
 	if runtime != "" {
-		d, err := units.ParseDuration(runtime)
+		d, err := units.ParseDuration(fioSeconds(runtime))
 		if err != nil || d < time.Second {
-			return engine.Entry{}, usageErr("--runtime %s: want a duration of at least 1s, with its unit (e.g. 30s, 5m)", runtime)
+			return engine.Entry{}, usageErr("--runtime %s: want at least 1 second, as fio reads it (60: seconds; or 30s, 5m)", runtime)
 		}
 		job["runtime"] = strconv.FormatInt(int64(d/time.Second), 10)
 	}
@@ -112,6 +115,9 @@ func (o FioJobOptions) settings(changed func(string) bool, runtime, size string,
 			return engine.Entry{}, usageErr("--time-based needs --runtime: how long to run")
 		}
 		job["time_based"] = "true"
+	}
+	if err := o.Field.apply(job, &name); err != nil {
+		return engine.Entry{}, err
 	}
 	opts := make(map[string]any, len(job))
 	for k, v := range job {
@@ -123,7 +129,7 @@ func (o FioJobOptions) settings(changed func(string) bool, runtime, size string,
 // refuseJobFlags refuses fio's options of this mode without --rw, where
 // job files set them themselves.
 func refuseJobFlags(changed func(string) bool) error {
-	for _, name := range fioJobFlags {
+	for _, name := range append(fioJobFlags, fioFlagNames...) {
 		if changed(name) {
 			return usageErr("--%s needs --rw: it builds one job from fio's options (job files and -w set %s themselves)", name, name)
 		}

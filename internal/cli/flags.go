@@ -178,6 +178,9 @@ func flagError(c *cobra.Command, err error) error {
 		f = c.Flags().Lookup(m[2])
 	}
 	if f == nil {
+		if hint := fieldFlagHint(c, err); hint != "" {
+			return usageErr("%s", hint)
+		}
 		return usageErr("%v (see '%s --help')", err, c.CommandPath())
 	}
 	val, why := m[1], m[3]

@@ -143,6 +143,8 @@ func TestLimitBadInput(t *testing.T) {
 		{[]string{"md/file-create/rate<>5"}, []string{"one comparison"}},
 		{[]string{"md/file-create/p98<5ms"}, []string{`unknown figure "p98"`, "p99.9"}},
 		{[]string{"md/file-create/rate>1@client1"}, []string{"total across hosts", "@client1"}},
+		{[]string{"md/file-create/knee>4"}, []string{`"knee" is a scale's figure`, "a limit takes rate, bw, mean, p50, p99, p99.9, errors"}},
+		{[]string{"md/file-create/knee<=4"}, []string{`"knee" is a scale's figure`}},
 		{[]string{"nosuch/file-create/rate>1"}, []string{"no phase nosuch", "its phases are md"}},
 		{[]string{"md/create/rate>1"}, []string{"phase md records no create", "md/file-create/{rate,bw,mean,p50,p99,p99.9,errors}"}},
 		{[]string{"md/file-rename/rate>1"}, []string{"records no file-rename"}},
@@ -214,6 +216,7 @@ func TestCheckLimits(t *testing.T) {
 		{Phase: "seq-read", Op: "read", Name: catalog.FigBW, Value: 2e9},
 		{Phase: "seq-read", Op: "read", Name: catalog.FigP99, Value: 3e6},
 		{Phase: "seq-read", Op: "read", Host: "client1", Name: catalog.FigP99, Value: 1e6},
+		{Phase: "seq-read", Op: "jobs", Name: catalog.FigKnee, Value: 8},
 	}
 	if err := c.Put(context.Background(), rec); err != nil {
 		t.Fatal(err)
@@ -231,9 +234,10 @@ func TestCheckLimits(t *testing.T) {
 		{[]string{"--limits", "seq-read/read/p99<5ms", "--fail-code", "42"}, ExitOK, []string{"met"}},
 		{[]string{"--limits", "seq-read/read/p99.9<1s"}, ExitLimit, []string{"-, not measured"}},
 		{[]string{"--limits", "nosuch/read/bw>1MB/s"}, ExitUsage, []string{"no phase nosuch", "its phases are seq-read"}},
-		{[]string{"--limits", "seq-read/write/bw>1MB/s"}, ExitUsage, []string{"has no operation write", "its operations are read"}},
+		{[]string{"--limits", "seq-read/write/bw>1MB/s"}, ExitUsage, []string{"has no operation write", "its operations are jobs, read"}},
 		{[]string{"--limits", "seq-read/read/bw>5ms"}, ExitUsage, []string{"bw is a bandwidth", `unknown unit "ms"`}},
 		{[]string{"--limits", ""}, ExitUsage, []string{"PHASE/OP/FIGURE<VALUE"}},
+		{[]string{"--limits", "seq-read/jobs/knee>=4"}, ExitUsage, []string{`"knee" is a scale's figure`, "a limit takes rate, bw"}},
 		{nil, ExitUsage, []string{"--baseline QUERY", "--limits"}},
 	} {
 		code, out := cmdOut(t, append([]string{"check", "nightly1", "--catalog", cat}, tc.args...)...)

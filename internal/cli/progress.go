@@ -36,6 +36,12 @@ type progress struct {
 	at        int
 	rest      time.Duration
 	unplanned int
+	// local says the run's one host is this machine, and runID names the
+	// run: a phase's layout is watched here (watchLayout) until
+	// layoutStop is closed; layoutDone closes when the watch ended.
+	local                  bool
+	runID                  string
+	layoutStop, layoutDone chan struct{}
 }
 
 const plainEvery = 5 * time.Second
@@ -110,6 +116,7 @@ func (p *progress) eta(planned, elapsed time.Duration) string {
 }
 
 func (p *progress) update(pr cluster.Progress) {
+	p.stopLayout()
 	if pr.Final {
 		return // the phase's results follow; a rate over the last instant is noise
 	}
@@ -216,6 +223,7 @@ func (p *progress) opRates(order []string, total map[string]record.Count, since 
 
 // done ends the live line so the phase's results start on a fresh line.
 func (p *progress) done() {
+	p.stopLayout()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.drawn {

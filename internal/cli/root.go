@@ -190,6 +190,7 @@ summary.json and summary.md.`,
 	strictHelpAndCompletion(root)
 	usageArgs(root)
 	onceFlags(root)
+	completeValues(root)
 	return root
 }
 

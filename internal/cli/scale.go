@@ -43,7 +43,7 @@ func scalePhases(st *State, eng model.EngineName, text, group string, params map
 		}
 		ph, err := build(p)
 		if err != nil {
-			return nil, nil, asUsage(err)
+			return nil, nil, asUsage(fmt.Errorf("--scale %s, the step %s=%d: %w", sc, sc.Param, load, err))
 		}
 		if len(ph) != 1 {
 			return nil, nil, usageErr("--scale steps one job; this runs %d at each step: give one job (--rw, or a workload of one job file)", len(ph))

@@ -37,12 +37,14 @@ func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.R
 	}
 	text := w.textState(st)
 	prog := newProgress(text, p.Phases)
+	prog.local = runsHere(p.Agents)
 	sink := run.FanOut{&textSink{st: text, prog: prog}}
 	r := &run.Runner{Engines: st.Engines, Sink: append(sink, watched.sinks...), Version: version(), Now: st.Now, Renderers: st.renderers()}
 	warnAddressLimit(text, "storbench")
 	stopping := interruptWatch(ctx, text, prog)
 	res, err := r.Run(ctx, p)
 	stopping()
+	prog.stopLayout()
 	watched.close(ctx, text)
 	cat.add(ctx, st, res)
 	if res != nil {
@@ -81,6 +83,12 @@ func (o WatchOptions) limits(st *State, p *run.Plan) error {
 	return err
 }
 
+// runsHere says a plan runs on this machine alone, in-process (as
+// run.Runner decides).
+func runsHere(a run.Agents) bool {
+	return a.Launcher == nil && (len(a.Hosts) == 0 || (len(a.Hosts) == 1 && cluster.IsLocal(a.Hosts[0].String())))
+}
+
 // textSink prints a run as it goes: a line when it starts, the live
 // progress line of each phase, each phase's figures when it ends, notes.
 type textSink struct {
@@ -91,12 +99,14 @@ type textSink struct {
 var _ run.Sink = (*textSink)(nil)
 
 func (s *textSink) Started(runID, folder string) {
+	s.prog.runID = runID
 	fmt.Fprintf(s.st.Stdout, "storbench %s: run %s, results in %s\n", version(), runID, folder)
 }
 
 func (s *textSink) PhaseStarted(ph engine.Phase, hosts []string) {
 	fmt.Fprintf(s.st.Stdout, "\nstarting %s phase %s on %s:\n", ph.Engine, ph.Name, describeHosts(hosts))
 	s.prog.start(ph)
+	s.prog.watchLayout(ph, hosts)
 }
 
 func (s *textSink) Progress(p cluster.Progress) { s.prog.update(p) }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storbench/storbench/internal/s3test"
 	"github.com/storbench/storbench/internal/testutil"
 )
 
@@ -21,22 +22,48 @@ import (
 // (--time-based): reading 16M alone can end before the first line.
 func TestTerminalShowsABar(t *testing.T) {
 	needFio(t)
+	bin := testutil.StorbenchBin(t)
+	dir, res := t.TempDir(), t.TempDir()
+	screenShowsABar(t, t.TempDir(), strings.Join([]string{bin, "fio", "--rw", "randread", "--bs", "4k", "--iodepth", "16", "--ioengine", "libaio", "--size", "16M", "--runtime", "5s", "--time-based",
+		"-d", dir, "--results", res, "--no-catalog"}, " "))
+}
+
+// make demo's command (scripts/demo.sh: the built-in quick suite against
+// a versitygw of its own) shows a bar with a percentage on a terminal
+// while its phases run (issue 36's must-show). It runs in a folder of its
+// own, its run kept out of the user's catalog; it is waited for to its
+// end, so the script's trap stops its server.
+func TestDemoShowsABar(t *testing.T) {
+	needFio(t)
+	vgw, err := s3test.Binary()
+	if err != nil {
+		t.Skipf("versitygw: %v", err)
+	}
+	root, err := testutil.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := testutil.StorbenchBin(t)
+	screenShowsABar(t, t.TempDir(), "STORBENCH_CATALOG=off VERSITYGW="+vgw+" "+filepath.Join(root, "scripts", "demo.sh")+" "+bin)
+}
+
+// screenShowsABar runs command in a tmux terminal in dir and reads its
+// screen until a bar with a percentage shows, then waits for the run's
+// last line.
+func screenShowsABar(t *testing.T, dir, command string) {
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("tmux is not installed (make tools installs it)")
 	}
-	bin := testutil.StorbenchBin(t)
-	dir, res := t.TempDir(), t.TempDir()
 	session := fmt.Sprintf("storbench-bar-%d", os.Getpid())
 	sock := filepath.Join(t.TempDir(), "tmux.sock")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	tm := func(args ...string) (string, error) {
 		out, err := exec.CommandContext(ctx, tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
 		return string(out), err
 	}
-	cmd := strings.Join([]string{bin, "fio", "--rw", "randread", "--bs", "4k", "--iodepth", "16", "--ioengine", "libaio", "--size", "16M", "--runtime", "5s", "--time-based",
-		"-d", dir, "--results", res, "--no-catalog", ";", "sleep", "600"}, " ")
+	cmd := "cd " + dir + " && " + command + "; sleep 600"
 	if out, err := tm("new-session", "-d", "-s", session, "-x", "200", "-y", "50", cmd); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
@@ -44,14 +71,19 @@ func TestTerminalShowsABar(t *testing.T) {
 	bar := regexp.MustCompile(`\[#*\.*\] +\d{1,3}% \d+s/\d+s`)
 	ended := regexp.MustCompile(`run \S+ (completed|failed|interrupted)`)
 	var screen string
+	seen := false
 	for ctx.Err() == nil {
 		screen, _ = tm("capture-pane", "-p", "-t", session)
-		if bar.MatchString(screen) || ended.MatchString(screen) {
+		seen = seen || bar.MatchString(screen)
+		if ended.MatchString(screen) {
 			break
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if !bar.MatchString(screen) {
-		t.Errorf("the terminal showed no bar with a percentage while the phase ran:\n%s", screen)
+	if !seen {
+		t.Errorf("the terminal showed no bar with a percentage while the phases ran:\n%s", screen)
+	}
+	if !ended.MatchString(screen) {
+		t.Errorf("the run did not end within its bound:\n%s", screen)
 	}
 }

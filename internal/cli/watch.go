@@ -48,7 +48,7 @@ func (o *WatchOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "print only errors")
 	o.Catalog.AddFlags(f)
 	f.StringArrayVar(&o.Limits, "limit", nil, "a limit a figure must keep, PHASE/OP/FIGURE<VALUE or >VALUE (also <=, >=): randread/read/p99<5ms, md/file-create/rate>20k, seq-read/read/bw>1.5GiB/s; FIGURE one of rate, bw, mean, p50, p99, p99.9, errors; repeat for more. A figure that crosses one, or is not measured, ends the run with exit 4 once every phase ran (docs/limits.md)")
-	f.StringVar(&o.Format, "output-format", "", "at the end, print the run to stdout as mdtest (md phases) or IOR (fio phases) prints one, for scripts that parse their text; storbench's own text goes to stderr")
+	f.StringVar(&o.Format, "output-format", "", "at the end, print the run to stdout as the tool named prints one, for scripts that parse its text: ior (IOR's report of the fio phases), mdtest (md phases), json or json+ (fio's own JSON, one document per fio phase and host); storbench's own text goes to stderr")
 }
 
 // watch is what a run is watched through: its sinks besides the text, and

@@ -320,6 +320,15 @@ func (r Registry) LogRequestsIn(p Phase, dir string) (Phase, error) {
 	return pl.LogRequestsIn(dir)
 }
 
+// SpaceOf is the space p needs on this host, rank of hosts (Plan.SpaceOf;
+// ok false when it lays out nothing of a known size).
+func (r Registry) SpaceOf(p Phase, hosts, rank int) (Space, bool) {
+	if pl, err := r.Plan(p); err == nil {
+		return pl.SpaceOf(hosts, rank)
+	}
+	return Space{}, false
+}
+
 // Info is name's static facts (none for an unknown engine).
 func (r Registry) Info(name model.EngineName) Info {
 	if e, ok := r[name]; ok {

@@ -3,6 +3,7 @@ package figures
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/storbench/storbench/internal/results"
@@ -52,6 +53,15 @@ func ParseLimit(s string) (Limit, error) {
 	ref = strings.TrimSpace(ref)
 	if strings.ContainsAny(ref, "<>=!") {
 		return Limit{}, fmt.Errorf("limit %q: one comparison, <, <=, > or >=, between the figure and its value", s)
+	}
+	if name := ref[strings.LastIndex(ref, "/")+1:]; strings.Count(ref, "/") >= 2 && !slices.Contains(OpNames, name) {
+		// A limit is judged on an operation's figures (Judge): one on
+		// another figure would never be measured, and always fail.
+		what := fmt.Sprintf("unknown figure %q", name)
+		if slices.Contains(Names, name) {
+			what = fmt.Sprintf("%q is a scale's figure, not an operation's", name)
+		}
+		return Limit{}, fmt.Errorf("limit %q: %s: a limit takes %s", s, what, strings.Join(OpNames, ", "))
 	}
 	r, err := Parse(ref)
 	if err != nil {

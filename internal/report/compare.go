@@ -54,11 +54,7 @@ func CompareText(w io.Writer, c *analyze.Comparison) {
 		}
 	}
 	for _, p := range c.Phases {
-		fmt.Fprintf(w, "\n== %s (%s", p.Name, p.Engine)
-		if p.Iterations[0] > 1 || p.Iterations[1] > 1 {
-			fmt.Fprintf(w, ", %d -> %d iterations", p.Iterations[0], p.Iterations[1])
-		}
-		fmt.Fprintln(w, ") ==")
+		fmt.Fprintf(w, "\n== %s ==\n", phaseHead(p, true))
 		for _, o := range p.Ops {
 			fmt.Fprintf(w, "Operation %s:\n", o.Op)
 			for _, f := range o.Figures {
@@ -97,7 +93,7 @@ func CompareMarkdown(w io.Writer, c *analyze.Comparison) {
 		}
 	}
 	for _, p := range c.Phases {
-		fmt.Fprintf(w, "\n## %s (%s)\n\n", p.Name, p.Engine)
+		fmt.Fprintf(w, "\n## %s\n\n", phaseHead(p, false))
 		fmt.Fprintln(w, "| Op | Figure | Before | After | Change | Verdict | Test |\n|---|---|---:|---:|---:|---|---|")
 		for _, o := range p.Ops {
 			for _, f := range o.Figures {
@@ -112,6 +108,23 @@ func CompareMarkdown(w io.Writer, c *analyze.Comparison) {
 		}
 	}
 	eventCompareMarkdown(w, c.Events)
+}
+
+// phaseHead names a compared phase with its engine and, when asked, how
+// many iterations (runs, for groups) each side has; a comparison of the
+// catalog's groups knows no engine.
+func phaseHead(p analyze.PhaseComparison, iterations bool) string {
+	var in []string
+	if p.Engine != "" {
+		in = append(in, string(p.Engine))
+	}
+	if iterations && (p.Iterations[0] > 1 || p.Iterations[1] > 1) {
+		in = append(in, fmt.Sprintf("%d -> %d iterations", p.Iterations[0], p.Iterations[1]))
+	}
+	if len(in) == 0 {
+		return p.Name
+	}
+	return p.Name + " (" + strings.Join(in, ", ") + ")"
 }
 
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", "/") }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -53,12 +54,17 @@ var mdtestRows = []struct{ label, op string }{
 // MdtestText writes every md phase as mdtest 4.x prints a run: its start
 // line, "mdtest-V was launched with T total task(s) on N node(s)" (a node
 // is a host, a task a worker), the command line, the path, "T tasks, I
-// files/directories", the "SUMMARY rate (in ops/sec): (of N iterations)"
-// table of Max, Min, Mean and Std Dev across iterations, and its end line.
-// mdtest's FS line (the file system's size and use) is left out: storbench
-// does not record it. Rows of operations the phase did not run are left
-// out, as mdtest leaves out the file rows with -D.
+// files" (-F; "directories" with -D, "files/directories" with neither),
+// the "SUMMARY rate (in ops/sec): (of N iterations)" table of Max, Min,
+// Mean and Std Dev across iterations, and its end line. mdtest's FS line
+// (the file system's size and use) is left out: storbench does not
+// record it. The table has mdtest's rows: the file rows with -F, the
+// directory rows with -D, then the tree rows; a row of an operation that
+// did not run (--only) is 0.000 in every column, as mdtest prints it, so
+// a script finds every row where it looks (summary.json has no such
+// figure: there it is absent).
 func MdtestText(w io.Writer, run *model.RunInfo, s *results.Summary) error {
+	shapes := planMd(run)
 	run, s = safetext.Copy(run), safetext.Copy(s)
 
 	n := 0
@@ -67,41 +73,7 @@ func MdtestText(w io.Writer, run *model.RunInfo, s *results.Summary) error {
 			continue
 		}
 		n++
-		tasks := ranksOf(run, ps.Dir)
-		fmt.Fprintf(w, "-- started at %s --\n\n", mdtestTime(s.StartedAt))
-		fmt.Fprintf(w, "storbench-%s was launched with %d total task(s) on %d node(s)\n", run.Versions.Storbench, tasks, len(ps.Hosts))
-		fmt.Fprintf(w, "Command line used: %s\n", quoteArgs(run.CommandLine))
-		if len(run.Targets) > 0 {
-			fmt.Fprintf(w, "%-20s: %s\n", "Path", run.Targets[0].Dir)
-		}
-		iters := 1
-		var items uint64
-		for _, o := range ps.Ops {
-			if o.Rate != nil && o.Rate.Iterations > 0 {
-				iters = o.Rate.Iterations
-			}
-		}
-		for _, o := range ps.Ops {
-			if o.Op == "file-create" || o.Op == "dir-create" {
-				items = max(items, o.Ops/uint64(iters))
-			}
-		}
-		fmt.Fprintf(w, "%d tasks, %d files/directories\n", tasks, items)
-		fmt.Fprintf(w, "\nSUMMARY rate (in ops/sec): (of %d iterations)\n", iters)
-		fmt.Fprintf(w, "   Operation                     Max            Min           Mean        Std Dev\n")
-		fmt.Fprintf(w, "   ---------                     ---            ---           ----        -------\n")
-		for _, row := range mdtestRows {
-			o := findOp(ps.Ops, row.op)
-			if o == nil || o.Rate == nil {
-				continue
-			}
-			sd := o.Rate.Stddev
-			if o.Rate.Iterations == 1 {
-				sd = 0
-			}
-			fmt.Fprintf(w, "   %-22s %14.3f %14.3f %14.3f %14.3f\n", row.label, o.Rate.Max, o.Rate.Min, o.Rate.Mean, sd)
-		}
-		fmt.Fprintf(w, "-- finished at %s --\n\n", mdtestTime(s.EndedAt))
+		mdtestPhase(w, run, s, ps, shapes[ps.Name])
 	}
 	if n == 0 {
 		return fmt.Errorf("--output-format mdtest: the run has no md phase")
@@ -109,122 +81,76 @@ func MdtestText(w io.Writer, run *model.RunInfo, s *results.Summary) error {
 	return nil
 }
 
-// IORText writes every fio phase group as IOR 4.x prints its "Summary of
-// all tests" table: per direction Max, Min, Mean and StdDev of bandwidth
-// (MiB/s) and of operations per second across iterations, the mean time of
-// an iteration, and the test's shape. A write with a stonewall gets IOR's
-// stonewall figures: the mean time to the deadline (Stonewall(s)) and the
-// mean bytes per job by then over it, in MiB/s (Stonewall(MiB), as IOR
-// computes it). Fields storbench does not know of a fio job (stonewall
-// figures of a phase without one, tasks per node, file per process,
-// reordering, segments, block size per task) are NA, as IOR prints NA for
-// stonewall figures it did not take.
-func IORText(w io.Writer, run *model.RunInfo, s *results.Summary) error {
-	run, s = safetext.Copy(run), safetext.Copy(s)
-
-	groups := iorGroups(s)
-	if len(groups) == 0 {
-		return fmt.Errorf("--output-format ior: the run has no fio phase")
-	}
-	// IOR's own layout: the title line ends where the header's first
-	// line begins.
-	fmt.Fprintf(w, "\nSummary of all tests:")
-	fmt.Fprintf(w, "\n%-9s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %13s",
-		"Operation", "Max(MiB)", "Min(MiB)", "Mean(MiB)", "StdDev", "Max(OPs)", "Min(OPs)", "Mean(OPs)", "StdDev", "Mean(s)", "Stonewall(s)", "Stonewall(MiB)")
-	fmt.Fprintf(w, " Test# #Tasks tPN reps fPP reord reordoff reordrand seed segcnt ")
-	fmt.Fprintf(w, "%8s %8s %9s %5s RefNum\n", " blksiz", "xsize", "aggs(MiB)", "API")
-	for test, g := range groups {
-		for _, dir := range g.dirs {
-			iorRow(w, test, dir, g)
-		}
-	}
-	return nil
+// mdShape is what mdtest's text says of an md phase's settings: -F, -D
+// and -n.
+type mdShape struct {
+	FilesOnly bool  `json:"files_only"`
+	DirsOnly  bool  `json:"dirs_only"`
+	Items     int64 `json:"items"`
 }
 
-// iorRow writes one direction of one test.
-func iorRow(w io.Writer, test int, dir string, g iorGroup) {
-	it := g.iters[dir]
-	bw := iterFigures(it, func(o results.OpSummary) *float64 { return o.BwBytesPerS })
-	for i := range bw {
-		bw[i] /= 1 << 20
-	}
-	// A figure no iteration measured (bandwidth of an operation that moved
-	// no bytes, a rate fio did not give) is NA, as IOR writes what it did
-	// not take, never 0.00.
-	b := spreadCells(bw, "%.2f")
-	o := spreadCells(iterFigures(it, func(o results.OpSummary) *float64 { return o.OpsPerS }), "%.2f")
-	t := spreadCells(iterFigures(it, func(o results.OpSummary) *float64 { d := o.DurationS; return &d }), "%.5f")
-	var bytes, count uint64
-	for _, x := range it {
-		bytes, count = bytes+x.Bytes, count+x.Ops
-	}
-	xsize, aggs := "NA", "NA"
-	if bytes > 0 && count > 0 && len(it) > 0 {
-		xsize = fmt.Sprint(bytes / count)
-		aggs = fmt.Sprintf("%.1f", float64(bytes)/float64(len(it))/(1<<20))
-	}
-	// IOR names the direction; a fio file of several job groups names
-	// its operations "<job> read".
-	access := dir
-	if f := strings.Fields(dir); len(f) > 1 {
-		access = f[len(f)-1]
-	}
-	swS, swMiB := "NA", "NA"
-	if walls := g.walls[dir]; len(walls) > 0 {
-		var secs, rate float64
-		for _, sw := range walls {
-			secs += sw.DurationS / float64(len(walls))
-			if sw.DurationS > 0 {
-				rate += sw.MeanJobBytes / sw.DurationS / (1 << 20) / float64(len(walls))
-			}
-		}
-		swS, swMiB = fmt.Sprintf("%.2f", secs), fmt.Sprintf("%.2f", rate)
-	}
-	fmt.Fprintf(w, "%-9s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %13s ",
-		access, b[0], b[1], b[2], b[3], o[0], o[1], o[2], o[3], t[2], swS, swMiB)
-	fmt.Fprintf(w, "%5d %6s %3s %4d %3s %5s %8s %9s %4s %6s %8s %8s %9s %3s %6d\n",
-		test, "NA", "NA", len(it), "NA", "NA", "NA", "NA", "NA", "NA", "NA", xsize, aggs, "fio", 0)
-}
-
-// iorGroup is a fio job's phases: its iterations, per direction.
-type iorGroup struct {
-	dirs  []string
-	iters map[string][]results.OpSummary
-	// walls are the stonewall figures of the iterations that had one,
-	// per direction (a stonewall phase's write).
-	walls map[string][]*results.StonewallSummary
-}
-
-// iorGroups gathers the fio phases of a summary by suite group (a phase
-// alone is its own group), keeping their order.
-func iorGroups(s *results.Summary) []iorGroup {
-	var out []iorGroup
-	idx := map[string]int{}
-	for _, ps := range s.Phases {
-		if !ps.Offers(model.FormatIOR) || ps.Status != results.StatusCompleted {
-			continue
-		}
-		key := ps.Group
-		if key == "" {
-			key = ps.Dir
-		}
-		i, ok := idx[key]
-		if !ok {
-			i = len(out)
-			idx[key] = i
-			out = append(out, iorGroup{iters: map[string][]results.OpSummary{}, walls: map[string][]*results.StonewallSummary{}})
-		}
-		for _, o := range ps.Ops {
-			if _, seen := out[i].iters[o.Op]; !seen {
-				out[i].dirs = append(out[i].dirs, o.Op)
-			}
-			out[i].iters[o.Op] = append(out[i].iters[o.Op], o)
-			if ps.Stonewall != nil && o.Op == "write" {
-				out[i].walls[o.Op] = append(out[i].walls[o.Op], ps.Stonewall)
-			}
+// planMd reads the settings of every md phase of the plan, by phase name.
+func planMd(run *model.RunInfo) map[string]mdShape {
+	out := map[string]mdShape{}
+	for _, p := range run.Plan {
+		var sh mdShape
+		if p.Engine == model.EngineMD && json.Unmarshal(p.Params, &sh) == nil {
+			out[safetext.Escape(p.Name)] = sh
 		}
 	}
 	return out
+}
+
+// mdtestPhase writes one md phase.
+func mdtestPhase(w io.Writer, run *model.RunInfo, s *results.Summary, ps results.PhaseSummary, sh mdShape) {
+	tasks := ranksOf(run, ps.Dir)
+	fmt.Fprintf(w, "-- started at %s --\n\n", mdtestTime(s.StartedAt))
+	fmt.Fprintf(w, "storbench-%s was launched with %d total task(s) on %d node(s)\n", run.Versions.Storbench, tasks, len(ps.Hosts))
+	fmt.Fprintf(w, "Command line used: %s\n", quoteArgs(run.CommandLine))
+	if len(run.Targets) > 0 {
+		fmt.Fprintf(w, "%-20s: %s\n", "Path", run.Targets[0].Dir)
+	}
+	iters := 1
+	var items uint64
+	for _, o := range ps.Ops {
+		if o.Rate != nil && o.Rate.Iterations > 0 {
+			iters = o.Rate.Iterations
+		}
+	}
+	for _, o := range ps.Ops {
+		if o.Op == "file-create" || o.Op == "dir-create" {
+			items = max(items, o.Ops/uint64(iters))
+		}
+	}
+	if items == 0 && sh.Items > 0 {
+		// Nothing was created (--only stat): the geometry is the settings'.
+		items = uint64(sh.Items) * uint64(tasks)
+	}
+	what := "files/directories"
+	switch {
+	case sh.FilesOnly && !sh.DirsOnly:
+		what = "files"
+	case sh.DirsOnly && !sh.FilesOnly:
+		what = "directories"
+	}
+	fmt.Fprintf(w, "%d tasks, %d %s\n", tasks, items, what)
+	fmt.Fprintf(w, "\nSUMMARY rate (in ops/sec): (of %d iterations)\n", iters)
+	fmt.Fprintf(w, "   Operation                     Max            Min           Mean        Std Dev\n")
+	fmt.Fprintf(w, "   ---------                     ---            ---           ----        -------\n")
+	for _, row := range mdtestRows {
+		if sh.FilesOnly && !sh.DirsOnly && strings.HasPrefix(row.op, "dir-") || sh.DirsOnly && !sh.FilesOnly && strings.HasPrefix(row.op, "file-") {
+			continue
+		}
+		var r results.RateStats
+		if o := findOp(ps.Ops, row.op); o != nil && o.Rate != nil {
+			r = *o.Rate
+		}
+		if r.Iterations == 1 {
+			r.Stddev = 0
+		}
+		fmt.Fprintf(w, "   %-22s %14.3f %14.3f %14.3f %14.3f\n", row.label, r.Max, r.Min, r.Mean, r.Stddev)
+	}
+	fmt.Fprintf(w, "-- finished at %s --\n\n", mdtestTime(s.EndedAt))
 }
 
 // iterFigures takes one figure of every iteration; an iteration without

@@ -4,14 +4,17 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
+	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/results"
 )
 
-// manyOps is the most operations an md phase has before its charts are
+// manyOps is the most operations a phase has before its charts are
 // drawn per phase rather than per operation (md runs up to twelve, one
-// after another, most of them for well under a second): one chart
+// after another, most of them for well under a second; s3 mixed four,
+// side by side): one chart
 // of every operation's rate and its hosts' spread, and the operations
 // over time on shared charts, an operation in its colour (OpColor).
 // Drawn per operation, a 3-host md phase of 10 operations was 33 charts.
@@ -42,10 +45,14 @@ func (tc *timeChartSet) perPhase() {
 	tc.rates()
 	long := longOps(tc.p)
 	var mib, ops, p99 []chartLine
+	var noLat []string
 	for _, op := range long {
 		os, ok := findSeconds(tc.all, op)
 		if !ok {
 			continue
+		}
+		if !os.Latency {
+			noLat = append(noLat, op)
 		}
 		ml, ol := rateLines(op, os, tc.ax)
 		ml.Color, ol.Color = OpColor(op), OpColor(op)
@@ -79,6 +86,9 @@ func (tc *timeChartSet) perPhase() {
 	if len(p99) > 0 {
 		tc.charts = append(tc.charts, tc.chart(chartSpec{Title: fmt.Sprintf("Latency %s: p99 per operation (all hosts)", tc.ax.per()), XLabel: xLabel, YLabel: "latency",
 			Lines: p99, LogY: true, XTick: secondsTick, YTick: latencyTick}))
+	}
+	if len(noLat) > 0 {
+		tc.notes = append(tc.notes, fmt.Sprintf("Latency per second: not recorded for %s (%s)", strings.Join(noLat, ", "), analyze.NoLatSecondsReason))
 	}
 	if short := len(tc.p.Ops) - len(long); short > 0 {
 		tc.notes = append(tc.notes, fmt.Sprintf("Over time: %d of %d operations lasted under %d s and are drawn only in the rates chart", short, len(tc.p.Ops), longOp))
@@ -126,7 +136,13 @@ func (tc *timeChartSet) rates() {
 	for i := range tc.p.Ops {
 		ticks = append(ticks, float64(i+1))
 	}
-	tc.charts = append(tc.charts, svgChart(chartSpec{Title: title, XLabel: "operation, in the order run (legend)", YLabel: "ops/s", Lines: lines,
+	xl := "operation (legend)"
+	if tc.stages {
+		xl = "operation, in the order run (legend)"
+	}
+	// Half an operation's room each side: the first and last operations'
+	// points sat on the axes' edges.
+	tc.charts = append(tc.charts, svgChart(chartSpec{Title: title, XLabel: xl, YLabel: "ops/s", Lines: lines, XSpan: [2]float64{0.5, float64(len(tc.p.Ops)) + 0.5},
 		XTicks: ticks, XTick: func(v float64) string { return fmt.Sprint(int(math.Round(v))) }, YTick: compact, LogY: wideRates(tc.p, false),
 		Limits: limitsOn(tc.p, isFigure(figures.Rate), 1)}))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/storbench/storbench/internal/analyze"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/safetext"
 	"github.com/storbench/storbench/internal/units"
@@ -34,6 +35,10 @@ func ScaleText(w io.Writer, s *results.Summary) {
 // scaleHead is a scale's first line: its group and its knee.
 func scaleHead(sc results.Scale) string {
 	switch {
+	case sc.Knee == nil && sc.StopKind == model.ScaleLimit:
+		// Only a limit stops a scale at its first step: the other rules
+		// compare two steps.
+		return fmt.Sprintf("scale %s by %s: no knee (the first step crossed a limit: no load kept it)", sc.Group, sc.Param)
 	case sc.Knee == nil:
 		return fmt.Sprintf("scale %s by %s: no knee (the scale did not finish)", sc.Group, sc.Param)
 	case sc.StopKind == "range":

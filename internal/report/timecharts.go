@@ -136,7 +136,11 @@ func timeCharts(pd analyze.PhaseData) (charts []template.HTML, notes []string, t
 		}
 	}
 	tc.moves = opMoves(tc.p)
-	if len(tc.p.Ops) > manyOps && oneAfterAnother(pd.Hosts) {
+	// Many operations read at a glance drawn per phase, whether run one
+	// after another (md's stages) or side by side (s3 mixed's four,
+	// which drew 15 charts per operation).
+	if len(tc.p.Ops) > manyOps {
+		tc.stages = oneAfterAnother(pd.Hosts)
 		tc.perPhase()
 		return tc.charts, tc.notes, tc.hostTable()
 	}
@@ -188,6 +192,8 @@ type timeChartSet struct {
 	charts  []template.HTML
 	notes   []string
 	marks   []chartMark // the phase's events, drawn on every chart
+	// stages says the operations ran one after another (oneAfterAnother).
+	stages bool
 }
 
 // chart draws c with the phase's events marked on it.

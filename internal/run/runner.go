@@ -453,6 +453,9 @@ type phases struct {
 	limits [][]figures.Limit
 	at     int
 	notMet []results.LimitResult
+	// stepNotMet is len(notMet) before the last phase was judged: a
+	// scale stopped by a limit takes its crossing step's back (scaleStep).
+	stepNotMet int
 	// written is the count of blocks every job of each stonewall phase
 	// wrote, by phase name (fio.WrittenBlocks).
 	written map[string]int64
@@ -601,6 +604,7 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 		ps.Status, ps.Error = results.StatusFailed, msg
 		pr.overShare = append(pr.overShare, ph.Name+": "+msg)
 	}
+	pr.stepNotMet = len(pr.notMet)
 	if pr.at < len(pr.limits) {
 		pr.notMet = append(pr.notMet, judgeLimits(&ps, pr.limits[pr.at])...)
 	}

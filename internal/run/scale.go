@@ -34,6 +34,13 @@ func (pr *phases) scaleStep(i int, label suite.Labels) (int, error) {
 	if stop.Kind == "" {
 		stop = analyze.ScaleStop{Kind: model.ScaleRangeEnd, Why: fmt.Sprintf("the range ended at %s=%d with the rate still growing: the knee is there or beyond", label.Scale.Param, label.Scale.Load)}
 	}
+	if stop.Kind == model.ScaleLimit && len(pr.steps) > 1 {
+		// The limit was the scale's stopping rule and a step before kept
+		// it: the crossing found the knee, it does not fail the run. Its
+		// verdict stays in summary.json. A first step that crossed it
+		// leaves no load that kept it: the run fails (exit 4).
+		pr.notMet = pr.notMet[:pr.stepNotMet]
+	}
 	name := pr.lastStep.Summary.Name
 	if _, err := pr.folder.AmendPhase(name, func(ps *results.PhaseSummary) {
 		ps.Scale.StopKind, ps.Scale.Stop = stop.Kind, stop.Why

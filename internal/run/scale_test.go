@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storbench/storbench/internal/exit"
+	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/suite"
 )
@@ -76,5 +78,47 @@ func TestScaleFindsTheKnee(t *testing.T) {
 				t.Errorf("the run said %q, want %q and the knee", note, tc.saidInNote)
 			}
 		})
+	}
+}
+
+// A limit is one more stopping rule: a scale whose rate grows without
+// end (2,000 ops/s a worker) under the limit rate<10k stops at the step
+// that crossed it (8 workers, 16,000 ops/s), not at the top of its
+// range, names the step before (4) its knee and the limit as why, and
+// the run exits 0: the limit found the knee, a load that kept it; the
+// crossing is kept in summary.json. (A first step that crosses it fails
+// the run: TestScaleWithoutKneeSaysWhy.)
+func TestScaleStopsAtALimit(t *testing.T) {
+	r, sink, root := runner(t)
+	p := scalePlan(t, root, "workers=1..64", 0)
+	l, err := figures.ParseLimit("g/op/rate<10k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Limits = []figures.Limit{l}
+	res, err := r.Run(t.Context(), p)
+	if err != nil {
+		t.Fatalf("run: exit %d (%v), want 0: a step kept the limit\n%v", exit.CodeOf(err), err, sink.events)
+	}
+	var ran []int
+	for _, p := range res.Summary.Phases {
+		ran = append(ran, p.Scale.Load)
+	}
+	if !slices.Equal(ran, []int{1, 2, 4, 8}) {
+		t.Errorf("steps run %v, want 1, 2, 4, 8", ran)
+	}
+	if len(res.Summary.Scales) != 1 {
+		t.Fatalf("scales in summary.json: %+v", res.Summary.Scales)
+	}
+	sc := res.Summary.Scales[0]
+	if sc.Knee == nil || *sc.Knee != 4 || sc.StopKind != model.ScaleLimit || !strings.Contains(sc.Stop, "g workers=8/op/rate<10k") {
+		t.Errorf("knee %v (%s: %s), want 4 (%s) naming the limit", sc.Knee, sc.StopKind, sc.Stop, model.ScaleLimit)
+	}
+	last := res.Summary.Phases[len(res.Summary.Phases)-1]
+	if len(last.Limits) != 1 || last.Limits[0].Passed == nil || *last.Limits[0].Passed {
+		t.Errorf("the last step's limits in summary.json: %+v", last.Limits)
+	}
+	if !strings.Contains(strings.Join(sink.events, "\n"), "knee: workers=4") {
+		t.Errorf("the run did not say the knee:\n%v", sink.events)
 	}
 }

@@ -29,10 +29,11 @@ const scriptReport = `<!doctype html><html><head><title>report</title><style>p{c
 // hostileRuns is a catalog of three runs whose folders someone else
 // wrote: one whose report.html holds a script, one whose report.html is
 // a link to a secret file, one whose report.html is a FIFO (which a read
-// would wait on for ever).
+// would wait on for ever), one whose report.html is a hard link to the
+// secret file (a regular file, but another's).
 type hostileRuns struct {
-	cat                  *catalog.Catalog
-	script, linked, fifo string
+	cat                              *catalog.Catalog
+	script, linked, fifo, hardlinked string
 }
 
 func newHostileRuns(t *testing.T) *hostileRuns {
@@ -52,6 +53,7 @@ func newHostileRuns(t *testing.T) *hostileRuns {
 		func(p string) error { return os.WriteFile(p, []byte(scriptReport), 0o644) },
 		func(p string) error { return os.Symlink(secret, p) },
 		func(p string) error { return syscall.Mkfifo(p, 0o644) },
+		func(p string) error { return os.Link(secret, p) },
 	} {
 		g := genRun{i: i, start: t0.Add(time.Duration(i) * time.Hour), scale: 1, labels: map[string]string{"kind": "hostile"}}
 		dir := writeRun(t, root, g)
@@ -69,14 +71,14 @@ func newHostileRuns(t *testing.T) *hostileRuns {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return &hostileRuns{cat: c, script: ids[0], linked: ids[1], fifo: ids[2]}
+	return &hostileRuns{cat: c, script: ids[0], linked: ids[1], fifo: ids[2], hardlinked: ids[3]}
 }
 
 // TestResultsFilesSandboxedAndNotLinked (issue 33): a results file is
 // served with a sandbox that runs no script and gives the page no access
 // to serve's origin, and a type that is never sniffed; a report.html that
-// is a link (to a mode-600 file beside the folders) or a FIFO is not
-// served and not linked from the run list. Before, report.html went out
+// is a link (to a mode-600 file beside the folders), a hard link to that
+// file, or a FIFO is not served and not linked from the run list. Before, report.html went out
 // with no Content-Security-Policy, and a link's target was served.
 func TestResultsFilesSandboxedAndNotLinked(t *testing.T) {
 	hr := newHostileRuns(t)
@@ -92,7 +94,7 @@ func TestResultsFilesSandboxedAndNotLinked(t *testing.T) {
 	if w.Header().Get("X-Content-Type-Options") != "nosniff" || w.Header().Get("Content-Type") != "text/html; charset=utf-8" {
 		t.Errorf("headers %v: want text/html, nosniff", w.Header())
 	}
-	for _, id := range []string{hr.linked, hr.fifo} {
+	for _, id := range []string{hr.linked, hr.fifo, hr.hardlinked} {
 		done := make(chan *httptest.ResponseRecorder, 1)
 		go func() { done <- get(t, h, "/run/"+id+"/report.html") }()
 		select {

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -89,48 +90,33 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		s.render(w, http.StatusOK, "compare", data)
 		return
 	}
-	a, na, err := s.group(r, "a", av)
-	if err == nil {
-		var b []analyze.PhaseData
-		var nb int
-		if b, nb, err = s.group(r, "b", bv); err == nil {
-			c := analyze.Compare(a, b, analyze.CompareOptions{ThresholdPct: 5, Alpha: 1 - stats.DefaultConfidence})
-			c.Before, c.After = fmt.Sprintf("%s (%d runs)", av, na), fmt.Sprintf("%s (%d runs)", bv, nb)
-			data["Cmp"] = c
-		}
-	}
+	c, err := s.compareGroups(r, av, bv)
 	if err != nil {
 		data["Error"] = err.Error()
 		s.render(w, http.StatusBadRequest, "compare", data)
 		return
 	}
+	data["Cmp"] = c
 	s.render(w, http.StatusOK, "compare", data)
 }
 
-// group reads the phases of every completed run a query matches, as
-// storbench compare --a/--b does: each run's phase is one iteration.
-func (s *Server) group(r *http.Request, side, text string) ([]analyze.PhaseData, int, error) {
-	q, err := catalog.ParseQuery(terms(text), s.now())
-	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %v", side, err)
-	}
-	q.Status = "completed"
-	runs, err := s.cat.Runs(r.Context(), q)
-	if err != nil {
-		return nil, 0, err
-	}
-	if len(runs) == 0 {
-		return nil, 0, fmt.Errorf("%s: %s matches no completed run", side, text)
-	}
-	var out []analyze.PhaseData
-	for _, run := range runs {
-		_, phases, err := analyze.ReadPhases(run.Path)
+// compareGroups compares the runs two queries match as storbench compare
+// --a/--b does, through the test check judges by (catalog.CompareGroups).
+func (s *Server) compareGroups(r *http.Request, av, bv string) (*analyze.Comparison, error) {
+	var qs [2]catalog.Query
+	for i, text := range []string{av, bv} {
+		q, err := catalog.ParseQuery(terms(text), s.now())
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s: run %s: its results folder cannot be read (%v)", side, run.ID, err)
+			return nil, fmt.Errorf("%s: %v", []string{"a", "b"}[i], err)
 		}
-		out = append(out, phases...)
+		qs[i] = q
 	}
-	return out, len(runs), nil
+	c, err := s.cat.CompareGroups(r.Context(), qs[0], qs[1], catalog.CheckOptions{ThresholdPct: 5, Alpha: 1 - stats.DefaultConfidence})
+	var ng *catalog.NoGroupError
+	if errors.As(err, &ng) {
+		return nil, fmt.Errorf("%s: %s matches no completed run", []string{"a", "b"}[ng.Side], []string{av, bv}[ng.Side])
+	}
+	return c, err
 }
 
 func (s *Server) trendPage(w http.ResponseWriter, r *http.Request) {

@@ -175,22 +175,36 @@ func resultHeaders(h http.Header) {
 
 // openResult opens the file name of the results folder dir when it is a
 // regular file of the folder itself: a symbolic link is not followed
-// (O_NOFOLLOW on the file; the folder's own path is the catalog's), and a
+// (O_NOFOLLOW on the file; the folder's own path is the catalog's), a
 // FIFO or device is not read (O_NONBLOCK, then the type checked on what
 // was opened, so the file cannot be changed between the check and the
-// read).
+// read), and a file with another name elsewhere (a hard link, which can
+// make any file of the same file system look like a report) is not
+// served: storbench writes each results file once, under one name.
 func openResult(dir, name string) (*os.File, error) {
 	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
+	switch {
+	case err != nil:
+	case !fi.Mode().IsRegular():
 		err = fmt.Errorf("%s is not a regular file", name)
+	case links(fi) > 1:
+		err = fmt.Errorf("%s has %d names (a hard link): not served", name, links(fi))
 	}
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
+}
+
+// links is how many names a file has, 1 where the system does not say.
+func links(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
 }

@@ -184,3 +184,26 @@ func TestStudentRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// RunsTest against one run is the prediction bound check has always
+// used, hand-computed: runs 10, 12, 14 (mean 12, s 2) and one run after,
+// t(0.95, 2) = 2.919986 · 2 · √(1+1/3) = 6.7436; with two figures
+// tested, t(0.975, 2) = 4.302653 · 2 · √(4/3) = 9.9366. Two groups pool
+// their spread: 10, 12, 14 and 20, 22 (s 2 and √2), s² = (8+2)/3.
+func TestRunsTestHandComputed(t *testing.T) {
+	r := RunsTest([]float64{10, 12, 14}, []float64{19}, 0.05, 1)
+	if !r.OK || relErr(r.Bound, 6.7436) > 1e-4 || !r.Beyond() {
+		t.Errorf("3 runs vs 1 at 19: %+v, want bound 6.7436, beyond", r)
+	}
+	if r := RunsTest([]float64{10, 12, 14}, []float64{18}, 0.05, 2); relErr(r.Bound, 9.9366) > 1e-4 || r.Beyond() {
+		t.Errorf("3 runs vs 1 at 18, 2 figures: %+v, want bound 9.9366, within", r)
+	}
+	g := RunsTest([]float64{10, 12, 14}, []float64{20, 22}, 0.05, 1)
+	want := StudentQuantile(0.95, 3) * math.Sqrt(10.0/3) * math.Sqrt(1.0/3+1.0/2)
+	if relErr(g.Bound, want) > 1e-9 || g.MeanB != 21 || !g.Beyond() {
+		t.Errorf("3 runs vs 2: %+v, want bound %v", g, want)
+	}
+	if r := RunsTest([]float64{10}, []float64{20}, 0.05, 1); r.OK || r.Beyond() {
+		t.Errorf("one run a side: %+v, want untested", r)
+	}
+}

@@ -102,7 +102,7 @@ type ExpandOptions struct {
 	// Engines validate the phases and list their settings.
 	Engines engine.Registry
 	// S3Configured says an endpoint is available from the environment
-	// (STORBENCH_HOST) for the phases that need one (engine.Endpointed).
+	// (STORBENCH_HOST) for the phases that need one (engine.Info.Endpoint).
 	S3Configured bool
 	// PlanOnly expands for a dry run, which contacts nothing: s3 phases
 	// without an endpoint are planned, and the missing endpoint noted.
