@@ -20,6 +20,10 @@ type cpuLimit struct {
 	// "usage_usec", microseconds) or cpuacct.usage (v1, nanoseconds).
 	usage   *procFile
 	usageV2 bool
+	// stat is the quota's cgroup's cpu.stat, whose nr_periods and
+	// nr_throttled count the quota's periods in which it ran and those in
+	// which it ran out of quota (v2: the same file as usage).
+	stat *procFile
 }
 
 // findLimit reads this process's cgroups (v2, or v1's cpu, cpuacct and
@@ -36,6 +40,7 @@ func findLimit(ncpu int) cpuLimit {
 		})
 		if l.quota > 0 {
 			l.usage, l.usageV2 = openProc(path.Join(cgroupRoot, at, "cpu.stat")), true
+			l.stat = openProc(path.Join(cgroupRoot, at, "cpu.stat"))
 		}
 		l.cores = cpuset(p, func(dir string) string { return path.Join(cgroupRoot, dir, "cpuset.cpus.effective") })
 	} else {
@@ -48,6 +53,7 @@ func findLimit(ncpu int) cpuLimit {
 			// The usage of the quota's cgroup, where cpuacct has the same
 			// tree (it is mounted with cpu, or the cgroup was made in both).
 			l.usage = openProc(path.Join(cgroupRoot, "cpuacct", at, "cpuacct.usage"))
+			l.stat = openProc(path.Join(cgroupRoot, "cpu", at, "cpu.stat"))
 		}
 		l.cores = cpuset(paths["cpuset"], func(dir string) string {
 			return path.Join(cgroupRoot, "cpuset", dir, "cpuset.effective_cpus")
@@ -218,6 +224,26 @@ func (l *cpuLimit) usageNs() (uint64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// throttling reads the quota's cgroup's periods and those throttled.
+func (l *cpuLimit) throttling() (periods, throttled uint64, ok bool) {
+	b := l.stat.read()
+	seen := 0
+	for len(b) > 0 {
+		var line []byte
+		line, b = nextLine(b)
+		name, rest := field(line)
+		switch string(name) {
+		case "nr_periods":
+			periods, _ = atou(bytesTrim(rest))
+			seen++
+		case "nr_throttled":
+			throttled, _ = atou(bytesTrim(rest))
+			seen++
+		}
+	}
+	return periods, throttled, seen == 2
 }
 
 func bytesTrim(b []byte) []byte {

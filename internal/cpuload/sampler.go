@@ -35,6 +35,9 @@ type sampler struct {
 	cpu, prevCPU []cpuTimes
 	prevUsage    uint64
 	usageOK      bool
+	prevPeriods  uint64 // the quota's periods, and those throttled
+	prevThrot    uint64
+	throtOK      bool
 	ifNames      [][]byte
 	linkBps      []float64
 	nets, prevNt []uint64 // rx, tx of each interface
@@ -44,7 +47,7 @@ type sampler struct {
 	memUsed, mc  float64
 	memOK        bool
 
-	ts, user, system, iowait, steal, used, runQ, memUsedS, cacheS []float64
+	ts, user, system, iowait, steal, used, throttled, runQ, memUsedS, cacheS []float64
 	core, rx, tx, busy                                            [][]float64
 }
 
@@ -75,11 +78,12 @@ func newSampler(start time.Time) *sampler {
 		return out
 	}
 	s.core, s.rx, s.tx, s.busy = series(ncpu), series(len(s.ifNames)), series(len(s.ifNames)), series(len(s.diskNames))
-	for _, p := range []*[]float64{&s.ts, &s.user, &s.system, &s.iowait, &s.steal, &s.used, &s.runQ, &s.memUsedS, &s.cacheS} {
+	for _, p := range []*[]float64{&s.ts, &s.user, &s.system, &s.iowait, &s.steal, &s.used, &s.throttled, &s.runQ, &s.memUsedS, &s.cacheS} {
 		*p = make([]float64, 0, rowsAhead)
 	}
 	s.read()
 	s.prevUsage, s.usageOK = s.lim.usageNs()
+	s.prevPeriods, s.prevThrot, s.throtOK = s.lim.throttling()
 	s.swap()
 	return s
 }
@@ -254,6 +258,16 @@ func (s *sampler) sample(now time.Time) {
 		}
 	}
 	s.used = append(s.used, used)
+	periods, throt, throtOK := s.lim.throttling()
+	th := math.NaN()
+	if throtOK && s.throtOK && periods >= s.prevPeriods && throt >= s.prevThrot {
+		th = 0 // it never ran: never throttled
+		if periods > s.prevPeriods {
+			th = 100 * float64(throt-s.prevThrot) / float64(periods-s.prevPeriods)
+		}
+	}
+	s.throttled = append(s.throttled, th)
+	s.prevPeriods, s.prevThrot, s.throtOK = periods, throt, throtOK
 	s.runQ = append(s.runQ, s.runq)
 	s.memUsedS, s.cacheS = append(s.memUsedS, s.memUsed), append(s.cacheS, s.mc)
 	for i := range s.ifNames {
@@ -278,7 +292,7 @@ func (l *cpuLimit) allows(n int) bool {
 }
 
 func (s *sampler) close() {
-	for _, f := range []*procFile{s.stat, s.mem, s.net, s.disks, s.lim.usage} {
+	for _, f := range []*procFile{s.stat, s.mem, s.net, s.disks, s.lim.usage, s.lim.stat} {
 		f.close()
 	}
 }

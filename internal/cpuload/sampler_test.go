@@ -99,20 +99,30 @@ func TestMonitorSamplesTheHost(t *testing.T) {
 func TestVerdictsThresholds(t *testing.T) {
 	q := 0.1
 	link := 1.25e9 // 10 Gb/s
-	others := 60.0
+	others, half, little := 60.0, 48.5, 10.0
 	for _, tc := range []struct {
 		name string
 		c    model.ClientLoad
 		want []string
 	}{
 		{"quota used in half the seconds", model.ClientLoad{Samples: &model.HostSamples{Cores: "0-1", QuotaCPUs: &q, UsedPct: []float64{95, 99, 50, 10}}},
-			[]string{"client CPU saturated: its cgroup's quota of 0.1 CPUs (cores 0-1) 95% busy or more in 2 of 4 s"}},
+			[]string{"client CPU saturated: its cgroup's quota of 0.1 CPUs (cores 0-1) 95% used or more, or throttled in 50% of its periods, in 2 of 4 s"}},
 		{"quota used in less than half", model.ClientLoad{Samples: &model.HostSamples{Cores: "0-1", QuotaCPUs: &q, UsedPct: []float64{95, 94.9, 50, 10}}}, nil},
+		{"quota throttled in half the seconds", model.ClientLoad{Samples: &model.HostSamples{Cores: "0", QuotaCPUs: &q,
+			UsedPct: []float64{89, 94.9, 50, 10}, ThrottledPct: []float64{90, 50, 49.9, 0}}},
+			[]string{"client CPU saturated: its cgroup's quota of 0.1 CPUs (cores 0) 95% used or more, or throttled in 50% of its periods, in 2 of 4 s"}},
+		{"quota throttled in less than half", model.ClientLoad{Samples: &model.HostSamples{Cores: "0", QuotaCPUs: &q,
+			UsedPct: []float64{89, 94.9, 50, 10}, ThrottledPct: []float64{90, 49, 49.9, 0}}}, nil},
 		{"cores busy", model.ClientLoad{Samples: &model.HostSamples{Cores: "0-3", UsedPct: []float64{96, 97, 98}}},
 			[]string{"client CPU saturated: cores 0-3 95% busy or more in 3 of 3 s"}},
 		{"cores busy with other work", model.ClientLoad{OthersPct: &others, Starved: true, Why: "other work took 60% of its CPU time",
 			Samples: &model.HostSamples{Cores: "0-3", UsedPct: []float64{96, 97, 98}}},
 			[]string{"client starved: other work took 60% of its CPU time"}},
+		{"cores busy, half of it other work", model.ClientLoad{OthersPct: &half,
+			Samples: &model.HostSamples{Cores: "0-3", UsedPct: []float64{96, 97, 98}}}, nil},
+		{"cores busy, most of it ours", model.ClientLoad{OthersPct: &little,
+			Samples: &model.HostSamples{Cores: "0-3", UsedPct: []float64{96, 97, 98}}},
+			[]string{"client CPU saturated: cores 0-3 95% busy or more in 3 of 3 s"}},
 		{"link", model.ClientLoad{Samples: &model.HostSamples{Net: []model.NetSamples{{Name: "eth0", LinkBytesPerS: &link,
 			RxBytesPerS: []float64{1.2e9, 1.2e9, 0}, TxBytesPerS: []float64{0, 0, 0}}}}},
 			[]string{"client network at 96% of its link: eth0 (10 Gb/s)"}},

@@ -21,6 +21,13 @@ const (
 	LinkPct = 90.0
 	// DiskBusyPct is the share of each second a block device was busy.
 	DiskBusyPct = 90.0
+	// ThrottledPct is, under a quota, the share of a second's quota
+	// periods in which the kernel throttled the cgroup: a second at the
+	// quota whatever its usage's figure says. The quota is enforced per
+	// period (100 ms as a rule), at its start: a second's usage, taken
+	// at times that fall inside periods, is off by up to one period's
+	// quota (a tenth at 100 ms), and the kernel's count is not.
+	ThrottledPct = 50.0
 )
 
 // result is the series taken, rounded, with what moved no bytes or was
@@ -36,6 +43,9 @@ func (s *sampler) result() *model.HostSamples {
 	if s.lim.quota > 0 {
 		q := s.lim.quota
 		h.QuotaCPUs = &q
+		if !slices.ContainsFunc(s.throttled, math.IsNaN) {
+			h.ThrottledPct = round(s.throttled, 1)
+		}
 	}
 	if !slices.ContainsFunc(s.used, math.IsNaN) {
 		h.UsedPct = round(s.used, 1)
@@ -92,6 +102,19 @@ func secondsAtOrAbove(v []float64, t float64) int {
 	return n
 }
 
+// atLimit counts the seconds at the CPU's limit: busy at or above
+// SaturatedCPUPct of it, or under a quota throttled in ThrottledPct of
+// its periods.
+func atLimit(h *model.HostSamples) int {
+	n := 0
+	for i, u := range h.UsedPct {
+		if u >= SaturatedCPUPct || (i < len(h.ThrottledPct) && h.ThrottledPct[i] >= ThrottledPct) {
+			n++
+		}
+	}
+	return n
+}
+
 // reached says whether n of all seconds is at least SaturatedShare.
 func reached(n, all int) bool { return all > 0 && float64(n) >= SaturatedShare*float64(all) }
 
@@ -101,17 +124,19 @@ func Verdicts(c *model.ClientLoad) []model.Verdict {
 	h := c.Samples
 	var out []model.Verdict
 	if h != nil && len(h.UsedPct) > 0 {
-		n := secondsAtOrAbove(h.UsedPct, SaturatedCPUPct)
+		n := atLimit(h)
 		// Without a quota the cores are the host's: when other work took
-		// them, the client was starved, not saturated by its own work.
-		othersTookIt := h.QuotaCPUs == nil && c.OthersPct != nil && *c.OthersPct >= StarvedOthersPct
+		// them (half the host, or half of what was busy), the client was
+		// starved or idle, not saturated by its own work.
+		othersTookIt := h.QuotaCPUs == nil && c.OthersPct != nil &&
+			(*c.OthersPct >= StarvedOthersPct || 2**c.OthersPct >= mean(h.UsedPct))
 		if reached(n, len(h.UsedPct)) && !othersTookIt {
-			what := fmt.Sprintf("cores %s", h.Cores)
+			text := fmt.Sprintf("client CPU saturated: cores %s %.0f%% busy or more in %d of %d s", h.Cores, SaturatedCPUPct, n, len(h.UsedPct))
 			if h.QuotaCPUs != nil {
-				what = fmt.Sprintf("its cgroup's quota of %.2g CPUs (cores %s)", *h.QuotaCPUs, h.Cores)
+				text = fmt.Sprintf("client CPU saturated: its cgroup's quota of %.2g CPUs (cores %s) %.0f%% used or more, or throttled in %.0f%% of its periods, in %d of %d s",
+					*h.QuotaCPUs, h.Cores, SaturatedCPUPct, ThrottledPct, n, len(h.UsedPct))
 			}
-			out = append(out, model.Verdict{Kind: model.VerdictCPU, Text: fmt.Sprintf(
-				"client CPU saturated: %s %.0f%% busy or more in %d of %d s", what, SaturatedCPUPct, n, len(h.UsedPct))})
+			out = append(out, model.Verdict{Kind: model.VerdictCPU, Text: text})
 		}
 	}
 	if h != nil {
@@ -158,4 +183,12 @@ func linkSpeed(bps float64) string {
 	} else {
 		return fmt.Sprintf("%g Mb/s", bits/1e6)
 	}
+}
+
+func mean(v []float64) float64 {
+	sum := 0.0
+	for _, x := range v {
+		sum += x
+	}
+	return sum / float64(len(v))
 }

@@ -79,6 +79,11 @@ type HostSamples struct {
 	// UsedPct is the CPU it could use that was busy: its cgroup's usage
 	// of its quota, or without a quota the busy time of its cores.
 	UsedPct []float64 `json:"used_pct"`
+	// ThrottledPct is, under a quota, the share of the quota's periods
+	// (100 ms as a rule) in which the kernel held the cgroup back for
+	// having used it all (cpu.stat's nr_throttled of nr_periods). Absent
+	// without a quota.
+	ThrottledPct []float64 `json:"throttled_pct,omitempty"`
 	// CoreBusyPct is each core's busy time, by core number.
 	CoreBusyPct [][]float64 `json:"core_busy_pct,omitempty"`
 	// RunQueue is the processes running or ready to run (procs_running).
