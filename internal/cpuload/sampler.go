@@ -48,7 +48,7 @@ type sampler struct {
 	memOK        bool
 
 	ts, user, system, iowait, steal, used, throttled, runQ, memUsedS, cacheS []float64
-	core, rx, tx, busy                                            [][]float64
+	core, rx, tx, busy                                                       [][]float64
 }
 
 // newSampler opens the files and takes the first reading at start.
