@@ -36,7 +36,7 @@ func (s *sampler) result() *model.HostSamples {
 	if len(s.ts) == 0 {
 		return nil
 	}
-	h := &model.HostSamples{Cores: CoreList(s.lim.cores),
+	h := &model.HostSamples{Cores: CoreList(s.lim.cores), StartNs: s.start.UnixNano(),
 		TS: round(s.ts, 3), UserPct: round(s.user, 1), SystemPct: round(s.system, 1),
 		IowaitPct: round(s.iowait, 1), StealPct: round(s.steal, 1), RunQueue: s.runQ,
 	}

@@ -70,7 +70,10 @@ type HostSamples struct {
 	// QuotaCPUs is its cgroup's CPU quota in cores' worth (cpu.max),
 	// absent when it has none.
 	QuotaCPUs *float64 `json:"quota_cpus,omitempty"`
-	// TS is each sample's end, in seconds from the phase's start.
+	// StartNs is when sampling began (Unix ns): the phase's start on
+	// this host.
+	StartNs int64 `json:"start_ns"`
+	// TS is each sample's end, in seconds from StartNs.
 	TS        []float64 `json:"t_s"`
 	UserPct   []float64 `json:"user_pct"`
 	SystemPct []float64 `json:"system_pct"`
