@@ -26,7 +26,7 @@ import (
 // SchemaVersion is the version of the catalog's tables this storbench
 // writes. A catalog of an older version is migrated when opened; one of a
 // newer version is refused, untouched.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Catalog is an open catalog.
 type Catalog struct {

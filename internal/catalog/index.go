@@ -92,6 +92,9 @@ type Figure struct {
 type Record struct {
 	Run     Run
 	Figures []Figure
+	// ClientLimits are the limits of their own the hosts reached in the
+	// run's completed phases.
+	ClientLimits []ClientLimit
 }
 
 // ReadFolder reads what the catalog keeps of a results folder. A folder a
@@ -116,6 +119,7 @@ func ReadFolder(dir string) (*Record, error) {
 	switch {
 	case err == nil:
 		rec.Figures = figuresOf(sum)
+		rec.ClientLimits = clientLimitsOf(sum)
 		if sum.Status == results.StatusRunning {
 			rec.Run.Status, rec.Run.Finished = StatusUnfinished, false
 		}
@@ -300,11 +304,7 @@ func (c *Catalog) putTx(ctx context.Context, tx *sql.Tx, rec *Record) error {
 			return c.writeErr(err)
 		}
 	}
-	tables := []string{"sb_figures", "sb_labels", "sb_runs"}
-	if c.schema >= 3 {
-		tables = append(tables, "sb_s3_features")
-	}
-	for _, t := range tables {
+	for _, t := range runTables(c.schema) {
 		if _, err := tx.ExecContext(ctx, c.q(`DELETE FROM `+t+` WHERE run_id = ?`), r.ID); err != nil {
 			return c.writeErr(err)
 		}
@@ -331,6 +331,15 @@ func (c *Catalog) putTx(ctx context.Context, tx *sql.Tx, rec *Record) error {
 			break // an older catalog's tables (tests)
 		}
 		if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO sb_s3_features (run_id, feature, result) VALUES (?, ?, ?)`), r.ID, f, res); err != nil {
+			return c.writeErr(err)
+		}
+	}
+	for _, l := range rec.ClientLimits {
+		if c.schema < 4 {
+			break // an older catalog's tables (tests)
+		}
+		if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO sb_client_limits (run_id, phase, host, kind, verdict) VALUES (?, ?, ?, ?, ?)`),
+			r.ID, l.Phase, l.Host, l.Kind, l.Text); err != nil {
 			return c.writeErr(err)
 		}
 	}
