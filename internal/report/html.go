@@ -123,6 +123,9 @@ func runNotes(in HTMLInput) []string {
 	}
 	if in.Compare != nil {
 		notes = append(notes, in.Compare.Notes...)
+		if l := clientLimitLines(in.Compare); len(l) > 0 {
+			notes = append(notes, strings.Join(l, " "))
+		}
 	}
 	return notes
 }
