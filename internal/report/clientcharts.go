@@ -47,8 +47,9 @@ type clientSeries struct {
 
 // clientCharts draws the hosts' own figures over the phase's seconds,
 // beside its rates: the CPU each could use that was busy, each network
-// link's share in use, each disk's busy time. Nothing when no host
-// sampled itself.
+// link's share in use, each disk's busy time, with the phase's events
+// marked as on its other charts over time. Nothing when no host sampled
+// itself.
 func clientCharts(pd analyze.PhaseData, ax timeAxis) []template.HTML {
 	var cpu, link, disk []clientSeries
 	several := len(pd.Hosts) > 1
@@ -96,7 +97,7 @@ func clientCharts(pd analyze.PhaseData, ax timeAxis) []template.HTML {
 			top = max(top, slices.Max(l.Y))
 		}
 		out = append(out, svgChart(chartSpec{Title: c.title, XLabel: xLabel, YLabel: "%", Lines: lines,
-			XTick: secondsTick, YTick: compact, YTop: 100, XSpan: ax.span(),
+			XTick: secondsTick, YTick: compact, YTop: 100, XSpan: ax.span(), Marks: eventMarks(pd.Summary.Events, ax.t0),
 			Limits: []chartLimit{{Y: c.limit, Label: fmt.Sprintf("limit %.0f%%", c.limit), Crossed: top >= c.limit}}}))
 	}
 	return out
