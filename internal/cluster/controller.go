@@ -78,6 +78,9 @@ type Controller struct {
 
 	mu   sync.Mutex
 	lost map[string]error // agents lost in earlier phases, by name
+	// clockSlots bounds the clocks measured at once (measureClock).
+	clockOnce  sync.Once
+	clockSlots chan struct{}
 	// awaited are the records of removals CheckResources awaited, for
 	// the next Settle to return.
 	awaited []Removal
@@ -99,6 +102,14 @@ func (c *Controller) Connect(ctx context.Context) ([]Info, error) {
 	infos := make([]Info, n)
 	errs := make([]error, n)
 	c.each(func(i int, a Agent) {
+		// A few agents at a time: 10,000 connections opened at once wait
+		// so long for a CPU here that agents close them as too slow.
+		release, err := c.slot(ctx)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		defer release()
 		in, err := a.Info(ctx)
 		switch {
 		case err != nil:
@@ -146,6 +157,35 @@ type connectError struct {
 
 func (e *connectError) Error() string        { return e.msg }
 func (e *connectError) Is(target error) bool { return e.unreached && target == ErrLost }
+
+// clockConcurrency is how many agents are connected to, or have their
+// clocks measured, at once. A
+// sample's offset is off by up to half its round trip; sampling 10,000
+// agents at once made round trips of seconds here, and offsets over a
+// second between processes of one machine.
+const clockConcurrency = 64
+
+// slot waits for one of clockConcurrency slots (connecting to an agent,
+// measuring its clock) and returns its release.
+func (c *Controller) slot(ctx context.Context) (func(), error) {
+	c.clockOnce.Do(func() { c.clockSlots = make(chan struct{}, clockConcurrency) })
+	select {
+	case c.clockSlots <- struct{}{}:
+		return func() { <-c.clockSlots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// measureClock measures ca's clock in a slot.
+func (c *Controller) measureClock(ctx context.Context, ca clockAgent) (offset, rtt time.Duration, err error) {
+	release, err := c.slot(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer release()
+	return ca.MeasureClock(ctx, c.clockSamples())
+}
 
 func (c *Controller) clockSamples() int {
 	if c.ClockSamples > 0 {
@@ -431,7 +471,7 @@ func (c *Controller) prepareAll(ctx context.Context, agents []Agent, req Request
 	each(agents, func(i int, a Agent) {
 		if ca, ok := a.(clockAgent); ok {
 			// Clocks drift: measure again before every phase.
-			off, rtt, err := ca.MeasureClock(ctx, c.clockSamples())
+			off, rtt, err := c.measureClock(ctx, ca)
 			if err == nil {
 				err = c.checkOffset(off)
 			}

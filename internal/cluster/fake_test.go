@@ -185,7 +185,7 @@ func startAgent(t testing.TB, name string, mod func(*Server)) *testAgent {
 	if mod != nil {
 		mod(ta.srv)
 	}
-	ta.hs = &http.Server{Handler: ta.srv}
+	ta.hs = ta.srv.HTTPServer()
 	go func() { _ = ta.hs.Serve(ln) }()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,13 +41,26 @@ type RemoteAgent struct {
 	// Dir is where this host has the run's target directory, when it is
 	// at a path of its own.
 	Dir HostDir
+	// HeartbeatTimeout is the one knob of this agent's timeouts: how long
+	// the agent waits without a heartbeat before it stops the phase (it is
+	// sent with each phase), and, two seconds more (silenceFor), how long
+	// a stream may say nothing unless Silence is set. HeartbeatTimeout when
+	// zero.
+	HeartbeatTimeout time.Duration
 	// Silence is how long a stream may say nothing before the agent is
-	// marked lost (DefaultSilence when zero).
+	// marked lost (silenceFor(HeartbeatTimeout) when zero).
 	Silence time.Duration
 
-	once   sync.Once
-	client *http.Client // streams and calls
-	beats  *http.Client // heartbeats, on their own connection
+	once sync.Once
+	// client makes every call over one HTTP/2 connection (h2c without
+	// TLS): streams, heartbeats, releases and stops are its streams.
+	client *http.Client
+	// h1 and h1beats are for an agent that speaks only HTTP/1.1 (an older
+	// storbench, or a plain server): calls and streams, and heartbeats on
+	// their own connection. old is set once such an agent answered, h2ok
+	// once the agent answered over HTTP/2 (then no fallback is tried).
+	h1, h1beats *http.Client
+	old, h2ok   atomic.Bool
 
 	mu      sync.Mutex
 	offset  time.Duration // agent clock - controller clock
@@ -89,20 +103,36 @@ func (a *RemoteAgent) Name() string { return a.Host }
 func (a *RemoteAgent) init() {
 	a.once.Do(func() {
 		dial := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 5 * time.Second}
-		mk := func() *http.Client {
+		// The one connection of an agent stays between phases and while
+		// thousands of other agents are connected to or prepared (minutes
+		// with 10,000): 30 s idle closed it, and the agents' connections
+		// were made again all at once, past what listen queues hold.
+		mk := func(p *http.Protocols, idle time.Duration) *http.Client {
 			return &http.Client{Transport: &http.Transport{
 				DialContext:           dial.DialContext,
 				TLSClientConfig:       a.TLS,
 				TLSHandshakeTimeout:   5 * time.Second,
 				ResponseHeaderTimeout: 10 * time.Second,
 				MaxIdleConnsPerHost:   2,
-				IdleConnTimeout:       30 * time.Second,
+				IdleConnTimeout:       idle,
 				DisableCompression:    true,
+				Protocols:             p,
 			}}
 		}
-		a.client, a.beats = mk(), mk()
+		h2, h1 := new(http.Protocols), new(http.Protocols)
+		h1.SetHTTP1(true)
+		if a.TLS != nil {
+			h2.SetHTTP2(true)
+		} else {
+			h2.SetUnencryptedHTTP2(true)
+		}
+		a.client, a.h1, a.h1beats = mk(h2, 10*time.Minute), mk(h1, 30*time.Second), mk(h1, 30*time.Second)
+		if a.HeartbeatTimeout <= 0 {
+			a.HeartbeatTimeout = HeartbeatTimeout
+		}
+		a.HeartbeatTimeout = min(a.HeartbeatTimeout, maxHeartbeatTimeout)
 		if a.Silence <= 0 {
-			a.Silence = DefaultSilence
+			a.Silence = silenceFor(a.HeartbeatTimeout)
 		}
 	})
 }
@@ -145,11 +175,61 @@ func (a *RemoteAgent) request(ctx context.Context, method, path string, body any
 	return req, nil
 }
 
+// roundTrip sends req over HTTP/2; to an agent that never answered over
+// it, a failed try is made again over HTTP/1.1, and if that answers, the
+// agent is taken as one that speaks only HTTP/1.1 from then on. An older
+// agent thus still works (with two connections, as before), and the
+// protocol number in the answer still decides whether the two sides agree.
+// beat says the request is a heartbeat, a release or a stop: over
+// HTTP/1.1, these go on a connection of their own, never queued behind a
+// stream.
+func (a *RemoteAgent) roundTrip(req *http.Request, beat bool) (*http.Response, error) {
+	if a.old.Load() {
+		if beat {
+			return a.h1beats.Do(req)
+		}
+		return a.h1.Do(req)
+	}
+	resp, err := a.client.Do(req)
+	if err == nil {
+		a.h2ok.Store(true)
+		return resp, nil
+	}
+	if a.h2ok.Load() || req.Context().Err() != nil || !spokeHTTP1(err) {
+		return nil, err
+	}
+	again := req.Clone(req.Context())
+	if req.GetBody != nil {
+		body, berr := req.GetBody()
+		if berr != nil {
+			return nil, err
+		}
+		again.Body = body
+	}
+	resp, err1 := a.h1.Do(again)
+	if err1 != nil {
+		return nil, err
+	}
+	a.old.Store(true)
+	return resp, nil
+}
+
+// spokeHTTP1 says whether err, from a try over HTTP/2, may be an agent
+// that answered in HTTP/1.1 (Go's HTTP/2 client reads that as a frame too
+// large, or, when the answer came with the connection's close, as a
+// connection that could not be established) or, over TLS, offered no h2:
+// not an agent that is slow (a timeout) or not there (the dial).
+func spokeHTTP1(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "looked like an HTTP/1.1 header") || strings.Contains(msg, "unexpected ALPN protocol") ||
+		strings.Contains(msg, "client conn could not be established")
+}
+
 // do sends a request and checks the answer's status and protocol. The
 // caller closes the body of a non-nil response.
-func (a *RemoteAgent) do(c *http.Client, req *http.Request) (*http.Response, error) {
+func (a *RemoteAgent) do(req *http.Request, beat bool) (*http.Response, error) {
 	a.init()
-	resp, err := c.Do(req)
+	resp, err := a.roundTrip(req, beat)
 	if err != nil {
 		if ctxErr := req.Context().Err(); ctxErr != nil {
 			return nil, ctxErr
@@ -197,7 +277,7 @@ func (a *RemoteAgent) Info(ctx context.Context) (Info, error) {
 	if err != nil {
 		return in, err
 	}
-	resp, err := a.do(a.client, req)
+	resp, err := a.do(req, false)
 	if err != nil {
 		return in, err
 	}
@@ -225,7 +305,7 @@ func (a *RemoteAgent) MeasureClock(ctx context.Context, n int) (offset, rtt time
 			return 0, 0, err
 		}
 		t0 := time.Now()
-		resp, err := a.do(a.client, req)
+		resp, err := a.do(req, false)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -261,6 +341,7 @@ func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
 	a.mu.Unlock()
 	a.result = resultSize{req.ResultBytes, req.ResultPerSecond}
 	req.Host = a.Host
+	req.HeartbeatTimeoutNs = int64(a.HeartbeatTimeout)
 	req.DropCaches = req.DropCaches || a.DropCaches
 	req.Phase.Params = a.Dir.apply(req.Phase.Params)
 	if req.Controller == "" {
@@ -333,7 +414,7 @@ func (a *RemoteAgent) relay(ctx context.Context, bar engine.Barrier, off time.Du
 	if err != nil {
 		return
 	}
-	resp, err := a.do(a.beats, req)
+	resp, err := a.do(req, true)
 	if err != nil {
 		return
 	}
@@ -345,7 +426,7 @@ func (a *RemoteAgent) Stop() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if req, err := a.request(ctx, http.MethodPost, "stop", nil); err == nil {
-		if resp, err := a.do(a.beats, req); err == nil {
+		if resp, err := a.do(req, true); err == nil {
 			resp.Body.Close()
 		}
 	}
@@ -448,7 +529,7 @@ type streamLine struct {
 // refusal, or a stream broken or over its bounds (the agent is lost).
 func (a *RemoteAgent) readStream(req *http.Request, path string, lines chan<- streamLine) {
 	start := time.Now()
-	resp, err := a.do(a.client, req)
+	resp, err := a.do(req, false)
 	if err != nil {
 		// The agent's own answer (busy, refused, mismatch) or lost.
 		lines <- streamLine{nil, err}
@@ -490,6 +571,12 @@ func (a *RemoteAgent) silence() time.Duration {
 	return a.Silence
 }
 
+// startHeartbeats sends a heartbeat every HeartbeatEvery until
+// stopHeartbeats. The loop only keeps time: each beat is sent from a
+// goroutine of its own (at most two at once), so a send that waits (a slow
+// answer, a stuck connection) neither delays the next beat nor counts as
+// this process being stopped; lastBeat and paused measure the loop's own
+// timer, which runs late only when this process was stopped or starved.
 func (a *RemoteAgent) startHeartbeats() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -499,6 +586,9 @@ func (a *RemoteAgent) startHeartbeats() {
 	a.mu.Unlock()
 	go func() {
 		defer close(done)
+		var sends sync.WaitGroup
+		defer sends.Wait()
+		slots := make(chan struct{}, 2)
 		t := time.NewTicker(HeartbeatEvery)
 		defer t.Stop()
 		for {
@@ -510,16 +600,31 @@ func (a *RemoteAgent) startHeartbeats() {
 				a.paused = max(a.paused, time.Since(a.lastBeat))
 				a.lastBeat = time.Now()
 				a.mu.Unlock()
-				hctx, hcancel := context.WithTimeout(ctx, 2*time.Second)
-				if req, err := a.request(hctx, http.MethodPost, "heartbeat", nil); err == nil {
-					if resp, err := a.do(a.beats, req); err == nil {
-						resp.Body.Close()
-					}
+				select {
+				case slots <- struct{}{}:
+				default:
+					continue // two beats still wait for their answers
 				}
-				hcancel()
+				sends.Add(1)
+				go func() {
+					defer sends.Done()
+					a.beat(ctx)
+					<-slots
+				}()
 			}
 		}
 	}()
+}
+
+// beat sends one heartbeat, waiting at most two seconds for its answer.
+func (a *RemoteAgent) beat(ctx context.Context) {
+	hctx, hcancel := context.WithTimeout(ctx, 2*time.Second)
+	defer hcancel()
+	if req, err := a.request(hctx, http.MethodPost, "heartbeat", nil); err == nil {
+		if resp, err := a.do(req, true); err == nil {
+			resp.Body.Close()
+		}
+	}
 }
 
 // whyLost adds to the error of a lost agent what this controller knows of
@@ -534,11 +639,11 @@ func (a *RemoteAgent) whyLost(err error) error {
 	}
 	a.mu.Unlock()
 	var said *pausedErr
-	if gap <= HeartbeatTimeout || errors.As(err, &said) {
+	if gap <= a.HeartbeatTimeout || errors.As(err, &said) {
 		return err
 	}
-	return &pausedErr{err: fmt.Errorf("%w; this controller sent no heartbeat for %s (it was stopped, e.g. SIGSTOP, or starved of CPU), and an agent ends its phase after %s without one",
-		err, gap.Round(100*time.Millisecond), HeartbeatTimeout)}
+	return &pausedErr{err: fmt.Errorf("%w; this controller sent no heartbeat for %s (it was stopped, e.g. SIGSTOP, or starved of CPU), and this agent ends its phase after %s without one",
+		err, gap.Round(100*time.Millisecond), a.HeartbeatTimeout)}
 }
 
 // limitNote adds to err, a stream that broke, the agent's address-space
@@ -577,7 +682,8 @@ func (a *RemoteAgent) Close() {
 	a.stopHeartbeats()
 	if a.client != nil {
 		a.client.CloseIdleConnections()
-		a.beats.CloseIdleConnections()
+		a.h1.CloseIdleConnections()
+		a.h1beats.CloseIdleConnections()
 	}
 }
 
