@@ -175,13 +175,7 @@ func startAgent(t testing.TB, name string, mod func(*Server)) *testAgent {
 		t.Fatal(err)
 	}
 	ta := &testAgent{ln: ln, addr: ln.Addr().String(), logs: make(chan string, 100)}
-	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: testEngines}, Token: testToken}
-	ta.srv.Logf = func(format string, args ...any) {
-		select {
-		case ta.logs <- time.Now().Format("15:04:05.000 ") + fmt.Sprintf(format, args...):
-		default:
-		}
-	}
+	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: testEngines}, Token: testToken, Logf: ta.logf}
 	if mod != nil {
 		mod(ta.srv)
 	}
@@ -200,6 +194,14 @@ func startAgent(t testing.TB, name string, mod func(*Server)) *testAgent {
 // close at once and nothing is cleaned up.
 func (ta *testAgent) kill() {
 	_ = ta.hs.Close()
+}
+
+// logf keeps a line of the agent's log in logs (up to 100 lines).
+func (ta *testAgent) logf(format string, args ...any) {
+	select {
+	case ta.logs <- time.Now().Format("15:04:05.000 ") + fmt.Sprintf(format, args...):
+	default:
+	}
 }
 
 func remoteFor(ta *testAgent, name string) *RemoteAgent {

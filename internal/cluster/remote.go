@@ -458,13 +458,21 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 	// The request's own context is not ctx: ending ctx must not cut the
 	// stream before the agent's last line.
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
+	ended := make(chan struct{})
+	last := false
+	defer func() {
+		if last {
+			go a.letEnd(ended, cancel)
+		} else {
+			cancel()
+		}
+	}()
 	req, err := a.request(sctx, http.MethodPost, path, body)
 	if err != nil {
 		return nil, err
 	}
 	lines := make(chan streamLine, 1)
-	go a.readStream(req, path, lines)
+	go a.readStream(req, path, lines, ended)
 	// The first answer may wait for a TLS handshake.
 	silence := time.NewTimer(a.Silence + 5*time.Second)
 	if a.hurry.Load() {
@@ -483,6 +491,7 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 				continue
 			}
 			if g.err != nil || g.l.Done {
+				last = g.err == nil
 				if g.err == nil && stopped {
 					return g.l, ctx.Err()
 				}
@@ -524,10 +533,29 @@ type streamLine struct {
 	err error
 }
 
+// letEnd cancels a stream's request once the agent has ended the stream
+// (ended), or after the silence a line may take. Over HTTP/2, cancelling
+// a stream the agent has not ended resets it, and an agent whose write of
+// the last line is not yet confirmed (the goroutine that writes its frames
+// did not run again yet: a busy machine) then fails that write ("http2:
+// stream closed"), takes the controller for gone and stops its session.
+func (a *RemoteAgent) letEnd(ended <-chan struct{}, cancel context.CancelFunc) {
+	defer cancel()
+	t := time.NewTimer(a.silence())
+	defer t.Stop()
+	select {
+	case <-ended:
+	case <-t.C:
+	}
+}
+
 // readStream sends req and hands each line of the answer to lines, up to
 // the last (Done) or the error that ends the stream: the agent's own
-// refusal, or a stream broken or over its bounds (the agent is lost).
-func (a *RemoteAgent) readStream(req *http.Request, path string, lines chan<- streamLine) {
+// refusal, or a stream broken or over its bounds (the agent is lost). After
+// the last line it reads on to the stream's end (letEnd), then closes
+// ended.
+func (a *RemoteAgent) readStream(req *http.Request, path string, lines chan<- streamLine, ended chan<- struct{}) {
+	defer close(ended)
 	start := time.Now()
 	resp, err := a.do(req, false)
 	if err != nil {
@@ -558,6 +586,9 @@ func (a *RemoteAgent) readStream(req *http.Request, path string, lines chan<- st
 		}
 		lines <- streamLine{&l, nil}
 		if l.Done {
+			// Nothing should follow; what does is read up to a line's
+			// bound, and letEnd cuts a stream that does not end.
+			_, _ = io.Copy(io.Discard, io.LimitReader(lr.br, maxLine))
 			return
 		}
 	}
