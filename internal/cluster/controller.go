@@ -78,9 +78,9 @@ type Controller struct {
 
 	mu   sync.Mutex
 	lost map[string]error // agents lost in earlier phases, by name
-	// clockSlots bounds the clocks measured at once (measureClock).
-	clockOnce  sync.Once
-	clockSlots chan struct{}
+	// slots bounds the agents called at once (slot).
+	slotsOnce sync.Once
+	slots     chan struct{}
 	// awaited are the records of removals CheckResources awaited, for
 	// the next Settle to return.
 	awaited []Removal
@@ -157,25 +157,6 @@ type connectError struct {
 
 func (e *connectError) Error() string        { return e.msg }
 func (e *connectError) Is(target error) bool { return e.unreached && target == ErrLost }
-
-// clockConcurrency is how many agents are connected to, or have their
-// clocks measured, at once. A
-// sample's offset is off by up to half its round trip; sampling 10,000
-// agents at once made round trips of seconds here, and offsets over a
-// second between processes of one machine.
-const clockConcurrency = 64
-
-// slot waits for one of clockConcurrency slots (connecting to an agent,
-// measuring its clock) and returns its release.
-func (c *Controller) slot(ctx context.Context) (func(), error) {
-	c.clockOnce.Do(func() { c.clockSlots = make(chan struct{}, clockConcurrency) })
-	select {
-	case c.clockSlots <- struct{}{}:
-		return func() { <-c.clockSlots }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
 
 // measureClock measures ca's clock in a slot.
 func (c *Controller) measureClock(ctx context.Context, ca clockAgent) (offset, rtt time.Duration, err error) {
@@ -395,7 +376,7 @@ func (c *Controller) runAll(ctx context.Context, want expect, agents []Agent, hu
 	results := make([]*engine.HostResult, n)
 	runErrs := make([]error, n)
 	refused := make([]error, n)
-	each(agents, func(i int, a Agent) {
+	c.fanOut(ctx, agents, func(ctx context.Context, i int, a Agent) {
 		results[i], runErrs[i] = a.Run(ctx, out.Start, func(s engine.Snapshot) {
 			mu.Lock()
 			if refused[i] == nil {
@@ -492,7 +473,7 @@ func (c *Controller) prepareAll(ctx context.Context, agents []Agent, req Request
 	if n > 1 && firstErr(agents, prepErrs) == nil {
 		hub = newBarrierHub(names, BarrierLead+3*slices.Max(rtts))
 	}
-	each(agents, func(i int, a Agent) {
+	c.fanOut(ctx, agents, func(ctx context.Context, i int, a Agent) {
 		if prepErrs[i] != nil {
 			return
 		}
@@ -628,7 +609,7 @@ func (c *Controller) cleanup(p engine.Phase, runID string, agents []Agent, prepE
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	left := make([][]engine.Leftover, len(agents))
-	each(agents, func(i int, a Agent) {
+	c.fanOut(ctx, agents, func(ctx context.Context, i int, a Agent) {
 		if prepErrs[i] == nil {
 			if err := a.Cleanup(ctx); err != nil {
 				left[i] = c.leftoversOf(p, runID, a, err)

@@ -129,17 +129,14 @@ func startLateAgent(t *testing.T, name string, reg engine.Registry) (*RemoteAgen
 	if err != nil {
 		t.Fatal(err)
 	}
-	ta := &testAgent{ln: ln, addr: ln.Addr().String(), logs: make(chan string, 100)}
-	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: reg, FioBin: "/nonexistent/fio"}, Token: testToken, Logf: ta.logf}
 	var busy atomic.Int32
-	ta.hs = ta.srv.HTTPServer()
-	ta.hs.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		busy.Add(1)
-		defer busy.Add(-1)
-		ta.srv.ServeHTTP(w, r)
+	ta := serveAgent(t, name, reg, lateWriteListener{ln}, func(srv *Server) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			busy.Add(1)
+			defer busy.Add(-1)
+			srv.ServeHTTP(w, r)
+		})
 	})
-	go func() { _ = ta.hs.Serve(lateWriteListener{ln}) }()
-	t.Cleanup(func() { _ = ta.hs.Close() })
 	a := remoteFor(ta, name)
 	t.Cleanup(a.Close)
 	return a, ta.logs, &busy

@@ -93,15 +93,27 @@ type RemoteAgent struct {
 const HurrySilence = 2 * time.Second
 
 var (
-	_ Agent   = (*RemoteAgent)(nil)
-	_ Stopper = (*RemoteAgent)(nil)
+	_ Agent    = (*RemoteAgent)(nil)
+	_ Stopper  = (*RemoteAgent)(nil)
+	_ answerer = (*RemoteAgent)(nil)
 )
+
+// answers says a RemoteAgent's stages call answered once the agent's
+// answer (its headers) came: the controller's slot is freed then.
+func (a *RemoteAgent) answers() {}
 
 // Name returns the agent's name in results.
 func (a *RemoteAgent) Name() string { return a.Host }
 
 func (a *RemoteAgent) init() {
 	a.once.Do(func() {
+		if a.HeartbeatTimeout <= 0 {
+			a.HeartbeatTimeout = HeartbeatTimeout
+		}
+		a.HeartbeatTimeout = min(a.HeartbeatTimeout, maxHeartbeatTimeout)
+		if a.Silence <= 0 {
+			a.Silence = silenceFor(a.HeartbeatTimeout)
+		}
 		dial := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 5 * time.Second}
 		// The one connection of an agent stays between phases and while
 		// thousands of other agents are connected to or prepared (minutes
@@ -109,10 +121,12 @@ func (a *RemoteAgent) init() {
 		// were made again all at once, past what listen queues hold.
 		mk := func(p *http.Protocols, idle time.Duration) *http.Client {
 			return &http.Client{Transport: &http.Transport{
-				DialContext:           dial.DialContext,
-				TLSClientConfig:       a.TLS,
-				TLSHandshakeTimeout:   5 * time.Second,
-				ResponseHeaderTimeout: 10 * time.Second,
+				DialContext:         dial.DialContext,
+				TLSClientConfig:     a.TLS,
+				TLSHandshakeTimeout: 5 * time.Second,
+				// As long as a stream's first answer may take (stream):
+				// the knob's, not a fixed 10 s that cut slow prepares.
+				ResponseHeaderTimeout: a.Silence + 5*time.Second,
 				MaxIdleConnsPerHost:   2,
 				IdleConnTimeout:       idle,
 				DisableCompression:    true,
@@ -127,13 +141,6 @@ func (a *RemoteAgent) init() {
 			h2.SetUnencryptedHTTP2(true)
 		}
 		a.client, a.h1, a.h1beats = mk(h2, 10*time.Minute), mk(h1, 30*time.Second), mk(h1, 30*time.Second)
-		if a.HeartbeatTimeout <= 0 {
-			a.HeartbeatTimeout = HeartbeatTimeout
-		}
-		a.HeartbeatTimeout = min(a.HeartbeatTimeout, maxHeartbeatTimeout)
-		if a.Silence <= 0 {
-			a.Silence = silenceFor(a.HeartbeatTimeout)
-		}
 	})
 }
 
@@ -472,7 +479,9 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 		return nil, err
 	}
 	lines := make(chan streamLine, 1)
-	go a.readStream(req, path, lines, ended)
+	first := answered(ctx)
+	defer first()
+	go a.readStream(req, path, lines, ended, first)
 	// The first answer may wait for a TLS handshake.
 	silence := time.NewTimer(a.Silence + 5*time.Second)
 	if a.hurry.Load() {
@@ -553,11 +562,12 @@ func (a *RemoteAgent) letEnd(ended <-chan struct{}, cancel context.CancelFunc) {
 // the last (Done) or the error that ends the stream: the agent's own
 // refusal, or a stream broken or over its bounds (the agent is lost). After
 // the last line it reads on to the stream's end (letEnd), then closes
-// ended.
-func (a *RemoteAgent) readStream(req *http.Request, path string, lines chan<- streamLine, ended chan<- struct{}) {
+// ended. It calls first once the agent answered, or could not.
+func (a *RemoteAgent) readStream(req *http.Request, path string, lines chan<- streamLine, ended chan<- struct{}, first func()) {
 	defer close(ended)
 	start := time.Now()
 	resp, err := a.do(req, false)
+	first()
 	if err != nil {
 		// The agent's own answer (busy, refused, mismatch) or lost.
 		lines <- streamLine{nil, err}

@@ -112,6 +112,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, sess *session, s
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	lw := &lineWriter{rc: http.NewResponseController(w), enc: json.NewEncoder(w), last: time.Now(), silence: silenceFor(sess.hbTimeout)}
+	// The answer's headers go at once, not with the first line (a tick a
+	// second later): the controller calls a bounded number of agents at
+	// once, each until its answer (Controller.fanOut).
+	_ = lw.rc.Flush()
 	tick := time.NewTicker(tickEvery / 2)
 	defer tick.Stop()
 	for {
