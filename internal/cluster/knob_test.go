@@ -3,11 +3,15 @@ package cluster
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // One knob sets every heartbeat timeout: a controller whose
@@ -111,5 +115,43 @@ func TestSlowHeartbeatAnswerIsNoPause(t *testing.T) {
 	a.mu.Unlock()
 	if paused > a.HeartbeatTimeout {
 		t.Errorf("the controller counted a pause of %s (its heartbeat timer was never held)", paused)
+	}
+}
+
+// The knob sets how often heartbeats go too: with 30 s, every 5 s, not
+// every second. 10,000 agents' heartbeats every second were more than a
+// controller on a busy 2-core machine sent in time: agents waiting 30 s
+// heard nothing for that long and stopped their phase. Before, an 8 s
+// phase here took 8 or 9 heartbeats.
+func TestHeartbeatsFollowTheKnob(t *testing.T) {
+	var beats atomic.Int32
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta := serveAgent(t, "a", testEngines, ln, func(srv *Server) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == PathPrefix+"/heartbeat" {
+				beats.Add(1)
+			}
+			srv.ServeHTTP(w, r)
+		})
+	})
+	a := remoteFor(ta, "a")
+	a.HeartbeatTimeout = 30 * time.Second
+	t.Cleanup(a.Close)
+	c := &Controller{Agents: []Agent{a}, Engines: testEngines}
+	start := time.Now()
+	out, err := c.RunPhase(testutil.Ctx(t, testutil.Bound), "r", false, tickPhaseOf(t, 8000, 500, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Results) != 1 {
+		t.Fatalf("%d results", len(out.Results))
+	}
+	took := time.Since(start)
+	n := beats.Load()
+	if most := int32(took/(5*time.Second)) + 1; n < 1 || n > most {
+		t.Errorf("%d heartbeats in %s with a 30 s timeout, want 1 to %d (one every 5 s)", n, took.Round(time.Millisecond), most)
 	}
 }

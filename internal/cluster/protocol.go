@@ -57,7 +57,8 @@ const (
 
 	// DefaultPort is where an agent listens unless told otherwise.
 	DefaultPort = 7761
-	// HeartbeatEvery is how often the controller says it is alive.
+	// HeartbeatEvery is how often the controller says it is alive, with
+	// the default timeout (RemoteAgent.beatEvery: a sixth of a longer one).
 	HeartbeatEvery = time.Second
 	// HeartbeatTimeout is how long an agent waits without a heartbeat
 	// before it stops the phase and cleans up: a lost controller stops the
