@@ -3,8 +3,11 @@
 // the cadence of the live line.
 //
 // The agents are real agent servers (cluster.Server, the protocol storbench
-// agent serves) on loopback ports, all in a second process, the farm (this
-// program with -farm), so the figures are the controller's alone. They run a
+// agent serves) on loopback ports, in other processes, the farms (this
+// program with -farm), so the figures are the controller's alone. Each farm
+// serves at most -per-farm agents (two descriptors each, its listener and
+// the controller's connection), so 10,000 agents fit under a process's
+// 20,000-descriptor limit; the controller holds one connection per agent. They run a
 // fake engine, "scale-fake", registered only here: it does no I/O and sends
 // one snapshot a second, with -ops operations' cumulative counts, as a busy
 // md or s3 phase does. The controller is cluster.Controller, as storbench
@@ -13,9 +16,12 @@
 // snapshot streams, results, cleanup). Its Progress callback does the work
 // of the command line's live line (totals per operation over every host, a
 // rate per host, min and max across hosts, the formatted line), writing the
-// line nowhere.
+// line nowhere; the rates are each host's own (its counts over its own
+// elapsed time), so an update that comes early or late, as the last one
+// does, shows the true rate.
 //
 // usage: go run ./bench/controllerscale [-agents 1000] [-seconds 30] [-ops 4]
+// [-per-farm 2500] [-hb-timeout 3s]
 // (bench/controller-scale.sh builds it and runs it).
 package main
 
@@ -54,7 +60,8 @@ func main() {
 	seconds := flag.Int("seconds", 30, "length of the phase's run stage")
 	ops := flag.Int("ops", 4, "operations in each snapshot")
 	profile := flag.String("cpuprofile", "", "write the controller's CPU profile here")
-	hbTimeout := flag.Duration("hb-timeout", cluster.HeartbeatTimeout, "the agents' heartbeat timeout (the farm's)")
+	perFarm := flag.Int("per-farm", 2500, "agents per farm process")
+	hbTimeout := flag.Duration("hb-timeout", cluster.HeartbeatTimeout, "the heartbeat timeout (the controller's knob: the agents' timeout, and its own silence 2 s more)")
 	flag.Parse()
 	if *profile != "" && *farm == 0 {
 		f, err := os.Create(*profile)
@@ -64,9 +71,9 @@ func main() {
 	}
 	var err error
 	if *farm > 0 {
-		err = serveFarm(*farm, *hbTimeout)
+		err = serveFarm(*farm)
 	} else {
-		err = measure(*agents, *seconds, *ops, *hbTimeout)
+		err = measure(*agents, *perFarm, *seconds, *ops, *hbTimeout)
 	}
 	if err != nil {
 		pprof.StopCPUProfile()
@@ -175,7 +182,7 @@ func (l countingListener) Accept() (net.Conn, error) {
 // When stdin closes it prints "hbgaps P50 P99 MAX": the gaps between one
 // agent's consecutive heartbeats, in seconds, over every agent; then it
 // ends.
-func serveFarm(n int, hbTimeout time.Duration) error {
+func serveFarm(n int) error {
 	in := bufio.NewReader(os.Stdin)
 	token, err := in.ReadString('\n')
 	if err != nil {
@@ -191,7 +198,7 @@ func serveFarm(n int, hbTimeout time.Duration) error {
 			return err
 		}
 		srv := &cluster.Server{Agent: &cluster.LocalAgent{Host: fmt.Sprintf("agent%04d", i), Version: "scale", FioBin: "/nonexistent/fio", Engines: engines},
-			Token: token, HeartbeatTimeout: hbTimeout,
+			Token: token,
 			Logf: func(format string, args ...any) {
 				if l := fmt.Sprintf(format, args...); strings.Contains(l, "stopping the phase") {
 					fmt.Fprintf(os.Stderr, "farm %s: agent%04d: %s\n", time.Now().Format("15:04:05.000"), i, l)
@@ -203,7 +210,9 @@ func serveFarm(n int, hbTimeout time.Duration) error {
 			}
 			srv.ServeHTTP(w, r)
 		})
-		go func() { _ = (&http.Server{Handler: h}).Serve(countingListener{ln, &bytesIn, &bytesOut}) }()
+		hs := srv.HTTPServer()
+		hs.Handler = h
+		go func() { _ = hs.Serve(countingListener{ln, &bytesIn, &bytesOut}) }()
 		fmt.Fprintf(out, "agent %s\n", ln.Addr())
 	}
 	fmt.Fprintln(out, "ready")
@@ -255,6 +264,18 @@ func (b *beatLog) gaps() []float64 {
 	return out
 }
 
+// peakRSS is the process's peak resident set (VmHWM), in bytes.
+func peakRSS() int64 {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
 // sample is the controller process at one instant.
 type sample struct {
 	at         time.Time
@@ -282,124 +303,102 @@ func takeSample() sample {
 	return s
 }
 
-// liveLine does the command line's live-line work on every update and
-// records when each came.
-type liveLine struct {
-	mu       sync.Mutex
-	at       []time.Time
-	prev     map[string]record.Count
-	prevHost map[string]uint64
-	prevAt   time.Time
-	last     string
+// farm is one farm process: its agents' addresses, its byte counters
+// every second and, once it ends, its heartbeat gaps.
+type farm struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	addrs  []string
+	mu     sync.Mutex
+	marks  []mark
+	hbgaps chan string
 }
 
-func (l *liveLine) update(pr cluster.Progress) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := time.Now()
-	l.at = append(l.at, now)
-	total := map[string]record.Count{}
-	var order []string
-	cur := make(map[string]uint64, len(pr.Hosts))
-	for _, h := range pr.Hosts {
-		var n uint64
-		for _, c := range h.Ops {
-			t, seen := total[c.Op]
-			if !seen {
-				order = append(order, c.Op)
-			}
-			t.Ops, t.Bytes, t.Errors = t.Ops+c.Ops, t.Bytes+c.Bytes, t.Errors+c.Errors
-			total[c.Op] = t
-			n += c.Ops
-		}
-		cur[h.Host] = n
-	}
-	dt := now.Sub(l.prevAt).Seconds()
-	var parts []string
-	for _, op := range order {
-		c, p := total[op], l.prev[op]
-		if dt > 0 && c.Ops >= p.Ops {
-			parts = append(parts, fmt.Sprintf("%s %.0f op/s %.1f MB/s", op, float64(c.Ops-p.Ops)/dt, float64(c.Bytes-p.Bytes)/dt/1e6))
-		}
-	}
-	lo, hi := -1.0, 0.0
-	for h, n := range cur {
-		r := 0.0
-		if p, ok := l.prevHost[h]; ok && n >= p && dt > 0 {
-			r = float64(n-p) / dt
-		}
-		if lo < 0 || r < lo {
-			lo = r
-		}
-		hi = max(hi, r)
-	}
-	parts = append(parts, fmt.Sprintf("per host op/s: min %.0f, max %.0f (%d hosts)", lo, hi, len(pr.Hosts)))
-	l.prev, l.prevHost, l.prevAt = total, cur, now
-	l.last = fmt.Sprintf("[%s] %s  %s", pr.Phase, pr.Elapsed.Round(time.Second), strings.Join(parts, ", "))
-}
-
-// startFarm starts the farm process and returns its agents' addresses and
-// a reader of its later lines; closing stdin ends it.
-func startFarm(n int, hbTimeout time.Duration, token string) (*exec.Cmd, io.WriteCloser, []string, *bufio.Scanner, error) {
+// startFarm starts a farm process of n agents; closing its stdin ends it.
+func startFarm(n int, token string) (*farm, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, err
 	}
-	cmd := exec.Command(self, "-farm", strconv.Itoa(n), "-hb-timeout", hbTimeout.String())
-	cmd.Stderr = os.Stderr
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		return nil, nil, nil, nil, err
+	f := &farm{cmd: exec.Command(self, "-farm", strconv.Itoa(n)), hbgaps: make(chan string, 1)}
+	f.cmd.Stderr = os.Stderr
+	f.stdin, _ = f.cmd.StdinPipe()
+	stdout, _ := f.cmd.StdoutPipe()
+	if err := f.cmd.Start(); err != nil {
+		return nil, err
 	}
-	fmt.Fprintln(stdin, token)
+	fmt.Fprintln(f.stdin, token)
 	sc := bufio.NewScanner(stdout)
-	var addrs []string
 	for sc.Scan() {
 		l := sc.Text()
 		if l == "ready" {
-			return cmd, stdin, addrs, sc, nil
+			go f.read(sc)
+			return f, nil
 		}
 		if a, ok := strings.CutPrefix(l, "agent "); ok {
-			addrs = append(addrs, a)
+			f.addrs = append(f.addrs, a)
 		}
 	}
-	return nil, nil, nil, nil, fmt.Errorf("the farm ended after %d agents", len(addrs))
+	_ = f.stdin.Close()
+	_ = f.cmd.Wait()
+	return nil, fmt.Errorf("a farm ended after %d agents", len(f.addrs))
 }
 
-func measure(n, seconds, ops int, hbTimeout time.Duration) error {
+// read takes the farm's later lines: its byte counters and heartbeat gaps.
+func (f *farm) read(sc *bufio.Scanner) {
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 4 && fs[0] == "bytes" {
+			ns, _ := strconv.ParseInt(fs[1], 10, 64)
+			in, _ := strconv.ParseInt(fs[2], 10, 64)
+			out, _ := strconv.ParseInt(fs[3], 10, 64)
+			f.mu.Lock()
+			f.marks = append(f.marks, mark{time.Unix(0, ns), in, out})
+			f.mu.Unlock()
+		}
+		if g, ok := strings.CutPrefix(sc.Text(), "hbgaps "); ok {
+			f.hbgaps <- g
+		}
+	}
+}
+
+// end closes the farm's stdin and returns its heartbeat gaps.
+func (f *farm) end() string {
+	_ = f.stdin.Close()
+	gaps := "(none)"
+	select {
+	case gaps = <-f.hbgaps:
+	case <-time.After(30 * time.Second):
+	}
+	_ = f.cmd.Wait()
+	return gaps
+}
+
+func measure(n, perFarm, seconds, ops int, hbTimeout time.Duration) error {
 	var b [32]byte
 	_, _ = rand.Read(b[:])
 	token := hex.EncodeToString(b[:])
-	farm, farmIn, addrs, farmOut, err := startFarm(n, hbTimeout, token)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = farmIn.Close(); _ = farm.Wait() }()
-	hbgaps := make(chan string, 1)
-	var marksMu sync.Mutex
-	var marks []mark
-	go func() {
-		for farmOut.Scan() {
-			f := strings.Fields(farmOut.Text())
-			if len(f) == 4 && f[0] == "bytes" {
-				ns, _ := strconv.ParseInt(f[1], 10, 64)
-				in, _ := strconv.ParseInt(f[2], 10, 64)
-				out, _ := strconv.ParseInt(f[3], 10, 64)
-				marksMu.Lock()
-				marks = append(marks, mark{time.Unix(0, ns), in, out})
-				marksMu.Unlock()
-			}
-			if g, ok := strings.CutPrefix(farmOut.Text(), "hbgaps "); ok {
-				hbgaps <- g
-			}
+	var farms []*farm
+	defer func() {
+		for _, f := range farms {
+			_ = f.stdin.Close()
+			_ = f.cmd.Wait()
 		}
 	}()
+	var addrs []string
+	for left := n; left > 0; left -= perFarm {
+		f, err := startFarm(min(left, perFarm), token)
+		if err != nil {
+			return err
+		}
+		farms = append(farms, f)
+		addrs = append(addrs, f.addrs...)
+	}
 	agents := make([]cluster.Agent, n)
 	for i, a := range addrs {
-		agents[i] = &cluster.RemoteAgent{Addr: a, Host: fmt.Sprintf("agent%04d", i), Token: token, Controller: "scale"}
+		agents[i] = &cluster.RemoteAgent{Addr: a, Host: fmt.Sprintf("agent%04d", i), Token: token, Controller: "scale", HeartbeatTimeout: hbTimeout}
 	}
-	live := &liveLine{prevAt: time.Now()}
+	live := &liveLine{}
 	ctrl := &cluster.Controller{Agents: agents, Engines: engines, Lead: 2 * time.Second, Progress: live.update, Name: "scale"}
 
 	var samplesMu sync.Mutex
@@ -424,16 +423,18 @@ func measure(n, seconds, ops int, hbTimeout time.Duration) error {
 	}
 	samplesMu.Lock()
 	defer samplesMu.Unlock()
-	_ = farmIn.Close()
-	gaps := "(none)"
-	select {
-	case gaps = <-hbgaps:
-	case <-time.After(30 * time.Second):
+	var gaps []string
+	var marks [][]mark
+	for _, f := range farms {
+		gaps = append(gaps, f.end())
+		f.mu.Lock()
+		marks = append(marks, f.marks)
+		f.mu.Unlock()
 	}
-	marksMu.Lock()
-	defer marksMu.Unlock()
+	farms = nil
 	report(n, seconds, ops, connect, out, samples, live, marks)
-	fmt.Printf("heartbeats (agents' side, the whole phase): gap between an agent's consecutive beats median, p99, max (s): %s; the agents' timeout: %s\n", gaps, hbTimeout)
+	fmt.Printf("heartbeats (agents' side, the whole phase): gap between an agent's consecutive beats median, p99, max (s), by farm of at most %d agents: %s; the heartbeat timeout: %s\n",
+		perFarm, strings.Join(gaps, "; "), hbTimeout)
 	return nil
 }
 
@@ -474,7 +475,7 @@ func median(xs []float64) float64 {
 // (cores: CPU seconds per second), RSS, open files and goroutines, the
 // live line's intervals, and the bytes the agents read and wrote per
 // second.
-func report(n, seconds, ops int, connect time.Duration, out *cluster.Outcome, samples []sample, live *liveLine, marks []mark) {
+func report(n, seconds, ops int, connect time.Duration, out *cluster.Outcome, samples []sample, live *liveLine, marks [][]mark) {
 	fmt.Printf("controller driving %d agents (loopback, real protocol, fake engine, %d operations per snapshot), run stage %ds on %d cores\n",
 		n, ops, seconds, runtime.NumCPU())
 	fmt.Printf("connect (info + 5 clock samples each): %.2fs; prepare (5 clock samples + prepare): %.2fs; cleanup: %.2fs\n",
@@ -516,17 +517,25 @@ func report(n, seconds, ops int, connect time.Duration, out *cluster.Outcome, sa
 		}
 	}
 	fmt.Printf("live line: %d updates in the run stage, interval median %.3fs, max %.3fs\n", len(iv)+1, median(iv), slices.Max(append(iv, 0)))
-	var in []mark
-	for _, m := range marks {
-		if m.at.After(out.Start) && m.at.Before(out.End) {
-			in = append(in, m)
+	// Each farm's counters over its own run-stage samples, summed.
+	var inRate, outRate float64
+	for _, fm := range marks {
+		var in []mark
+		for _, m := range fm {
+			if m.at.After(out.Start) && m.at.Before(out.End) {
+				in = append(in, m)
+			}
+		}
+		if len(in) >= 2 {
+			a, b := in[0], in[len(in)-1]
+			dt := b.at.Sub(a.at).Seconds()
+			inRate, outRate = inRate+float64(b.in-a.in)/dt, outRate+float64(b.out-a.out)/dt
 		}
 	}
-	if len(in) >= 2 {
-		a, b := in[0], in[len(in)-1]
-		dt := b.at.Sub(a.at).Seconds()
+	if inRate > 0 {
 		fmt.Printf("wire (agents' side, run stage): controller->agents %.0f B/s, agents->controller %.0f B/s (%.0f and %.0f B per agent per second)\n",
-			float64(b.in-a.in)/dt, float64(b.out-a.out)/dt, float64(b.in-a.in)/dt/float64(n), float64(b.out-a.out)/dt/float64(n))
+			inRate, outRate, inRate/float64(n), outRate/float64(n))
 	}
 	fmt.Printf("last live line: %.200s\n", live.last)
+	fmt.Printf("controller peak RSS (VmHWM, the whole run): %.1f MiB\n", float64(peakRSS())/(1<<20))
 }

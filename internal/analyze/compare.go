@@ -48,6 +48,9 @@ type Comparison struct {
 	OnlyAfter  []string `json:"only_after,omitempty"`
 	// Notes are said of either result (one that never finished).
 	Notes []string `json:"notes,omitempty"`
+	// ClientLimits are the hosts whose verdicts on their own limits
+	// differ between the runs, phase by phase: said before any figure.
+	ClientLimits []ClientLimitChange `json:"client_limits_changed,omitempty"`
 	// Events compare each event's window of a phase with the same
 	// seconds of the same phase in the other run, where one side had
 	// events: the phase healthy and degraded.
@@ -206,6 +209,7 @@ func Compare(before, after []PhaseData, o CompareOptions) *Comparison {
 			continue
 		}
 		c.Phases = append(c.Phases, comparePhase(k, ma[k], pb, o))
+		c.ClientLimits = append(c.ClientLimits, clientLimitChanges(k, ma[k], pb)...)
 	}
 	for _, k := range kb {
 		if _, ok := ma[k]; !ok {

@@ -26,7 +26,7 @@ import (
 // SchemaVersion is the version of the catalog's tables this storbench
 // writes. A catalog of an older version is migrated when opened; one of a
 // newer version is refused, untouched.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // Catalog is an open catalog.
 type Catalog struct {

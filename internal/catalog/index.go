@@ -95,6 +95,9 @@ type Record struct {
 	// Limits are the limits the run was given and its verdicts, as its
 	// summary.json keeps them.
 	Limits []Limit
+	// ClientLimits are the limits of their own the hosts reached in the
+	// run's completed phases.
+	ClientLimits []ClientLimit
 }
 
 // ReadFolder reads what the catalog keeps of a results folder. A folder a
@@ -119,6 +122,7 @@ func ReadFolder(dir string) (*Record, error) {
 	switch {
 	case err == nil:
 		rec.Figures, rec.Limits = figuresOf(sum), limitsOf(sum)
+		rec.ClientLimits = clientLimitsOf(sum)
 		if sum.Status == results.StatusRunning {
 			rec.Run.Status, rec.Run.Finished = StatusUnfinished, false
 		}
@@ -303,8 +307,7 @@ func (c *Catalog) putTx(ctx context.Context, tx *sql.Tx, rec *Record) error {
 			return c.writeErr(err)
 		}
 	}
-	tables := []string{"sb_figures", "sb_labels", "sb_runs"}
-	for _, t := range append(tables, c.laterTables()...) {
+	for _, t := range runTables(c.schema) {
 		if _, err := tx.ExecContext(ctx, c.q(`DELETE FROM `+t+` WHERE run_id = ?`), r.ID); err != nil {
 			return c.writeErr(err)
 		}
@@ -337,20 +340,16 @@ func (c *Catalog) putTx(ctx context.Context, tx *sql.Tx, rec *Record) error {
 	if err := c.putLimits(ctx, tx, r.ID, rec.Limits); err != nil {
 		return c.writeErr(err)
 	}
+	for _, l := range rec.ClientLimits {
+		if c.schema < 5 {
+			break // an older catalog's tables (tests)
+		}
+		if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO sb_client_limits (run_id, phase, host, kind, verdict) VALUES (?, ?, ?, ?, ?)`),
+			r.ID, l.Phase, l.Host, l.Kind, l.Text); err != nil {
+			return c.writeErr(err)
+		}
+	}
 	return c.writeErr(c.putFigures(ctx, tx, r.ID, rec.Figures))
-}
-
-// laterTables are the tables of a run that later schemas added, those
-// this catalog has (tests keep catalogs at older schemas).
-func (c *Catalog) laterTables() []string {
-	var out []string
-	if c.schema >= 3 {
-		out = append(out, "sb_s3_features")
-	}
-	if c.schema >= 4 {
-		out = append(out, "sb_limits")
-	}
-	return out
 }
 
 // addBatch is how many folders AddAll writes in one transaction.

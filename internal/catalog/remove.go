@@ -22,7 +22,7 @@ func (c *Catalog) Remove(ctx context.Context, ids []string) (int, error) {
 				return 0, c.writeErr(err)
 			}
 		}
-		for _, t := range append(c.laterTables(), "sb_figures", "sb_labels", "sb_runs") {
+		for _, t := range runTables(c.schema) {
 			res, err := tx.ExecContext(ctx, c.q(`DELETE FROM `+t+` WHERE run_id = ?`), id)
 			if err != nil {
 				return 0, c.writeErr(err)

@@ -48,6 +48,28 @@ var migrations = [][]string{
 		`CREATE TABLE sb_limits (run_id TEXT NOT NULL, seq INTEGER NOT NULL, phase TEXT NOT NULL, limit_text TEXT NOT NULL,
 			unit TEXT NOT NULL, value DOUBLE PRECISION, passed INTEGER, PRIMARY KEY (run_id, seq))`,
 	},
+	// 5: the limits of their own the hosts reached in each completed
+	// phase (issue 42): whose limit a figure may be.
+	{
+		`CREATE TABLE sb_client_limits (run_id TEXT NOT NULL, phase TEXT NOT NULL, host TEXT NOT NULL, kind TEXT NOT NULL,
+			verdict TEXT NOT NULL, PRIMARY KEY (run_id, phase, host, verdict))`,
+	},
+}
+
+// runTables are the tables that hold a run's rows in a catalog of schema
+// version v: what replacing or removing a run deletes.
+func runTables(v int) []string {
+	tables := []string{"sb_figures", "sb_labels", "sb_runs"}
+	if v >= 3 {
+		tables = append(tables, "sb_s3_features")
+	}
+	if v >= 4 {
+		tables = append(tables, "sb_limits")
+	}
+	if v >= 5 {
+		tables = append(tables, "sb_client_limits")
+	}
+	return tables
 }
 
 // migrate brings the catalog to SchemaVersion, refusing one it cannot

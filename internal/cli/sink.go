@@ -138,6 +138,11 @@ func (s *textSink) PhaseDone(d run.PhaseDone) {
 	if t := ps.StarvedText(); t != "" {
 		fmt.Fprintf(st.Stdout, "    %s\n", safetext.Escape(t))
 	}
+	for _, v := range ps.ClientLimits {
+		if v.Kind != model.VerdictStarved { // said just above
+			fmt.Fprintf(st.Stdout, "    host %s: %s\n", safetext.Escape(v.Host), safetext.Escape(v.Text))
+		}
+	}
 	report.LimitsText(st.Stdout, ps)
 	stonewallLine(st, ps.Stonewall)
 	hostLines(st, ps)

@@ -34,6 +34,11 @@ type Request struct {
 	Host string `json:"host,omitempty"`
 	// Controller names the controller, for a second controller's "busy" error.
 	Controller string `json:"controller,omitempty"`
+	// HeartbeatTimeoutNs is how long the agent waits without a heartbeat
+	// before it stops the phase: the controller's knob
+	// (RemoteAgent.HeartbeatTimeout), so that both sides use one value.
+	// Zero (an older controller): the agent's own.
+	HeartbeatTimeoutNs int64 `json:"heartbeat_timeout_ns,omitempty"`
 	// DropCaches asks the agent to sync and drop the page cache after
 	// preparing, so the phase starts cold (root only).
 	DropCaches bool `json:"drop_caches,omitempty"`

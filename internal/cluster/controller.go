@@ -78,6 +78,9 @@ type Controller struct {
 
 	mu   sync.Mutex
 	lost map[string]error // agents lost in earlier phases, by name
+	// slots bounds the agents called at once (slot).
+	slotsOnce sync.Once
+	slots     chan struct{}
 	// awaited are the records of removals CheckResources awaited, for
 	// the next Settle to return.
 	awaited []Removal
@@ -99,6 +102,14 @@ func (c *Controller) Connect(ctx context.Context) ([]Info, error) {
 	infos := make([]Info, n)
 	errs := make([]error, n)
 	c.each(func(i int, a Agent) {
+		// A few agents at a time: 10,000 connections opened at once wait
+		// so long for a CPU here that agents close them as too slow.
+		release, err := c.slot(ctx)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		defer release()
 		in, err := a.Info(ctx)
 		switch {
 		case err != nil:
@@ -146,6 +157,16 @@ type connectError struct {
 
 func (e *connectError) Error() string        { return e.msg }
 func (e *connectError) Is(target error) bool { return e.unreached && target == ErrLost }
+
+// measureClock measures ca's clock in a slot.
+func (c *Controller) measureClock(ctx context.Context, ca clockAgent) (offset, rtt time.Duration, err error) {
+	release, err := c.slot(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer release()
+	return ca.MeasureClock(ctx, c.clockSamples())
+}
 
 func (c *Controller) clockSamples() int {
 	if c.ClockSamples > 0 {
@@ -355,7 +376,7 @@ func (c *Controller) runAll(ctx context.Context, want expect, agents []Agent, hu
 	results := make([]*engine.HostResult, n)
 	runErrs := make([]error, n)
 	refused := make([]error, n)
-	each(agents, func(i int, a Agent) {
+	c.fanOut(ctx, agents, func(ctx context.Context, i int, a Agent) {
 		results[i], runErrs[i] = a.Run(ctx, out.Start, func(s engine.Snapshot) {
 			mu.Lock()
 			if refused[i] == nil {
@@ -431,7 +452,7 @@ func (c *Controller) prepareAll(ctx context.Context, agents []Agent, req Request
 	each(agents, func(i int, a Agent) {
 		if ca, ok := a.(clockAgent); ok {
 			// Clocks drift: measure again before every phase.
-			off, rtt, err := ca.MeasureClock(ctx, c.clockSamples())
+			off, rtt, err := c.measureClock(ctx, ca)
 			if err == nil {
 				err = c.checkOffset(off)
 			}
@@ -452,7 +473,7 @@ func (c *Controller) prepareAll(ctx context.Context, agents []Agent, req Request
 	if n > 1 && firstErr(agents, prepErrs) == nil {
 		hub = newBarrierHub(names, BarrierLead+3*slices.Max(rtts))
 	}
-	each(agents, func(i int, a Agent) {
+	c.fanOut(ctx, agents, func(ctx context.Context, i int, a Agent) {
 		if prepErrs[i] != nil {
 			return
 		}
@@ -588,7 +609,7 @@ func (c *Controller) cleanup(p engine.Phase, runID string, agents []Agent, prepE
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	left := make([][]engine.Leftover, len(agents))
-	each(agents, func(i int, a Agent) {
+	c.fanOut(ctx, agents, func(ctx context.Context, i int, a Agent) {
 		if prepErrs[i] == nil {
 			if err := a.Cleanup(ctx); err != nil {
 				left[i] = c.leftoversOf(p, runID, a, err)

@@ -76,7 +76,7 @@ func (a *RemoteAgent) Event(ctx context.Context, act events.Action) events.Outco
 	if err != nil {
 		return events.Failed(err)
 	}
-	resp, err := a.do(a.client, req)
+	resp, err := a.do(req, false)
 	if err != nil {
 		return events.Failed(err)
 	}

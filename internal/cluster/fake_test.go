@@ -175,17 +175,11 @@ func startAgent(t testing.TB, name string, mod func(*Server)) *testAgent {
 		t.Fatal(err)
 	}
 	ta := &testAgent{ln: ln, addr: ln.Addr().String(), logs: make(chan string, 100)}
-	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: testEngines}, Token: testToken}
-	ta.srv.Logf = func(format string, args ...any) {
-		select {
-		case ta.logs <- time.Now().Format("15:04:05.000 ") + fmt.Sprintf(format, args...):
-		default:
-		}
-	}
+	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: testEngines}, Token: testToken, Logf: ta.logf}
 	if mod != nil {
 		mod(ta.srv)
 	}
-	ta.hs = &http.Server{Handler: ta.srv}
+	ta.hs = ta.srv.HTTPServer()
 	go func() { _ = ta.hs.Serve(ln) }()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -200,6 +194,27 @@ func startAgent(t testing.TB, name string, mod func(*Server)) *testAgent {
 // close at once and nothing is cleaned up.
 func (ta *testAgent) kill() {
 	_ = ta.hs.Close()
+}
+
+// serveAgent serves an agent with engines reg on ln, its requests going
+// through the handler h gives for its Server.
+func serveAgent(t testing.TB, name string, reg engine.Registry, ln net.Listener, h func(*Server) http.Handler) *testAgent {
+	t.Helper()
+	ta := &testAgent{ln: ln, addr: ln.Addr().String(), logs: make(chan string, 100)}
+	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: reg, FioBin: "/nonexistent/fio"}, Token: testToken, Logf: ta.logf}
+	ta.hs = ta.srv.HTTPServer()
+	ta.hs.Handler = h(ta.srv)
+	go func() { _ = ta.hs.Serve(ln) }()
+	t.Cleanup(func() { _ = ta.hs.Close() })
+	return ta
+}
+
+// logf keeps a line of the agent's log in logs (up to 100 lines).
+func (ta *testAgent) logf(format string, args ...any) {
+	select {
+	case ta.logs <- time.Now().Format("15:04:05.000 ") + fmt.Sprintf(format, args...):
+	default:
+	}
 }
 
 func remoteFor(ta *testAgent, name string) *RemoteAgent {

@@ -12,8 +12,13 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 )
 
-// The controller-agent protocol is HTTP/1.1 with JSON bodies under a
-// versioned prefix. Every request and response carries the protocol number
+// The controller-agent protocol is HTTP with JSON bodies under a versioned
+// prefix: HTTP/2 (h2c without TLS), so that all of a controller's calls
+// to one agent share one connection, or HTTP/1.1 with an agent that
+// speaks only that (Server.HTTPServer, RemoteAgent.roundTrip). Over HTTP/2
+// a heartbeat is never held behind a large result: its answer is headers
+// alone, which stream flow control does not hold, and the controller reads
+// every stream as it comes. Every request and response carries the protocol number
 // in HeaderProtocol, and both sides refuse a different one with an error
 // that says what to do.
 //
@@ -52,18 +57,24 @@ const (
 
 	// DefaultPort is where an agent listens unless told otherwise.
 	DefaultPort = 7761
-	// HeartbeatEvery is how often the controller says it is alive.
+	// HeartbeatEvery is how often the controller says it is alive, with
+	// the default timeout (RemoteAgent.beatEvery: a sixth of a longer one).
 	HeartbeatEvery = time.Second
 	// HeartbeatTimeout is how long an agent waits without a heartbeat
 	// before it stops the phase and cleans up: a lost controller stops the
-	// load well within 5 seconds.
+	// load well within 5 seconds. It is the default of the one knob,
+	// RemoteAgent.HeartbeatTimeout, that also sets the controller's
+	// silence (silenceFor) and each side's lost message.
 	HeartbeatTimeout = 3 * time.Second
+	// maxHeartbeatTimeout bounds the timeout a controller may ask for.
+	maxHeartbeatTimeout = time.Hour
 	// tickEvery is how often an agent writes to a stream when it has
 	// nothing else to say, so the controller can tell a slow stage from a
 	// lost agent.
 	tickEvery = time.Second
 	// DefaultSilence is how long the controller waits for any line on a
-	// stream before it marks the agent lost.
+	// stream before it marks the agent lost, with the default heartbeat
+	// timeout: silenceFor(HeartbeatTimeout).
 	DefaultSilence = 5 * time.Second
 )
 
@@ -146,3 +157,11 @@ func writeErr(w http.ResponseWriter, code int, format string, args ...any) {
 }
 
 var protoString = strconv.Itoa(Protocol)
+
+// silenceFor is how long a side waits on a stream (a line to read, or to
+// write) when agents wait timeout for a heartbeat: two seconds more, so
+// that an agent that stopped its phase for want of heartbeats says so
+// before the controller calls it lost.
+func silenceFor(timeout time.Duration) time.Duration {
+	return timeout + 2*time.Second
+}

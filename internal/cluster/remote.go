@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,13 +41,26 @@ type RemoteAgent struct {
 	// Dir is where this host has the run's target directory, when it is
 	// at a path of its own.
 	Dir HostDir
+	// HeartbeatTimeout is the one knob of this agent's timeouts: how long
+	// the agent waits without a heartbeat before it stops the phase (it is
+	// sent with each phase), and, two seconds more (silenceFor), how long
+	// a stream may say nothing unless Silence is set. HeartbeatTimeout when
+	// zero.
+	HeartbeatTimeout time.Duration
 	// Silence is how long a stream may say nothing before the agent is
-	// marked lost (DefaultSilence when zero).
+	// marked lost (silenceFor(HeartbeatTimeout) when zero).
 	Silence time.Duration
 
-	once   sync.Once
-	client *http.Client // streams and calls
-	beats  *http.Client // heartbeats, on their own connection
+	once sync.Once
+	// client makes every call over one HTTP/2 connection (h2c without
+	// TLS): streams, heartbeats, releases and stops are its streams.
+	client *http.Client
+	// h1 and h1beats are for an agent that speaks only HTTP/1.1 (an older
+	// storbench, or a plain server): calls and streams, and heartbeats on
+	// their own connection. old is set once such an agent answered, h2ok
+	// once the agent answered over HTTP/2 (then no fallback is tried).
+	h1, h1beats *http.Client
+	old, h2ok   atomic.Bool
 
 	mu      sync.Mutex
 	offset  time.Duration // agent clock - controller clock
@@ -79,31 +93,54 @@ type RemoteAgent struct {
 const HurrySilence = 2 * time.Second
 
 var (
-	_ Agent   = (*RemoteAgent)(nil)
-	_ Stopper = (*RemoteAgent)(nil)
+	_ Agent    = (*RemoteAgent)(nil)
+	_ Stopper  = (*RemoteAgent)(nil)
+	_ answerer = (*RemoteAgent)(nil)
 )
+
+// answers says a RemoteAgent's stages call answered once the agent's
+// answer (its headers) came: the controller's slot is freed then.
+func (a *RemoteAgent) answers() {}
 
 // Name returns the agent's name in results.
 func (a *RemoteAgent) Name() string { return a.Host }
 
 func (a *RemoteAgent) init() {
 	a.once.Do(func() {
+		if a.HeartbeatTimeout <= 0 {
+			a.HeartbeatTimeout = HeartbeatTimeout
+		}
+		a.HeartbeatTimeout = min(a.HeartbeatTimeout, maxHeartbeatTimeout)
+		if a.Silence <= 0 {
+			a.Silence = silenceFor(a.HeartbeatTimeout)
+		}
 		dial := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 5 * time.Second}
-		mk := func() *http.Client {
+		// The one connection of an agent stays between phases and while
+		// thousands of other agents are connected to or prepared (minutes
+		// with 10,000): 30 s idle closed it, and the agents' connections
+		// were made again all at once, past what listen queues hold.
+		mk := func(p *http.Protocols, idle time.Duration) *http.Client {
 			return &http.Client{Transport: &http.Transport{
-				DialContext:           dial.DialContext,
-				TLSClientConfig:       a.TLS,
-				TLSHandshakeTimeout:   5 * time.Second,
-				ResponseHeaderTimeout: 10 * time.Second,
+				DialContext:         dial.DialContext,
+				TLSClientConfig:     a.TLS,
+				TLSHandshakeTimeout: 5 * time.Second,
+				// As long as a stream's first answer may take (stream):
+				// the knob's, not a fixed 10 s that cut slow prepares.
+				ResponseHeaderTimeout: a.Silence + 5*time.Second,
 				MaxIdleConnsPerHost:   2,
-				IdleConnTimeout:       30 * time.Second,
+				IdleConnTimeout:       idle,
 				DisableCompression:    true,
+				Protocols:             p,
 			}}
 		}
-		a.client, a.beats = mk(), mk()
-		if a.Silence <= 0 {
-			a.Silence = DefaultSilence
+		h2, h1 := new(http.Protocols), new(http.Protocols)
+		h1.SetHTTP1(true)
+		if a.TLS != nil {
+			h2.SetHTTP2(true)
+		} else {
+			h2.SetUnencryptedHTTP2(true)
 		}
+		a.client, a.h1, a.h1beats = mk(h2, 10*time.Minute), mk(h1, 30*time.Second), mk(h1, 30*time.Second)
 	})
 }
 
@@ -145,11 +182,61 @@ func (a *RemoteAgent) request(ctx context.Context, method, path string, body any
 	return req, nil
 }
 
+// roundTrip sends req over HTTP/2; to an agent that never answered over
+// it, a failed try is made again over HTTP/1.1, and if that answers, the
+// agent is taken as one that speaks only HTTP/1.1 from then on. An older
+// agent thus still works (with two connections, as before), and the
+// protocol number in the answer still decides whether the two sides agree.
+// beat says the request is a heartbeat, a release or a stop: over
+// HTTP/1.1, these go on a connection of their own, never queued behind a
+// stream.
+func (a *RemoteAgent) roundTrip(req *http.Request, beat bool) (*http.Response, error) {
+	if a.old.Load() {
+		if beat {
+			return a.h1beats.Do(req)
+		}
+		return a.h1.Do(req)
+	}
+	resp, err := a.client.Do(req)
+	if err == nil {
+		a.h2ok.Store(true)
+		return resp, nil
+	}
+	if a.h2ok.Load() || req.Context().Err() != nil || !spokeHTTP1(err) {
+		return nil, err
+	}
+	again := req.Clone(req.Context())
+	if req.GetBody != nil {
+		body, berr := req.GetBody()
+		if berr != nil {
+			return nil, err
+		}
+		again.Body = body
+	}
+	resp, err1 := a.h1.Do(again)
+	if err1 != nil {
+		return nil, err
+	}
+	a.old.Store(true)
+	return resp, nil
+}
+
+// spokeHTTP1 says whether err, from a try over HTTP/2, may be an agent
+// that answered in HTTP/1.1 (Go's HTTP/2 client reads that as a frame too
+// large, or, when the answer came with the connection's close, as a
+// connection that could not be established) or, over TLS, offered no h2:
+// not an agent that is slow (a timeout) or not there (the dial).
+func spokeHTTP1(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "looked like an HTTP/1.1 header") || strings.Contains(msg, "unexpected ALPN protocol") ||
+		strings.Contains(msg, "client conn could not be established")
+}
+
 // do sends a request and checks the answer's status and protocol. The
 // caller closes the body of a non-nil response.
-func (a *RemoteAgent) do(c *http.Client, req *http.Request) (*http.Response, error) {
+func (a *RemoteAgent) do(req *http.Request, beat bool) (*http.Response, error) {
 	a.init()
-	resp, err := c.Do(req)
+	resp, err := a.roundTrip(req, beat)
 	if err != nil {
 		if ctxErr := req.Context().Err(); ctxErr != nil {
 			return nil, ctxErr
@@ -197,7 +284,7 @@ func (a *RemoteAgent) Info(ctx context.Context) (Info, error) {
 	if err != nil {
 		return in, err
 	}
-	resp, err := a.do(a.client, req)
+	resp, err := a.do(req, false)
 	if err != nil {
 		return in, err
 	}
@@ -225,7 +312,7 @@ func (a *RemoteAgent) MeasureClock(ctx context.Context, n int) (offset, rtt time
 			return 0, 0, err
 		}
 		t0 := time.Now()
-		resp, err := a.do(a.client, req)
+		resp, err := a.do(req, false)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -261,6 +348,7 @@ func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
 	a.mu.Unlock()
 	a.result = resultSize{req.ResultBytes, req.ResultPerSecond}
 	req.Host = a.Host
+	req.HeartbeatTimeoutNs = int64(a.HeartbeatTimeout)
 	req.DropCaches = req.DropCaches || a.DropCaches
 	req.Phase.Params = a.Dir.apply(req.Phase.Params)
 	if req.Controller == "" {
@@ -333,7 +421,7 @@ func (a *RemoteAgent) relay(ctx context.Context, bar engine.Barrier, off time.Du
 	if err != nil {
 		return
 	}
-	resp, err := a.do(a.beats, req)
+	resp, err := a.do(req, true)
 	if err != nil {
 		return
 	}
@@ -345,7 +433,7 @@ func (a *RemoteAgent) Stop() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if req, err := a.request(ctx, http.MethodPost, "stop", nil); err == nil {
-		if resp, err := a.do(a.beats, req); err == nil {
+		if resp, err := a.do(req, true); err == nil {
 			resp.Body.Close()
 		}
 	}
@@ -377,13 +465,23 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 	// The request's own context is not ctx: ending ctx must not cut the
 	// stream before the agent's last line.
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
+	ended := make(chan struct{})
+	last := false
+	defer func() {
+		if last {
+			go a.letEnd(ended, cancel)
+		} else {
+			cancel()
+		}
+	}()
 	req, err := a.request(sctx, http.MethodPost, path, body)
 	if err != nil {
 		return nil, err
 	}
 	lines := make(chan streamLine, 1)
-	go a.readStream(req, path, lines)
+	first := answered(ctx)
+	defer first()
+	go a.readStream(req, path, lines, ended, first)
 	// The first answer may wait for a TLS handshake.
 	silence := time.NewTimer(a.Silence + 5*time.Second)
 	if a.hurry.Load() {
@@ -402,6 +500,7 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 				continue
 			}
 			if g.err != nil || g.l.Done {
+				last = g.err == nil
 				if g.err == nil && stopped {
 					return g.l, ctx.Err()
 				}
@@ -443,12 +542,32 @@ type streamLine struct {
 	err error
 }
 
+// letEnd cancels a stream's request once the agent has ended the stream
+// (ended), or after the silence a line may take. Over HTTP/2, cancelling
+// a stream the agent has not ended resets it, and an agent whose write of
+// the last line is not yet confirmed (the goroutine that writes its frames
+// did not run again yet: a busy machine) then fails that write ("http2:
+// stream closed"), takes the controller for gone and stops its session.
+func (a *RemoteAgent) letEnd(ended <-chan struct{}, cancel context.CancelFunc) {
+	defer cancel()
+	t := time.NewTimer(a.silence())
+	defer t.Stop()
+	select {
+	case <-ended:
+	case <-t.C:
+	}
+}
+
 // readStream sends req and hands each line of the answer to lines, up to
 // the last (Done) or the error that ends the stream: the agent's own
-// refusal, or a stream broken or over its bounds (the agent is lost).
-func (a *RemoteAgent) readStream(req *http.Request, path string, lines chan<- streamLine) {
+// refusal, or a stream broken or over its bounds (the agent is lost). After
+// the last line it reads on to the stream's end (letEnd), then closes
+// ended. It calls first once the agent answered, or could not.
+func (a *RemoteAgent) readStream(req *http.Request, path string, lines chan<- streamLine, ended chan<- struct{}, first func()) {
+	defer close(ended)
 	start := time.Now()
-	resp, err := a.do(a.client, req)
+	resp, err := a.do(req, false)
+	first()
 	if err != nil {
 		// The agent's own answer (busy, refused, mismatch) or lost.
 		lines <- streamLine{nil, err}
@@ -477,6 +596,9 @@ func (a *RemoteAgent) readStream(req *http.Request, path string, lines chan<- st
 		}
 		lines <- streamLine{&l, nil}
 		if l.Done {
+			// Nothing should follow; what does is read up to a line's
+			// bound, and letEnd cuts a stream that does not end.
+			_, _ = io.Copy(io.Discard, io.LimitReader(lr.br, maxLine))
 			return
 		}
 	}
@@ -490,6 +612,22 @@ func (a *RemoteAgent) silence() time.Duration {
 	return a.Silence
 }
 
+// beatEvery is how often the controller sends the agent a heartbeat:
+// every HeartbeatEvery, or a sixth of HeartbeatTimeout when that is longer
+// (30 s: every 5 s). A knob raised for a busy machine thus also lightens
+// the controller's work: 10,000 agents' heartbeats every second were more
+// than a controller sharing 2 cores sent in time, and agents waiting 30 s
+// stopped their phase.
+func (a *RemoteAgent) beatEvery() time.Duration {
+	return max(HeartbeatEvery, a.HeartbeatTimeout/6)
+}
+
+// startHeartbeats sends a heartbeat every beatEvery until
+// stopHeartbeats. The loop only keeps time: each beat is sent from a
+// goroutine of its own (at most two at once), so a send that waits (a slow
+// answer, a stuck connection) neither delays the next beat nor counts as
+// this process being stopped; lastBeat and paused measure the loop's own
+// timer, which runs late only when this process was stopped or starved.
 func (a *RemoteAgent) startHeartbeats() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -499,7 +637,10 @@ func (a *RemoteAgent) startHeartbeats() {
 	a.mu.Unlock()
 	go func() {
 		defer close(done)
-		t := time.NewTicker(HeartbeatEvery)
+		var sends sync.WaitGroup
+		defer sends.Wait()
+		slots := make(chan struct{}, 2)
+		t := time.NewTicker(a.beatEvery())
 		defer t.Stop()
 		for {
 			select {
@@ -510,16 +651,31 @@ func (a *RemoteAgent) startHeartbeats() {
 				a.paused = max(a.paused, time.Since(a.lastBeat))
 				a.lastBeat = time.Now()
 				a.mu.Unlock()
-				hctx, hcancel := context.WithTimeout(ctx, 2*time.Second)
-				if req, err := a.request(hctx, http.MethodPost, "heartbeat", nil); err == nil {
-					if resp, err := a.do(a.beats, req); err == nil {
-						resp.Body.Close()
-					}
+				select {
+				case slots <- struct{}{}:
+				default:
+					continue // two beats still wait for their answers
 				}
-				hcancel()
+				sends.Add(1)
+				go func() {
+					defer sends.Done()
+					a.beat(ctx)
+					<-slots
+				}()
 			}
 		}
 	}()
+}
+
+// beat sends one heartbeat, waiting at most two seconds for its answer.
+func (a *RemoteAgent) beat(ctx context.Context) {
+	hctx, hcancel := context.WithTimeout(ctx, 2*time.Second)
+	defer hcancel()
+	if req, err := a.request(hctx, http.MethodPost, "heartbeat", nil); err == nil {
+		if resp, err := a.do(req, true); err == nil {
+			resp.Body.Close()
+		}
+	}
 }
 
 // whyLost adds to the error of a lost agent what this controller knows of
@@ -534,11 +690,11 @@ func (a *RemoteAgent) whyLost(err error) error {
 	}
 	a.mu.Unlock()
 	var said *pausedErr
-	if gap <= HeartbeatTimeout || errors.As(err, &said) {
+	if gap <= a.HeartbeatTimeout || errors.As(err, &said) {
 		return err
 	}
-	return &pausedErr{err: fmt.Errorf("%w; this controller sent no heartbeat for %s (it was stopped, e.g. SIGSTOP, or starved of CPU), and an agent ends its phase after %s without one",
-		err, gap.Round(100*time.Millisecond), HeartbeatTimeout)}
+	return &pausedErr{err: fmt.Errorf("%w; this controller sent no heartbeat for %s (it was stopped, e.g. SIGSTOP, or starved of CPU), and this agent ends its phase after %s without one",
+		err, gap.Round(100*time.Millisecond), a.HeartbeatTimeout)}
 }
 
 // limitNote adds to err, a stream that broke, the agent's address-space
@@ -577,7 +733,8 @@ func (a *RemoteAgent) Close() {
 	a.stopHeartbeats()
 	if a.client != nil {
 		a.client.CloseIdleConnections()
-		a.beats.CloseIdleConnections()
+		a.h1.CloseIdleConnections()
+		a.h1beats.CloseIdleConnections()
 	}
 }
 

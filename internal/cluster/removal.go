@@ -236,7 +236,7 @@ func (a *RemoteAgent) Settle(ctx context.Context, runID string) ([]Removal, erro
 func (c *Controller) Settle(ctx context.Context, runID string, agents []Agent) []Removal {
 	lost := c.Lost()
 	recs := make([][]Removal, len(agents))
-	each(agents, func(i int, a Agent) {
+	c.fanOut(ctx, agents, func(ctx context.Context, i int, a Agent) {
 		if _, gone := lost[a.Name()]; gone {
 			return
 		}

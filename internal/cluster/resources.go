@@ -146,7 +146,7 @@ func errorsIsSpace(err error) bool {
 func (c *Controller) checkResources(ctx context.Context, p engine.Phase, agents []Agent) ([]string, error) {
 	ans := make([]Resources, len(agents))
 	errs := make([]error, len(agents))
-	each(agents, func(i int, a Agent) {
+	c.fanOut(ctx, agents, func(ctx context.Context, i int, a Agent) {
 		if ra, ok := a.(resourceAgent); ok {
 			ans[i], errs[i] = ra.Resources(ctx, p, len(agents), i)
 		}

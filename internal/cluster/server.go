@@ -35,7 +35,8 @@ type Server struct {
 	// from every time it is given: a test hook that makes this agent's clock
 	// look off by that much.
 	ClockSkew time.Duration
-	// HeartbeatTimeout overrides HeartbeatTimeout (tests).
+	// HeartbeatTimeout overrides HeartbeatTimeout for a controller that
+	// does not say its own (Request.HeartbeatTimeoutNs).
 	HeartbeatTimeout time.Duration
 	// Watch, if set, hears what the agent's phases do (the agent's
 	// metrics).
@@ -90,6 +91,9 @@ type session struct {
 
 	beatMu   sync.Mutex
 	lastBeat time.Time
+	// hbTimeout is how long the session waits without a heartbeat: the
+	// controller's, else the agent's.
+	hbTimeout time.Duration
 }
 
 // logf logs one line, at most maxLogLine bytes: what a controller sent
@@ -344,6 +348,14 @@ func (s *Server) newSession(id string, req *Request) *session {
 	if sess.host == "" {
 		sess.host = s.Agent.Host
 	}
+	sess.hbTimeout = time.Duration(req.HeartbeatTimeoutNs)
+	if sess.hbTimeout <= 0 {
+		sess.hbTimeout = s.HeartbeatTimeout
+	}
+	if sess.hbTimeout <= 0 {
+		sess.hbTimeout = HeartbeatTimeout
+	}
+	sess.hbTimeout = min(sess.hbTimeout, maxHeartbeatTimeout)
 	if s.runs == nil { // s.mu is held
 		s.runs = map[string]bool{}
 	}
@@ -570,21 +582,34 @@ func (s *Server) cleanup(w http.ResponseWriter, r *http.Request) {
 	_, _ = s.stream(w, r, sess, streamSpec{done: done, cleanup: true})
 }
 
-// watchdog aborts the session when the controller's heartbeats stop.
+// watchdog aborts the session when the controller's heartbeats stop. It
+// runs on its own ticker and measures how late that ticker runs: a tick
+// far later than due means this agent itself was starved or stopped (its
+// heartbeat handlers too), so the first such tick only looks again at the
+// next, and the message says how late the agent's own timer ran.
 func (s *Server) watchdog(sess *session) {
-	timeout := s.HeartbeatTimeout
-	if timeout <= 0 {
-		timeout = HeartbeatTimeout
-	}
-	t := time.NewTicker(timeout / 10)
+	timeout := sess.hbTimeout
+	every := timeout / 10
+	t := time.NewTicker(every)
 	defer t.Stop()
+	last, wasLate := time.Now(), false
+	var lateMax time.Duration
 	for {
 		select {
 		case <-sess.ended:
 			return
 		case <-t.C:
+			now := time.Now()
+			late := now.Sub(last) - every
+			last = now
+			lateMax = max(lateMax, late)
+			if late > every && !wasLate {
+				wasLate = true
+				continue
+			}
+			wasLate = false
 			if d := sess.sinceBeat(); d > timeout {
-				s.abort(sess, fmt.Errorf("no word from the controller for %s", d.Round(100*time.Millisecond)))
+				s.abort(sess, lostController(d, timeout, lateMax))
 				// The controller is gone: the run-level cleanup is this
 				// agent's, once its phase cleaned up.
 				go func() {
@@ -597,6 +622,17 @@ func (s *Server) watchdog(sess *session) {
 			}
 		}
 	}
+}
+
+// lostController is why an agent stopped its phase: no heartbeat for d,
+// past timeout, and how late its own watchdog ran at worst, when that was
+// long enough to matter (the agent was starved too).
+func lostController(d, timeout, late time.Duration) error {
+	err := fmt.Errorf("no word from the controller for %s (this agent waits %s)", d.Round(100*time.Millisecond), timeout)
+	if late >= timeout/4 {
+		err = fmt.Errorf("%w; this agent's own timer ran up to %s late: it was starved of CPU or stopped too", err, late.Round(100*time.Millisecond))
+	}
+	return err
 }
 
 // abort stops the session's phase and cleans up in the background: the load

@@ -77,12 +77,15 @@ type lineWriter struct {
 	rc   *http.ResponseController
 	enc  *json.Encoder
 	last time.Time
+	// silence is how long a write may take (silenceFor the session's
+	// heartbeat timeout).
+	silence time.Duration
 }
 
 // send writes one line. A controller that is cut off stops reading; the
 // deadline turns a stuck write into an error instead of a hung agent.
 func (lw *lineWriter) send(l line) error {
-	_ = lw.rc.SetWriteDeadline(time.Now().Add(DefaultSilence))
+	_ = lw.rc.SetWriteDeadline(time.Now().Add(lw.silence))
 	if err := lw.enc.Encode(l); err != nil {
 		return err
 	}
@@ -108,7 +111,11 @@ func (lw *lineWriter) sendSnapshots(snaps []engine.Snapshot) error {
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, sess *session, sp streamSpec) (error, bool) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
-	lw := &lineWriter{rc: http.NewResponseController(w), enc: json.NewEncoder(w), last: time.Now()}
+	lw := &lineWriter{rc: http.NewResponseController(w), enc: json.NewEncoder(w), last: time.Now(), silence: silenceFor(sess.hbTimeout)}
+	// The answer's headers go at once, not with the first line (a tick a
+	// second later): the controller calls a bounded number of agents at
+	// once, each until its answer (Controller.fanOut).
+	_ = lw.rc.Flush()
 	tick := time.NewTicker(tickEvery / 2)
 	defer tick.Stop()
 	for {

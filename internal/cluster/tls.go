@@ -89,7 +89,9 @@ func ServerTLS(cert, key, ca string) (*tls.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+	// h2 first: an agent's listener is a tls.NewListener, which offers
+	// no protocol unless told (http.Server.ServeTLS would add these).
+	c := &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}
 	if ca != "" {
 		pool, err := loadPool(ca)
 		if err != nil {

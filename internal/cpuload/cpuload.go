@@ -42,12 +42,20 @@ type Monitor struct {
 	begun      bool
 	first      sample
 	late       time.Duration
+	// sampling takes the host's own figures every SampleEvery into s.
+	sampling bool
+	s        *sampler
 }
 
 // Start begins measuring at at (at once when it has passed), the run's
-// start: the wait before it is not the run's.
+// start: the wait before it is not the run's. It samples the host's CPU,
+// memory, network and disks every SampleEvery until Stop.
 func Start(at time.Time) *Monitor {
-	m := &Monitor{stop: make(chan struct{}), done: make(chan struct{})}
+	return start(at, true)
+}
+
+func start(at time.Time, sampling bool) *Monitor {
+	m := &Monitor{stop: make(chan struct{}), done: make(chan struct{}), sampling: sampling}
 	go m.watch(at)
 	return m
 }
@@ -62,16 +70,28 @@ func (m *Monitor) watch(at time.Time) {
 	case <-wait.C:
 	}
 	m.first, m.begun = take(), true
+	if m.sampling {
+		m.s = newSampler(time.Now())
+	}
 	t := time.NewTimer(tick)
 	defer t.Stop()
 	for {
 		t0 := time.Now()
 		select {
 		case <-m.stop:
+			if m.s != nil && time.Since(m.s.prevAt) >= SampleEvery/2 {
+				m.s.sample(time.Now()) // the run's last part second
+			}
 			return
 		case <-t.C:
 		}
-		m.late = max(m.late, time.Since(t0)-tick)
+		now := time.Now()
+		m.late = max(m.late, now.Sub(t0)-tick)
+		// Sampled on the lateness timer's ticks: one goroutine, one
+		// timer; a sample's rates are over its own span.
+		if m.s != nil && now.Sub(m.s.prevAt) >= SampleEvery-tick/2 {
+			m.s.sample(now)
+		}
 		t.Reset(tick)
 	}
 }
@@ -88,7 +108,13 @@ func (m *Monitor) Stop() *model.ClientLoad {
 	if !m.begun {
 		return nil
 	}
-	return m.first.to(take(), m.late)
+	c := m.first.to(take(), m.late)
+	if m.s != nil {
+		c.Samples = m.s.result()
+		m.s.close()
+		c.Verdicts = Verdicts(c)
+	}
+	return c
 }
 
 // sample is the kernel's counters at one time. Times are in clock ticks.
@@ -167,6 +193,7 @@ func GaveUp(c *model.ClientLoad, said string) *model.ClientLoad {
 	}
 	c.Gave = said
 	judge(c)
+	c.Verdicts = Verdicts(c)
 	return c
 }
 

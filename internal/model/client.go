@@ -32,4 +32,88 @@ type ClientLoad struct {
 	// figures to be the storage's; Why says what showed it.
 	Starved bool   `json:"starved,omitempty"`
 	Why     string `json:"why,omitempty"`
+	// Samples is what the host's CPU, memory, network and disks did,
+	// second by second, during the phase: absent when it could not be
+	// sampled (no /proc).
+	Samples *HostSamples `json:"samples,omitempty"`
+	// Verdicts says whose limit the host's figure may be: each limit of
+	// the client's own that it reached (its CPU, its network link, its
+	// disk, or starved by other work). Empty when sampled and none was
+	// reached.
+	Verdicts []Verdict `json:"verdicts,omitempty"`
+}
+
+// Verdict kinds: which of the client's own limits a phase reached.
+const (
+	VerdictCPU     = "cpu"
+	VerdictNetwork = "network"
+	VerdictDisk    = "disk"
+	VerdictStarved = "starved"
+)
+
+// Verdict is one limit of the client's own that a host reached during a
+// phase: Kind (a Verdict constant) and Text, the words a user reads
+// ("client CPU saturated: ...").
+type Verdict struct {
+	Kind string `json:"kind"`
+	Text string `json:"text"`
+}
+
+// HostSamples is one host's own figures once a second during a phase,
+// from /proc and /sys. Every series has one value per sample, in the
+// order of TS; a percentage of CPU time is of all the host's CPUs unless
+// said otherwise.
+type HostSamples struct {
+	// Cores are the cores the client could use (its cgroup's cpuset),
+	// as the kernel lists them ("0-3").
+	Cores string `json:"cores"`
+	// QuotaCPUs is its cgroup's CPU quota in cores' worth (cpu.max),
+	// absent when it has none.
+	QuotaCPUs *float64 `json:"quota_cpus,omitempty"`
+	// StartNs is when sampling began (Unix ns): the phase's start on
+	// this host.
+	StartNs int64 `json:"start_ns"`
+	// TS is each sample's end, in seconds from StartNs.
+	TS        []float64 `json:"t_s"`
+	UserPct   []float64 `json:"user_pct"`
+	SystemPct []float64 `json:"system_pct"`
+	IowaitPct []float64 `json:"iowait_pct"`
+	StealPct  []float64 `json:"steal_pct"`
+	// UsedPct is the CPU it could use that was busy: its cgroup's usage
+	// of its quota, or without a quota the busy time of its cores.
+	UsedPct []float64 `json:"used_pct"`
+	// ThrottledPct is, under a quota, the share of the quota's periods
+	// (100 ms as a rule) in which the kernel held the cgroup back for
+	// having used it all (cpu.stat's nr_throttled of nr_periods). Absent
+	// without a quota.
+	ThrottledPct []float64 `json:"throttled_pct,omitempty"`
+	// CoreBusyPct is each core's busy time, by core number.
+	CoreBusyPct [][]float64 `json:"core_busy_pct,omitempty"`
+	// RunQueue is the processes running or ready to run (procs_running).
+	RunQueue []float64 `json:"run_queue"`
+	// MemUsedBytes is memory in use (total less available), CacheBytes
+	// the page cache.
+	MemUsedBytes []float64 `json:"mem_used_bytes,omitempty"`
+	CacheBytes   []float64 `json:"cache_bytes,omitempty"`
+	// Net is each network interface that moved bytes (loopback aside).
+	Net []NetSamples `json:"net,omitempty"`
+	// Disks is each block device that was busy.
+	Disks []DiskSamples `json:"disks,omitempty"`
+}
+
+// NetSamples is one network interface's traffic.
+type NetSamples struct {
+	Name string `json:"name"`
+	// LinkBytesPerS is the link's speed, where the kernel tells it
+	// (/sys/class/net/NAME/speed), in bytes per second each way.
+	LinkBytesPerS *float64  `json:"link_bytes_per_s,omitempty"`
+	RxBytesPerS   []float64 `json:"rx_bytes_per_s"`
+	TxBytesPerS   []float64 `json:"tx_bytes_per_s"`
+}
+
+// DiskSamples is one block device's busy time (/proc/diskstats' time
+// doing I/O) as a percentage of each second.
+type DiskSamples struct {
+	Name    string    `json:"name"`
+	BusyPct []float64 `json:"busy_pct"`
 }

@@ -32,6 +32,13 @@ var nameChoices = map[string]string{
 	// IO500's score is defined over ior and mdtest runs: its phases are
 	// fio and md phases by definition, not by storbench's choice.
 	"internal/suite/suite.go:checkIO500": "IO500's phases are ior's (fio) and mdtest's (md)",
+	// The field's own texts are defined over their tools' work: IOR's
+	// report describes fio's jobs, mdtest's text md's phases, fio's JSON
+	// is fio's; and mdtest's -t is a hint on the md command only.
+	"internal/report/fiojob.go:planJobs":       "IOR's report reads fio's job files",
+	"internal/report/fieldtext.go:planMd":      "mdtest's text reads md's settings",
+	"internal/cli/fieldformat.go:printFioJSON": "--output-format json is fio's own JSON",
+	"internal/cli/fieldflags.go:fieldFlagHint": "mdtest's -t, on the md command",
 }
 
 // Outside internal/engine, no non-test code compares anything with an

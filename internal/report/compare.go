@@ -47,6 +47,9 @@ func CompareText(w io.Writer, c *analyze.Comparison) {
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+	for _, l := range clientLimitLines(c) {
+		fmt.Fprintln(w, l)
+	}
 	if len(c.Settings) > 0 {
 		fmt.Fprintln(w, "\nSettings changed:")
 		for _, s := range c.Settings {
@@ -85,6 +88,9 @@ func CompareMarkdown(w io.Writer, c *analyze.Comparison) {
 	fmt.Fprintf(w, "Verdicts at %s confidence, threshold %.1f%%.\n", confidenceText(c.Confidence), c.ThresholdPct)
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "\n> Note: %s\n", n)
+	}
+	if lines := clientLimitLines(c); len(lines) > 0 {
+		fmt.Fprintf(w, "\n> %s\n", mdCell(strings.Join(lines, "\n> ")))
 	}
 	if len(c.Settings) > 0 {
 		fmt.Fprintln(w, "\n| Setting | Before | After |\n|---|---|---|")
@@ -125,6 +131,26 @@ func phaseHead(p analyze.PhaseComparison, iterations bool) string {
 		return p.Name
 	}
 	return p.Name + " (" + strings.Join(in, ", ") + ")"
+}
+
+// clientLimitLines say, first, where a host's verdict on its own limits
+// differs between the runs: there the figures below may compare a
+// client with the storage, whatever their percentages say.
+func clientLimitLines(c *analyze.Comparison) []string {
+	if len(c.ClientLimits) == 0 {
+		return nil
+	}
+	out := []string{"Client limits differ between the runs (the figures of these phases may be a client's in one run and the storage's in the other):"}
+	words := func(v []string) string {
+		if len(v) == 0 {
+			return "none"
+		}
+		return strings.Join(v, "; ")
+	}
+	for _, l := range c.ClientLimits {
+		out = append(out, fmt.Sprintf("  %s, host %s: %s -> %s", l.Phase, l.Host, words(l.Before), words(l.After)))
+	}
+	return out
 }
 
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", "/") }

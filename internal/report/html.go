@@ -123,6 +123,9 @@ func runNotes(in HTMLInput) []string {
 	}
 	if in.Compare != nil {
 		notes = append(notes, in.Compare.Notes...)
+		if l := clientLimitLines(in.Compare); len(l) > 0 {
+			notes = append(notes, strings.Join(l, " "))
+		}
 	}
 	return notes
 }
@@ -303,9 +306,14 @@ func phaseCharts(pd analyze.PhaseData) htmlPhase {
 	if t := p.StarvedText(); t != "" {
 		hp.Notes = append([]string{t}, hp.Notes...)
 	}
+	if t := ClientLimitsNote(&p); t != "" {
+		hp.Notes = append([]string{t}, hp.Notes...)
+	}
 	hp.HostsOpen = len(hp.Hosts) <= 16
 	// Errors on the same seconds as the charts over time.
 	ax := phaseAxis(pd.Hosts)
+	// The hosts' own CPU, network and disks, beside the rates.
+	hp.Charts = append(hp.Charts, clientCharts(pd, ax)...)
 	totalErrs := map[float64]float64{}
 	all, _ := analyze.SecondsOf(pd.Hosts, ax.t0, ax.seg, nil) // unreadable: timeCharts noted it
 	for _, o := range all {

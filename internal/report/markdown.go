@@ -80,7 +80,8 @@ func Markdown(s *results.Summary) []byte {
 	scaleMarkdown(&b, s)
 	// No default score (see htmlData): only IO500's, when asked for.
 	io500Markdown(&b, s.IO500)
-	if notes := append(starvedNotes(s.Phases), notRecordedNotes(s.Phases)...); len(notes) > 0 {
+	notes := append(starvedNotes(s.Phases), clientLimitNotes(s.Phases)...)
+	if notes := append(notes, notRecordedNotes(s.Phases)...); len(notes) > 0 {
 		b.WriteString("\n")
 		for _, n := range notes {
 			fmt.Fprintf(&b, "- %s\n", n)
@@ -127,6 +128,18 @@ func starvedNotes(phases []results.PhaseSummary) []string {
 	for _, p := range phases {
 		if t := p.StarvedText(); t != "" {
 			out = append(out, p.Name+": "+strings.ReplaceAll(t, "|", "/"))
+		}
+	}
+	return out
+}
+
+// clientLimitNotes says, for each phase in which a host reached a limit
+// of its own, which and where.
+func clientLimitNotes(phases []results.PhaseSummary) []string {
+	var out []string
+	for _, p := range phases {
+		if len(p.ClientLimits) > 0 {
+			out = append(out, p.Name+": "+strings.ReplaceAll(ClientLimitsNote(&p), "|", "/"))
 		}
 	}
 	return out

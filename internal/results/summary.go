@@ -26,7 +26,9 @@ import (
 // an operation's rule, first_done, last_done and common_window, a phase's
 // start_skew_s, a host's start_ns and end_ns; later, a phase's stonewall
 // (fio's stonewall with IOR's wear-out; an optional object, no version
-// change). Versions 3 and earlier read as they were written.
+// change; so are a host's client samples and verdicts and a phase's
+// client_limits, issue 42). Versions 3 and earlier read as they were
+// written.
 const SchemaVersion = 4
 
 // Summary is summary.json: the figures of every phase of a run, per host and
@@ -125,6 +127,11 @@ type PhaseSummary struct {
 	// the figures): the phase's figures are those of a starved client,
 	// not the storage's. Absent when no host was.
 	ClientStarved []StarvedHost `json:"client_starved,omitempty"`
+	// ClientLimits are the limits of their own that the hosts reached
+	// (each host's client in PerHost has its samples): a host's CPU
+	// saturated, its link full, its disk busy, or starved. Absent when no
+	// host reached one.
+	ClientLimits []HostVerdict `json:"client_limits,omitempty"`
 	// Limits are the limits set on the phase's figures (--limit, a suite
 	// entry's limits:) and what each figure was.
 	Limits []LimitResult `json:"limits,omitempty"`
@@ -338,6 +345,7 @@ func BuildPhase(name string, eng model.EngineName, formats []string, hosts []*mo
 		if h.Client != nil && h.Client.Starved {
 			ps.ClientStarved = append(ps.ClientStarved, StarvedHost{Host: h.Host, Why: h.Client.Why})
 		}
+		ps.ClientLimits = append(ps.ClientLimits, hostVerdicts(h)...)
 		ho.StartNs, ho.EndNs = record.Span(h.Ops)
 		if ho.StartNs != 0 {
 			starts = append(starts, ho.StartNs)

@@ -31,6 +31,9 @@ var (
 	opP99RE      = regexp.MustCompile(`^Latency per [^:]+: p99 per operation \(all hosts\)$`)
 	ratesRE      = regexp.MustCompile(`^Rate per operation`)
 	percentileRE = regexp.MustCompile(`^Latency by percentile`)
+	// The hosts' own CPU, network and disks (issue 42): shares of what
+	// each host had, not counts of the phase's work.
+	clientRE = regexp.MustCompile(`^Client `)
 )
 
 // ChartSums is what the lines of a report's charts over time add up to
@@ -51,8 +54,8 @@ func ChartSums(t testing.TB, sum *results.Summary, charts []Chart, phases []stri
 				}
 			}
 		}
-		if percentileRE.MatchString(c.Title) || ratesRE.MatchString(c.Title) {
-			continue // a distribution or the rates, not a count over time
+		if percentileRE.MatchString(c.Title) || ratesRE.MatchString(c.Title) || clientRE.MatchString(c.Title) {
+			continue // a distribution, the rates or the client's own figures, not a count over time
 		}
 		ps := phaseNamed(sum, phases[i])
 		if ps == nil {

@@ -1,0 +1,184 @@
+package cluster_test
+
+// Issue 42: every host samples its own CPU, network and disks during a
+// phase, and each phase says whose limit its figure is.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/model"
+)
+
+// cpuQuotaCgroup makes a cgroup whose processes may use quota
+// microseconds of CPU every 100 ms (cgroup v2's cpu.max, or v1's cpu and
+// cpuacct hierarchies) and returns the cgroup.procs files a process
+// joins it by. Its weight is the most the kernel allows, so that the
+// quota, not the machine's other work, is what its processes run out of.
+// The cgroup is removed when the test ends, after the
+// agents started later have stopped. It skips without root or cgroups.
+func cpuQuotaCgroup(t *testing.T, quota int) []string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("making a cgroup with a CPU quota needs root")
+	}
+	name := fmt.Sprintf("storbench-test-%d", os.Getpid())
+	var dirs []string
+	write := func(file, s string) {
+		if err := os.WriteFile(file, []byte(s), 0o644); err != nil {
+			t.Skipf("cannot set up a cgroup with a CPU quota: %v", err)
+		}
+	}
+	mkdir := func(d string) {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Skipf("cannot make a cgroup: %v", err)
+		}
+		dirs = append(dirs, d)
+	}
+	t.Cleanup(func() {
+		for _, d := range dirs {
+			// The agents (and their fio) are gone once their cleanups
+			// ran: the cgroup empties within a moment.
+			deadline := time.Now().Add(10 * time.Second)
+			for os.Remove(d) != nil && time.Now().Before(deadline) {
+				time.Sleep(100 * time.Millisecond)
+			}
+			if _, err := os.Stat(d); err == nil {
+				t.Errorf("the test's cgroup %s is left", d)
+			}
+		}
+	})
+	if b, err := os.ReadFile("/sys/fs/cgroup/cgroup.controllers"); err == nil {
+		if !strings.Contains(string(b), "cpu") {
+			t.Skip("cgroup v2 without the cpu controller")
+		}
+		write("/sys/fs/cgroup/cgroup.subtree_control", "+cpu")
+		d := filepath.Join("/sys/fs/cgroup", name)
+		mkdir(d)
+		write(filepath.Join(d, "cpu.max"), fmt.Sprintf("%d 100000", quota))
+		write(filepath.Join(d, "cpu.weight"), "10000")
+		return []string{filepath.Join(d, "cgroup.procs")}
+	}
+	cpu, acct := filepath.Join("/sys/fs/cgroup/cpu", name), filepath.Join("/sys/fs/cgroup/cpuacct", name)
+	if _, err := os.Stat("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"); err != nil {
+		t.Skip("neither cgroup v2 nor v1's cpu controller is mounted at /sys/fs/cgroup")
+	}
+	mkdir(cpu)
+	write(filepath.Join(cpu, "cpu.cfs_period_us"), "100000")
+	write(filepath.Join(cpu, "cpu.cfs_quota_us"), fmt.Sprint(quota))
+	write(filepath.Join(cpu, "cpu.shares"), "262144")
+	procs := []string{filepath.Join(cpu, "cgroup.procs")}
+	if acct != cpu {
+		if _, err := os.Stat(acct); os.IsNotExist(err) {
+			mkdir(acct)
+		}
+		procs = append(procs, filepath.Join(acct, "cgroup.procs"))
+	}
+	return procs
+}
+
+// inCgroup wraps a command line so its process starts in the cgroup
+// whose cgroup.procs files are procs (the shell joins it, then becomes
+// the command).
+func inCgroup(procs []string, args []string) []string {
+	script := `for f in ` + strings.Join(procs, " ") + `; do echo $$ > "$f" || exit 1; done; exec "$@"`
+	return append([]string{"sh", "-c", script, "sh"}, args...)
+}
+
+// Host 0 reads at 2 MiB/s; host 1 reads as fast as it can.
+const clientLimitSuite = `name: client-limit
+phases:
+  - name: randread
+    fio:
+      job:
+        ioengine: psync
+        rw: randread
+        bs: 4k
+        size: 16m
+        time_based: 1
+        runtime: 8
+        rate: "((1-${STORBENCH_HOST_INDEX})*2)m"
+        group_reporting: 1
+`
+
+// The must-show of issue 42: two real agents run one fio phase; one was
+// started in a cgroup whose CPU quota (0.1 of a core) its fio fills, the
+// other reads at a slow fixed rate with the host's cores. Within the one
+// run, summary.json says "client CPU saturated" on the first, naming its
+// quota and cores, and no limit of its own on the other, whose samples are
+// there too. Before, both hosts' figures read alike: nothing said the
+// first host's client was the limit.
+func TestClientCPUSaturatedUnderAQuota(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (make test installs it)")
+	}
+	procs := cpuQuotaCgroup(t, 10000)
+	tp := loopback(t, 2)
+	tp.wrap = func(i int, a []string) []string {
+		if i == 1 {
+			return inCgroup(procs, a)
+		}
+		return a
+	}
+	c := startCluster(t, tp, nil, nil)
+	suite := filepath.Join(c.dir, "limit.yaml")
+	if err := os.WriteFile(suite, []byte(clientLimitSuite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := c.run(t, "run", suite, "-d", tmpfsDir(t))
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	s := summaryOf(t, folderOf(t, out))
+	ph := s.Phases[0]
+	if len(ph.PerHost) != 2 {
+		t.Fatalf("%d hosts", len(ph.PerHost))
+	}
+	// A host is named by its address, ':' written '-'.
+	name := func(i int) string { return strings.ReplaceAll(tp.addrs[i], ":", "-") }
+	byAddr := map[string]int{name(0): 0, name(1): 1}
+	for _, h := range ph.PerHost {
+		i, ok := byAddr[h.Host]
+		if !ok {
+			t.Fatalf("host %q is neither agent %v", h.Host, tp.addrs)
+		}
+		if h.Client == nil || h.Client.Samples == nil || len(h.Client.Samples.TS) < 6 {
+			t.Fatalf("host %d (%s): no samples over an 8-s phase: %+v", i, h.Host, h.Client)
+		}
+		kinds := map[string]string{}
+		for _, v := range h.Client.Verdicts {
+			kinds[v.Kind] = v.Text
+		}
+		t.Logf("host %d: used %v, throttled %v of %s; verdicts %v", i, h.Client.Samples.UsedPct, h.Client.Samples.ThrottledPct, h.Client.Samples.Cores, h.Client.Verdicts)
+		switch i {
+		case 1:
+			cpu := kinds[model.VerdictCPU]
+			if !strings.HasPrefix(cpu, "client CPU saturated: its cgroup's quota of 0.1 CPUs (cores ") {
+				t.Errorf("the host under a quota of 0.1 CPUs: verdicts %v, want client CPU saturated naming its quota and cores", h.Client.Verdicts)
+			}
+		case 0:
+			// Other work on this machine may starve it (a verdict
+			// cpuload judges from the host's load, which this test does
+			// not control); no limit of its own may be reached.
+			for k, v := range kinds {
+				if k != model.VerdictStarved {
+					t.Errorf("the host reading 2 MiB/s on the host's cores reached a limit: %s", v)
+				}
+			}
+		}
+	}
+	var limited []string
+	for _, v := range ph.ClientLimits {
+		if v.Kind == model.VerdictCPU {
+			limited = append(limited, v.Host)
+		}
+	}
+	if len(limited) != 1 || limited[0] != name(1) {
+		t.Errorf("the phase's client limits %v, want the CPU of %s alone", ph.ClientLimits, name(1))
+	}
+}

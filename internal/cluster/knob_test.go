@@ -1,0 +1,157 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/testutil"
+)
+
+// One knob sets every heartbeat timeout: a controller whose
+// RemoteAgent.HeartbeatTimeout is 8 s keeps an agent (with no timeout of
+// its own set) through 4.5 s without heartbeats, and waits 10 s on a
+// silent stream. Before, the agent kept its own 3 s and stopped the phase,
+// whatever the controller was set to.
+func TestOneHeartbeatKnob(t *testing.T) {
+	ta := startAgent(t, "a", nil)
+	a := remoteFor(ta, "a")
+	a.HeartbeatTimeout = 8 * time.Second
+	t.Cleanup(a.Close)
+	c := &Controller{Agents: []Agent{a}, Engines: testEngines}
+	var once sync.Once
+	paused := make(chan struct{})
+	c.Progress = func(Progress) {
+		once.Do(func() {
+			go func() {
+				defer close(paused)
+				a.stopHeartbeats()
+				time.Sleep(4500 * time.Millisecond)
+				a.startHeartbeats()
+			}()
+		})
+	}
+	out, err := c.RunPhase(context.Background(), "r", false, tickPhaseOf(t, 7000, 500, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-paused
+	if len(out.Results) != 1 || len(out.Lost) > 0 {
+		t.Fatalf("results %d, lost %v: %v", len(out.Results), out.Lost, out.Errors)
+	}
+	for len(ta.logs) > 0 {
+		if l := <-ta.logs; strings.Contains(l, "stopping the phase") {
+			t.Errorf("the agent stopped its phase: %s", l)
+		}
+	}
+	if a.Silence != 10*time.Second {
+		t.Errorf("the controller waits %s on a silent stream, want 10s", a.Silence)
+	}
+}
+
+// The lost message quotes the timeout both sides use, and adds the
+// controller's pause only when it was past that timeout. Before, it said
+// 3 s whatever the agents were told, and called a 5 s pause the cause
+// when agents waited 30 s.
+func TestLostMessageQuotesTheKnob(t *testing.T) {
+	a := &RemoteAgent{Addr: "127.0.0.1:1", Host: "a", HeartbeatTimeout: 30 * time.Second}
+	a.init()
+	lost := errors.New("agent lost: 127.0.0.1:1 said nothing")
+	a.lastBeat = time.Now().Add(-5 * time.Second)
+	if got := a.whyLost(lost).Error(); got != lost.Error() {
+		t.Errorf("a 5s pause under a 30s timeout was given as the cause: %s", got)
+	}
+	a.lastBeat = time.Now().Add(-31 * time.Second)
+	if got := a.whyLost(lost).Error(); !strings.Contains(got, "no heartbeat for 31s") || !strings.Contains(got, "after 30s without one") {
+		t.Errorf("lost message: %s", got)
+	}
+}
+
+// The agent's side: its message says how long it waited, the timeout it
+// used, and how late its own timer ran when that was long.
+func TestAgentLostMessageSaysItsOwnLateness(t *testing.T) {
+	got := lostController(4*time.Second, 3*time.Second, 50*time.Millisecond).Error()
+	if want := "no word from the controller for 4s (this agent waits 3s)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	got = lostController(9*time.Second, 3*time.Second, 6*time.Second).Error()
+	if !strings.Contains(got, "own timer ran up to 6s late") {
+		t.Errorf("a starved agent's message: %q", got)
+	}
+}
+
+// A heartbeat whose answer is slow (here 1.8 s, past the 1.5 s timeout)
+// holds neither the next beat nor the controller's measure of its own
+// pauses: the agent hears a beat every second and keeps its phase, and a
+// later lost message does not call this controller stopped or starved.
+// Before, the loop waited for each answer: the agent heard a beat every
+// 1.8 s and stopped, and the controller took the wait for a pause.
+func TestSlowHeartbeatAnswerIsNoPause(t *testing.T) {
+	srv := &Server{Agent: &LocalAgent{Host: "slow", Version: "test", Engines: testEngines, FioBin: "/nonexistent/fio"}, Token: testToken}
+	addr := startHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv.ServeHTTP(w, r)
+		if r.URL.Path == PathPrefix+"/heartbeat" {
+			time.Sleep(1800 * time.Millisecond) // the beat counted, its answer late
+		}
+	}))
+	a := &RemoteAgent{Addr: addr, Host: "slow", Token: testToken, Controller: "test-controller", HeartbeatTimeout: 1500 * time.Millisecond}
+	t.Cleanup(a.Close)
+	c := &Controller{Agents: []Agent{a}, Engines: testEngines}
+	out, err := c.RunPhase(context.Background(), "r", false, tickPhaseOf(t, 5000, 500, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Results) != 1 || len(out.Lost) > 0 {
+		t.Fatalf("results %d, lost %v: %v", len(out.Results), out.Lost, out.Errors)
+	}
+	a.mu.Lock()
+	paused := a.paused
+	a.mu.Unlock()
+	if paused > a.HeartbeatTimeout {
+		t.Errorf("the controller counted a pause of %s (its heartbeat timer was never held)", paused)
+	}
+}
+
+// The knob sets how often heartbeats go too: with 30 s, every 5 s, not
+// every second. 10,000 agents' heartbeats every second were more than a
+// controller on a busy 2-core machine sent in time: agents waiting 30 s
+// heard nothing for that long and stopped their phase. Before, an 8 s
+// phase here took 8 or 9 heartbeats.
+func TestHeartbeatsFollowTheKnob(t *testing.T) {
+	var beats atomic.Int32
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta := serveAgent(t, "a", testEngines, ln, func(srv *Server) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == PathPrefix+"/heartbeat" {
+				beats.Add(1)
+			}
+			srv.ServeHTTP(w, r)
+		})
+	})
+	a := remoteFor(ta, "a")
+	a.HeartbeatTimeout = 30 * time.Second
+	t.Cleanup(a.Close)
+	c := &Controller{Agents: []Agent{a}, Engines: testEngines}
+	start := time.Now()
+	out, err := c.RunPhase(testutil.Ctx(t, testutil.Bound), "r", false, tickPhaseOf(t, 8000, 500, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Results) != 1 {
+		t.Fatalf("%d results", len(out.Results))
+	}
+	took := time.Since(start)
+	n := beats.Load()
+	if most := int32(took/(5*time.Second)) + 1; n < 1 || n > most {
+		t.Errorf("%d heartbeats in %s with a 30 s timeout, want 1 to %d (one every 5 s)", n, took.Round(time.Millisecond), most)
+	}
+}
