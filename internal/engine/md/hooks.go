@@ -113,6 +113,11 @@ func (Engine) Plan(ph engine.Phase) (engine.Plan, error) {
 	return plan{phase: ph, name: ph.Name, ps: ps}, nil
 }
 
+// StartsTogether says md phases start their hosts together themselves:
+// every host meets the others at the "ranks" barrier before the first
+// operation, whose own barrier starts it on all.
+func (plan) StartsTogether() bool { return true }
+
 // Planned is the phase's estimated length (Estimate).
 func (pl plan) Planned() (time.Duration, bool) { return Estimate(pl.ps), true }
 

@@ -45,3 +45,12 @@ func TestWithSlots(t *testing.T) {
 		t.Errorf("2000 slots: %v", err)
 	}
 }
+
+// An md phase starts its hosts together itself (the "ranks" barrier), so
+// the controller gives it no lead: its plan says so.
+func TestPlanStartsTogether(t *testing.T) {
+	params, _ := json.Marshal(map[string]any{"dir": t.TempDir(), "items": 10, "workers": 1})
+	if !(engine.Registry{"md": Engine{}}).StartsTogether(engine.Phase{Name: "md", Engine: "md", Params: params}) {
+		t.Error("an md phase does not start together: the controller would hold it for its whole lead")
+	}
+}
