@@ -84,7 +84,7 @@ func main() {
 
 // fakeEngine is the benchmark's fake engine: no load, one snapshot a
 // second with Ops operations whose counts grow, until DurationS.
-type fakeEngine struct{}
+type fakeEngine struct{ engine.Base }
 
 type fakeParams struct {
 	DurationS int `json:"duration_s"`

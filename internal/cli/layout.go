@@ -24,22 +24,14 @@ const layoutEvery = time.Second
 // otherwise. The bytes laid out are what this machine's fio processes of
 // this run have written by then (wchar of /proc/PID/io: fio
 // allocates a file whole before writing it, so the files' sizes and
-// blocks say nothing), of what the phase's files need (the engine's
-// SpaceReporter). Only a run on this machine alone is watched: a remote
+// blocks say nothing), of what the phase's files need (its plan's
+// SpaceOf). Only a run on this machine alone is watched: a remote
 // agent's layout is not seen from here.
 func (p *progress) watchLayout(ph engine.Phase, hosts []string) {
 	if !p.local || p.runID == "" || len(hosts) != 1 {
 		return
 	}
-	e, err := p.st.Engines.Lookup(ph.Engine)
-	if err != nil {
-		return
-	}
-	sr, ok := e.(engine.SpaceReporter)
-	if !ok {
-		return
-	}
-	sp, ok := sr.SpaceOf(ph, 1, 0)
+	sp, ok := p.st.Engines.SpaceOf(ph, 1, 0)
 	if !ok || sp.NeedBytes <= 0 {
 		return
 	}

@@ -79,11 +79,8 @@ func (p *progress) start(ph engine.Phase) {
 // plannedOf is how long a phase is planned to run (its duration), or 0
 // when it runs until its work is done.
 func (p *progress) plannedOf(ph engine.Phase) time.Duration {
-	if e, err := p.st.Engines.Lookup(ph.Engine); err == nil {
-		if pl, ok := e.(engine.Planner); ok {
-			d, _ := pl.Planned(ph)
-			return d
-		}
+	if d, estimated := p.st.Engines.Planned(ph); !estimated {
+		return d
 	}
 	return 0
 }

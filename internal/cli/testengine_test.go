@@ -64,18 +64,28 @@ type probeParams struct {
 	Meet int `json:"meet,omitempty"`
 }
 
-func (probeEngine) ParamKeys() []string { return engine.JSONKeys(probeParams{}) }
+// Info names the probe's rates, which the summary keeps for readers.
+func (probeEngine) Info() engine.Info {
+	return engine.Info{RateUnit: "stat/s", ParamKeys: engine.JSONKeys(probeParams{})}
+}
 
-// RateUnit names the probe's rates, which the summary keeps for readers.
-func (probeEngine) RateUnit() string { return "stat/s" }
+// probePlan is a probe phase decoded.
+type probePlan struct {
+	engine.BasePlan
+	pp probeParams
+}
 
-func (probeEngine) Validate(p engine.Phase) error {
+func (probeEngine) Plan(p engine.Phase) (engine.Plan, error) {
 	var pp probeParams
 	if err := engine.DecodeStrict(p.Params, &pp); err != nil {
-		return err
+		return nil, err
 	}
-	if pp.Ms < 1 {
-		return fmt.Errorf("ms %d: want 1 or more", pp.Ms)
+	return probePlan{pp: pp}, nil
+}
+
+func (p probePlan) Check() error {
+	if p.pp.Ms < 1 {
+		return fmt.Errorf("ms %d: want 1 or more", p.pp.Ms)
 	}
 	return nil
 }

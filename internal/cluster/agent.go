@@ -50,7 +50,7 @@ type Request struct {
 	Names []string `json:"names,omitempty"`
 	// ResultBytes and ResultPerSecond are what the phase's engine adds to
 	// the bound of the run's last line, the host's result
-	// (engine.ResultSizer), for the controller's side of a remote agent.
+	// (engine.Plan.ResultBytes), for the controller's side of a remote agent.
 	// They never travel.
 	ResultBytes     int64 `json:"-"`
 	ResultPerSecond int64 `json:"-"`

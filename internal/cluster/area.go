@@ -32,7 +32,7 @@ import (
 //     load.
 //   - the run-level cleanup (RemoveShared), after the last phase, also
 //     after a failure or Ctrl-C: one agent removes the shared area with
-//     whatever phases left in it (engine.SharedUser says who removes what
+//     whatever phases left in it (engine.Plan.SharedDir says who removes what
 //     before).
 
 // AreaEngine is the engine name of the shared area's own steps. It is no
@@ -68,7 +68,7 @@ const (
 )
 
 // areaEngine runs AreaEngine phases.
-type areaEngine struct{}
+type areaEngine struct{ engine.Base }
 
 var _ engine.Engine = areaEngine{}
 

@@ -23,7 +23,7 @@ import (
 // host brought ("-" for a host that left). StallHost stops at barrier
 // StallAt without arriving (until its context ends); QuitHost ends its run
 // just before barrier QuitAt.
-type barrierEngine struct{}
+type barrierEngine struct{ engine.Base }
 
 type barrierParams struct {
 	Barriers  int    `json:"barriers"`

@@ -27,7 +27,7 @@ const (
 	// snapshots, barrier arrivals, a stage's outcome, removal records.
 	maxLine = 8 << 20
 	// resultBase and resultPerSecond bound a run's last line, with what
-	// the phase's engine says it adds (engine.ResultSizer: fio, per job):
+	// the phase's engine says it adds (engine.Plan.ResultBytes: fio, per job):
 	// resultBase, and resultPerSecond for each second the run lasted (the
 	// per-second series and histograms grow with it).
 	resultBase      = 64 << 20
@@ -55,7 +55,7 @@ const (
 )
 
 // resultSize is what a phase's engine adds to the bound of a run's last
-// line (engine.ResultSizer): fixed, and perSecond for each second of the
+// line (engine.Plan.ResultBytes): fixed, and perSecond for each second of the
 // run.
 type resultSize struct{ fixed, perSecond int64 }
 

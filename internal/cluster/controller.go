@@ -15,7 +15,7 @@ import (
 )
 
 // TogetherLead is the lead (Controller.Lead) of a phase that is ready to
-// start once prepared (engine.TogetherStarter): a host that gets the run
+// start once prepared (engine.Plan.StartsTogether): a host that gets the run
 // request after the common start time goes to md's first barrier at once,
 // and the timed operations start when every host is there; a fio host
 // opens its gate at once, its start as late as the request came (the

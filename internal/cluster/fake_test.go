@@ -33,7 +33,7 @@ var testEngines = engine.Registry{
 // tickEngine is a test engine: it "does" OpsPerTick operations of 1 ms
 // (bins at 1 ms and 2 ms) each Tick until Duration, sending a snapshot per
 // tick. It records when its load stopped, so tests can time a stop.
-type tickEngine struct{}
+type tickEngine struct{ engine.Base }
 
 type tickParams struct {
 	DurationMs int `json:"duration_ms"`

@@ -13,7 +13,7 @@ import (
 // fakeStopEngine is a fake engine: it runs until its context ends and
 // returns one operation with engine.Interrupted, as the real engines do
 // when they are stopped.
-type fakeStopEngine struct{}
+type fakeStopEngine struct{ engine.Base }
 
 type fakeStopPhase struct{ host string }
 

@@ -14,8 +14,8 @@ import (
 
 // Resources is one host's answer to the check of a phase's resources,
 // made on that host before the phase is prepared: what the phase needs of
-// its directory's file system there (engine.SpaceReporter), or what the
-// host's own check (engine.ResourceChecker: memory) says.
+// its directory's file system there (engine.Plan.SpaceOf), or what the
+// host's own check (engine.Plan.CheckResources: memory) says.
 type Resources struct {
 	Space *engine.Space `json:"space,omitempty"`
 	// Note says what could not be checked.
@@ -51,18 +51,20 @@ func (a *LocalAgent) Resources(_ context.Context, p engine.Phase, hosts, rank in
 		return Resources{}, nil
 	}
 	var out Resources
-	if sr, ok := e.(engine.SpaceReporter); ok {
-		if sp, ok := sr.SpaceOf(p, hosts, rank); ok {
+	pl, err := e.Plan(p)
+	if err != nil {
+		return out, nil // Prepare's to refuse
+	}
+	if e.Info().ReportsSpace {
+		if sp, ok := pl.SpaceOf(hosts, rank); ok {
 			out.Space = &sp
 		}
 		return out, nil
 	}
-	if rc, ok := e.(engine.ResourceChecker); ok {
-		note, err := rc.CheckResources(p)
-		out.Note = note
-		if err != nil {
-			out.Refusal = err.Error()
-		}
+	note, err := pl.CheckResources()
+	out.Note = note
+	if err != nil {
+		out.Refusal = err.Error()
 	}
 	return out, nil
 }

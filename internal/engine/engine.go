@@ -145,8 +145,12 @@ type HostResult = model.HostResult
 // Unreachable is the time one host could not reach one endpoint.
 type Unreachable = model.Unreachable
 
-// Engine creates prepared phases.
+// Engine creates prepared phases. Info is what it is for every phase; Plan
+// decodes one phase's settings, once, into the engine's typed plan, which
+// answers what the spine asks of that phase.
 type Engine interface {
+	Info() Info
+	Plan(p Phase) (Plan, error)
 	// Prepare checks the phase's parameters and lays out what it needs
 	// (directories, files, objects). A prepared phase must be cleaned up.
 	Prepare(ctx context.Context, env Env, p Phase) (Prepared, error)
@@ -162,34 +166,6 @@ type Prepared interface {
 	Cleanup(ctx context.Context) error
 }
 
-// Validator is implemented by engines that can check parameters without
-// touching anything, so a controller can refuse bad input before any agent
-// starts work.
-type Validator interface {
-	Validate(p Phase) error
-}
-
-// Planner is implemented by engines that can tell how long a phase will run,
-// for dry runs and progress lines.
-type Planner interface {
-	Planned(p Phase) (time.Duration, error)
-}
-
-// Estimator is implemented by engines whose phases run until their work is
-// done (md), so their duration is not planned but estimated from a model,
-// for dry runs and --max-duration. EstimateModel says the model in a line.
-type Estimator interface {
-	Estimate(p Phase) (time.Duration, error)
-	EstimateModel() string
-}
-
-// Redactor is implemented by engines whose phases can carry secrets (s3
-// keys written into a suite): Redact returns the phase without them, for
-// anything that is written down (run.json).
-type Redactor interface {
-	Redact(Phase) Phase
-}
-
 // AutoTermer is implemented by engines whose phases may end once throughput
 // is stable (s3 --autoterm). With several hosts the controller judges the
 // total of all hosts and stops them together; each host then runs the phase
@@ -197,12 +173,6 @@ type Redactor interface {
 type AutoTermer interface {
 	AutoTerm(Phase) (record.AutoTerm, bool)
 	WithoutAutoTerm(Phase) Phase
-}
-
-// KeyLister is implemented by engines that can list their parameter names,
-// so a suite can refuse a misspelt key with a suggestion.
-type KeyLister interface {
-	ParamKeys() []string
 }
 
 // WaitUntil sleeps until t or until ctx ends, whichever is first.
@@ -296,7 +266,7 @@ func refusedKey(raw json.RawMessage, v any) string {
 }
 
 // JSONKeys lists the JSON names of a struct's fields (and of its embedded
-// structs' fields), for engines implementing KeyLister from their Params.
+// structs' fields), for engines listing their Params in Info.ParamKeys.
 func JSONKeys(v any) []string {
 	var out []string
 	var walk func(t reflect.Type)

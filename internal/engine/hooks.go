@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
-	"github.com/storbench/storbench/internal/hosts"
 	"github.com/storbench/storbench/internal/model"
 )
 
@@ -70,17 +70,6 @@ type ToolVersioner interface {
 	ToolVersion(env Env) (tool, version string, ok bool)
 }
 
-// SlotTaker is implemented by engines whose phases, like MPI ranks, can
-// run one worker per slot of a host file (md).
-type SlotTaker interface {
-	// TakeSlots returns p running slots workers per host. A phase that
-	// chose its own worker count is returned as it was, with a note that
-	// says so. equal is the error when the hosts' slots differ (slots is
-	// then the most any host gives), for the engine to return (naming how
-	// else to set workers) if p needs them.
-	TakeSlots(p Phase, slots int, equal error) (out Phase, note string, err error)
-}
-
 // Link settles the links of every Linker engine's phases across the plan.
 func (r Registry) Link(phases []Phase, hosts []int) ([]Phase, error) {
 	for _, n := range r.Names() {
@@ -138,33 +127,44 @@ func (r Registry) ToolVersions(env Env) map[string]string {
 	return out
 }
 
-// WithSlots gives the phases of SlotTaker engines the slots of the host
+// Slots are the slots the hosts' host files give, as the contract needs
+// them: workers per host, not host files (internal/hosts reads those).
+type Slots struct {
+	// Most is the most slots any host gives (0: none gives any).
+	Most int
+	// Equal is every host's slots when all give the same; Differ, when
+	// they do not, says how, naming the hosts.
+	Equal  int
+	Differ error
+}
+
+// WithSlots gives the phases of engines that take slots (Info.TakesSlots) the slots of the host
 // files as workers per host, as mpiexec starts one rank per slot. Every
 // host receives the same phase, so the slots must be equal on all hosts
 // for a phase that takes them; where no phase takes them, they are only
 // noted.
-func (r Registry) WithSlots(phases []Phase, entries []hosts.Entry) ([]Phase, []string, error) {
-	given := 0
-	for _, e := range entries {
-		given = max(given, e.Slots)
-	}
+func (r Registry) WithSlots(phases []Phase, s Slots) ([]Phase, []string, error) {
+	given := s.Most
 	if given == 0 {
 		return phases, nil, nil
 	}
 	var notes []string
 	out := append([]Phase(nil), phases...)
 	taken, takers := false, 0
-	slots, equal := hosts.EqualSlots(entries)
+	slots, equal := s.Equal, s.Differ
 	if equal != nil {
 		slots = given // for a note; a phase that takes them refuses
 	}
 	for i, ph := range phases {
-		st, ok := r[ph.Engine].(SlotTaker)
-		if !ok {
+		if !r.Info(ph.Engine).TakesSlots {
 			continue
 		}
 		takers++
-		np, note, err := st.TakeSlots(ph, slots, equal)
+		pl, err := r.Plan(ph)
+		if err != nil {
+			continue // Validate names what is wrong
+		}
+		np, note, err := pl.TakeSlots(slots, equal)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -177,7 +177,7 @@ func (r Registry) WithSlots(phases []Phase, entries []hosts.Entry) ([]Phase, []s
 	}
 	var names []string
 	for _, n := range r.Names() {
-		if _, ok := r[n].(SlotTaker); ok {
+		if r[n].Info().TakesSlots {
 			names = append(names, string(n))
 		}
 	}
@@ -204,113 +204,19 @@ type MissingTool struct {
 func (e *MissingTool) Error() string { return e.Err.Error() }
 func (e *MissingTool) Unwrap() error { return e.Err }
 
-// RequestLogger is implemented by engines that can write every request of
-// a phase to a file (s3's benchdata), so a local run can keep that file in
-// the phase's host folder of the results (s3 --full).
-type RequestLogger interface {
-	// LogRequestsIn returns p writing its requests into dir, which exists.
-	LogRequestsIn(p Phase, dir string) (Phase, error)
-}
-
-// RequestLogging says whether p's engine can write every request to a
-// file (a RequestLogger).
-func (r Registry) RequestLogging(p Phase) (RequestLogger, bool) {
-	l, ok := r[p.Engine].(RequestLogger)
-	return l, ok
-}
-
-// OpLister is implemented by engines whose phases run one of several
-// benchmarks named by an op setting (s3's get, put, ...), so a command can
-// offer and check them.
-type OpLister interface {
-	Operations() []string
-}
-
 // Operations lists name's benchmarks (nil when its engine has none).
 func (r Registry) Operations(name model.EngineName) []string {
-	if l, ok := r[name].(OpLister); ok {
-		return l.Operations()
-	}
-	return nil
-}
-
-// OpMatcher is implemented by engines that know, before a phase runs,
-// which operations it may record (fio's read, write and trim, and "JOB
-// write" for a job of its job file; an s3 get phase's GET), so a
-// controller refuses an agent's figures that name another: an agent that
-// is not storbench, or one tampered with, could name anything (an escape
-// sequence for the controller's terminal).
-type OpMatcher interface {
-	// MatchOps returns whether p may record an operation of a name, or
-	// nil when the engine cannot tell for p.
-	MatchOps(p Phase) func(op string) bool
-}
-
-// MatchOps returns whether p may record an operation of a name, and
-// whether its engine can tell.
-func (r Registry) MatchOps(p Phase) (func(op string) bool, bool) {
-	if m, ok := r[p.Engine].(OpMatcher); ok {
-		if f := m.MatchOps(p); f != nil {
-			return f, true
-		}
-	}
-	return nil, false
-}
-
-// OpNamer is implemented by engines that know, before a phase runs, the
-// operations it records by name (md's file-create, an s3 get phase's
-// GET), so that limits on its figures are checked, and the figures that
-// exist listed, before any load.
-type OpNamer interface {
-	// OpNames returns the operations p records, or nil when the engine
-	// cannot tell for p.
-	OpNames(p Phase) []string
-}
-
-// OpNames returns the operations p records, and whether its engine can
-// tell.
-func (r Registry) OpNames(p Phase) ([]string, bool) {
-	if n, ok := r[p.Engine].(OpNamer); ok {
-		if names := n.OpNames(p); names != nil {
-			return names, true
-		}
-	}
-	return nil, false
-}
-
-// TogetherStarter is implemented by engines whose phases are ready to
-// start the moment Prepare returned: a barrier across hosts (Env.Barrier)
-// before the first timed operation, whose release is the common start
-// (md), or the load started in Prepare and held at a start line that Run
-// opens at the start time (fio's gate, for the phases it can hold). The
-// controller gives their agents no time ahead of the common start time,
-// which is there only so that every host is ready when it comes.
-type TogetherStarter interface {
-	StartsTogether(p Phase) bool
-}
-
-// StartsTogether says whether phase p is ready to start on its hosts once
-// they prepared it (TogetherStarter).
-func (r Registry) StartsTogether(p Phase) bool {
-	s, ok := r[p.Engine].(TogetherStarter)
-	return ok && s.StartsTogether(p)
-}
-
-// Defaulter is implemented by engines whose settings have defaults other
-// than Go's zero values, so a command's flags can show them.
-type Defaulter interface {
-	// Defaults returns the engine's default settings (its typed params).
-	Defaults() any
+	return r.Info(name).Operations
 }
 
 // Defaults is name's default settings by key, as a phase's params name
 // them (nil when the engine says none).
 func (r Registry) Defaults(name model.EngineName) map[string]any {
-	d, ok := r[name].(Defaulter)
-	if !ok {
+	d := r.Info(name).Defaults
+	if d == nil {
 		return nil
 	}
-	b, err := json.Marshal(d.Defaults())
+	b, err := json.Marshal(d)
 	var m map[string]any
 	if err != nil || json.Unmarshal(b, &m) != nil {
 		return nil
@@ -337,81 +243,76 @@ func (r Registry) DefaultHeadline(name model.EngineName, point map[string]string
 	return ""
 }
 
-// RateNamer is implemented by engines that name their operation rates
-// ("IOPS", "ops/s", "obj/s"), a name the phase's summary keeps so a report
-// says it without knowing the engine.
-type RateNamer interface {
-	RateUnit() string
-}
-
 // RateUnit is what name's engine calls its operation rates ("" when it
 // says nothing).
-func (r Registry) RateUnit(name model.EngineName) string {
-	if n, ok := r[name].(RateNamer); ok {
-		return n.RateUnit()
-	}
-	return ""
-}
-
-// TextFormatter is implemented by engines whose results print in the
-// text formats of the tools they stand in for (model.FormatWarp, ...), a
-// list the phase's summary keeps so a report chooses its text, tables
-// and figures' rules by the formats, without knowing the engine.
-type TextFormatter interface {
-	// TextFormats lists the formats, the one of the phase's own text
-	// first.
-	TextFormats() []string
-}
+func (r Registry) RateUnit(name model.EngineName) string { return r.Info(name).RateUnit }
 
 // TextFormats is the text formats name's engine offers (nil when it says
 // none).
-func (r Registry) TextFormats(name model.EngineName) []string {
-	if f, ok := r[name].(TextFormatter); ok {
-		return f.TextFormats()
-	}
-	return nil
-}
-
-// KeyUser is implemented by engines whose phases sign requests with keys
-// (s3): a phase that carries no keys of its own takes its agent's
-// (Env.Credentials), which a local run must then have.
-type KeyUser interface {
-	// OwnKeys says p carries a complete key pair of its own.
-	OwnKeys(p Phase) bool
-}
+func (r Registry) TextFormats(name model.EngineName) []string { return r.Info(name).TextFormats }
 
 // UsesKeys says p's engine signs requests with keys.
-func (r Registry) UsesKeys(p Phase) bool {
-	_, ok := r[p.Engine].(KeyUser)
-	return ok
-}
+func (r Registry) UsesKeys(p Phase) bool { return r.Info(p.Engine).UsesKeys }
 
 // LacksKeys says p's engine signs requests with keys and p carries none
 // of its own: it needs its agent's.
 func (r Registry) LacksKeys(p Phase) bool {
-	k, ok := r[p.Engine].(KeyUser)
-	return ok && !k.OwnKeys(p)
+	if !r.UsesKeys(p) {
+		return false
+	}
+	pl, err := r.Plan(p)
+	return err != nil || !pl.OwnKeys()
 }
 
-// Endpointed is implemented by engines whose phases need a service
-// endpoint (s3's host), which the environment may give instead of the
-// suite, so a suite can skip an optional entry without one and a dry run
-// can plan one.
-type Endpointed interface {
-	// HasEndpoint says settings name an endpoint.
-	HasEndpoint(settings map[string]any) bool
-	// WithPlaceholder returns settings naming a stand-in endpoint, to
-	// validate a dry run's phase planned before one is known.
-	WithPlaceholder(settings map[string]any) map[string]any
-	// NoEndpoint is the note for phases without one: an optional entry
-	// skipped, or (planned) phases a dry run planned.
-	NoEndpoint(planned bool) string
+// Endpoint is how an engine's phases name the service endpoint they need
+// (s3's host), which the environment may give instead of the suite, so a
+// suite can skip an optional entry without one and a dry run can plan one.
+type Endpoint struct {
+	// Keys are the settings that name an endpoint (any one does).
+	Keys []string
+	// Placeholder are settings naming a stand-in endpoint, to validate a
+	// dry run's phase planned before one is known.
+	Placeholder map[string]any
+	// Skipped is the note for an optional entry skipped without one, and
+	// Planned for the phases a dry run planned without one.
+	Skipped, Planned string
 }
 
-// Endpointed returns name's Endpointed, if its engine needs an endpoint.
-func (r Registry) Endpointed(name model.EngineName) (Endpointed, bool) {
-	e, ok := r[name].(Endpointed)
-	return e, ok
+// HasEndpoint says settings name an endpoint.
+func (e *Endpoint) HasEndpoint(settings map[string]any) bool {
+	for _, k := range e.Keys {
+		if _, ok := settings[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// WithPlaceholder returns settings with the stand-in endpoint under
+// those they name.
+func (e *Endpoint) WithPlaceholder(settings map[string]any) map[string]any {
+	out := maps.Clone(e.Placeholder)
+	if out == nil {
+		out = map[string]any{}
+	}
+	maps.Copy(out, settings)
+	return out
+}
+
+// NoEndpoint is the note for phases without one: an optional entry
+// skipped, or (planned) phases a dry run planned.
+func (e *Endpoint) NoEndpoint(planned bool) string {
+	if planned {
+		return e.Planned
+	}
+	return e.Skipped
+}
+
+// Endpointed returns name's Endpoint (Info.Endpoint), if its engine needs
+// one.
+func (r Registry) Endpointed(name model.EngineName) (*Endpoint, bool) {
+	ep := r.Info(name).Endpoint
+	return ep, ep != nil
 }
 
 // Carrier is implemented by engines whose phases hand a figure the hosts
@@ -444,24 +345,15 @@ func (r Registry) WithCarried(p Phase, carried map[string]int64) (Phase, error) 
 	return p, nil
 }
 
-// ResourceChecker is implemented by engines whose phases need what this
-// machine may not have, checkable before any load (fio's free space, s3's
-// memory for its plan), so a dry run refuses what the run would.
-type ResourceChecker interface {
-	// CheckResources refuses p when this machine cannot hold it; note
-	// says what could not be checked ("" when all was).
-	CheckResources(p Phase) (note string, err error)
-}
-
 // CheckResources checks every phase's resources on this machine, in
 // order; it returns the first refusal and the notes of what was not known.
 func (r Registry) CheckResources(phases []Phase) (notes []string, err error) {
 	for _, p := range phases {
-		c, ok := r[p.Engine].(ResourceChecker)
-		if !ok {
+		pl, err := r.Plan(p)
+		if err != nil {
 			continue
 		}
-		note, err := c.CheckResources(p)
+		note, err := pl.CheckResources()
 		if err != nil {
 			return nil, err
 		}
@@ -491,25 +383,4 @@ func (r Registry) Probe(ctx context.Context, env Env, p Phase) (probe *model.Pro
 	}
 	probe, err = pr.Probe(ctx, env, p)
 	return probe, true, err
-}
-
-// ResultSizer is implemented by engines whose host results grow with the
-// phase beyond what any phase's result holds (fio's, with every job's
-// output, histograms and per-second latency): the controller bounds what
-// it takes from a remote agent as a result by this, so a legitimate
-// result always fits and a hostile one cannot take its memory.
-type ResultSizer interface {
-	// ResultBytes is at most how many bytes p's host result adds, in
-	// the protocol's JSON, to what every result may hold: fixed, and
-	// perSecond for each second its run lasts.
-	ResultBytes(p Phase) (fixed, perSecond int64)
-}
-
-// ResultBytes is what p's engine says its host results add (ResultSizer;
-// nothing when it says nothing).
-func (r Registry) ResultBytes(p Phase) (fixed, perSecond int64) {
-	if s, ok := r[p.Engine].(ResultSizer); ok {
-		return s.ResultBytes(p)
-	}
-	return 0, 0
 }

@@ -8,7 +8,10 @@ import (
 )
 
 // checker is a fake engine (no storage) whose plan check returns err.
-type checker struct{ err error }
+type checker struct {
+	Base
+	err error
+}
 
 func (checker) Prepare(context.Context, Env, Phase) (Prepared, error) { return nil, nil }
 
@@ -20,7 +23,7 @@ func (c checker) CheckPlan(context.Context, CheckEnv, []Phase) error { return c.
 func TestCheckPlanMissingToolDoesNotHideARefusal(t *testing.T) {
 	missing := &MissingTool{Tool: "a-tool", What: "job files", Err: errors.New("a-tool is not installed")}
 	refused := errors.New("b refuses the plan")
-	reg := Registry{"a": checker{missing}, "b": checker{refused}, "c": checker{errors.New("c has no phase here")}}
+	reg := Registry{"a": checker{err: missing}, "b": checker{err: refused}, "c": checker{err: errors.New("c has no phase here")}}
 	plan := []Phase{{Name: "1", Engine: "a"}, {Name: "2", Engine: "b"}}
 	if err := reg.CheckPlan(context.Background(), CheckEnv{}, plan); !errors.Is(err, refused) {
 		t.Errorf("refusal hidden: %v", err)

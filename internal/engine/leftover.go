@@ -48,13 +48,6 @@ func Leftovers(host string, err error) []Leftover {
 	return []Leftover{{Host: host, What: "files or objects", Where: "unknown", Reason: "cleanup: " + err.Error()}}
 }
 
-// Locator is implemented by engines that can say where a host's phase
-// puts what it creates, so a controller can name what a lost host leaves.
-type Locator interface {
-	// Location returns what (files, objects) and where for host's phase.
-	Location(p Phase, runID, host string) (what, where string, err error)
-}
-
 // countEntries counts the files and directories at and under path; ok is
 // false when it cannot be walked at all.
 func countEntries(path string) (int64, bool) {

@@ -12,9 +12,3 @@ import (
 type Pauser interface {
 	Pause(ctx context.Context, d time.Duration) error
 }
-
-// LoadPauser is an engine whose prepared phases are Pausers: a suite may
-// give its phases pause events.
-type LoadPauser interface {
-	PausesLoad() bool
-}

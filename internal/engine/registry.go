@@ -59,63 +59,26 @@ func (r Registry) names() []string {
 }
 
 // Validate checks a phase's name (a directory level of its workspace and
-// of the results folder) and the phase with its engine's Validator, if it
-// has one; an unknown engine is an error.
+// of the results folder) and the phase with its engine's plan; an unknown
+// engine is an error.
 func (r Registry) Validate(p Phase) error {
-	e, err := r.Lookup(p.Engine)
+	pl, err := r.Plan(p)
 	if err != nil {
 		return err
 	}
-	if err := CheckPhaseName(p.Name); err != nil {
-		return err
-	}
-	if v, ok := e.(Validator); ok {
-		return v.Validate(p)
-	}
-	return nil
-}
-
-// Redacted returns p without secrets, through its engine's Redactor.
-func (r Registry) Redacted(p Phase) Phase {
-	if e, err := r.Lookup(p.Engine); err == nil {
-		if rd, ok := e.(Redactor); ok {
-			return rd.Redact(p)
-		}
-	}
-	return p
-}
-
-// Locate asks p's engine where host's phase puts what it creates.
-func (r Registry) Locate(p Phase, runID, host string) (what, where string, ok bool) {
-	e, err := r.Lookup(p.Engine)
-	if err != nil {
-		return "", "", false
-	}
-	l, isLoc := e.(Locator)
-	if !isLoc {
-		return "", "", false
-	}
-	what, where, err = l.Location(p, runID, host)
-	return what, where, err == nil
+	return pl.Check()
 }
 
 // Planned is one phase's planned duration, or for engines whose phases run
 // until their work is done (md) an estimate from the engine's model
-// (estimated is then true), or 0 when the engine can tell neither.
+// (estimated is then true), or 0 when the engine can tell neither (or the
+// phase does not decode).
 func (r Registry) Planned(p Phase) (d time.Duration, estimated bool) {
-	e, err := r.Lookup(p.Engine)
+	pl, err := r.Plan(p)
 	if err != nil {
 		return 0, false
 	}
-	if pl, ok := e.(Planner); ok {
-		d, _ := pl.Planned(p)
-		return d, false
-	}
-	if es, ok := e.(Estimator); ok {
-		d, _ := es.Estimate(p)
-		return d, true
-	}
-	return 0, false
+	return pl.Planned()
 }
 
 // CheckPhaseName refuses a phase name that cannot be a directory name: the

@@ -26,14 +26,21 @@ func (c counting) decode(p Phase) (countingParams, error) {
 
 func (c counting) Decode(p Phase) (any, error) { return c.decode(p) }
 
-func (c counting) Validate(p Phase) error {
-	_, err := Typed(p, c.decode)
-	return err
+func (counting) Info() Info { return Info{} }
+
+// countingPlan is a counting phase's plan: its length.
+type countingPlan struct {
+	BasePlan
+	ps countingParams
 }
 
-func (c counting) Planned(p Phase) (time.Duration, error) {
+func (c counting) Plan(p Phase) (Plan, error) {
 	ps, err := Typed(p, c.decode)
-	return time.Duration(ps.Seconds) * time.Second, err
+	return countingPlan{ps: ps}, err
+}
+
+func (c countingPlan) Planned() (time.Duration, bool) {
+	return time.Duration(c.ps.Seconds) * time.Second, false
 }
 
 // A phase's settings are decoded once and kept with it: the hooks the

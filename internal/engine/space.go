@@ -2,7 +2,7 @@ package engine
 
 // Space is what one host's part of a phase needs of the file system of its
 // directory, and what that file system has free as the host sees it. The
-// controller asks every host of a phase for it (SpaceReporter) and adds up
+// controller asks every host of a phase for it (Plan.SpaceOf) and adds up
 // the needs of hosts that share one file system, which no host alone can
 // do: each sees only its own plan.
 type Space struct {
@@ -30,15 +30,4 @@ type Space struct {
 	// and Fix says what to do instead.
 	What string `json:"what,omitempty"`
 	Fix  string `json:"fix,omitempty"`
-}
-
-// SpaceReporter is an engine whose phases lay out files of a size known
-// before any load (fio). The controller asks each host of a phase, before
-// it is prepared, and refuses a plan whose hosts together cannot fit in a
-// file system they share, after the removals of earlier phases' files on
-// every host have ended.
-type SpaceReporter interface {
-	// SpaceOf reports the space p needs on this host, rank of hosts; ok
-	// is false when p lays out nothing of a known size.
-	SpaceOf(p Phase, hosts, rank int) (sp Space, ok bool)
 }

@@ -483,28 +483,6 @@ func SharedArea(dir, runID string) string {
 	return filepath.Join(dir, "storbench", runID, SharedName)
 }
 
-// SharedUser is implemented by engines whose phases work in the run's
-// shared area (SharedWorkspace) rather than, or besides, each host's own
-// directory. The run proves that the hosts of such a phase see one file
-// system at that directory before any phase runs (the probe: each host
-// writes a file there and every host must read every other's back), and
-// refuses the run naming the hosts that do not.
-//
-// Cleanup once: an entry of the shared area is removed by one host (rank
-// 0), in the Cleanup of the last phase that uses it; the controller starts
-// any host's Cleanup only after every host's Run has ended, so no barrier
-// is needed for that. Entries a later phase still needs stay until that
-// phase. Whatever is left - a run that failed, was interrupted or lost a
-// host between - goes at the end of the run: one agent removes the whole
-// shared area of every directory a SharedUser phase named (RemoveShared),
-// unless the run keeps its files.
-type SharedUser interface {
-	// SharedDir returns the target directory whose shared area phase p,
-	// run on hosts hosts, works in, and false when p works in no shared
-	// area.
-	SharedDir(p Phase, hosts int) (dir string, ok bool)
-}
-
 // RemoveSharedEntries removes, with everything in them, the entries of the
 // run's shared area on dir whose names match, then the shared area and the
 // run's own levels above it when they are empty (and <dir>/storbench when
@@ -589,7 +567,7 @@ func PinSharedArea(dir, runID string) error {
 }
 
 // RemoveShared removes the run's whole shared area on dir: the run-level
-// cleanup after the last phase (see SharedUser).
+// cleanup after the last phase (see Plan.SharedDir).
 func RemoveShared(dir, runID string) error {
 	return RemoveSharedEntries(dir, runID, func(string) bool { return true })
 }

@@ -157,7 +157,7 @@ func TestSharedWorkspace(t *testing.T) {
 	if _, err := SharedWorkspace(dir, "r1", ".."); err == nil {
 		t.Error("a name leaving the shared directory was accepted")
 	}
-	a.Keep() // the host that does not remove it (engine.SharedUser)
+	a.Keep() // the host that does not remove it (engine.Plan.SharedDir)
 	if err := b.Remove(); err != nil {
 		t.Fatal(err)
 	}

@@ -303,3 +303,12 @@ func EqualSlots(entries []Entry) (int, error) {
 	}
 	return first.Slots, nil
 }
+
+// MostSlots is the most slots any of entries gives (0: none).
+func MostSlots(entries []Entry) int {
+	most := 0
+	for _, e := range entries {
+		most = max(most, e.Slots)
+	}
+	return most
+}

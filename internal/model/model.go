@@ -20,7 +20,7 @@ const (
 )
 
 // The text formats a phase's results can be printed in, after the tools
-// whose output they follow. An engine offers them (engine.TextFormatter)
+// whose output they follow. An engine offers them (engine.Info.TextFormats)
 // and a phase's summary keeps them, so a report chooses a format by what
 // the phase offers, never by its engine's name.
 const (

@@ -22,7 +22,7 @@ import (
 // over RunMs, sending a snapshot every 10 ms; it can fail its preparation,
 // say its target lacks a feature, leave something behind, or run until
 // its context ends. Its params may carry a "secret", which Redact hides.
-type fakeEngine struct{}
+type fakeEngine struct{ engine.Base }
 
 type fakeParams struct {
 	Ops         uint64 `json:"ops"`
@@ -39,11 +39,6 @@ type fakeParams struct {
 	FlatAt  int `json:"flat_at,omitempty"`
 }
 
-var (
-	_ engine.Validator = fakeEngine{}
-	_ engine.Redactor  = fakeEngine{}
-)
-
 // fakeEngines is the registry of the run's tests.
 var fakeEngines = engine.Registry{"fake": fakeEngine{}}
 
@@ -53,20 +48,15 @@ func (fakeEngine) params(p engine.Phase) (fakeParams, error) {
 	return fp, err
 }
 
-func (e fakeEngine) Validate(p engine.Phase) error {
-	_, err := e.params(p)
-	return err
+func (e fakeEngine) Plan(p engine.Phase) (engine.Plan, error) {
+	if _, err := e.params(p); err != nil {
+		return nil, err
+	}
+	return engine.BasePlan{}, nil
 }
 
-func (fakeEngine) Redact(p engine.Phase) engine.Phase {
-	var m map[string]any
-	_ = json.Unmarshal(p.Params, &m)
-	if _, ok := m["secret"]; ok {
-		m["secret"] = "REDACTED"
-	}
-	p.Params, _ = json.Marshal(m)
-	return p
-}
+// Info declares the fake's secret, which the registry hides.
+func (fakeEngine) Info() engine.Info { return engine.Info{Secrets: []string{"secret"}} }
 
 func (e fakeEngine) Prepare(_ context.Context, env engine.Env, p engine.Phase) (engine.Prepared, error) {
 	fp, err := e.params(p)

@@ -112,3 +112,9 @@ type Result struct {
 	Folder  *results.Folder
 	Summary results.Summary
 }
+
+// slotsOf is the slots host files give entries, as the engines take them.
+func slotsOf(entries []hosts.Entry) engine.Slots {
+	equal, differ := hosts.EqualSlots(entries)
+	return engine.Slots{Most: hosts.MostSlots(entries), Equal: equal, Differ: differ}
+}

@@ -51,7 +51,7 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	slotted, notes, err := r.Engines.WithSlots(p.Phases, p.Agents.Hosts)
+	slotted, notes, err := r.Engines.WithSlots(p.Phases, slotsOf(p.Agents.Hosts))
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -222,7 +222,7 @@ type area struct {
 }
 
 // proveShared finds the directories whose shared area a phase works in
-// (engine.SharedUser) and, before any phase runs, proves that the hosts of
+// (engine.Plan.SharedDir) and, before any phase runs, proves that the hosts of
 // those phases see one file system at each: a host that sees another is
 // named, and the run refused as bad input, with nothing created.
 func (r *Runner) proveShared(ctx context.Context, p Plan, ctrl *cluster.Controller, set *agentSet, runID string) ([]area, error) {
@@ -248,25 +248,17 @@ func (r *Runner) proveShared(ctx context.Context, p Plan, ctrl *cluster.Controll
 }
 
 // sharedAreas finds the directories whose shared area a phase works in
-// (engine.SharedUser), with the most hosts a phase there runs on; on
+// (engine.Plan.SharedDir), with the most hosts a phase there runs on; on
 // several hosts, every other target directory too (hosts 0: no probe),
 // whose run levels one host makes (Controller.PinArea).
 func (r *Runner) sharedAreas(p Plan, set *agentSet) []area {
 	var areas []area
 	for i, ph := range p.Phases {
-		e, err := r.Engines.Lookup(ph.Engine)
-		if err != nil {
-			continue
-		}
-		su, ok := e.(engine.SharedUser)
-		if !ok {
-			continue
-		}
 		n := len(set.agents)
 		if i < len(p.Labels) && p.Labels[i].Hosts > 0 {
 			n = min(n, p.Labels[i].Hosts)
 		}
-		dir, ok := su.SharedDir(ph, n)
+		dir, ok := r.Engines.SharedDir(ph, n)
 		if !ok {
 			continue
 		}
@@ -536,7 +528,7 @@ func (pr *phases) notStarted(rest []engine.Phase) {
 
 // removeShared is the run-level cleanup of the shared area: after the last
 // phase, or the phase that failed, or Ctrl-C, one agent removes what phases
-// left there (engine.SharedUser: the last phase that used an entry removed
+// left there (engine.Plan.SharedDir: the last phase that used an entry removed
 // it already when all went well). What stays is told to the sink and
 // fails the run.
 func (pr *phases) removeShared(ctx context.Context) {
@@ -643,15 +635,14 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 // logRequests has ph's engine log every request in the phase's folder,
 // under its first host, when the plan keeps benchdata there.
 func (pr *phases) logRequests(ph engine.Phase) (engine.Phase, error) {
-	rl, ok := pr.r.Engines.RequestLogging(ph)
-	if !ok || !pr.plan.BenchdataInFolder {
+	if !pr.r.Engines.Info(ph.Engine).LogsRequests || !pr.plan.BenchdataInFolder {
 		return ph, nil
 	}
 	dir := filepath.Join(pr.folder.Path, pr.folder.NextPhaseDir(ph.Name), "hosts", results.SafeName(pr.set.agents[0].Name()))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return ph, err
 	}
-	return rl.LogRequestsIn(ph, dir)
+	return pr.r.Engines.LogRequestsIn(ph, dir)
 }
 
 // notRun records a phase whose load never ran: preparation failed, or the

@@ -42,7 +42,7 @@ func checkResources(ctx context.Context, p Plan, ctrl *cluster.Controller, runID
 // its own machine. It is --dry-run's check of a plan with agents; notes
 // say what could not be checked.
 func (r *Runner) CheckResources(ctx context.Context, p Plan) (notes []string, err error) {
-	slotted, _, err := r.Engines.WithSlots(p.Phases, p.Agents.Hosts)
+	slotted, _, err := r.Engines.WithSlots(p.Phases, slotsOf(p.Agents.Hosts))
 	if err != nil {
 		return nil, badInput(err)
 	}

@@ -172,12 +172,7 @@ func checkEvents(engines engine.Registry, where string, evs []events.Spec, p eng
 
 // pauses says the engine's phases can pause their load.
 func pauses(engines engine.Registry, name model.EngineName) bool {
-	e, err := engines.Lookup(name)
-	if err != nil {
-		return false
-	}
-	lp, ok := e.(engine.LoadPauser)
-	return ok && lp.PausesLoad()
+	return engines.Info(name).PausesLoad
 }
 
 // pausing lists the engines whose phases can pause.

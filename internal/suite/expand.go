@@ -84,10 +84,8 @@ func (x *Expanded) EstimateModels() []string {
 			continue
 		}
 		seen[p.Engine] = true
-		if e, err := x.engines.Lookup(p.Engine); err == nil {
-			if es, ok := e.(engine.Estimator); ok {
-				out = append(out, es.EstimateModel())
-			}
+		if m := x.engines.Info(p.Engine).EstimateModel; m != "" {
+			out = append(out, m)
 		}
 	}
 	return out
@@ -104,7 +102,7 @@ type ExpandOptions struct {
 	// Engines validate the phases and list their settings.
 	Engines engine.Registry
 	// S3Configured says an endpoint is available from the environment
-	// (STORBENCH_HOST) for the phases that need one (engine.Endpointed).
+	// (STORBENCH_HOST) for the phases that need one (engine.Info.Endpoint).
 	S3Configured bool
 	// PlanOnly expands for a dry run, which contacts nothing: s3 phases
 	// without an endpoint are planned, and the missing endpoint noted.
@@ -333,12 +331,7 @@ func checkSharing(engines engine.Registry, where string, ps PhaseSpec) error {
 	if _, own := engines.Expander(ps.Engine); own || !ps.Shared && ps.ReadFrom == "" {
 		return nil
 	}
-	var keys []string
-	if e, err := engines.Lookup(ps.Engine); err == nil {
-		if kl, ok := e.(engine.KeyLister); ok {
-			keys = kl.ParamKeys()
-		}
-	}
+	keys := engines.Info(ps.Engine).ParamKeys
 	for key, set := range map[string]bool{"shared": ps.Shared, "read_from": ps.ReadFrom != ""} {
 		if set && !contains(keys, key) {
 			return fmt.Errorf("%s: %s: %s phases have no such mode; it is for %s phases", where, key, ps.Engine, sharers(engines))
@@ -443,12 +436,7 @@ func (s *Suite) entryCount(engines engine.Registry, ps PhaseSpec) int {
 // takesDir says eng's phases work in a directory (dir among its settings),
 // which the suite's dir gives when the entry sets none.
 func takesDir(engines engine.Registry, eng model.EngineName) bool {
-	e, err := engines.Lookup(eng)
-	if err != nil {
-		return false
-	}
-	kl, ok := e.(engine.KeyLister)
-	return ok && contains(kl.ParamKeys(), "dir")
+	return contains(engines.Info(eng).ParamKeys, "dir")
 }
 
 // sharers names the engines whose phases can be shared or read_from:
@@ -583,11 +571,10 @@ func checkKeys(engines engine.Registry, where string, eng model.EngineName, para
 		}
 		return fmt.Errorf("%s: %v", where, err)
 	}
-	kl, ok := e.(engine.KeyLister)
-	if !ok {
+	known := e.Info().ParamKeys
+	if known == nil {
 		return nil
 	}
-	known := kl.ParamKeys()
 	for k := range params {
 		if !contains(known, k) {
 			msg := fmt.Sprintf("%s: %s: unknown setting %q", where, eng, k)

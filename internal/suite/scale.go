@@ -179,12 +179,7 @@ func scales(engines engine.Registry, eng model.EngineName, param string) bool {
 	if _, own := engines.Expander(eng); own && param == "iodepth" {
 		return true
 	}
-	e, err := engines.Lookup(eng)
-	if err != nil {
-		return false
-	}
-	kl, ok := e.(engine.KeyLister)
-	return ok && slices.Contains(kl.ParamKeys(), scaleKeys[param])
+	return slices.Contains(engines.Info(eng).ParamKeys, scaleKeys[param])
 }
 
 // joinOr lists words as "a, b or c".

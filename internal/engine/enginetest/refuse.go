@@ -40,7 +40,7 @@ func (s Suite) refuseSymlinks(t *testing.T) {
 	}
 	ways := []way{{"local", s.Engine}}
 	if s.ThroughAgent {
-		ways = append(ways, way{"agent", agentEngine{agentProcess(t, s.Env.Host)}})
+		ways = append(ways, way{"agent", agentEngine{a: agentProcess(t, s.Env.Host)}})
 	}
 	for _, w := range ways {
 		for _, keep := range []bool{false, true} {
@@ -122,7 +122,10 @@ func (f Files) LinkOut(t *testing.T, level string) (string, func()) {
 
 // agentEngine runs phases through an agent, as a controller does: the
 // engine under test is the one in the agent's process.
-type agentEngine struct{ a *cluster.RemoteAgent }
+type agentEngine struct {
+	engine.Base
+	a *cluster.RemoteAgent
+}
 
 func (e agentEngine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engine.Prepared, error) {
 	err := e.a.Prepare(ctx, cluster.Request{RunID: env.RunID, Keep: env.Keep, Phase: p, Host: env.Host})

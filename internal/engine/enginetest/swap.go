@@ -49,7 +49,7 @@ func (s Suite) swappedWorkspace(t *testing.T) {
 		ways = append(ways, struct {
 			name string
 			eng  engine.Engine
-		}{"agent", agentEngine{agentProcess(t, s.Env.Host)}})
+		}{"agent", agentEngine{a: agentProcess(t, s.Env.Host)}})
 	}
 	for _, w := range ways {
 		for _, level := range []string{"", "/" + s.Env.Host} {

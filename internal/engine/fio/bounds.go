@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/storbench/storbench/internal/engine"
 )
 
 // MaxJobs is how many jobs fio runs from one job file (its REAL_MAX_JOBS):
@@ -42,16 +40,11 @@ const (
 	resultPerJobSecond = 1 << 10
 )
 
-var _ engine.ResultSizer = Engine{}
-
 // ResultBytes bounds what p's jobs add to a host's result: each job's
 // output and histograms, kept in full for the results folder, and its
 // per-second latency.
-func (Engine) ResultBytes(p engine.Phase) (fixed, perSecond int64) {
-	jobs := int64(MaxJobs)
-	if _, jf, err := resolve(p, nil); err == nil {
-		jobs = int64(jf.Jobs())
-	}
+func (pl plan) ResultBytes() (fixed, perSecond int64) {
+	jobs := int64(pl.job.Jobs())
 	return jobs * resultPerJob, jobs * resultPerJobSecond
 }
 

@@ -88,11 +88,8 @@ func (ps *Params) usesArea() bool { return ps.Shared || ps.ReadFrom != "" || ps.
 type Engine struct{}
 
 var (
-	_ engine.Engine     = Engine{}
-	_ engine.Validator  = Engine{}
-	_ engine.Planner    = Engine{}
-	_ engine.SharedUser = Engine{}
-	_ engine.Prepared   = (*prepared)(nil)
+	_ engine.Engine   = Engine{}
+	_ engine.Prepared = (*prepared)(nil)
 )
 
 // resolve decodes a phase and makes its job file what fio will run: the
@@ -122,42 +119,13 @@ func resolve(p engine.Phase, vars *Vars) (*Params, *JobFile, error) {
 	return ps, jf, nil
 }
 
-// Validate checks the job file parses and, with its overrides, keeps to
-// PathRules. It lets through the options that --allow-exec governs: that is
-// decided by CheckPhase on the controller and by each agent, from their own
-// flags.
-func (Engine) Validate(p engine.Phase) error {
-	ps, jf, err := resolve(p, nil)
-	if err != nil {
-		return err
-	}
-	if err := jf.checkBounds(ps.Job.Name, ps); err != nil {
-		return err
-	}
-	return jf.CheckSafe(ps.Job.Name, true)
-}
-
-// Planned estimates the phase's duration from the job file with overrides.
-func (Engine) Planned(p engine.Phase) (time.Duration, error) {
-	ps, jf, err := resolve(p, nil)
-	if err != nil {
-		return 0, err
-	}
-	if ps.Stonewall != nil {
-		// The wear-out after the deadline is not known beforehand.
-		return time.Duration(*ps.Stonewall), nil
-	}
-	return runDuration(jf), nil
-}
-
 // SharedDir names the directory whose shared area a shared or read_from
 // phase, or one that keeps its files for such a phase, works in.
-func (Engine) SharedDir(p engine.Phase, _ int) (string, bool) {
-	ps, _, err := decode(p)
-	if err != nil || !ps.usesArea() {
+func (pl plan) SharedDir(int) (string, bool) {
+	if !pl.decoded.usesArea() {
 		return "", false
 	}
-	return ps.Dir, true
+	return pl.decoded.Dir, true
 }
 
 // FindFio resolves the fio binary, with a one-line error saying what to do.

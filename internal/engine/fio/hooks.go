@@ -11,11 +11,10 @@ import (
 )
 
 var (
-	_ engine.Linker          = Engine{}
-	_ engine.PlanChecker     = Engine{}
-	_ engine.ToolVersioner   = Engine{}
-	_ engine.Carrier         = Engine{}
-	_ engine.ResourceChecker = Engine{}
+	_ engine.Linker        = Engine{}
+	_ engine.PlanChecker   = Engine{}
+	_ engine.ToolVersioner = Engine{}
+	_ engine.Carrier       = Engine{}
 )
 
 // Link settles read_from links across the plan (see Link).
@@ -76,28 +75,17 @@ func (Engine) DefaultHeadline(point map[string]string) model.Headline {
 	return model.HeadlineBandwidth
 }
 
-var _ engine.RateNamer = Engine{}
-
-var _ engine.TogetherStarter = Engine{}
-
 // StartsTogether says a phase whose fio Prepare starts, its jobs held at
 // the start gate (heldJobs), is ready to start once prepared: its hosts
 // open their gates at the start time. Others start fio in Run and need
 // the controller's lead to reach the gate.
-func (Engine) StartsTogether(p engine.Phase) bool {
-	ps, jf, err := resolve(p, nil)
-	if err != nil || ps.Stonewall != nil {
+func (pl plan) StartsTogether() bool {
+	if pl.params.Stonewall != nil {
 		return false
 	}
-	_, ok := heldJobs(jf)
+	_, ok := heldJobs(pl.job)
 	return ok
 }
-
-// RateUnit names the engine's operation rates: IOPS.
-func (Engine) RateUnit() string { return "IOPS" }
-
-// TextFormats are the formats its results print in: wekatester's per phase, IOR's over a run.
-func (Engine) TextFormats() []string { return []string{model.FormatWekatester, model.FormatIOR} }
 
 // Carried is the count of blocks every job of a stonewall write wrote.
 func (Engine) Carried(hosts []*engine.HostResult) (int64, bool) { return WrittenBlocks(hosts) }
@@ -109,20 +97,15 @@ func (Engine) WithCarried(p engine.Phase, written map[string]int64) (engine.Phas
 
 // CheckResources refuses files past the free space of their directory on
 // this machine; the note says where the file system does not tell it.
-func (Engine) CheckResources(p engine.Phase) (string, error) { return CheckSpace(p, 1) }
-
-var _ engine.OpMatcher = Engine{}
+func (pl plan) CheckResources() (string, error) { return CheckSpace(pl.phase, 1) }
 
 // MatchOps takes the operations a fio phase records: fio's directions,
 // alone or after the name of a job of its job file ("seq write", when
 // several jobs did I/O), or of one job of a section split for a stonewall
 // ("seq.job3 write"); nil when the job file cannot be read (Validate says
 // why).
-func (Engine) MatchOps(p engine.Phase) func(string) bool {
-	_, jf, err := decode(p)
-	if err != nil {
-		return nil
-	}
+func (pl plan) MatchOps() func(string) bool {
+	jf := pl.raw
 	jobs := map[string]bool{}
 	var sections []string
 	for _, s := range jf.Sections {
@@ -146,18 +129,13 @@ func (Engine) MatchOps(p engine.Phase) func(string) bool {
 	}
 }
 
-var _ engine.OpNamer = Engine{}
-
 // OpNames are the directions of a phase of one job (a suite's fio
 // phases are one each): those its rw= does I/O in (fio's default:
 // read). nil for a job file of several jobs, whose operations' names
 // depend on which of them did I/O (Output.OpStats), and when the job
 // file cannot be read.
-func (Engine) OpNames(p engine.Phase) []string {
-	_, jf, err := decode(p)
-	if err != nil {
-		return nil
-	}
+func (pl plan) OpNames() []string {
+	jf := pl.raw
 	var job *Section
 	for _, s := range jf.Sections {
 		if isGlobal(s.Name) {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/storbench/storbench/internal/engine"
 )
 
 const seedJob = `# report iops
@@ -185,18 +187,28 @@ func TestDuration(t *testing.T) {
 // where it planned 12s (5s for the create_only section, 5s + 2s for the
 // read) and the ETA of a 34 s run said "at least 1m17s left". A
 // startdelay of one section among others is fio's and still counts.
+// plannedOf is p's planned length, as its plan says.
+func plannedOf(p engine.Phase) (time.Duration, error) {
+	pl, err := Engine{}.Plan(p)
+	if err != nil {
+		return 0, err
+	}
+	d, _ := pl.Planned()
+	return d, nil
+}
+
 func TestPlannedBuiltin(t *testing.T) {
 	jobs, err := LoadWorkload("default")
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := fioPhase(t, t.TempDir(), jobs[0].Name, jobs[0].Text, Overrides{RuntimeS: 2})
-	d, err := (Engine{}).Planned(p)
+	d, err := plannedOf(p)
 	if err != nil || d != 2*time.Second {
 		t.Errorf("%s planned %s (%v), want 2s", jobs[0].Name, d, err)
 	}
 	p = fioPhase(t, t.TempDir(), "own", "[global]\nrw=read\nsize=1M\nruntime=2\ntime_based=1\n[a]\n[b]\nstartdelay=3\n", Overrides{})
-	if d, err := (Engine{}).Planned(p); err != nil || d != 5*time.Second {
+	if d, err := plannedOf(p); err != nil || d != 5*time.Second {
 		t.Errorf("a job with one section delayed planned %s (%v), want 5s", d, err)
 	}
 }

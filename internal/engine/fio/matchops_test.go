@@ -3,6 +3,8 @@ package fio
 import (
 	"strings"
 	"testing"
+
+	"github.com/storbench/storbench/internal/engine"
 )
 
 // The operations a controller takes from a fio phase's agents (issue 33):
@@ -11,7 +13,8 @@ import (
 // other name, an escape sequence least of all.
 func TestMatchOps(t *testing.T) {
 	p := fioPhase(t, t.TempDir(), "two", "[global]\nsize=1m\n[seq]\nrw=write\n[other job]\nname=rand w\nrw=randwrite\n", Overrides{})
-	match := Engine{}.MatchOps(p)
+	reg := engine.Registry{"fio": Engine{}}
+	match, _ := reg.MatchOps(p)
 	if match == nil {
 		t.Fatal("no matcher for a phase whose job file reads")
 	}
@@ -23,7 +26,7 @@ func TestMatchOps(t *testing.T) {
 			t.Errorf("operation %q taken: %v, want %v", op, got, want)
 		}
 	}
-	if (Engine{}).MatchOps(fioPhase(t, t.TempDir(), "bad", "[x]\nrw=write\ninclude y\n", Overrides{})) != nil {
+	if _, known := reg.MatchOps(fioPhase(t, t.TempDir(), "bad", "[x]\nrw=write\ninclude y\n", Overrides{})); known {
 		t.Error("a matcher for a job file that does not read")
 	}
 }
@@ -42,7 +45,7 @@ func TestOpNames(t *testing.T) {
 		"[j]\nsize=1m\nrw=randtrim\n":                     "trim",
 		"[a]\nsize=1m\nrw=write\n[b]\nsize=1m\nrw=read\n": "",
 	} {
-		got := Engine{}.OpNames(fioPhase(t, t.TempDir(), "p", job, Overrides{}))
+		got, _ := (engine.Registry{"fio": Engine{}}).OpNames(fioPhase(t, t.TempDir(), "p", job, Overrides{}))
 		if strings.Join(got, " ") != want {
 			t.Errorf("%q: %v, want %q", job, got, want)
 		}

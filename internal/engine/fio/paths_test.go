@@ -274,7 +274,7 @@ func TestRefusedBeforeAnythingIsWritten(t *testing.T) {
 		"[j]\nrw=write\nsize=64k\nwrite_bw_log=../../../../../.." + outside + "/bw\n",
 	} {
 		p := fioPhase(t, dir, "j", job, Overrides{})
-		if err := (Engine{}).Validate(p); err == nil {
+		if err := validate(p); err == nil {
 			t.Errorf("Validate accepted %q", job)
 		}
 		if err := CheckPhase(p, true); err == nil {

@@ -15,13 +15,7 @@ import (
 	"github.com/storbench/storbench/internal/record"
 )
 
-var (
-	_ engine.Pauser     = (*prepared)(nil)
-	_ engine.LoadPauser = Engine{}
-)
-
-// PausesLoad says fio phases can pause their load (engine.LoadPauser).
-func (Engine) PausesLoad() bool { return true }
+var _ engine.Pauser = (*prepared)(nil)
 
 // pauseRescan is how often a pause looks for job processes fio forked
 // since it began (the next group of a job file with stonewall, jobs

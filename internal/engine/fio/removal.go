@@ -44,7 +44,7 @@ func awaitSamePath(ctx context.Context, env engine.Env, wsPath string) {
 
 // checkSpaceAfterRemovals is Prepare's last guard: this host's own files
 // against what is free now. The hosts' plans together were checked
-// before any host began to prepare (engine.SpaceReporter, asked by the
+// before any host began to prepare (engine.Plan.SpaceOf, asked by the
 // controller); here other hosts may be laying out theirs meanwhile on a
 // file system they share, so only this host's own count. Files of
 // earlier phases still being removed here in the background

@@ -228,7 +228,7 @@ func TestSharingRefusals(t *testing.T) {
 		{"[j]\nrw=write\nfilename=${STORBENCH_SHARED_DIR}/../../../etc/x\n", Params{Shared: true}, "'..'"},
 		{"[j]\nrw=write\nfilename=f${STORBENCH_HOST_INDEX}/../../x\n", Params{}, "'..'"},
 	} {
-		err := Engine{}.Validate(sharedPhase(t, "j", "/d", tc.job, tc.ps))
+		err := validate(sharedPhase(t, "j", "/d", tc.job, tc.ps))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q %+v: got %v, want %q", tc.job, tc.ps, err, tc.want)
 		}

@@ -98,14 +98,13 @@ func checkSpace(jf *JobFile, job, dir string, hosts int, sharedFiles bool) error
 		job, units.Bytes(need), who, dir, units.Bytes(float64(free))))
 }
 
-var _ engine.SpaceReporter = Engine{}
-
 // SpaceOf reports the files p lays out on this host, rank of hosts, and
-// the free space of their file system (engine.SpaceReporter): the
+// the free space of their file system (engine.Info.ReportsSpace): the
 // controller adds up the hosts that share it. Files read from a
 // neighbour are there already, and a stonewall phase's size is a cap, not
 // what it writes: neither is reported.
-func (Engine) SpaceOf(p engine.Phase, hosts, rank int) (engine.Space, bool) {
+func (pl plan) SpaceOf(hosts, rank int) (engine.Space, bool) {
+	p := pl.phase
 	ps, jf, err := resolve(p, &Vars{Index: rank, Count: max(hosts, 1)})
 	if err != nil || ps.ReadFrom != "" || ps.Stonewall != nil {
 		return engine.Space{}, false

@@ -14,17 +14,11 @@ import (
 	"github.com/storbench/storbench/internal/units"
 )
 
-var (
-	_ engine.Expander  = Engine{}
-	_ engine.KeyLister = Engine{}
-)
+var _ engine.Expander = Engine{}
 
 // suiteKeys are the settings of a fio entry in a suite; any other key in a
 // matrix is a fio option set in every job section (bs, rw, iodepth, ...).
 var suiteKeys = []string{"dir", "workload", "job", "runtime", "size", "numjobs", "options", "stonewall"}
-
-// ParamKeys lists the settings of a fio entry in a suite.
-func (Engine) ParamKeys() []string { return append([]string(nil), suiteKeys...) }
 
 // Count is how many job files an entry runs per matrix point and
 // iteration: one for an inline job, else the workload's (the most of any
@@ -257,7 +251,7 @@ func phasesOf(o settings) ([]engine.Phase, error) {
 			return nil, err
 		}
 		p := engine.Phase{Name: j.Name, Engine: model.EngineFio, Params: b}
-		if err := (Engine{}).Validate(p); err != nil {
+		if err := validate(p); err != nil {
 			return nil, err
 		}
 		out = append(out, p)

@@ -4,8 +4,6 @@ import (
 	"math"
 	"slices"
 	"time"
-
-	"github.com/storbench/storbench/internal/engine"
 )
 
 // EstimateRate is the rate per worker, in operations per second, that
@@ -16,17 +14,11 @@ import (
 // --max-duration.
 const EstimateRate = 1000
 
-var _ engine.Estimator = Engine{}
-
 // Estimate returns a phase's estimated duration: each worker's items
 // through every per-item operation the phase runs (find: every entry), of
 // every iteration, at EstimateRate (workers run side by side), a stonewall
 // bounding the creates. Tree creation and removal are not counted.
-func (Engine) Estimate(ph engine.Phase) (time.Duration, error) {
-	p, err := phaseParams(ph)
-	if err != nil {
-		return 0, err
-	}
+func Estimate(p Params) time.Duration {
 	// In seconds, as float: items up to MaxItems and iterations up to
 	// MaxIterations overflow a Duration.
 	perOp := float64(p.Items) / EstimateRate
@@ -52,12 +44,7 @@ func (Engine) Estimate(ph engine.Phase) (time.Duration, error) {
 	}
 	total := it * float64(p.Iterations)
 	if total >= math.MaxInt64/float64(time.Second) {
-		return time.Duration(math.MaxInt64), nil
+		return time.Duration(math.MaxInt64)
 	}
-	return time.Duration(total * float64(time.Second)), nil
-}
-
-// EstimateModel says how Estimate computes.
-func (Engine) EstimateModel() string {
-	return "md phases run until their items are done; estimated at 1,000 operations per second per worker (items x operations x iterations; a stonewall bounds the creates)"
+	return time.Duration(total * float64(time.Second))
 }

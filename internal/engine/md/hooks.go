@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
@@ -13,7 +15,6 @@ import (
 
 var (
 	_ engine.PlanChecker = Engine{}
-	_ engine.SlotTaker   = Engine{}
 )
 
 // CheckPlan refuses trees used before they are made or left behind across
@@ -43,7 +44,8 @@ func (Engine) CheckPlan(_ context.Context, env engine.CheckEnv, phases []engine.
 
 // TakeSlots gives a phase that sets no workers (-t) one worker per slot,
 // as mpiexec starts one mdtest rank per slot.
-func (Engine) TakeSlots(ph engine.Phase, slots int, equal error) (engine.Phase, string, error) {
+func (pl plan) TakeSlots(slots int, equal error) (engine.Phase, string, error) {
+	ph := pl.phase
 	// json.Number keeps every number as written (a seed above 2^53).
 	var m map[string]any
 	dec := json.NewDecoder(bytes.NewReader(ph.Params))
@@ -69,40 +71,65 @@ func (Engine) TakeSlots(ph engine.Phase, slots int, equal error) (engine.Phase, 
 	return ph, "", nil
 }
 
-var _ engine.Defaulter = Engine{}
+// Info: md's rates are ops/s, its results print as mdtest's table, and
+// its phases' lengths are estimated (Estimate).
+func (Engine) Info() engine.Info {
+	return engine.Info{
+		RateUnit:      "ops/s",
+		TextFormats:   []string{model.FormatMdtest},
+		ParamKeys:     engine.JSONKeys(Params{}),
+		Defaults:      DefaultParams(),
+		PausesLoad:    true,
+		TakesSlots:    true,
+		EstimateModel: "md phases run until their items are done; estimated at 1,000 operations per second per worker (items x operations x iterations; a stonewall bounds the creates)",
+	}
+}
 
-// Defaults are md's default settings (DefaultParams).
-func (Engine) Defaults() any { return DefaultParams() }
+// plan is an md phase decoded.
+type plan struct {
+	engine.BasePlan
+	phase engine.Phase
+	name  string
+	ps    Params
+}
 
-var _ engine.RateNamer = Engine{}
+// Location names the directory host's phase works in: its trees stay there
+// when the host is lost before cleanup. A host is lost only from a phase
+// on several hosts, so a phase that would share a tree there did.
+func (pl plan) Location(runID, host string) (what, where string, ok bool) {
+	if pl.ps.shared(2) {
+		return "files and directories", filepath.Join(pl.ps.Dir, "storbench", runID, engine.SharedName, pl.ps.sharedName(pl.name)), true
+	}
+	return "files and directories", filepath.Join(pl.ps.Dir, "storbench", runID, host, pl.name), true
+}
 
-// StartsTogether says md phases start their hosts together themselves
-// (engine.TogetherStarter): every host meets the others at the "ranks"
-// barrier before the first operation, whose own barrier starts it on all.
-func (Engine) StartsTogether(engine.Phase) bool { return true }
+// Plan decodes a phase's parameters (which checks them, without touching
+// the file system).
+func (Engine) Plan(ph engine.Phase) (engine.Plan, error) {
+	ps, err := phaseParams(ph)
+	if err != nil {
+		return nil, err
+	}
+	return plan{phase: ph, name: ph.Name, ps: ps}, nil
+}
 
-// RateUnit names the engine's operation rates: ops/s.
-func (Engine) RateUnit() string { return "ops/s" }
+// StartsTogether says md phases start their hosts together themselves:
+// every host meets the others at the "ranks" barrier before the first
+// operation, whose own barrier starts it on all.
+func (plan) StartsTogether() bool { return true }
 
-// TextFormats are the formats its results print in: mdtest's table.
-func (Engine) TextFormats() []string { return []string{model.FormatMdtest} }
-
-var _ engine.OpMatcher = Engine{}
+// Planned is the phase's estimated length (Estimate).
+func (pl plan) Planned() (time.Duration, bool) { return Estimate(pl.ps), true }
 
 // MatchOps takes the operations an md phase may record: md's.
-func (Engine) MatchOps(engine.Phase) func(string) bool {
+func (plan) MatchOps() func(string) bool {
 	return func(op string) bool { return slices.Contains(OpNames[:], op) }
 }
 
-var _ engine.OpNamer = Engine{}
-
 // OpNames are the operations an md phase runs, in the order they run;
 // nil when its settings cannot be read (Validate says why).
-func (Engine) OpNames(ph engine.Phase) []string {
-	ps, err := phaseParams(ph)
-	if err != nil {
-		return nil
-	}
+func (pl plan) OpNames() []string {
+	ps := pl.ps
 	names := []string{}
 	for _, k := range ps.ops() {
 		names = append(names, k.String())

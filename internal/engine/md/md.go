@@ -36,9 +36,8 @@ import (
 type Engine struct{}
 
 var (
-	_ engine.Engine    = Engine{}
-	_ engine.Validator = Engine{}
-	_ engine.Prepared  = (*prepared)(nil)
+	_ engine.Engine   = Engine{}
+	_ engine.Prepared = (*prepared)(nil)
 )
 
 // opKind is one of the operations, in the order mdtest runs them: every

@@ -376,7 +376,7 @@ func TestBadInput(t *testing.T) {
 	}
 	// A big tree is fine when forced (checked, not run).
 	raw, _ := json.Marshal(map[string]any{"dir": dir, "depth": 6, "branch": 10, "force": true})
-	if err := (Engine{}).Validate(engine.Phase{Engine: "md", Params: raw}); err != nil {
+	if err := (engine.Registry{"md": Engine{}}).Validate(engine.Phase{Name: "md", Engine: "md", Params: raw}); err != nil {
 		t.Errorf("forced tree refused: %v", err)
 	}
 }

@@ -431,12 +431,6 @@ func atLeast(n, limit int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// Validate checks a phase's parameters without touching the file system.
-func (Engine) Validate(ph engine.Phase) error {
-	_, err := phaseParams(ph)
-	return err
-}
-
 var _ engine.Decoder = Engine{}
 
 // Decode decodes a phase's settings once, for the spine to keep with the

@@ -7,13 +7,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 )
 
-var (
-	_ engine.Pauser     = (*prepared)(nil)
-	_ engine.LoadPauser = Engine{}
-)
-
-// PausesLoad says md phases can pause their load (engine.LoadPauser).
-func (Engine) PausesLoad() bool { return true }
+var _ engine.Pauser = (*prepared)(nil)
 
 // pausePoll is how often a paused worker looks whether the pause ended
 // early or the run stopped.

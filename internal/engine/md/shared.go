@@ -10,38 +10,32 @@ import (
 	"github.com/storbench/storbench/internal/model"
 )
 
-var (
-	_ engine.SharedUser = Engine{}
-	_ engine.Adviser    = Engine{}
-)
-
 // SharedDir names the target directory whose shared area a phase on hosts
 // hosts works in: with one tree for all hosts (no -u) or a stride (-N) on
 // several hosts, which must then see it as one namespace (the run proves
 // it), and with a tree that phases share, even on one host, so that the
 // run removes it at its end if the phase that removes it never ran.
-func (Engine) SharedDir(ph engine.Phase, hosts int) (string, bool) {
-	p, err := phaseParams(ph)
-	if err != nil || !p.shared(hosts) {
+func (pl plan) SharedDir(hosts int) (string, bool) {
+	if !pl.ps.shared(hosts) {
 		return "", false
 	}
-	return p.Dir, true
+	return pl.ps.Dir, true
 }
 
 // Advice warns of a stride that does not make reads cross hosts: -N on
 // one host, -N that leads stat, read or remove back to the host's own
 // items, and a rank stride that leads only some workers to another host.
-func (Engine) Advice(ph engine.Phase, hosts int) []string {
-	p, err := phaseParams(ph)
-	if err != nil || !p.strided() {
+func (pl plan) Advice(hosts int) []string {
+	p, name := pl.ps, pl.name
+	if !p.strided() {
 		return nil
 	}
 	hosts = max(hosts, 1)
 	if p.RankStride > 0 {
-		return rankStrideAdvice(ph.Name, p, hosts)
+		return rankStrideAdvice(name, p, hosts)
 	}
 	if hosts == 1 {
-		return []string{fmt.Sprintf("phase %s: stride (-N) %d on one host: workers work on each other's items (a shift of %d ranks, as mdtest on one node), but no stat, read or remove crosses hosts", ph.Name, p.Stride, p.Stride)}
+		return []string{fmt.Sprintf("phase %s: stride (-N) %d on one host: workers work on each other's items (a shift of %d ranks, as mdtest on one node), but no stat, read or remove crosses hosts", name, p.Stride, p.Stride)}
 	}
 	var own []string
 	for c, name := range []string{"stat", "read", "remove"} {
@@ -51,10 +45,10 @@ func (Engine) Advice(ph engine.Phase, hosts int) []string {
 	}
 	switch {
 	case len(own) == 3:
-		return []string{fmt.Sprintf("phase %s: stride (-N) %d is a multiple of the %d hosts: every worker works on its own host's items, and no stat, read or remove crosses hosts", ph.Name, p.Stride, hosts)}
+		return []string{fmt.Sprintf("phase %s: stride (-N) %d is a multiple of the %d hosts: every worker works on its own host's items, and no stat, read or remove crosses hosts", name, p.Stride, hosts)}
 	case len(own) > 0:
 		return []string{fmt.Sprintf("phase %s: stride (-N) %d on %d hosts: %s shifted by %s hosts work on the host's own items, as in mdtest (stat, read and remove shift by 1, 2 and 3 times -N hosts)",
-			ph.Name, p.Stride, hosts, strings.Join(own, ", "), strings.Join(ownShifts(p.Stride, own), ", "))}
+			name, p.Stride, hosts, strings.Join(own, ", "), strings.Join(ownShifts(p.Stride, own), ", "))}
 	}
 	return nil
 }

@@ -226,7 +226,7 @@ func TestSharedDeclared(t *testing.T) {
 		tc.params["dir"] = "/d"
 		raw, _ := json.Marshal(tc.params)
 		ph := engine.Phase{Name: "p", Engine: "md", Params: raw}
-		got, ok := Engine{}.SharedDir(ph, tc.hosts)
+		got, ok := (engine.Registry{"md": Engine{}}).SharedDir(ph, tc.hosts)
 		if got != tc.want || ok != (tc.want != "") {
 			t.Errorf("%v on %d hosts: %q %v, want %q", tc.params, tc.hosts, got, ok, tc.want)
 		}
@@ -234,7 +234,7 @@ func TestSharedDeclared(t *testing.T) {
 			continue
 		}
 		// A host lost from it left its part there.
-		if _, where, _ := (Engine{}).Location(ph, "r1", "h9"); where != tc.where {
+		if _, where, _ := (engine.Registry{"md": Engine{}}).Locate(ph, "r1", "h9"); where != tc.where {
 			t.Errorf("%v: a lost host's files in %s, want %s", tc.params, where, tc.where)
 		}
 	}
@@ -264,7 +264,7 @@ func TestStrideAdvice(t *testing.T) {
 		{"rank_stride", 4, 4, 2, ""},
 	} {
 		raw, _ := json.Marshal(map[string]any{"dir": "/d", tc.key: tc.stride, "workers": tc.workers})
-		got := strings.Join(Engine{}.Advice(engine.Phase{Name: "p", Engine: "md", Params: raw}, tc.hosts), " ")
+		got := strings.Join((engine.Registry{"md": Engine{}}).Advice(engine.Phase{Name: "p", Engine: "md", Params: raw}, tc.hosts), " ")
 		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("%s %d, %d hosts x %d: %q, want %q", tc.key, tc.stride, tc.hosts, tc.workers, got, tc.want)
 		}

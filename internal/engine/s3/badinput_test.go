@@ -143,7 +143,7 @@ func TestKeysFromTheAgent(t *testing.T) {
 }
 
 func TestRedactRemovesKeys(t *testing.T) {
-	ph := Engine{}.Redact(engine.Phase{Params: []byte(`{"op":"get","access_key":"AKIAXX","secret_key":"s3cr3t","session_token":"T0k3n"}`)})
+	ph := (engine.Registry{"s3": Engine{}}).Redacted(engine.Phase{Engine: "s3", Params: []byte(`{"op":"get","access_key":"AKIAXX","secret_key":"s3cr3t","session_token":"T0k3n"}`)})
 	if s := string(ph.Params); strings.Contains(s, "AKIAXX") || strings.Contains(s, "s3cr3t") || strings.Contains(s, "T0k3n") || !strings.Contains(s, `"op":"get"`) {
 		t.Fatalf("redacted params: %s", s)
 	}
@@ -307,7 +307,7 @@ func TestTLSCertificateChoices(t *testing.T) {
 			p["duration"], p["objects"] = "200ms", 8
 			tc.mod(p)
 			ph := phaseOf(t, "tls", p)
-			err := Engine{}.Validate(ph)
+			err := validate(ph)
 			if err == nil {
 				err = prepareErr(t, p)
 			}

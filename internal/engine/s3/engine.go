@@ -30,6 +30,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/encrypt"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/secret"
 )
@@ -38,34 +39,55 @@ import (
 type Engine struct{}
 
 var (
-	_ engine.Engine    = Engine{}
-	_ engine.Validator = Engine{}
-	_ engine.Planner   = Engine{}
-	_ engine.Locator   = Engine{}
-	_ engine.Prepared  = (*phase)(nil)
+	_ engine.Engine   = Engine{}
+	_ engine.Prepared = (*phase)(nil)
 )
 
 // Location names where host's phase puts its objects: bucket/prefix.
-func (Engine) Location(p engine.Phase, runID, host string) (what, where string, err error) {
-	ps, err := phaseParams(p)
-	if err != nil {
-		return "", "", err
-	}
-	bucket := ps.Bucket
+func (pl plan) Location(runID, host string) (what, where string, ok bool) {
+	bucket := pl.ps.Bucket
 	if bucket == "" {
 		bucket = "storbench"
 	}
-	return "objects", bucket + "/storbench/" + runID + "/" + sanitize(host) + "/" + sanitize(p.Name) + "/", nil
+	return "objects", bucket + "/storbench/" + runID + "/" + sanitize(host) + "/" + sanitize(pl.name) + "/", true
 }
 
-// Validate checks a phase without touching the network. Credentials are not
-// required here: an agent may hold them in its own environment.
-func (Engine) Validate(p engine.Phase) error {
+// Info: s3's rates are obj/s; its results print as warp's.
+func (Engine) Info() engine.Info {
+	return engine.Info{
+		RateUnit:     "obj/s",
+		TextFormats:  []string{model.FormatWarp},
+		Secrets:      []string{"access_key", "secret_key", "session_token"},
+		ParamKeys:    engine.JSONKeys(Params{}),
+		Operations:   append([]string(nil), Ops...),
+		PausesLoad:   true,
+		UsesKeys:     true,
+		LogsRequests: true,
+		Endpoint:     endpoint,
+	}
+}
+
+// plan is an s3 phase decoded.
+type plan struct {
+	engine.BasePlan
+	phase engine.Phase
+	name  string
+	ps    Params
+}
+
+// Plan decodes a phase's settings.
+func (Engine) Plan(p engine.Phase) (engine.Plan, error) {
 	ps, err := phaseParams(p)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	c, err := resolve(ps, engine.Credentials{AccessKey: secret.New("-"), SecretKey: secret.New("-")})
+	return plan{phase: p, name: p.Name, ps: ps}, nil
+}
+
+// Check checks a phase without touching the network. Credentials are not
+// required here: an agent may hold them in its own environment.
+func (pl plan) Check() error {
+	c, err := resolve(pl.ps, engine.Credentials{AccessKey: secret.New("-"), SecretKey: secret.New("-")})
 	if err != nil {
 		return err
 	}
@@ -76,45 +98,21 @@ func (Engine) Validate(p engine.Phase) error {
 	return c.loadTLS(1)
 }
 
-// Planned returns the measured stage's length (prepare and cleanup excluded).
-func (Engine) Planned(p engine.Phase) (time.Duration, error) {
-	ps, err := phaseParams(p)
+// Planned is the measured stage's length (prepare and cleanup excluded).
+func (pl plan) Planned() (time.Duration, bool) {
+	if pl.ps.Duration == 0 {
+		return 5 * time.Minute, false
+	}
+	return time.Duration(pl.ps.Duration), false
+}
+
+// validate plans p and checks it.
+func validate(p engine.Phase) error {
+	pl, err := Engine{}.Plan(p)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	if ps.Duration == 0 {
-		return 5 * time.Minute, nil
-	}
-	return time.Duration(ps.Duration), nil
-}
-
-// Redact returns the phase with its secrets removed, for anything that is
-// written down (run.json, logs). Results writers must call it.
-func (Engine) Redact(p engine.Phase) engine.Phase {
-	return RedactPhase(p)
-}
-
-// RedactPhase blanks access_key, secret_key and session_token in an s3
-// phase's params.
-func RedactPhase(p engine.Phase) engine.Phase {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(p.Params, &m) != nil {
-		// Not an object: keep nothing of it rather than risk a secret.
-		p.Params = json.RawMessage(`{}`)
-		return p
-	}
-	changed := false
-	for _, k := range []string{"access_key", "secret_key", "session_token"} {
-		if _, ok := m[k]; ok {
-			m[k] = json.RawMessage(`"REDACTED"`)
-			changed = true
-		}
-	}
-	if changed {
-		b, _ := json.Marshal(m)
-		p.Params = b
-	}
-	return p
+	return pl.Check()
 }
 
 // opNames returns the recorded operations of a benchmark kind.

@@ -14,14 +14,8 @@ import (
 )
 
 var (
-	_ engine.PlanChecker     = Engine{}
-	_ engine.RequestLogger   = Engine{}
-	_ engine.OpLister        = Engine{}
-	_ engine.ResourceChecker = Engine{}
+	_ engine.PlanChecker = Engine{}
 )
-
-// Operations lists the benchmarks, as `storbench s3 OP` names them.
-func (Engine) Operations() []string { return append([]string(nil), Ops...) }
 
 // CheckPlan refuses, on this machine (env.Local), an s3 phase's --bind
 // address that is not one of the machine's, and its benchdata file that
@@ -60,7 +54,8 @@ func (Engine) CheckPlan(_ context.Context, env engine.CheckEnv, phases []engine.
 }
 
 // LogRequestsIn points the phase's benchdata file into dir.
-func (Engine) LogRequestsIn(ph engine.Phase, dir string) (engine.Phase, error) {
+func (pl plan) LogRequestsIn(dir string) (engine.Phase, error) {
+	ph := pl.phase
 	var m map[string]any
 	if err := json.Unmarshal(ph.Params, &m); err != nil {
 		return ph, err
@@ -89,63 +84,29 @@ func phaseParams(p engine.Phase) (Params, error) {
 	return ps, err
 }
 
-var _ engine.RateNamer = Engine{}
-
-// RateUnit names the engine's operation rates: obj/s.
-func (Engine) RateUnit() string { return "obj/s" }
-
-// TextFormats are the formats its results print in: warp's.
-func (Engine) TextFormats() []string { return []string{model.FormatWarp} }
-
-var _ engine.KeyUser = Engine{}
-
 // OwnKeys says the phase carries both keys (a suite's s3 block).
-func (Engine) OwnKeys(ph engine.Phase) bool {
-	p, err := phaseParams(ph)
-	return err == nil && p.AccessKey != "" && p.SecretKey != ""
-}
+func (pl plan) OwnKeys() bool { return pl.ps.AccessKey != "" && pl.ps.SecretKey != "" }
 
-var _ engine.Endpointed = Engine{}
-
-// HasEndpoint says the settings name a host (host or hosts).
-func (Engine) HasEndpoint(settings map[string]any) bool {
-	_, h := settings["host"]
-	_, hs := settings["hosts"]
-	return h || hs
-}
-
-// WithPlaceholder adds a host that resolves nowhere (.invalid).
-func (Engine) WithPlaceholder(settings map[string]any) map[string]any {
-	out := map[string]any{"host": "endpoint.invalid:9000"}
-	for k, v := range settings {
-		out[k] = v
-	}
-	return out
-}
-
-// NoEndpoint says how to give an endpoint.
-func (Engine) NoEndpoint(planned bool) string {
-	if planned {
-		return "s3 phases have no S3 endpoint yet: set STORBENCH_HOST or host: in the suite's s3 block before running"
-	}
-	return "s3 phase skipped: no S3 endpoint (set STORBENCH_HOST and keys, or s3: host: in the suite)"
+// endpoint is how s3 phases name their endpoint: host or hosts; the
+// stand-in resolves nowhere (.invalid).
+var endpoint = &engine.Endpoint{
+	Keys:        []string{"host", "hosts"},
+	Placeholder: map[string]any{"host": "endpoint.invalid:9000"},
+	Planned:     "s3 phases have no S3 endpoint yet: set STORBENCH_HOST or host: in the suite's s3 block before running",
+	Skipped:     "s3 phase skipped: no S3 endpoint (set STORBENCH_HOST and keys, or s3: host: in the suite)",
 }
 
 // CheckResources refuses a plan whose objects need more memory than this
 // machine has.
-func (Engine) CheckResources(p engine.Phase) (string, error) { return "", CheckPlanMemory(p) }
-
-var _ engine.OpMatcher = Engine{}
+func (pl plan) CheckResources() (string, error) { return "", CheckPlanMemory(pl.phase) }
 
 // MatchOps takes the requests an s3 phase records: those of its benchmark
-// (GET for get), or of any benchmark when its settings cannot be read
-// (Validate names what is wrong with them).
-func (Engine) MatchOps(p engine.Phase) func(string) bool {
+// (GET for get), or of any benchmark when its op is none (Check names
+// what is wrong with it).
+func (pl plan) MatchOps() func(string) bool {
 	ops := Ops
-	if ps, err := phaseParams(p); err == nil {
-		if op := strings.ToLower(strings.TrimSpace(ps.Op)); slices.Contains(Ops, op) {
-			ops = []string{op}
-		}
+	if op := strings.ToLower(strings.TrimSpace(pl.ps.Op)); slices.Contains(Ops, op) {
+		ops = []string{op}
 	}
 	var names []string
 	for _, op := range ops {
@@ -154,16 +115,10 @@ func (Engine) MatchOps(p engine.Phase) func(string) bool {
 	return func(op string) bool { return slices.Contains(names, op) }
 }
 
-var _ engine.OpNamer = Engine{}
-
 // OpNames are the requests an s3 phase's benchmark records (GET for
 // get); nil when its settings cannot be read (Validate says why).
-func (Engine) OpNames(p engine.Phase) []string {
-	ps, err := phaseParams(p)
-	if err != nil {
-		return nil
-	}
-	op := strings.ToLower(strings.TrimSpace(ps.Op))
+func (pl plan) OpNames() []string {
+	op := strings.ToLower(strings.TrimSpace(pl.ps.Op))
 	if !slices.Contains(Ops, op) {
 		return nil
 	}

@@ -25,7 +25,7 @@ func TestObjectCountsAreBounded(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.p["hosts"], c.p["access_key"], c.p["secret_key"] = []string{"127.0.0.1:9"}, "a", "b"
-			err := Engine{}.Validate(phaseOf(t, "s3-"+c.name, c.p))
+			err := validate(phaseOf(t, "s3-"+c.name, c.p))
 			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("Validate: %v, want one line saying %q", err, c.want)
 			}
@@ -40,7 +40,7 @@ func TestObjectsPastMemoryRefusedBeforeBucket(t *testing.T) {
 	p := baseParams(srv, "get")
 	p["objects"], p["bucket"] = MaxObjects, "hugecount"
 	ph := phaseOf(t, "s3-huge", p)
-	if err := (Engine{}).Validate(ph); err != nil {
+	if err := validate(ph); err != nil {
 		t.Fatalf("Validate: %v", err)
 	}
 	c, err := resolve(Params{Op: "get", Hosts: []string{srv.Endpoint}, AccessKey: "a", SecretKey: "b", Objects: MaxObjects, Concurrent: 4}, noKeys)

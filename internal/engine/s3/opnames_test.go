@@ -13,7 +13,7 @@ import (
 func TestOpNames(t *testing.T) {
 	for op, want := range map[string]string{"get": "GET", "stat": "STAT", "multipart": "UPLOAD PART", "nosuch": ""} {
 		p := engine.Phase{Name: "p", Engine: "s3", Params: json.RawMessage(`{"op": "` + op + `"}`)}
-		if got := (Engine{}).OpNames(p); strings.Join(got, " ") != want {
+		if got, _ := (engine.Registry{"s3": Engine{}}).OpNames(p); strings.Join(got, " ") != want {
 			t.Errorf("%s: %v, want %q", op, got, want)
 		}
 	}

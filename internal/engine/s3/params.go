@@ -74,7 +74,7 @@ type (
 // Credentials: AccessKey and SecretKey travel inside the phase so that the
 // controller can hand them to an agent over its authenticated channel, but
 // they must never be stored. Results writers pass every phase through
-// Engine.Redact (engine.Redactor) before writing it; HostResult never holds
+// the registry (Info.Secrets) before writing it; HostResult never holds
 // params. When they are empty the phase uses the keys its agent was given
 // (engine.Env's Credentials): on a remote agent its own, from its
 // environment or credentials file, which is the way to keep keys off the

@@ -9,9 +9,6 @@ import (
 
 var _ engine.Pauser = (*phase)(nil)
 
-// PausesLoad says s3 phases can pause their load (engine.LoadPauser).
-func (Engine) PausesLoad() bool { return true }
-
 // Pause stops the phase's workers from starting requests for d (a suite
 // event's pause); requests in flight finish. With --rate the schedule
 // goes on meanwhile, so the requests due in the pause start late and
