@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,23 +62,34 @@ func TestReportDrawsTheClientInChromium(t *testing.T) {
 	}
 	shot := filepath.Join(chromium.ArtifactDir(t), "report-client.png")
 	chromium.Check(t, bin, filepath.Join(folders[0], "report.html"), shot, true, func(eval func(string) string) {
-		var found bool
-		for _, c := range chromium.Charts(t, eval) {
-			if !strings.HasPrefix(c.Title, "Client CPU used per host") {
-				continue
+		var client *chromium.Chart
+		seconds := 0
+		charts := chromium.Charts(t, eval)
+		for i, c := range charts {
+			if strings.HasPrefix(c.Title, "Client CPU used per host") {
+				client = &charts[i]
 			}
-			found = true
-			if len(c.Lines) != 1 || len(c.Lines[0].Points) != len(want) {
-				t.Fatalf("the client CPU chart has %d lines (%+v), want one of %d points", len(c.Lines), c.Lines, len(want))
-			}
-			for i, p := range c.Lines[0].Points {
-				if p.V != want[i] {
-					t.Errorf("point %d carries %g, summary.json keeps %g", i, p.V, want[i])
-				}
+			if strings.HasPrefix(c.Title, "Throughput per host") && len(c.Lines) == 1 {
+				seconds = len(c.Lines[0].Points)
 			}
 		}
-		if !found {
-			t.Error("no chart of the client's CPU in the report")
+		if client == nil || seconds == 0 {
+			t.Fatalf("no chart of the client's CPU, or of the phase's throughput, in the report: %+v", charts)
+		}
+		// The client's seconds drawn are the phase's, on its axis: the
+		// samples before the load and after fio's exit are not drawn.
+		if len(client.Lines) != 1 || len(client.Lines[0].Points) < seconds-1 || len(client.Lines[0].Points) > seconds {
+			t.Fatalf("the client CPU chart has %d lines (%+v), want one of the phase's %d seconds", len(client.Lines), client.Lines, seconds)
+		}
+		// Each point is summary.json's sample, in order, from the first of
+		// the phase's seconds.
+		pts := client.Lines[0].Points
+		k := slices.IndexFunc(want, func(v float64) bool { return v == pts[0].V })
+		for i, p := range pts {
+			if k < 0 || k+i >= len(want) || p.V != want[k+i] {
+				t.Errorf("point %d carries %g, not summary.json's samples in order %v", i, p.V, want)
+				break
+			}
 		}
 		var text string
 		if err := json.Unmarshal([]byte(eval(`JSON.stringify(document.body.innerText)`)), &text); err != nil {

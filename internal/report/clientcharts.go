@@ -58,23 +58,28 @@ func clientCharts(pd analyze.PhaseData, ax timeAxis) []template.HTML {
 			continue
 		}
 		s := h.Client.Samples
-		x := sampleX(s, ax)
-		if len(s.UsedPct) == len(x) {
-			cpu = append(cpu, clientSeries{h.Host, x, s.UsedPct})
+		all := sampleX(s, ax)
+		lo, hi := ax.within(all)
+		x := all[lo:hi]
+		if len(x) == 0 {
+			continue
+		}
+		if len(s.UsedPct) == len(all) {
+			cpu = append(cpu, clientSeries{h.Host, x, s.UsedPct[lo:hi]})
 		}
 		for _, n := range s.Net {
-			if n.LinkBytesPerS == nil || len(n.RxBytesPerS) != len(x) {
+			if n.LinkBytesPerS == nil || len(n.RxBytesPerS) != len(all) || len(n.TxBytesPerS) != len(all) {
 				continue
 			}
 			y := make([]float64, len(x))
 			for i := range y {
-				y[i] = 100 * max(n.RxBytesPerS[i], n.TxBytesPerS[i]) / *n.LinkBytesPerS
+				y[i] = 100 * max(n.RxBytesPerS[lo+i], n.TxBytesPerS[lo+i]) / *n.LinkBytesPerS
 			}
 			link = append(link, clientSeries{hostDevice(h.Host, n.Name, several), x, y})
 		}
 		for _, d := range s.Disks {
-			if len(d.BusyPct) == len(x) {
-				disk = append(disk, clientSeries{hostDevice(h.Host, d.Name, several), x, d.BusyPct})
+			if len(d.BusyPct) == len(all) {
+				disk = append(disk, clientSeries{hostDevice(h.Host, d.Name, several), x, d.BusyPct[lo:hi]})
 			}
 		}
 	}
@@ -108,6 +113,22 @@ func hostDevice(host, dev string, several bool) string {
 		return host + " " + dev
 	}
 	return dev
+}
+
+// within is the range [lo, hi) of x (ascending, seconds) that falls in
+// the phase's time axis: a host samples itself from before its load
+// starts to after its tool exits, and its charts share the axis of the
+// phase's other charts (an event's band at the same seconds in each).
+func (a timeAxis) within(x []float64) (lo, hi int) {
+	last := a.end + a.seg.Seconds() - 0.5
+	for lo < len(x) && x[lo] < -0.5 {
+		lo++
+	}
+	hi = lo
+	for hi < len(x) && x[hi] <= last {
+		hi++
+	}
+	return lo, hi
 }
 
 // sampleX places each sample at the start of the second it covers, on
