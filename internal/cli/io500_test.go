@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/run"
 )
@@ -108,7 +109,7 @@ func checkIO500Example(t *testing.T, res *run.Result, out string) {
 		}
 	}
 	var want []string
-	for _, ip := range results.IO500Phases {
+	for _, ip := range model.IO500Phases {
 		want = append(want, ip.Name)
 	}
 	if !slices.Equal(names, want) {
@@ -135,9 +136,9 @@ func checkIO500Example(t *testing.T, res *run.Result, out string) {
 		}
 		var v float64
 		switch {
-		case f.Unit == results.UnitGiBPerS && o.BwBytesPerS != nil:
+		case f.Unit == model.UnitGiBPerS && o.BwBytesPerS != nil:
 			v = *o.BwBytesPerS / (1 << 30)
-		case f.Unit == results.UnitKIOPS && o.OpsPerS != nil:
+		case f.Unit == model.UnitKIOPS && o.OpsPerS != nil:
 			v = *o.OpsPerS / 1000
 		}
 		if f.Value == nil || *f.Value != v || v <= 0 {

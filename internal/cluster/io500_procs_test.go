@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/s3test"
 )
@@ -38,11 +39,11 @@ func TestClusterIO500Shapes(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	s := summaryOf(t, folderOf(t, out))
-	if len(s.Phases) != len(results.IO500Phases) {
-		t.Errorf("%d phases, want IO500's %d", len(s.Phases), len(results.IO500Phases))
+	if len(s.Phases) != len(model.IO500Phases) {
+		t.Errorf("%d phases, want IO500's %d", len(s.Phases), len(model.IO500Phases))
 	}
 	for i, ph := range s.Phases {
-		if ph.Status != results.StatusCompleted || len(ph.PerHost) != 3 || ph.Name != results.IO500Phases[i].Name {
+		if ph.Status != results.StatusCompleted || len(ph.PerHost) != 3 || ph.Name != model.IO500Phases[i].Name {
 			t.Errorf("phase %d %s: %s on %d hosts: %s", i, ph.Name, ph.Status, len(ph.PerHost), ph.Error)
 		}
 		if ph.Name == "find" {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -17,4 +18,18 @@ func SafeName(s string) string {
 		return "run"
 	}
 	return s
+}
+
+// MaxRunNameBytes is the longest run name a results folder can be named
+// after: a file name has at most 255 bytes (NAME_MAX), and the run id and
+// '_' come first.
+const MaxRunNameBytes = 255 - len("20261121T051502Z-3fa9_")
+
+// CheckRunName refuses a run name (a suite's name) its results folder
+// cannot be named after, before anything is made.
+func CheckRunName(name string) error {
+	if n := len(SafeName(name)); n > MaxRunNameBytes {
+		return fmt.Errorf("%.20q... is %d bytes long: give a name of at most %d bytes (it names the results folder, after the run id)", name, n, MaxRunNameBytes)
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 )
 
@@ -17,7 +18,7 @@ func io500Fixture(t *testing.T, writeS float64) *results.IO500Score {
 		t.Fatal(err)
 	}
 	for i, p := range sum.Phases {
-		for _, ip := range results.IO500Phases {
+		for _, ip := range model.IO500Phases {
 			if ip.Name == p.Name && ip.Write {
 				for j := range p.Ops {
 					sum.Phases[i].Ops[j].DurationS = writeS

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/safetext"
 )
@@ -190,7 +191,7 @@ func invalidMark(invalid bool) string {
 
 // unitOf is IO500's name of a figure's unit.
 func unitOf(unit string) string {
-	if unit == results.UnitGiBPerS {
+	if unit == model.UnitGiBPerS {
 		return "GiB/s"
 	}
 	return "kIOPS"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 )
 
@@ -42,9 +43,9 @@ func scoreFrom(t *testing.T, text string) *results.IO500Score {
 	}
 	for _, l := range strings.Split(text, "\n") {
 		if m := line.FindStringSubmatch(l); m != nil {
-			unit := results.UnitKIOPS
+			unit := model.UnitKIOPS
 			if m[3] == "GiB/s" {
-				unit = results.UnitGiBPerS
+				unit = model.UnitGiBPerS
 			}
 			f := results.IO500Figure{Phase: m[1], Unit: unit, Value: num(m[2]), DurationS: num(m[4]), Invalid: m[5] != ""}
 			if f.Invalid {

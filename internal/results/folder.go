@@ -56,7 +56,7 @@ type Folder struct {
 	// Confidence is the confidence level of sweep intervals (0.95 for 95%;
 	// 0: stats.DefaultConfidence).
 	Confidence float64
-	// Score chooses the run's score: ScoreIO500 computes the IO500-shaped
+	// Score chooses the run's score: model.ScoreIO500 computes the IO500-shaped
 	// score (Summary.IO500) instead of the default one (Summary.Score).
 	Score string
 
@@ -127,24 +127,10 @@ func NewRunID(now time.Time) string {
 // (model.SafeName).
 func SafeName(s string) string { return model.SafeName(s) }
 
-// MaxRunNameBytes is the longest run name a results folder can be named
-// after: a file name has at most 255 bytes (NAME_MAX), and the run id and
-// '_' come first.
-const MaxRunNameBytes = 255 - len("20261121T051502Z-3fa9_")
-
-// CheckRunName refuses a run name (a suite's name) its results folder
-// cannot be named after, before anything is made.
-func CheckRunName(name string) error {
-	if n := len(SafeName(name)); n > MaxRunNameBytes {
-		return fmt.Errorf("%.20q... is %d bytes long: give a name of at most %d bytes (it names the results folder, after the run id)", name, n, MaxRunNameBytes)
-	}
-	return nil
-}
-
 // Create makes results/<run id>_<name>/ under root and writes run.json with
 // status running.
 func Create(root string, info RunInfo) (*Folder, error) {
-	if err := CheckRunName(info.Name); err != nil {
+	if err := model.CheckRunName(info.Name); err != nil {
 		return nil, fmt.Errorf("results folder: the run's name %v", err)
 	}
 	_, err := os.Stat(root)
@@ -245,7 +231,7 @@ func (f *Folder) AddPhase(ps PhaseSummary, hosts []*model.HostResult) error {
 		// metadata rate mixed unlike figures (4k random reads with 1 MiB
 		// writes, tree create and remove as metadata). IO500's is computed
 		// when the suite asks for it, by IO500's definition.
-		if f.Score == ScoreIO500 {
+		if f.Score == model.ScoreIO500 {
 			f.sum.IO500 = ComputeIO500(f.sum.Phases)
 		}
 	} else {

@@ -8,58 +8,8 @@ import (
 	"github.com/storbench/storbench/internal/model"
 )
 
-// ScoreIO500 is the suite setting (score: io500) that asks for the
-// IO500-shaped score of IO500Phases.
-const ScoreIO500 = "io500"
-
 // IO500Label says what the IO500-shaped score is and is not.
 const IO500Label = "storbench's IO500-shaped score (not an IO500 submission)"
-
-// Units of the IO500 figures, as IO500 prints them.
-const (
-	UnitGiBPerS = "GiB/s"
-	UnitKIOPS   = "kIOPS"
-)
-
-// IO500Phase is one of IO500's scored phases: the suite phase of that name
-// supplies one figure, an operation's bandwidth (GiB/s) or rate (kIOPS).
-type IO500Phase struct {
-	Name   string
-	Engine model.EngineName
-	// Op is the operation of the phase whose figure counts (an md phase
-	// also records its tree's operations, which do not).
-	Op   string
-	Unit string
-	// Write marks the phases IO500 holds to its minimum runtime
-	// (verify_stonewall in io500's phase definitions).
-	Write bool
-}
-
-// IO500MinWriteS is IO500's minimum runtime of a write phase in seconds
-// (its stonewall-time rule; io500's src/main.c, minwrite): a shorter one
-// makes the run invalid for a submission, its score still printed.
-const IO500MinWriteS = 300
-
-// IO500Phases are the phases IO500's score is made of (its standard
-// mode: io500's src/phase-definitions.h, phases scored and not optional),
-// in the order IO500 runs them. The ior phases are fio phases and give
-// their bandwidth; mdtest's and find are md phases and give their rate,
-// mdtest's (all items over the time of the slowest worker) and find's
-// entries checked per second.
-var IO500Phases = []IO500Phase{
-	{"ior-easy-write", model.EngineFio, "write", UnitGiBPerS, true},
-	{"mdtest-easy-write", model.EngineMD, "file-create", UnitKIOPS, true},
-	{"ior-hard-write", model.EngineFio, "write", UnitGiBPerS, true},
-	{"mdtest-hard-write", model.EngineMD, "file-create", UnitKIOPS, true},
-	{"find", model.EngineMD, "find", UnitKIOPS, false},
-	{"ior-easy-read", model.EngineFio, "read", UnitGiBPerS, false},
-	{"mdtest-easy-stat", model.EngineMD, "file-stat", UnitKIOPS, false},
-	{"ior-hard-read", model.EngineFio, "read", UnitGiBPerS, false},
-	{"mdtest-hard-stat", model.EngineMD, "file-stat", UnitKIOPS, false},
-	{"mdtest-easy-delete", model.EngineMD, "file-remove", UnitKIOPS, false},
-	{"mdtest-hard-read", model.EngineMD, "file-read", UnitKIOPS, false},
-	{"mdtest-hard-delete", model.EngineMD, "file-remove", UnitKIOPS, false},
-}
 
 // IO500Score is storbench's IO500-shaped score of a run whose suite asked
 // for it: IO500's formula over the figures of the phases named as IO500's.
@@ -68,7 +18,7 @@ var IO500Phases = []IO500Phase{
 // never 0, and Missing says why.
 type IO500Score struct {
 	Label string `json:"label"`
-	// Figures are IO500Phases' figures, in IO500's order; a figure the run
+	// Figures are model.IO500Phases' figures, in IO500's order; a figure the run
 	// does not have is absent.
 	Figures []IO500Figure `json:"figures"`
 	// BandwidthGiB is the geometric mean of the four ior bandwidths (GiB/s),
@@ -110,7 +60,7 @@ type IO500Figure struct {
 func ComputeIO500(phases []PhaseSummary) *IO500Score {
 	s := &IO500Score{Label: IO500Label}
 	var bw, md []float64
-	for _, ip := range IO500Phases {
+	for _, ip := range model.IO500Phases {
 		f := IO500Figure{Phase: ip.Name, Op: ip.Op, Unit: ip.Unit}
 		v, o, why := io500Figure(phases, ip)
 		if why != "" {
@@ -130,7 +80,7 @@ func ComputeIO500(phases []PhaseSummary) *IO500Score {
 			s.Invalid = append(s.Invalid, ip.Name+": "+r)
 		}
 		s.Figures = append(s.Figures, f)
-		if ip.Unit == UnitGiBPerS {
+		if ip.Unit == model.UnitGiBPerS {
 			bw = append(bw, v)
 		} else {
 			md = append(md, v)
@@ -156,10 +106,10 @@ func phaseStonewall(phases []PhaseSummary, name string) *StonewallSummary {
 
 // io500Invalid is why IO500 would mark phase ip [INVALID] (io500's
 // src/main.c and src/phase_ior.c): a score of 0 (no figure: why), errors,
-// a write phase shorter than IO500MinWriteS, or one shorter than its own
+// a write phase shorter than model.IO500MinWriteS, or one shorter than its own
 // deadline (sw: IOR's "Write phase needed X s instead of stonewall Y s").
 // o is the phase's scored operation, nil when it has none.
-func io500Invalid(ip IO500Phase, o *OpSummary, why string, sw *StonewallSummary) []string {
+func io500Invalid(ip model.IO500Phase, o *OpSummary, why string, sw *StonewallSummary) []string {
 	var rs []string
 	if why != "" {
 		rs = append(rs, why+", a score of 0")
@@ -173,9 +123,9 @@ func io500Invalid(ip IO500Phase, o *OpSummary, why string, sw *StonewallSummary)
 	switch {
 	case !ip.Write:
 	case !(o.DurationS > 0):
-		rs = append(rs, fmt.Sprintf("its time was not measured (IO500's minimum for a write phase is %d s)", IO500MinWriteS))
-	case o.DurationS < IO500MinWriteS:
-		rs = append(rs, fmt.Sprintf("ran %s s, under IO500's minimum of %d s for a write phase", strconv.FormatFloat(o.DurationS, 'g', 3, 64), IO500MinWriteS))
+		rs = append(rs, fmt.Sprintf("its time was not measured (IO500's minimum for a write phase is %d s)", model.IO500MinWriteS))
+	case o.DurationS < model.IO500MinWriteS:
+		rs = append(rs, fmt.Sprintf("ran %s s, under IO500's minimum of %d s for a write phase", strconv.FormatFloat(o.DurationS, 'g', 3, 64), model.IO500MinWriteS))
 	}
 	if ip.Write && sw != nil && o.DurationS > 0 && o.DurationS < sw.DeadlineS {
 		rs = append(rs, fmt.Sprintf("ran %s s, under its stonewall of %s s (IOR: the write phase needed less than its deadline)",
@@ -186,7 +136,7 @@ func io500Invalid(ip IO500Phase, o *OpSummary, why string, sw *StonewallSummary)
 
 // io500Figure is phase ip's figure and its scored operation (nil when the
 // phase has none), or why it has no figure.
-func io500Figure(phases []PhaseSummary, ip IO500Phase) (float64, *OpSummary, string) {
+func io500Figure(phases []PhaseSummary, ip model.IO500Phase) (float64, *OpSummary, string) {
 	var p *PhaseSummary
 	for i := range phases {
 		if phases[i].Name == ip.Name {
@@ -203,7 +153,7 @@ func io500Figure(phases []PhaseSummary, ip IO500Phase) (float64, *OpSummary, str
 		return 0, nil, p.Status
 	}
 	what := ip.Op + " rate"
-	if ip.Unit == UnitGiBPerS {
+	if ip.Unit == model.UnitGiBPerS {
 		what = ip.Op + " bandwidth"
 	}
 	var op *OpSummary
@@ -214,9 +164,9 @@ func io500Figure(phases []PhaseSummary, ip IO500Phase) (float64, *OpSummary, str
 		}
 		op = o
 		switch {
-		case ip.Unit == UnitGiBPerS && o.BwBytesPerS != nil && *o.BwBytesPerS > 0:
+		case ip.Unit == model.UnitGiBPerS && o.BwBytesPerS != nil && *o.BwBytesPerS > 0:
 			return *o.BwBytesPerS / (1 << 30), o, ""
-		case ip.Unit == UnitKIOPS && o.OpsPerS != nil && *o.OpsPerS > 0:
+		case ip.Unit == model.UnitKIOPS && o.OpsPerS != nil && *o.OpsPerS > 0:
 			return *o.OpsPerS / 1000, o, ""
 		}
 	}

@@ -133,7 +133,7 @@ func (r *Runner) precheck(p Plan) ([][]figures.Limit, error) {
 	if len(p.Phases) == 0 {
 		return nil, badInputf("nothing to run")
 	}
-	if err := results.CheckRunName(p.Name); err != nil {
+	if err := model.CheckRunName(p.Name); err != nil {
 		return nil, badInputf("the run's name %v", err)
 	}
 	if p.MaxErrorShare < 0 || p.MaxErrorShare > 100 {

@@ -23,7 +23,6 @@ import (
 	"github.com/storbench/storbench/internal/figures"
 	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/model"
-	"github.com/storbench/storbench/internal/results"
 )
 
 //go:embed quick.yaml
@@ -48,7 +47,7 @@ type Suite struct {
 	Agents []string
 	// DropCaches asks every agent to drop the page cache before each phase.
 	DropCaches bool
-	// Score chooses the run's score: "io500" (results.ScoreIO500) is
+	// Score chooses the run's score: "io500" (model.ScoreIO500) is
 	// storbench's IO500-shaped score of the phases named as IO500's; empty
 	// is the default score over every bandwidth and metadata figure.
 	Score string
@@ -174,7 +173,7 @@ func Parse(name string, b []byte) (*Suite, error) {
 		switch k.Value {
 		case "name":
 			if err = v.Decode(&s.Name); err == nil {
-				err = results.CheckRunName(s.Name)
+				err = model.CheckRunName(s.Name)
 			}
 		case "dir":
 			err = v.Decode(&s.Dir)
@@ -194,7 +193,7 @@ func Parse(name string, b []byte) (*Suite, error) {
 			err = v.Decode(&s.DropCaches)
 		case "score":
 			scoreLine = k.Line
-			if v.Decode(&s.Score) != nil || s.Score != results.ScoreIO500 {
+			if v.Decode(&s.Score) != nil || s.Score != model.ScoreIO500 {
 				return nil, fmt.Errorf("%s:%d: score: want io500 (IO500's formula over the phases named as IO500's)", name, k.Line)
 			}
 		case "labels":
@@ -214,7 +213,7 @@ func Parse(name string, b []byte) (*Suite, error) {
 	if len(s.Phases) == 0 {
 		return nil, fmt.Errorf("%s: no phases", name)
 	}
-	if s.Score == results.ScoreIO500 {
+	if s.Score == model.ScoreIO500 {
 		if err := checkIO500(name, scoreLine, s.Phases); err != nil {
 			return nil, err
 		}
@@ -380,7 +379,7 @@ func parseEngineKey(name string, ps *PhaseSpec, k, v *yaml.Node) error {
 // phase after each job), an md one running the operation that counts.
 func checkIO500(file string, line int, phases []PhaseSpec) error {
 	var missing []string
-	for _, ip := range results.IO500Phases {
+	for _, ip := range model.IO500Phases {
 		at := -1
 		for i, ps := range phases {
 			if ps.Name != ip.Name {
@@ -398,7 +397,7 @@ func checkIO500(file string, line int, phases []PhaseSpec) error {
 		ps := phases[at]
 		where := fmt.Sprintf("%s:%d: phase %s: score: io500", file, ps.Line, ps.Name)
 		switch {
-		case ps.Engine != ip.Engine && ip.Unit == results.UnitGiBPerS:
+		case ps.Engine != ip.Engine && ip.Unit == model.UnitGiBPerS:
 			return fmt.Errorf("%s takes %s's bandwidth from a %s phase", where, ip.Name, ip.Engine)
 		case ps.Engine != ip.Engine:
 			return fmt.Errorf("%s takes %s's rate from an %s phase", where, ip.Name, ip.Engine)
