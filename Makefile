@@ -136,7 +136,7 @@ vet:
 
 # The README's second command.
 test: tools vet chart
-	STORBENCH_VERSITYGW=$(VERSITYGW) STORBENCH_HELM=$(HELM) STORBENCH_NFPM=$(NFPM) STORBENCH_SYSROOT=$(SYSROOT) $(GO) test -race -p 3 -timeout 20m ./...
+	STORBENCH_VERSITYGW=$(VERSITYGW) STORBENCH_HELM=$(HELM) STORBENCH_NFPM=$(NFPM) STORBENCH_SYSROOT=$(SYSROOT) $(GO) test -race -p 3 -timeout 35m ./...
 
 # The real-cluster tests (issues 23, 39 and 40). First the distributed
 # file systems, one after the other: a GlusterFS replica-2 volume, a
