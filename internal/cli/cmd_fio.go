@@ -167,7 +167,10 @@ func (o FioOptions) settings() (engine.Entry, string, error) {
 
 // recorded is what run.json keeps of the options.
 func (o FioOptions) recorded(dir string) map[string]any {
-	m := map[string]any{"runtime": o.Runtime, "size": o.Size, "numjobs": o.Numjobs, "dir": dir}
+	m := map[string]any{"runtime": o.Runtime, "size": o.Size, "dir": dir}
+	if o.Numjobs != 0 {
+		m["numjobs"] = o.Numjobs // 0 is "not given": the job files' own
+	}
 	if o.Scale != "" {
 		m["scale"] = o.Scale
 	}
