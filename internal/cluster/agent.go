@@ -145,16 +145,13 @@ func (a *LocalAgent) Info(ctx context.Context) (Info, error) {
 	hn, _ := os.Hostname()
 	in := Info{Host: a.Host, Hostname: hn, Version: a.Version, Protocol: Protocol, Kernel: Kernel(), Time: time.Now(), Root: os.Geteuid() == 0, AllowEvents: a.AllowEvents,
 		AddressLimit: engine.AddressLimit()}
-	in.SetTools(a.Engines.ToolVersions(engine.Env{Host: a.Host, FioBin: a.FioBin}))
+	in.SetTools(a.Engines.ToolVersions(map[string]string{"fio": a.FioBin}))
 	return in, nil
 }
 
 // Prepare prepares a phase with its engine.
 func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	req.Phase.Params = a.Dir.apply(req.Phase.Params)
-	// Decoded once here (again only if the directory changed them), for
-	// every hook of the engine that prepares and runs it.
-	req.Phase = a.Engines.Decoded(req.Phase)
 	a.mu.Lock()
 	if a.busy {
 		defer a.mu.Unlock()

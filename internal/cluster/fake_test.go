@@ -45,23 +45,27 @@ type tickParams struct {
 	AutoTerm bool `json:"autoterm,omitempty"`
 }
 
-var _ engine.AutoTermer = tickEngine{}
-
-func (tickEngine) AutoTerm(p engine.Phase) (record.AutoTerm, bool) {
-	var tp tickParams
-	if json.Unmarshal(p.Params, &tp) != nil || !tp.AutoTerm {
-		return record.AutoTerm{}, false
-	}
-	return record.AutoTerm{Pct: 50, MinDur: time.Second}, true
+// tickPlan is a tick phase's plan: its autoterm rule.
+type tickPlan struct {
+	engine.BasePlan
+	phase engine.Phase
+	tp    tickParams
 }
 
-func (tickEngine) WithoutAutoTerm(p engine.Phase) engine.Phase {
+func (tickEngine) Plan(p engine.Phase) (engine.Plan, error) {
 	var tp tickParams
-	if json.Unmarshal(p.Params, &tp) == nil {
-		tp.AutoTerm = false
-		p.Params, _ = json.Marshal(tp)
+	err := json.Unmarshal(p.Params, &tp)
+	return tickPlan{phase: p, tp: tp}, err
+}
+
+func (pl tickPlan) AutoTerm() (record.AutoTerm, engine.Phase, bool) {
+	if !pl.tp.AutoTerm {
+		return record.AutoTerm{}, pl.phase, false
 	}
-	return p
+	p, tp := pl.phase, pl.tp
+	tp.AutoTerm = false
+	p.Params, _ = json.Marshal(tp)
+	return record.AutoTerm{Pct: 50, MinDur: time.Second}, p, true
 }
 
 // loadStops receives, per host, when a tick phase's load stopped and why.

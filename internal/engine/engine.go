@@ -166,15 +166,6 @@ type Prepared interface {
 	Cleanup(ctx context.Context) error
 }
 
-// AutoTermer is implemented by engines whose phases may end once throughput
-// is stable (s3 --autoterm). With several hosts the controller judges the
-// total of all hosts and stops them together; each host then runs the phase
-// without its own check.
-type AutoTermer interface {
-	AutoTerm(Phase) (record.AutoTerm, bool)
-	WithoutAutoTerm(Phase) Phase
-}
-
 // WaitUntil sleeps until t or until ctx ends, whichever is first.
 func WaitUntil(ctx context.Context, t time.Time) error {
 	d := time.Until(t)

@@ -66,9 +66,6 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	if p.Phases, err = r.Engines.Link(p.Phases, phaseHosts(p, len(set.agents))); err != nil {
 		return nil, badInput(err)
 	}
-	// The settings as linked are decoded once and kept with each phase,
-	// for the engines' hooks here and for the local agent.
-	p.Phases = r.Engines.Decode(p.Phases)
 	ctx, stop := untilEnded(ctx, set)
 	defer stop(nil)
 	if err := r.check(ctx, p, set); err != nil {
@@ -653,7 +650,7 @@ func (pr *phases) notRun(ctx context.Context, ph engine.Phase, label suite.Label
 		base = err
 	}
 	ps := results.PhaseSummary{Name: ph.Name, Engine: ph.Engine, Status: statusOf(ctx, err), Error: stopText(ctx, base), Hosts: pr.set.names(), Leftovers: left}
-	applyLabel(pr.r.Engines, &ps, label)
+	applyLabel(pr.r.Engines, ph, &ps, label)
 	_ = pr.folder.AddPhase(ps, nil)
 	pr.leftovers = append(pr.leftovers, left...)
 	pr.r.Sink.PhaseDone(PhaseDone{Summary: &ps})
@@ -684,6 +681,6 @@ func (pr *phases) summary(ph engine.Phase, label suite.Labels, out *cluster.Outc
 			ps.Report = model.Headline(r)
 		}
 	}
-	applyLabel(pr.r.Engines, &ps, label)
+	applyLabel(pr.r.Engines, ph, &ps, label)
 	return ps
 }

@@ -148,6 +148,9 @@ func FindFio(bin string) (string, error) {
 	return path, nil
 }
 
+// Version returns "fio-3.33" for the given binary.
+func Version(bin string) (string, error) { return engine.ToolVersion(bin, tool.VersionArgs...) }
+
 type prepared struct {
 	env     engine.Env
 	phase   engine.Phase
