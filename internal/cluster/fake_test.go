@@ -205,7 +205,7 @@ func (ta *testAgent) kill() {
 func serveAgent(t testing.TB, name string, reg engine.Registry, ln net.Listener, h func(*Server) http.Handler) *testAgent {
 	t.Helper()
 	ta := &testAgent{ln: ln, addr: ln.Addr().String(), logs: make(chan string, 100)}
-	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: reg, FioBin: "/nonexistent/fio"}, Token: testToken, Logf: ta.logf}
+	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: reg, Tools: engine.Tools{"fio": "/nonexistent/fio"}}, Token: testToken, Logf: ta.logf}
 	ta.hs = ta.srv.HTTPServer()
 	ta.hs.Handler = h(ta.srv)
 	go func() { _ = ta.hs.Serve(ln) }()

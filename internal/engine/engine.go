@@ -41,8 +41,9 @@ type Env struct {
 	Keep bool
 	// AllowExec lets fio job files use options that run commands.
 	AllowExec bool
-	// FioBin is this agent's fio binary; it never comes from the network.
-	FioBin string
+	// Tools are where this agent's outside tools are (Info.Tool); they
+	// never come from the network.
+	Tools Tools
 	// Credentials are the keys for phases that carry none of their own
 	// (s3).
 	Credentials Credentials

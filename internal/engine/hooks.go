@@ -46,8 +46,8 @@ type CheckEnv struct {
 	Keep bool
 	// AllowExec lets fio job files use options that run commands.
 	AllowExec bool
-	// FioBin is the fio binary of this machine.
-	FioBin string
+	// Tools are where this machine's outside tools are.
+	Tools Tools
 	// Local says phases run on this machine too, so its tools and paths
 	// can be checked here; remote agents check their own when preparing.
 	Local bool

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -32,21 +34,55 @@ func (t Tool) Version(bin string) (string, error) {
 	return v, err
 }
 
+// Tools are where this machine's outside tools are, by tool name
+// (Tool.Name), as a command line's --tool NAME=PATH gives them: an
+// agent's own setting, never taken from the network. A tool not named is
+// found on the PATH.
+type Tools map[string]string
+
+// Path is where the tool called name is: its given path, else its name.
+func (t Tools) Path(name string) string {
+	if p := t[name]; p != "" {
+		return p
+	}
+	return name
+}
+
+// ToolNames are the names of the outside tools the engines run, sorted.
+func (r Registry) ToolNames() []string {
+	var out []string
+	for _, n := range r.Names() {
+		if t := r[n].Info().Tool; t != nil && !slices.Contains(out, t.Name) {
+			out = append(out, t.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// CheckTools refuses a path given for a tool no engine runs (a misspelt
+// name), naming those it runs.
+func (r Registry) CheckTools(t Tools) error {
+	names := r.ToolNames()
+	for _, n := range slices.Sorted(maps.Keys(t)) {
+		if !slices.Contains(names, n) {
+			return fmt.Errorf("--tool %s=%s: no engine runs a tool called %q (the tools: %s)", n, t[n], n, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
 // ToolVersions is the version of every outside tool the engines run
-// (Info.Tool), by tool name, as found on this host: at paths' path for
-// its name, else on the PATH (a tool not found is absent).
-func (r Registry) ToolVersions(paths map[string]string) map[string]string {
+// (Info.Tool), by tool name, as found on this host at its path in paths
+// (a tool not found is absent).
+func (r Registry) ToolVersions(paths Tools) map[string]string {
 	var out map[string]string
 	for _, n := range r.Names() {
 		t := r[n].Info().Tool
 		if t == nil {
 			continue
 		}
-		bin := paths[t.Name]
-		if bin == "" {
-			bin = t.Name
-		}
-		if v, err := t.Version(bin); err == nil {
+		if v, err := t.Version(paths.Path(t.Name)); err == nil {
 			if out == nil {
 				out = map[string]string{}
 			}

@@ -55,7 +55,8 @@ type Plan struct {
 	// and named in any case: cluster.Controller.Stale).
 	RemoveStale bool
 	AllowExec   bool
-	FioBin      string
+	// Tools are where this machine's outside tools are (--tool).
+	Tools engine.Tools
 	// Score chooses the run's score (results.Folder.Score).
 	Score string
 	// Settings are recorded in run.json (never secrets).

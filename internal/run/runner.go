@@ -336,7 +336,7 @@ func (r *Runner) check(ctx context.Context, p Plan, set *agentSet) error {
 	// What engines check across the plan (trees made and removed, job
 	// files through fio's own parser), before a results folder exists: a
 	// plan they refuse is bad input, not a failed run.
-	env := engine.CheckEnv{Keep: p.Keep, AllowExec: p.AllowExec, FioBin: p.FioBin, Local: set.local != nil}
+	env := engine.CheckEnv{Keep: p.Keep, AllowExec: p.AllowExec, Tools: p.Tools, Local: set.local != nil}
 	if err := r.Engines.CheckPlan(ctx, env, p.Phases); err != nil {
 		if ctx.Err() != nil {
 			return interruptedBeforeRun()

@@ -226,7 +226,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	if err := jf.CheckSafe(ps.Job.Name, env.AllowExec); err != nil {
 		return nil, err
 	}
-	bin, err := FindFio(env.FioBin)
+	bin, err := FindFio(env.Tools.Path(tool.Name))
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func (Engine) CheckPlan(ctx context.Context, env engine.CheckEnv, phases []engin
 	if !env.Local {
 		return nil
 	}
-	bin, err := FindFio(env.FioBin)
+	bin, err := FindFio(env.Tools.Path(tool.Name))
 	if err != nil {
 		return &engine.MissingTool{Tool: "fio", What: "job files", Err: err}
 	}

@@ -33,7 +33,7 @@ rw=randwrite
 `
 	var e Engine
 	ctx := testutil.Ctx(t, testutil.Bound)
-	pr, err := e.Prepare(ctx, engine.Env{Host: "h", RunID: "lat", FioBin: bin}, fioPhase(t, dir, "lat", job, Overrides{}))
+	pr, err := e.Prepare(ctx, engine.Env{Host: "h", RunID: "lat", Tools: engine.Tools{"fio": bin}}, fioPhase(t, dir, "lat", job, Overrides{}))
 	if err != nil {
 		t.Fatal(err)
 	}
