@@ -9,7 +9,6 @@ package run
 import (
 	"time"
 
-	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/figures"
@@ -73,8 +72,8 @@ type Plan struct {
 	// (after preparation), for clients started by hand (s3 --syncstart).
 	StartAt time.Time
 	// ScaleRules are stopping rules of scales besides the default ones
-	// (analyze.ScaleRules), asked after each step: a limit plugs in here.
-	ScaleRules []analyze.ScaleRule
+	// (Runner.Analysis), asked after each step: a limit plugs in here.
+	ScaleRules []ScaleRule
 	// BenchdataInFolder writes every s3 request to benchdata.tsv.zst in the
 	// phase's host folder (s3 --full); local runs only.
 	BenchdataInFolder bool
