@@ -96,6 +96,8 @@ check() {
 	while read -r f; do
 		if [[ -z ${IGNORE_TMP:-} || ! $f =~ $IGNORE_TMP ]]; then
 			report "/tmp/$f"
+		else
+			echo "not counted (IGNORE_TMP): /tmp/$f"
 		fi
 	done < <(tmp_entries | new "$state/tmp")
 	if [[ -n ${RUN_TMP:-} && -d $RUN_TMP ]]; then
