@@ -22,7 +22,7 @@
 #   ss*) made since the snapshot;
 # - new entries in the daemons' system directories (/var/lib/glusterd,
 #   /var/log/glusterfs, /run/gluster, /var/lib/ceph, /var/log/ceph,
-#   /run/ceph, /var/lib/mfs, /run/netns);
+#   /run/ceph, /var/lib/mfs);
 # - new entries in /tmp, and anything in RUN_TMP.
 # On a machine others use at once, their new /tmp entries and processes
 # are not the run's: IGNORE_TMP (an extended regex of /tmp names) leaves
@@ -33,7 +33,7 @@ set -euo pipefail
 procs='^(glusterd|glusterfsd|glusterfs|ceph-[a-z]+|radosgw|mfsmaster|mfschunkserver|mfsmount|mfsmetalogger|versitygw|storbench|fio)$'
 # Daemons no one else starts here: new ones are the run's.
 daemons='^(glusterd|glusterfsd|glusterfs|ceph-[a-z]+|radosgw|mfsmaster|mfschunkserver|mfsmount|mfsmetalogger)$'
-sysdirs=(/var/lib/glusterd /var/log/glusterfs /run/gluster /var/lib/ceph /var/log/ceph /run/ceph /var/lib/mfs /run/netns)
+sysdirs=(/var/lib/glusterd /var/log/glusterfs /run/gluster /var/lib/ceph /var/log/ceph /run/ceph /var/lib/mfs)
 
 # named_pids: "PID NAME" of the processes whose name matches procs.
 named_pids() {
