@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -224,12 +225,20 @@ func (a *RemoteAgent) roundTrip(req *http.Request, beat bool) (*http.Response, e
 // spokeHTTP1 says whether err, from a try over HTTP/2, may be an agent
 // that answered in HTTP/1.1 (Go's HTTP/2 client reads that as a frame too
 // large, or, when the answer came with the connection's close, as a
-// connection that could not be established) or, over TLS, offered no h2:
-// not an agent that is slow (a timeout) or not there (the dial).
+// connection that could not be established; an HTTP/1.1 server closes on
+// the preface with the client's settings unread, so the client, still
+// writing, may instead see a broken pipe or a reset) or, over TLS, offered
+// no h2: not an agent that is slow (a timeout) or not there (the dial).
+// Only a try to an agent that never answered over HTTP/2 falls back, and
+// the HTTP/1.1 try must be answered, so an agent that is gone stays lost.
 func spokeHTTP1(err error) bool {
+	if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+		return true
+	}
 	msg := err.Error()
 	return strings.Contains(msg, "looked like an HTTP/1.1 header") || strings.Contains(msg, "unexpected ALPN protocol") ||
-		strings.Contains(msg, "client conn could not be established")
+		strings.Contains(msg, "client conn could not be established") ||
+		strings.Contains(msg, "broken pipe") || strings.Contains(msg, "connection reset by peer")
 }
 
 // do sends a request and checks the answer's status and protocol. The
