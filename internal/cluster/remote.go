@@ -63,8 +63,12 @@ type RemoteAgent struct {
 	h1, h1beats *http.Client
 	old, h2ok   atomic.Bool
 
-	mu      sync.Mutex
-	offset  time.Duration // agent clock - controller clock
+	mu     sync.Mutex
+	offset time.Duration // agent clock - controller clock
+	// rtt is the round trip of the sample offset came from, clockAt when
+	// it was measured.
+	rtt     time.Duration
+	clockAt time.Time
 	session string
 	bar     engine.Barrier // the phase's barrier across hosts, if any
 	stopHB  context.CancelFunc
@@ -340,9 +344,20 @@ func (a *RemoteAgent) MeasureClock(ctx context.Context, n int) (offset, rtt time
 		}
 	}
 	a.mu.Lock()
-	a.offset = offset
+	a.offset, a.rtt, a.clockAt = offset, best, time.Now()
 	a.mu.Unlock()
 	return offset, best, nil
+}
+
+// recentClock returns the clock offset and its round trip when they were
+// measured within maxAge.
+func (a *RemoteAgent) recentClock(maxAge time.Duration) (offset, rtt time.Duration, ok bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.clockAt.IsZero() || time.Since(a.clockAt) > maxAge {
+		return 0, 0, false
+	}
+	return a.offset, a.rtt, true
 }
 
 // Prepare opens a phase session on the agent, starts heartbeats and
