@@ -59,12 +59,12 @@ func main() {
 	agents := flag.Int("agents", 1000, "agents")
 	seconds := flag.Int("seconds", 30, "length of the phase's run stage")
 	ops := flag.Int("ops", 4, "operations in each snapshot")
-	profile := flag.String("cpuprofile", "", "write the controller's CPU profile here")
+	profile := flag.String("cpuprofile", "", "write the controller's CPU profile here (and farm K's to this path with .farmK added)")
 	memProfile := flag.String("memprofile", "", "write the controller's heap profile here, taken at the run stage's first live update (every agent prepared, every run stream open); its alloc_space covers connect and prepare")
 	perFarm := flag.Int("per-farm", 2500, "agents per farm process")
 	hbTimeout := flag.Duration("hb-timeout", cluster.HeartbeatTimeout, "the heartbeat timeout (the controller's knob: the agents' timeout, and its own silence 2 s more)")
 	flag.Parse()
-	if *profile != "" && *farm == 0 {
+	if *profile != "" {
 		f, err := os.Create(*profile)
 		if err == nil && pprof.StartCPUProfile(f) == nil {
 			defer pprof.StopCPUProfile()
@@ -74,7 +74,7 @@ func main() {
 	if *farm > 0 {
 		err = serveFarm(*farm)
 	} else {
-		err = measure(*agents, *perFarm, *seconds, *ops, *hbTimeout, *memProfile)
+		err = measure(*agents, *perFarm, *seconds, *ops, *hbTimeout, *profile, *memProfile)
 	}
 	if err != nil {
 		pprof.StopCPUProfile()
@@ -316,12 +316,12 @@ type farm struct {
 }
 
 // startFarm starts a farm process of n agents; closing its stdin ends it.
-func startFarm(n int, token string) (*farm, error) {
+func startFarm(n int, token, profile string) (*farm, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	f := &farm{cmd: exec.Command(self, "-farm", strconv.Itoa(n)), hbgaps: make(chan string, 1)}
+	f := &farm{cmd: exec.Command(self, "-farm", strconv.Itoa(n), "-cpuprofile", profile), hbgaps: make(chan string, 1)}
 	f.cmd.Stderr = os.Stderr
 	f.stdin, _ = f.cmd.StdinPipe()
 	stdout, _ := f.cmd.StdoutPipe()
@@ -375,7 +375,7 @@ func (f *farm) end() string {
 	return gaps
 }
 
-func measure(n, perFarm, seconds, ops int, hbTimeout time.Duration, memProfile string) error {
+func measure(n, perFarm, seconds, ops int, hbTimeout time.Duration, cpuProfile, memProfile string) error {
 	var b [32]byte
 	_, _ = rand.Read(b[:])
 	token := hex.EncodeToString(b[:])
@@ -388,7 +388,11 @@ func measure(n, perFarm, seconds, ops int, hbTimeout time.Duration, memProfile s
 	}()
 	var addrs []string
 	for left := n; left > 0; left -= perFarm {
-		f, err := startFarm(min(left, perFarm), token)
+		farmProfile := ""
+		if cpuProfile != "" {
+			farmProfile = fmt.Sprintf("%s.farm%d", cpuProfile, len(farms))
+		}
+		f, err := startFarm(min(left, perFarm), token, farmProfile)
 		if err != nil {
 			return err
 		}
