@@ -162,9 +162,12 @@ func (a *RemoteAgent) request(ctx context.Context, method, path string, body any
 	a.init()
 	var rd io.Reader
 	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
+		b, ok := body.(rawBody)
+		if !ok {
+			var err error
+			if b, err = json.Marshal(body); err != nil {
+				return nil, err
+			}
 		}
 		rd = bytes.NewReader(b)
 	}
@@ -379,7 +382,12 @@ func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
 		req.Controller = a.Controller
 	}
 	a.startHeartbeats()
-	l, err := a.stream(ctx, "prepare", req, nil, nil)
+	body, err := req.encode()
+	if err != nil {
+		a.stopHeartbeats()
+		return err
+	}
+	l, err := a.stream(ctx, "prepare", body, nil, nil)
 	if err == nil {
 		err = l.err()
 	}
@@ -387,6 +395,28 @@ func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
 		a.stopHeartbeats()
 	}
 	return err
+}
+
+// rawBody is a request body already encoded.
+type rawBody []byte
+
+// encode is the prepare request's body: the hosts' names, encoded once
+// for the phase (namesJSON), are copied in, not encoded again. (A
+// json.RawMessage would not do: encoding/json checks and compacts it byte
+// by byte, slower than encoding the names.)
+func (r Request) encode() (rawBody, error) {
+	names := r.namesJSON
+	r.Names, r.namesJSON = nil, nil
+	b, err := json.Marshal(r)
+	if err != nil || names == nil || len(b) < 2 || b[len(b)-1] != '}' {
+		if names != nil {
+			return nil, errors.New("a prepare request that did not encode as an object")
+		}
+		return b, err
+	}
+	b = append(b[:len(b)-1], `,"names":`...)
+	b = append(b, names...)
+	return append(b, '}'), nil
 }
 
 // Run starts the prepared phase at startAt (the controller's clock) and
