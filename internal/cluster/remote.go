@@ -721,9 +721,12 @@ func (a *RemoteAgent) startHeartbeats() {
 	}()
 }
 
-// beat sends one heartbeat, waiting at most two seconds for its answer.
+// beat sends one heartbeat, waiting for its answer until the next is due
+// (at least two seconds). A fixed two seconds gave up, on a busy machine,
+// on beats not yet written (with 30 s, one in five seconds): the agent
+// heard none, and stopped its phase though this controller kept time.
 func (a *RemoteAgent) beat(ctx context.Context) {
-	hctx, hcancel := context.WithTimeout(ctx, 2*time.Second)
+	hctx, hcancel := context.WithTimeout(ctx, max(2*time.Second, a.beatEvery()))
 	defer hcancel()
 	if req, err := a.request(hctx, http.MethodPost, "heartbeat", nil); err == nil {
 		if resp, err := a.do(req, true); err == nil {
