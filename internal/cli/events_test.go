@@ -21,6 +21,7 @@ import (
 // before its event's time records the event as not run instead of waiting
 // for it.
 func TestEventCommandsOnController(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	data, res := t.TempDir(), t.TempDir()
 	// A marker no other process has: the hung command's background child.
