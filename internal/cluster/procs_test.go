@@ -48,29 +48,15 @@ type topology struct {
 
 func loopback(t *testing.T, n int) *topology {
 	tp := &topology{name: "loopback", gateway: "127.0.0.1", wrap: func(i int, a []string) []string { return a }}
-	// Every port stays taken until all are chosen: a port closed at once
-	// came back to the next choice, and two agents of one cluster were
-	// given the same ("bind: address already in use", TestClusterMd).
 	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		tp.addrs = append(tp.addrs, l.Addr().String())
+		tp.addrs = append(tp.addrs, freeAddr(t))
 	}
 	return tp
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
+// freeAddr is a loopback address no other agent of this test binary was
+// given (testutil.FreeAddr).
+func freeAddr(t *testing.T) string { return testutil.FreeAddr(t) }
 
 func ipCmd(t *testing.T, args ...string) {
 	t.Helper()
@@ -331,7 +317,6 @@ func topologies(t *testing.T, n int, fn func(t *testing.T, tp *topology)) {
 // host's end (IOR's rule, issue 20), and the merged p99 equals the p99 of
 // the hosts' summed latency bins.
 func TestClusterFio(t *testing.T) {
-	t.Parallel()
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed (make test installs it)")
 	}
@@ -406,7 +391,6 @@ func near(a, b float64) bool { return a-b < 1e-6*max(a, b, 1) && b-a < 1e-6*max(
 // md across all agents: each host works under its own directory of the
 // shared file system, and the totals are taken over the common window.
 func TestClusterMd(t *testing.T) {
-	t.Parallel()
 	topologies(t, 3, func(t *testing.T, tp *topology) {
 		c := startCluster(t, tp, nil, nil)
 		data := t.TempDir()
@@ -808,9 +792,8 @@ func TestClusterSSH(t *testing.T) {
 		t.Fatal(err)
 	}
 	logf, homes := filepath.Join(dir, "ssh.log"), filepath.Join(dir, "homes")
-	two := loopback(t, 2).addrs // two ports apart
-	_, p1, _ := net.SplitHostPort(two[0])
-	_, p2, _ := net.SplitHostPort(two[1])
+	_, p1, _ := net.SplitHostPort(freeAddr(t))
+	_, p2, _ := net.SplitHostPort(freeAddr(t))
 	data := t.TempDir()
 	run := func() string {
 		cmd := exec.Command(bin, "md", "-d", data, "-n", "50", "-i", "1", "-t", "1", "-F", "--ssh", "--results", filepath.Join(dir, "results"), "nodeA:"+p1, "nodeB:"+p2)
