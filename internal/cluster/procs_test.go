@@ -54,15 +54,9 @@ func loopback(t *testing.T, n int) *topology {
 	return tp
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
+// freeAddr is a loopback address no other agent of this test binary was
+// given (testutil.FreeAddr).
+func freeAddr(t *testing.T) string { return testutil.FreeAddr(t) }
 
 func ipCmd(t *testing.T, args ...string) {
 	t.Helper()
