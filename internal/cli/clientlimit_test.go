@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/testutil/chromium"
 )
@@ -47,15 +48,21 @@ func TestReportDrawsTheClientInChromium(t *testing.T) {
 	}
 	want := h.Client.Samples.UsedPct
 	note := "Client limits: none reached"
-	if len(ps.ClientLimits) > 0 {
-		// This machine's other work may starve the client here.
+	if slices.ContainsFunc(ps.ClientLimits, func(v results.HostVerdict) bool { return v.Kind != model.VerdictStarved }) {
 		note = "Client limits (whose limit the figure may be): " + h.Host + ": "
+	} else if len(ps.ClientLimits) > 0 {
+		// This machine's other work may starve the client here: the
+		// starved note says so, and why.
+		note = ps.StarvedText()
 	}
 	md, err := os.ReadFile(filepath.Join(folders[0], "summary.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, v := range ps.ClientLimits {
+		if v.Kind == model.VerdictStarved {
+			v.Text = ps.StarvedText()
+		}
 		if !strings.Contains(string(md), v.Text) {
 			t.Errorf("summary.md does not say %q:\n%s", v.Text, md)
 		}
@@ -101,4 +108,49 @@ func TestReportDrawsTheClientInChromium(t *testing.T) {
 		}
 	})
 	t.Logf("screenshot: %s", shot)
+	saidOnce(t, st, bin, folders[0], sum)
+}
+
+// saidOnce marks the phase's host starved in summary.json, as a host
+// whose CPU other work took, renders the report again and checks in
+// Chromium that the report says why once: the phase's starved note says
+// it, and its client limits do not say it again (before, both did).
+func saidOnce(t *testing.T, st *State, bin, dir string, sum *results.Summary) {
+	t.Helper()
+	ps := &sum.Phases[0]
+	host := ps.PerHost[0].Host
+	why := "other work took 77% of its CPU time (load average 9.5 per CPU, 2 CPUs)"
+	ps.ClientStarved = []results.StarvedHost{{Host: host, Why: why}}
+	ps.ClientLimits = slices.DeleteFunc(ps.ClientLimits, func(v results.HostVerdict) bool { return v.Kind == model.VerdictStarved })
+	ps.ClientLimits = append(ps.ClientLimits, results.HostVerdict{Host: host, Kind: model.VerdictStarved, Text: "client starved: " + why})
+	b, err := json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Execute(context.Background(), st, []string{"report", dir}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(md), why); n != 1 {
+		t.Errorf("summary.md says why the client starved %d times, want once:\n%s", n, md)
+	}
+	shot := filepath.Join(chromium.ArtifactDir(t), "report-client-starved.png")
+	chromium.Check(t, bin, filepath.Join(dir, "report.html"), shot, true, func(eval func(string) string) {
+		var text string
+		if err := json.Unmarshal([]byte(eval(`JSON.stringify(document.body.innerText)`)), &text); err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(text, why); n != 1 {
+			t.Errorf("the report says why the client starved %d times, want once:\n%s", n, text)
+		}
+		if !strings.Contains(text, results.StarvedMark+" on "+host) {
+			t.Errorf("the report does not say %q", results.StarvedMark+" on "+host)
+		}
+	})
 }
