@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/results"
 )
 
 // cpuQuotaCgroup makes a cgroup whose processes may use quota
@@ -180,5 +182,74 @@ func TestClientCPUSaturatedUnderAQuota(t *testing.T) {
 	}
 	if len(limited) != 1 || limited[0] != name(1) {
 		t.Errorf("the phase's client limits %v, want the CPU of %s alone", ph.ClientLimits, name(1))
+	}
+}
+
+// Host 0 runs one fio job of the null engine on core 0 as fast as it
+// can (one thread, never asleep); host 1 the same job at 200 IOPS,
+// asleep nearly all the time.
+const singleThreadSuite = `name: single-thread
+phases:
+  - name: null
+    fio:
+      job:
+        ioengine: "null"
+        rw: randread
+        bs: 4k
+        size: 16m
+        time_based: 1
+        runtime: 6
+        cpus_allowed: 0
+        rate_iops: "((${STORBENCH_HOST_INDEX})*200)"
+        group_reporting: 1
+`
+
+// Two real agents run one fio phase of one job each: on the first its
+// one thread keeps a core to itself (fio's null engine, pinned to core
+// 0: the other core idles), on the second it sleeps between 200 IOPS.
+// summary.json says "client CPU saturated" on the first, naming fio's
+// job process by its pid, and nothing of the CPU on the second. The
+// share is of the time the thread ran or waited to run, so the machine's
+// other work, which takes the core from it, does not hide it. Before, a
+// single thread at a core was no verdict: the cores were half idle.
+func TestClientCPUSaturatedBySingleThread(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (make test installs it)")
+	}
+	tp := loopback(t, 2)
+	c := startCluster(t, tp, nil, nil)
+	suite := filepath.Join(c.dir, "thread.yaml")
+	if err := os.WriteFile(suite, []byte(singleThreadSuite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := c.run(t, "run", suite, "-d", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	folder := folderOf(t, out)
+	s := summaryOf(t, folder)
+	ph := s.Phases[0]
+	name := func(i int) string { return strings.ReplaceAll(tp.addrs[i], ":", "-") }
+	cpu := map[string]string{}
+	for _, v := range ph.ClientLimits {
+		if v.Kind == model.VerdictCPU {
+			cpu[v.Host] = v.Text
+		}
+	}
+	t.Logf("client limits %v", ph.ClientLimits)
+	hot, ok := cpu[name(0)]
+	if !ok || !regexp.MustCompile(`one thread of fio \(pid [0-9]+\) at 100% of a core \(running or ready to run 95% of the time or more\) in [0-9]+ of [0-9]+ s`).MatchString(hot) {
+		t.Errorf("the host whose one fio job ran as fast as it could: CPU verdict %q, want one naming a thread of fio by its pid", hot)
+	}
+	if q, ok := cpu[name(1)]; ok {
+		t.Errorf("the host whose fio job slept between 200 IOPS: %q, want no CPU verdict", q)
+	}
+	// The job's own process, not fio's first (which only waits on it).
+	h, err := results.ReadHostResult(folder, ph.Dir, name(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := h.Client.Samples.BusiestThread; b == nil || b.Process != "fio" || b.Pid != b.Tid {
+		t.Errorf("host 0's busiest thread %+v, want a fio job's process", b)
 	}
 }

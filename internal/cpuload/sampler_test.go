@@ -131,6 +131,14 @@ func TestVerdictsThresholds(t *testing.T) {
 		{"disk", model.ClientLoad{Samples: &model.HostSamples{Disks: []model.DiskSamples{{Name: "sda", BusyPct: []float64{90, 100, 3, 0}}}}},
 			[]string{"client waited on its own disk: sda busy 90% or more in 2 of 4 s"}},
 		{"nothing sampled", model.ClientLoad{}, nil},
+		{"a thread at a core in half the seconds", model.ClientLoad{Samples: &model.HostSamples{Cores: "0-1", TS: []float64{1, 2, 3, 4}, UsedPct: []float64{52, 51, 50, 10},
+			BusiestThread: &model.BusiestThread{Process: "fio", Pid: 4321, Tid: 4321, Seconds: 2}}},
+			[]string{"client CPU saturated: one thread of fio (pid 4321) at 100% of a core (running or ready to run 95% of the time or more) in 2 of 4 s"}},
+		{"a thread at a core in less than half", model.ClientLoad{Samples: &model.HostSamples{Cores: "0-1", TS: []float64{1, 2, 3, 4}, UsedPct: []float64{52, 51, 50, 10},
+			BusiestThread: &model.BusiestThread{Process: "fio", Pid: 4321, Tid: 4321, Seconds: 1}}}, nil},
+		{"a thread of a process of many, with the cores busy", model.ClientLoad{Samples: &model.HostSamples{Cores: "0-1", TS: []float64{1, 2}, UsedPct: []float64{99, 99},
+			BusiestThread: &model.BusiestThread{Process: "storbench", Pid: 10, Tid: 12, Seconds: 2}}},
+			[]string{"client CPU saturated: cores 0-1 95% busy or more in 2 of 2 s; one thread of storbench (pid 10, thread 12) at 100% of a core (running or ready to run 95% of the time or more) in 2 of 2 s"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string

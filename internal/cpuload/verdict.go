@@ -74,6 +74,9 @@ func (s *sampler) result() *model.HostSamples {
 			h.Disks = append(h.Disks, model.DiskSamples{Name: string(name), BusyPct: round(s.busy[i], 1)})
 		}
 	}
+	if s.thr != nil {
+		h.BusiestThread = s.thr.busiest()
+	}
 	return h
 }
 
@@ -139,6 +142,14 @@ func Verdicts(c *model.ClientLoad) []model.Verdict {
 			out = append(out, model.Verdict{Kind: model.VerdictCPU, Text: text})
 		}
 	}
+	if t := hotThread(h); t != "" {
+		// One verdict of a kind: the thread joins the cores' or quota's.
+		if i := slices.IndexFunc(out, func(v model.Verdict) bool { return v.Kind == model.VerdictCPU }); i >= 0 {
+			out[i].Text += "; " + t
+		} else {
+			out = append(out, model.Verdict{Kind: model.VerdictCPU, Text: "client CPU saturated: " + t})
+		}
+	}
 	if h != nil {
 		out = append(out, linkVerdicts(h)...)
 		for _, d := range h.Disks {
@@ -152,6 +163,23 @@ func Verdicts(c *model.ClientLoad) []model.Verdict {
 		out = append(out, model.Verdict{Kind: model.VerdictStarved, Text: "client starved: " + c.Why})
 	}
 	return out
+}
+
+// hotThread says which thread of the load kept a core to itself (ran or
+// waited to run ThreadBusyPct of the second) in SaturatedShare of the
+// phase's seconds, "" when none did: one fio job, one md worker, is the
+// limit at one core while the other cores idle.
+func hotThread(h *model.HostSamples) string {
+	if h == nil || h.BusiestThread == nil || !reached(h.BusiestThread.Seconds, len(h.TS)) {
+		return ""
+	}
+	b := h.BusiestThread
+	who := fmt.Sprintf("pid %d", b.Pid)
+	if b.Tid != b.Pid {
+		who += fmt.Sprintf(", thread %d", b.Tid)
+	}
+	return fmt.Sprintf("one thread of %s (%s) at 100%% of a core (running or ready to run %.0f%% of the time or more) in %d of %d s",
+		b.Process, who, ThreadBusyPct, b.Seconds, len(h.TS))
 }
 
 // linkVerdicts names each interface whose busier direction was at

@@ -99,6 +99,22 @@ type HostSamples struct {
 	Net []NetSamples `json:"net,omitempty"`
 	// Disks is each block device that was busy.
 	Disks []DiskSamples `json:"disks,omitempty"`
+	// BusiestThread is the thread of the load (storbench's own, or of a
+	// tool it ran, such as a fio job) that ran or waited to run a whole
+	// second in the most seconds; absent when none did in any.
+	BusiestThread *BusiestThread `json:"busiest_thread,omitempty"`
+}
+
+// BusiestThread is one thread of a host's load and how many of a phase's
+// seconds it ran or waited to run the whole second (95% of it or more):
+// a single-threaded tool's limit, one core.
+type BusiestThread struct {
+	// Process is the process's command name ("fio", "storbench").
+	Process string `json:"process"`
+	Pid     int    `json:"pid"`
+	// Tid is the thread's id: the Pid for a process's first thread.
+	Tid     int `json:"tid"`
+	Seconds int `json:"seconds"`
 }
 
 // NetSamples is one network interface's traffic.
