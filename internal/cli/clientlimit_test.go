@@ -15,8 +15,8 @@ import (
 )
 
 // A real fio phase of 5 s on this host: the report draws the host's own
-// CPU beside the rates, one point a second, at the values summary.json
-// keeps for it, under a note that says whose limit the figure is (the
+// CPU beside the rates, one point a second, at the values the host's
+// result.json keeps for it (summary.json keeps a few figures of them), under a note that says whose limit the figure is (the
 // verdicts, or none reached), checked in headless Chromium; summary.md
 // and the text output say the same. Before, nothing of the client was
 // drawn.
@@ -43,10 +43,18 @@ func TestReportDrawsTheClientInChromium(t *testing.T) {
 	}
 	ps := &sum.Phases[0]
 	h := ps.PerHost[0]
-	if h.Client == nil || h.Client.Samples == nil || len(h.Client.Samples.UsedPct) < 4 {
-		t.Fatalf("host %s: no samples of its own over a 5-s phase: %+v", h.Host, h.Client)
+	hr, err := results.ReadHostResult(folders[0], ps.Dir, h.Host)
+	if err != nil {
+		t.Fatal(err)
 	}
-	want := h.Client.Samples.UsedPct
+	if hr.Client == nil || hr.Client.Samples == nil || len(hr.Client.Samples.UsedPct) < 4 {
+		t.Fatalf("host %s: no samples of its own over a 5-s phase in result.json: %+v", h.Host, hr.Client)
+	}
+	want := hr.Client.Samples.UsedPct
+	// summary.json keeps them in a few figures, not second by second.
+	if sm := h.Client.Sampled; sm == nil || sm.Seconds != len(want) || sm.UsedPct == nil || sm.UsedPct.Max != slices.Max(want) {
+		t.Errorf("summary.json's figures of the samples %+v, want %d seconds, the highest used %g", sm, len(want), slices.Max(want))
+	}
 	note := "Client limits: none reached"
 	if slices.ContainsFunc(ps.ClientLimits, func(v results.HostVerdict) bool { return v.Kind != model.VerdictStarved }) {
 		note = "Client limits (whose limit the figure may be): " + h.Host + ": "
@@ -89,13 +97,13 @@ func TestReportDrawsTheClientInChromium(t *testing.T) {
 		if len(client.Lines) != 1 || len(client.Lines[0].Points) < seconds-1 || len(client.Lines[0].Points) > seconds+1 {
 			t.Fatalf("the client CPU chart has %d lines (%+v), want one of the phase's %d seconds", len(client.Lines), client.Lines, seconds)
 		}
-		// Each point is summary.json's sample, in order, from the first of
+		// Each point is result.json's sample, in order, from the first of
 		// the phase's seconds.
 		pts := client.Lines[0].Points
 		k := slices.IndexFunc(want, func(v float64) bool { return v == pts[0].V })
 		for i, p := range pts {
 			if k < 0 || k+i >= len(want) || p.V != want[k+i] {
-				t.Errorf("point %d carries %g, not summary.json's samples in order %v", i, p.V, want)
+				t.Errorf("point %d carries %g, not result.json's samples in order %v", i, p.V, want)
 				break
 			}
 		}
@@ -153,4 +161,33 @@ func saidOnce(t *testing.T, st *State, bin, dir string, sum *results.Summary) {
 			t.Errorf("the report does not say %q", results.StarvedMark+" on "+host)
 		}
 	})
+}
+
+// A results folder of schema version 4, whose summary.json kept each
+// host's samples second by second, still reports: the host's CPU is
+// drawn from its result.json, and its starved client is said once.
+func TestReportOfVersion4ClientSamples(t *testing.T) {
+	src := filepath.Join("..", "results", "testdata", "v4-client")
+	dir := filepath.Join(t.TempDir(), "v4-client")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	st, out := testState()
+	if err := Execute(context.Background(), st, []string{"report", dir}); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), "Client CPU used per host") {
+		t.Error("the report of a version 4 folder draws no client CPU chart")
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := "other work took 94% of its CPU time"; strings.Count(string(md), why) != 1 {
+		t.Errorf("summary.md says %q %d times, want once:\n%s", why, strings.Count(string(md), why), md)
+	}
 }

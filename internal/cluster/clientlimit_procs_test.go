@@ -149,14 +149,15 @@ func TestClientCPUSaturatedUnderAQuota(t *testing.T) {
 		if !ok {
 			t.Fatalf("host %q is neither agent %v", h.Host, tp.addrs)
 		}
-		if h.Client == nil || h.Client.Samples == nil || len(h.Client.Samples.TS) < 6 {
+		if h.Client == nil || h.Client.Sampled == nil || h.Client.Sampled.Seconds < 6 {
 			t.Fatalf("host %d (%s): no samples over an 8-s phase: %+v", i, h.Host, h.Client)
 		}
 		kinds := map[string]string{}
 		for _, v := range h.Client.Verdicts {
 			kinds[v.Kind] = v.Text
 		}
-		t.Logf("host %d: used %v, throttled %v of %s; verdicts %v", i, h.Client.Samples.UsedPct, h.Client.Samples.ThrottledPct, h.Client.Samples.Cores, h.Client.Verdicts)
+		sm := h.Client.Sampled
+		t.Logf("host %d: used %+v, throttled %+v of %s; verdicts %v", i, sm.UsedPct, sm.ThrottledPct, sm.Cores, h.Client.Verdicts)
 		switch i {
 		case 1:
 			cpu := kinds[model.VerdictCPU]

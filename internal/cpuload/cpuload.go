@@ -138,7 +138,7 @@ func take() sample {
 
 // to is the client's load from s to e, with the longest lateness seen.
 func (s sample) to(e sample, late time.Duration) *model.ClientLoad {
-	c := &model.ClientLoad{CPUs: e.cpus}
+	c := &model.ClientLoad{ClientSummary: model.ClientSummary{CPUs: e.cpus}}
 	if e.cpus > 0 && s.loadOK && e.loadOK {
 		c.LoadStart, c.LoadEnd = fig(s.load/float64(e.cpus)), fig(e.load/float64(e.cpus))
 	}

@@ -1,12 +1,24 @@
 package model
 
 // ClientLoad is how much of a host's CPU was left to storbench while it
-// ran a phase: what other work on the host took, what the hypervisor
-// took (steal), the load average, and how late storbench's own timers
-// woke. A starved client sets the figures itself, not the storage:
-// Starved says so, and Why in words. A figure that could not be taken
-// (no /proc) is absent.
+// ran a phase (ClientSummary) and what its CPU, memory, network and
+// disks did second by second (Samples): a host's result.json keeps it
+// whole, summary.json its ClientSummary.
 type ClientLoad struct {
+	ClientSummary
+	// Samples is what the host's CPU, memory, network and disks did,
+	// second by second, during the phase: absent when it could not be
+	// sampled (no /proc).
+	Samples *HostSamples `json:"samples,omitempty"`
+}
+
+// ClientSummary is what other work on a host took of its CPU while it
+// ran a phase, what the hypervisor took (steal), the load average, how
+// late storbench's own timers woke, its samples in a few figures, and
+// the verdicts. A starved client sets the figures itself, not the
+// storage: Starved says so, and Why in words. A figure that could not be
+// taken (no /proc) is absent.
+type ClientSummary struct {
 	// CPUs is how many CPUs the host's kernel counts.
 	CPUs int `json:"cpus,omitempty"`
 	// LoadStart and LoadEnd are the 1-minute load average at the run's
@@ -32,10 +44,9 @@ type ClientLoad struct {
 	// figures to be the storage's; Why says what showed it.
 	Starved bool   `json:"starved,omitempty"`
 	Why     string `json:"why,omitempty"`
-	// Samples is what the host's CPU, memory, network and disks did,
-	// second by second, during the phase: absent when it could not be
-	// sampled (no /proc).
-	Samples *HostSamples `json:"samples,omitempty"`
+	// Sampled is the host's samples over the phase in a few figures (the
+	// series are in its result.json); absent when it was not sampled.
+	Sampled *SamplesSummary `json:"sampled,omitempty"`
 	// Verdicts says whose limit the host's figure may be: each limit of
 	// the client's own that it reached (its CPU, its network link, its
 	// disk, or starved by other work). Empty when sampled and none was
@@ -132,4 +143,48 @@ type NetSamples struct {
 type DiskSamples struct {
 	Name    string    `json:"name"`
 	BusyPct []float64 `json:"busy_pct"`
+}
+
+// SamplesSummary is a host's samples (HostSamples) over a phase in a few
+// figures: each series' median second and its highest.
+type SamplesSummary struct {
+	// Seconds is how many samples were taken, one a second.
+	Seconds   int      `json:"seconds"`
+	Cores     string   `json:"cores"`
+	QuotaCPUs *float64 `json:"quota_cpus,omitempty"`
+	UserPct   Spread   `json:"user_pct"`
+	SystemPct Spread   `json:"system_pct"`
+	IowaitPct Spread   `json:"iowait_pct"`
+	StealPct  Spread   `json:"steal_pct"`
+	// UsedPct is of the CPU it could use (HostSamples.UsedPct).
+	UsedPct      *Spread `json:"used_pct,omitempty"`
+	ThrottledPct *Spread `json:"throttled_pct,omitempty"`
+	// BusiestCorePct is, each second, the busiest core's busy time.
+	BusiestCorePct *Spread        `json:"busiest_core_pct,omitempty"`
+	RunQueue       Spread         `json:"run_queue"`
+	MemUsedBytes   *Spread        `json:"mem_used_bytes,omitempty"`
+	CacheBytes     *Spread        `json:"cache_bytes,omitempty"`
+	Net            []NetSummary   `json:"net,omitempty"`
+	Disks          []DiskSummary  `json:"disks,omitempty"`
+	BusiestThread  *BusiestThread `json:"busiest_thread,omitempty"`
+}
+
+// Spread is a series' median and highest value.
+type Spread struct {
+	Median float64 `json:"median"`
+	Max    float64 `json:"max"`
+}
+
+// NetSummary is one network interface's traffic over a phase.
+type NetSummary struct {
+	Name          string   `json:"name"`
+	LinkBytesPerS *float64 `json:"link_bytes_per_s,omitempty"`
+	RxBytesPerS   Spread   `json:"rx_bytes_per_s"`
+	TxBytesPerS   Spread   `json:"tx_bytes_per_s"`
+}
+
+// DiskSummary is one block device's busy time over a phase.
+type DiskSummary struct {
+	Name    string `json:"name"`
+	BusyPct Spread `json:"busy_pct"`
 }

@@ -57,7 +57,7 @@ func (p *PhaseSummary) ClientLimitLines() []string {
 // verdict is no word on the client.
 func (p *PhaseSummary) Sampled() bool {
 	for _, h := range p.PerHost {
-		if h.Client != nil && h.Client.Samples != nil {
+		if h.Client != nil && h.Client.Sampled != nil {
 			return true
 		}
 	}
