@@ -15,6 +15,7 @@ import (
 
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/s3test"
 )
 
 // cpuQuotaCgroup makes a cgroup whose processes may use quota
@@ -252,5 +253,63 @@ func TestClientCPUSaturatedBySingleThread(t *testing.T) {
 	}
 	if b := h.Client.Samples.BusiestThread; b == nil || b.Process != "fio" || b.Pid != b.Tid {
 		t.Errorf("host 0's busiest thread %+v, want a fio job's process", b)
+	}
+}
+
+// ticksOf is process pid's CPU time with its waited-for children's, in
+// clock ticks (/proc/PID/stat's utime, stime, cutime, cstime).
+func ticksOf(t *testing.T, pid int) float64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b)[strings.LastIndexByte(string(b), ')')+1:])
+	sum := 0.0
+	for _, x := range f[11:15] {
+		var v float64
+		fmt.Sscan(x, &v)
+		sum += v
+	}
+	return sum
+}
+
+// A real agent runs a short s3 phase against a real versitygw on
+// loopback that neither it nor storbench started (as make demo's is):
+// the agent names it as the storage's own server on the host, with the
+// CPU it took, and counts that apart from other work, which alone may
+// mark a client starved. Before, the server's time was other work: make
+// demo's s3 phase read "client starved" for the server it measured.
+func TestLocalServerIsNotOtherWork(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	env := []string{engineEnv("STORBENCH_ACCESS_KEY", s3test.AccessKey), engineEnv("STORBENCH_SECRET_KEY", s3test.SecretKey)}
+	c := startCluster(t, loopback(t, 1), nil, env)
+	before := ticksOf(t, srv.Pid())
+	code, out := c.run(t, "s3", "get", "--host", srv.Endpoint, "--bucket", "local", "--objects", "50",
+		"--obj.size", "4KiB", "--concurrent", "8", "--duration", "4s")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	served := ticksOf(t, srv.Pid()) - before
+	s := summaryOf(t, folderOf(t, out))
+	h := s.Phases[0].PerHost[0]
+	if h.Client == nil || h.Client.OthersPct == nil {
+		t.Fatalf("no client figures: %+v", h.Client)
+	}
+	t.Logf("local servers %+v, others %.1f%%, verdicts %v; versitygw used %.0f ticks over the run", h.Client.LocalServers, *h.Client.OthersPct, h.Client.Verdicts, served)
+	if len(h.Client.LocalServers) != 1 {
+		t.Fatalf("local servers %+v, want versitygw (pid %d)", h.Client.LocalServers, srv.Pid())
+	}
+	ls := h.Client.LocalServers[0]
+	// The phase's window (4 s or more of the host's CPUs, 100 ticks a
+	// second each) holds no more of versitygw's time than the whole run.
+	most := 100 * served / (4 * float64(h.Client.CPUs) * 100)
+	if ls.Process != "versitygw" || ls.Pid != srv.Pid() || ls.CPUPct <= 0 || ls.CPUPct > most*1.05+1 {
+		t.Errorf("local server %+v, want versitygw (pid %d) at a share above 0 and at most %.1f%%", ls, srv.Pid(), most)
+	}
+	for _, v := range h.Client.Verdicts {
+		if v.Kind == model.VerdictStarved && *h.Client.OthersPct < 50 {
+			t.Errorf("starved with other work at %.1f%%: %s", *h.Client.OthersPct, v.Text)
+		}
 	}
 }

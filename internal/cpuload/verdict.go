@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/storbench/storbench/internal/model"
 )
@@ -131,8 +132,13 @@ func Verdicts(c *model.ClientLoad) []model.Verdict {
 		// Without a quota the cores are the host's: when other work took
 		// them (half the host, or half of what was busy), the client was
 		// starved or idle, not saturated by its own work.
+		// The storage's own server on the host took its share as well.
+		taken := 0.0
+		if c.OthersPct != nil {
+			taken = *c.OthersPct + serversPct(c)
+		}
 		othersTookIt := h.QuotaCPUs == nil && c.OthersPct != nil &&
-			(*c.OthersPct >= StarvedOthersPct || 2**c.OthersPct >= mean(h.UsedPct))
+			(taken >= StarvedOthersPct || 2*taken >= mean(h.UsedPct))
 		if reached(n, len(h.UsedPct)) && !othersTookIt {
 			text := fmt.Sprintf("client CPU saturated: cores %s %.0f%% busy or more in %d of %d s", h.Cores, SaturatedCPUPct, n, len(h.UsedPct))
 			if h.QuotaCPUs != nil {
@@ -162,7 +168,35 @@ func Verdicts(c *model.ClientLoad) []model.Verdict {
 	if c.Starved {
 		out = append(out, model.Verdict{Kind: model.VerdictStarved, Text: "client starved: " + c.Why})
 	}
+	if v, ok := shared(c); ok {
+		out = append(out, v)
+	}
 	return out
+}
+
+func serversPct(c *model.ClientLoad) float64 {
+	sum := 0.0
+	for _, s := range c.LocalServers {
+		sum += s.CPUPct
+	}
+	return sum
+}
+
+// shared is "client shares its CPU with the local server" where other
+// work with the storage's own server on the host took as much of its CPU
+// as starves a client (StarvedOthersPct), and other work alone did not:
+// the client was not starved by other work, nor had the host to itself.
+func shared(c *model.ClientLoad) (model.Verdict, bool) {
+	if c.OthersPct == nil || len(c.LocalServers) == 0 || *c.OthersPct >= StarvedOthersPct ||
+		*c.OthersPct+serversPct(c) < StarvedOthersPct {
+		return model.Verdict{}, false
+	}
+	var who []string
+	for _, s := range c.LocalServers {
+		who = append(who, fmt.Sprintf("%s (pid %d) took %.0f%%", s.Process, s.Pid, s.CPUPct))
+	}
+	return model.Verdict{Kind: model.VerdictShared, Text: fmt.Sprintf(
+		"client shares its CPU with the local server: %s of the host's CPU time, other work %.0f%%", strings.Join(who, ", "), *c.OthersPct)}, true
 }
 
 // hotThread says which thread of the load kept a core to itself (ran or

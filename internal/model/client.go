@@ -44,6 +44,12 @@ type ClientSummary struct {
 	// figures to be the storage's; Why says what showed it.
 	Starved bool   `json:"starved,omitempty"`
 	Why     string `json:"why,omitempty"`
+	// LocalServers are the storage's own processes on this host (a
+	// server on loopback that the load talked to, not one storbench
+	// started) and the CPU each took, as a percentage of all the host's
+	// CPU time: counted apart from OthersPct, as the storage's work, not
+	// other work. Absent when the load talked to none.
+	LocalServers []LocalServer `json:"local_servers,omitempty"`
 	// Sampled is the host's samples over the phase in a few figures (the
 	// series are in its result.json); absent when it was not sampled.
 	Sampled *SamplesSummary `json:"sampled,omitempty"`
@@ -55,12 +61,24 @@ type ClientSummary struct {
 }
 
 // Verdict kinds: which of the client's own limits a phase reached.
+// VerdictShared is a client whose CPU the storage's own server on the
+// same host took a large share of: not starved by other work, but not
+// a client with the host to itself either.
 const (
 	VerdictCPU     = "cpu"
 	VerdictNetwork = "network"
 	VerdictDisk    = "disk"
 	VerdictStarved = "starved"
+	VerdictShared  = "shared"
 )
+
+// LocalServer is a process of the storage under test on the client's
+// own host, and the share of the host's CPU time it took.
+type LocalServer struct {
+	Process string  `json:"process"`
+	Pid     int     `json:"pid"`
+	CPUPct  float64 `json:"cpu_pct"`
+}
 
 // Verdict is one limit of the client's own that a host reached during a
 // phase: Kind (a Verdict constant) and Text, the words a user reads
