@@ -22,7 +22,9 @@
 # usage: bench/controller-scale.sh
 #   env: AGENTS (default 1000), SECONDS_RUN (default 30), OPS (operations
 #   per snapshot, default 4), PER_FARM (agents per farm process, default
-#   2500), HB_TIMEOUT (the heartbeat timeout, default 3s as in storbench)
+#   2500), HB_TIMEOUT (the heartbeat timeout, default 3s as in storbench),
+#   CPUPROFILE and MEMPROFILE (files for the controller's CPU profile and
+#   its heap profile at the run stage's start: go tool pprof reads them)
 set -euo pipefail
 # The project's own benches index nothing: no bench run lands in the
 # catalog of the user who runs it (TestTestsAndBenchesKeepOutOfTheUsersCatalog).
@@ -33,5 +35,6 @@ bin=$(mktemp -d)/controllerscale
 prio=()
 if [ "$(id -u)" -eq 0 ]; then prio=(nice -n -10); fi
 ulimit -n "$(ulimit -Hn)"
-"${prio[@]}" "$bin" -agents "${AGENTS:-1000}" -seconds "${SECONDS_RUN:-30}" -ops "${OPS:-4}" -per-farm "${PER_FARM:-2500}" -hb-timeout "${HB_TIMEOUT:-3s}"
+"${prio[@]}" "$bin" -agents "${AGENTS:-1000}" -seconds "${SECONDS_RUN:-30}" -ops "${OPS:-4}" -per-farm "${PER_FARM:-2500}" -hb-timeout "${HB_TIMEOUT:-3s}" \
+	-cpuprofile "${CPUPROFILE:-}" -memprofile "${MEMPROFILE:-}"
 rm -rf "$(dirname "$bin")"

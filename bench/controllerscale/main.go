@@ -59,11 +59,12 @@ func main() {
 	agents := flag.Int("agents", 1000, "agents")
 	seconds := flag.Int("seconds", 30, "length of the phase's run stage")
 	ops := flag.Int("ops", 4, "operations in each snapshot")
-	profile := flag.String("cpuprofile", "", "write the controller's CPU profile here")
+	profile := flag.String("cpuprofile", "", "write the controller's CPU profile here (and farm K's to this path with .farmK added)")
+	memProfile := flag.String("memprofile", "", "write the controller's heap profile here, taken at the run stage's first live update (every agent prepared, every run stream open); its alloc_space covers connect and prepare")
 	perFarm := flag.Int("per-farm", 2500, "agents per farm process")
 	hbTimeout := flag.Duration("hb-timeout", cluster.HeartbeatTimeout, "the heartbeat timeout (the controller's knob: the agents' timeout, and its own silence 2 s more)")
 	flag.Parse()
-	if *profile != "" && *farm == 0 {
+	if *profile != "" {
 		f, err := os.Create(*profile)
 		if err == nil && pprof.StartCPUProfile(f) == nil {
 			defer pprof.StopCPUProfile()
@@ -73,7 +74,7 @@ func main() {
 	if *farm > 0 {
 		err = serveFarm(*farm)
 	} else {
-		err = measure(*agents, *perFarm, *seconds, *ops, *hbTimeout)
+		err = measure(*agents, *perFarm, *seconds, *ops, *hbTimeout, *profile, *memProfile)
 	}
 	if err != nil {
 		pprof.StopCPUProfile()
@@ -315,12 +316,12 @@ type farm struct {
 }
 
 // startFarm starts a farm process of n agents; closing its stdin ends it.
-func startFarm(n int, token string) (*farm, error) {
+func startFarm(n int, token, profile string) (*farm, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	f := &farm{cmd: exec.Command(self, "-farm", strconv.Itoa(n)), hbgaps: make(chan string, 1)}
+	f := &farm{cmd: exec.Command(self, "-farm", strconv.Itoa(n), "-cpuprofile", profile), hbgaps: make(chan string, 1)}
 	f.cmd.Stderr = os.Stderr
 	f.stdin, _ = f.cmd.StdinPipe()
 	stdout, _ := f.cmd.StdoutPipe()
@@ -374,7 +375,7 @@ func (f *farm) end() string {
 	return gaps
 }
 
-func measure(n, perFarm, seconds, ops int, hbTimeout time.Duration) error {
+func measure(n, perFarm, seconds, ops int, hbTimeout time.Duration, cpuProfile, memProfile string) error {
 	var b [32]byte
 	_, _ = rand.Read(b[:])
 	token := hex.EncodeToString(b[:])
@@ -387,7 +388,11 @@ func measure(n, perFarm, seconds, ops int, hbTimeout time.Duration) error {
 	}()
 	var addrs []string
 	for left := n; left > 0; left -= perFarm {
-		f, err := startFarm(min(left, perFarm), token)
+		farmProfile := ""
+		if cpuProfile != "" {
+			farmProfile = fmt.Sprintf("%s.farm%d", cpuProfile, len(farms))
+		}
+		f, err := startFarm(min(left, perFarm), token, farmProfile)
 		if err != nil {
 			return err
 		}
@@ -399,7 +404,15 @@ func measure(n, perFarm, seconds, ops int, hbTimeout time.Duration) error {
 		agents[i] = &cluster.RemoteAgent{Addr: a, Host: fmt.Sprintf("agent%04d", i), Token: token, Controller: "scale", HeartbeatTimeout: hbTimeout}
 	}
 	live := &liveLine{}
-	ctrl := &cluster.Controller{Agents: agents, Engines: engines, Lead: 2 * time.Second, Progress: live.update, Name: "scale"}
+	progress := live.update
+	if memProfile != "" {
+		var once sync.Once
+		progress = func(pr cluster.Progress) {
+			once.Do(func() { writeHeapProfile(memProfile) })
+			live.update(pr)
+		}
+	}
+	ctrl := &cluster.Controller{Agents: agents, Engines: engines, Lead: 2 * time.Second, Progress: progress, Name: "scale"}
 
 	var samplesMu sync.Mutex
 	samples := []sample{takeSample()}
@@ -436,6 +449,21 @@ func measure(n, perFarm, seconds, ops int, hbTimeout time.Duration) error {
 	fmt.Printf("heartbeats (agents' side, the whole phase): gap between an agent's consecutive beats median, p99, max (s), by farm of at most %d agents: %s; the heartbeat timeout: %s\n",
 		perFarm, strings.Join(gaps, "; "), hbTimeout)
 	return nil
+}
+
+// writeHeapProfile writes the controller's heap profile to path, after a
+// collection so that its in-use figures are the live heap's.
+func writeHeapProfile(path string) {
+	runtime.GC()
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "controllerscale: heap profile:", err)
+		return
+	}
+	defer f.Close()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		fmt.Fprintln(os.Stderr, "controllerscale: heap profile:", err)
+	}
 }
 
 // sampleEverySecond appends a sample to *samples (under mu) every second

@@ -13,7 +13,7 @@ import (
 // said in other words (another count of seconds) is no difference, and a
 // run from before the samples is compared with none.
 func TestCompareSaysClientLimitsDiffer(t *testing.T) {
-	sampled := &model.ClientLoad{Samples: &model.HostSamples{TS: []float64{1}}}
+	sampled := &model.ClientSummary{Sampled: &model.SamplesSummary{Seconds: 1}}
 	phase := func(limits ...results.HostVerdict) []PhaseData {
 		ps := results.PhaseSummary{Name: "randread", Engine: model.EngineFio, Status: results.StatusCompleted, ClientLimits: limits,
 			Ops:     []results.OpSummary{{Op: "read", Ops: 100, DurationS: 1}},

@@ -67,8 +67,9 @@ func rateFlattened(steps []PhaseData) ScaleStop {
 		return ScaleStop{}
 	}
 	gain := 100 * (*lo.OpsPerS - *po.OpsPerS) / *po.OpsPerS
-	// fio names a job's operations after the job once it has several
-	// ("randread read"): the per-second test needs one name on both sides.
+	// The per-second test needs one name on both sides; steps of one
+	// scale name their operations alike (fio names by section, not by
+	// numjobs), so a difference means the steps measured other work.
 	sig, tested, method := false, false, "operations named differently"
 	if po.Op == lo.Op {
 		sig, tested, method, _ = throughputTest(prev, last, lo.Op, false, CompareOptions{})

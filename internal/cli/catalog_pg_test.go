@@ -18,6 +18,7 @@ import (
 // results folder is complete, the run says its entry was not added and
 // how to add it, and catalog add adds it once the server is back.
 func TestCatalogPostgres(t *testing.T) {
+	t.Parallel()
 	pg := testutil.StartPostgres(t)
 	defer pg.Remove()
 	url := pg.NewDB(t)

@@ -35,6 +35,7 @@ func cmdOut(t *testing.T, args ...string) (int, string) {
 // Runs are indexed at their end with their labels and fingerprint, and
 // runs, trend, compare --a/--b and check answer from the catalog.
 func TestCatalogEndToEnd(t *testing.T) {
+	t.Parallel()
 	res := t.TempDir()
 	cat := filepath.Join(t.TempDir(), "catalog.db")
 	for _, tuning := range []string{"default", "tuned", "default", "tuned", "default"} {

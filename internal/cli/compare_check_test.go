@@ -74,6 +74,7 @@ var compareVerdictOf = map[string]string{catalog.Worse: analyze.Slower, catalog.
 // latency 30% higher: both say worse), 40 with none (neither says worse),
 // 20 30% better; every figure's verdict is the same in both.
 func TestCompareGroupsAndCheckAgree(t *testing.T) {
+	t.Parallel()
 	const pairs, baseRuns = 100, 6
 	root := filepath.Join(t.TempDir(), "results")
 	cat := filepath.Join(t.TempDir(), "catalog.db")

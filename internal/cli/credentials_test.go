@@ -15,6 +15,7 @@ import (
 // wrong, each get their own outcome. (With keys kept in process-global
 // state, the last run to start lent its keys to the other.)
 func TestConcurrentRunsKeepTheirKeys(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{IAM: true})
 	const ak, sk = "AKsbConcurrentA1", "SKsbConcurrentSecretA1"
 	if err := srv.CreateUser(ak, sk, "admin"); err != nil {

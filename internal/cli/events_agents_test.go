@@ -22,6 +22,7 @@ import (
 // shows - and summary.json records it on that host.
 // storbench's own action (a cache drop) runs on the agent without it.
 func TestEventOnAgentNeedsAllowEvents(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	if os.Geteuid() != 0 {
 		t.Skip("the event that drops an agent's caches needs root (CI runs as root)")
@@ -122,6 +123,7 @@ phases:
 // never made and the run said "results not saved ... events.json: no
 // such file or directory".
 func TestLostOnlyAgentKeepsEvents(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	const token = "sb-events-lost-token-0123456789ab"
 	bin := testutil.StorbenchBin(t)

@@ -22,6 +22,7 @@ func values(n int) string {
 // anything is built: before, iterations: 222222222 or a two-million-point
 // matrix grew memory until the machine ran out.
 func TestSuiteExpansionIsBounded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct{ name, suite, want string }{
 		{"just over the limit", "phases:\n  - md: {items: 10}\n    iterations: 10001\n", "10,001 phases"},

@@ -44,6 +44,7 @@ rw=write
 // holds its bytes and its error, the per-second series add up to the
 // total, and the text's average per host is the total over the hosts.
 func TestFailedHostsBytesKept(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	for _, how := range []string{"fio-killed", "agent-killed"} {
 		t.Run(how, func(t *testing.T) {

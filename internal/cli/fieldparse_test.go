@@ -40,6 +40,7 @@ func fieldRun(t *testing.T, args ...string) string {
 // of 2 jobs writing then reading 4 MiB in 1 MiB blocks, twice. IOR's API
 // is fio's ioengine.
 func TestOutputFormatIORReadsAsIOR(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	want, err := fieldparse.ParseIOR(fieldFixture(t, "ior-4.1.0-2tasks-F.txt"))
 	if err != nil {
@@ -100,6 +101,7 @@ func TestOutputFormatIORReadsAsIOR(t *testing.T) {
 // every row of the table, 0.000 for an operation that did not run (mdtest's
 // -C -T, storbench's --only create,stat or -C -T).
 func TestOutputFormatMdtestReadsAsMdtest(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		fixture string
 		args    []string

@@ -8,6 +8,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -48,6 +49,11 @@ type Request struct {
 	Rank  int `json:"rank,omitempty"`
 	// Names are the hosts' names by rank, when Hosts > 1.
 	Names []string `json:"names,omitempty"`
+	// namesJSON is Names encoded, once for every agent of the phase: each
+	// remote agent's request carries them all (10,000 agents: 120 KB
+	// each), and encoding them again per agent grew as the square of the
+	// agents.
+	namesJSON json.RawMessage
 	// ResultBytes and ResultPerSecond are what the phase's engine adds to
 	// the bound of the run's last line, the host's result
 	// (engine.Plan.ResultBytes), for the controller's side of a remote agent.

@@ -84,8 +84,13 @@ type lineReader struct {
 	more func()
 }
 
+// readBuffer is a stream's reading buffer. Every agent's stream is open
+// at once (10,000 agents: 10,000 buffers), and its lines are small (a
+// snapshot: 0.4-11 KB); a longer line is read in pieces (next).
+const readBuffer = 4 << 10
+
 func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10)}
+	return &lineReader{br: bufio.NewReaderSize(r, readBuffer)}
 }
 
 // next returns the next line, valid until the next call.

@@ -8,11 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/results"
+	"github.com/storbench/storbench/internal/s3test"
 )
 
 // cpuQuotaCgroup makes a cgroup whose processes may use quota
@@ -147,14 +150,15 @@ func TestClientCPUSaturatedUnderAQuota(t *testing.T) {
 		if !ok {
 			t.Fatalf("host %q is neither agent %v", h.Host, tp.addrs)
 		}
-		if h.Client == nil || h.Client.Samples == nil || len(h.Client.Samples.TS) < 6 {
+		if h.Client == nil || h.Client.Sampled == nil || h.Client.Sampled.Seconds < 6 {
 			t.Fatalf("host %d (%s): no samples over an 8-s phase: %+v", i, h.Host, h.Client)
 		}
 		kinds := map[string]string{}
 		for _, v := range h.Client.Verdicts {
 			kinds[v.Kind] = v.Text
 		}
-		t.Logf("host %d: used %v, throttled %v of %s; verdicts %v", i, h.Client.Samples.UsedPct, h.Client.Samples.ThrottledPct, h.Client.Samples.Cores, h.Client.Verdicts)
+		sm := h.Client.Sampled
+		t.Logf("host %d: used %+v, throttled %+v of %s; verdicts %v", i, sm.UsedPct, sm.ThrottledPct, sm.Cores, h.Client.Verdicts)
 		switch i {
 		case 1:
 			cpu := kinds[model.VerdictCPU]
@@ -180,5 +184,132 @@ func TestClientCPUSaturatedUnderAQuota(t *testing.T) {
 	}
 	if len(limited) != 1 || limited[0] != name(1) {
 		t.Errorf("the phase's client limits %v, want the CPU of %s alone", ph.ClientLimits, name(1))
+	}
+}
+
+// Host 0 runs one fio job of the null engine on core 0 as fast as it
+// can (one thread, never asleep); host 1 the same job at 200 IOPS,
+// asleep nearly all the time.
+const singleThreadSuite = `name: single-thread
+phases:
+  - name: null
+    fio:
+      job:
+        ioengine: "null"
+        rw: randread
+        bs: 4k
+        size: 16m
+        time_based: 1
+        runtime: 6
+        cpus_allowed: 0
+        rate_iops: "((${STORBENCH_HOST_INDEX})*200)"
+        group_reporting: 1
+`
+
+// Two real agents run one fio phase of one job each: on the first its
+// one thread keeps a core to itself (fio's null engine, pinned to core
+// 0: the other core idles), on the second it sleeps between 200 IOPS.
+// summary.json says "client CPU saturated" on the first, naming fio's
+// job process by its pid, and nothing of the CPU on the second. The
+// share is of the time the thread ran or waited to run, so the machine's
+// other work, which takes the core from it, does not hide it. Before, a
+// single thread at a core was no verdict: the cores were half idle.
+func TestClientCPUSaturatedBySingleThread(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("fio is not installed (make test installs it)")
+	}
+	tp := loopback(t, 2)
+	c := startCluster(t, tp, nil, nil)
+	suite := filepath.Join(c.dir, "thread.yaml")
+	if err := os.WriteFile(suite, []byte(singleThreadSuite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := c.run(t, "run", suite, "-d", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	folder := folderOf(t, out)
+	s := summaryOf(t, folder)
+	ph := s.Phases[0]
+	name := func(i int) string { return strings.ReplaceAll(tp.addrs[i], ":", "-") }
+	cpu := map[string]string{}
+	for _, v := range ph.ClientLimits {
+		if v.Kind == model.VerdictCPU {
+			cpu[v.Host] = v.Text
+		}
+	}
+	t.Logf("client limits %v", ph.ClientLimits)
+	hot, ok := cpu[name(0)]
+	if !ok || !regexp.MustCompile(`one thread of fio \(pid [0-9]+\) at 100% of a core \(running or ready to run 95% of the time or more\) in [0-9]+ of [0-9]+ s`).MatchString(hot) {
+		t.Errorf("the host whose one fio job ran as fast as it could: CPU verdict %q, want one naming a thread of fio by its pid", hot)
+	}
+	if q, ok := cpu[name(1)]; ok {
+		t.Errorf("the host whose fio job slept between 200 IOPS: %q, want no CPU verdict", q)
+	}
+	// The job's own process, not fio's first (which only waits on it).
+	h, err := results.ReadHostResult(folder, ph.Dir, name(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := h.Client.Samples.BusiestThread; b == nil || b.Process != "fio" || b.Pid != b.Tid {
+		t.Errorf("host 0's busiest thread %+v, want a fio job's process", b)
+	}
+}
+
+// ticksOf is process pid's CPU time with its waited-for children's, in
+// clock ticks (/proc/PID/stat's utime, stime, cutime, cstime).
+func ticksOf(t *testing.T, pid int) float64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b)[strings.LastIndexByte(string(b), ')')+1:])
+	sum := 0.0
+	for _, x := range f[11:15] {
+		var v float64
+		fmt.Sscan(x, &v)
+		sum += v
+	}
+	return sum
+}
+
+// A real agent runs a short s3 phase against a real versitygw on
+// loopback that neither it nor storbench started (as make demo's is):
+// the agent names it as the storage's own server on the host, with the
+// CPU it took, and counts that apart from other work, which alone may
+// mark a client starved. Before, the server's time was other work: make
+// demo's s3 phase read "client starved" for the server it measured.
+func TestLocalServerIsNotOtherWork(t *testing.T) {
+	srv := s3test.StartT(t, s3test.Options{})
+	env := []string{engineEnv("STORBENCH_ACCESS_KEY", s3test.AccessKey), engineEnv("STORBENCH_SECRET_KEY", s3test.SecretKey)}
+	c := startCluster(t, loopback(t, 1), nil, env)
+	before := ticksOf(t, srv.Pid())
+	code, out := c.run(t, "s3", "get", "--host", srv.Endpoint, "--bucket", "local", "--objects", "50",
+		"--obj.size", "4KiB", "--concurrent", "8", "--duration", "4s")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	served := ticksOf(t, srv.Pid()) - before
+	s := summaryOf(t, folderOf(t, out))
+	h := s.Phases[0].PerHost[0]
+	if h.Client == nil || h.Client.OthersPct == nil {
+		t.Fatalf("no client figures: %+v", h.Client)
+	}
+	t.Logf("local servers %+v, others %.1f%%, verdicts %v; versitygw used %.0f ticks over the run", h.Client.LocalServers, *h.Client.OthersPct, h.Client.Verdicts, served)
+	if len(h.Client.LocalServers) != 1 {
+		t.Fatalf("local servers %+v, want versitygw (pid %d)", h.Client.LocalServers, srv.Pid())
+	}
+	ls := h.Client.LocalServers[0]
+	// The phase's window (4 s or more of the host's CPUs, 100 ticks a
+	// second each) holds no more of versitygw's time than the whole run.
+	most := 100 * served / (4 * float64(h.Client.CPUs) * 100)
+	if ls.Process != "versitygw" || ls.Pid != srv.Pid() || ls.CPUPct <= 0 || ls.CPUPct > most*1.05+1 {
+		t.Errorf("local server %+v, want versitygw (pid %d) at a share above 0 and at most %.1f%%", ls, srv.Pid(), most)
+	}
+	for _, v := range h.Client.Verdicts {
+		if v.Kind == model.VerdictStarved && *h.Client.OthersPct < 50 {
+			t.Errorf("starved with other work at %.1f%%: %s", *h.Client.OthersPct, v.Text)
+		}
 	}
 }

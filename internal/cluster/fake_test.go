@@ -221,6 +221,16 @@ func (ta *testAgent) logf(format string, args ...any) {
 	}
 }
 
+// testKnob is the heartbeat timeout of the controllers of this package's
+// tests that are not about heartbeats. The agents and the controller live
+// in one test process, under -race, on a machine other work loads: there
+// the default 3 s went by without a heartbeat (up to 5.2 s at a load of
+// 30 on 2 cores) and agents ended phases that tests of other things ran.
+// Heartbeats still go (every 1.7 s) and share the agent's connection; a
+// killed agent is still lost at once (its connections close). The tests
+// of heartbeats and silences set the knob they are about.
+const testKnob = 10 * time.Second
+
 func remoteFor(ta *testAgent, name string) *RemoteAgent {
-	return &RemoteAgent{Addr: ta.addr, Host: name, Token: testToken, Controller: "test-controller"}
+	return &RemoteAgent{Addr: ta.addr, Host: name, Token: testToken, Controller: "test-controller", HeartbeatTimeout: testKnob}
 }

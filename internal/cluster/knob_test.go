@@ -156,3 +156,44 @@ func TestHeartbeatsFollowTheKnob(t *testing.T) {
 		t.Errorf("%d heartbeats in %s with a 30 s timeout, want 1 to %d (one every 5 s)", n, took.Round(time.Millisecond), most)
 	}
 }
+
+// A heartbeat's answer is awaited until the next beat is due, not two
+// seconds: with the knob at 30 s a beat goes every 5 s, and one that the
+// agent takes 3 s to read (a busy machine) still counts. Before, the
+// controller gave up on it after 2 s, and a starved agent heard none.
+func TestASlowBeatIsAwaitedUntilTheNext(t *testing.T) {
+	var counted atomic.Int32
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta := serveAgent(t, "a", testEngines, ln, func(srv *Server) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == PathPrefix+"/heartbeat" {
+				// Read 3 s late: a beat the controller gave up on
+				// by then never reached the agent.
+				select {
+				case <-time.After(3 * time.Second):
+					counted.Add(1)
+				case <-r.Context().Done():
+					return
+				}
+			}
+			srv.ServeHTTP(w, r)
+		})
+	})
+	a := remoteFor(ta, "a")
+	a.HeartbeatTimeout = 30 * time.Second
+	t.Cleanup(a.Close)
+	c := &Controller{Agents: []Agent{a}, Engines: testEngines}
+	out, err := c.RunPhase(testutil.Ctx(t, testutil.Bound), "r", false, tickPhaseOf(t, 11000, 500, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Results) != 1 {
+		t.Fatalf("%d results", len(out.Results))
+	}
+	if n := counted.Load(); n < 1 {
+		t.Errorf("no heartbeat read 3 s late reached the agent in a phase of %s (one every 5 s)", out.End.Sub(out.Start).Round(time.Second))
+	}
+}

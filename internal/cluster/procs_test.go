@@ -54,15 +54,9 @@ func loopback(t *testing.T, n int) *topology {
 	return tp
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
+// freeAddr is a loopback address no other agent of this test binary was
+// given (testutil.FreeAddr).
+func freeAddr(t *testing.T) string { return testutil.FreeAddr(t) }
 
 func ipCmd(t *testing.T, args ...string) {
 	t.Helper()
@@ -73,7 +67,8 @@ func ipCmd(t *testing.T, args ...string) {
 
 // netns makes n namespaces sbtest-<id>-<i>, each with one end of a veth pair
 // whose other end is on a bridge in this namespace: 10.200.X.1 here,
-// 10.200.X.(10+i) in namespace i. Everything is removed in t.Cleanup.
+// 10.200.X.(10+i) in namespace i, X a subnet no bridge here nor another
+// test has (testutil.ClaimSubnet). Everything is removed in t.Cleanup.
 func netns(t *testing.T, n int) *topology {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -85,7 +80,12 @@ func netns(t *testing.T, n int) *topology {
 	var b [2]byte
 	_, _ = rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
-	net3 := freeSubnet(t, int(b[0]))
+	sub, err := testutil.ClaimSubnet("10.200", int(b[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sub.Release)
+	net3 := sub.X
 	br := "sb" + id + "br"
 	ipCmd(t, "link", "add", br, "type", "bridge")
 	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", br).Run() })
@@ -114,26 +114,6 @@ func netns(t *testing.T, n int) *topology {
 	}
 	tp.linkDown = func(t *testing.T, i int) { ipCmd(t, "link", "set", hostSides[i], "down") }
 	return tp
-}
-
-// freeSubnet is a third octet X, from 100 to 249, whose 10.200.X.0/24 no
-// interface here has: a bridge left by a killed run keeps its subnet, and
-// two bridges on one subnet route the namespaces' packets to the wrong
-// one ("no route to host"). It starts looking at 100+from%150.
-func freeSubnet(t *testing.T, from int) int {
-	t.Helper()
-	out, err := exec.Command("ip", "-4", "-o", "addr", "show").CombinedOutput()
-	if err != nil {
-		t.Fatalf("ip -4 addr show: %v: %s", err, out)
-	}
-	for k := range 150 {
-		x := 100 + (from+k)%150
-		if !strings.Contains(string(out), fmt.Sprintf(" 10.200.%d.", x)) {
-			return x
-		}
-	}
-	t.Fatal("every subnet 10.200.100-249.0/24 is taken here: remove the sb*br bridges killed runs left")
-	return 0
 }
 
 // agentProc is a running `storbench agent`.

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
@@ -62,8 +63,12 @@ type RemoteAgent struct {
 	h1, h1beats *http.Client
 	old, h2ok   atomic.Bool
 
-	mu      sync.Mutex
-	offset  time.Duration // agent clock - controller clock
+	mu     sync.Mutex
+	offset time.Duration // agent clock - controller clock
+	// rtt is the round trip of the sample offset came from, clockAt when
+	// it was measured.
+	rtt     time.Duration
+	clockAt time.Time
 	session string
 	bar     engine.Barrier // the phase's barrier across hosts, if any
 	stopHB  context.CancelFunc
@@ -157,9 +162,12 @@ func (a *RemoteAgent) request(ctx context.Context, method, path string, body any
 	a.init()
 	var rd io.Reader
 	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
+		b, ok := body.(rawBody)
+		if !ok {
+			var err error
+			if b, err = json.Marshal(body); err != nil {
+				return nil, err
+			}
 		}
 		rd = bytes.NewReader(b)
 	}
@@ -224,12 +232,20 @@ func (a *RemoteAgent) roundTrip(req *http.Request, beat bool) (*http.Response, e
 // spokeHTTP1 says whether err, from a try over HTTP/2, may be an agent
 // that answered in HTTP/1.1 (Go's HTTP/2 client reads that as a frame too
 // large, or, when the answer came with the connection's close, as a
-// connection that could not be established) or, over TLS, offered no h2:
-// not an agent that is slow (a timeout) or not there (the dial).
+// connection that could not be established; an HTTP/1.1 server closes on
+// the preface with the client's settings unread, so the client, still
+// writing, may instead see a broken pipe or a reset) or, over TLS, offered
+// no h2: not an agent that is slow (a timeout) or not there (the dial).
+// Only a try to an agent that never answered over HTTP/2 falls back, and
+// the HTTP/1.1 try must be answered, so an agent that is gone stays lost.
 func spokeHTTP1(err error) bool {
+	if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+		return true
+	}
 	msg := err.Error()
 	return strings.Contains(msg, "looked like an HTTP/1.1 header") || strings.Contains(msg, "unexpected ALPN protocol") ||
-		strings.Contains(msg, "client conn could not be established")
+		strings.Contains(msg, "client conn could not be established") ||
+		strings.Contains(msg, "broken pipe") || strings.Contains(msg, "connection reset by peer")
 }
 
 // do sends a request and checks the answer's status and protocol. The
@@ -331,9 +347,20 @@ func (a *RemoteAgent) MeasureClock(ctx context.Context, n int) (offset, rtt time
 		}
 	}
 	a.mu.Lock()
-	a.offset = offset
+	a.offset, a.rtt, a.clockAt = offset, best, time.Now()
 	a.mu.Unlock()
 	return offset, best, nil
+}
+
+// recentClock returns the clock offset and its round trip when they were
+// measured within maxAge.
+func (a *RemoteAgent) recentClock(maxAge time.Duration) (offset, rtt time.Duration, ok bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.clockAt.IsZero() || time.Since(a.clockAt) > maxAge {
+		return 0, 0, false
+	}
+	return a.offset, a.rtt, true
 }
 
 // Prepare opens a phase session on the agent, starts heartbeats and
@@ -355,7 +382,12 @@ func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
 		req.Controller = a.Controller
 	}
 	a.startHeartbeats()
-	l, err := a.stream(ctx, "prepare", req, nil, nil)
+	body, err := req.encode()
+	if err != nil {
+		a.stopHeartbeats()
+		return err
+	}
+	l, err := a.stream(ctx, "prepare", body, nil, nil)
 	if err == nil {
 		err = l.err()
 	}
@@ -363,6 +395,28 @@ func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
 		a.stopHeartbeats()
 	}
 	return err
+}
+
+// rawBody is a request body already encoded.
+type rawBody []byte
+
+// encode is the prepare request's body: the hosts' names, encoded once
+// for the phase (namesJSON), are copied in, not encoded again. (A
+// json.RawMessage would not do: encoding/json checks and compacts it byte
+// by byte, slower than encoding the names.)
+func (r Request) encode() (rawBody, error) {
+	names := r.namesJSON
+	r.Names, r.namesJSON = nil, nil
+	b, err := json.Marshal(r)
+	if err != nil || names == nil || len(b) < 2 || b[len(b)-1] != '}' {
+		if names != nil {
+			return nil, errors.New("a prepare request that did not encode as an object")
+		}
+		return b, err
+	}
+	b = append(b[:len(b)-1], `,"names":`...)
+	b = append(b, names...)
+	return append(b, '}'), nil
 }
 
 // Run starts the prepared phase at startAt (the controller's clock) and
@@ -667,9 +721,12 @@ func (a *RemoteAgent) startHeartbeats() {
 	}()
 }
 
-// beat sends one heartbeat, waiting at most two seconds for its answer.
+// beat sends one heartbeat, waiting for its answer until the next is due
+// (at least two seconds). A fixed two seconds gave up, on a busy machine,
+// on beats not yet written (with 30 s, one in five seconds): the agent
+// heard none, and stopped its phase though this controller kept time.
 func (a *RemoteAgent) beat(ctx context.Context) {
-	hctx, hcancel := context.WithTimeout(ctx, 2*time.Second)
+	hctx, hcancel := context.WithTimeout(ctx, max(2*time.Second, a.beatEvery()))
 	defer hcancel()
 	if req, err := a.request(hctx, http.MethodPost, "heartbeat", nil); err == nil {
 		if resp, err := a.do(req, true); err == nil {

@@ -233,6 +233,7 @@ func TestControllerCutOffStopsLoad(t *testing.T) {
 	loadStops.Store("cut", ch)
 	defer loadStops.Delete("cut")
 	ra := remoteFor(ta, "cut")
+	ra.HeartbeatTimeout = HeartbeatTimeout // the default's promise: within 5 s
 	ctx := context.Background()
 	if err := ra.Prepare(ctx, Request{RunID: "r", Phase: tickPhaseOf(t, 60_000, 200, 5)}); err != nil {
 		t.Fatal(err)

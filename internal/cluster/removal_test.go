@@ -44,6 +44,7 @@ func (s slowCleanPrepared) StartCleanup() (func(ctx context.Context) error, bool
 // is over before the next phase's start; the controller learns when it
 // ran, in its own clock.
 func TestRemovalAwaitedBeforeNextStart(t *testing.T) {
+	t.Parallel()
 	skewed := startAgent(t, "s", func(s *Server) { s.ClockSkew = 5 * time.Second })
 	plain := startAgent(t, "p", nil)
 	a, b := remoteFor(skewed, "skewed"), remoteFor(plain, "plain")

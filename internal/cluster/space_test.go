@@ -35,6 +35,7 @@ func (s slowRemoval) StartCleanup() (func(context.Context) error, bool) {
 // awaited only its own, and refused). With the space still taken and
 // nothing being removed, the same phase is refused, naming the host.
 func TestSpaceOfAnotherHostsRemovalAwaited(t *testing.T) {
+	t.Parallel()
 	if _, err := fio.FindFio(""); err != nil {
 		t.Skip(err)
 	}

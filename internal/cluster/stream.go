@@ -83,9 +83,13 @@ type lineWriter struct {
 }
 
 // send writes one line. A controller that is cut off stops reading; the
-// deadline turns a stuck write into an error instead of a hung agent.
+// deadline turns a stuck write into an error instead of a hung agent. It
+// is armed for the write only: over HTTP/2 a deadline left armed fires
+// while the stream says nothing (a starved agent between two lines, a
+// stage waiting for its tick) and resets the stream.
 func (lw *lineWriter) send(l line) error {
 	_ = lw.rc.SetWriteDeadline(time.Now().Add(lw.silence))
+	defer func() { _ = lw.rc.SetWriteDeadline(time.Time{}) }()
 	if err := lw.enc.Encode(l); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ package cpuload
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -45,6 +46,10 @@ type Monitor struct {
 	// sampling takes the host's own figures every SampleEvery into s.
 	sampling bool
 	s        *sampler
+	// servers are the local servers' pids (localServers), looked for
+	// once the load has had a second to connect.
+	servers []int
+	looked  bool
 }
 
 // Start begins measuring at at (at once when it has passed), the run's
@@ -70,6 +75,7 @@ func (m *Monitor) watch(at time.Time) {
 	case <-wait.C:
 	}
 	m.first, m.begun = take(), true
+	m.first.at = time.Now()
 	if m.sampling {
 		m.s = newSampler(time.Now())
 	}
@@ -87,6 +93,9 @@ func (m *Monitor) watch(at time.Time) {
 		}
 		now := time.Now()
 		m.late = max(m.late, now.Sub(t0)-tick)
+		if !m.looked && now.Sub(m.first.at) >= time.Second {
+			m.servers, m.looked = localServers(ourPids()), true
+		}
 		// Sampled on the lateness timer's ticks: one goroutine, one
 		// timer; a sample's rates are over its own span.
 		if m.s != nil && now.Sub(m.s.prevAt) >= SampleEvery-tick/2 {
@@ -108,7 +117,10 @@ func (m *Monitor) Stop() *model.ClientLoad {
 	if !m.begun {
 		return nil
 	}
-	c := m.first.to(take(), m.late)
+	if len(m.servers) == 0 { // a run under a second, or its load had not connected yet
+		m.servers = localServers(ourPids())
+	}
+	c := m.first.to(take(), m.late, m.servers)
 	if m.s != nil {
 		c.Samples = m.s.result()
 		m.s.close()
@@ -126,28 +138,52 @@ type sample struct {
 	loadOK           bool
 	ours             uint64 // storbench's and its descendants' CPU time
 	oursOK           bool
+	table            map[int]procCPU // every process
+	at               time.Time
 }
 
 func take() sample {
 	var s sample
 	s.busy, s.steal, s.all, s.cpus, s.statOK = readStat()
 	s.load, s.loadOK = readLoad()
-	s.ours, s.oursOK = oursNow()
+	s.table = procTable()
+	if _, ok := s.table[os.Getpid()]; ok {
+		s.ours, s.oursOK = treeCPU(s.table, os.Getpid()), true
+	}
 	return s
 }
 
+func round1(v float64) float64 { return math.Round(v*10) / 10 }
+
+// comm is process pid's command name ("" once it is gone).
+func comm(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	return strings.TrimSpace(string(b))
+}
+
 // to is the client's load from s to e, with the longest lateness seen.
-func (s sample) to(e sample, late time.Duration) *model.ClientLoad {
-	c := &model.ClientLoad{CPUs: e.cpus}
+// The local servers' (servers: their pids) time is theirs, apart from
+// other work's.
+func (s sample) to(e sample, late time.Duration, servers []int) *model.ClientLoad {
+	c := &model.ClientLoad{ClientSummary: model.ClientSummary{CPUs: e.cpus}}
 	if e.cpus > 0 && s.loadOK && e.loadOK {
 		c.LoadStart, c.LoadEnd = fig(s.load/float64(e.cpus)), fig(e.load/float64(e.cpus))
 	}
 	if all := e.all - s.all; s.statOK && e.statOK && e.all > s.all && all >= minTicks {
 		c.StealPct = fig(100 * float64(e.steal-s.steal) / float64(all))
 		if s.oursOK && e.oursOK {
+			theirs := 0.0
+			for _, pid := range servers {
+				t := float64(treeCPU(e.table, pid)) - float64(treeCPU(s.table, pid))
+				if _, ok := e.table[pid]; !ok || t < 0 {
+					continue // gone before the end, or its pid taken again
+				}
+				theirs += t
+				c.LocalServers = append(c.LocalServers, model.LocalServer{Process: comm(pid), Pid: pid, CPUPct: round1(100 * t / float64(all))})
+			}
 			// Ours can exceed the host's busy time by a tick or two of
 			// rounding: others are then none.
-			others := max(float64(e.busy-s.busy)-(float64(e.ours)-float64(s.ours)), 0)
+			others := max(float64(e.busy-s.busy)-(float64(e.ours)-float64(s.ours))-theirs, 0)
 			c.OthersPct = fig(100 * others / float64(all))
 		}
 	}
@@ -268,23 +304,21 @@ func readLoad() (float64, bool) {
 	return v, err == nil
 }
 
-// oursNow is the CPU time of this process and everything it started:
-// its own (all threads) and its waited-for children's (cutime and
-// cstime, which hold theirs in turn), and that of its descendants still
-// running, which no one has waited for yet. A descendant reaped between
-// two samples moves from the second sum to the first: the difference
-// counts its time once.
-func oursNow() (uint64, bool) {
+// procCPU is one process of the process table: its parent, and its CPU
+// time with its waited-for children's.
+type procCPU struct {
+	ppid int
+	cpu  uint64
+}
+
+// procTable reads every process's parent and CPU time; nil without
+// /proc.
+func procTable() map[int]procCPU {
 	procs, err := filepath.Glob("/proc/[0-9]*/stat")
 	if err != nil || len(procs) == 0 {
-		return 0, false
+		return nil
 	}
-	self := os.Getpid()
-	type proc struct {
-		ppid int
-		cpu  uint64
-	}
-	table := map[int]proc{}
+	table := map[int]procCPU{}
 	for _, p := range procs {
 		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
 		if err != nil {
@@ -294,26 +328,48 @@ func oursNow() (uint64, bool) {
 		if err != nil {
 			continue // gone since the glob
 		}
-		ppid, cpu, ok := parseStat(string(b))
-		if ok {
-			table[pid] = proc{ppid, cpu}
+		if ppid, cpu, ok := parseStat(string(b)); ok {
+			table[pid] = procCPU{ppid, cpu}
 		}
 	}
-	me, ok := table[self]
-	if !ok {
-		return 0, false
+	return table
+}
+
+// treeCPU is the CPU time of process root and everything it started:
+// its own (all threads) and its waited-for children's (cutime and
+// cstime, which hold theirs in turn), and that of its descendants still
+// running, which no one has waited for yet. A descendant reaped between
+// two samples moves from the second sum to the first: the difference
+// counts its time once.
+func treeCPU(table map[int]procCPU, root int) uint64 {
+	sum := uint64(0)
+	descendants(table, root, func(pid int) { sum += table[pid].cpu })
+	return sum
+}
+
+// descendants calls fn with root, if in the table, and each of its
+// descendants.
+func descendants(table map[int]procCPU, root int, fn func(pid int)) {
+	if _, ok := table[root]; !ok {
+		return
 	}
 	children := map[int][]int{}
 	for pid, p := range table {
 		children[p.ppid] = append(children[p.ppid], pid)
 	}
-	sum := me.cpu
-	for next := children[self]; len(next) > 0; {
+	fn(root)
+	for next := children[root]; len(next) > 0; {
 		pid := next[len(next)-1]
 		next = append(next[:len(next)-1], children[pid]...)
-		sum += table[pid].cpu
+		fn(pid)
 	}
-	return sum, true
+}
+
+// ourPids says which pids are this process's or its descendants' now.
+func ourPids() func(pid int) bool {
+	ours := map[int]bool{}
+	descendants(procTable(), os.Getpid(), func(pid int) { ours[pid] = true })
+	return func(pid int) bool { return ours[pid] }
 }
 
 // parseStat reads a /proc/PID/stat line: the parent's pid and the

@@ -61,12 +61,12 @@ func TestStoppedBeforeItsStartMeasuresNothing(t *testing.T) {
 // the figures, and keeps the measured figures beside it.
 func TestGaveUpIsStarved(t *testing.T) {
 	low := 1.0
-	m := &model.ClientLoad{OthersPct: &low}
+	m := &model.ClientLoad{ClientSummary: model.ClientSummary{OthersPct: &low}}
 	c := Merge(m, GaveUp(nil, "fio gave up"))
 	if !c.Starved || c.OthersPct == nil || !strings.Contains(c.Why, "fio gave up") {
 		t.Errorf("got %+v, want starved for fio's giving up, the figures kept", c)
 	}
-	fresh := &model.ClientLoad{OthersPct: &low}
+	fresh := &model.ClientLoad{ClientSummary: model.ClientSummary{OthersPct: &low}}
 	if Merge(fresh, nil) != fresh || fresh.Starved {
 		t.Errorf("no engine mark: %+v, want the measured figures alone, not starved", fresh)
 	}

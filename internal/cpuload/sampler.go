@@ -46,6 +46,7 @@ type sampler struct {
 	runq         float64
 	memUsed, mc  float64
 	memOK        bool
+	thr          *threads // the load's threads; nil where not followed
 
 	ts, user, system, iowait, steal, used, throttled, runQ, memUsedS, cacheS []float64
 	core, rx, tx, busy                                                       [][]float64
@@ -82,6 +83,9 @@ func newSampler(start time.Time) *sampler {
 		*p = make([]float64, 0, rowsAhead)
 	}
 	s.read()
+	if s.thr = newThreads(); s.thr != nil {
+		s.thr.sample(0)
+	}
 	s.prevUsage, s.usageOK = s.lim.usageNs()
 	s.prevPeriods, s.prevThrot, s.throtOK = s.lim.throttling()
 	s.swap()
@@ -277,6 +281,9 @@ func (s *sampler) sample(now time.Time) {
 	for i := range s.diskNames {
 		s.busy[i] = append(s.busy[i], min(100, float64(s.ticks[i]-s.prevT[i])/(10*dt)))
 	}
+	if s.thr != nil {
+		s.thr.sample(dt)
+	}
 	s.prevUsage, s.usageOK, s.prevAt = usage, usageOK, now
 	s.swap()
 }
@@ -294,5 +301,8 @@ func (l *cpuLimit) allows(n int) bool {
 func (s *sampler) close() {
 	for _, f := range []*procFile{s.stat, s.mem, s.net, s.disks, s.lim.usage, s.lim.stat} {
 		f.close()
+	}
+	if s.thr != nil {
+		s.thr.close()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/storbench/storbench/internal/model"
 )
@@ -74,6 +75,9 @@ func (s *sampler) result() *model.HostSamples {
 			h.Disks = append(h.Disks, model.DiskSamples{Name: string(name), BusyPct: round(s.busy[i], 1)})
 		}
 	}
+	if s.thr != nil {
+		h.BusiestThread = s.thr.busiest()
+	}
 	return h
 }
 
@@ -128,8 +132,13 @@ func Verdicts(c *model.ClientLoad) []model.Verdict {
 		// Without a quota the cores are the host's: when other work took
 		// them (half the host, or half of what was busy), the client was
 		// starved or idle, not saturated by its own work.
+		// The storage's own server on the host took its share as well.
+		taken := 0.0
+		if c.OthersPct != nil {
+			taken = *c.OthersPct + serversPct(c)
+		}
 		othersTookIt := h.QuotaCPUs == nil && c.OthersPct != nil &&
-			(*c.OthersPct >= StarvedOthersPct || 2**c.OthersPct >= mean(h.UsedPct))
+			(taken >= StarvedOthersPct || 2*taken >= mean(h.UsedPct))
 		if reached(n, len(h.UsedPct)) && !othersTookIt {
 			text := fmt.Sprintf("client CPU saturated: cores %s %.0f%% busy or more in %d of %d s", h.Cores, SaturatedCPUPct, n, len(h.UsedPct))
 			if h.QuotaCPUs != nil {
@@ -137,6 +146,14 @@ func Verdicts(c *model.ClientLoad) []model.Verdict {
 					*h.QuotaCPUs, h.Cores, SaturatedCPUPct, ThrottledPct, n, len(h.UsedPct))
 			}
 			out = append(out, model.Verdict{Kind: model.VerdictCPU, Text: text})
+		}
+	}
+	if t := hotThread(h); t != "" {
+		// One verdict of a kind: the thread joins the cores' or quota's.
+		if i := slices.IndexFunc(out, func(v model.Verdict) bool { return v.Kind == model.VerdictCPU }); i >= 0 {
+			out[i].Text += "; " + t
+		} else {
+			out = append(out, model.Verdict{Kind: model.VerdictCPU, Text: "client CPU saturated: " + t})
 		}
 	}
 	if h != nil {
@@ -151,7 +168,52 @@ func Verdicts(c *model.ClientLoad) []model.Verdict {
 	if c.Starved {
 		out = append(out, model.Verdict{Kind: model.VerdictStarved, Text: "client starved: " + c.Why})
 	}
+	if v, ok := shared(c); ok {
+		out = append(out, v)
+	}
 	return out
+}
+
+func serversPct(c *model.ClientLoad) float64 {
+	sum := 0.0
+	for _, s := range c.LocalServers {
+		sum += s.CPUPct
+	}
+	return sum
+}
+
+// shared is "client shares its CPU with the local server" where other
+// work with the storage's own server on the host took as much of its CPU
+// as starves a client (StarvedOthersPct), and other work alone did not:
+// the client was not starved by other work, nor had the host to itself.
+func shared(c *model.ClientLoad) (model.Verdict, bool) {
+	if c.OthersPct == nil || len(c.LocalServers) == 0 || *c.OthersPct >= StarvedOthersPct ||
+		*c.OthersPct+serversPct(c) < StarvedOthersPct {
+		return model.Verdict{}, false
+	}
+	var who []string
+	for _, s := range c.LocalServers {
+		who = append(who, fmt.Sprintf("%s (pid %d) took %.0f%%", s.Process, s.Pid, s.CPUPct))
+	}
+	return model.Verdict{Kind: model.VerdictShared, Text: fmt.Sprintf(
+		"client shares its CPU with the local server: %s of the host's CPU time, other work %.0f%%", strings.Join(who, ", "), *c.OthersPct)}, true
+}
+
+// hotThread says which thread of the load kept a core to itself (ran or
+// waited to run ThreadBusyPct of the second) in SaturatedShare of the
+// phase's seconds, "" when none did: one fio job, one md worker, is the
+// limit at one core while the other cores idle.
+func hotThread(h *model.HostSamples) string {
+	if h == nil || h.BusiestThread == nil || !reached(h.BusiestThread.Seconds, len(h.TS)) {
+		return ""
+	}
+	b := h.BusiestThread
+	who := fmt.Sprintf("pid %d", b.Pid)
+	if b.Tid != b.Pid {
+		who += fmt.Sprintf(", thread %d", b.Tid)
+	}
+	return fmt.Sprintf("one thread of %s (%s) at 100%% of a core (running or ready to run %.0f%% of the time or more) in %d of %d s",
+		b.Process, who, ThreadBusyPct, b.Seconds, len(h.TS))
 }
 
 // linkVerdicts names each interface whose busier direction was at

@@ -18,10 +18,13 @@ const maxClientLines = 8
 // ClientLimitsNote says which hosts reached a limit of their own during
 // the phase, or that none did (when the hosts sampled themselves): the
 // words the report puts beside the phase's figures, "" when the phase
-// was not sampled.
+// was not sampled or its only limits are starved hosts (StarvedText says
+// those).
 func ClientLimitsNote(p *results.PhaseSummary) string {
 	lines := p.ClientLimitLines()
 	switch {
+	case len(lines) == 0 && len(p.ClientStarved) > 0:
+		return ""
 	case len(lines) > 0:
 		s := "Client limits (whose limit the figure may be): "
 		for i, l := range lines {

@@ -138,8 +138,8 @@ func starvedNotes(phases []results.PhaseSummary) []string {
 func clientLimitNotes(phases []results.PhaseSummary) []string {
 	var out []string
 	for _, p := range phases {
-		if len(p.ClientLimits) > 0 {
-			out = append(out, p.Name+": "+strings.ReplaceAll(ClientLimitsNote(&p), "|", "/"))
+		if t := ClientLimitsNote(&p); len(p.ClientLimits) > 0 && t != "" {
+			out = append(out, p.Name+": "+strings.ReplaceAll(t, "|", "/"))
 		}
 	}
 	return out

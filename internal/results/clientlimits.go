@@ -26,7 +26,9 @@ func hostVerdicts(h *model.HostResult) []HostVerdict {
 }
 
 // ClientLimitLines says, one line per host that reached a limit of its
-// own, whose limit the phase's figure may be; nil when none did.
+// own, whose limit the phase's figure may be; nil when none did. A
+// starved host is left to StarvedText, which says why and what it means
+// for the figures: the report says it once.
 func (p *PhaseSummary) ClientLimitLines() []string {
 	var lines []string
 	var host string
@@ -37,6 +39,9 @@ func (p *PhaseSummary) ClientLimitLines() []string {
 		}
 	}
 	for _, v := range p.ClientLimits {
+		if v.Kind == model.VerdictStarved && len(p.ClientStarved) > 0 {
+			continue
+		}
 		if v.Host != host {
 			flush()
 			host, texts = v.Host, nil
@@ -52,7 +57,7 @@ func (p *PhaseSummary) ClientLimitLines() []string {
 // verdict is no word on the client.
 func (p *PhaseSummary) Sampled() bool {
 	for _, h := range p.PerHost {
-		if h.Client != nil && h.Client.Samples != nil {
+		if h.Client != nil && h.Client.Sampled != nil {
 			return true
 		}
 	}

@@ -402,6 +402,11 @@ func ReadSummary(dir string) (*Summary, error) {
 			return nil, fmt.Errorf("%s is damaged: %s", path, damaged(err))
 		}
 	}
+	if s.SchemaVersion == 4 {
+		if err := upgradeV4(b, &s); err != nil {
+			return nil, fmt.Errorf("%s is damaged: %s", path, damaged(err))
+		}
+	}
 	if err := checkSummary(dir, path, &s); err != nil {
 		return nil, err
 	}

@@ -28,8 +28,11 @@ import (
 // (fio's stonewall with IOR's wear-out; an optional object, no version
 // change; so are a host's client samples and verdicts and a phase's
 // client_limits, issue 42). Versions 3 and earlier read as they were
-// written.
-const SchemaVersion = 4
+// written. Version 5: a host's client samples, second by second, are in
+// its result.json alone; summary.json keeps them in a few figures
+// (client.sampled: each series' median second and highest) beside the
+// verdicts. Version 4's client.samples read as those figures.
+const SchemaVersion = 5
 
 // Summary is summary.json: the figures of every phase of a run, per host and
 // merged across hosts. Field names carry their units.
@@ -228,8 +231,10 @@ type HostOps struct {
 	Unreachable []model.Unreachable `json:"unreachable,omitempty"`
 	// Client is how much of the host's CPU was left to the phase: other
 	// work's share, steal, the load average, storbench's timers'
-	// lateness, and whether that starved it.
-	Client *model.ClientLoad `json:"client,omitempty"`
+	// lateness, and whether that starved it; its own samples in a few
+	// figures (the series are in the host's result.json), and the
+	// verdicts.
+	Client *model.ClientSummary `json:"client,omitempty"`
 }
 
 // OpSummary is the figures of one operation (read, write, create, get, ...).
@@ -341,7 +346,7 @@ func BuildPhase(name string, eng model.EngineName, formats []string, hosts []*mo
 			continue
 		}
 		ps.Hosts = append(ps.Hosts, h.Host)
-		ho := HostOps{Host: h.Host, Error: h.Err, Unreachable: h.Unreachable, Client: h.Client}
+		ho := HostOps{Host: h.Host, Error: h.Err, Unreachable: h.Unreachable, Client: clientSummary(h.Client)}
 		if h.Client != nil && h.Client.Starved {
 			ps.ClientStarved = append(ps.ClientStarved, StarvedHost{Host: h.Host, Why: h.Client.Why})
 		}

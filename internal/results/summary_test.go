@@ -1,7 +1,10 @@
 package results
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/storbench/storbench/internal/model"
@@ -124,5 +127,37 @@ func TestBuildPhaseBySize(t *testing.T) {
 	// The classes add up to the operation.
 	if by[0].Ops+by[1].Ops != ps.Ops[0].Ops {
 		t.Errorf("classes add up to %d GETs, the operation has %d", by[0].Ops+by[1].Ops, ps.Ops[0].Ops)
+	}
+}
+
+// A version 4 folder (storbench before version 5, a real fio phase of
+// 3 s) kept each host's client samples second by second in
+// summary.json: it still reads, its series as version 5's few figures,
+// and the phase counts as sampled. A version 5 summary.json keeps no
+// series: they are in the host's result.json alone.
+func TestReadSummaryVersion4ClientSamples(t *testing.T) {
+	dir := filepath.Join("testdata", "v4-client")
+	s, err := ReadSummary(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &s.Phases[0]
+	h, err := ReadHostResult(dir, p.Dir, p.PerHost[0].Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	series := h.Client.Samples
+	sm := p.PerHost[0].Client.Sampled
+	if s.SchemaVersion != 4 || sm == nil || sm.Seconds != len(series.TS) || sm.Cores != series.Cores ||
+		sm.UsedPct == nil || sm.UsedPct.Max != slices.Max(series.UsedPct) || !p.Sampled() {
+		t.Errorf("version %d: samples read as %+v, want %d seconds of cores %s, the highest used %g", s.SchemaVersion, sm, len(series.TS), series.Cores, slices.Max(series.UsedPct))
+	}
+	ps := BuildPhase(p.Name, p.Engine, p.Formats, []*model.HostResult{h})
+	b, err := json.Marshal(ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"samples"`) || strings.Contains(string(b), `"core_busy_pct"`) || !strings.Contains(string(b), `"sampled"`) {
+		t.Errorf("a version %d summary keeps the series or lacks their figures:\n%s", SchemaVersion, b)
 	}
 }

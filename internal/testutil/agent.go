@@ -3,7 +3,6 @@ package testutil
 import (
 	"bufio"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,12 +27,7 @@ func AgentProcess(t testing.TB, bin, token string, extra ...string) string {
 // it returns the agent's process too.
 func StartAgent(t testing.TB, bin, token string, env []string, extra ...string) (string, *exec.Cmd) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := FreeAddr(t)
 	tok := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tok, []byte(token+"\n"), 0o600); err != nil {
 		t.Fatal(err)

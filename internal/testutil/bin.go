@@ -22,6 +22,11 @@ var (
 // whatever environment a test gives the process.
 const forTests = "-X github.com/storbench/storbench/internal/catalog.builtForTests=1"
 
+// BinEnv names a storbench binary make cluster-test built with the
+// linker flag StorbenchBin gives (forTests: TestMakefileBuildsForTests),
+// which StorbenchBin then returns instead of building one.
+const BinEnv = "STORBENCH_TEST_BIN"
+
 // StorbenchBin builds ./cmd/storbench once per test binary, for tests that
 // run storbench as a real process, and returns its path. It is the only
 // build of storbench a test makes (TestTestsBuildStorbenchOneWay): the
@@ -30,9 +35,19 @@ const forTests = "-X github.com/storbench/storbench/internal/catalog.builtForTes
 // work directory (go-build*, which go test removes when it ends), so a
 // run leaves no 40 MB copy behind; a test binary run by hand (go test -c)
 // gets a temporary directory, which stays.
+//
+// make cluster-test builds it once, the same way, for its four test
+// binaries (each build 17-90 s of a file system's budget on the loaded
+// test machine), and names it in BinEnv.
 func StorbenchBin(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
+		if p := os.Getenv(BinEnv); p != "" {
+			if _, binErr = os.Stat(p); binErr == nil {
+				binPath = p
+			}
+			return
+		}
 		root, err := RepoRoot()
 		if err != nil {
 			binErr = err

@@ -3,6 +3,7 @@ package testutil
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +54,22 @@ func TestStorbenchBinLeavesNothing(t *testing.T) {
 	}
 	if len(left) > 0 {
 		t.Errorf("the go test run left %v in its temporary directory", left)
+	}
+}
+
+// make cluster-test builds the storbench its tests run (BinEnv) with the
+// linker flag StorbenchBin gives, so that those runs too stay out of the
+// user's catalog.
+func TestMakefileBuildsForTests(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "-ldflags '"+forTests+"'") || !strings.Contains(string(b), BinEnv+"=") {
+		t.Errorf("the Makefile gives %s no storbench built with -ldflags '%s'", BinEnv, forTests)
 	}
 }

@@ -1,10 +1,12 @@
 package fio
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/testutil"
 )
 
@@ -46,4 +48,47 @@ rw=randwrite
 		t.Fatalf("operations %+v", res.Ops)
 	}
 	testutil.CheckLatSeconds(t, res, 2)
+}
+
+// An operation is named by its section, never by how many jobs run it:
+// one section run by 1 job and by 3 jobs is "read" both times, in the
+// phase's figures and in its per-second series, so the steps of a
+// `--scale jobs=` and two runs with other numjobs name the same operation
+// alike (a scale once showed "read" at jobs=1 and "randread read" after).
+func TestOpNamesIgnoreNumjobs(t *testing.T) {
+	bin, err := FindFio("")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, n := range []int{1, 3} {
+		job := fmt.Sprintf("[global]\nioengine=psync\nbs=4k\nsize=1m\ntime_based=1\nruntime=2\n\n[randread]\nrw=randread\nnumjobs=%d\n", n)
+		ctx := testutil.Ctx(t, testutil.Bound)
+		pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "names", Tools: engine.Tools{"fio": bin}}, fioPhase(t, t.TempDir(), "names", job, Overrides{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := pr.Run(ctx, time.Now(), nil)
+		pr.Cleanup(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Ops) != 1 || res.Ops[0].Op != "read" {
+			t.Errorf("numjobs=%d: operations %v, want one named \"read\"", n, opNames(res.Ops))
+		}
+		for _, s := range res.Series {
+			if s.Op != "read" {
+				t.Errorf("numjobs=%d: a second of the series is %q, want \"read\"", n, s.Op)
+				break
+			}
+		}
+	}
+}
+
+// opNames are the names of ops, in order.
+func opNames(ops []record.OpStats) []string {
+	var out []string
+	for _, o := range ops {
+		out = append(out, o.Op)
+	}
+	return out
 }

@@ -115,9 +115,28 @@ func (j *JobOut) busy() bool {
 	return j.Read.TotalIOs+j.Write.TotalIOs+j.Trim.TotalIOs > 0
 }
 
+// namedByJob reports whether the jobs that did I/O have more than one
+// name, so that an operation is "<job> read" rather than "read". Clones of
+// one section (numjobs) share its name: how many jobs ran a section never
+// changes what its operations are called.
+func (o *Output) namedByJob() bool {
+	first := ""
+	for i := range o.Jobs {
+		switch j := &o.Jobs[i]; {
+		case !j.busy():
+		case first == "":
+			first = j.Name
+		case j.Name != first:
+			return true
+		}
+	}
+	return false
+}
+
 // OpStats converts the final output into per-direction statistics: one
 // OpStats per direction that did I/O, named "read", "write" or "trim", or
-// "<job> read" when several job groups in the file did I/O. Completion latency
+// "<job> read" when sections of several names in the file did I/O (the
+// numjobs clones of one section come apart, under its name). Completion latency
 // (clat) is what is reported, as fio's own percentiles are.
 func (o *Output) OpStats() ([]record.OpStats, error) {
 	var busy []*JobOut
@@ -126,6 +145,7 @@ func (o *Output) OpStats() ([]record.OpStats, error) {
 			busy = append(busy, &o.Jobs[i])
 		}
 	}
+	byJob := o.namedByJob()
 	var out []record.OpStats
 	for _, j := range busy {
 		for i, name := range dirs {
@@ -133,7 +153,7 @@ func (o *Output) OpStats() ([]record.OpStats, error) {
 			if d.TotalIOs == 0 {
 				continue
 			}
-			if len(busy) > 1 {
+			if byJob {
 				name = j.Name + " " + name
 			}
 			st, err := o.dirStats(name, d)

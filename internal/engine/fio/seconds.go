@@ -86,12 +86,7 @@ func (p *perSecond) add(o *Output, fromNs, toNs int64) {
 // result names the intervals as final's OpStats names operations and adds
 // up the jobs that share a name in each interval.
 func (p *perSecond) result(final *Output) ([]record.Second, []record.LatSecond) {
-	busy := 0
-	for i := range final.Jobs {
-		if final.Jobs[i].busy() {
-			busy++
-		}
-	}
+	byJob := final.namedByJob()
 	type key struct {
 		op  string
 		end int64
@@ -101,7 +96,7 @@ func (p *perSecond) result(final *Output) ([]record.Second, []record.LatSecond) 
 	si, li := map[key]int{}, map[key]int{}
 	for _, s := range p.secs {
 		name := dirs[s.dir]
-		if busy > 1 {
+		if byJob {
 			name = s.job + " " + name
 		}
 		k := key{name, s.EndNs}

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -226,13 +227,12 @@ func (c *Cluster) configure(context.Context) error {
 		}
 	}
 	c.FSID = uuid()
-	monPort, err := freePort()
+	ports, err := freePorts(2)
 	if err != nil {
 		return err
 	}
-	if c.rgwPort, err = freePort(); err != nil {
-		return err
-	}
+	monPort := ports[0]
+	c.rgwPort = ports[1]
 	c.Mon = "v2:127.0.0.1:" + strconv.Itoa(monPort)
 	if c.opts.Gateway {
 		c.Endpoint = net.JoinHostPort("127.0.0.1", strconv.Itoa(c.rgwPort))
@@ -302,13 +302,41 @@ func uuid() string {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+// freePorts picks n distinct loopback ports free now, below the kernel's
+// range of outgoing connections' ports (ip_local_port_range): the
+// gateway binds its port 20-40 s after it was picked, and a port of that
+// range (the kernel's pick for 127.0.0.1:0) was taken in between by a
+// connection of this busy machine's, or was the monitor's.
+func freePorts(n int) ([]int, error) {
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if v, err := strconv.Atoi(f[0]); err == nil {
+				low = v
+			}
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	from := 10000
+	if low-from < 1000 {
+		from = 1024
+	}
+	if low-from < 100 {
+		return nil, fmt.Errorf("no ports below the outgoing connections' range (from %d)", low)
+	}
+	var ports []int
+	for try := 0; len(ports) < n && try < 1000; try++ {
+		p := from + mrand.IntN(low-from)
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err != nil {
+			continue // taken, or picked already
+		}
+		defer l.Close()
+		ports = append(ports, p)
+	}
+	if len(ports) < n {
+		return nil, fmt.Errorf("found %d free ports of %d from %d to %d", len(ports), n, from, low)
+	}
+	return ports, nil
 }
 
 // run runs a Ceph tool on the cluster (-c Conf first), bounded by ctx and

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,20 @@ func (p *page) evalJSON(what, expr string, v any) {
 	}
 }
 
+// removeSingletonDir removes the directory of the profile's singleton
+// socket, which Chromium makes in the temporary directory
+// (org.chromium.Chromium.*, linked from the profile) and removes only
+// when it ends by itself: killed, it left one there for good each time.
+func removeSingletonDir(profile string) {
+	target, err := os.Readlink(filepath.Join(profile, "SingletonSocket"))
+	if err != nil {
+		return
+	}
+	if dir := filepath.Dir(target); strings.HasPrefix(filepath.Base(dir), "org.chromium.Chromium.") {
+		_ = os.RemoveAll(dir)
+	}
+}
+
 // open starts Chromium (bin) and loads file in it; stop ends Chromium.
 func open(ctx context.Context, t testing.TB, bin, file string) (p *page, stop func()) {
 	inR, inW, err := os.Pipe()
@@ -51,9 +66,10 @@ func open(ctx context.Context, t testing.TB, bin, file string) (p *page, stop fu
 	if err != nil {
 		t.Fatal(err)
 	}
+	profile := t.TempDir()
 	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
-		"--user-data-dir="+t.TempDir(), "--remote-debugging-pipe", "--window-size=1300,900", "about:blank")
+		"--user-data-dir="+profile, "--remote-debugging-pipe", "--window-size=1300,900", "about:blank")
 	cmd.ExtraFiles = []*os.File{inR, outW}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -66,6 +82,7 @@ func open(ctx context.Context, t testing.TB, bin, file string) (p *page, stop fu
 		inW.Close()
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+		removeSingletonDir(profile)
 	}
 	c := &cdp{w: inW, msgs: make(chan cdpMsg, 1024)}
 	go c.read(outR)

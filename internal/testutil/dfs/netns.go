@@ -7,38 +7,57 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // netns is one network namespace per agent, each with one end of a veth
 // pair whose other end is on a bridge here: 10.201.X.1 here, 10.201.X.(10+i)
-// in namespace i. The FUSE clients stay where their file system put them
-// (they reach the servers); only the agents move.
+// in namespace i, X a subnet no other harness or leftover bridge has
+// (testutil.ClaimSubnet). The FUSE clients stay where their file system
+// put them (they reach the servers); only the agents move.
 type netns struct {
 	bridge string
 	names  []string
 	veths  []string
 	addrs  []string
+	subnet *testutil.Subnet
 }
 
 // newNetns makes n namespaces, or returns nil (with nothing left) where
 // ip cannot: the agents then listen on loopback ports.
 func newNetns(n int) *netns {
+	id, from := randomID()
+	return newNetnsFrom(n, id, from)
+}
+
+// randomID is a random name part for links and namespaces, and a number
+// from which to look for a free subnet.
+func randomID() (string, int) {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:]), int(b[0])
+}
+
+// newNetnsFrom is newNetns with its links named by id, looking for a free
+// subnet from 10.201.(100+from%150).
+func newNetnsFrom(n int, id string, from int) *netns {
 	if _, err := exec.LookPath("ip"); err != nil {
 		return nil
 	}
-	var b [2]byte
-	_, _ = rand.Read(b[:])
-	id := hex.EncodeToString(b[:])
-	net3 := 100 + int(b[0])%150
-	ns := &netns{bridge: "sd" + id + "br"}
+	sub, err := testutil.ClaimSubnet("10.201", from)
+	if err != nil {
+		return nil
+	}
+	ns := &netns{bridge: "sd" + id + "br", subnet: sub}
 	steps := [][]string{
 		{"link", "add", ns.bridge, "type", "bridge"},
-		{"addr", "add", fmt.Sprintf("10.201.%d.1/24", net3), "dev", ns.bridge},
+		{"addr", "add", sub.Addr(1) + "/24", "dev", ns.bridge},
 		{"link", "set", ns.bridge, "up"},
 	}
 	for i := range n {
 		name, h, g := fmt.Sprintf("sbdfs-%s-%d", id, i), fmt.Sprintf("sd%sh%d", id, i), fmt.Sprintf("sd%sn%d", id, i)
-		addr := fmt.Sprintf("10.201.%d.%d", net3, 10+i)
+		addr := sub.Addr(10 + i)
 		ns.names, ns.veths, ns.addrs = append(ns.names, name), append(ns.veths, h), append(ns.addrs, addr)
 		steps = append(steps,
 			[]string{"netns", "add", name},
@@ -65,6 +84,7 @@ func (ns *netns) remove() {
 		_ = exec.Command("ip", "link", "del", ns.veths[i]).Run()
 	}
 	_ = exec.Command("ip", "link", "del", ns.bridge).Run()
+	ns.subnet.Release()
 }
 
 // left names the namespaces and links of ns still there.
@@ -95,7 +115,9 @@ func leftNet(names, links []string) []string {
 // addresses (MooseFS's chunkserver refuses a master on 127.0.0.0/8, and
 // this kernel has no dummy link type): both ends of a veth pair inside
 // it, with Addrs[0] and Addrs[1] on the project's test-host range
-// (10.202.X.1 and .2). Processes run in it through nsenter --net (In),
+// (10.202.X.1 and .2, X claimed as the agents' subnet is, though
+// nothing outside the namespace sees it: two harnesses' servers on one
+// machine stay apart in logs and in ss). Processes run in it through nsenter --net (In),
 // which keeps them in this mount namespace: their FUSE mounts are seen
 // here, where `ip netns exec` would hide them in a mount namespace of its
 // own.
@@ -103,20 +125,29 @@ type ServerNet struct {
 	// Name is the namespace's name (ip netns list); Path its file.
 	Name, Path string
 	// Addrs are the two ends' addresses.
-	Addrs [2]string
-	links [2]string
+	Addrs  [2]string
+	links  [2]string
+	subnet *testutil.Subnet
 }
 
 // NewServerNet makes a ServerNet, failing c's test when ip cannot; c's
 // teardown removes it (after Stop) and names it when it stays.
 func NewServerNet(c *Cluster) *ServerNet {
 	c.t.Helper()
-	var b [2]byte
-	_, _ = rand.Read(b[:])
-	id := hex.EncodeToString(b[:])
-	net3 := 100 + int(b[0])%150
+	id, from := randomID()
+	return newServerNetFrom(c, id, from)
+}
+
+// newServerNetFrom is NewServerNet with its links named by id, looking
+// for a free subnet from 10.202.(100+from%150).
+func newServerNetFrom(c *Cluster, id string, from int) *ServerNet {
+	c.t.Helper()
+	sub, err := testutil.ClaimSubnet("10.202", from)
+	if err != nil {
+		c.t.Fatalf("the servers' network namespace: %v", err)
+	}
 	sn := &ServerNet{Name: "sbsrv-" + id, Path: filepath.Join("/run/netns", "sbsrv-"+id),
-		Addrs: [2]string{fmt.Sprintf("10.202.%d.1", net3), fmt.Sprintf("10.202.%d.2", net3)},
+		Addrs: [2]string{sub.Addr(1), sub.Addr(2)}, subnet: sub,
 		links: [2]string{"ss" + id + "a", "ss" + id + "b"}}
 	c.serverNets = append(c.serverNets, sn)
 	steps := [][]string{
@@ -147,6 +178,7 @@ func (sn *ServerNet) In(name string, args ...string) *exec.Cmd {
 // remove deletes the namespace; the veth pair inside goes with it.
 func (sn *ServerNet) remove() {
 	_ = exec.Command("ip", "netns", "del", sn.Name).Run()
+	sn.subnet.Release()
 }
 
 func (sn *ServerNet) left() []string { return leftNet([]string{sn.Name}, sn.links[:]) }

@@ -265,22 +265,22 @@ func FourCorners(t *testing.T, c *Cluster) {
 // ThroughputSweep runs the Gluster throughput sweep
 // (examples/gluster-throughput-sweep.yaml: each client writes its files
 // in 4 MiB records and reads them back, caches dropped before every
-// phase), smaller: 8 MiB files, 1 and 2 threads, 2 iterations. Every
+// phase), smaller: 8 MiB files, 2 threads, 2 iterations (each phase,
+// dropping the caches and laying out files on three FUSE clients, costs
+// 5-8 s on the loaded 2-core test machine whatever its size: the sweep
+// over 1 and 2 threads took 42-66 s of each file system's budget). Every
 // phase moves hosts x threads x 8 MiB; every point has its spreadsheet
-// line in sweep.tsv, with its CoV and the lowest and highest client.
+// line in sweep.tsv, with its CoV over the iterations and the lowest
+// and highest client.
 func ThroughputSweep(t *testing.T, c *Cluster) {
 	f := example(t, "gluster-throughput-sweep.yaml", "iterations: 3 ", "iterations: 2 ",
-		"size: [8M, 16M] ", "size: [8M] ", "numjobs: [1, 2, 4]", "numjobs: [1, 2]")
+		"size: [8M, 16M] ", "size: [8M] ", "numjobs: [1, 2, 4]", "numjobs: [2]")
 	s, folder := RunOK(t, c, "run", f, "-d", c.Dir)
-	if len(s.Phases) != 8 || len(s.Sweeps) != 4 {
-		t.Fatalf("%d phases and %d sweep points, want 8 and 4", len(s.Phases), len(s.Sweeps))
+	if len(s.Phases) != 4 || len(s.Sweeps) != 2 {
+		t.Fatalf("%d phases and %d sweep points, want 4 and 2", len(s.Phases), len(s.Sweeps))
 	}
 	for _, ph := range s.Phases {
-		jobs := 1
-		if strings.Contains(ph.Name, "numjobs=2") {
-			jobs = 2
-		}
-		if want := uint64(len(c.Agents) * jobs * 8 << 20); len(ph.Ops) != 1 || ph.Ops[0].Bytes != want || ph.Ops[0].BwBytesPerS == nil {
+		if want := uint64(len(c.Agents) * 2 * 8 << 20); len(ph.Ops) != 1 || ph.Ops[0].Bytes != want || ph.Ops[0].BwBytesPerS == nil {
 			t.Errorf("%s: %+v, want %d bytes with a bandwidth", ph.Name, ph.Ops, want)
 		}
 	}
@@ -288,7 +288,7 @@ func ThroughputSweep(t *testing.T, c *Cluster) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, point := range []string{"size=8M numjobs=1 rw=write", "size=8M numjobs=1 rw=read", "size=8M numjobs=2 rw=write", "size=8M numjobs=2 rw=read"} {
+	for _, point := range []string{"size=8M numjobs=2 rw=write", "size=8M numjobs=2 rw=read"} {
 		if !strings.Contains(string(tsv), "\t"+point+"\t") {
 			t.Errorf("sweep.tsv has no line for %s:\n%s", point, tsv)
 		}

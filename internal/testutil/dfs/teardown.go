@@ -17,7 +17,7 @@ import (
 // while another mount namespace still holds a copy of its mount) and
 // their network namespaces, then the mounts, the client processes by pid,
 // the servers (FS.Stop), every process still naming Root, the servers'
-// network namespaces, and Root. What is still there at the end fails the
+// network namespaces, Root's tmpfs, and Root. What is still there at the end fails the
 // test. It returns how long each step took, for the log.
 func (c *Cluster) teardown() string {
 	var steps []string
@@ -51,6 +51,11 @@ func (c *Cluster) teardown() string {
 		sn.remove()
 	}
 	step("processes")
+	if c.tmpfs {
+		if err := Bounded(30*time.Second, "umount", c.Root); err != nil {
+			_ = Bounded(10*time.Second, "umount", "-l", c.Root)
+		}
+	}
 	if c.Root != "" {
 		if err := os.RemoveAll(c.Root); err != nil {
 			c.t.Errorf("teardown: %v", err)
