@@ -52,6 +52,13 @@ func TestSuiteBadInput(t *testing.T) {
 		{"read_from unknown", "dir: /tmp\nphases:\n  - read_from: next\n    fio: {}\n", "read_from: want neighbour", RunOptions{}},
 		{"shared not a bool", "dir: /tmp\nphases:\n  - shared: maybe\n    fio: {}\n", "shared: want true or false", RunOptions{}},
 		{"shared md", "dir: /tmp\nphases:\n  - shared: true\n    md: {items: 5}\n", "shared: md phases have no such mode", RunOptions{}},
+		// YAML reads null, ~ and an empty value as nothing: fio was handed
+		// "ioengine=<nil>" and md and s3 a setting of "<nil>".
+		{"fio job option null", "dir: /tmp\nphases:\n  - fio: {job: {ioengine: null, rw: read}}\n", `suite.yaml:3: fio: job: ioengine has no value (YAML reads null, ~ and an empty value as none): give one, in quotes if it is the word null ("null", fio's null engine)`, RunOptions{}},
+		{"fio option empty", "dir: /tmp\nphases:\n  - fio: {options: {direct: }}\n", "fio: options: direct has no value", RunOptions{}},
+		{"fio setting empty", "dir: /tmp\nphases:\n  - fio:\n      runtime:\n", "fio: runtime has no value", RunOptions{}},
+		{"md setting null", "dir: /tmp\nphases:\n  - md: {items: ~}\n", "md: items has no value", RunOptions{}},
+		{"s3 setting null", "dir: /tmp\nphases:\n  - s3: {bucket: null}\n", "s3: bucket has no value", RunOptions{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

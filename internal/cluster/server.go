@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -179,6 +180,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// decodePrepare decodes a prepare request, its hosts' names by hostNames.
+func decodePrepare(rd io.Reader) (Request, error) {
+	var body struct {
+		Request
+		// Names stands for the Request's (the shallower field wins).
+		Names json.RawMessage `json:"names,omitempty"`
+	}
+	err := json.NewDecoder(rd).Decode(&body)
+	req := body.Request
+	if err == nil {
+		req.Names, err = hostNames(body.Names)
+	}
+	return req, err
+}
+
 // lastNames are the hosts' names of the last prepare request this process
 // decoded, and their encoding.
 var lastNames struct {
@@ -283,17 +299,7 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, "prepare needs a %s header", HeaderSession)
 		return
 	}
-	var body struct {
-		Request
-		// Names stands for the Request's (the shallower field wins):
-		// decoded by hostNames.
-		Names json.RawMessage `json:"names,omitempty"`
-	}
-	err := json.NewDecoder(r.Body).Decode(&body)
-	req := body.Request
-	if err == nil {
-		req.Names, err = hostNames(body.Names)
-	}
+	req, err := decodePrepare(r.Body)
 	if err != nil {
 		writeErr(w, http.StatusBadRequest, "%s", bodyErr("prepare", err))
 		return

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -302,6 +303,9 @@ func (s *Suite) entryBase(o ExpandOptions, where string, ps PhaseSpec) (base map
 			base[k] = v
 		}
 	}
+	if err := noNulls(base); err != nil {
+		return nil, false, "", fmt.Errorf("%s: %s: %v", where, ps.Engine, err)
+	}
 	if d, ok := base["dir"].(string); ok {
 		// A relative dir is the suite file's folder's, as every path a
 		// suite names is: fio runs in a folder of its own, where a
@@ -570,6 +574,9 @@ func checkKeys(engines engine.Registry, where string, eng model.EngineName, para
 		}
 		return fmt.Errorf("%s: %v", where, err)
 	}
+	if err := noNulls(params); err != nil {
+		return fmt.Errorf("%s: %s: %v", where, eng, err)
+	}
 	known := e.Info().ParamKeys
 	if known == nil {
 		return nil
@@ -585,6 +592,30 @@ func checkKeys(engines engine.Registry, where string, eng model.EngineName, para
 	}
 	return nil
 }
+
+// noNulls refuses a setting, or an option in a mapping of them (fio's
+// job: and options:), that YAML read as nothing: an engine would take it
+// as the text "<nil>" (fio was handed ioengine=<nil>) or as its default.
+// Keys are tried in order, so the error names the same one every time.
+func noNulls(params map[string]any) error {
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		v := params[k]
+		if v == nil {
+			return fmt.Errorf("%s has no value (YAML reads null, ~ and an empty value as none): %s", k, giveValue)
+		}
+		if m, ok := v.(map[string]any); ok {
+			for _, mk := range slices.Sorted(maps.Keys(m)) {
+				if m[mk] == nil {
+					return fmt.Errorf("%s: %s has no value (YAML reads null, ~ and an empty value as none): %s", k, mk, giveValue)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// giveValue says how to mend a setting YAML read as none.
+const giveValue = `give one, in quotes if it is the word null ("null", fio's null engine)`
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
