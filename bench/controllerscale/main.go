@@ -198,7 +198,7 @@ func serveFarm(n int) error {
 		if err != nil {
 			return err
 		}
-		srv := &cluster.Server{Agent: &cluster.LocalAgent{Host: fmt.Sprintf("agent%04d", i), Version: "scale", FioBin: "/nonexistent/fio", Engines: engines},
+		srv := &cluster.Server{Agent: &cluster.LocalAgent{Host: fmt.Sprintf("agent%04d", i), Version: "scale", Tools: engine.Tools{"fio": "/nonexistent/fio"}, Engines: engines},
 			Token: token,
 			Logf: func(format string, args ...any) {
 				if l := fmt.Sprintf(format, args...); strings.Contains(l, "stopping the phase") {

@@ -114,10 +114,7 @@ type Figure struct {
 }
 
 // PhaseData is one phase of a result: its summary and its hosts' results.
-type PhaseData struct {
-	Summary results.PhaseSummary
-	Hosts   []*model.HostResult
-}
+type PhaseData = results.PhaseData
 
 // ReadPhases reads every phase of a results folder with its hosts.
 func ReadPhases(dir string) (*results.Summary, []PhaseData, error) {

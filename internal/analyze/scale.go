@@ -19,14 +19,12 @@ const ScaleLatencyGrowthPct = 10
 
 // ScaleStop is why a scale stops after its last step: Kind is one of
 // model's Scale* kinds, Why says it with figures; Kind "" goes on.
-type ScaleStop struct {
-	Kind, Why string
-}
+type ScaleStop = model.ScaleStop
 
 // ScaleRule looks at the steps of a scale so far, the last just run,
 // and says whether the scale stops there. The run calls each rule after
 // each step (run.Plan.ScaleRules adds rules to ScaleRules: a limit).
-type ScaleRule func(steps []PhaseData) ScaleStop
+type ScaleRule = func(steps []PhaseData) ScaleStop
 
 // ScaleRules are the default stopping rules, in order: a limit crossed
 // (--limit, a suite's limits:, as the step's summary judged it), the

@@ -22,7 +22,7 @@ type FingerprintOptions struct {
 	// the one recorded.
 	Phases []model.Phase
 	// S3Server, when set, is that endpoint's Server header as a probe of
-	// it read it from signed answers (engine.Prober): it is kept as it
+	// it read it from signed answers (engine.Plan.Probe): it is kept as it
 	// is, and nothing is asked.
 	S3Server string
 	// AskS3 asks that endpoint for its Server header when S3Server is

@@ -228,7 +228,7 @@ func figuresOf(sum *results.Summary) []Figure {
 }
 
 func appendOp(out []Figure, phase, host string, o results.OpSummary) []Figure {
-	for _, f := range figures.Of(o) {
+	for _, f := range o.Figures() {
 		out = append(out, Figure{Phase: phase, Op: o.Op, Host: host, Name: f.Name, Value: f.Value})
 	}
 	return out

@@ -141,6 +141,10 @@ func TestBadInputFoundLate(t *testing.T) {
 
 		// Wrong or unclear words.
 		{name: "--ioengine mistyped", args: []string{"fio", "-d", "DATA", "--rw", "randread", "--size", "1M", "--ioengine", "nosuch"}, want: []string{"ioengine=nosuch", `fio has no engine "nosuch"`, "libaio, io_uring"}, not: []string{"allow-exec", "shared library"}},
+		{name: "--tool naming no engine's tool", args: []string{"fio", "-d", "DATA", "--tool", "fiio=/bin/false"}, want: []string{"--tool fiio=/bin/false", `"fiio"`, "the tools: fio"}},
+		{name: "--tool without a name", args: []string{"fio", "-d", "DATA", "--tool", "/bin/false"}, want: []string{"--tool", "NAME=PATH"}},
+		{name: "--tool and --fio-bin both for fio", args: []string{"fio", "-d", "DATA", "--tool", "fio=/bin/false", "--fio-bin", "/bin/true"}, want: []string{"--fio-bin", "fio's path is set already"}},
+		{name: "--tool fio= that is not fio", args: []string{"fio", "-d", "DATA", "--tool", "fio=/bin/false"}, want: []string{"/bin/false", "not fio"}, not: []string{"job file"}},
 		{name: "--fio-bin that is not fio", args: []string{"fio", "-d", "DATA", "--fio-bin", "/bin/false"}, want: []string{"--fio-bin", "/bin/false"}, not: []string{"job file"}},
 		{name: "md workers out of range", args: []string{"md", "-d", "DATA", "-n", "5", "-t", "100000"}, want: []string{"workers (-t)", "1 to"}, not: []string{"0 for one per CPU"}},
 		{name: "an integer flag given a float", args: []string{"md", "-d", "DATA", "-n", "1e30"}, want: []string{"-n/--items", `"1e30"`}, not: []string{"strconv"}},

@@ -28,7 +28,8 @@ type AgentServeOptions struct {
 	TLSCert   string
 	TLSKey    string
 	TLSCA     string
-	FioBin    string
+	// Tools are where the outside tools are (--tool, --fio-bin).
+	Tools     engine.Tools
 	AllowExec bool
 	// AllowEvents runs the commands of a suite's events that name this
 	// host, with the agent's rights.
@@ -63,7 +64,7 @@ func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.TLSCert, "tls-cert", "", "serve HTTPS with this certificate (PEM)")
 	f.StringVar(&o.TLSKey, "tls-key", "", "the certificate's key (PEM)")
 	f.StringVar(&o.TLSCA, "tls-ca", "", "require controllers to present a client certificate signed by this CA (PEM)")
-	f.StringVar(&o.FioBin, "fio-bin", "fio", "fio binary (never taken from the controller)")
+	addToolFlags(f, &o.Tools, " (never taken from the controller)")
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow fio job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
 	f.BoolVar(&o.AllowEvents, "allow-events", false, "run the commands of a suite's events that name this host (sh -c, with this agent's rights, bounded by the event's timeout)")
 	f.StringVar(&o.S3CredentialsFile, "s3-credentials-file", "", "file with STORBENCH_ACCESS_KEY=... and STORBENCH_SECRET_KEY=... lines (or the AWS_ ones, and a session token) for s3 phases (default: the environment, then the AWS profile)")
@@ -126,6 +127,9 @@ over ssh's stdin instead.`,
 // runAgent serves until ctx ends (or stdin closes with --stdin). ready, if
 // set, is called with the address listened on.
 func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(addr string)) error {
+	if err := st.Engines.CheckTools(o.Tools); err != nil {
+		return asUsage(err)
+	}
 	defer loadGC(st)()
 	announce, err := o.slurmTask(st)
 	if err != nil {
@@ -140,7 +144,7 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 		return err
 	}
 	srv := &cluster.Server{
-		Agent: &cluster.LocalAgent{Host: hostname(), Version: version(), FioBin: o.FioBin, AllowExec: o.AllowExec, AllowEvents: o.AllowEvents,
+		Agent: &cluster.LocalAgent{Host: hostname(), Version: version(), Tools: o.Tools, AllowExec: o.AllowExec, AllowEvents: o.AllowEvents,
 			Engines: st.Engines, Credentials: c.keys, CPUs: cpus},
 		Token:     c.token,
 		ClockSkew: o.ClockSkew,

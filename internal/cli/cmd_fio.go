@@ -17,9 +17,10 @@ import (
 
 // FioOptions are the flags of `storbench fio`.
 type FioOptions struct {
-	Dir       string
-	Workload  string
-	FioBin    string
+	Dir      string
+	Workload string
+	// Tools are where the outside tools are (--tool, --fio-bin).
+	Tools     engine.Tools
 	Runtime   string
 	Size      string
 	Numjobs   int
@@ -44,7 +45,7 @@ type FioOptions struct {
 func (o *FioOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVarP(&o.Dir, "directory", "d", defaultDir, "target directory; files go under DIR/storbench/<run id>/ and are removed afterwards")
 	f.StringVarP(&o.Workload, "workload", "w", "default", "built-in workload (default: the four corners; mixed: 70/30 read/write), a directory of *.job files, or one job file")
-	f.StringVar(&o.FioBin, "fio-bin", "fio", "fio binary")
+	addToolFlags(f, &o.Tools, "")
 	f.StringVar(&o.Runtime, "runtime", "", "run each job this long, replacing the job files' runtime; as fio reads it, a bare number is seconds (60, 30s, 5m)")
 	f.StringVar(&o.Size, "size", "", "file size per job (e.g. 256M, 2G), replacing the job files' filesize")
 	f.IntVar(&o.Numjobs, "numjobs", 0, "jobs per multi-job section, replacing numjobs (single-job latency sections keep 1)")
@@ -90,6 +91,9 @@ fio's raw json+ output of every job is kept in the results folder.`,
 
 // runFio runs `storbench fio`.
 func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.Result, error) {
+	if err := st.Engines.CheckTools(o.Tools); err != nil {
+		return nil, asUsage(err)
+	}
 	settings, name, err := o.settings()
 	if err != nil {
 		return nil, err
@@ -112,7 +116,7 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.
 	}
 	return runPlan(ctx, st, o.Watch, run.Plan{
 		Name: name, Phases: phases, Labels: labels, Dirs: []string{dir}, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
-		ResultsRoot: o.Results, Keep: o.Keep, RemoveStale: o.RemoveStale, AllowExec: o.AllowExec, FioBin: o.FioBin,
+		ResultsRoot: o.Results, Keep: o.Keep, RemoveStale: o.RemoveStale, AllowExec: o.AllowExec, Tools: o.Tools,
 		Settings: o.recorded(dir),
 	})
 }

@@ -24,8 +24,9 @@ import (
 type RunOptions struct {
 	Dir     string
 	Results string
-	FioBin  string
-	Keep    bool
+	// Tools are where the outside tools are (--tool, --fio-bin).
+	Tools engine.Tools
+	Keep  bool
 	// RemoveStale removes what killed runs left (run.Plan.RemoveStale).
 	RemoveStale bool
 	AllowExec   bool
@@ -52,7 +53,7 @@ type RunOptions struct {
 func (o *RunOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVarP(&o.Dir, "directory", "d", "", "target directory for file phases, replacing the suite's dir")
 	f.StringVar(&o.Results, "results", "", "folder that receives the results folder (default: the suite's, else ./results)")
-	f.StringVar(&o.FioBin, "fio-bin", "fio", "fio binary")
+	addToolFlags(f, &o.Tools, "")
 	f.BoolVar(&o.Keep, "keep", false, "keep created files and objects")
 	f.BoolVar(&o.RemoveStale, "remove-stale", false, "remove what runs killed earlier (SIGKILL, a lost host) left under DIR/storbench; a run whose process still runs, here or on another host, is never touched (without it, such leftovers are only named)")
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow fio job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
@@ -98,6 +99,9 @@ missing), plus the metadata phase and, when an S3 endpoint is set
 
 // runSuite runs `storbench run`.
 func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.Result, error) {
+	if err := st.Engines.CheckTools(o.Tools); err != nil {
+		return nil, asUsage(err)
+	}
 	s, defaulted, err := loadSuite(o, file)
 	if err != nil {
 		return nil, err
@@ -160,7 +164,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	}
 	res, err := runPlan(ctx, st, o.Watch, run.Plan{
 		Name: s.Name, Phases: x.Phases, Labels: x.Labels, Dirs: x.Dirs, ResultsRoot: root, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
-		Credentials: keys, Keep: o.Keep || s.Keep, RemoveStale: o.RemoveStale, AllowExec: o.AllowExec, FioBin: o.FioBin, Notes: x.Skipped,
+		Credentials: keys, Keep: o.Keep || s.Keep, RemoveStale: o.RemoveStale, AllowExec: o.AllowExec, Tools: o.Tools, Notes: x.Skipped,
 		CoVWarn: o.CoVWarn / 100, Confidence: o.Confidence / 100, Score: s.Score, Settings: map[string]any{"suite": s.Source},
 		RunLabels: s.Labels,
 	})
@@ -195,7 +199,7 @@ func dryRunSuite(ctx context.Context, st *State, o RunOptions, s *suite.Suite, x
 	// What engines check across the plan (fio's own parser on the job
 	// files), as the run does before anything is created: a dry run
 	// refuses what the run would; a tool missing here is only noted.
-	env := engine.CheckEnv{Keep: o.Keep || s.Keep, AllowExec: o.AllowExec, FioBin: o.FioBin, Local: true}
+	env := engine.CheckEnv{Keep: o.Keep || s.Keep, AllowExec: o.AllowExec, Tools: o.Tools, Local: true}
 	if err := st.Engines.CheckPlan(ctx, env, x.Phases); err != nil {
 		var missing *engine.MissingTool
 		switch {

@@ -75,7 +75,7 @@ func runS3Probe(ctx context.Context, st *State, o S3Options, asJSON bool, fs *pf
 }
 
 // probeS3 probes the server phase ph names, with keys, through its
-// engine (engine.Prober). A server that cannot be probed at all (no
+// engine (engine.Plan.Probe). A server that cannot be probed at all (no
 // answer, keys refused, bad settings) is bad input; a probe that could
 // not remove all it made returns what it found with that error (a
 // failure).

@@ -26,7 +26,7 @@ func dryRunResources(ctx context.Context, st *State, o RunOptions, s *suite.Suit
 		return []string{"free space and memory not checked: the hosts' agents start with the run (--ssh, --launcher)"}, nil
 	}
 	r := &run.Runner{Engines: st.Engines, Version: version(), Now: st.Now}
-	notes, err = r.CheckResources(ctx, run.Plan{Name: s.Name, Phases: x.Phases, Labels: x.Labels, Dirs: x.Dirs, Agents: agents, FioBin: o.FioBin, AllowExec: o.AllowExec})
+	notes, err = r.CheckResources(ctx, run.Plan{Name: s.Name, Phases: x.Phases, Labels: x.Labels, Dirs: x.Dirs, Agents: agents, Tools: o.Tools, AllowExec: o.AllowExec})
 	var ee *exit.Error
 	if err != nil && !errors.As(err, &ee) {
 		err = asUsage(err)

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/testutil"
 	"os"
 	"os/exec"
@@ -84,7 +85,7 @@ func TestFourCornersSummaryEqualsFioJSON(t *testing.T) {
 	}
 	dir := t.TempDir()
 	st, out := testState()
-	res, err := runFio(context.Background(), st, FioOptions{Dir: dir, Workload: "default", Runtime: "1s", Size: "8M", Numjobs: 2, FioBin: "fio", Results: t.TempDir()}, nil)
+	res, err := runFio(context.Background(), st, FioOptions{Dir: dir, Workload: "default", Runtime: "1s", Size: "8M", Numjobs: 2, Results: t.TempDir()}, nil)
 	if err != nil {
 		t.Fatalf("run failed: %v\n%s", err, out)
 	}
@@ -176,7 +177,7 @@ func TestMixedReportsReadAndWriteSeparately(t *testing.T) {
 	needFio(t)
 	w := workloadDir(t, map[string]string{"mix": quickJob("randrw", "rwmixread=70\nbs=4k\n")})
 	st, out := testState()
-	res, err := runFio(context.Background(), st, FioOptions{Dir: t.TempDir(), Workload: w, FioBin: "fio", Results: t.TempDir()}, nil)
+	res, err := runFio(context.Background(), st, FioOptions{Dir: t.TempDir(), Workload: w, Results: t.TempDir()}, nil)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -207,7 +208,7 @@ func TestFioTouchesOnlyItsOwnFiles(t *testing.T) {
 	}
 	w := workloadDir(t, map[string]string{"w": quickJob("write", "")})
 	st, out := testState()
-	if _, err := runFio(context.Background(), st, FioOptions{Dir: dir, Workload: w, FioBin: "fio", Results: t.TempDir()}, nil); err != nil {
+	if _, err := runFio(context.Background(), st, FioOptions{Dir: dir, Workload: w, Results: t.TempDir()}, nil); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if b, err := os.ReadFile(mine); err != nil || string(b) != "do not touch" {
@@ -219,7 +220,7 @@ func TestFioTouchesOnlyItsOwnFiles(t *testing.T) {
 	}
 
 	st, out = testState()
-	res, err := runFio(context.Background(), st, FioOptions{Dir: dir, Workload: w, FioBin: "fio", Results: t.TempDir(), Keep: true}, nil)
+	res, err := runFio(context.Background(), st, FioOptions{Dir: dir, Workload: w, Results: t.TempDir(), Keep: true}, nil)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -239,7 +240,7 @@ func TestFioBadInput(t *testing.T) {
 		o    FioOptions
 		want string
 	}{
-		{"fio missing", FioOptions{FioBin: "/nonexistent/fio"}, "fio binary /nonexistent/fio not found"},
+		{"fio missing", FioOptions{Tools: engine.Tools{"fio": "/nonexistent/fio"}}, "fio binary /nonexistent/fio not found"},
 		{"dir missing", FioOptions{Dir: "/nonexistent/dir"}, "target directory /nonexistent/dir does not exist"},
 		{"dir is a file", FioOptions{Dir: notDir}, "is not a directory"},
 		{"unknown workload", FioOptions{Workload: "fourcorners"}, `unknown workload "fourcorners"`},
@@ -256,9 +257,6 @@ func TestFioBadInput(t *testing.T) {
 			}
 			if o.Workload == "" {
 				o.Workload = good
-			}
-			if o.FioBin == "" {
-				o.FioBin = "fio"
 			}
 			resDir := t.TempDir()
 			o.Results = resDir
@@ -289,7 +287,7 @@ func TestFioFailingJobKeepsEarlierResults(t *testing.T) {
 	needFio(t)
 	w := workloadDir(t, map[string]string{"1-good": quickJob("read", ""), "2-bad": quickJob("read", "verify=crc32c\n")})
 	st, out := testState()
-	res, err := runFio(context.Background(), st, FioOptions{Dir: t.TempDir(), Workload: w, FioBin: "fio", Results: t.TempDir()}, nil)
+	res, err := runFio(context.Background(), st, FioOptions{Dir: t.TempDir(), Workload: w, Results: t.TempDir()}, nil)
 	if err == nil || ExitCode(err) != ExitFailed {
 		t.Fatalf("want a failed run, got %v\n%s", err, out)
 	}
@@ -346,7 +344,7 @@ func TestFioInterruptKeepsResults(t *testing.T) {
 		canceled <- time.Now()
 		cancel()
 	}()
-	res, err := runFio(ctx, st, FioOptions{Dir: t.TempDir(), Workload: w, FioBin: "fio", Results: t.TempDir()}, nil)
+	res, err := runFio(ctx, st, FioOptions{Dir: t.TempDir(), Workload: w, Results: t.TempDir()}, nil)
 	if ExitCode(err) != ExitInterrupted {
 		t.Fatalf("want exit %d, got %v", ExitInterrupted, err)
 	}
@@ -388,7 +386,7 @@ filename=fill2
 `
 	w := workloadDir(t, map[string]string{"1-good": quickJob("read", ""), "2-fill": fill})
 	st, out := testState()
-	res, err := runFio(context.Background(), st, FioOptions{Dir: dir, Workload: w, FioBin: "fio", Results: t.TempDir()}, nil)
+	res, err := runFio(context.Background(), st, FioOptions{Dir: dir, Workload: w, Results: t.TempDir()}, nil)
 	if err == nil || ExitCode(err) != ExitFailed {
 		t.Fatalf("want a failed run, got %v\n%s", err, out)
 	}
@@ -403,7 +401,7 @@ filename=fill2
 func TestRemoteHostNeedsToken(t *testing.T) {
 	st, _ := testState()
 	res := t.TempDir()
-	_, err := runFio(context.Background(), st, FioOptions{Dir: t.TempDir(), Workload: "default", FioBin: "fio", Results: res}, []string{"client1"})
+	_, err := runFio(context.Background(), st, FioOptions{Dir: t.TempDir(), Workload: "default", Results: res}, []string{"client1"})
 	if err == nil || !strings.Contains(err.Error(), "--token-file") || ExitCode(err) != ExitUsage {
 		t.Fatalf("want a usage error naming --token-file, got %v", err)
 	}
@@ -441,7 +439,7 @@ func TestSummaryFieldNames(t *testing.T) {
 	needFio(t)
 	w := workloadDir(t, map[string]string{"a": quickJob("read", "")})
 	st, _ := testState()
-	res, err := runFio(context.Background(), st, FioOptions{Dir: t.TempDir(), Workload: w, FioBin: "fio", Results: t.TempDir()}, nil)
+	res, err := runFio(context.Background(), st, FioOptions{Dir: t.TempDir(), Workload: w, Results: t.TempDir()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func TestIO500IorEasyReadFromPageCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		st, out := testState()
-		o := RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 95, FioBin: "fio"}
+		o := RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 95}
 		if _, err := runSuite(context.Background(), st, o, suite); err != nil {
 			t.Fatalf("run: %v\n%s", err, out)
 		}

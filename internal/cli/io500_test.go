@@ -73,7 +73,7 @@ func TestIO500SuiteBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			st, _ := testState()
-			o := RunOptions{CoVWarn: 5, Confidence: 95, Results: t.TempDir(), Dir: t.TempDir(), FioBin: "fio"}
+			o := RunOptions{CoVWarn: 5, Confidence: 95, Results: t.TempDir(), Dir: t.TempDir()}
 			_, err := runSuite(context.Background(), st, o, io500Suite(t, c.edit))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("want error containing %q, got %v", c.want, err)
@@ -209,7 +209,7 @@ func TestIO500ScoreAbsentWhenAPhaseFails(t *testing.T) {
 			"        rw: \"read:((${STORBENCH_HOST_COUNT}*2-1)*47008)\"\n        verify: md5\n", 1)
 	})
 	st, out := testState()
-	res, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 95, FioBin: "fio"}, s)
+	res, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 95}, s)
 	if err == nil || ExitCode(err) != ExitFailed {
 		t.Fatalf("want a failed run, got %v\n%s", err, out)
 	}

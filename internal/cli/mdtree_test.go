@@ -29,7 +29,7 @@ func TestSuiteTreeAcrossPhases(t *testing.T) {
 		"  - md: {tree: hard, only: [read], read_bytes: 3901, "+md+"}\n"+
 		"  - md: {tree: hard, only: [remove], "+md+"}\n")
 	st, out := testState()
-	res, err := runSuite(context.Background(), st, RunOptions{Results: t.TempDir(), CoVWarn: 5, Confidence: 95, FioBin: "fio"}, suite)
+	res, err := runSuite(context.Background(), st, RunOptions{Results: t.TempDir(), CoVWarn: 5, Confidence: 95}, suite)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

@@ -122,7 +122,7 @@ func TestExamplesRun(t *testing.T) {
 				env := map[string]string{"STORBENCH_HOST": srv.Endpoint, "STORBENCH_ACCESS_KEY": s3test.AccessKey, "STORBENCH_SECRET_KEY": s3test.SecretKey}
 				st.Getenv = func(k string) string { return env[k] }
 			}
-			opts := RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 95, FioBin: "fio"}
+			opts := RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 95}
 			if strings.Contains(f, "mdtest") {
 				// As the seed runs mdtest: with a hostfile whose slots are the workers.
 				opts.Agents.Hostfile = strings.TrimSuffix(f, ".yaml") + ".hosts"
@@ -187,7 +187,7 @@ func TestRunSweepIntervalsAtTheAskedConfidence(t *testing.T) {
 	w := workloadDir(t, map[string]string{"a": quickJob("read", "")})
 	s := writeSuite(t, "name: conf\nphases:\n  - fio: {workload: "+w+"}\n    iterations: 2\n")
 	st, out := testState()
-	res, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 90, FioBin: "fio"}, s)
+	res, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 90}, s)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -221,7 +221,7 @@ func TestGitCommit(t *testing.T) {
 	w := workloadDir(t, map[string]string{"a": quickJob("read", "")})
 	s := writeSuite(t, "name: gittest\nphases:\n  - fio: {workload: "+w+"}\n")
 	st, out := testState()
-	res, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 95, FioBin: "fio", GitCommit: repo}, s)
+	res, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: t.TempDir(), CoVWarn: 5, Confidence: 95, GitCommit: repo}, s)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -250,7 +250,7 @@ func TestHostsSweepNeedsAgents(t *testing.T) {
 	s := writeSuite(t, "phases:\n  - fio: {workload: "+w+"}\n    matrix: {hosts: [1, 2]}\n")
 	st, _ := testState()
 	res := t.TempDir()
-	_, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: res, CoVWarn: 5, Confidence: 95, FioBin: "fio"}, s)
+	_, err := runSuite(context.Background(), st, RunOptions{Dir: t.TempDir(), Results: res, CoVWarn: 5, Confidence: 95}, s)
 	if err == nil || !strings.Contains(err.Error(), "wants 2 hosts, but the run has 1 agents") || ExitCode(err) != ExitUsage {
 		t.Fatalf("got %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/figures"
@@ -39,7 +40,8 @@ func runPlan(ctx context.Context, st *State, w WatchOptions, p run.Plan) (*run.R
 	prog := newProgress(text, p.Phases)
 	prog.local = runsHere(p.Agents)
 	sink := run.FanOut{&textSink{st: text, prog: prog}}
-	r := &run.Runner{Engines: st.Engines, Sink: append(sink, watched.sinks...), Version: version(), Now: st.Now, Renderers: st.renderers()}
+	r := &run.Runner{Engines: st.Engines, Sink: append(sink, watched.sinks...), Version: version(), Now: st.Now, Renderers: st.renderers(),
+		Analysis: run.Analysis{EventImpacts: analyze.EventImpacts, ScaleRules: analyze.ScaleRules()}}
 	warnAddressLimit(text, "storbench")
 	stopping := interruptWatch(ctx, text, prog)
 	res, err := r.Run(ctx, p)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/testutil"
 )
@@ -34,7 +35,7 @@ func TestFioStarvedPhaseSaidAndRunGoesOn(t *testing.T) {
 	}
 	w := workloadDir(t, map[string]string{"1-starved": quickJob("write", ""), "2-next": quickJob("write", "")})
 	st, out := testState()
-	res, err := runFio(testutil.Ctx(t, testutil.Bound), st, FioOptions{Dir: t.TempDir(), Workload: w, FioBin: fake, Results: t.TempDir()}, nil)
+	res, err := runFio(testutil.Ctx(t, testutil.Bound), st, FioOptions{Dir: t.TempDir(), Workload: w, Tools: engine.Tools{"fio": fake}, Results: t.TempDir()}, nil)
 	if err == nil || ExitCode(err) != ExitFailed || !strings.Contains(err.Error(), "starved CPU") {
 		t.Fatalf("want a failed run naming the starved CPU, got %v\n%s", err, out)
 	}

@@ -82,7 +82,7 @@ phases:
         do_verify: 1
 `)
 	st, out := testState()
-	o := RunOptions{CoVWarn: 5, Confidence: 95, Results: t.TempDir(), Dir: dir, FioBin: "fio"}
+	o := RunOptions{CoVWarn: 5, Confidence: 95, Results: t.TempDir(), Dir: dir}
 	began := time.Now()
 	res, err := runSuite(context.Background(), st, o, suite)
 	if err != nil {

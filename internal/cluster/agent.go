@@ -108,9 +108,9 @@ type LocalAgent struct {
 	Host string
 	// Version is storbench's version, reported in Info.
 	Version string
-	// FioBin and AllowExec are this agent's own settings; they never come
-	// from a request.
-	FioBin    string
+	// Tools (where its outside tools are) and AllowExec are this agent's
+	// own settings; they never come from a request.
+	Tools     engine.Tools
 	AllowExec bool
 	// AllowEvents lets a controller run event commands on this machine
 	// (storbench agent --allow-events); off, only storbench's own event
@@ -119,7 +119,7 @@ type LocalAgent struct {
 	// Engines are the engines this agent runs phases with.
 	Engines engine.Registry
 	// Credentials are this agent's keys, for phases that carry none; like
-	// FioBin they never come from a request.
+	// Tools they never come from a request.
 	Credentials engine.Credentials
 	// CPUs is engine.Env's CPUs: the workers of one per CPU (0: the
 	// process's CPU count).
@@ -151,16 +151,13 @@ func (a *LocalAgent) Info(ctx context.Context) (Info, error) {
 	hn, _ := os.Hostname()
 	in := Info{Host: a.Host, Hostname: hn, Version: a.Version, Protocol: Protocol, Kernel: Kernel(), Time: time.Now(), Root: os.Geteuid() == 0, AllowEvents: a.AllowEvents,
 		AddressLimit: engine.AddressLimit()}
-	in.SetTools(a.Engines.ToolVersions(engine.Env{Host: a.Host, FioBin: a.FioBin}))
+	in.SetTools(a.Engines.ToolVersions(a.Tools))
 	return in, nil
 }
 
 // Prepare prepares a phase with its engine.
 func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	req.Phase.Params = a.Dir.apply(req.Phase.Params)
-	// Decoded once here (again only if the directory changed them), for
-	// every hook of the engine that prepares and runs it.
-	req.Phase = a.Engines.Decoded(req.Phase)
 	a.mu.Lock()
 	if a.busy {
 		defer a.mu.Unlock()
@@ -180,7 +177,7 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	}
 	e, err := a.lookup(req.Phase.Engine)
 	if err == nil {
-		env := engine.Env{Host: host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, FioBin: a.FioBin, Credentials: a.Credentials,
+		env := engine.Env{Host: host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, Tools: a.Tools, Credentials: a.Credentials,
 			Hosts: max(req.Hosts, 1), Rank: req.Rank, Names: req.Names, Barrier: req.Barrier, CPUs: a.CPUs,
 			AwaitRemovals: a.bg.settle}
 		var p engine.Prepared

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/s3test"
 )
 
@@ -32,7 +33,7 @@ func TestOneConnectionPerAgent(t *testing.T) {
 	ports := map[int]bool{}
 	for i := range n {
 		// No fio --version for 50 agents at once: the first call is info.
-		ta := startAgent(t, "x", func(s *Server) { s.Agent.FioBin = "/nonexistent/fio" })
+		ta := startAgent(t, "x", func(s *Server) { s.Agent.Tools = engine.Tools{"fio": "/nonexistent/fio"} })
 		_, p, _ := strings.Cut(ta.addr, ":")
 		port, _ := strconv.Atoi(p)
 		ports[port] = true
@@ -114,7 +115,7 @@ func controllerConns(t *testing.T, ports map[int]bool) int {
 // first try over HTTP/2 fails with the agent's HTTP/1.1 answer, and it goes
 // on over HTTP/1.1 with that agent, heartbeats on their own connection.
 func TestAnHTTP1OnlyAgentStillRuns(t *testing.T) {
-	srv := &Server{Agent: &LocalAgent{Host: "old", Version: "test", Engines: testEngines, FioBin: "/nonexistent/fio"}, Token: testToken}
+	srv := &Server{Agent: &LocalAgent{Host: "old", Version: "test", Engines: testEngines, Tools: engine.Tools{"fio": "/nonexistent/fio"}}, Token: testToken}
 	addr := startHandler(t, srv)
 	a := &RemoteAgent{Addr: addr, Host: "old", Token: testToken, Controller: "test-controller"}
 	t.Cleanup(a.Close)
@@ -155,7 +156,7 @@ func TestTLSAgentOneConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &Server{Agent: &LocalAgent{Host: "tls", Version: "test", Engines: testEngines, FioBin: "/nonexistent/fio"}, Token: testToken}
+	srv := &Server{Agent: &LocalAgent{Host: "tls", Version: "test", Engines: testEngines, Tools: engine.Tools{"fio": "/nonexistent/fio"}}, Token: testToken}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan struct{})
 	go func() { defer close(served); _ = srv.Serve(ctx, tls.NewListener(ln, stc)) }()
@@ -202,7 +203,7 @@ func TestClocksSampledAFewAtATime(t *testing.T) {
 	var cur, peak atomic.Int32
 	var agents []Agent
 	for i := range 200 {
-		agents = append(agents, clockCounter{&LocalAgent{Host: fmt.Sprintf("h%03d", i), Version: "test", Engines: testEngines, FioBin: "/nonexistent/fio"}, &cur, &peak})
+		agents = append(agents, clockCounter{&LocalAgent{Host: fmt.Sprintf("h%03d", i), Version: "test", Engines: testEngines, Tools: engine.Tools{"fio": "/nonexistent/fio"}}, &cur, &peak})
 	}
 	c := &Controller{Agents: agents, Engines: testEngines}
 	if _, err := c.Connect(context.Background()); err != nil {

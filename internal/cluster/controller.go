@@ -352,14 +352,12 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 // together, so no host ends early on its own (req's phase then goes to
 // the agents without it).
 func (c *Controller) autoTerm(req *Request, n int) (term record.AutoTerm, ok bool) {
-	e, err := c.Engines.Lookup(req.Phase.Engine)
-	if err != nil || n < 2 {
+	if n < 2 {
 		return term, false
 	}
-	if at, is := e.(engine.AutoTermer); is {
-		if term, ok = at.AutoTerm(req.Phase); ok {
-			req.Phase = at.WithoutAutoTerm(req.Phase)
-		}
+	term, without, ok := c.Engines.AutoTerm(req.Phase)
+	if ok {
+		req.Phase = without
 	}
 	return term, ok
 }

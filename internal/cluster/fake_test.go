@@ -45,23 +45,27 @@ type tickParams struct {
 	AutoTerm bool `json:"autoterm,omitempty"`
 }
 
-var _ engine.AutoTermer = tickEngine{}
-
-func (tickEngine) AutoTerm(p engine.Phase) (record.AutoTerm, bool) {
-	var tp tickParams
-	if json.Unmarshal(p.Params, &tp) != nil || !tp.AutoTerm {
-		return record.AutoTerm{}, false
-	}
-	return record.AutoTerm{Pct: 50, MinDur: time.Second}, true
+// tickPlan is a tick phase's plan: its autoterm rule.
+type tickPlan struct {
+	engine.BasePlan
+	phase engine.Phase
+	tp    tickParams
 }
 
-func (tickEngine) WithoutAutoTerm(p engine.Phase) engine.Phase {
+func (tickEngine) Plan(p engine.Phase) (engine.Plan, error) {
 	var tp tickParams
-	if json.Unmarshal(p.Params, &tp) == nil {
-		tp.AutoTerm = false
-		p.Params, _ = json.Marshal(tp)
+	err := json.Unmarshal(p.Params, &tp)
+	return tickPlan{phase: p, tp: tp}, err
+}
+
+func (pl tickPlan) AutoTerm() (record.AutoTerm, engine.Phase, bool) {
+	if !pl.tp.AutoTerm {
+		return record.AutoTerm{}, pl.phase, false
 	}
-	return p
+	p, tp := pl.phase, pl.tp
+	tp.AutoTerm = false
+	p.Params, _ = json.Marshal(tp)
+	return record.AutoTerm{Pct: 50, MinDur: time.Second}, p, true
 }
 
 // loadStops receives, per host, when a tick phase's load stopped and why.
@@ -201,7 +205,7 @@ func (ta *testAgent) kill() {
 func serveAgent(t testing.TB, name string, reg engine.Registry, ln net.Listener, h func(*Server) http.Handler) *testAgent {
 	t.Helper()
 	ta := &testAgent{ln: ln, addr: ln.Addr().String(), logs: make(chan string, 100)}
-	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: reg, FioBin: "/nonexistent/fio"}, Token: testToken, Logf: ta.logf}
+	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: reg, Tools: engine.Tools{"fio": "/nonexistent/fio"}}, Token: testToken, Logf: ta.logf}
 	ta.hs = ta.srv.HTTPServer()
 	ta.hs.Handler = h(ta.srv)
 	go func() { _ = ta.hs.Serve(ln) }()

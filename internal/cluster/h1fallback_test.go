@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/testutil"
 )
 
@@ -55,7 +56,7 @@ func (c peekedConn) Read(p []byte) (int, error) { return c.br.Read(p) }
 // reset by peer" or "broken pipe" (TestSlowHeartbeatAnswerIsNoPause, whose
 // agent speaks only HTTP/1.1, failed so once).
 func TestAnHTTP1AgentThatResetsTheTryStillRuns(t *testing.T) {
-	srv := &Server{Agent: &LocalAgent{Host: "old", Version: "test", Engines: testEngines, FioBin: "/nonexistent/fio"}, Token: testToken}
+	srv := &Server{Agent: &LocalAgent{Host: "old", Version: "test", Engines: testEngines, Tools: engine.Tools{"fio": "/nonexistent/fio"}}, Token: testToken}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/testutil"
 )
 
@@ -93,7 +94,7 @@ func TestAgentLostMessageSaysItsOwnLateness(t *testing.T) {
 // Before, the loop waited for each answer: the agent heard a beat every
 // 1.8 s and stopped, and the controller took the wait for a pause.
 func TestSlowHeartbeatAnswerIsNoPause(t *testing.T) {
-	srv := &Server{Agent: &LocalAgent{Host: "slow", Version: "test", Engines: testEngines, FioBin: "/nonexistent/fio"}, Token: testToken}
+	srv := &Server{Agent: &LocalAgent{Host: "slow", Version: "test", Engines: testEngines, Tools: engine.Tools{"fio": "/nonexistent/fio"}}, Token: testToken}
 	addr := startHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		srv.ServeHTTP(w, r)
 		if r.URL.Path == PathPrefix+"/heartbeat" {

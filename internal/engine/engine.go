@@ -41,8 +41,9 @@ type Env struct {
 	Keep bool
 	// AllowExec lets fio job files use options that run commands.
 	AllowExec bool
-	// FioBin is this agent's fio binary; it never comes from the network.
-	FioBin string
+	// Tools are where this agent's outside tools are (Info.Tool); they
+	// never come from the network.
+	Tools Tools
 	// Credentials are the keys for phases that carry none of their own
 	// (s3).
 	Credentials Credentials
@@ -164,15 +165,6 @@ type Prepared interface {
 	Run(ctx context.Context, startAt time.Time, live LiveFunc) (*HostResult, error)
 	// Cleanup removes what Prepare and Run created, unless the env said Keep.
 	Cleanup(ctx context.Context) error
-}
-
-// AutoTermer is implemented by engines whose phases may end once throughput
-// is stable (s3 --autoterm). With several hosts the controller judges the
-// total of all hosts and stops them together; each host then runs the phase
-// without its own check.
-type AutoTermer interface {
-	AutoTerm(Phase) (record.AutoTerm, bool)
-	WithoutAutoTerm(Phase) Phase
 }
 
 // WaitUntil sleeps until t or until ctx ends, whichever is first.

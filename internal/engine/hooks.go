@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/record"
 )
 
 // The optional hooks below are what the spine (the run, suites, the agent,
@@ -45,8 +46,8 @@ type CheckEnv struct {
 	Keep bool
 	// AllowExec lets fio job files use options that run commands.
 	AllowExec bool
-	// FioBin is the fio binary of this machine.
-	FioBin string
+	// Tools are where this machine's outside tools are.
+	Tools Tools
 	// Local says phases run on this machine too, so its tools and paths
 	// can be checked here; remote agents check their own when preparing.
 	Local bool
@@ -60,14 +61,6 @@ type PlanChecker interface {
 	// CheckPlan checks the engine's phases among phases (every phase of the
 	// plan, in order; other engines' are skipped).
 	CheckPlan(ctx context.Context, env CheckEnv, phases []Phase) error
-}
-
-// ToolVersioner is implemented by engines that run an outside tool (fio),
-// whose version an agent reports and run.json keeps.
-type ToolVersioner interface {
-	// ToolVersion returns the tool's name and version on this host; ok is
-	// false when the tool cannot be found.
-	ToolVersion(env Env) (tool, version string, ok bool)
 }
 
 // Link settles the links of every Linker engine's phases across the plan.
@@ -106,25 +99,6 @@ func (r Registry) CheckPlan(ctx context.Context, env CheckEnv, phases []Phase) e
 		}
 	}
 	return missing
-}
-
-// ToolVersions is the version of every outside tool the engines run, by
-// tool name, as found on this host (a tool not found is absent).
-func (r Registry) ToolVersions(env Env) map[string]string {
-	var out map[string]string
-	for _, n := range r.Names() {
-		tv, ok := r[n].(ToolVersioner)
-		if !ok {
-			continue
-		}
-		if tool, v, ok := tv.ToolVersion(env); ok {
-			if out == nil {
-				out = map[string]string{}
-			}
-			out[tool] = v
-		}
-	}
-	return out
 }
 
 // Slots are the slots the hosts' host files give, as the contract needs
@@ -224,23 +198,22 @@ func (r Registry) Defaults(name model.EngineName) map[string]any {
 	return m
 }
 
-// Headliner is implemented by engines that choose the headline of a phase
-// when neither its suite nor its result names one (fio: bandwidth at block
-// sizes of 64 KiB and more, IOPS below), so the choice travels in the
-// phase's summary and no reader decides it by the engine's name.
-type Headliner interface {
-	// DefaultHeadline is the headline of a phase at the matrix point
-	// point (setting: value as the suite wrote it; nil without a matrix).
-	DefaultHeadline(point map[string]string) model.Headline
-}
-
-// DefaultHeadline asks name's engine for the headline of a phase at point
-// ("" when the engine chooses none).
-func (r Registry) DefaultHeadline(name model.EngineName, point map[string]string) model.Headline {
-	if h, ok := r[name].(Headliner); ok {
-		return h.DefaultHeadline(point)
+// Headline asks p's plan for its headline at point ("" when its engine
+// chooses none, or p does not decode).
+func (r Registry) Headline(p Phase, point map[string]string) model.Headline {
+	if pl, err := r.Plan(p); err == nil {
+		return pl.Headline(point)
 	}
 	return ""
+}
+
+// AutoTerm is p's rule for ending once its throughput is stable, and p
+// without it (Plan.AutoTerm; ok false when p has none).
+func (r Registry) AutoTerm(p Phase) (term record.AutoTerm, without Phase, ok bool) {
+	if pl, err := r.Plan(p); err == nil {
+		return pl.AutoTerm()
+	}
+	return term, p, false
 }
 
 // RateUnit is what name's engine calls its operation rates ("" when it
@@ -364,23 +337,13 @@ func (r Registry) CheckResources(phases []Phase) (notes []string, err error) {
 	return notes, nil
 }
 
-// Prober is implemented by engines that can say which of their features
-// the service a phase names supports (s3: storbench s3 probe, --probe),
-// each tried with one small request there and undone.
-type Prober interface {
-	// Probe tries the features on p's service with env's credentials.
-	// An error says the service could not be probed at all (it does not
-	// answer, the keys are refused); a feature that fails is a result.
-	Probe(ctx context.Context, env Env, p Phase) (*model.Probe, error)
-}
-
-// Probe probes p's service with its engine; ok is false when the engine
-// cannot probe.
+// Probe probes p's service with its plan (Plan.Probe); ok is false when
+// its engine cannot probe. Settings that do not decode are the error.
 func (r Registry) Probe(ctx context.Context, env Env, p Phase) (probe *model.Probe, ok bool, err error) {
-	pr, ok := r[p.Engine].(Prober)
-	if !ok {
-		return nil, false, nil
+	pl, err := r.Plan(p)
+	if err != nil {
+		return nil, true, err
 	}
-	probe, err = pr.Probe(ctx, env, p)
-	return probe, true, err
+	probe, err = pl.Probe(ctx, env)
+	return probe, probe != nil || err != nil, err
 }

@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"time"
 
 	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/record"
 )
 
 // Info is what an engine is, the same for every phase: static facts as
@@ -62,6 +64,9 @@ type Info struct {
 	// Endpoint, when set, says how phases name the service endpoint they
 	// need (s3's host).
 	Endpoint *Endpoint
+	// Tool, when set, is the outside program the engine runs (fio), whose
+	// version an agent reports and run.json keeps.
+	Tool *Tool
 }
 
 // Plan is one phase as its engine decoded it (Engine.Plan): the answers to
@@ -145,6 +150,26 @@ type Plan interface {
 	// hosts (Info.ReportsSpace); ok is false when it lays out nothing of a
 	// known size.
 	SpaceOf(hosts, rank int) (sp Space, ok bool)
+	// AutoTerm is the phase's rule for ending once its throughput is
+	// stable (s3 --autoterm), and the phase without it: with several
+	// hosts the controller judges the total of all hosts and stops them
+	// together, each host then running the phase without its own check.
+	// ok is false when the phase has no such rule.
+	AutoTerm() (term record.AutoTerm, without Phase, ok bool)
+	// Headline is the phase's headline when neither its suite nor its
+	// result names one, at the matrix point point (setting: value as the
+	// suite wrote it; nil without a matrix): fio's bandwidth at block
+	// sizes of 64 KiB and more, IOPS below. The choice travels in the
+	// phase's summary, so no reader decides it by the engine's name; ""
+	// chooses none.
+	Headline(point map[string]string) model.Headline
+	// Probe tries which of the engine's features the service the phase
+	// names supports (s3 probe, --probe), each with one small request
+	// there, undone, with env's credentials. An error says the service
+	// could not be probed at all (it does not answer, the keys are
+	// refused); a feature that fails is a result. nil and no error: the
+	// engine cannot probe.
+	Probe(ctx context.Context, env Env) (*model.Probe, error)
 }
 
 // BasePlan is the plan of a phase whose engine says nothing more of it:
@@ -196,6 +221,15 @@ func (BasePlan) TakeSlots(int, error) (Phase, string, error) {
 
 // SpaceOf reports nothing.
 func (BasePlan) SpaceOf(int, int) (Space, bool) { return Space{}, false }
+
+// AutoTerm says the phase has no rule to end early.
+func (BasePlan) AutoTerm() (record.AutoTerm, Phase, bool) { return record.AutoTerm{}, Phase{}, false }
+
+// Headline chooses none.
+func (BasePlan) Headline(map[string]string) model.Headline { return "" }
+
+// Probe cannot probe.
+func (BasePlan) Probe(context.Context, Env) (*model.Probe, error) { return nil, nil }
 
 // Base is an engine with no static facts whose phases' plans are BasePlan:
 // test engines embed it and state only what they have.

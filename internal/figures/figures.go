@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/storbench/storbench/internal/results"
 )
 
 // Figure names, with their units.
@@ -71,25 +69,6 @@ func Order(figure string) int {
 type Named struct {
 	Name  string
 	Value float64
-}
-
-// Of lists the figures of one operation, in the order of Names. A figure
-// not measured is left out, never given as 0: no rate or bw without a
-// window to measure over, no bw for an operation that moves no bytes, no
-// latency where none was recorded. Errors are always counted.
-func Of(o results.OpSummary) []Named {
-	var out []Named
-	if o.OpsPerS != nil {
-		out = append(out, Named{Rate, *o.OpsPerS})
-	}
-	if o.BwBytesPerS != nil {
-		out = append(out, Named{BW, *o.BwBytesPerS})
-	}
-	if o.Lat != nil {
-		out = append(out, Named{Mean, o.Lat.MeanNs}, Named{P50, float64(o.Lat.P50Ns)},
-			Named{P99, float64(o.Lat.P99Ns)}, Named{P999, float64(o.Lat.P999Ns)})
-	}
-	return append(out, Named{Errors, float64(o.Errors)})
 }
 
 // Ref names one figure of one operation of one phase, written

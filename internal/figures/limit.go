@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/units"
 )
 
@@ -153,24 +152,4 @@ func (l Limit) Met(value float64) bool {
 		return value > l.Value
 	}
 	return value >= l.Value
-}
-
-// Judge is the limit's entry for a phase whose totals are ops: the
-// figure's value and whether it keeps the limit, both absent when the
-// figure was not measured (no such operation, or the figure left out:
-// Of).
-func (l Limit) Judge(ops []results.OpSummary) results.LimitResult {
-	lr := results.LimitResult{Limit: l.String(), Unit: Unit(l.Ref.Name)}
-	for _, o := range ops {
-		if o.Op != l.Ref.Op {
-			continue
-		}
-		for _, f := range Of(o) {
-			if f.Name == l.Ref.Name {
-				v, met := f.Value, l.Met(f.Value)
-				lr.Value, lr.Passed = &v, &met
-			}
-		}
-	}
-	return lr
 }

@@ -94,6 +94,12 @@ func TestSpineLayers(t *testing.T) {
 		{pkg: "internal/cluster", forbidden: []string{"internal/results"}},
 		// Metrics hears the run through the sink it is given.
 		{pkg: "internal/metrics", forbidden: []string{"internal/run"}},
+		// A run writes data; analysis is the reader's, handed to it.
+		{pkg: "internal/run", forbidden: []string{"internal/analyze"}},
+		// A suite is input: it does not know the results folder.
+		{pkg: "internal/suite", forbidden: []string{"internal/results"}},
+		// The contract knows no host files (engine.Slots).
+		{pkg: "internal/engine", forbidden: []string{"internal/hosts"}},
 	} {
 		t.Run(strings.TrimPrefix(rule.pkg, "internal/")+" not "+strings.Join(rule.forbidden, ","), func(t *testing.T) {
 			for _, d := range deps(t, rule.pkg) {

@@ -17,34 +17,6 @@ type Phase struct {
 	Engine EngineName `json:"engine"`
 	// Params are the engine's own settings.
 	Params json.RawMessage `json:"params"`
-	// Settings are Params as the phase's engine decoded them, kept with
-	// the phase so that its hooks do not decode them again; never sent or
-	// written (the wire has Params alone), and of no use once Params are
-	// given new bytes (Decoded then says so).
-	Settings *Settings `json:"-"`
-}
-
-// Settings are a phase's Params decoded: the engine's typed value and
-// the bytes it was decoded from.
-type Settings struct {
-	from  json.RawMessage
-	value any
-}
-
-// NewSettings keeps value as what from decodes to.
-func NewSettings(from json.RawMessage, value any) *Settings {
-	return &Settings{from: from, value: value}
-}
-
-// Decoded returns the phase's decoded settings, when they were decoded
-// from its Params as they are: the same bytes, not merely equal ones, so
-// the check costs nothing and a phase given new Params is decoded anew.
-func (p Phase) Decoded() (any, bool) {
-	s := p.Settings
-	if s == nil || len(s.from) != len(p.Params) || len(s.from) > 0 && &s.from[0] != &p.Params[0] {
-		return nil, false
-	}
-	return s.value, true
 }
 
 // HostResult is everything one host measured in one phase: result.json in

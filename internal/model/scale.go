@@ -34,3 +34,9 @@ const (
 	// knee is the last step, and lies at or beyond it.
 	ScaleRangeEnd = "range"
 )
+
+// ScaleStop is why a scale stops after its last step: Kind is one of the
+// Scale* kinds above, Why says it with figures; Kind "" goes on.
+type ScaleStop struct {
+	Kind, Why string
+}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/events"
@@ -118,7 +117,10 @@ func (pr *phases) recordEvents(ps *results.PhaseSummary, evs []model.PhaseEvent,
 	if len(evs) == 0 {
 		return
 	}
-	ps.Events = analyze.EventImpacts(hosts, evs)
+	ps.Events = evs
+	if f := pr.r.Analysis.EventImpacts; f != nil {
+		ps.Events = f(hosts, evs)
+	}
 	for _, e := range ps.Events {
 		pr.r.Sink.Note(Note{Kind: NotePlan, Text: EventLine(e)})
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/record"
@@ -179,7 +180,8 @@ func runner(t *testing.T) (*Runner, *recordingSink, string) {
 	t.Helper()
 	sink := &recordingSink{}
 	root := filepath.Join(t.TempDir(), "results")
-	return &Runner{Engines: fakeEngines, Sink: sink, Version: "test", Renderers: report.Renderers()}, sink, root
+	return &Runner{Engines: fakeEngines, Sink: sink, Version: "test", Renderers: report.Renderers(),
+		Analysis: Analysis{EventImpacts: analyze.EventImpacts, ScaleRules: analyze.ScaleRules()}}, sink, root
 }
 
 // folders lists the results folders under root.

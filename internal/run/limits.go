@@ -98,7 +98,7 @@ func phaseNames(p Plan) string {
 func judgeLimits(ps *results.PhaseSummary, ls []figures.Limit) []results.LimitResult {
 	var notMet []results.LimitResult
 	for _, l := range ls {
-		lr := l.Judge(ps.Ops)
+		lr := results.JudgeLimit(l, ps.Ops)
 		ps.Limits = append(ps.Limits, lr)
 		if !lr.Met() {
 			notMet = append(notMet, lr)

@@ -17,7 +17,7 @@ import (
 // suite's choice of headline; without one (from the suite or the engine's
 // result), the engine's default for the phase's matrix point; and what
 // the engine calls its rates and the text formats it offers.
-func applyLabel(engines engine.Registry, ps *results.PhaseSummary, l suite.Labels) {
+func applyLabel(engines engine.Registry, ph engine.Phase, ps *results.PhaseSummary, l suite.Labels) {
 	ps.Group, ps.Iteration = l.Group, l.Iteration
 	if l.Scale != nil {
 		st := *l.Scale
@@ -32,7 +32,7 @@ func applyLabel(engines engine.Registry, ps *results.PhaseSummary, l suite.Label
 		ps.Report = l.Report
 	}
 	if ps.Report == "" {
-		ps.Report = engines.DefaultHeadline(ps.Engine, point)
+		ps.Report = engines.Headline(ph, point)
 	}
 	ps.RateUnit = engines.RateUnit(ps.Engine)
 	ps.Formats = engines.TextFormats(ps.Engine)

@@ -9,7 +9,6 @@ package run
 import (
 	"time"
 
-	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/figures"
@@ -55,7 +54,8 @@ type Plan struct {
 	// and named in any case: cluster.Controller.Stale).
 	RemoveStale bool
 	AllowExec   bool
-	FioBin      string
+	// Tools are where this machine's outside tools are (--tool).
+	Tools engine.Tools
 	// Score chooses the run's score (results.Folder.Score).
 	Score string
 	// Settings are recorded in run.json (never secrets).
@@ -72,8 +72,8 @@ type Plan struct {
 	// (after preparation), for clients started by hand (s3 --syncstart).
 	StartAt time.Time
 	// ScaleRules are stopping rules of scales besides the default ones
-	// (analyze.ScaleRules), asked after each step: a limit plugs in here.
-	ScaleRules []analyze.ScaleRule
+	// (Runner.Analysis), asked after each step: a limit plugs in here.
+	ScaleRules []ScaleRule
 	// BenchdataInFolder writes every s3 request to benchdata.tsv.zst in the
 	// phase's host folder (s3 --full); local runs only.
 	BenchdataInFolder bool

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/figures"
@@ -39,7 +38,28 @@ type Runner struct {
 	// report.html: report.Renderers); a run writes data and leaves the
 	// rendering to them. None: the folder holds data only.
 	Renderers []results.Renderer
+	// Analysis is what the run asks of the analysis of its figures as it
+	// goes (analyze's: the command line hands it over); a run writes data
+	// and does not analyse it itself.
+	Analysis Analysis
 }
+
+// Analysis is what a run asks of the analysis of its figures while it
+// runs. A part left unset is not asked: events are recorded without their
+// impact, and a scale stops only at a rule of its plan or at its range's
+// end.
+type Analysis struct {
+	// EventImpacts gives each of a phase's events what it did to the
+	// hosts' figures (analyze.EventImpacts).
+	EventImpacts func(hosts []*model.HostResult, evs []model.PhaseEvent) []model.PhaseEvent
+	// ScaleRules are the default stopping rules of a scale
+	// (analyze.ScaleRules), asked before the plan's own.
+	ScaleRules []ScaleRule
+}
+
+// ScaleRule looks at the steps of a scale so far, the last just run, and
+// says whether the scale stops there (analyze.ScaleRule).
+type ScaleRule = func(steps []results.PhaseData) model.ScaleStop
 
 // Run runs every phase of the plan through a controller and its agents,
 // writing the results folder as it goes. It stops at the first phase that
@@ -66,9 +86,6 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	if p.Phases, err = r.Engines.Link(p.Phases, phaseHosts(p, len(set.agents))); err != nil {
 		return nil, badInput(err)
 	}
-	// The settings as linked are decoded once and kept with each phase,
-	// for the engines' hooks here and for the local agent.
-	p.Phases = r.Engines.Decode(p.Phases)
 	ctx, stop := untilEnded(ctx, set)
 	defer stop(nil)
 	if err := r.check(ctx, p, set); err != nil {
@@ -339,7 +356,7 @@ func (r *Runner) check(ctx context.Context, p Plan, set *agentSet) error {
 	// What engines check across the plan (trees made and removed, job
 	// files through fio's own parser), before a results folder exists: a
 	// plan they refuse is bad input, not a failed run.
-	env := engine.CheckEnv{Keep: p.Keep, AllowExec: p.AllowExec, FioBin: p.FioBin, Local: set.local != nil}
+	env := engine.CheckEnv{Keep: p.Keep, AllowExec: p.AllowExec, Tools: p.Tools, Local: set.local != nil}
 	if err := r.Engines.CheckPlan(ctx, env, p.Phases); err != nil {
 		if ctx.Err() != nil {
 			return interruptedBeforeRun()
@@ -461,8 +478,8 @@ type phases struct {
 	written map[string]int64
 	// lastStep is the last phase run that is a scale's step, and steps
 	// the steps of the scale under way (scaleStep).
-	lastStep *analyze.PhaseData
-	steps    []analyze.PhaseData
+	lastStep *results.PhaseData
+	steps    []results.PhaseData
 }
 
 // runAll runs every phase until one fails, removes what phases left in
@@ -610,7 +627,7 @@ func (pr *phases) one(ctx context.Context, ph engine.Phase, label suite.Labels) 
 	}
 	pr.lastStep = nil
 	if label.Scale != nil {
-		pr.lastStep = &analyze.PhaseData{Summary: ps, Hosts: out.Results}
+		pr.lastStep = &results.PhaseData{Summary: ps, Hosts: out.Results}
 	}
 	phaseDir := pr.folder.NextPhaseDir(ps.Name)
 	if werr := pr.folder.AddPhase(ps, out.Results); werr != nil && err == nil {
@@ -653,7 +670,7 @@ func (pr *phases) notRun(ctx context.Context, ph engine.Phase, label suite.Label
 		base = err
 	}
 	ps := results.PhaseSummary{Name: ph.Name, Engine: ph.Engine, Status: statusOf(ctx, err), Error: stopText(ctx, base), Hosts: pr.set.names(), Leftovers: left}
-	applyLabel(pr.r.Engines, &ps, label)
+	applyLabel(pr.r.Engines, ph, &ps, label)
 	_ = pr.folder.AddPhase(ps, nil)
 	pr.leftovers = append(pr.leftovers, left...)
 	pr.r.Sink.PhaseDone(PhaseDone{Summary: &ps})
@@ -684,6 +701,6 @@ func (pr *phases) summary(ph engine.Phase, label suite.Labels, out *cluster.Outc
 			ps.Report = model.Headline(r)
 		}
 	}
-	applyLabel(pr.r.Engines, &ps, label)
+	applyLabel(pr.r.Engines, ph, &ps, label)
 	return ps
 }

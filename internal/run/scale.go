@@ -2,15 +2,15 @@ package run
 
 import (
 	"fmt"
+	"slices"
 
-	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/suite"
 )
 
 // scaleStep is called after each step of a scale, i being its phase:
-// it asks the stopping rules (analyze.ScaleRules, then the plan's own)
+// it asks the stopping rules (the Runner's Analysis, then the plan's own)
 // whether the scale goes on, records on the step why it stopped, says
 // so with the knee, and returns the index of the last phase to skip to
 // (the scale's last step when it stopped early, else i).
@@ -22,8 +22,8 @@ func (pr *phases) scaleStep(i int, label suite.Labels) (int, error) {
 		return i, nil
 	}
 	pr.steps = append(pr.steps, *pr.lastStep)
-	stop := analyze.ScaleStop{}
-	for _, rule := range append(analyze.ScaleRules(), pr.plan.ScaleRules...) {
+	stop := model.ScaleStop{}
+	for _, rule := range append(slices.Clip(pr.r.Analysis.ScaleRules), pr.plan.ScaleRules...) {
 		if stop = rule(pr.steps); stop.Kind != "" {
 			break
 		}
@@ -32,7 +32,7 @@ func (pr *phases) scaleStep(i int, label suite.Labels) (int, error) {
 		return i, nil
 	}
 	if stop.Kind == "" {
-		stop = analyze.ScaleStop{Kind: model.ScaleRangeEnd, Why: fmt.Sprintf("the range ended at %s=%d with the rate still growing: the knee is there or beyond", label.Scale.Param, label.Scale.Load)}
+		stop = model.ScaleStop{Kind: model.ScaleRangeEnd, Why: fmt.Sprintf("the range ended at %s=%d with the rate still growing: the knee is there or beyond", label.Scale.Param, label.Scale.Load)}
 	}
 	if stop.Kind == model.ScaleLimit && len(pr.steps) > 1 {
 		// The limit was the scale's stopping rule and a step before kept

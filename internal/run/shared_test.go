@@ -66,7 +66,7 @@ func TestSharedAreaRemovedAtTheEndOfTheRun(t *testing.T) {
 			r, sink, root := runner(t)
 			r.Engines = engine.Registry{"fake": fakeEngine{}, "fio": fio.Engine{}}
 			dir := t.TempDir()
-			p := Plan{Name: "shared", ResultsRoot: root, MaxErrorShare: 5, Keep: c.keep, FioBin: "fio", Dirs: []string{dir}, Phases: []engine.Phase{
+			p := Plan{Name: "shared", ResultsRoot: root, MaxErrorShare: 5, Keep: c.keep, Dirs: []string{dir}, Phases: []engine.Phase{
 				sharedPhase(t, "w", dir, "write", fio.Params{Shared: true}),
 				fakePhaseOf(t, "middle", c.middle),
 				sharedPhase(t, "r", dir, "read", fio.Params{Shared: true, ReadFrom: fio.ReadFromNeighbour}),

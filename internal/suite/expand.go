@@ -206,8 +206,7 @@ func (x *expansion) link(engines engine.Registry) error {
 		}
 		return err
 	}
-	// Each phase's settings are decoded here, once, and kept with it.
-	x.out.Phases = engines.Decode(linked)
+	x.out.Phases = linked
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package all
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -50,24 +51,36 @@ func TestEveryEngineListed(t *testing.T) {
 	}
 }
 
-// Every engine decodes its settings for the spine once (engine.Decoder):
-// a plan's phases keep them, so the engines' hooks do not decode the JSON
-// again.
-func TestEveryEngineDecodesOnce(t *testing.T) {
+// Every engine decodes a phase into its plan (Engine.Plan), the one place
+// its settings are decoded, and a phase's headline, autoterm and probe are
+// answered by that plan: fio's headline by its block size, s3's autoterm
+// rule with the phase without it.
+func TestEveryEnginePlansItsPhases(t *testing.T) {
 	reg := Engines()
-	plan := reg.Decode([]engine.Phase{
+	phases := []engine.Phase{
 		{Name: "f", Engine: model.EngineFio, Params: json.RawMessage(`{"dir": "/tmp", "job": {"name": "j", "text": "[j]\nrw=read\nsize=1m\n"}}`)},
 		{Name: "m", Engine: model.EngineMD, Params: json.RawMessage(`{"dir": "/tmp", "items": 10}`)},
-		{Name: "s", Engine: model.EngineS3, Params: json.RawMessage(`{"op": "get", "host": "localhost:9000"}`)},
-	})
-	for _, p := range plan {
-		if _, ok := p.Decoded(); !ok {
-			t.Errorf("%s phase: its settings were not decoded and kept", p.Engine)
+		{Name: "s", Engine: model.EngineS3, Params: json.RawMessage(`{"op": "get", "host": "localhost:9000", "autoterm": true}`)},
+	}
+	for _, p := range phases {
+		if _, err := reg.Plan(p); err != nil {
+			t.Errorf("%s phase: %v", p.Engine, err)
 		}
 	}
-	for _, n := range reg.Names() {
-		if _, ok := reg[n].(engine.Decoder); !ok {
-			t.Errorf("engine %s decodes no settings for the spine (engine.Decoder)", n)
-		}
+	if h := reg.Headline(phases[0], map[string]string{"bs": "4k"}); h != model.HeadlineIOPS {
+		t.Errorf("fio at bs 4k: headline %q, want %q", h, model.HeadlineIOPS)
+	}
+	if h := reg.Headline(phases[1], nil); h != "" {
+		t.Errorf("md chose headline %q", h)
+	}
+	term, without, ok := reg.AutoTerm(phases[2])
+	if !ok || term.Pct == 0 || strings.Contains(string(without.Params), "autoterm") {
+		t.Errorf("s3 autoterm: %+v, %s, %v", term, without.Params, ok)
+	}
+	if _, _, ok := reg.AutoTerm(phases[0]); ok {
+		t.Error("a fio phase has an autoterm rule")
+	}
+	if _, ok, err := reg.Probe(context.Background(), engine.Env{}, phases[1]); ok || err != nil {
+		t.Errorf("md probes: %v, %v", ok, err)
 	}
 }

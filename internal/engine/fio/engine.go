@@ -148,6 +148,9 @@ func FindFio(bin string) (string, error) {
 	return path, nil
 }
 
+// Version returns "fio-3.33" for the given binary.
+func Version(bin string) (string, error) { return engine.ToolVersion(bin, tool.VersionArgs...) }
+
 type prepared struct {
 	env     engine.Env
 	phase   engine.Phase
@@ -223,7 +226,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	if err := jf.CheckSafe(ps.Job.Name, env.AllowExec); err != nil {
 		return nil, err
 	}
-	bin, err := FindFio(env.FioBin)
+	bin, err := FindFio(env.Tools.Path(tool.Name))
 	if err != nil {
 		return nil, err
 	}

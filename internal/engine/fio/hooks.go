@@ -11,10 +11,9 @@ import (
 )
 
 var (
-	_ engine.Linker        = Engine{}
-	_ engine.PlanChecker   = Engine{}
-	_ engine.ToolVersioner = Engine{}
-	_ engine.Carrier       = Engine{}
+	_ engine.Linker      = Engine{}
+	_ engine.PlanChecker = Engine{}
+	_ engine.Carrier     = Engine{}
 )
 
 // Link settles read_from links across the plan (see Link).
@@ -40,35 +39,17 @@ func (Engine) CheckPlan(ctx context.Context, env engine.CheckEnv, phases []engin
 	if !env.Local {
 		return nil
 	}
-	bin, err := FindFio(env.FioBin)
+	bin, err := FindFio(env.Tools.Path(tool.Name))
 	if err != nil {
 		return &engine.MissingTool{Tool: "fio", What: "job files", Err: err}
 	}
 	return ParseOnly(ctx, bin, phases)
 }
 
-// ToolVersion is fio's version on this host ("fio-3.36").
-func (Engine) ToolVersion(env engine.Env) (tool, version string, ok bool) {
-	bin, err := FindFio(env.FioBin)
-	if err != nil {
-		return "", "", false
-	}
-	v, err := Version(bin)
-	return "fio", v, err == nil
-}
-
-var _ engine.Decoder = Engine{}
-
-// Decode decodes a phase's settings once, for the spine to keep with the
-// phase (engine.Registry.Decode).
-func (Engine) Decode(p engine.Phase) (any, error) { return decodeParams(p) }
-
-var _ engine.Headliner = Engine{}
-
-// DefaultHeadline judges a job whose file names no headline ("# report")
-// by bandwidth at block sizes of 64 KiB and more, by IOPS below (a bs the
+// Headline judges a job whose file names no headline ("# report") by
+// bandwidth at block sizes of 64 KiB and more, by IOPS below (a bs the
 // suite's matrix sweeps).
-func (Engine) DefaultHeadline(point map[string]string) model.Headline {
+func (plan) Headline(point map[string]string) model.Headline {
 	if n, err := units.ParseSize(point["bs"]); err == nil && n < 64<<10 {
 		return model.HeadlineIOPS
 	}

@@ -35,7 +35,7 @@ rw=randwrite
 `
 	var e Engine
 	ctx := testutil.Ctx(t, testutil.Bound)
-	pr, err := e.Prepare(ctx, engine.Env{Host: "h", RunID: "lat", FioBin: bin}, fioPhase(t, dir, "lat", job, Overrides{}))
+	pr, err := e.Prepare(ctx, engine.Env{Host: "h", RunID: "lat", Tools: engine.Tools{"fio": bin}}, fioPhase(t, dir, "lat", job, Overrides{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestOpNamesIgnoreNumjobs(t *testing.T) {
 	for _, n := range []int{1, 3} {
 		job := fmt.Sprintf("[global]\nioengine=psync\nbs=4k\nsize=1m\ntime_based=1\nruntime=2\n\n[randread]\nrw=randread\nnumjobs=%d\n", n)
 		ctx := testutil.Ctx(t, testutil.Bound)
-		pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "names", FioBin: bin}, fioPhase(t, t.TempDir(), "names", job, Overrides{}))
+		pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "names", Tools: engine.Tools{"fio": bin}}, fioPhase(t, t.TempDir(), "names", job, Overrides{}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -171,7 +171,7 @@ func TestLayoutParsesTheJobFile(t *testing.T) {
 	prepare := func(name, text string) error {
 		data := t.TempDir()
 		b, _ := json.Marshal(Params{Dir: data, Job: Job{Name: name, Text: text}})
-		p, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h", RunID: "parse", FioBin: wrap}, engine.Phase{Name: name, Engine: "fio", Params: b})
+		p, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h", RunID: "parse", Tools: engine.Tools{"fio": wrap}}, engine.Phase{Name: name, Engine: "fio", Params: b})
 		if err == nil {
 			_ = p.Cleanup(context.Background())
 		}

@@ -17,8 +17,12 @@ func (Engine) Info() engine.Info {
 		ParamKeys:    append([]string(nil), suiteKeys...),
 		PausesLoad:   true,
 		ReportsSpace: true,
+		Tool:         &tool,
 	}
 }
+
+// tool is fio, the program the engine runs.
+var tool = engine.Tool{Name: "fio", VersionArgs: []string{"--version"}, VersionPrefix: "fio-"}
 
 // plan is a fio phase decoded: its settings and job file as written
 // (decoded, raw), and as fio will run them (params, job: resolve, with

@@ -6,8 +6,8 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 )
 
-// decodeParams decodes a phase's settings (Decode, once per phase; the
-// hooks take them through decode).
+// decodeParams decodes a phase's settings: the one place fio's are
+// decoded.
 func decodeParams(p engine.Phase) (Params, error) {
 	var ps Params
 	if err := engine.DecodeStrict(p.Params, &ps); err != nil {
@@ -19,11 +19,10 @@ func decodeParams(p engine.Phase) (Params, error) {
 	return ps, nil
 }
 
-// decode returns a phase's settings, those kept with it when it has them
-// (a copy: link and resolve change its fields), and its job file, parsed
-// anew each time (resolve fills it in).
+// decode returns a phase's settings and its job file, parsed (resolve
+// fills it in).
 func decode(p engine.Phase) (*Params, *JobFile, error) {
-	ps, err := engine.Typed(p, decodeParams)
+	ps, err := decodeParams(p)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -309,7 +309,7 @@ func WithWritten(p engine.Phase, written map[string]int64) (engine.Phase, error)
 	if p.Engine != model.EngineFio {
 		return p, nil
 	}
-	ps, err := engine.Typed(p, decodeParams)
+	ps, err := decodeParams(p)
 	if err != nil {
 		return p, err
 	}

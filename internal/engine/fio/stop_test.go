@@ -114,7 +114,7 @@ func TestStopIsBounded(t *testing.T) {
 			bin, pidFile := fakeFio(t)
 			dir := t.TempDir()
 			b, _ := json.Marshal(Params{Dir: dir, Job: Job{Name: "j", Text: "[j]\nrw=read\nsize=1m\n"}})
-			pr, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h", RunID: "stop", FioBin: bin}, engine.Phase{Name: "j", Engine: "fio", Params: b})
+			pr, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h", RunID: "stop", Tools: engine.Tools{"fio": bin}}, engine.Phase{Name: "j", Engine: "fio", Params: b})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,8 +13,15 @@ import (
 // Issue 25 item 12: fio's start-up is paid as few times as the run needs.
 // A one-job run asked `fio --version` four times before its first job
 // (40-900 ms each on a loaded machine); it asks once. The fio behind
-// --fio-bin is the real one, through a script that logs its arguments.
+// --fio-bin is the real one, through a script that logs its arguments; so
+// is the fio of --tool fio=PATH, the flag's generic spelling.
 func TestFioVersionAskedOnce(t *testing.T) {
+	for _, flag := range []string{"--fio-bin", "--tool"} {
+		t.Run(flag, func(t *testing.T) { fioVersionAskedOnce(t, flag) })
+	}
+}
+
+func fioVersionAskedOnce(t *testing.T, flag string) {
 	bin := storbenchBin(t)
 	real, err := exec.LookPath("fio")
 	if err != nil {
@@ -28,8 +35,12 @@ func TestFioVersionAskedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := t.TempDir()
+	value := wrap
+	if flag == "--tool" {
+		value = "fio=" + wrap
+	}
 	out, err := testutil.Command(t, bin, "fio", "-d", data, "--rw", "read", "--size", "1m", "--runtime", "1s",
-		"--fio-bin", wrap, "--results", t.TempDir()).CombinedOutput()
+		flag, value, "--results", t.TempDir()).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}

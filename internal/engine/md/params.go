@@ -431,14 +431,5 @@ func atLeast(n, limit int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-var _ engine.Decoder = Engine{}
-
-// Decode decodes a phase's settings once, for the spine to keep with the
-// phase (engine.Registry.Decode).
-func (Engine) Decode(ph engine.Phase) (any, error) { return DecodeParams(ph.Params) }
-
-// phaseParams are ph's settings: those kept with the phase, else decoded
-// now (a copy: a caller may change its fields).
-func phaseParams(ph engine.Phase) (Params, error) {
-	return engine.Typed(ph, func(ph engine.Phase) (Params, error) { return DecodeParams(ph.Params) })
-}
+// phaseParams are ph's settings, decoded.
+func phaseParams(ph engine.Phase) (Params, error) { return DecodeParams(ph.Params) }

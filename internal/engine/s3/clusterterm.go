@@ -8,14 +8,14 @@ import (
 	"github.com/storbench/storbench/internal/record"
 )
 
-var _ engine.AutoTermer = Engine{}
-
 // AutoTerm returns the phase's --autoterm rule, with the same defaults and
-// metric as one host applies, so a controller can judge the total of all.
-func (Engine) AutoTerm(p engine.Phase) (record.AutoTerm, bool) {
-	ps, err := phaseParams(p)
-	if err != nil || !ps.AutoTerm {
-		return record.AutoTerm{}, false
+// metric as one host applies, so a controller can judge the total of all,
+// and the phase without it, for hosts whose controller decides for all of
+// them together.
+func (pl plan) AutoTerm() (record.AutoTerm, engine.Phase, bool) {
+	ps := pl.ps
+	if !ps.AutoTerm {
+		return record.AutoTerm{}, pl.phase, false
 	}
 	a := record.AutoTerm{Pct: ps.AutoTermPct, MinDur: time.Duration(ps.AutoTermDur),
 		Bytes: ps.Op == "get" || ps.Op == "put" || ps.Op == "multipart" || ps.Op == "multipart-put"}
@@ -25,12 +25,11 @@ func (Engine) AutoTerm(p engine.Phase) (record.AutoTerm, bool) {
 	if a.MinDur == 0 {
 		a.MinDur = 10 * time.Second
 	}
-	return a, true
+	return a, withoutAutoTerm(pl.phase), true
 }
 
-// WithoutAutoTerm returns the phase with --autoterm off, for hosts whose
-// controller decides for all of them together.
-func (Engine) WithoutAutoTerm(p engine.Phase) engine.Phase {
+// withoutAutoTerm returns the phase with --autoterm off.
+func withoutAutoTerm(p engine.Phase) engine.Phase {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(p.Params, &m); err != nil {
 		return p

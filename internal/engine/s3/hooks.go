@@ -69,17 +69,10 @@ func (pl plan) LogRequestsIn(dir string) (engine.Phase, error) {
 	return ph, nil
 }
 
-var _ engine.Decoder = Engine{}
-
-// Decode decodes a phase's settings once, for the spine to keep with the
-// phase (engine.Registry.Decode).
-func (Engine) Decode(p engine.Phase) (any, error) { return DecodeParams(p.Params) }
-
-// phaseParams are p's settings: those kept with the phase, else decoded
-// now. Hosts is clipped: resolve appends host to it, which must not
-// write into the kept value's array.
+// phaseParams are p's settings, decoded. Hosts is clipped: resolve
+// appends host to it, which must not write into the array a plan keeps.
 func phaseParams(p engine.Phase) (Params, error) {
-	ps, err := engine.Typed(p, func(p engine.Phase) (Params, error) { return DecodeParams(p.Params) })
+	ps, err := DecodeParams(p.Params)
 	ps.Hosts = slices.Clip(ps.Hosts)
 	return ps, err
 }

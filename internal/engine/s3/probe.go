@@ -18,8 +18,6 @@ import (
 	"github.com/storbench/storbench/internal/model"
 )
 
-var _ engine.Prober = Engine{}
-
 // probeClass is the storage class a probe asks for: one besides STANDARD
 // (which a server that keeps no class echoes as well).
 const probeClass = "STANDARD_IA"
@@ -31,11 +29,8 @@ const probeClass = "STANDARD_IA"
 // fails is a result, not an error. An error says the server could not be
 // probed at all (it does not answer, the keys are refused) or that what
 // the probe made could not all be removed.
-func (Engine) Probe(ctx context.Context, env engine.Env, p engine.Phase) (*model.Probe, error) {
-	ps, err := phaseParams(p)
-	if err != nil {
-		return nil, err
-	}
+func (pl plan) Probe(ctx context.Context, env engine.Env) (*model.Probe, error) {
+	ps := pl.ps
 	// Only the endpoint, keys and transport settings count (a benchmark's
 	// own, with --probe, are not the probe's): its requests are its own.
 	c, err := resolve(Params{Op: "put", Bucket: probeBucket(), Hosts: ps.Hosts, Host: ps.Host, HostLimit: ps.HostLimit,

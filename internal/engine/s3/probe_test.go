@@ -10,12 +10,22 @@ import (
 	"github.com/storbench/storbench/internal/s3test"
 )
 
+// probe probes ph's server through its plan.
+func probe(t *testing.T, ph engine.Phase) (*model.Probe, error) {
+	t.Helper()
+	pl, err := Engine{}.Plan(ph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl.Probe(context.Background(), engine.Env{Host: "h"})
+}
+
 // probeOf probes srv through the engine, and checks it left no bucket.
 func probeOf(t *testing.T, srv *s3test.Server) map[string]model.Feature {
 	t.Helper()
 	p := baseParams(srv, "probe")
 	delete(p, "op")
-	pr, err := Engine{}.Probe(context.Background(), engine.Env{Host: "h"}, phaseOf(t, "probe", p))
+	pr, err := probe(t, phaseOf(t, "probe", p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +80,7 @@ func TestProbeTakesAnyBenchmarksPhase(t *testing.T) {
 	srv := s3test.StartT(t, s3test.Options{})
 	p := baseParams(srv, "retention")
 	p["versions"], p["checksum"], p["bucket"] = 5, "SHA256", "mine"
-	pr, err := Engine{}.Probe(context.Background(), engine.Env{Host: "h"}, phaseOf(t, "retention", p))
+	pr, err := probe(t, phaseOf(t, "retention", p))
 	if err != nil || len(pr.Features) != 20 {
 		t.Fatalf("%v: %+v", err, pr)
 	}

@@ -1,0 +1,157 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// Tool is the outside program an engine runs (Info.Tool): how it is
+// named and how it says its version.
+type Tool struct {
+	// Name is the program's name on the PATH ("fio"), and the name a
+	// command line gives its path by.
+	Name string
+	// VersionArgs make the program print its version ("--version").
+	VersionArgs []string
+	// VersionPrefix is how that version begins ("fio-"): a program that
+	// prints another is not the tool.
+	VersionPrefix string
+}
+
+// Version is the version t's program at bin prints, checked against
+// VersionPrefix.
+func (t Tool) Version(bin string) (string, error) {
+	v, err := ToolVersion(bin, t.VersionArgs...)
+	if err == nil && !strings.HasPrefix(v, t.VersionPrefix) {
+		err = fmt.Errorf("%s: not %s (`%s %s` does not print %s<version>)", bin, t.Name, bin, strings.Join(t.VersionArgs, " "), t.VersionPrefix)
+	}
+	return v, err
+}
+
+// Tools are where this machine's outside tools are, by tool name
+// (Tool.Name), as a command line's --tool NAME=PATH gives them: an
+// agent's own setting, never taken from the network. A tool not named is
+// found on the PATH.
+type Tools map[string]string
+
+// Path is where the tool called name is: its given path, else its name.
+func (t Tools) Path(name string) string {
+	if p := t[name]; p != "" {
+		return p
+	}
+	return name
+}
+
+// ToolNames are the names of the outside tools the engines run, sorted.
+func (r Registry) ToolNames() []string {
+	var out []string
+	for _, n := range r.Names() {
+		if t := r[n].Info().Tool; t != nil && !slices.Contains(out, t.Name) {
+			out = append(out, t.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// CheckTools refuses a path given for a tool no engine runs (a misspelt
+// name), naming those it runs.
+func (r Registry) CheckTools(t Tools) error {
+	names := r.ToolNames()
+	for _, n := range slices.Sorted(maps.Keys(t)) {
+		if !slices.Contains(names, n) {
+			return fmt.Errorf("--tool %s=%s: no engine runs a tool called %q (the tools: %s)", n, t[n], n, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
+// ToolVersions is the version of every outside tool the engines run
+// (Info.Tool), by tool name, as found on this host at its path in paths
+// (a tool not found is absent).
+func (r Registry) ToolVersions(paths Tools) map[string]string {
+	var out map[string]string
+	for _, n := range r.Names() {
+		t := r[n].Info().Tool
+		if t == nil {
+			continue
+		}
+		if v, err := t.Version(paths.Path(t.Name)); err == nil {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[t.Name] = v
+		}
+	}
+	return out
+}
+
+// versions keeps what a tool said its version was, for each binary, by the
+// file's identity: a run asked fio four times before its first job
+// (finding fio, the run's record, the agent's hello, the phase's hooks),
+// and fio, linked against many libraries, takes 40-900 ms to start on a
+// loaded machine. A binary replaced in place (an upgrade) is another file
+// and is asked again.
+var versions = struct {
+	sync.Mutex
+	m map[binID]string
+}{m: map[binID]string{}}
+
+// binID is what tells one file from another at a path, and the arguments
+// it was asked its version with.
+type binID struct {
+	path       string
+	dev, ino   uint64
+	size, nsec int64
+	args       string
+}
+
+// ToolVersion returns what the program at bin prints, trimmed, when run
+// with args ("fio-3.33" for fio --version).
+func ToolVersion(bin string, args ...string) (string, error) {
+	id, known := identify(bin)
+	id.args = strings.Join(args, "\x00")
+	if known {
+		versions.Lock()
+		v, ok := versions.m[id]
+		versions.Unlock()
+		if ok {
+			return v, nil
+		}
+	}
+	out, err := exec.Command(bin, args...).Output()
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %v", bin, strings.Join(args, " "), err)
+	}
+	v := strings.TrimSpace(string(out))
+	if known {
+		versions.Lock()
+		versions.m[id] = v
+		versions.Unlock()
+	}
+	return v, nil
+}
+
+// identify returns the identity of the file bin names (known false when
+// it cannot be told: the binary is then asked every time).
+func identify(bin string) (binID, bool) {
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		return binID{}, false
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return binID{}, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return binID{}, false
+	}
+	return binID{path: path, dev: uint64(st.Dev), ino: st.Ino, size: fi.Size(), nsec: fi.ModTime().UnixNano()}, true
+}
