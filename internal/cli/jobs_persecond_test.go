@@ -39,7 +39,9 @@ numjobs=%d
 // window counted each second once more): the per-second operations add
 // up to summary.json's count (within 0.5%), every full second's rate is
 // its operations (within 10%), the median second's rate is within 10% of
-// the headline, and the host's figures are one entry per operation. In
+// the rate the job file sets (numjobs x 64 ops/s; the headline, over the
+// window from the first job's start to the last job's end, is lower when
+// a busy machine starts the jobs apart: 112 ops/s against 128 once), and the host's figures are one entry per operation. In
 // Chromium, every chart of its report adds up to the same counts
 // (chromium.ChartSums).
 func TestFioJobsWithoutGroupReporting(t *testing.T) {
@@ -56,15 +58,16 @@ func TestFioJobsWithoutGroupReporting(t *testing.T) {
 			if len(folders) != 1 {
 				t.Fatalf("results: %v", folders)
 			}
-			sum := perSecondAddsUp(t, folders[0])
+			sum := perSecondAddsUp(t, folders[0], float64(64*n))
 			t.Run("charts", func(t *testing.T) { chartsAddUp(t, folders[0], sum) })
 		})
 	}
 }
 
 // perSecondAddsUp checks the per-second figures of the run's one phase
-// against its summary, which it returns.
-func perSecondAddsUp(t *testing.T, folder string) *results.Summary {
+// against its summary, which it returns, and the median full second
+// against the rate the job file sets (set, ops/s).
+func perSecondAddsUp(t *testing.T, folder string, set float64) *results.Summary {
 	t.Helper()
 	sum, err := results.ReadSummary(folder)
 	if err != nil {
@@ -106,8 +109,11 @@ func perSecondAddsUp(t *testing.T, folder string) *results.Summary {
 	}
 	slices.Sort(rates)
 	med := rates[len(rates)/2]
-	if head := *op.OpsPerS; math.Abs(med-head) > 0.1*head {
-		t.Errorf("median second %.1f ops/s, headline %.1f ops/s (%s bandwidth): more than 10%% apart", med, head, op.Op)
+	if math.Abs(med-set) > 0.1*set {
+		t.Errorf("median second %.1f ops/s, the job file sets %.0f ops/s (%s): more than 10%% apart", med, set, op.Op)
+	}
+	if head := *op.OpsPerS; head > 1.1*set {
+		t.Errorf("headline %.1f ops/s over the %.0f ops/s the job file sets (%s)", head, set, op.Op)
 	}
 	return sum
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -67,12 +68,16 @@ func fakeRunAgent(t *testing.T, host string, run func(w http.ResponseWriter)) *R
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &RemoteAgent{Addr: strings.TrimPrefix(srv.URL, "http://"), Host: host, Token: testToken}
+	return &RemoteAgent{Addr: strings.TrimPrefix(srv.URL, "http://"), Host: host, Token: testToken, HeartbeatTimeout: testKnob}
 }
 
 // heapGrowth is how far the heap grew above where it was while fn ran,
-// sampled every 5 ms.
+// sampled every 5 ms. The collector runs at a tenth of the usual growth
+// meanwhile: the heap counts garbage until it is collected, and a starved
+// collector let the pieces of a refused line, each dropped once read, pass
+// for 32 MB held (under -race beside busy loops).
 func heapGrowth(fn func()) uint64 {
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	var ms runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
@@ -332,13 +337,15 @@ func slowLineAgent(t *testing.T, n int64, spread time.Duration) *RemoteAgent {
 // A last line that takes longer to arrive than the controller's silence
 // (a large result on a slow link) is an agent talking, not a lost one:
 // each part of it resets the silence. Before, the agent was lost in the
-// middle of sending its result. The line takes 10 s, past the 7 s the
-// controller waits for a stream's first line (a silence of 2 s and 5 s
-// for a TLS handshake); its parts come every 200 ms, a tenth of the
-// silence, so a busy machine's pauses do not make a silence of them.
+// middle of sending its result. The line takes 10 s, past the 9 s the
+// controller waits for a stream's first line (a silence of 4 s and 5 s
+// for a TLS handshake); its parts come every 200 ms, a twentieth of the
+// silence, so a busy machine's pauses do not make a silence of them (a
+// silence of 2 s, ten parts, was reached once in make test beside make
+// cluster-test, under -race).
 func TestLongLineOnASlowLinkIsNoSilence(t *testing.T) {
 	slow := slowLineAgent(t, 4<<20, 10*time.Second)
-	slow.Silence = 2 * time.Second
+	slow.Silence = 4 * time.Second
 	c := newController(slow)
 	if _, err := c.Connect(context.Background()); err != nil {
 		t.Fatal(err)
