@@ -126,22 +126,7 @@ func TestSlowHeartbeatAnswerIsNoPause(t *testing.T) {
 // phase here took 8 or 9 heartbeats.
 func TestHeartbeatsFollowTheKnob(t *testing.T) {
 	var beats atomic.Int32
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ta := serveAgent(t, "a", testEngines, ln, func(srv *Server) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == PathPrefix+"/heartbeat" {
-				beats.Add(1)
-			}
-			srv.ServeHTTP(w, r)
-		})
-	})
-	a := remoteFor(ta, "a")
-	a.HeartbeatTimeout = 30 * time.Second
-	t.Cleanup(a.Close)
-	c := &Controller{Agents: []Agent{a}, Engines: testEngines}
+	c := slowKnobController(t, func(*http.Request) bool { beats.Add(1); return true })
 	start := time.Now()
 	out, err := c.RunPhase(testutil.Ctx(t, testutil.Bound), "r", false, tickPhaseOf(t, 8000, 500, 10))
 	if err != nil {
@@ -163,29 +148,17 @@ func TestHeartbeatsFollowTheKnob(t *testing.T) {
 // controller gave up on it after 2 s, and a starved agent heard none.
 func TestASlowBeatIsAwaitedUntilTheNext(t *testing.T) {
 	var counted atomic.Int32
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ta := serveAgent(t, "a", testEngines, ln, func(srv *Server) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == PathPrefix+"/heartbeat" {
-				// Read 3 s late: a beat the controller gave up on
-				// by then never reached the agent.
-				select {
-				case <-time.After(3 * time.Second):
-					counted.Add(1)
-				case <-r.Context().Done():
-					return
-				}
-			}
-			srv.ServeHTTP(w, r)
-		})
+	c := slowKnobController(t, func(r *http.Request) bool {
+		// Read 3 s late: a beat the controller gave up on by then
+		// never reached the agent.
+		select {
+		case <-time.After(3 * time.Second):
+			counted.Add(1)
+			return true
+		case <-r.Context().Done():
+			return false
+		}
 	})
-	a := remoteFor(ta, "a")
-	a.HeartbeatTimeout = 30 * time.Second
-	t.Cleanup(a.Close)
-	c := &Controller{Agents: []Agent{a}, Engines: testEngines}
 	out, err := c.RunPhase(testutil.Ctx(t, testutil.Bound), "r", false, tickPhaseOf(t, 11000, 500, 10))
 	if err != nil {
 		t.Fatal(err)
@@ -196,4 +169,27 @@ func TestASlowBeatIsAwaitedUntilTheNext(t *testing.T) {
 	if n := counted.Load(); n < 1 {
 		t.Errorf("no heartbeat read 3 s late reached the agent in a phase of %s (one every 5 s)", out.End.Sub(out.Start).Round(time.Second))
 	}
+}
+
+// slowKnobController is a controller of one agent whose heartbeat timeout
+// is 30 s; onBeat sees each heartbeat before the agent does, and the beat
+// reaches the agent only when it returns true.
+func slowKnobController(t *testing.T, onBeat func(*http.Request) bool) *Controller {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta := serveAgent(t, "a", testEngines, ln, func(srv *Server) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == PathPrefix+"/heartbeat" && !onBeat(r) {
+				return
+			}
+			srv.ServeHTTP(w, r)
+		})
+	})
+	a := remoteFor(ta, "a")
+	a.HeartbeatTimeout = 30 * time.Second
+	t.Cleanup(a.Close)
+	return &Controller{Agents: []Agent{a}, Engines: testEngines}
 }
