@@ -58,6 +58,7 @@ func TestSuiteBadInput(t *testing.T) {
 		{"fio option empty", "dir: /tmp\nphases:\n  - fio: {options: {direct: }}\n", "fio: options: direct has no value", RunOptions{}},
 		{"fio setting empty", "dir: /tmp\nphases:\n  - fio:\n      runtime:\n", "fio: runtime has no value", RunOptions{}},
 		{"md setting null", "dir: /tmp\nphases:\n  - md: {items: ~}\n", "md: items has no value", RunOptions{}},
+		{"matrix value null", "dir: /tmp\nphases:\n  - fio: {job: {rw: read, size: 1m}}\n    matrix: {bs: [4k, null]}\n", "line 4: matrix bs: a value YAML reads as none (null, ~ or empty): give one", RunOptions{}},
 		{"s3 setting null", "dir: /tmp\nphases:\n  - s3: {bucket: null}\n", "s3: bucket has no value", RunOptions{}},
 	}
 	for _, c := range cases {

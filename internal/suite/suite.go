@@ -458,6 +458,9 @@ func parseMatrix(v *yaml.Node) ([]Dim, error) {
 			return nil, fmt.Errorf("line %d: matrix %s has no values", vals.Line, k.Value)
 		}
 		for _, x := range d.Values {
+			if x == nil {
+				return nil, fmt.Errorf("line %d: matrix %s: a value YAML reads as none (null, ~ or empty): %s", vals.Line, k.Value, giveValue)
+			}
 			if _, isMap := x.(map[string]any); isMap {
 				return nil, fmt.Errorf("line %d: matrix %s: values must be plain (numbers, sizes, words)", vals.Line, k.Value)
 			}
