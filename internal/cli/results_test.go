@@ -162,6 +162,23 @@ func waitForPhase(t *testing.T, root, phase string, done <-chan struct{}) string
 	return ""
 }
 
+// waitForOutput waits until out holds text, failing when the run ends
+// first.
+func waitForOutput(t *testing.T, out *testutil.Buffer, text string, done <-chan struct{}) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(out.String(), text) {
+		select {
+		case <-done:
+			t.Fatalf("the run ended before it printed %q:\n%s", text, out)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%q never printed:\n%s", text, out)
+		}
+	}
+}
+
 // neverFinished is what analyze, report and compare say of a run whose
 // run.json still says running.
 const neverFinished = "never finished"
@@ -277,6 +294,9 @@ func TestFullResultsDiskIsReported(t *testing.T) {
 		err = Execute(context.Background(), st, []string{"fio", "-d", t.TempDir(), "-w", twoPhaseJobs(t, "3"), "--results", disk})
 	}()
 	folder := waitForPhase(t, disk, "first", done)
+	// summary.json lists the first phase before the run's other files are
+	// rewritten for it; the disk fills once the second phase has begun.
+	waitForOutput(t, out, "starting fio phase second", done)
 	fill(t, disk)
 	<-done
 	if ExitCode(err) != ExitFailed {
