@@ -117,6 +117,7 @@ func (f *FS) Start(c *dfs.Cluster) {
 			"MASTER_RECONNECTION_DELAY": "1", "CSSERV_LISTEN_HOST": f.net.Addrs[1],
 			"CSSERV_LISTEN_PORT": fmt.Sprint(9422 + i), "HDD_LEAVE_SPACE_DEFAULT": "64MiB"})), 0o644))
 	}
+	begin := time.Now()
 	f.master = f.start(t, "master", "mfsmaster", "-f", "-c", filepath.Join(master, "mfsmaster.cfg"))
 	// A chunkserver spends 1.5-4 s in its start before it connects
 	// (10-24 s on the loaded test machine): both start with the master,
@@ -129,11 +130,14 @@ func (f *FS) Start(c *dfs.Cluster) {
 	if err := waitLog(f.master, "mfsmaster daemon initialized properly", time.Minute); err != nil {
 		t.Fatalf("MooseFS master: %v", err)
 	}
+	ready := []string{fmt.Sprintf("master %.1f s", time.Since(begin).Seconds())}
 	for range Chunkservers {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
+		ready = append(ready, fmt.Sprintf("a chunkserver %.1f s", time.Since(begin).Seconds()))
 	}
+	t.Logf("MooseFS: ready after %s", strings.Join(ready, ", "))
 }
 
 func (f *FS) csDir(i int) string { return filepath.Join(f.root, fmt.Sprintf("cs%d", i)) }
