@@ -430,13 +430,21 @@ func measure(n, perFarm, seconds, ops int, hbTimeout time.Duration, cpuProfile, 
 	go sampleEverySecond(stopSampling, &samplesMu, &samples)
 	ctx := context.Background()
 	t0 := time.Now()
+	// Printed however the run ends: a run that failed used CPU and memory
+	// too, and they may be why it failed.
+	var phaseStart, phaseEnd *sample
+	defer func() { printCost(phaseStart, phaseEnd) }()
 	if _, err := ctrl.Connect(ctx); err != nil {
 		return fmt.Errorf("connect: %v", err)
 	}
 	connect := time.Since(t0)
+	ps := takeSample()
+	phaseStart = &ps
 	params, _ := json.Marshal(fakeParams{DurationS: seconds, Ops: ops})
 	phase := engine.Phase{Name: "scale", Engine: "scale-fake", Params: params}
 	out, err := ctrl.RunPhase(ctx, "scale-run", false, phase)
+	pe := takeSample()
+	phaseEnd = &pe
 	if err != nil {
 		return fmt.Errorf("phase: %v", err)
 	}
@@ -575,5 +583,17 @@ func report(n, seconds, ops int, connect time.Duration, out *cluster.Outcome, sa
 			inRate, outRate, inRate/float64(n), outRate/float64(n))
 	}
 	fmt.Printf("last live line: %.200s\n", live.last)
+}
+
+// printCost prints the controller's CPU seconds per second of the phase
+// (from its start, from, to its end, to: prepare, run and cleanup, or up
+// to where the phase failed) and its peak RSS over the whole run.
+func printCost(from, to *sample) {
+	if from != nil && to != nil {
+		now := *to
+		wall := now.at.Sub(from.at).Seconds()
+		fmt.Printf("controller over the phase: %.3f CPU seconds per second (%.1f s of CPU in %.1f s)\n",
+			(now.cpu-from.cpu).Seconds()/wall, (now.cpu - from.cpu).Seconds(), wall)
+	}
 	fmt.Printf("controller peak RSS (VmHWM, the whole run): %.1f MiB\n", float64(peakRSS())/(1<<20))
 }
