@@ -385,6 +385,26 @@ func (f *farm) end() string {
 	return gaps
 }
 
+// startFarms starts farms of at most perFarm agents for n agents, appended
+// to farms (also when one fails: the caller ends them), and returns their
+// agents' addresses.
+func startFarms(n, perFarm int, token, cpuProfile string, farms []*farm) ([]*farm, []string, error) {
+	var addrs []string
+	for left := n; left > 0; left -= perFarm {
+		farmProfile := ""
+		if cpuProfile != "" {
+			farmProfile = fmt.Sprintf("%s.farm%d", cpuProfile, len(farms))
+		}
+		f, err := startFarm(min(left, perFarm), token, farmProfile)
+		if err != nil {
+			return farms, nil, err
+		}
+		farms = append(farms, f)
+		addrs = append(addrs, f.addrs...)
+	}
+	return farms, addrs, nil
+}
+
 func measure(n, perFarm, seconds, ops int, hbTimeout time.Duration, cpuProfile, memProfile string) error {
 	var b [32]byte
 	_, _ = rand.Read(b[:])
@@ -396,18 +416,9 @@ func measure(n, perFarm, seconds, ops int, hbTimeout time.Duration, cpuProfile, 
 			_ = f.cmd.Wait()
 		}
 	}()
-	var addrs []string
-	for left := n; left > 0; left -= perFarm {
-		farmProfile := ""
-		if cpuProfile != "" {
-			farmProfile = fmt.Sprintf("%s.farm%d", cpuProfile, len(farms))
-		}
-		f, err := startFarm(min(left, perFarm), token, farmProfile)
-		if err != nil {
-			return err
-		}
-		farms = append(farms, f)
-		addrs = append(addrs, f.addrs...)
+	farms, addrs, err := startFarms(n, perFarm, token, cpuProfile, farms)
+	if err != nil {
+		return err
 	}
 	agents := make([]cluster.Agent, n)
 	for i, a := range addrs {
