@@ -368,10 +368,11 @@ func TestSixtyFourAgents(t *testing.T) {
 	// Lines keep to the second: none is skipped (a gap near two periods)
 	// and they do not drift. One line may come late on a busy machine and
 	// the next one early, as a ticker does; the mean period stays 1 s.
-	// A line may be as late as this process was kept from running: the
-	// worst stall of a 50-ms ticker beside it is added to the allowance.
+	// A line may be as late as this process was kept from running: twice
+	// the worst stall of a 50-ms ticker beside it is added to the
+	// allowance (the line passes the controller's ticker and its sink).
 	for i := 1; i < len(at); i++ {
-		if d := at[i].Sub(at[i-1]); d > 1700*time.Millisecond+worst {
+		if d := at[i].Sub(at[i-1]); d > 1700*time.Millisecond+2*worst {
 			t.Errorf("progress line %d came %s after the one before (this process stalled at most %s)", i, d, worst)
 		}
 	}
