@@ -56,6 +56,8 @@ type Server struct {
 	cmd    *exec.Cmd
 	done   chan struct{}
 	err    error
+	// release gives up the claim on the port Start picked (ClaimPort).
+	release func()
 }
 
 // Options tune the server.
@@ -117,12 +119,26 @@ func Start(dir string, o Options) (*Server, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
-	port := o.Port
+	port, release := o.Port, func() {}
 	if port == 0 {
-		if port, err = freePort(); err != nil {
+		// Not a port of 127.0.0.1:0 closed again: another process here
+		// could take it before versitygw binds it (ClaimPort).
+		if port, release, err = testutil.ClaimPort(); err != nil {
 			return nil, err
 		}
 	}
+	s, err := start(bin, root, dir, port, o)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	s.release = release
+	return s, nil
+}
+
+// start is Start on port.
+func start(bin, root, dir string, port int, o Options) (*Server, error) {
+	var err error
 	endpoint := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	args := []string{"--port", endpoint, "--quiet", "--keep-alive"}
 	var ca *x509.CertPool
@@ -219,11 +235,13 @@ func (s *Server) Stop() {
 	}
 	select {
 	case <-s.done:
-		return
 	default:
+		_ = s.cmd.Process.Kill()
+		<-s.done
 	}
-	_ = s.cmd.Process.Kill()
-	<-s.done
+	if s.release != nil {
+		s.release()
+	}
 }
 
 // StartT is the testing helper: it starts a server for t, skipping the test
@@ -282,15 +300,6 @@ func SelfSigned(dir string) (certFile, keyFile string, err error) {
 		return "", "", err
 	}
 	return certFile, keyFile, nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // CreateUser adds a user with a versitygw role ("user" may not create

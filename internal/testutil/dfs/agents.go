@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/s3test"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // agent is one `storbench agent` process.
@@ -75,12 +76,9 @@ func (c *Cluster) agentAddr(i int) (string, []string) {
 	if c.net != nil {
 		return c.net.addrs[i] + ":7761", []string{"ip", "netns", "exec", c.net.names[i]}
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	// Claimed, not a port of 127.0.0.1:0 closed again, which another
+	// process could take before the agent binds it (testutil.ClaimAddr).
+	return testutil.ClaimAddr(c.t), nil
 }
 
 func (c *Cluster) startAgent(args []string) *agent {

@@ -41,10 +41,26 @@ type Fault struct {
 // client's own cache keeps written blocks otherwise, and a write returns
 // while a server hangs: mfsmount's does), at a fixed rate well under what
 // the clients can (every healthy second is at it, within a few percent,
-// also on a loaded machine: a dip is the fault's, not noise).
-const SyncedWritePhase = `  - name: write
-    fio: {runtime: 24s, job: {rw: randwrite, bs: 4k, size: 32m, direct: 1, fsync: 1, time_based: 1, numjobs: 2, rate_iops: 20, group_reporting: 1}}
-`
+// also on a loaded machine: a dip is the fault's, not noise). The 14 s
+// after the restart hold a server that serves seconds after its start
+// (a CephFS MDS: replay, reconnect, rejoin) and the three good seconds
+// of the recovery after it, on a loaded machine too.
+var SyncedWritePhase = SyncedWrite(24 * time.Second)
+
+// SyncedWrite is SyncedWritePhase lasting d. A server stopped with
+// SIGSTOP serves again the moment it gets SIGCONT, and its clients write
+// on at once: 7 s after the restart (17 s in all) hold the recovery's
+// three good seconds and a loaded machine's stalls, 7 s of a file
+// system's budget less than 24 s.
+func SyncedWrite(d time.Duration) string {
+	return fmt.Sprintf(`  - name: write
+    fio: {runtime: %gs, job: {rw: randwrite, bs: 4k, size: 32m, direct: 1, fsync: 1, time_based: 1, numjobs: 2, rate_iops: 20, group_reporting: 1}}
+`, d.Seconds())
+}
+
+// HungServerPhase is SyncedWrite for a server hung (SIGSTOP) and let go
+// on (SIGCONT).
+var HungServerPhase = SyncedWrite(17 * time.Second)
 
 // The events' times into the phase, and the bound a recovery is held to.
 const (

@@ -154,7 +154,7 @@ func brickHang(t *testing.T, c *gluster.Cluster) {
 		t.Fatalf("brick 1 has no process: %d", pid)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
-	dfs.ServerFault(t, c.Cluster, dfs.Fault{StopName: "hang brick 1", RestartName: "resume brick 1", Phase: dfs.SyncedWritePhase, Op: "write",
+	dfs.ServerFault(t, c.Cluster, dfs.Fault{StopName: "hang brick 1", RestartName: "resume brick 1", Phase: dfs.HungServerPhase, Op: "write",
 		Stop: func() error { return syscall.Kill(pid, syscall.SIGSTOP) }, Restart: func() error { return syscall.Kill(pid, syscall.SIGCONT) }})
 }
 

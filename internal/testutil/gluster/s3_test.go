@@ -19,6 +19,7 @@ import (
 
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/s3test"
+	"github.com/storbench/storbench/internal/testutil"
 	"github.com/storbench/storbench/internal/testutil/dfs"
 	"github.com/storbench/storbench/internal/testutil/gluster"
 )
@@ -38,16 +39,13 @@ func gateways(t *testing.T, c *gluster.Cluster) []string {
 	t.Cleanup(func() { _ = os.RemoveAll(filepath.Join(c.Mounts[0], "s3")) })
 	var eps []string
 	for i := range c.Agents {
-		port := 7070
+		// Each agent's address of its own, or, on loopback, a claimed
+		// port (not one of 127.0.0.1:0 closed again, which another
+		// process could take before the gateway binds it).
+		ep := net.JoinHostPort(c.AgentHost(i), "7070")
 		if !c.NetNS {
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			port = l.Addr().(*net.TCPAddr).Port
-			l.Close()
+			ep = testutil.ClaimAddr(t)
 		}
-		ep := net.JoinHostPort(c.AgentHost(i), strconv.Itoa(port))
 		cmd := c.InAgent(i, bin, "--port", ep, "--quiet", "--keep-alive", "posix", filepath.Join(c.Dir, "s3"))
 		cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY="+s3test.AccessKey, "ROOT_SECRET_KEY="+s3test.SecretKey)
 		if err := cmd.Start(); err != nil {

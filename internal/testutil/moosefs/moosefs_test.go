@@ -43,7 +43,7 @@ func TestMooseFS(t *testing.T) {
 // after it connected to the master (measured here): a recovery no
 // timestamp of the test can place.
 func chunkserverHang(t *testing.T, c *moosefs.Cluster) {
-	dfs.ServerFault(t, c.Cluster, dfs.Fault{StopName: "hang chunkserver 1", RestartName: "resume chunkserver 1", Phase: dfs.SyncedWritePhase, Op: "write",
+	dfs.ServerFault(t, c.Cluster, dfs.Fault{StopName: "hang chunkserver 1", RestartName: "resume chunkserver 1", Phase: dfs.HungServerPhase, Op: "write",
 		Stop: func() error { return c.HangChunkserver(1) }, Restart: func() error { return c.ResumeChunkserver(1) }})
 }
 
