@@ -91,7 +91,7 @@ Every request must carry the shared token from --token-file (at least 22
 characters, 16 random bytes' worth: storbench token makes one), or the
 controller must present a client certificate signed by --tls-ca. The agent listens on
 loopback unless --listen says otherwise. It never takes a program path from the
-network (fio is its own --fio-bin), and refuses fio options that run commands
+network (fio's is its own --tool fio=PATH), and refuses fio options that run commands
 unless started with --allow-exec, nor the commands of a suite's events that
 name this host unless started with --allow-events (a suite that has one is
 refused before any load otherwise).
