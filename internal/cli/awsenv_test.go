@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/storbench/storbench/internal/engine/all"
 )
 
 // awsHome writes ~/.aws/credentials and ~/.aws/config under a new home
@@ -130,7 +132,7 @@ func TestAWSCredentialChain(t *testing.T) {
 		{"no HOME, no variables: nothing", map[string]string{}, [2]string{}, want{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e, err := readEnvironment(func(k string) string { return tc.env[k] })
+			e, err := readEnvironment(func(k string) string { return tc.env[k] }, all.Engines().Environment())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -284,7 +286,7 @@ func TestExpiredSessionToken(t *testing.T) {
 func TestInsecureOverAWSCABundle(t *testing.T) {
 	e, err := readEnvironment(func(k string) string {
 		return map[string]string{"AWS_CA_BUNDLE": "/etc/ssl/bundle.pem"}[k]
-	})
+	}, all.Engines().Environment())
 	if err != nil {
 		t.Fatal(err)
 	}

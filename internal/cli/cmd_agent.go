@@ -91,7 +91,7 @@ Every request must carry the shared token from --token-file (at least 22
 characters, 16 random bytes' worth: storbench token makes one), or the
 controller must present a client certificate signed by --tls-ca. The agent listens on
 loopback unless --listen says otherwise. It never takes a program path from the
-network (fio is its own --fio-bin), and refuses fio options that run commands
+network (fio's is its own --tool fio=PATH), and refuses fio options that run commands
 unless started with --allow-exec, nor the commands of a suite's events that
 name this host unless started with --allow-events (a suite that has one is
 refused before any load otherwise).
@@ -145,7 +145,7 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 	}
 	srv := &cluster.Server{
 		Agent: &cluster.LocalAgent{Host: hostname(), Version: version(), Tools: o.Tools, AllowExec: o.AllowExec, AllowEvents: o.AllowEvents,
-			Engines: st.Engines, Credentials: c.keys, CPUs: cpus},
+			Engines: st.Engines, Secrets: c.secrets, CPUs: cpus},
 		Token:     c.token,
 		ClockSkew: o.ClockSkew,
 		Logf: func(format string, args ...any) {
@@ -253,22 +253,24 @@ func (o AgentServeOptions) slurmCPUs(st *State) (int, error) {
 }
 
 // agentConfig is what an agent serves with: how controllers prove
-// themselves, its S3 keys, and with --stdin the stream whose end stops it.
+// themselves, the engines' secrets (its S3 keys), and with --stdin the
+// stream whose end stops it.
 type agentConfig struct {
-	token string
-	tls   *tls.Config
-	keys  engine.Credentials
-	stdin *bufio.Reader
+	token   string
+	tls     *tls.Config
+	secrets engine.Secrets
+	stdin   *bufio.Reader
 	// side is the agent's part in the launcher that started it
 	// (--launched-by).
 	side cluster.AgentSide
 }
 
 // config reads the token (from --token-file, or stdin's first line with
-// --stdin), the TLS configuration and the S3 keys. The keys come from the
-// agent's own environment, replaced by those an --ssh controller sent on
-// stdin, replaced by --s3-credentials-file; only both keys of one source
-// count.
+// --stdin), the TLS configuration and the engines' secrets. They come from
+// the agent's own environment, replaced, when it sent any, by those the
+// controller's launcher sent on stdin (as a whole: the controller's keys
+// never go with the agent's session token); the S3 keys then by
+// --s3-credentials-file. Only both keys of one source count.
 func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 	var c agentConfig
 	env, err := st.environment()
@@ -278,7 +280,20 @@ func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 	// The environment's keys count only when neither stdin nor the file
 	// gives any: so does an error of its chain.
 	envKeys, envErr := env.keys("", "")
-	c.keys = envKeys
+	c.secrets = env.withKeys(envKeys)
+	fromEnv := true
+	// sent takes what a launcher sent, of the secrets the engines declare.
+	sent := func(s engine.Secrets) {
+		own := engine.Secrets{}
+		for _, n := range st.Engines.SecretNames() {
+			if v := s.Get(n); !v.Empty() {
+				own[n] = v
+			}
+		}
+		if !own.Empty() {
+			c.secrets, fromEnv = own, false
+		}
+	}
 	switch {
 	case o.LaunchedBy != "":
 		join := launchers[o.LaunchedBy].join
@@ -288,19 +303,16 @@ func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 		if c.side, err = join(st.getenv, os.Stdin); err != nil {
 			return c, asUsage(err)
 		}
-		var keys engine.Credentials
-		if c.token, keys = c.side.Secrets(); keys.Complete() {
-			c.keys = keys
-		}
+		var s engine.Secrets
+		c.token, s = c.side.Secrets()
+		sent(s)
 	case o.Stdin:
 		c.stdin = bufio.NewReader(os.Stdin)
-		var keys engine.Credentials
-		if c.token, keys, err = cluster.ReadStdin(c.stdin); err != nil {
+		var s engine.Secrets
+		if c.token, s, err = cluster.ReadStdin(c.stdin); err != nil {
 			return c, asUsage(err)
 		}
-		if keys.Complete() {
-			c.keys = keys
-		}
+		sent(s)
 	case o.TokenFile != "":
 		if c.token, err = cluster.ReadToken(o.TokenFile); err != nil {
 			return c, asUsage(err)
@@ -318,11 +330,13 @@ func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 		return c, usageErr("the agent needs --token-file F, or --tls-cert/--tls-key/--tls-ca so controllers prove themselves with a client certificate")
 	}
 	if o.S3CredentialsFile != "" {
-		if c.keys, err = credentialsFile(o.S3CredentialsFile); err != nil {
+		keys, err := credentialsFile(o.S3CredentialsFile)
+		if err != nil {
 			return c, asUsage(err)
 		}
+		c.secrets, fromEnv = withKeys(c.secrets, keys), false
 	}
-	if envErr != nil && c.keys == envKeys {
+	if envErr != nil && fromEnv {
 		return c, asUsage(envErr)
 	}
 	return c, nil

@@ -64,7 +64,7 @@ func (o *FioOptions) AddFlags(f *pflag.FlagSet) {
 func newFioCommand(st *State) *cobra.Command {
 	var o FioOptions
 	cmd := &cobra.Command{
-		Use:   "fio [-d DIR] [-w WORKLOAD|PATH] [--fio-bin P] [HOST ...]",
+		Use:   "fio [-d DIR] [-w WORKLOAD|PATH] [--tool fio=PATH] [HOST ...]",
 		Short: "Run fio job files: the four corners (bandwidth, IOPS, latency; read and write)",
 		Long: `Runs fio job files one after another and prints each job's result: bandwidth
 and IOPS together, and latency mean, p50, p99, p99.5 and p99.9. Job files are

@@ -164,7 +164,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	}
 	res, err := runPlan(ctx, st, o.Watch, run.Plan{
 		Name: s.Name, Phases: x.Phases, Labels: x.Labels, Dirs: x.Dirs, ResultsRoot: root, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
-		Credentials: keys, Keep: o.Keep || s.Keep, RemoveStale: o.RemoveStale, AllowExec: o.AllowExec, Tools: o.Tools, Notes: x.Skipped,
+		Secrets: env.withKeys(keys), Keep: o.Keep || s.Keep, RemoveStale: o.RemoveStale, AllowExec: o.AllowExec, Tools: o.Tools, Notes: x.Skipped,
 		CoVWarn: o.CoVWarn / 100, Confidence: o.Confidence / 100, Score: s.Score, Settings: map[string]any{"suite": s.Source},
 		RunLabels: s.Labels,
 	})

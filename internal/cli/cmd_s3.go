@@ -303,7 +303,7 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	}
 	// Agents on other machines use their own keys (storbench agent
 	// --help); a probe is made here, with keys from here.
-	keys, err := o.target(env, p, o.Agents.remote() && !o.Probe)
+	secrets, err := o.target(env, p, o.Agents.remote() && !o.Probe)
 	if err != nil {
 		return nil, err
 	}
@@ -329,12 +329,12 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 	}
 	plan := run.Plan{
 		Name: "s3-" + op, Phases: phases, Labels: labels, ResultsRoot: o.Results, Keep: o.Keep || o.NoClear,
-		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, Credentials: keys,
+		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, Secrets: secrets,
 		Settings: maps.Clone(p), StartAt: startAt, BenchdataInFolder: o.Full,
 	}
 	if o.Probe {
 		// The run's first lines; its fingerprint keeps what was found.
-		probe, err := probeS3(ctx, st, ph, keys)
+		probe, err := probeS3(ctx, st, ph, secrets)
 		if probe != nil {
 			_ = report.ProbeText(o.Watch.textState(st).Stdout, probe)
 			plan.Fingerprint = &model.Fingerprint{Probe: probe}
@@ -366,28 +366,28 @@ func (o S3Options) phases(st *State, op string, p map[string]any) ([]engine.Phas
 
 // target completes the settings p of an s3 command with the
 // environment's endpoint and TLS settings, checks them, and returns the
-// keys: bad input without an endpoint, or without keys unless agents
-// elsewhere bring their own (remoteKeys).
-func (o S3Options) target(env environment, p map[string]any, remoteKeys bool) (engine.Credentials, error) {
+// secrets with the keys: bad input without an endpoint, or without keys
+// unless agents elsewhere bring their own (remoteKeys).
+func (o S3Options) target(env environment, p map[string]any, remoteKeys bool) (engine.Secrets, error) {
 	env.applyS3(p)
 	if err := env.checkS3CA(p); err != nil {
-		return engine.Credentials{}, err
+		return nil, err
 	}
 	if _, ok := p["host"]; !ok {
-		return engine.Credentials{}, usageErr("no S3 endpoint: give --host or set %s (or %s)", envS3Host, envAWSEndpointS3)
+		return nil, usageErr("no S3 endpoint: give --host or set %s (or %s)", envS3Host, envAWSEndpointS3)
 	}
 	if _, ok := p["tls"]; !ok {
 		p["tls"] = o.TLS
 	}
 	keys, err := env.keys(o.AccessKey, o.SecretKey)
 	if err != nil {
-		return engine.Credentials{}, asUsage(err)
+		return nil, asUsage(err)
 	}
 	if !keys.Complete() && !remoteKeys {
-		return engine.Credentials{}, usageErr("no credentials: give --access-key and --secret-key, set %s and %s or %s and %s, or name an AWS profile (%s)",
+		return nil, usageErr("no credentials: give --access-key and --secret-key, set %s and %s or %s and %s, or name an AWS profile (%s)",
 			envS3AccessKey, envS3SecretKey, envAWSAccessKey, envAWSSecretKey, envAWSProfile)
 	}
-	return keys, nil
+	return env.withKeys(keys), nil
 }
 
 // params turns the flags given for op into the s3 engine's settings

@@ -51,7 +51,7 @@ func runS3Probe(ctx context.Context, st *State, o S3Options, asJSON bool, fs *pf
 		return err
 	}
 	p := o.serverParams(fs)
-	keys, err := o.target(env, p, false)
+	secrets, err := o.target(env, p, false)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func runS3Probe(ctx context.Context, st *State, o S3Options, asJSON bool, fs *pf
 	if err != nil {
 		return err
 	}
-	probe, err := probeS3(ctx, st, engine.Phase{Name: "s3-probe", Engine: model.EngineS3, Params: raw}, keys)
+	probe, err := probeS3(ctx, st, engine.Phase{Name: "s3-probe", Engine: model.EngineS3, Params: raw}, secrets)
 	if probe != nil {
 		var perr error
 		if asJSON {
@@ -74,13 +74,13 @@ func runS3Probe(ctx context.Context, st *State, o S3Options, asJSON bool, fs *pf
 	return err
 }
 
-// probeS3 probes the server phase ph names, with keys, through its
+// probeS3 probes the server phase ph names, with secrets' keys, through its
 // engine (engine.Plan.Probe). A server that cannot be probed at all (no
 // answer, keys refused, bad settings) is bad input; a probe that could
 // not remove all it made returns what it found with that error (a
 // failure).
-func probeS3(ctx context.Context, st *State, ph engine.Phase, keys engine.Credentials) (*model.Probe, error) {
-	probe, ok, err := st.Engines.Probe(ctx, engine.Env{Host: "probe", Credentials: keys}, ph)
+func probeS3(ctx context.Context, st *State, ph engine.Phase, secrets engine.Secrets) (*model.Probe, error) {
+	probe, ok, err := st.Engines.Probe(ctx, engine.Env{Host: "probe", Secrets: secrets}, ph)
 	switch {
 	case !ok:
 		return nil, usageErr("the %s engine cannot probe a server", ph.Engine)

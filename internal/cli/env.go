@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -17,9 +18,14 @@ import (
 	"github.com/storbench/storbench/internal/secret"
 )
 
-// Environment variables the command line reads (once, for the settings
-// flags and suites leave unset) and an agent reads (for its keys). The
-// s3 engine itself never reads the environment.
+// The variables of the S3 key chain and of the settings the AWS tools
+// share (the endpoint, the region, the CA bundle, the profile), which the
+// s3 engine declares (its Info.Environment) and the AWS shared files stand
+// in for: they stay here because the chain reads them together with those
+// files (a profile's keys stand for AWS_ACCESS_KEY_ID and its pair, its
+// endpoint_url for AWS_ENDPOINT_URL), and an engine reads no file of the
+// user's home; the engine itself never reads the environment. A variable
+// no engine declares is not read (readEnvironment).
 const (
 	envS3Host      = "STORBENCH_HOST"
 	envS3AccessKey = "STORBENCH_ACCESS_KEY"
@@ -80,26 +86,31 @@ type environment struct {
 	keysErr error
 	// storbench are the STORBENCH_* keys alone, which flags complete.
 	storbench engine.Credentials
+	// secrets are the values of every secret variable an engine declares,
+	// as read (withKeys puts the key chain's in place of its own).
+	secrets engine.Secrets
 }
 
 // environment returns the environment, read through Getenv on first use.
 func (st *State) environment() (environment, error) {
-	st.envOnce.Do(func() { st.env, st.envErr = readEnvironment(st.getenv) })
+	st.envOnce.Do(func() { st.env, st.envErr = readEnvironment(st.getenv, st.Engines.Environment()) })
 	return st.env, st.envErr
 }
 
-func readEnvironment(lookup func(string) string) (environment, error) {
-	// Each variable is read once, whichever parts of the chain ask for it.
-	seen := map[string]string{}
-	getenv := func(k string) string {
-		v, ok := seen[k]
-		if !ok {
-			v = lookup(k)
-			seen[k] = v
+// readEnvironment reads every variable the engines declare (vars) once,
+// and HOME, where the AWS shared files are; a name no engine declares is
+// not read.
+func readEnvironment(lookup func(string) string, vars []engine.Var) (environment, error) {
+	read := map[string]string{"HOME": lookup("HOME")}
+	secrets := engine.Secrets{}
+	for _, v := range vars {
+		read[v.Name] = lookup(v.Name)
+		if v.Secret && read[v.Name] != "" {
+			secrets[v.Name] = secret.New(read[v.Name])
 		}
-		return v
 	}
-	e := environment{S3Host: getenv(envS3Host), S3Region: getenv(envS3Region)}
+	getenv := func(k string) string { return read[k] }
+	e := environment{secrets: secrets, S3Host: getenv(envS3Host), S3Region: getenv(envS3Region)}
 	for _, b := range []struct {
 		name string
 		dst  **bool
@@ -248,6 +259,34 @@ func (e environment) keys(accessKey, secretKey string) (engine.Credentials, erro
 		return k, nil
 	}
 	return e.Keys, e.keysErr
+}
+
+// keyChainVars are the variables the key chain reads.
+var keyChainVars = []string{envS3AccessKey, envS3SecretKey, envS3SessionToken, envAWSAccessKey, envAWSSecretKey, envAWSSessionToken}
+
+// withKeys are the environment's secrets for the engines with keys (what
+// the key chain settled on: flags, STORBENCH_*, AWS_*, the profile) in
+// place of every variable the chain reads: the s3 engine takes its keys
+// under the chain's first names (STORBENCH_ACCESS_KEY...), whichever
+// source gave them, and a launcher carries them there.
+func (e environment) withKeys(keys engine.Credentials) engine.Secrets {
+	return withKeys(e.secrets, keys)
+}
+
+// withKeys is s with keys in place of the key chain's variables.
+func withKeys(s engine.Secrets, keys engine.Credentials) engine.Secrets {
+	out := engine.Secrets{}
+	for _, n := range s.Names() {
+		if !slices.Contains(keyChainVars, n) {
+			out[n] = s.Get(n)
+		}
+	}
+	for n, v := range map[string]secret.String{envS3AccessKey: keys.AccessKey, envS3SecretKey: keys.SecretKey, envS3SessionToken: keys.SessionToken} {
+		if !v.Empty() {
+			out[n] = v
+		}
+	}
+	return out
 }
 
 // storbenchKeys are the STORBENCH_* keys.

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// The environment is read once per process, and applied with one
-// precedence: a flag or a suite's setting, then the environment, then the
+// The environment is read once per process, by the names the engines
+// declare, and applied with one precedence: a flag or a suite's setting, then the environment, then the
 // default. Keys never go into a phase's settings.
 func TestEnvironmentOncePrecedence(t *testing.T) {
 	env := map[string]string{"STORBENCH_HOST": "envhost:9000", "STORBENCH_REGION": "env-1", "STORBENCH_TLS": "true",
@@ -22,6 +22,17 @@ func TestEnvironmentOncePrecedence(t *testing.T) {
 	for k := range env {
 		if reads[k] != 1 {
 			t.Errorf("%s read %d times", k, reads[k])
+		}
+	}
+	// Only what the engines declare is read (and HOME, where the AWS
+	// shared files are), each once.
+	declared := map[string]bool{"HOME": true}
+	for _, v := range st.Engines.Environment() {
+		declared[v.Name] = true
+	}
+	for k, n := range reads {
+		if !declared[k] || n != 1 {
+			t.Errorf("%s read %d times; declared by an engine: %v", k, n, declared[k])
 		}
 	}
 	e, _ := st.environment()

@@ -118,9 +118,10 @@ type LocalAgent struct {
 	AllowEvents bool
 	// Engines are the engines this agent runs phases with.
 	Engines engine.Registry
-	// Credentials are this agent's keys, for phases that carry none; like
+	// Secrets are this agent's values of the engines' secret variables
+	// (engine.Env's Secrets: s3's keys, for phases that carry none); like
 	// Tools they never come from a request.
-	Credentials engine.Credentials
+	Secrets engine.Secrets
 	// CPUs is engine.Env's CPUs: the workers of one per CPU (0: the
 	// process's CPU count).
 	CPUs int
@@ -183,7 +184,7 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	}
 	e, err := a.lookup(req.Phase.Engine)
 	if err == nil {
-		env := engine.Env{Host: host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, Tools: a.Tools, Credentials: a.Credentials,
+		env := engine.Env{Host: host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, Tools: a.Tools, Secrets: a.Secrets,
 			Hosts: max(req.Hosts, 1), Rank: req.Rank, Names: req.Names, Barrier: req.Barrier, CPUs: a.CPUs,
 			AwaitRemovals: a.bg.settle}
 		var p engine.Prepared

@@ -38,8 +38,13 @@ type Launch struct {
 	Binary string
 	// Version is this storbench's version.
 	Version string
-	// Credentials are the run's S3 keys, sent to the agents with the token.
-	Credentials engine.Credentials
+	// Secrets are the run's values of the engines' secret variables (s3's
+	// keys), sent to the agents with the token, on stdin only.
+	Secrets engine.Secrets
+	// SecretNames are the names of every secret variable the engines
+	// declare (engine.Registry.SecretNames): a launcher that passes its
+	// environment on to the agents (mpiexec) leaves them out.
+	SecretNames []string
 	// AllowEvents starts the agents with --allow-events: they run the
 	// commands of the run's events that name their host (storbench run
 	// --allow-events).
@@ -139,8 +144,9 @@ type Slotted interface {
 // table pairs it with the launcher, so a new launcher is still its file and
 // one line.
 type AgentSide interface {
-	// Secrets are the run's token and S3 keys the launcher sent.
-	Secrets() (token string, keys engine.Credentials)
+	// Secrets are the run's token and the engines' secrets the launcher
+	// sent.
+	Secrets() (token string, secrets engine.Secrets)
 	// Announce is the line telling the launcher the agent's port.
 	Announce(host string, port int) string
 	// Done is closed when the launcher lets the agent go.

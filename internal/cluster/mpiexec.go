@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -135,7 +136,7 @@ func (l *MPIExecLauncher) Start(ctx context.Context, launch Launch) (Started, er
 	// stdin ends: each ends its phase and cleans up), whatever mpiexec
 	// would do with the signal.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Env = withoutKeys(os.Environ())
+	cmd.Env = withoutSecrets(os.Environ(), launch.SecretNames)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -178,7 +179,7 @@ func (l *MPIExecLauncher) Start(ctx context.Context, launch Launch) (Started, er
 		_, _ = io.Copy(io.Discard, stdout)
 	}()
 	go func() { <-outDone; <-errDone; _ = cmd.Wait(); close(j.done) }()
-	if _, err := io.WriteString(stdin, stdinMessage(launch.Token, launch.Credentials)); err != nil {
+	if _, err := io.WriteString(stdin, stdinMessage(launch.Token, launch.Secrets)); err != nil {
 		j.Stop()
 		return nil, fmt.Errorf("--launcher mpiexec: %v", err)
 	}
@@ -292,18 +293,16 @@ func (j *mpiJob) Stop() (left []string) {
 	return left
 }
 
-// withoutKeys is the environment without the S3 keys and session tokens
-// the controller may hold: mpiexec passes its environment to every rank,
-// and the run's keys reach the agents on stdin.
-func withoutKeys(env []string) []string {
+// withoutSecrets is the environment without the secret variables the
+// engines declare (names: s3's keys and session tokens) the controller
+// may hold: mpiexec passes its environment to every rank, and the run's
+// secrets reach the agents on stdin.
+func withoutSecrets(env, names []string) []string {
 	var out []string
 	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case stdinAccessKey, stdinSecretKey, stdinSessionToken, "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN":
-			continue
+		if k, _, _ := strings.Cut(kv, "="); !slices.Contains(names, k) {
+			out = append(out, kv)
 		}
-		out = append(out, kv)
 	}
 	return out
 }

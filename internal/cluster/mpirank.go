@@ -22,9 +22,9 @@ type MPIRank struct {
 	// Rank, Size and LocalRank are the rank, the job's ranks and the
 	// rank's place among its host's ranks.
 	Rank, Size, LocalRank int
-	// token and keys are what the launcher sent on stdin.
-	token string
-	keys  engine.Credentials
+	// token and secrets are what the launcher sent on stdin.
+	token   string
+	secrets engine.Secrets
 
 	pmi  *pmiConn
 	stop chan struct{}
@@ -58,10 +58,10 @@ func JoinMPI(getenv func(string) string, stdin io.Reader) (AgentSide, error) {
 	var in *bufio.Reader
 	if rank == 0 {
 		in = bufio.NewReader(stdin)
-		if m.token, m.keys, err = ReadStdin(in); err != nil {
+		if m.token, m.secrets, err = ReadStdin(in); err != nil {
 			return nil, err
 		}
-		msg := hex.EncodeToString([]byte(stdinMessage(m.token, m.keys)))
+		msg := hex.EncodeToString([]byte(stdinMessage(m.token, m.secrets)))
 		n := 0
 		for ; len(msg) > 0; n++ {
 			part := msg[:min(len(msg), 2*stdinChunk)]
@@ -108,7 +108,7 @@ func (m *MPIRank) fetch(kvs string) error {
 	if err != nil {
 		return err
 	}
-	m.token, m.keys, err = ReadStdin(bufio.NewReader(strings.NewReader(string(b))))
+	m.token, m.secrets, err = ReadStdin(bufio.NewReader(strings.NewReader(string(b))))
 	return err
 }
 
@@ -124,8 +124,8 @@ func (m *MPIRank) watch(in *bufio.Reader) {
 	}
 }
 
-// Secrets are the token and keys the launcher sent.
-func (m *MPIRank) Secrets() (string, engine.Credentials) { return m.token, m.keys }
+// Secrets are the token and the engines' secrets the launcher sent.
+func (m *MPIRank) Secrets() (string, engine.Secrets) { return m.token, m.secrets }
 
 // Done is closed when the agent is to stop: the launcher closed mpiexec's
 // stdin, or the job is going away.

@@ -307,7 +307,7 @@ func (l *SlurmLauncher) Start(ctx context.Context, launch Launch) (Started, erro
 		_, _ = io.Copy(io.Discard, stdout)
 	}()
 	go func() { <-outDone; <-errDone; _ = cmd.Wait(); close(s.done) }()
-	if _, err := io.WriteString(stdin, stdinMessage(launch.Token, launch.Credentials)); err != nil {
+	if _, err := io.WriteString(stdin, stdinMessage(launch.Token, launch.Secrets)); err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("--launcher slurm: srun: %v", err)
 	}

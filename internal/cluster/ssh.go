@@ -243,7 +243,7 @@ func (l *SSHLauncher) startOne(ctx context.Context, host string, port int, name,
 	}
 	a := &SSHAgent{cmd: cmd, stdin: stdin, done: make(chan struct{}), out: out}
 	go func() { _ = cmd.Wait(); close(a.done) }()
-	if _, err := io.WriteString(stdin, stdinMessage(token, l.launch.Credentials)); err != nil {
+	if _, err := io.WriteString(stdin, stdinMessage(token, l.launch.Secrets)); err != nil {
 		a.Shutdown()
 		return nil, fmt.Errorf("ssh %s: %v", host, err)
 	}
@@ -263,54 +263,40 @@ func (l *SSHLauncher) startOne(ctx context.Context, host string, port int, name,
 	return a, nil
 }
 
-// The agent's stdin, as an SSHLauncher writes it: the token on the first
-// line, then the keys as KEY=VALUE lines, then a blank line; the stream then
-// stays open until the controller lets the agent go.
-const (
-	stdinAccessKey    = "STORBENCH_ACCESS_KEY"
-	stdinSecretKey    = "STORBENCH_SECRET_KEY"
-	stdinSessionToken = "STORBENCH_SESSION_TOKEN"
-)
-
-// stdinMessage is what an SSHLauncher writes first on an agent's stdin.
-func stdinMessage(token string, c engine.Credentials) string {
+// stdinMessage is what a launcher writes first on an agent's stdin: the
+// token on the first line, then each secret as a NAME=VALUE line (in name
+// order; the names are the engines', s3's STORBENCH_ACCESS_KEY=...), then
+// a blank line; the stream then stays open until the controller lets the
+// agent go.
+func stdinMessage(token string, s engine.Secrets) string {
 	var b strings.Builder
 	b.WriteString(token + "\n")
-	if !c.AccessKey.Empty() {
-		b.WriteString(stdinAccessKey + "=" + c.AccessKey.Reveal() + "\n")
-	}
-	if !c.SecretKey.Empty() {
-		b.WriteString(stdinSecretKey + "=" + c.SecretKey.Reveal() + "\n")
-	}
-	if !c.SessionToken.Empty() {
-		b.WriteString(stdinSessionToken + "=" + c.SessionToken.Reveal() + "\n")
+	for _, n := range s.Names() {
+		b.WriteString(n + "=" + s.Get(n).Reveal() + "\n")
 	}
 	b.WriteString("\n")
 	return b.String()
 }
 
-// ReadStdin reads, on the agent's side, what an SSHLauncher wrote first on
-// its stdin: the token and the keys. The rest of r is the open stream whose
-// end tells the agent to stop.
-func ReadStdin(r *bufio.Reader) (token string, c engine.Credentials, err error) {
+// ReadStdin reads, on the agent's side, what a launcher wrote first on its
+// stdin: the token and the secrets, by name (which names count is the
+// agent's engines' to say). The rest of r is the open stream whose end
+// tells the agent to stop.
+func ReadStdin(r *bufio.Reader) (token string, s engine.Secrets, err error) {
 	l, err := r.ReadString('\n')
 	if err != nil && l == "" {
-		return "", c, errors.New("--stdin: no token on stdin")
+		return "", nil, errors.New("--stdin: no token on stdin")
 	}
 	token = strings.TrimSpace(l)
+	s = engine.Secrets{}
 	for {
 		l, err := r.ReadString('\n')
 		l = strings.TrimSpace(l)
 		if l == "" || err != nil {
-			return token, c, nil
+			return token, s, nil
 		}
-		switch k, v, _ := strings.Cut(l, "="); k {
-		case stdinAccessKey:
-			c.AccessKey = secret.New(v)
-		case stdinSecretKey:
-			c.SecretKey = secret.New(v)
-		case stdinSessionToken:
-			c.SessionToken = secret.New(v)
+		if k, v, ok := strings.Cut(l, "="); ok && k != "" && v != "" {
+			s[k] = secret.New(v)
 		}
 	}
 }

@@ -44,9 +44,11 @@ type Env struct {
 	// Tools are where this agent's outside tools are (Info.Tool); they
 	// never come from the network.
 	Tools Tools
-	// Credentials are the keys for phases that carry none of their own
-	// (s3).
-	Credentials Credentials
+	// Secrets are the values of the secret variables the engines declare
+	// (Info.Environment), by name: on an agent its own, or those its
+	// launcher carried from the controller. An engine takes the names it
+	// declared (s3: the keys for phases that carry none of their own).
+	Secrets Secrets
 	// Hosts is how many hosts run the phase (0 or 1: this one alone) and
 	// Rank this host's place among them, from 0, the same on every host.
 	Hosts, Rank int

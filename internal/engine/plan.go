@@ -45,7 +45,7 @@ type Info struct {
 	PausesLoad bool
 	// UsesKeys says the engine signs requests with keys (s3): a phase
 	// that carries no keys of its own (Plan.OwnKeys) takes its agent's
-	// (Env.Credentials), which a local run must then have.
+	// (Env.Secrets), which a local run must then have.
 	UsesKeys bool
 	// LogsRequests says a phase can write every request to a file
 	// (Plan.LogRequestsIn: s3's benchdata), so a local run can keep that
@@ -67,6 +67,11 @@ type Info struct {
 	// Tool, when set, is the outside program the engine runs (fio), whose
 	// version an agent reports and run.json keeps.
 	Tool *Tool
+	// Environment are the environment variables the engine reads, and
+	// which of them are secrets (s3's keys): the command line reads them
+	// once and hands the secret ones to the engine in Env.Secrets, on an
+	// agent through its launcher, without knowing their names.
+	Environment []Var
 }
 
 // Plan is one phase as its engine decoded it (Engine.Plan): the answers to

@@ -72,7 +72,7 @@ func (r *Runner) agents(ctx context.Context, p Plan) (*agentSet, error) {
 	newLocal := func(name string) *cluster.LocalAgent {
 		// The in-process agent is the controller itself: a suite's event
 		// commands run there with the rights of the user who ran it.
-		return &cluster.LocalAgent{Host: name, Version: r.Version, Tools: p.Tools, AllowExec: p.AllowExec, AllowEvents: true, Engines: r.Engines, Credentials: p.Credentials}
+		return &cluster.LocalAgent{Host: name, Version: r.Version, Tools: p.Tools, AllowExec: p.AllowExec, AllowEvents: true, Engines: r.Engines, Secrets: p.Secrets}
 	}
 	if len(entries) == 0 || (len(entries) == 1 && cluster.IsLocal(entries[0])) {
 		l := newLocal(cluster.HostName(hn))

@@ -36,7 +36,7 @@ func (r *Runner) launch(ctx context.Context, p Plan) (*agentSet, error) {
 	}
 	prefix := strings.TrimPrefix(strings.TrimPrefix(l.Flag(), "--launcher "), "--")
 	started, err := l.Start(ctx, cluster.Launch{
-		Token: oneRunToken(), Binary: self, Version: r.Version, Credentials: p.Credentials, AllowEvents: p.Agents.AllowEvents,
+		Token: oneRunToken(), Binary: self, Version: r.Version, Secrets: p.Secrets, SecretNames: r.Engines.SecretNames(), AllowEvents: p.Agents.AllowEvents,
 		Logf: func(format string, args ...any) {
 			r.Sink.Note(Note{Kind: NoteDiagnostic, Text: prefix + ": " + fmt.Sprintf(format, args...)})
 		},

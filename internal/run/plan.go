@@ -40,10 +40,11 @@ type Plan struct {
 	Dirs []string
 	// Agents are the machines the phases run on.
 	Agents Agents
-	// Credentials are the S3 keys of this run, for phases that carry none:
-	// the in-process agent uses them, and agents started with ssh are
-	// sent them. Agents started on their own use their own keys.
-	Credentials engine.Credentials
+	// Secrets are this run's values of the engines' secret variables (s3's
+	// keys, for phases that carry none): the in-process agent uses them,
+	// and agents a launcher starts are sent them. Agents started on their
+	// own use their own.
+	Secrets engine.Secrets
 	// MaxErrorShare is the percentage of failed requests (or of time an
 	// endpoint could not be reached) above which a phase counts as failed.
 	MaxErrorShare float64

@@ -64,6 +64,7 @@ func (Engine) Info() engine.Info {
 		UsesKeys:     true,
 		LogsRequests: true,
 		Endpoint:     endpoint,
+		Environment:  environment,
 	}
 }
 
@@ -210,7 +211,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 	if err != nil {
 		return nil, err
 	}
-	c, err := resolve(ps, env.Credentials)
+	c, err := resolve(ps, keysOf(env.Secrets))
 	if err != nil {
 		return nil, err
 	}

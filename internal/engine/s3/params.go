@@ -76,7 +76,7 @@ type (
 // they must never be stored. Results writers pass every phase through
 // the registry (Info.Secrets) before writing it; HostResult never holds
 // params. When they are empty the phase uses the keys its agent was given
-// (engine.Env's Credentials): on a remote agent its own, from its
+// (engine.Env's Secrets): on a remote agent its own, from its
 // environment or credentials file, which is the way to keep keys off the
 // network entirely.
 type Params struct {

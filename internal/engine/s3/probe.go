@@ -35,7 +35,7 @@ func (pl plan) Probe(ctx context.Context, env engine.Env) (*model.Probe, error) 
 	// own, with --probe, are not the probe's): its requests are its own.
 	c, err := resolve(Params{Op: "put", Bucket: probeBucket(), Hosts: ps.Hosts, Host: ps.Host, HostLimit: ps.HostLimit,
 		AccessKey: ps.AccessKey, SecretKey: ps.SecretKey, SessionToken: ps.SessionToken, TLS: ps.TLS, Insecure: ps.Insecure,
-		CACert: ps.CACert, Region: ps.Region, Lookup: ps.Lookup, Bind: ps.Bind}, env.Credentials)
+		CACert: ps.CACert, Region: ps.Region, Lookup: ps.Lookup, Bind: ps.Bind}, keysOf(env.Secrets))
 	if err != nil {
 		return nil, err
 	}
