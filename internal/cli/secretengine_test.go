@@ -5,13 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	mrand "math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -150,8 +147,7 @@ func TestEngineDeclaredSecretCarried(t *testing.T) {
 		t.Setenv("PATH", pathDir+":"+os.Getenv("PATH"))
 		t.Setenv("FAKESSH_LOG", sshLog)
 		t.Setenv("FAKESSH_HOMES", filepath.Join(dir, "homes"))
-		ports := quietPorts(t, 2)
-		out, res := runVault(t, envWith(map[string]string{vaultVar: key}), 2, "--ssh", "--agents", fmt.Sprintf("nodeA:%d,nodeB:%d", ports[0], ports[1]))
+		out, res := runVault(t, envWith(map[string]string{vaultVar: key}), 2, "--ssh", "--agents", "nodeA:"+freeLoopbackPort(t)+",nodeB:"+freeLoopbackPort(t))
 		sent, _ := os.ReadFile(capture)
 		if strings.Count(string(sent), vaultVar+"="+key+"\n") != 2 {
 			t.Errorf("the key did not reach both agents on ssh's stdin:\n%s", sent)
@@ -186,36 +182,4 @@ func TestEngineDeclaredSecretCarried(t *testing.T) {
 		}
 		check(t, res, map[string]string{"output": out, "mpiexec's environment": string(env)})
 	})
-}
-
-// quietPorts are n distinct loopback ports free now, below the kernel's
-// range for outgoing connections' ports: the ssh launcher's own forward
-// (127.0.0.1:0) and other tests on this busy machine take ports of that
-// range, and a port picked there was taken before the agent bound it
-// (TestSecretsNeverWritten's nodeA:35205,nodeB:35205 and "address already
-// in use").
-func quietPorts(t *testing.T, n int) []int {
-	t.Helper()
-	low := 32768
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			if v, err := strconv.Atoi(f[0]); err == nil && v > 11000 {
-				low = v
-			}
-		}
-	}
-	var ports []int
-	for try := 0; len(ports) < n && try < 1000; try++ {
-		p := 10000 + mrand.IntN(low-10000)
-		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
-		if err != nil {
-			continue // taken, or picked already
-		}
-		defer l.Close()
-		ports = append(ports, p)
-	}
-	if len(ports) < n {
-		t.Fatalf("no %d free ports below %d", n, low)
-	}
-	return ports
 }

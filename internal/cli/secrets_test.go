@@ -18,12 +18,10 @@ import (
 
 func freeLoopbackPort(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	_, p, _ := net.SplitHostPort(l.Addr().String())
+	// Claimed below the kernel's range of :0 ports, machine-wide: a port
+	// the kernel picked and gave back went to the next caller too
+	// (nodeA:35205,nodeB:35205 once) or to the ssh launcher's forward.
+	_, p, _ := net.SplitHostPort(testutil.ClaimAddr(t))
 	return p
 }
 
