@@ -13,8 +13,8 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/engine/enginetest"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
+	"github.com/storbench/storbench/internal/enginetest"
 	"github.com/storbench/storbench/internal/s3test"
 )
 
