@@ -198,8 +198,7 @@ func serveFarm(n int) error {
 		if err != nil {
 			return err
 		}
-		srv := &cluster.Server{Agent: &cluster.LocalAgent{Host: fmt.Sprintf("agent%04d", i), Version: "scale", Tools: engine.Tools{"fio": "/nonexistent/fio"}, Engines: engines},
-			Token: token,
+		srv := &cluster.Server{Agent: farmAgent(i), Token: token,
 			Logf: func(format string, args ...any) {
 				if l := fmt.Sprintf(format, args...); strings.Contains(l, "stopping the phase") {
 					fmt.Fprintf(os.Stderr, "farm %s: agent%04d: %s\n", time.Now().Format("15:04:05.000"), i, l)
@@ -241,6 +240,17 @@ func serveFarm(n int) error {
 			fmt.Printf("bytes %d %d %d\n", now.UnixNano(), bytesIn.Load(), bytesOut.Load())
 		}
 	}
+}
+
+// farmAgent is the farm's agent i. It measures no client CPU: each
+// agent's monitor reads the process table and this process's descriptors
+// (2,500 agents' sockets) once a second, and 2,500 of them took 61% of a
+// farm's CPU in its profile, so that the farm, beside a CPU hog, handled
+// its agents' heartbeats 30 s late and they stopped their phase (5,000
+// agents: 4,450 lost). A real agent host runs one agent.
+func farmAgent(i int) *cluster.LocalAgent {
+	return &cluster.LocalAgent{Host: fmt.Sprintf("agent%04d", i), Version: "scale", Tools: engine.Tools{"fio": "/nonexistent/fio"},
+		Engines: engines, NoClientLoad: true}
 }
 
 // beatLog is when one agent's heartbeats came.
@@ -375,6 +385,26 @@ func (f *farm) end() string {
 	return gaps
 }
 
+// startFarms starts farms of at most perFarm agents for n agents, appended
+// to farms (also when one fails: the caller ends them), and returns their
+// agents' addresses.
+func startFarms(n, perFarm int, token, cpuProfile string, farms []*farm) ([]*farm, []string, error) {
+	var addrs []string
+	for left := n; left > 0; left -= perFarm {
+		farmProfile := ""
+		if cpuProfile != "" {
+			farmProfile = fmt.Sprintf("%s.farm%d", cpuProfile, len(farms))
+		}
+		f, err := startFarm(min(left, perFarm), token, farmProfile)
+		if err != nil {
+			return farms, nil, err
+		}
+		farms = append(farms, f)
+		addrs = append(addrs, f.addrs...)
+	}
+	return farms, addrs, nil
+}
+
 func measure(n, perFarm, seconds, ops int, hbTimeout time.Duration, cpuProfile, memProfile string) error {
 	var b [32]byte
 	_, _ = rand.Read(b[:])
@@ -386,18 +416,9 @@ func measure(n, perFarm, seconds, ops int, hbTimeout time.Duration, cpuProfile, 
 			_ = f.cmd.Wait()
 		}
 	}()
-	var addrs []string
-	for left := n; left > 0; left -= perFarm {
-		farmProfile := ""
-		if cpuProfile != "" {
-			farmProfile = fmt.Sprintf("%s.farm%d", cpuProfile, len(farms))
-		}
-		f, err := startFarm(min(left, perFarm), token, farmProfile)
-		if err != nil {
-			return err
-		}
-		farms = append(farms, f)
-		addrs = append(addrs, f.addrs...)
+	farms, addrs, err := startFarms(n, perFarm, token, cpuProfile, farms)
+	if err != nil {
+		return err
 	}
 	agents := make([]cluster.Agent, n)
 	for i, a := range addrs {
@@ -420,13 +441,21 @@ func measure(n, perFarm, seconds, ops int, hbTimeout time.Duration, cpuProfile, 
 	go sampleEverySecond(stopSampling, &samplesMu, &samples)
 	ctx := context.Background()
 	t0 := time.Now()
+	// Printed however the run ends: a run that failed used CPU and memory
+	// too, and they may be why it failed.
+	var phaseStart, phaseEnd *sample
+	defer func() { printCost(phaseStart, phaseEnd) }()
 	if _, err := ctrl.Connect(ctx); err != nil {
 		return fmt.Errorf("connect: %v", err)
 	}
 	connect := time.Since(t0)
+	ps := takeSample()
+	phaseStart = &ps
 	params, _ := json.Marshal(fakeParams{DurationS: seconds, Ops: ops})
 	phase := engine.Phase{Name: "scale", Engine: "scale-fake", Params: params}
 	out, err := ctrl.RunPhase(ctx, "scale-run", false, phase)
+	pe := takeSample()
+	phaseEnd = &pe
 	if err != nil {
 		return fmt.Errorf("phase: %v", err)
 	}
@@ -565,5 +594,17 @@ func report(n, seconds, ops int, connect time.Duration, out *cluster.Outcome, sa
 			inRate, outRate, inRate/float64(n), outRate/float64(n))
 	}
 	fmt.Printf("last live line: %.200s\n", live.last)
+}
+
+// printCost prints the controller's CPU seconds per second of the phase
+// (from its start, from, to its end, to: prepare, run and cleanup, or up
+// to where the phase failed) and its peak RSS over the whole run.
+func printCost(from, to *sample) {
+	if from != nil && to != nil {
+		now := *to
+		wall := now.at.Sub(from.at).Seconds()
+		fmt.Printf("controller over the phase: %.3f CPU seconds per second (%.1f s of CPU in %.1f s)\n",
+			(now.cpu-from.cpu).Seconds()/wall, (now.cpu - from.cpu).Seconds(), wall)
+	}
 	fmt.Printf("controller peak RSS (VmHWM, the whole run): %.1f MiB\n", float64(peakRSS())/(1<<20))
 }

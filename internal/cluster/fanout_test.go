@@ -126,7 +126,9 @@ func TestStagesBeginAFewAgentsAtATime(t *testing.T) {
 	}
 	p := tickPhaseOf(t, 500, 250, 10)
 	p.Engine = "sbtest-together"
-	out, err := c.RunPhase(testutil.Ctx(t, testutil.Bound), "r", false, p)
+	// 160 agents' servers and their controller in one process under
+	// -race: at a load of 25 the phase outlasted the usual 2 minutes.
+	out, err := c.RunPhase(testutil.Ctx(t, 3*testutil.Bound), "r", false, p)
 	if err != nil {
 		t.Fatalf("the phase failed: %v", err)
 	}

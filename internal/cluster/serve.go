@@ -59,5 +59,8 @@ func (s *Server) HTTPServer() *http.Server {
 	p.SetHTTP1(true)
 	p.SetHTTP2(true)
 	p.SetUnencryptedHTTP2(true)
-	return &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, Protocols: p}
+	// Frames of at most frameSize: the controller's end of each of its
+	// thousands of connections keeps a buffer of the largest.
+	return &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, Protocols: p,
+		HTTP2: &http.HTTP2Config{MaxReadFrameSize: frameSize}}
 }

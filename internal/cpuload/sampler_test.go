@@ -145,6 +145,12 @@ func TestVerdictsThresholds(t *testing.T) {
 		{"a thread of a process of many, with the cores busy", model.ClientLoad{Samples: &model.HostSamples{Cores: "0-1", TS: []float64{1, 2}, UsedPct: []float64{99, 99},
 			BusiestThread: &model.BusiestThread{Process: "storbench", Pid: 10, Tid: 12, Seconds: 2}}},
 			[]string{"client CPU saturated: cores 0-1 95% busy or more in 2 of 2 s; one thread of storbench (pid 10, thread 12) at 100% of a core (running or ready to run 95% of the time or more) in 2 of 2 s"}},
+		// At a load of 12 per CPU a fio job reading 2 MiB/s was ready to
+		// run all the time: it waited for cores other work took.
+		{"a thread ready to run on cores other work took", model.ClientLoad{ClientSummary: model.ClientSummary{OthersPct: &others, Starved: true, Why: "other work took 60% of its CPU time"},
+			Samples: &model.HostSamples{Cores: "0-1", TS: []float64{1, 2, 3, 4}, UsedPct: []float64{99, 99, 99, 99},
+				BusiestThread: &model.BusiestThread{Process: "fio", Pid: 4321, Tid: 4321, Seconds: 4}}},
+			[]string{"client starved: other work took 60% of its CPU time"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string

@@ -127,6 +127,7 @@ func reached(n, all int) bool { return all > 0 && float64(n) >= SaturatedShare*f
 func Verdicts(c *model.ClientLoad) []model.Verdict {
 	h := c.Samples
 	var out []model.Verdict
+	othersTookIt := false
 	if h != nil && len(h.UsedPct) > 0 {
 		n := atLimit(h)
 		// Without a quota the cores are the host's: when other work took
@@ -137,7 +138,7 @@ func Verdicts(c *model.ClientLoad) []model.Verdict {
 		if c.OthersPct != nil {
 			taken = *c.OthersPct + serversPct(c)
 		}
-		othersTookIt := h.QuotaCPUs == nil && c.OthersPct != nil &&
+		othersTookIt = h.QuotaCPUs == nil && c.OthersPct != nil &&
 			(taken >= StarvedOthersPct || 2*taken >= mean(h.UsedPct))
 		if reached(n, len(h.UsedPct)) && !othersTookIt {
 			text := fmt.Sprintf("client CPU saturated: cores %s %.0f%% busy or more in %d of %d s", h.Cores, SaturatedCPUPct, n, len(h.UsedPct))
@@ -148,7 +149,10 @@ func Verdicts(c *model.ClientLoad) []model.Verdict {
 			out = append(out, model.Verdict{Kind: model.VerdictCPU, Text: text})
 		}
 	}
-	if t := hotThread(h); t != "" {
+	// A thread ready to run all the time on cores that other work took
+	// waited for them: it may be a rate-limited job that fell behind, and
+	// the limit is the machine ("client starved"), not the thread.
+	if t := hotThread(h); t != "" && !othersTookIt {
 		// One verdict of a kind: the thread joins the cores' or quota's.
 		if i := slices.IndexFunc(out, func(v model.Verdict) bool { return v.Kind == model.VerdictCPU }); i >= 0 {
 			out[i].Text += "; " + t
