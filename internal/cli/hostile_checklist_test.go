@@ -40,7 +40,7 @@ func TestHostileChecklistNamesRealTests(t *testing.T) {
 			t.Errorf("docs/hostile-checklist.md names %s, which no test file defines", m[1])
 		}
 	}
-	for _, sub := range []string{"RefuseSymlinks", "SwappedWorkspace", "StopMidRun", "PlaceForeign"} {
+	for _, sub := range []string{"RefuseSymlinks", "SwappedWorkspace", "StopMidRun", "PlaceForeign", "PlanAnswers"} {
 		if !strings.Contains(src.String(), `"`+sub+`"`) && !strings.Contains(src.String(), ") "+sub+"(") {
 			t.Errorf("the checklist names the conformance suite's %s, which it does not have", sub)
 		}

@@ -9,16 +9,16 @@ import (
 )
 
 // engines are the engine packages, which only the engine list imports:
-// every package directly under internal/engine but the list itself and
-// the conformance suite, found on disk so that a new engine is checked
-// without being named here.
+// every package directly under internal/engine but the list itself, found
+// on disk so that a new engine is checked without being named here (the
+// conformance suite, which starts agents, lives apart: internal/enginetest).
 var engines = func() []string {
 	var out []string
 	dirs, _ := filepath.Glob(filepath.Join("..", "engine", "*"))
 	for _, d := range dirs {
 		name := filepath.Base(d)
 		files, _ := filepath.Glob(filepath.Join(d, "*.go"))
-		if name == "all" || name == "enginetest" || len(files) == 0 {
+		if name == "all" || len(files) == 0 {
 			continue
 		}
 		out = append(out, "internal/engine/"+name)
@@ -109,5 +109,20 @@ func TestSpineLayers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The conformance suite (internal/enginetest) starts agents, so it sits
+// apart from the contract, above the cluster, and only tests import it:
+// no package of the product, an engine's own code included, reaches it.
+func TestConformanceSuiteOnlyInTests(t *testing.T) {
+	pkgs := imports(t)
+	if _, ok := pkgs["internal/enginetest"]; !ok {
+		t.Fatal("go list did not find internal/enginetest")
+	}
+	for pkg, imps := range pkgs {
+		if slices.Contains(imps, "internal/enginetest") {
+			t.Errorf("%s imports internal/enginetest: only tests may", pkg)
+		}
 	}
 }

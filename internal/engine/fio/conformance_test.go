@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/engine/enginetest"
 	"github.com/storbench/storbench/internal/engine/fio"
+	"github.com/storbench/storbench/internal/enginetest"
 )
 
 // The fio engine keeps the engine contract, running the real fio on a

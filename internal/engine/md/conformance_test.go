@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/engine/enginetest"
 	"github.com/storbench/storbench/internal/engine/md"
+	"github.com/storbench/storbench/internal/enginetest"
 )
 
 // The md engine keeps the engine contract on a temporary directory.

@@ -13,8 +13,8 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/engine/enginetest"
 	s3e "github.com/storbench/storbench/internal/engine/s3"
+	"github.com/storbench/storbench/internal/enginetest"
 	"github.com/storbench/storbench/internal/s3test"
 )
 
@@ -39,6 +39,10 @@ func conformance(t *testing.T, srv *s3test.Server) {
 				Engine: s3e.Engine{},
 				Env:    engine.Env{Host: "h1"},
 				Target: objects{cl: cl, bucket: bucket},
+				Secret: s3test.SecretKey,
+				// The agent process runs the same engine, with the
+				// phase's keys: what a remote run records of them.
+				ThroughAgent: true,
 				Phase: func(t *testing.T, name string, long bool) engine.Phase {
 					dur := "700ms"
 					if long {
@@ -107,6 +111,18 @@ func (o objects) Created(t *testing.T, runID string) []string {
 		out = append(out, obj.Key)
 	}
 	sort.Strings(out)
+	return out
+}
+
+func (o objects) Everything(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for obj := range o.cl.ListObjects(context.Background(), o.bucket, minio.ListObjectsOptions{Recursive: true}) {
+		if obj.Err != nil {
+			t.Fatal(obj.Err)
+		}
+		out = append(out, o.bucket+"/"+obj.Key)
+	}
 	return out
 }
 

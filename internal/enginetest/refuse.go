@@ -34,15 +34,7 @@ func (s Suite) refuseSymlinks(t *testing.T) {
 	if !ok {
 		t.Skip("the target has no directory a symbolic link could lead out of")
 	}
-	type way struct {
-		name string
-		eng  engine.Engine
-	}
-	ways := []way{{"local", s.Engine}}
-	if s.ThroughAgent {
-		ways = append(ways, way{"agent", agentEngine{a: agentProcess(t, s.Env.Host)}})
-	}
-	for _, w := range ways {
+	for _, w := range s.ways(t) {
 		for _, keep := range []bool{false, true} {
 			id := runID(t)
 			for _, level := range []string{"storbench", "storbench/" + id, "storbench/" + id + "/" + s.Env.Host} {
@@ -118,6 +110,22 @@ func (f Files) LinkOut(t *testing.T, level string) (string, func()) {
 			_ = os.Remove(d)
 		}
 	}
+}
+
+// way is how a test reaches the engine: in this process, or in an agent.
+type way struct {
+	name string
+	eng  engine.Engine
+}
+
+// ways are the engine in this process and, with ThroughAgent, in a real
+// agent process started for the test.
+func (s Suite) ways(t *testing.T) []way {
+	ways := []way{{"local", s.Engine}}
+	if s.ThroughAgent {
+		ways = append(ways, way{"agent", agentEngine{a: agentProcess(t, s.Env.Host)}})
+	}
+	return ways
 }
 
 // agentEngine runs phases through an agent, as a controller does: the

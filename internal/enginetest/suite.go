@@ -7,7 +7,9 @@
 //	func TestConformance(t *testing.T) { enginetest.Suite{...}.Run(t) }
 //
 // What it checks: a phase prepares, runs, returns what it measured and
-// cleans up after itself, leaving nothing it created; a stop in the middle
+// cleans up after itself, leaving nothing it created; what its plan said
+// before the run (where it writes, how long it runs, which settings are
+// secret) is what the run did; a stop in the middle
 // of the run ends it within a bound and still returns what was measured;
 // a stop before the start returns at once; Keep leaves what was made; a
 // second Cleanup is harmless; and data that was there before - around the
@@ -48,9 +50,15 @@ type Suite struct {
 	// StopBound is how long Run may take to return once its context ends
 	// (default 5 s).
 	StopBound time.Duration
-	// ThroughAgent runs the refusal tests also through a real agent
-	// process (`storbench agent`), as a remote run prepares.
+	// ThroughAgent runs the plan's checks and the refusal tests also
+	// through a real agent process (`storbench agent`), as a remote run
+	// prepares.
 	ThroughAgent bool
+	// Secret is a secret the short phase carries in its settings (s3's
+	// secret key), which nothing a run records or the engine returns may
+	// show; "" when the engine's phases carry none (an engine that
+	// declares secret settings, Info.Secrets, must give one).
+	Secret string
 }
 
 // Target is the storage an engine works on, seen from outside the engine.
@@ -64,6 +72,11 @@ type Target interface {
 	Created(t *testing.T, runID string) []string
 	// Purge removes what run runID kept (after Keep).
 	Purge(t *testing.T, runID string)
+	// Everything lists all the target holds, each item named as the
+	// engine's Plan.Location names places (a file's or directory's path;
+	// an object as bucket/key), so that what a run made, and where, is
+	// the difference of two lists.
+	Everything(t *testing.T) []string
 }
 
 // Run runs every test of the suite.
@@ -72,6 +85,7 @@ func (s Suite) Run(t *testing.T) {
 		s.StopBound = 5 * time.Second
 	}
 	t.Run("PrepareRunCleanup", s.prepareRunCleanup)
+	t.Run("PlanAnswers", s.planAnswers)
 	t.Run("StopMidRun", s.stopMidRun)
 	t.Run("StopBeforeStart", s.stopBeforeStart)
 	t.Run("CleanupWithoutRun", s.cleanupWithoutRun)
@@ -396,6 +410,25 @@ func (f Files) Created(t *testing.T, runID string) []string {
 	sort.Strings(out)
 	if len(out) > 20 {
 		out = append(out[:20], fmt.Sprintf("... %d in all", len(out)))
+	}
+	return out
+}
+
+// Everything lists every file and directory under Dir (Dir itself not).
+func (f Files) Everything(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(f.Dir, func(p string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != f.Dir {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("listing %s: %v", f.Dir, err)
 	}
 	return out
 }

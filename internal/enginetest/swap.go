@@ -41,17 +41,7 @@ func (s Suite) swappedWorkspace(t *testing.T) {
 	if !ok {
 		t.Skip("the target has no directory a symbolic link could be swapped in for")
 	}
-	ways := []struct {
-		name string
-		eng  engine.Engine
-	}{{"local", s.Engine}}
-	if s.ThroughAgent {
-		ways = append(ways, struct {
-			name string
-			eng  engine.Engine
-		}{"agent", agentEngine{a: agentProcess(t, s.Env.Host)}})
-	}
-	for _, w := range ways {
+	for _, w := range s.ways(t) {
 		for _, level := range []string{"", "/" + s.Env.Host} {
 			name := w.name + "_run"
 			if level != "" {
