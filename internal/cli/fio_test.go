@@ -240,7 +240,7 @@ func TestFioBadInput(t *testing.T) {
 		o    FioOptions
 		want string
 	}{
-		{"fio missing", FioOptions{Tools: engine.Tools{"fio": "/nonexistent/fio"}}, "fio binary /nonexistent/fio not found"},
+		{"fio missing", FioOptions{Tools: engine.Tools{"fio": "/nonexistent/fio"}}, "--tool fio=/nonexistent/fio: not found"},
 		{"dir missing", FioOptions{Dir: "/nonexistent/dir"}, "target directory /nonexistent/dir does not exist"},
 		{"dir is a file", FioOptions{Dir: notDir}, "is not a directory"},
 		{"unknown workload", FioOptions{Workload: "fourcorners"}, `unknown workload "fourcorners"`},
