@@ -112,8 +112,8 @@ type binID struct {
 	args       string
 }
 
-// ToolVersion returns what the program at bin prints, trimmed, when run
-// with args ("fio-3.33" for fio --version).
+// ToolVersion returns the first line the program at bin prints, trimmed,
+// when run with args ("fio-3.33" for fio --version).
 func ToolVersion(bin string, args ...string) (string, error) {
 	id, known := identify(bin)
 	id.args = strings.Join(args, "\x00")
@@ -129,7 +129,9 @@ func ToolVersion(bin string, args ...string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s %s: %v", bin, strings.Join(args, " "), err)
 	}
-	v := strings.TrimSpace(string(out))
+	// The first line: a banner of copyright and licence may follow.
+	v, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	v = strings.TrimSpace(v)
 	if known {
 		versions.Lock()
 		versions.m[id] = v
