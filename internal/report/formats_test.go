@@ -41,3 +41,21 @@ func TestPhaseTextFollowsTheFormats(t *testing.T) {
 		t.Errorf("an engine offering wekatester's format prints as warp, or takes warp's window:\n%s", buf.String())
 	}
 }
+
+// An engine of its own units (a dd engine's "dd/s") printed in
+// wekatester's format shows its rates in them, never as IOPS, per
+// operation and in the hosts' total: before, every engine but md and s3
+// read "34 IOPS" whatever summary.json's rate_unit said.
+func TestPhaseTextNamesTheEnginesRateUnit(t *testing.T) {
+	rate, bw := 34.0, 34.4*(1<<20)
+	op := results.OpSummary{Op: "write", Ops: 102, OpsPerS: &rate, BwBytesPerS: &bw}
+	ps := results.PhaseSummary{Name: "w", Engine: "ddx", Status: results.StatusCompleted, RateUnit: "dd/s",
+		Report: model.HeadlineIOPS, Ops: []results.OpSummary{op},
+		PerHost: []results.HostOps{{Host: "a", Ops: []results.OpSummary{op}}, {Host: "b", Ops: []results.OpSummary{op}}}}
+	var buf bytes.Buffer
+	FileText(&buf, &ps)
+	out := buf.String()
+	if strings.Contains(out, "IOPS") || strings.Count(out, "dd/s") != 3 {
+		t.Errorf("a phase whose engine counts dd/s:\n%s", out)
+	}
+}

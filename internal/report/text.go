@@ -44,7 +44,7 @@ func FileText(w io.Writer, ps *results.PhaseSummary) {
 		return
 	}
 	for _, o := range ps.Ops {
-		opText(w, ps.TextFormats(), ps.Report, o)
+		opText(w, ps.TextFormats(), ps.Report, rateUnit(ps), o)
 	}
 	// The average is over the hosts whose figures are in the total: a
 	// host lost before it did anything has none.
@@ -65,8 +65,8 @@ func FileText(w io.Writer, ps *results.PhaseSummary) {
 			}
 		}
 		if ps.Report == model.HeadlineIOPS {
-			fmt.Fprintf(w, "    total iops: %s\n", units.Rate(iops, "IOPS"))
-			fmt.Fprintf(w, "    average iops: %s per host\n", units.Rate(iops/float64(n), "IOPS"))
+			fmt.Fprintf(w, "    total iops: %s\n", units.Rate(iops, rateUnit(ps)))
+			fmt.Fprintf(w, "    average iops: %s per host\n", units.Rate(iops/float64(n), rateUnit(ps)))
 		} else if ps.Report != model.HeadlineLatency {
 			fmt.Fprintf(w, "    total bandwidth: %s\n", units.Bandwidth(bw))
 			fmt.Fprintf(w, "    average bandwidth: %s per host\n", units.Bandwidth(bw/float64(n)))
@@ -83,9 +83,18 @@ func hasRates(ps *results.PhaseSummary) bool {
 	return false
 }
 
-func opText(w io.Writer, formats []string, report model.Headline, o results.OpSummary) {
+// rateUnit is what the phase's engine calls its operation rates, IOPS
+// (fio's) where it names none.
+func rateUnit(ps *results.PhaseSummary) string {
+	if ps.RateUnit != "" {
+		return ps.RateUnit
+	}
+	return "IOPS"
+}
+
+func opText(w io.Writer, formats []string, report model.Headline, unit string, o results.OpSummary) {
 	bw := bwText(o.BwBytesPerS)
-	iops := rateText(o.OpsPerS, "IOPS")
+	iops := rateText(o.OpsPerS, unit)
 	switch report {
 	case model.HeadlineIOPS:
 		fmt.Fprintf(w, "    %s iops: %s (%s)\n", o.Op, iops, bw)
