@@ -105,6 +105,11 @@ func readEnvironment(lookup func(string) string, vars []engine.Var) (environment
 	secrets := engine.Secrets{}
 	for _, v := range vars {
 		read[v.Name] = lookup(v.Name)
+		if v.Secret && strings.ContainsAny(read[v.Name], "\r\n") {
+			// A launcher sends each secret to agents as one NAME=VALUE
+			// line: a break would cut it there, or start another name.
+			return environment{}, usageErr("%s holds a line break: give the secret on one line", v.Name)
+		}
 		if v.Secret && read[v.Name] != "" {
 			secrets[v.Name] = secret.New(read[v.Name])
 		}

@@ -2,7 +2,10 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/storbench/storbench/internal/engine"
 )
 
 // The environment is read once per process, by the names the engines
@@ -50,5 +53,24 @@ func TestEnvironmentOncePrecedence(t *testing.T) {
 	bad.Getenv = func(k string) string { return map[string]string{"STORBENCH_S3_SDK": "sometimes"}[k] }
 	if _, err := bad.environment(); ExitCode(err) != ExitUsage {
 		t.Errorf("STORBENCH_S3_SDK=sometimes: %v, want bad input", err)
+	}
+}
+
+// A declared secret holding a line break is refused in one line naming
+// the variable, never its value: launchers send each secret to agents as
+// one NAME=VALUE line, where the break would cut the key or start another
+// variable (before, "k\nSTORBENCH_SESSION_TOKEN=x" reached the agent as
+// two secrets).
+func TestSecretWithALineBreakRefused(t *testing.T) {
+	for _, v := range []string{"abc\nSTORBENCH_SESSION_TOKEN=injected", "abc\r", "\n"} {
+		_, err := readEnvironment(func(k string) string {
+			if k == envS3SecretKey {
+				return v
+			}
+			return ""
+		}, []engine.Var{{Name: envS3SecretKey, Secret: true}})
+		if ExitCode(err) != ExitUsage || err == nil || !strings.Contains(err.Error(), envS3SecretKey) || strings.Contains(err.Error(), "abc") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("secret %q: %v (exit %d), want one line naming %s without its value", v, err, ExitCode(err), envS3SecretKey)
+		}
 	}
 }
