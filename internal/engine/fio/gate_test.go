@@ -70,6 +70,29 @@ func TestAlignStart(t *testing.T) {
 	}
 }
 
+// The reader that stamps jobs through the gate can run late on a starved
+// machine: here it stamped the job 20 ms after fio had already ended it
+// (a disk that filled at once). A stamp is never earlier than the job's
+// start, and neither is fio's own end less its runtime, so the window
+// starts at the earlier of the two; it never ends before it starts (a
+// negative duration made the results folder read as damaged).
+func TestAlignStartWithALateStamp(t *testing.T) {
+	const s = int64(1e9)
+	end := 10*s + 5e6
+	one := &Output{Jobs: []JobOut{{GroupID: 0, Write: DirOut{TotalIOs: 1}}}}
+	ops := []record.OpStats{{Op: "write", StartNs: end - 3e6, EndNs: end}}
+	one.alignStart(ops, []int64{end + 20e6}, 0)
+	if ops[0].StartNs != end-3e6 || ops[0].EndNs != end {
+		t.Errorf("one group: %d to %d, want fio's own %d to %d", ops[0].StartNs, ops[0].EndNs, end-3e6, end)
+	}
+	two := &Output{Jobs: []JobOut{{GroupID: 0, Read: DirOut{TotalIOs: 1}}, {GroupID: 1, Write: DirOut{TotalIOs: 1}}}}
+	ops = []record.OpStats{{Op: "r read", StartNs: end - 3e6, EndNs: end}}
+	two.alignStart(ops, []int64{end + 20e6}, 0)
+	if ops[0].EndNs < ops[0].StartNs {
+		t.Errorf("two groups: the window ends %d ns before it starts", ops[0].StartNs-ops[0].EndNs)
+	}
+}
+
 // The command a job runs at the gate, run by the shell as fio runs it:
 // it says the job came ('a'), passes when the gate opens ('s'), fails
 // when the agent is gone (the gate FIFO closed, never opened), and a job

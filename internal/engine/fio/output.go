@@ -265,6 +265,12 @@ func (o *Output) FirstError() (string, int) {
 // the time fio took to notice its jobs ended. With several groups, which
 // fio runs one after another, only the first start is known: a window
 // starts no earlier than it.
+//
+// A stamp is when the agent read the job's byte, which a starved machine
+// does late: for a job that ended at once (a full disk) the first stamp
+// came after fio's end. Both a stamp and fio's end less its runtime are
+// no earlier than the job's true start, so the start is the earlier of
+// the two and a window never ends before it starts.
 func (o *Output) alignStart(ops []record.OpStats, passed []int64, ramp time.Duration) {
 	groups := map[int]bool{}
 	for _, j := range o.Jobs {
@@ -276,11 +282,11 @@ func (o *Output) alignStart(ops []record.OpStats, passed []int64, ramp time.Dura
 	for i := range ops {
 		op := &ops[i]
 		if len(groups) != 1 {
-			op.StartNs = max(op.StartNs, first)
+			op.StartNs = min(max(op.StartNs, first), op.EndNs)
 			continue
 		}
 		runtime := op.EndNs - op.StartNs
-		op.StartNs = first + int64(ramp)
+		op.StartNs = min(first+int64(ramp), op.StartNs)
 		op.EndNs = min(last+int64(ramp)+runtime, op.EndNs)
 	}
 }
