@@ -265,8 +265,7 @@ func (f *FS) createVolume(t testing.TB) {
 
 // Mount starts one FUSE client process at mp, which writes its pid to a
 // file so the teardown stops exactly it.
-func (f *FS) Mount(c *dfs.Cluster, i int, mp string) int {
-	t := c.T()
+func (f *FS) Mount(_ *dfs.Cluster, i int, mp string) (int, error) {
 	pidFile := filepath.Join(f.root, "log", fmt.Sprintf("client%d.pid", i))
 	args := []string{"--process-name", "fuse", "--volfile-server=" + f.server, "--volfile-id=/" + f.volume,
 		"--pid-file=" + pidFile, "--log-file=" + filepath.Join(f.root, "log", fmt.Sprintf("client%d.log", i))}
@@ -277,16 +276,16 @@ func (f *FS) Mount(c *dfs.Cluster, i int, mp string) int {
 	out, err := exec.CommandContext(ctx, "glusterfs", append(args, mp)...).CombinedOutput()
 	cancel()
 	if err != nil {
-		t.Fatalf("mount client %d: %v: %s", i, err, out)
+		return 0, fmt.Errorf("glusterfs: %v: %s", err, out)
 	}
 	pid := dfs.WaitPid(pidFile, 10*time.Second)
 	if pid <= 0 {
-		t.Fatalf("client %d wrote no pid to %s", i, pidFile)
+		return 0, fmt.Errorf("glusterfs wrote no pid to %s", pidFile)
 	}
 	if err := dfs.WaitMounted(mp, 30*time.Second, nil); err != nil {
-		t.Fatalf("client %d: %v", i, err)
+		return pid, err
 	}
-	return pid
+	return pid, nil
 }
 
 // Stop stops the volume, the processes glusterd started for it (bricks,
