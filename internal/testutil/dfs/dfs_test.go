@@ -112,3 +112,45 @@ func TestClientsMountTogetherAndEveryFailureIsNamed(t *testing.T) {
 		}
 	}
 }
+
+// Processes slow to end are stopped together: n of them that ignore
+// SIGTERM cost the teardown one grace, then SIGKILL, not n graces (three
+// mfsmount clients slow to end after their umount took 6 s of a MooseFS
+// teardown one after another).
+func TestStopPidsTogether(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("needs python3 (a process that ignores SIGTERM)")
+	}
+	var cmds []*exec.Cmd
+	var pids []int
+	for range 3 {
+		cmd := exec.Command(py, "-c", "import signal,sys,time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\ntime.sleep(120)")
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		// SIGTERM before the handler would end it at once.
+		if b := make([]byte, 5); func() bool { _, err := out.Read(b); return err != nil || string(b) != "ready" }() {
+			t.Fatalf("process %d did not say it ignores SIGTERM", cmd.Process.Pid)
+		}
+		cmds, pids = append(cmds, cmd), append(pids, cmd.Process.Pid)
+	}
+	const grace = 2 * time.Second
+	at := time.Now()
+	StopPids(pids, grace)
+	took := time.Since(at)
+	for _, cmd := range cmds {
+		_ = cmd.Wait()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+			t.Errorf("process %d: %v, want ended by SIGKILL", cmd.Process.Pid, cmd.ProcessState)
+		}
+	}
+	if took < grace || took >= 2*grace {
+		t.Errorf("3 processes ignoring SIGTERM stopped in %v, want one grace (%v) and less than two", took, grace)
+	}
+}

@@ -296,9 +296,7 @@ func (f *FS) Stop(c *dfs.Cluster) {
 	if f.glusterd != nil {
 		_, _ = f.gluster(time.Minute, "volume", "stop", f.volume, "force")
 		_, _ = f.gluster(time.Minute, "volume", "delete", f.volume)
-		for _, pid := range f.ours() {
-			dfs.StopPid(pid, 5*time.Second)
-		}
+		dfs.StopPids(f.ours(), 5*time.Second)
 		_ = f.glusterd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-f.glusterdDone:
@@ -307,9 +305,7 @@ func (f *FS) Stop(c *dfs.Cluster) {
 			<-f.glusterdDone
 		}
 	}
-	for _, pid := range f.ours() {
-		dfs.StopPid(pid, 5*time.Second)
-	}
+	dfs.StopPids(f.ours(), 5*time.Second)
 	_ = os.RemoveAll(filepath.Join("/var/run/gluster/vols", f.volume))
 	_ = os.RemoveAll(filepath.Join("/var/run/gluster/shd", f.volume))
 	for i := range 2 {
