@@ -38,14 +38,17 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// probeEngines is storbench's engine list with the probe and vault
-// engines added through the registration hook, as a test adds an engine.
+// probeEngines is storbench's engine list with the probe, vault and
+// tally engines added through the registration hook, as a test adds an engine.
 func probeEngines() engine.Registry {
 	reg := all.Engines()
 	if err := reg.Register("probe", probeEngine{}); err != nil {
 		panic(err)
 	}
 	if err := reg.Register("vault", vaultEngine{}); err != nil {
+		panic(err)
+	}
+	if err := reg.Register("tally", tallyEngine{}); err != nil {
 		panic(err)
 	}
 	return reg
