@@ -68,6 +68,9 @@ type probeParams struct {
 	Ms  int    `json:"ms"`
 	// Meet is how many hosts' phases must have run together.
 	Meet int `json:"meet,omitempty"`
+	// Host names the file server behind dir, for the reader (an NFS
+	// server, say): the probe never talks to it.
+	Host string `json:"host,omitempty"`
 }
 
 // Info names the probe's rates, which the summary keeps for readers.
