@@ -35,7 +35,11 @@ import (
 //	                    session needed): NDJSON ticks, then their records
 //	POST /v1/resources  resourcesBody; the phase's resources on the agent's
 //	                    host (free space, memory): one line, Resources
-//	POST /v1/heartbeat  the controller is alive (at least every second)
+//	POST /v1/heartbeats the controller is alive: one request a phase, its
+//	                    body a byte a beat (at least every second) for as
+//	                    long as the phase lasts
+//	POST /v1/heartbeat  the controller is alive, one request a beat (an
+//	                    agent without /v1/heartbeats; HTTP/1.1)
 //	POST /v1/stop       end the running phase early, keeping what it measured
 //	POST /v1/event      events.Action: an event of the running phase (a
 //	                    command only with --allow-events); events.Outcome

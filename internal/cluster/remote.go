@@ -264,6 +264,12 @@ func (a *RemoteAgent) roundTrip(req *http.Request, beat bool) (*http.Response, e
 	return resp, nil
 }
 
+// notFoundErr is an agent's answer to an endpoint it does not know: an
+// older storbench of the same protocol.
+type notFoundErr string
+
+func (e notFoundErr) Error() string { return string(e) }
+
 // spokeHTTP1 says whether err, from a try over HTTP/2, may be an agent
 // that answered in HTTP/1.1 (Go's HTTP/2 client reads that as a frame too
 // large, or, when the answer came with the connection's close, as a
@@ -312,6 +318,9 @@ func (a *RemoteAgent) do(req *http.Request, beat bool) (*http.Response, error) {
 		}
 		if eb.Stopped != "" {
 			return nil, fmt.Errorf("%w (%s)", ErrStopped, eb.Stopped)
+		}
+		if resp.StatusCode == http.StatusNotFound {
+			return nil, notFoundErr(eb.Error)
 		}
 		return nil, errors.New(eb.Error)
 	}

@@ -136,6 +136,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch path {
 	case "release":
 		// Bounded by the phase's host count (release).
+	case "heartbeats":
+		// Read and dropped, a byte a beat, for as long as the phase lasts.
 	case "prepare", "resources":
 		r.Body = http.MaxBytesReader(w, r.Body, maxPhaseBody)
 	default:
@@ -159,6 +161,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "heartbeat":
 		if sess := s.session(w, r); sess != nil {
 			sess.beat()
+			w.WriteHeader(http.StatusNoContent)
+		}
+	case "heartbeats":
+		if sess := s.session(w, r); sess != nil {
+			sess.beatStream(r.Body)
 			w.WriteHeader(http.StatusNoContent)
 		}
 	case "release":
@@ -254,6 +261,24 @@ func (sess *session) beat() {
 	sess.beatMu.Lock()
 	sess.lastBeat = time.Now()
 	sess.beatMu.Unlock()
+}
+
+// beatStream takes the controller's heartbeats from one long request
+// (POST /v1/heartbeats): the request's start is a beat, and so is every
+// byte of its body, until the controller ends it or the connection
+// breaks. Nothing read is kept, so the body has no size limit.
+func (sess *session) beatStream(body io.Reader) {
+	sess.beat()
+	var buf [64]byte
+	for {
+		n, err := body.Read(buf[:])
+		if n > 0 {
+			sess.beat()
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 func (sess *session) sinceBeat() time.Duration {
