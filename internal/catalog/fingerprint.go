@@ -3,7 +3,6 @@ package catalog
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -18,9 +17,10 @@ import (
 type FingerprintOptions struct {
 	// Dirs are the target directories of file phases.
 	Dirs []string
-	// Phases are the run's phases: the first s3 phase's endpoint is
-	// the one recorded.
-	Phases []model.Phase
+	// S3 is the object service the run's first phase that talks to one
+	// talks to, as its engine says (engine.Plan.Endpoint); its Host is
+	// empty when none does.
+	S3 model.Endpoint
 	// S3Server, when set, is that endpoint's Server header as a probe of
 	// it read it from signed answers (engine.Plan.Probe): it is kept as it
 	// is, and nothing is asked.
@@ -55,11 +55,10 @@ func TakeFingerprint(ctx context.Context, o FingerprintOptions) model.Fingerprin
 	for _, d := range o.Dirs {
 		fp.Targets = append(fp.Targets, targetPrint(d, mounts, o.Sys))
 	}
-	ep, useTLS, insecure := s3Endpoint(o.Phases)
-	if ep != "" {
-		fp.S3Endpoint, fp.S3Server = ep, o.S3Server
+	if ep := o.S3; ep.Host != "" {
+		fp.S3Endpoint, fp.S3Server = ep.Host, o.S3Server
 		if fp.S3Server == "" && o.AskS3 {
-			fp.S3Server = serverHeader(ctx, ep, useTLS, insecure)
+			fp.S3Server = serverHeader(ctx, ep.Host, ep.TLS, ep.Insecure)
 		}
 	}
 	return fp
@@ -144,38 +143,6 @@ func deviceModels(dev, sys string) []string {
 	}
 	walk(filepath.Base(dev), 0)
 	return out
-}
-
-// s3Endpoint is the first endpoint of the first phase whose settings
-// name one (host or hosts: s3's; the settings of an engine without an
-// endpoint have neither), as host:port (credentials never: only the host
-// fields are read), and whether it speaks TLS.
-func s3Endpoint(phases []model.Phase) (ep string, useTLS, insecure bool) {
-	for _, ph := range phases {
-		var p struct {
-			Host     string   `json:"host"`
-			Hosts    []string `json:"hosts"`
-			TLS      *bool    `json:"tls"`
-			Insecure bool     `json:"insecure"`
-		}
-		if json.Unmarshal(ph.Params, &p) != nil {
-			continue
-		}
-		h := p.Host
-		if len(p.Hosts) > 0 {
-			h = p.Hosts[0]
-		}
-		h, _, _ = strings.Cut(h, ",")
-		h = strings.TrimSpace(h)
-		if i := strings.LastIndex(h, "@"); i >= 0 {
-			h = h[i+1:]
-		}
-		if h == "" {
-			continue
-		}
-		return h, p.TLS != nil && *p.TLS, p.Insecure
-	}
-	return "", false, false
 }
 
 // serverHeader asks the endpoint for its Server header with one

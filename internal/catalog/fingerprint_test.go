@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"encoding/json"
 	"log"
 	"net"
 	"net/http"
@@ -64,11 +63,10 @@ func TestFingerprint(t *testing.T) {
 	}))
 	defer srv.Close()
 	ep := strings.TrimPrefix(srv.URL, "http://")
-	params, _ := json.Marshal(map[string]any{"op": "get", "host": "AKfp:SKfp@" + ep + ",other:9000", "access_key": "AKfp", "secret_key": "SKfp"})
 	fp := TakeFingerprint(t.Context(), FingerprintOptions{
-		Dirs:   []string{"/mnt/raid set/bench", "/", "/mnt/nfs/x"},
-		Phases: []model.Phase{{Name: "md", Engine: model.EngineMD}, {Name: "s3-get", Engine: model.EngineS3, Params: params}},
-		Hosts:  3, Sys: sys, Proc: proc, AskS3: true,
+		Dirs:  []string{"/mnt/raid set/bench", "/", "/mnt/nfs/x"},
+		S3:    model.Endpoint{Host: ep},
+		Hosts: 3, Sys: sys, Proc: proc, AskS3: true,
 	})
 	want := model.Fingerprint{Kernel: "6.1.0-test", S3Endpoint: ep, S3Server: "TestS3/1.0", Hosts: 3, Targets: []model.TargetPrint{
 		{Dir: "/mnt/raid set/bench", FSType: "xfs", MountOptions: "rw,noatime,attr2,inode64", Source: "/dev/md0", Devices: []string{"ST4000NM0035", "ST8000NM0055"}},
@@ -83,8 +81,7 @@ func TestFingerprint(t *testing.T) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	dead := l.Addr().String()
 	l.Close()
-	params, _ = json.Marshal(map[string]any{"host": dead})
-	fp = TakeFingerprint(t.Context(), FingerprintOptions{Phases: []model.Phase{{Engine: model.EngineS3, Params: params}}, Sys: sys, Proc: proc, AskS3: true})
+	fp = TakeFingerprint(t.Context(), FingerprintOptions{S3: model.Endpoint{Host: dead}, Sys: sys, Proc: proc, AskS3: true})
 	if fp.S3Endpoint != dead || fp.S3Server != "" || fp.Hosts != 1 {
 		t.Errorf("a dead endpoint: %+v", fp)
 	}
@@ -101,16 +98,15 @@ func TestFingerprintAsksTheServerOnlyWhenUsed(t *testing.T) {
 	}))
 	defer srv.Close()
 	ep := strings.TrimPrefix(srv.URL, "http://")
-	params, _ := json.Marshal(map[string]any{"op": "get", "host": ep})
-	phases := []model.Phase{{Name: "s3-get", Engine: model.EngineS3, Params: params}}
+	s3 := model.Endpoint{Host: ep}
 	for _, tc := range []struct {
 		o      FingerprintOptions
 		server string
 		asked  int32
 	}{
-		{FingerprintOptions{Phases: phases}, "", 0},
-		{FingerprintOptions{Phases: phases, AskS3: true, S3Server: "Ceph Object Gateway"}, "Ceph Object Gateway", 0},
-		{FingerprintOptions{Phases: phases, AskS3: true}, "TestS3/1.0", 1},
+		{FingerprintOptions{S3: s3}, "", 0},
+		{FingerprintOptions{S3: s3, AskS3: true, S3Server: "Ceph Object Gateway"}, "Ceph Object Gateway", 0},
+		{FingerprintOptions{S3: s3, AskS3: true}, "TestS3/1.0", 1},
 	} {
 		asked.Store(0)
 		fp := TakeFingerprint(t.Context(), tc.o)
@@ -158,9 +154,8 @@ func TestFingerprintAsksCleanlyAServerThatSendsABodyAfterHEAD(t *testing.T) {
 		return logged.Write(p)
 	}))
 	defer log.SetOutput(os.Stderr)
-	params, _ := json.Marshal(map[string]any{"op": "get", "host": l.Addr().String()})
 	for range 5 {
-		fp := TakeFingerprint(t.Context(), FingerprintOptions{Phases: []model.Phase{{Engine: model.EngineS3, Params: params}}, AskS3: true})
+		fp := TakeFingerprint(t.Context(), FingerprintOptions{S3: model.Endpoint{Host: l.Addr().String()}, AskS3: true})
 		if fp.S3Server != "FakeRGW" {
 			t.Fatalf("server %q, want FakeRGW", fp.S3Server)
 		}

@@ -114,7 +114,8 @@ func (o RunCatalogOptions) prepare(ctx context.Context, st *State, p *run.Plan) 
 	if err != nil {
 		return nil, err
 	}
-	fo := catalog.FingerprintOptions{Dirs: p.Dirs, Phases: p.Phases, Hosts: len(p.Agents.Hosts), AskS3: c != nil}
+	ep, _ := st.Engines.FirstEndpoint(p.Phases)
+	fo := catalog.FingerprintOptions{Dirs: p.Dirs, S3: ep, Hosts: len(p.Agents.Hosts), AskS3: c != nil}
 	var probe *model.Probe
 	if p.Fingerprint != nil { // a probe made before the run (--probe)
 		probe = p.Fingerprint.Probe

@@ -205,6 +205,8 @@ func dryRunSuite(ctx context.Context, st *State, o RunOptions, s *suite.Suite, x
 		switch {
 		case ctx.Err() != nil:
 			return interrupted()
+		case errors.As(err, &missing) && missing.What == "":
+			notes = append(notes, fmt.Sprintf("%v (a run here would stop there)", err))
 		case errors.As(err, &missing):
 			notes = append(notes, fmt.Sprintf("%s not checked by %s: %v", missing.What, missing.Tool, err))
 		default:

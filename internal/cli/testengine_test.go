@@ -38,14 +38,17 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// probeEngines is storbench's engine list with the probe and vault
-// engines added through the registration hook, as a test adds an engine.
+// probeEngines is storbench's engine list with the probe, vault and
+// tally engines added through the registration hook, as a test adds an engine.
 func probeEngines() engine.Registry {
 	reg := all.Engines()
 	if err := reg.Register("probe", probeEngine{}); err != nil {
 		panic(err)
 	}
 	if err := reg.Register("vault", vaultEngine{}); err != nil {
+		panic(err)
+	}
+	if err := reg.Register("tally", tallyEngine{}); err != nil {
 		panic(err)
 	}
 	return reg
@@ -65,6 +68,9 @@ type probeParams struct {
 	Ms  int    `json:"ms"`
 	// Meet is how many hosts' phases must have run together.
 	Meet int `json:"meet,omitempty"`
+	// Host names the file server behind dir, for the reader (an NFS
+	// server, say): the probe never talks to it.
+	Host string `json:"host,omitempty"`
 }
 
 // Info names the probe's rates, which the summary keeps for readers.

@@ -1,9 +1,12 @@
 package cluster
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 
@@ -153,4 +156,74 @@ type AgentSide interface {
 	Done() <-chan struct{}
 	// Close ends the agent's part in the launcher's job.
 	Close()
+}
+
+// stream is a launcher program that holds its agents' stdin (srun,
+// mpiexec): started with its stdout and stderr read line by line, and the
+// run's token and secrets written on its stdin, which it hands to every
+// agent; its end closes done.
+type stream struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	done   chan struct{}
+	errOut *lineLog
+	once   sync.Once
+}
+
+// startStream starts cmd (flag, the launcher's, names it in errors) and
+// calls onOut for each line of its stdout, keeping in errOut those it
+// says are the program's words (not an announcement), and onErr for each
+// of its stderr, all kept; each stream is read by a goroutine of its own.
+func startStream(cmd *exec.Cmd, flag string, onOut func(string) (said bool), onErr func(string)) (*stream, error) {
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s: %v", flag, err)
+	}
+	s := &stream{cmd: cmd, stdin: stdin, done: make(chan struct{}), errOut: &lineLog{}}
+	read := func(r io.Reader, each func(string), done chan<- struct{}) {
+		defer close(done)
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			each(sc.Text())
+		}
+		_, _ = io.Copy(io.Discard, r)
+	}
+	outDone, errDone := make(chan struct{}), make(chan struct{})
+	go read(stderr, func(l string) { s.errOut.add(l); onErr(l) }, errDone)
+	go read(stdout, func(l string) {
+		if onOut(l) {
+			s.errOut.add(l)
+		}
+	}, outDone)
+	go func() { <-outDone; <-errDone; _ = cmd.Wait(); close(s.done) }()
+	return s, nil
+}
+
+// send writes the run's token and secrets on the stream's stdin.
+func (s *stream) send(launch Launch) error {
+	_, err := io.WriteString(s.stdin, stdinMessage(launch.Token, launch.Secrets))
+	return err
+}
+
+// stop ends the stream once (stopStream), signalling it with signal, and
+// closes the agents' connections.
+func (s *stream) stop(prog string, signal func(syscall.Signal), agents []*RemoteAgent) (left []string) {
+	s.once.Do(func() {
+		left = stopStream(s.stdin, s.done, prog, time.Minute, signal)
+		for _, a := range agents {
+			a.Close()
+		}
+	})
+	return left
 }

@@ -1,18 +1,15 @@
 package cluster
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -119,11 +116,7 @@ func (l *MPIExecLauncher) args(binary string) []string {
 // mpiJob is the mpiexec job running a run's agents.
 type mpiJob struct {
 	agents []*RemoteAgent
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	done   chan struct{}
-	errOut *lineLog
-	once   sync.Once
+	*stream
 }
 
 // Start runs mpiexec and waits until every rank has announced its agent,
@@ -137,49 +130,22 @@ func (l *MPIExecLauncher) Start(ctx context.Context, launch Launch) (Started, er
 	// would do with the signal.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Env = withoutSecrets(os.Environ(), launch.SecretNames)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("--launcher mpiexec: %v", err)
-	}
-	j := &mpiJob{cmd: cmd, stdin: stdin, done: make(chan struct{}), errOut: &lineLog{}}
 	announced := make(chan mpiAnnouncement, l.Planned())
-	outDone, errDone := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(errDone)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			j.errOut.add(sc.Text())
-		}
-		_, _ = io.Copy(io.Discard, stderr)
-	}()
-	go func() {
-		defer close(outDone)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if an, ok := parseMPIAnnounce(sc.Text()); ok && an.rank < l.Planned() {
-				select {
-				case announced <- an:
-				default:
-				}
-			} else if !ok {
-				j.errOut.add(sc.Text())
+	st, err := startStream(cmd, l.Flag(), func(line string) bool {
+		an, ok := parseMPIAnnounce(line)
+		if ok && an.rank < l.Planned() {
+			select {
+			case announced <- an:
+			default:
 			}
 		}
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	go func() { <-outDone; <-errDone; _ = cmd.Wait(); close(j.done) }()
-	if _, err := io.WriteString(stdin, stdinMessage(launch.Token, launch.Secrets)); err != nil {
+		return !ok // what else the ranks print is what they said
+	}, func(string) {})
+	if err != nil {
+		return nil, err
+	}
+	j := &mpiJob{stream: st}
+	if err := j.send(launch); err != nil {
 		j.Stop()
 		return nil, fmt.Errorf("--launcher mpiexec: %v", err)
 	}
@@ -284,13 +250,7 @@ func (j *mpiJob) Ended() (<-chan struct{}, string) {
 // up and exit, and waits for mpiexec to end: after a minute it signals
 // the job's process group (mpiexec, its proxies, the agents).
 func (j *mpiJob) Stop() (left []string) {
-	j.once.Do(func() {
-		left = stopStream(j.stdin, j.done, "mpiexec", time.Minute, func(sig syscall.Signal) { _ = syscall.Kill(-j.cmd.Process.Pid, sig) })
-		for _, a := range j.agents {
-			a.Close()
-		}
-	})
-	return left
+	return j.stop("mpiexec", func(sig syscall.Signal) { _ = syscall.Kill(-j.cmd.Process.Pid, sig) }, j.agents)
 }
 
 // withoutSecrets is the environment without the secret variables the

@@ -1,11 +1,9 @@
 package cluster
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os/exec"
 	"slices"
@@ -225,11 +223,7 @@ type SlurmStep struct {
 	// node order.
 	failed []string
 
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	done   chan struct{}
-	errOut *lineLog
-	once   sync.Once
+	*stream
 }
 
 // Agents are the agents that started, in task order.
@@ -259,55 +253,29 @@ func (l *SlurmLauncher) Start(ctx context.Context, launch Launch) (Started, erro
 		return nil, fmt.Errorf("--launcher slurm: %s not found: run storbench where Slurm's commands are installed", srun)
 	}
 	args := append(append(l.Alloc.srunArgs(), launch.Binary, "agent", "--stdin", "--slurm"), launch.agentFlags()...)
-	cmd := exec.Command(path, args...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("--launcher slurm: %v", err)
-	}
-	s := &SlurmStep{cmd: cmd, stdin: stdin, done: make(chan struct{}), errOut: &lineLog{}}
 	announced := make(chan announcement, l.Alloc.Total())
 	exited := make(chan int, l.Alloc.Total())
-	outDone, errDone := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(errDone)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			s.errOut.add(sc.Text())
-			for _, t := range exitedTasks(sc.Text()) {
-				select {
-				case exited <- t:
-				default:
-				}
+	st, err := startStream(exec.Command(path, args...), l.Flag(), func(line string) bool {
+		if an, ok := parseAnnounce(line); ok {
+			select {
+			case announced <- an:
+			default: // more lines than tasks: not an agent of ours
 			}
 		}
-		_, _ = io.Copy(io.Discard, stderr)
-	}()
-	go func() {
-		defer close(outDone)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if an, ok := parseAnnounce(sc.Text()); ok {
-				select {
-				case announced <- an:
-				default: // more lines than tasks: not an agent of ours
-				}
+		return false
+	}, func(line string) {
+		for _, t := range exitedTasks(line) {
+			select {
+			case exited <- t:
+			default:
 			}
 		}
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	go func() { <-outDone; <-errDone; _ = cmd.Wait(); close(s.done) }()
-	if _, err := io.WriteString(stdin, stdinMessage(launch.Token, launch.Secrets)); err != nil {
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &SlurmStep{stream: st}
+	if err := s.send(launch); err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("--launcher slurm: srun: %v", err)
 	}
@@ -484,11 +452,5 @@ func (g *lineLog) get() []string {
 // up and exit, and waits for the step to end: after a minute it signals
 // srun (which passes SIGTERM to the tasks), then kills it.
 func (s *SlurmStep) Stop() (left []string) {
-	s.once.Do(func() {
-		left = stopStream(s.stdin, s.done, "srun", time.Minute, func(sig syscall.Signal) { _ = s.cmd.Process.Signal(sig) })
-		for _, a := range s.agents {
-			a.Close()
-		}
-	})
-	return left
+	return s.stop("srun", func(sig syscall.Signal) { _ = s.cmd.Process.Signal(sig) }, s.agents)
 }

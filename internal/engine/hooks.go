@@ -79,9 +79,11 @@ func (r Registry) Link(phases []Phase, hosts []int) ([]Phase, error) {
 }
 
 // CheckPlan runs every PlanChecker engine's check on the plan's phases, in
-// engine name order, and returns the first refusal; a *MissingTool is
-// returned only when no other engine refuses the plan (a dry run notes it
-// and goes on).
+// engine name order, and returns the first refusal; with env.Local, every
+// engine's outside tool is looked for on this machine too (FindTools),
+// whether or not the engine checks its own. A *MissingTool is returned
+// only when no engine refuses the plan (a dry run notes it and goes on),
+// an engine's own before FindTools'.
 func (r Registry) CheckPlan(ctx context.Context, env CheckEnv, phases []Phase) error {
 	var missing error
 	for _, n := range r.Names() {
@@ -97,6 +99,9 @@ func (r Registry) CheckPlan(ctx context.Context, env CheckEnv, phases []Phase) e
 		case err != nil:
 			return err
 		}
+	}
+	if env.Local && missing == nil {
+		missing = r.FindTools(phases, env.Tools)
 	}
 	return missing
 }
@@ -165,12 +170,12 @@ func (r Registry) WithSlots(phases []Phase, s Slots) ([]Phase, []string, error) 
 	return out, notes, nil
 }
 
-// MissingTool is a PlanChecker's error when the outside tool it checks
-// with cannot be found on this machine: a run refuses the plan, a dry run
-// notes that What was not checked.
+// MissingTool is the error when an engine's outside tool cannot be found
+// on this machine (a PlanChecker's, or FindTools'): a run refuses the
+// plan, a dry run notes it, and that What was not checked.
 type MissingTool struct {
 	// Tool is the tool's name ("fio") and What what it would have checked
-	// ("job files").
+	// ("job files"; "" when it would have run the phases only).
 	Tool, What string
 	Err        error
 }

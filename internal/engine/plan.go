@@ -175,6 +175,10 @@ type Plan interface {
 	// refused); a feature that fails is a result. nil and no error: the
 	// engine cannot probe.
 	Probe(ctx context.Context, env Env) (*model.Probe, error)
+	// Endpoint is the object service the phase talks to (s3's first
+	// endpoint), which a catalogued run records and asks its name; ok
+	// false when it talks to none.
+	Endpoint() (ep model.Endpoint, ok bool)
 }
 
 // BasePlan is the plan of a phase whose engine says nothing more of it:
@@ -235,6 +239,9 @@ func (BasePlan) Headline(map[string]string) model.Headline { return "" }
 
 // Probe cannot probe.
 func (BasePlan) Probe(context.Context, Env) (*model.Probe, error) { return nil, nil }
+
+// Endpoint says the phase talks to no object service.
+func (BasePlan) Endpoint() (model.Endpoint, bool) { return model.Endpoint{}, false }
 
 // Base is an engine with no static facts whose phases' plans are BasePlan:
 // test engines embed it and state only what they have.
@@ -347,6 +354,19 @@ func (r Registry) SharedDir(p Phase, hosts int) (string, bool) {
 		return pl.SharedDir(hosts)
 	}
 	return "", false
+}
+
+// FirstEndpoint is the object service of the first phase among phases
+// that talks to one (Plan.Endpoint).
+func (r Registry) FirstEndpoint(phases []Phase) (model.Endpoint, bool) {
+	for _, p := range phases {
+		if pl, err := r.Plan(p); err == nil {
+			if ep, ok := pl.Endpoint(); ok {
+				return ep, true
+			}
+		}
+	}
+	return model.Endpoint{}, false
 }
 
 // LogRequestsIn returns p writing its requests into dir (Plan.LogRequestsIn;

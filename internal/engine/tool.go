@@ -22,6 +22,34 @@ type Tool struct {
 	// VersionPrefix is how that version begins ("fio-"): a program that
 	// prints another is not the tool.
 	VersionPrefix string
+	// Install, when set, says how the tool is installed ("apt-get install
+	// fio, dnf install fio"), for the message when it is not.
+	Install string
+}
+
+// Find is where t's program is, at bin (Tools.Path: the path given by
+// --tool NAME=PATH, else the name, looked up on the PATH): an error in the
+// words of that flag when it is not there or is another program, whose
+// every job would fail for a reason the user would look for elsewhere.
+func (t Tool) Find(bin string) (string, error) {
+	if bin == "" {
+		bin = t.Name
+	}
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		if bin == t.Name {
+			how := ""
+			if t.Install != "" {
+				how = " (" + t.Install + ")"
+			}
+			return "", fmt.Errorf("%s is not installed: install it%s or give its path with --tool %s=PATH", t.Name, how, t.Name)
+		}
+		return "", fmt.Errorf("--tool %s=%s: not found or not executable", t.Name, bin)
+	}
+	if v, err := ToolVersion(path, t.VersionArgs...); err != nil || !strings.HasPrefix(v, t.VersionPrefix) {
+		return "", fmt.Errorf("--tool %s=%s: not %s (`%s %s` does not print %s<version>)", t.Name, bin, t.Name, bin, strings.Join(t.VersionArgs, " "), t.VersionPrefix)
+	}
+	return path, nil
 }
 
 // Version is the version t's program at bin prints, checked against
@@ -67,6 +95,25 @@ func (r Registry) CheckTools(t Tools) error {
 	for _, n := range slices.Sorted(maps.Keys(t)) {
 		if !slices.Contains(names, n) {
 			return fmt.Errorf("--tool %s=%s: no engine runs a tool called %q (the tools: %s)", n, t[n], n, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
+// FindTools refuses, as a *MissingTool, the first phase (in plan order)
+// whose engine runs an outside tool (Info.Tool) that is not on this
+// machine at its path in paths: every engine's tool is checked the same
+// way before any load, whether or not the engine checks its own.
+func (r Registry) FindTools(phases []Phase, paths Tools) error {
+	seen := map[string]bool{}
+	for _, ph := range phases {
+		t := r.Info(ph.Engine).Tool
+		if t == nil || seen[t.Name] {
+			continue
+		}
+		seen[t.Name] = true
+		if _, err := t.Find(paths.Path(t.Name)); err != nil {
+			return &MissingTool{Tool: t.Name, Err: fmt.Errorf("phase %s: %w", ph.Name, err)}
 		}
 	}
 	return nil

@@ -11,7 +11,9 @@
 // before the run (where it writes, how long it runs, which settings are
 // secret) is what the run did; a stop in the middle
 // of the run ends it within a bound and still returns what was measured;
-// a stop before the start returns at once; Keep leaves what was made; a
+// a stop before the start returns at once; its outside tool (Info.Tool)
+// is found where Env.Tools says, and the tool run is the one given
+// there; Keep leaves what was made; a
 // second Cleanup is harmless; and data that was there before - around the
 // engine's namespace, in it, with names one character off - is untouched
 // byte for byte whatever happens; a level of a file engine's namespace
@@ -86,6 +88,7 @@ func (s Suite) Run(t *testing.T) {
 	}
 	t.Run("PrepareRunCleanup", s.prepareRunCleanup)
 	t.Run("PlanAnswers", s.planAnswers)
+	t.Run("Tool", s.tool)
 	t.Run("StopMidRun", s.stopMidRun)
 	t.Run("StopBeforeStart", s.stopBeforeStart)
 	t.Run("CleanupWithoutRun", s.cleanupWithoutRun)

@@ -23,6 +23,16 @@ type Fingerprint struct {
 	Probe *Probe `json:"probe,omitempty"`
 }
 
+// Endpoint is the object service a phase talks to, as its engine says
+// (engine.Plan.Endpoint): host:port, never with credentials, and how it
+// is spoken to.
+type Endpoint struct {
+	Host string
+	// TLS says it speaks HTTPS; Insecure that its certificate is not
+	// checked.
+	TLS, Insecure bool
+}
+
 // TargetPrint is one target directory's file system.
 type TargetPrint struct {
 	Dir    string `json:"dir"`

@@ -113,6 +113,9 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	if err := checkEvents(&p, infos); err != nil {
 		return nil, err
 	}
+	if err := checkAgentTools(p, r, infos); err != nil {
+		return nil, err
+	}
 	runID := results.NewRunID(r.now())
 	// Each host's free space and memory, before anything is made.
 	checked, err := checkResources(ctx, p, ctrl, runID)

@@ -51,3 +51,25 @@ func TestClaimPortRelease(t *testing.T) {
 	}
 	l.Close()
 }
+
+// FreeAddr's port is claimed as ClaimPort's is, below the kernel's range
+// of ports for :0 listens and outgoing connections: a port of that range,
+// free when found, was another process's before the test's server bound
+// it.
+func TestFreeAddrIsClaimed(t *testing.T) {
+	low := portLow()
+	for range 20 {
+		_, port, err := net.SplitHostPort(FreeAddr(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := strconv.Atoi(port)
+		if p >= low {
+			t.Fatalf("port %d is in the kernel's range (from %d)", p, low)
+		}
+		if l, err := net.Listen("unix", fmt.Sprintf("@storbench-port-%d", p)); err == nil {
+			l.Close()
+			t.Fatalf("port %d: another test binary could claim it too", p)
+		}
+	}
+}

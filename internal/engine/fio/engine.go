@@ -131,24 +131,7 @@ func (pl plan) SharedDir(int) (string, bool) {
 // FindFio resolves the fio binary, with a one-line error saying what to do
 // in the generic spelling of its path, --tool fio=PATH (--fio-bin PATH is
 // its older alias).
-func FindFio(bin string) (string, error) {
-	if bin == "" {
-		bin = "fio"
-	}
-	path, err := exec.LookPath(bin)
-	if err != nil {
-		if bin == "fio" {
-			return "", errors.New("fio is not installed: install it (apt-get install fio, dnf install fio) or give its path with --tool fio=PATH")
-		}
-		return "", fmt.Errorf("--tool fio=%s: not found or not executable", bin)
-	}
-	// A program that is not fio would reject every job file, and the user
-	// would be told to fix the job file.
-	if v, err := Version(path); err != nil || !strings.HasPrefix(v, "fio-") {
-		return "", fmt.Errorf("--tool fio=%s: not fio (`%s --version` does not print fio-<version>)", bin, bin)
-	}
-	return path, nil
-}
+func FindFio(bin string) (string, error) { return tool.Find(bin) }
 
 // Version returns "fio-3.33" for the given binary.
 func Version(bin string) (string, error) { return engine.ToolVersion(bin, tool.VersionArgs...) }

@@ -22,7 +22,7 @@ func (Engine) Info() engine.Info {
 }
 
 // tool is fio, the program the engine runs.
-var tool = engine.Tool{Name: "fio", VersionArgs: []string{"--version"}, VersionPrefix: "fio-"}
+var tool = engine.Tool{Name: "fio", VersionArgs: []string{"--version"}, VersionPrefix: "fio-", Install: "apt-get install fio, dnf install fio"}
 
 // plan is a fio phase decoded: its settings and job file as written
 // (decoded, raw), and as fio will run them (params, job: resolve, with

@@ -89,6 +89,24 @@ var endpoint = &engine.Endpoint{
 	Skipped:     "s3 phase skipped: no S3 endpoint (set STORBENCH_HOST and keys, or s3: host: in the suite)",
 }
 
+// Endpoint is the phase's first endpoint, as host:port (a key pair
+// written before it, KEY:SECRET@host, left out), and how it is spoken to.
+func (pl plan) Endpoint() (model.Endpoint, bool) {
+	h := pl.ps.Host
+	if len(pl.ps.Hosts) > 0 {
+		h = pl.ps.Hosts[0]
+	}
+	h, _, _ = strings.Cut(h, ",")
+	h = strings.TrimSpace(h)
+	if i := strings.LastIndex(h, "@"); i >= 0 {
+		h = h[i+1:]
+	}
+	if h == "" {
+		return model.Endpoint{}, false
+	}
+	return model.Endpoint{Host: h, TLS: pl.ps.TLS != nil && *pl.ps.TLS, Insecure: pl.ps.Insecure}, true
+}
+
 // CheckResources refuses a plan whose objects need more memory than this
 // machine has.
 func (pl plan) CheckResources() (string, error) { return "", CheckPlanMemory(pl.phase) }

@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -38,6 +37,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/s3test"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // Options shape the cluster. The monitor and the OSD always run; each
@@ -77,6 +77,8 @@ type Cluster struct {
 	// osdID is the OSD's uuid, which the monitor's audit log names.
 	osdID   string
 	rgwPort int
+	// releases give up the claims on the daemons' ports (claimPorts).
+	releases []func()
 	// tmpfs says Root is a tmpfs of its own (mountTmpfs).
 	tmpfs bool
 }
@@ -145,9 +147,11 @@ func Start(t testing.TB, o Options) *Cluster {
 	Skip(t)
 	c, err := start(o)
 	t.Cleanup(func() {
+		at := time.Now()
 		if err := c.teardown(); err != nil {
 			t.Error(err)
 		}
+		t.Logf("Ceph: torn down in %.1f s", time.Since(at).Seconds())
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -249,7 +253,7 @@ func (c *Cluster) configure(context.Context) error {
 		}
 	}
 	c.FSID = uuid()
-	ports, err := freePorts(2)
+	ports, err := c.claimPorts(2)
 	if err != nil {
 		return err
 	}
@@ -324,39 +328,23 @@ func uuid() string {
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// freePorts picks n distinct loopback ports free now, below the kernel's
-// range of outgoing connections' ports (ip_local_port_range): the
-// gateway binds its port 20-40 s after it was picked, and a port of that
-// range (the kernel's pick for 127.0.0.1:0) was taken in between by a
-// connection of this busy machine's, or was the monitor's.
-func freePorts(n int) ([]int, error) {
-	low := 32768
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			if v, err := strconv.Atoi(f[0]); err == nil {
-				low = v
-			}
-		}
-	}
-	from := 10000
-	if low-from < 1000 {
-		from = 1024
-	}
-	if low-from < 100 {
-		return nil, fmt.Errorf("no ports below the outgoing connections' range (from %d)", low)
-	}
+// claimPorts claims n loopback ports for the cluster's daemons until
+// teardown (testutil.ClaimPort): below the kernel's range of outgoing
+// connections' ports (the gateway binds its port 20-40 s after it was
+// picked, and a port of that range, the kernel's pick for 127.0.0.1:0,
+// was taken in between by a connection of this busy machine's, or was
+// the monitor's), and claimed machine-wide, so that another test binary
+// running at once (a radosgw test beside a CephFS one) never picks them
+// in between.
+func (c *Cluster) claimPorts(n int) ([]int, error) {
 	var ports []int
-	for try := 0; len(ports) < n && try < 1000; try++ {
-		p := from + mrand.IntN(low-from)
-		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+	for range n {
+		p, release, err := testutil.ClaimPort()
 		if err != nil {
-			continue // taken, or picked already
+			return nil, err
 		}
-		defer l.Close()
+		c.releases = append(c.releases, release)
 		ports = append(ports, p)
-	}
-	if len(ports) < n {
-		return nil, fmt.Errorf("found %d free ports of %d from %d to %d", len(ports), n, from, low)
 	}
 	return ports, nil
 }
@@ -518,15 +506,15 @@ func lastLines(s string, n int) string {
 // an OSD may still run 3 s after it.
 const stopGrace = 10 * time.Second
 
-// teardown stops the daemons, the last started first (the gateway ends
-// while the OSD and the monitor still answer it), removes Root, and says
-// what is still there.
+// teardown stops the daemons (stopDaemons), removes Root, and says what
+// is still there.
 func (c *Cluster) teardown() error {
-	for i := len(c.daemons) - 1; i >= 0; i-- {
-		c.daemons[i].stop()
-	}
+	c.stopDaemons()
 	if c.unlock != nil {
 		defer c.unlock()
+	}
+	for _, release := range c.releases {
+		release()
 	}
 	if c.tmpfs {
 		if out, err := exec.Command("umount", c.Root).CombinedOutput(); err != nil {
@@ -543,6 +531,28 @@ func (c *Cluster) teardown() error {
 		return fmt.Errorf("Ceph teardown left behind: %s", strings.Join(left, "; "))
 	}
 	return nil
+}
+
+// stopDaemons stops the daemons, the last started first (the gateway
+// ends while the OSD and the monitor still answer it), each given
+// stopGrace after SIGTERM. A cluster on a tmpfs of its own (a CephFS one)
+// has them all killed at once (SIGKILL) instead: everything they would
+// write on the way out is in the tmpfs, which the teardown unmounts next,
+// and an MDS, an OSD and a monitor each ending in turn took 6.5 s of the
+// CephFS test's budget on the loaded test machine.
+func (c *Cluster) stopDaemons() {
+	if !c.tmpfs {
+		for i := len(c.daemons) - 1; i >= 0; i-- {
+			c.daemons[i].stop()
+		}
+		return
+	}
+	for _, d := range c.daemons {
+		_ = d.cmd.Process.Kill()
+	}
+	for _, d := range c.daemons {
+		<-d.done
+	}
 }
 
 // stop sends the daemon SIGTERM, waits for it to end, and kills it

@@ -59,16 +59,15 @@ func (*FS) MountType() string { return "fuse.ceph-fuse " }
 func (*FS) Start(*dfs.Cluster) {}
 
 // Mount starts ceph-fuse client I at mp.
-func (f *FS) Mount(c *dfs.Cluster, i int, mp string) int {
-	t := c.T()
+func (f *FS) Mount(_ *dfs.Cluster, i int, mp string) (int, error) {
 	cmd, done, err := f.ceph.Mount(fmt.Sprintf("fuse%d", i), mp)
 	if err != nil {
-		t.Fatalf("ceph-fuse %d: %v", i, err)
+		return 0, fmt.Errorf("ceph-fuse: %v", err)
 	}
 	if err := dfs.WaitMounted(mp, time.Minute, done); err != nil {
-		t.Fatalf("ceph-fuse %d: %v", i, err)
+		return 0, fmt.Errorf("ceph-fuse: %v", err)
 	}
-	return cmd.Process.Pid
+	return cmd.Process.Pid, nil
 }
 
 // Stop does nothing: the Ceph cluster's own teardown comes after the

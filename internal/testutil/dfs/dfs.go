@@ -18,10 +18,12 @@
 package dfs
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,8 +39,13 @@ type FS interface {
 	// Start brings up the servers, under c.Root.
 	Start(c *Cluster)
 	// Mount starts client i at mp (a directory in this mount namespace)
-	// and returns the client's process once the mount answers.
-	Mount(c *Cluster, i int, mp string) int
+	// and returns the client's process once the mount answers. The
+	// harness mounts several clients at once (mountClients): Mount is
+	// called from goroutines of its own, and returns what failed rather
+	// than failing the test, with the client's process when it knows it
+	// (a client it started whose mount failed names mp, under Root, and
+	// the teardown ends it also when its pid is 0).
+	Mount(c *Cluster, i int, mp string) (int, error)
 	// Stop stops the servers once agents and clients are gone; it runs
 	// also when Start failed halfway.
 	Stop(c *Cluster)
@@ -194,17 +201,54 @@ func (c *Cluster) mountTmpfs() {
 	c.tmpfs = true
 }
 
-// mountClients mounts one client per agent under Root.
+// mountsAtOnce bounds the clients mounted at once: a FUSE client's start
+// is mostly waiting on its servers (a ceph-fuse client's session with the
+// monitor and the MDS, 0.6 s quiet and more loaded), so three mount in
+// about the time of one, and more than four at once would only queue on
+// the test machine's 2 cores.
+const mountsAtOnce = 4
+
+// mountClients mounts one client per agent under Root, mountsAtOnce at a
+// time, failing the test with every client that failed once all are
+// done. Every mount point is in Mounts before its client starts, so the
+// teardown undoes the mounts that were made, and ends the clients whose
+// mount failed (processes naming Root).
 func (c *Cluster) mountClients() {
+	if err := c.mountAll(); err != nil {
+		c.t.Fatalf("%s: mounting the clients: %v", c.FS.Name(), err)
+	}
+}
+
+// mountAll is mountClients' work: the errors of every client that failed,
+// joined.
+func (c *Cluster) mountAll() error {
 	for i := range c.opts.Agents {
 		mp := fmt.Sprintf("%s/mnt%d", c.Root, i)
 		if err := os.Mkdir(mp, 0o755); err != nil {
-			c.t.Fatal(err)
+			return err
 		}
-		pid := c.FS.Mount(c, i, mp)
 		c.Mounts = append(c.Mounts, mp)
-		c.clients = append(c.clients, pid)
 	}
+	pids, errs := make([]int, len(c.Mounts)), make([]error, len(c.Mounts))
+	slots := make(chan struct{}, mountsAtOnce)
+	var wg sync.WaitGroup
+	for i, mp := range c.Mounts {
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			pids[i], errs[i] = c.FS.Mount(c, i, mp)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("client %d: %w", i, errs[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, pid := range pids {
+		if pid > 0 {
+			c.clients = append(c.clients, pid)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // machineLock holds the machine-wide lock of the clusters for the test,

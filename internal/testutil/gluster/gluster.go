@@ -265,8 +265,7 @@ func (f *FS) createVolume(t testing.TB) {
 
 // Mount starts one FUSE client process at mp, which writes its pid to a
 // file so the teardown stops exactly it.
-func (f *FS) Mount(c *dfs.Cluster, i int, mp string) int {
-	t := c.T()
+func (f *FS) Mount(_ *dfs.Cluster, i int, mp string) (int, error) {
 	pidFile := filepath.Join(f.root, "log", fmt.Sprintf("client%d.pid", i))
 	args := []string{"--process-name", "fuse", "--volfile-server=" + f.server, "--volfile-id=/" + f.volume,
 		"--pid-file=" + pidFile, "--log-file=" + filepath.Join(f.root, "log", fmt.Sprintf("client%d.log", i))}
@@ -277,16 +276,16 @@ func (f *FS) Mount(c *dfs.Cluster, i int, mp string) int {
 	out, err := exec.CommandContext(ctx, "glusterfs", append(args, mp)...).CombinedOutput()
 	cancel()
 	if err != nil {
-		t.Fatalf("mount client %d: %v: %s", i, err, out)
+		return 0, fmt.Errorf("glusterfs: %v: %s", err, out)
 	}
 	pid := dfs.WaitPid(pidFile, 10*time.Second)
 	if pid <= 0 {
-		t.Fatalf("client %d wrote no pid to %s", i, pidFile)
+		return 0, fmt.Errorf("glusterfs wrote no pid to %s", pidFile)
 	}
 	if err := dfs.WaitMounted(mp, 30*time.Second, nil); err != nil {
-		t.Fatalf("client %d: %v", i, err)
+		return pid, err
 	}
-	return pid
+	return pid, nil
 }
 
 // Stop stops the volume, the processes glusterd started for it (bricks,
@@ -297,9 +296,7 @@ func (f *FS) Stop(c *dfs.Cluster) {
 	if f.glusterd != nil {
 		_, _ = f.gluster(time.Minute, "volume", "stop", f.volume, "force")
 		_, _ = f.gluster(time.Minute, "volume", "delete", f.volume)
-		for _, pid := range f.ours() {
-			dfs.StopPid(pid, 5*time.Second)
-		}
+		dfs.StopPids(f.ours(), 5*time.Second)
 		_ = f.glusterd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-f.glusterdDone:
@@ -308,9 +305,7 @@ func (f *FS) Stop(c *dfs.Cluster) {
 			<-f.glusterdDone
 		}
 	}
-	for _, pid := range f.ours() {
-		dfs.StopPid(pid, 5*time.Second)
-	}
+	dfs.StopPids(f.ours(), 5*time.Second)
 	_ = os.RemoveAll(filepath.Join("/var/run/gluster/vols", f.volume))
 	_ = os.RemoveAll(filepath.Join("/var/run/gluster/shd", f.volume))
 	for i := range 2 {

@@ -37,7 +37,10 @@ func gateways(t *testing.T, c *gluster.Cluster) []string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(filepath.Join(c.Mounts[0], "s3")) })
+	// All start, then all are waited for: each gateway's start is 1-3 s
+	// on the loaded test machine.
 	var eps []string
+	var dones []chan struct{}
 	for i := range c.Agents {
 		// Each agent's address of its own, or, on loopback, a claimed
 		// port (not one of 127.0.0.1:0 closed again, which another
@@ -62,8 +65,10 @@ func gateways(t *testing.T, c *gluster.Cluster) []string {
 				<-done
 			}
 		})
-		waitHTTP(t, ep, done)
-		eps = append(eps, ep)
+		eps, dones = append(eps, ep), append(dones, done)
+	}
+	for i, ep := range eps {
+		waitHTTP(t, ep, dones[i])
 	}
 	return eps
 }

@@ -241,15 +241,17 @@ func (f *FS) signal(i int, sig syscall.Signal) error {
 
 // Mount starts mfsmount in the foreground in the servers' namespace,
 // mounted at mp, its output in ROOT/log/clientI.log.
-func (f *FS) Mount(c *dfs.Cluster, i int, mp string) int {
-	t := c.T()
+func (f *FS) Mount(_ *dfs.Cluster, i int, mp string) (int, error) {
 	// mfsnice 0: the client's default -19, as the daemons'.
-	d := f.start(t, fmt.Sprintf("client%d", i), "mfsmount", "-f", mp, "-o", "mfsmaster="+f.net.Addrs[0]+",mfsnice=0")
+	d, err := f.startErr(fmt.Sprintf("client%d", i), "mfsmount", "-f", mp, "-o", "mfsmaster="+f.net.Addrs[0]+",mfsnice=0")
+	if err != nil {
+		return 0, err
+	}
 	if err := dfs.WaitMounted(mp, 30*time.Second, d.done); err != nil {
 		b, _ := os.ReadFile(d.log)
-		t.Fatalf("MooseFS client %d: %v:\n%s", i, err, b)
+		return 0, fmt.Errorf("%v:\n%s", err, b)
 	}
-	return d.cmd.Process.Pid
+	return d.cmd.Process.Pid, nil
 }
 
 // Stop kills the chunkservers and the master (SIGKILL, hung or not), and
