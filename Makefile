@@ -134,13 +134,9 @@ docs: build
 vet:
 	$(GO) vet ./...
 
-# The README's second command. -parallel 4: the tests that call
-# t.Parallel mostly wait (real fio phases of fixed length, agents,
-# versitygw, Chromium, a disk's sync), so four of them at once in a
-# package, not go test's default of one per core, overlap their waits; the
-# tests that time this process or hold a timing promise stay serial.
+# The README's second command.
 test: tools vet chart
-	STORBENCH_VERSITYGW=$(VERSITYGW) STORBENCH_HELM=$(HELM) STORBENCH_NFPM=$(NFPM) STORBENCH_SYSROOT=$(SYSROOT) $(GO) test -race -p 3 -parallel 4 -timeout 35m ./...
+	STORBENCH_VERSITYGW=$(VERSITYGW) STORBENCH_HELM=$(HELM) STORBENCH_NFPM=$(NFPM) STORBENCH_SYSROOT=$(SYSROOT) $(GO) test -race -p 3 -timeout 35m ./...
 
 # make test beside a CPU hog of two busy loops per core, stopped whatever
 # happens; prints the wall time and the load averages at start and end

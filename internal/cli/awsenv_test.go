@@ -247,7 +247,6 @@ func expiredS3(t *testing.T) (addr string, tokens func() []string) {
 // whichever source gave the token, on both request paths; the token is
 // sent (so the server's refusal is about it) and never shown.
 func TestExpiredSessionToken(t *testing.T) {
-	t.Parallel()
 	const token = "IQoJb3JpZ2luX2VjEExpiredTOKsb77"
 	addr, tokens := expiredS3(t)
 	home := awsHome(t, "[tmp]\naws_access_key_id = ASIAprofile\naws_secret_access_key = SKprofileTmp\naws_session_token = "+token+"\n", "")

@@ -436,7 +436,6 @@ func TestVersionAndHelp(t *testing.T) {
 // summary.json is valid JSON with the schema version and unit-named fields
 // a program reads.
 func TestSummaryFieldNames(t *testing.T) {
-	t.Parallel()
 	needFio(t)
 	w := workloadDir(t, map[string]string{"a": quickJob("read", "")})
 	st, _ := testState()

@@ -201,7 +201,6 @@ func ptr(v *float64) string {
 // 0: the run says which phases have no figure (the failed one, and those
 // the stopped run never reached), and summary.json has no score.
 func TestIO500ScoreAbsentWhenAPhaseFails(t *testing.T) {
-	t.Parallel()
 	needFio(t)
 	// ior-hard-read checks md5 checksums of blocks written with a pattern:
 	// fio's verification fails, and the run stops there.

@@ -93,7 +93,6 @@ func foreignData(t *testing.T, cl *minio.Client) (underPrefix int) {
 // time, are the same before and after, as an independent minio-go client
 // sees them.
 func TestListExistingLeavesTheBucketUnchanged(t *testing.T) {
-	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{IAM: true})
 	cl := independent(t, srv.Endpoint)
 	want := foreignData(t, cl)
