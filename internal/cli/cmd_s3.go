@@ -367,27 +367,35 @@ func (o S3Options) phases(st *State, op string, p map[string]any) ([]engine.Phas
 // target completes the settings p of an s3 command with the
 // environment's endpoint and TLS settings, checks them, and returns the
 // secrets with the keys: bad input without an endpoint, or without keys
-// unless agents elsewhere bring their own (remoteKeys).
+// unless agents elsewhere bring their own (remoteKeys). The keys the
+// flags give are the engine's settings while it completes them from the
+// environment, and then travel as secrets, never in the phase.
 func (o S3Options) target(env environment, p map[string]any, remoteKeys bool) (engine.Secrets, error) {
-	env.applyS3(p)
-	if err := env.checkS3CA(p); err != nil {
+	for k, v := range map[string]string{"access_key": o.AccessKey, "secret_key": o.SecretKey} {
+		if v != "" {
+			p[k] = v
+		}
+	}
+	applied, err := env.apply(model.EngineS3, p)
+	for _, k := range env.engines.Info(model.EngineS3).Secrets {
+		delete(p, k)
+	}
+	if err != nil {
 		return nil, err
 	}
-	if _, ok := p["host"]; !ok {
-		return nil, usageErr("no S3 endpoint: give --host or set %s (or %s)", envS3Host, envAWSEndpointS3)
+	if ep, ok := env.engines.Endpointed(model.EngineS3); ok && !ep.HasEndpoint(p) {
+		return nil, usageErr("no S3 endpoint: give --host or %s", ep.FromEnvironment)
 	}
 	if _, ok := p["tls"]; !ok {
 		p["tls"] = o.TLS
 	}
-	keys, err := env.keys(o.AccessKey, o.SecretKey)
-	if err != nil {
-		return nil, asUsage(err)
+	if applied.SecretsErr != nil {
+		return nil, asUsage(applied.SecretsErr)
 	}
-	if !keys.Complete() && !remoteKeys {
-		return nil, usageErr("no credentials: give --access-key and --secret-key, set %s and %s or %s and %s, or name an AWS profile (%s)",
-			envS3AccessKey, envS3SecretKey, envAWSAccessKey, envAWSSecretKey, envAWSProfile)
+	if applied.Secrets.Empty() && !remoteKeys {
+		return nil, usageErr("no credentials: give --access-key and --secret-key, or %s", applied.Missing)
 	}
-	return env.withKeys(keys), nil
+	return applied.Secrets, nil
 }
 
 // params turns the flags given for op into the s3 engine's settings

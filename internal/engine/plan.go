@@ -72,6 +72,12 @@ type Info struct {
 	// once and hands the secret ones to the engine in Env.Secrets, on an
 	// agent through its launcher, without knowing their names.
 	Environment []Var
+	// ApplyEnvironment, when set, is how the engine reads the variables
+	// it declared (the command line hands them over, read once): what of
+	// a phase's settings they fill, and which secrets its phases take. An
+	// engine without it takes its secret variables as read, and nothing
+	// else of the environment.
+	ApplyEnvironment ApplyFunc
 }
 
 // Plan is one phase as its engine decoded it (Engine.Plan): the answers to

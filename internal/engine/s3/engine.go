@@ -64,7 +64,9 @@ func (Engine) Info() engine.Info {
 		UsesKeys:     true,
 		LogsRequests: true,
 		Endpoint:     endpoint,
-		Environment:  environment,
+		Environment:  variables,
+		// The engine reads its variables itself (awsenv.go).
+		ApplyEnvironment: applyEnvironment,
 	}
 }
 
