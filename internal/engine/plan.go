@@ -33,6 +33,9 @@ type Info struct {
 	// ParamKeys are the names of a phase's settings, so a suite can refuse
 	// a misspelt one with a suggestion (nil: not listed, nothing refused).
 	ParamKeys []string
+	// Flags are how a command's flags show the engine's settings (name,
+	// shorthand, help), for the command that runs its phases on their own.
+	Flags []Flag
 	// Defaults are the engine's default settings (its typed params), when
 	// they are other than Go's zero values, so a command's flags can show
 	// them.

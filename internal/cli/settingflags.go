@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+
+	"github.com/spf13/pflag"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+// settingFlags registers a flag for every field of opts (a pointer to a
+// command's options) tagged setting:"KEY", as the engine declares the
+// setting (engine.Flag: name, shorthand, help, what 0 means): each
+// setting is spelled once, by its engine. The default is the flag's own
+// (Flag.Default), else the engine's default setting (defaults, by key:
+// Registry.Defaults) when of the field's kind, else the zero value.
+func settingFlags(f *pflag.FlagSet, opts any, flags []engine.Flag, defaults map[string]any) {
+	v := reflect.ValueOf(opts).Elem()
+	for i := range v.NumField() {
+		key := v.Type().Field(i).Tag.Get("setting")
+		if key == "" {
+			continue
+		}
+		fl, ok := engine.FlagOf(flags, key)
+		if !ok {
+			panic(fmt.Sprintf("no flag declared for setting %q", key)) // a tag misspelt in the code
+		}
+		settingFlag(f, v.Field(i).Addr().Interface(), fl, defaults[key])
+		switch {
+		case fl.NonZero:
+			nonZero(f, fl.Name, fl.LeftOut)
+		case fl.ZeroMeans != "":
+			zeroMeans(f, fl.Name, fl.ZeroMeans)
+		}
+	}
+}
+
+// settingFlag registers fl for the field at p, with def the engine's
+// default setting (nil: none), as JSON decodes it.
+func settingFlag(f *pflag.FlagSet, p any, fl engine.Flag, def any) {
+	switch p := p.(type) {
+	case *string:
+		d, _ := def.(string)
+		if fl.Default != "" {
+			d = fl.Default
+		}
+		f.StringVarP(p, fl.Name, fl.Short, d, fl.Help)
+	case *bool:
+		d, _ := def.(bool)
+		if fl.Default != "" {
+			d, _ = strconv.ParseBool(fl.Default)
+		}
+		f.BoolVarP(p, fl.Name, fl.Short, d, fl.Help)
+	case *int:
+		d, _ := def.(float64)
+		f.IntVarP(p, fl.Name, fl.Short, int(d), fl.Help)
+	case *int64:
+		d, _ := def.(float64)
+		f.Int64VarP(p, fl.Name, fl.Short, int64(d), fl.Help)
+	case *[]string:
+		f.StringSliceVarP(p, fl.Name, fl.Short, nil, fl.Help)
+	default:
+		panic(fmt.Sprintf("setting %q: a flag of type %T", fl.Key, p)) // a field of a kind no flag has yet
+	}
+}
