@@ -37,8 +37,8 @@ type AgentServeOptions struct {
 	// AllowEvents runs the commands of a suite's events that name this
 	// host, with the agent's rights.
 	AllowEvents bool
-	// S3CredentialsFile holds STORBENCH_ACCESS_KEY=... and
-	// STORBENCH_SECRET_KEY=... lines (or the AWS_ ones), for s3 phases.
+	// S3CredentialsFile holds NAME=VALUE lines of the engines' secret
+	// variables (s3's keys), for their phases.
 	S3CredentialsFile string
 	// Stdin makes the agent read its token from the first line of stdin
 	// and exit when stdin closes: how --ssh starts it, so the agent ends
@@ -359,8 +359,8 @@ func (o AgentServeOptions) tokenSource() string {
 // credentialsFile reads --s3-credentials-file: NAME=VALUE lines of the
 // engines' secret variables ("export " before a line is allowed; others
 // are not read), which each engine settles as it does its environment's
-// (s3: STORBENCH_ACCESS_KEY and its pair, else AWS_ACCESS_KEY_ID and its,
-// each with a session token). An engine's secrets the file settles stand
+// (s3: its own key variables, else the AWS tools', each pair with a
+// session token). An engine's secrets the file settles stand
 // for all it had in base; the others stay.
 func credentialsFile(engines engine.Registry, file string, base engine.Secrets) (engine.Secrets, error) {
 	if err := cluster.SecretFileMode("--s3-credentials-file", file); err != nil {

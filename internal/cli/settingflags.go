@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -16,11 +17,14 @@ import (
 // setting is spelled once, by its engine. The default is the flag's own
 // (Flag.Default), else the engine's default setting (defaults, by key:
 // Registry.Defaults) when of the field's kind, else the zero value.
-func settingFlags(f *pflag.FlagSet, opts any, flags []engine.Flag, defaults map[string]any) {
+//
+// only, when given, are the keys of the settings to register, the others
+// left out (s3 probe takes only the server's).
+func settingFlags(f *pflag.FlagSet, opts any, flags []engine.Flag, defaults map[string]any, only ...string) {
 	v := reflect.ValueOf(opts).Elem()
 	for i := range v.NumField() {
 		key := v.Type().Field(i).Tag.Get("setting")
-		if key == "" {
+		if key == "" || (len(only) > 0 && !slices.Contains(only, key)) {
 			continue
 		}
 		fl, ok := engine.FlagOf(flags, key)
@@ -54,14 +58,28 @@ func settingFlag(f *pflag.FlagSet, p any, fl engine.Flag, def any) {
 		}
 		f.BoolVarP(p, fl.Name, fl.Short, d, fl.Help)
 	case *int:
-		d, _ := def.(float64)
-		f.IntVarP(p, fl.Name, fl.Short, int(d), fl.Help)
+		f.IntVarP(p, fl.Name, fl.Short, int(numDefault(fl, def)), fl.Help)
 	case *int64:
-		d, _ := def.(float64)
-		f.Int64VarP(p, fl.Name, fl.Short, int64(d), fl.Help)
+		f.Int64VarP(p, fl.Name, fl.Short, int64(numDefault(fl, def)), fl.Help)
+	case *float64:
+		f.Float64VarP(p, fl.Name, fl.Short, numDefault(fl, def), fl.Help)
 	case *[]string:
 		f.StringSliceVarP(p, fl.Name, fl.Short, nil, fl.Help)
 	default:
 		panic(fmt.Sprintf("setting %q: a flag of type %T", fl.Key, p)) // a field of a kind no flag has yet
 	}
+}
+
+// numDefault is a number flag's default: its own, else the engine's
+// setting's.
+func numDefault(fl engine.Flag, def any) float64 {
+	if fl.Default != "" {
+		n, err := strconv.ParseFloat(fl.Default, 64)
+		if err != nil {
+			panic(fmt.Sprintf("setting %q: default %q is no number", fl.Key, fl.Default)) // a declaration's typo
+		}
+		return n
+	}
+	d, _ := def.(float64)
+	return d
 }

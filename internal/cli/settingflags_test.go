@@ -17,6 +17,8 @@ func TestEngineFlagsAreTheCommandsFlags(t *testing.T) {
 		cmd    []string
 	}{
 		{model.EngineMD, []string{"md"}},
+		{model.EngineS3, []string{"s3", "get"}},
+		{model.EngineS3, []string{"s3", "multipart"}},
 	} {
 		cmd, _, err := root.Find(tc.cmd)
 		if err != nil {
