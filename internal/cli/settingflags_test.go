@@ -19,6 +19,7 @@ func TestEngineFlagsAreTheCommandsFlags(t *testing.T) {
 		{model.EngineMD, []string{"md"}},
 		{model.EngineS3, []string{"s3", "get"}},
 		{model.EngineS3, []string{"s3", "multipart"}},
+		{model.EngineFio, []string{"fio"}},
 	} {
 		cmd, _, err := root.Find(tc.cmd)
 		if err != nil {
