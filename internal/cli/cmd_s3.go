@@ -263,7 +263,7 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 			}
 		}
 	}
-	p := o.params(op, fs)
+	p := o.params(op, fs, st.Engines.Info(model.EngineS3).Flags)
 	if err := o.keyValues(p); err != nil {
 		return nil, err
 	}
@@ -366,37 +366,24 @@ func (o S3Options) target(env environment, p map[string]any, remoteKeys bool) (e
 
 // params turns the flags given for op into the s3 engine's settings
 // (what was left out stays out, for the environment or the default).
-func (o S3Options) params(op string, fs *pflag.FlagSet) map[string]any {
+func (o S3Options) params(op string, fs *pflag.FlagSet, flags []engine.Flag) map[string]any {
 	p := o.serverParams(fs)
 	for k, v := range map[string]any{"op": op, "bucket": o.Bucket, "concurrent": o.Concurrent, "host_select": o.HostSelect, "duration": o.Duration} {
 		p[k] = v
 	}
+	// The engine's settings by their declared flags (settingFlags), then
+	// the flags of some benchmarks only.
+	changedSettings(fs, &o, p, flags)
 	set := func(key string, v any, flag string) {
 		if fs.Lookup(flag) != nil && fs.Changed(flag) {
 			p[key] = v
 		}
 	}
-	set("obj_size", o.ObjSize, "obj.size")
-	set("obj_randsize", o.ObjRandSize, "obj.randsize")
-	set("objects", o.Objects, "objects")
 	set("range", o.Range, "range")
-	set("noprefix", o.NoPrefix, "noprefix")
-	set("noclear", o.NoClear, "noclear")
-	set("host_limit", o.HostLimit, "host-limit")
 	set("md5", o.MD5, "md5")
 	set("checksum", o.Checksum, "checksum")
 	set("encrypt", o.Encrypt, "encrypt")
 	set("sign_payload", o.SignPayload, "sign-payload")
-	set("benchdata", o.BenchData, "benchdata")
-	set("sdk", o.SDK, "sdk")
-	set("list_existing", o.ListExisting, "list-existing")
-	set("prefix", o.Prefix, "prefix")
-	set("autoterm", o.AutoTerm, "autoterm")
-	set("autoterm_pct", o.AutoTermPct, "autoterm.pct")
-	set("autoterm_dur", o.AutoTermDur, "autoterm.dur")
-	set("rate", o.Rate, "rate")
-	set("request_timeout", o.RequestTimeout, "request-timeout")
-	set("grace", o.Grace, "grace")
 	set("get_distrib", o.GetDistrib, "get-distrib")
 	set("stat_distrib", o.StatDistrib, "stat-distrib")
 	set("put_distrib", o.PutDistrib, "put-distrib")
@@ -405,16 +392,8 @@ func (o S3Options) params(op string, fs *pflag.FlagSet) map[string]any {
 	set("parts", o.Parts, "parts")
 	set("part_size", o.PartSize, "part.size")
 	set("part_concurrency", o.PartConcurrency, "part.concurrent")
-	set("obj_dist", o.ObjDist, "obj.dist")
-	set("obj_mean", o.ObjMean, "obj.mean")
-	set("obj_sd", o.ObjSD, "obj.sd")
 	set("range_size", o.RangeSize, "range-size")
 	set("verify", o.Verify, "verify")
-	set("bind", o.Bind, "bind")
-	set("storage_class", o.StorageClass, "storage-class")
-	set("sse_s3_encrypt", o.SSES3, "sse-s3-encrypt")
-	set("sse_kms", o.SSEKMS, "sse-kms")
-	set("disable_multipart", o.DisableMultipart, "disable-multipart")
 	set("versions", o.Versions, "versions")
 	set("metadata", o.Metadata, "metadata")
 	set("max_keys", o.MaxKeys, "max-keys")

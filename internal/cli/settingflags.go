@@ -83,3 +83,20 @@ func numDefault(fl engine.Flag, def any) float64 {
 	d, _ := def.(float64)
 	return d
 }
+
+// changedSettings puts into p, by key, the value of every field of opts
+// tagged setting:"KEY" whose flag was registered by the engine's name
+// (flags) and given on the command line, unless p has the key already:
+// what was left out stays out, for the environment or the engine's
+// default.
+func changedSettings(fs *pflag.FlagSet, opts any, p map[string]any, flags []engine.Flag) {
+	v := reflect.ValueOf(opts).Elem()
+	for i := range v.NumField() {
+		key := v.Type().Field(i).Tag.Get("setting")
+		fl, ok := engine.FlagOf(flags, key)
+		if _, set := p[key]; key == "" || set || !ok || fs.Lookup(fl.Name) == nil || !fs.Changed(fl.Name) {
+			continue
+		}
+		p[key] = v.Field(i).Interface()
+	}
+}
