@@ -6,8 +6,10 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/secret"
 )
 
 // AgentServeOptions are the flags of `storbench agent`.
@@ -34,8 +37,8 @@ type AgentServeOptions struct {
 	// AllowEvents runs the commands of a suite's events that name this
 	// host, with the agent's rights.
 	AllowEvents bool
-	// S3CredentialsFile holds STORBENCH_ACCESS_KEY=... and
-	// STORBENCH_SECRET_KEY=... lines (or the AWS_ ones), for s3 phases.
+	// S3CredentialsFile holds NAME=VALUE lines of the engines' secret
+	// variables (s3's keys), for their phases.
 	S3CredentialsFile string
 	// Stdin makes the agent read its token from the first line of stdin
 	// and exit when stdin closes: how --ssh starts it, so the agent ends
@@ -277,10 +280,10 @@ func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 	if err != nil {
 		return c, err
 	}
-	// The environment's keys count only when neither stdin nor the file
-	// gives any: so does an error of its chain.
-	envKeys, envErr := env.keys("", "")
-	c.secrets = env.withKeys(envKeys)
+	// The environment's secrets count only when neither stdin nor the
+	// file gives any: so does an error settling them.
+	var envErr error
+	c.secrets, envErr = env.agentSecrets()
 	fromEnv := true
 	// sent takes what a launcher sent, of the secrets the engines declare.
 	sent := func(s engine.Secrets) {
@@ -330,11 +333,11 @@ func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 		return c, usageErr("the agent needs --token-file F, or --tls-cert/--tls-key/--tls-ca so controllers prove themselves with a client certificate")
 	}
 	if o.S3CredentialsFile != "" {
-		keys, err := credentialsFile(o.S3CredentialsFile)
+		file, err := credentialsFile(st.Engines, o.S3CredentialsFile, c.secrets)
 		if err != nil {
 			return c, asUsage(err)
 		}
-		c.secrets, fromEnv = withKeys(c.secrets, keys), false
+		c.secrets, fromEnv = file, false
 	}
 	if envErr != nil && fromEnv {
 		return c, asUsage(envErr)
@@ -353,37 +356,54 @@ func (o AgentServeOptions) tokenSource() string {
 	return "--token-file " + o.TokenFile
 }
 
-// credentialsFile reads --s3-credentials-file: KEY=VALUE lines of the
-// variables the key chain reads (STORBENCH_ACCESS_KEY,
-// STORBENCH_SECRET_KEY, STORBENCH_SESSION_TOKEN, or AWS_ACCESS_KEY_ID,
-// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN; "export " before a line is
-// allowed), taken in the chain's order.
-func credentialsFile(file string) (engine.Credentials, error) {
+// credentialsFile reads --s3-credentials-file: NAME=VALUE lines of the
+// engines' secret variables ("export " before a line is allowed; others
+// are not read), which each engine settles as it does its environment's
+// (s3: its own key variables, else the AWS tools', each pair with a
+// session token). An engine's secrets the file settles stand
+// for all it had in base; the others stay.
+func credentialsFile(engines engine.Registry, file string, base engine.Secrets) (engine.Secrets, error) {
 	if err := cluster.SecretFileMode("--s3-credentials-file", file); err != nil {
-		return engine.Credentials{}, err
+		return nil, err
 	}
 	b, err := infile.Read("--s3-credentials-file", file, infile.TextLimit)
 	if infile.IsRefusal(err) {
-		return engine.Credentials{}, err
+		return nil, err
 	}
 	if err != nil {
-		return engine.Credentials{}, fmt.Errorf("--s3-credentials-file: %v", err)
+		return nil, fmt.Errorf("--s3-credentials-file: %v", err)
 	}
-	vars := map[string]string{}
+	names := engines.SecretNames()
+	env := engine.Environ{Secrets: engine.Secrets{}}
 	for _, l := range strings.Split(string(b), "\n") {
 		k, v, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(l), "export "), "=")
-		if ok {
-			vars[strings.TrimSpace(k)] = strings.Trim(strings.TrimSpace(v), `"'`)
+		if k = strings.TrimSpace(k); ok && slices.Contains(names, k) {
+			env.Secrets[k] = secret.New(strings.Trim(strings.TrimSpace(v), `"'`))
 		}
 	}
-	c, err := keyChain(func(k string) string { return vars[k] }, nil)
-	if err == nil && !c.Complete() {
-		err = fmt.Errorf("want %s=... and %s=... lines (or %s and %s)", envS3AccessKey, envS3SecretKey, envAWSAccessKey, envAWSSecretKey)
+	out, settled := engine.Secrets{}, false
+	maps.Copy(out, base)
+	for _, name := range engines.Names() {
+		a, err := engines.ApplyEnvironment(name, env, nil)
+		if err == nil {
+			err = a.SecretsErr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--s3-credentials-file %s: %v", file, err)
+		}
+		if a.Secrets.Empty() {
+			continue
+		}
+		for _, v := range engines.Info(name).Environment {
+			delete(out, v.Name)
+		}
+		maps.Copy(out, a.Secrets)
+		settled = true
 	}
-	if err != nil {
-		return c, fmt.Errorf("--s3-credentials-file %s: %v", file, err)
+	if !settled {
+		return nil, fmt.Errorf("--s3-credentials-file %s: no keys: want NAME=VALUE lines of %s", file, strings.Join(names, ", "))
 	}
-	return c, nil
+	return out, nil
 }
 
 // hostname is this machine's name, "localhost" when it has none.

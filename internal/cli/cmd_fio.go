@@ -18,13 +18,13 @@ import (
 // FioOptions are the flags of `storbench fio`.
 type FioOptions struct {
 	Dir      string
-	Workload string
+	Workload string `setting:"workload"`
 	// Tools are where the outside tools are (--tool, --fio-bin).
 	Tools     engine.Tools
-	Runtime   string
-	Size      string
-	Numjobs   int
-	Stonewall string
+	Runtime   string `setting:"runtime"`
+	Size      string `setting:"size"`
+	Numjobs   int    `setting:"numjobs"`
+	Stonewall string `setting:"stonewall"`
 	// Scale steps the load up until the rate flattens (--scale).
 	Scale string
 	Keep  bool
@@ -41,24 +41,18 @@ type FioOptions struct {
 	Watch WatchOptions
 }
 
-// AddFlags registers the options' flags, named as wekatester names them.
-func (o *FioOptions) AddFlags(f *pflag.FlagSet) {
+// AddFlags registers the options' flags, named as wekatester names them:
+// the settings of a suite's fio entry as the fio engine declares them
+// (flags: Info.Flags; settingFlags), and the command's own.
+func (o *FioOptions) AddFlags(f *pflag.FlagSet, flags []engine.Flag) {
 	f.StringVarP(&o.Dir, "directory", "d", defaultDir, "target directory; files go under DIR/storbench/<run id>/ and are removed afterwards")
-	f.StringVarP(&o.Workload, "workload", "w", "default", "built-in workload (default: the four corners; mixed: 70/30 read/write), a directory of *.job files, or one job file")
+	settingFlags(f, o, flags, nil)
 	addToolFlags(f, &o.Tools, "")
-	f.StringVar(&o.Runtime, "runtime", "", "run each job this long, replacing the job files' runtime; as fio reads it, a bare number is seconds (60, 30s, 5m)")
-	f.StringVar(&o.Size, "size", "", "file size per job (e.g. 256M, 2G), replacing the job files' filesize")
-	f.IntVar(&o.Numjobs, "numjobs", 0, "jobs per multi-job section, replacing numjobs (single-job latency sections keep 1)")
-	f.StringVar(&o.Stonewall, "stonewall", "", "write until this deadline (e.g. 300s), then every job of every host on to the most blocks any job wrote, as IOR -D with stoneWallingWearOut=1 (IO500); one sequential write job (rw=write or write:GAP)")
 	scaleFlag(f, &o.Scale, "jobs (numjobs), iodepth")
 	f.BoolVar(&o.Keep, "keep", false, "keep the files fio created")
 	f.BoolVar(&o.RemoveStale, "remove-stale", false, "remove what runs killed earlier (SIGKILL, a lost host) left under DIR/storbench; a run whose process still runs, here or on another host, is never touched (without it, such leftovers are only named)")
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
-	nonZero(f, "runtime", "the job files' own runtime")
-	nonZero(f, "size", "the job files' own size")
-	nonZero(f, "numjobs", "the job files' own numjobs")
-	nonZero(f, "stonewall", "no stonewall")
 }
 
 func newFioCommand(st *State) *cobra.Command {
@@ -82,7 +76,7 @@ fio's raw json+ output of every job is kept in the results folder.`,
 			return err
 		},
 	}
-	o.AddFlags(cmd.Flags())
+	o.AddFlags(cmd.Flags(), st.Engines.Info(model.EngineFio).Flags)
 	o.Job.AddFlags(cmd.Flags())
 	o.Agents.AddFlags(cmd.Flags())
 	o.Watch.AddFlags(cmd.Flags())

@@ -18,33 +18,33 @@ import (
 // MdOptions are the flags of `storbench md`, with mdtest's letters.
 type MdOptions struct {
 	Dir        string
-	Items      int64
-	Iterations int
-	Depth      int
-	Branch     int
-	FilesOnly  bool
-	DirsOnly   bool
-	UniqueDir  bool
+	Items      int64 `setting:"items"`
+	Iterations int   `setting:"iterations"`
+	Depth      int   `setting:"depth"`
+	Branch     int   `setting:"branch"`
+	FilesOnly  bool  `setting:"files_only"`
+	DirsOnly   bool  `setting:"dirs_only"`
+	UniqueDir  bool  `setting:"unique_dir"`
 	Workers    int
-	Stonewall  string
-	WearOut    bool
-	Random     bool
-	Sync       bool
-	SyncFile   bool
-	WriteBytes string
-	ReadBytes  string
-	Verify     bool
-	Rename     bool
-	Stride     int
-	RankStride int
-	Only       []string
-	Tree       string
-	Find       bool
-	FindName   string
-	FindSize   string
-	FindIn     string
-	Force      bool
-	Seed       int64
+	Stonewall  string   `setting:"stonewall"`
+	WearOut    bool     `setting:"wear_out"`
+	Random     bool     `setting:"random"`
+	Sync       bool     `setting:"sync"`
+	SyncFile   bool     `setting:"sync_file"`
+	WriteBytes string   `setting:"write_bytes"`
+	ReadBytes  string   `setting:"read_bytes"`
+	Verify     bool     `setting:"verify"`
+	Rename     bool     `setting:"rename"`
+	Stride     int      `setting:"stride"`
+	RankStride int      `setting:"rank_stride"`
+	Only       []string `setting:"only"`
+	Tree       string   `setting:"tree"`
+	Find       bool     `setting:"find"`
+	FindName   string   `setting:"find_name"`
+	FindSize   string   `setting:"find_size"`
+	FindIn     string   `setting:"find_in"`
+	Force      bool     `setting:"force"`
+	Seed       int64    `setting:"seed"`
 	Keep       bool
 	// RemoveStale removes what killed runs left (run.Plan.RemoveStale).
 	RemoveStale bool
@@ -58,56 +58,19 @@ type MdOptions struct {
 	Mdtest MdtestFlags
 }
 
-// AddFlags registers the options' flags: mdtest's letters where they do not
-// clash with storbench's own, and long names for all.
+// AddFlags registers the options' flags: the md engine's settings as it
+// declares them (flags: Info.Flags; settingFlags), mdtest's letters
+// where they do not clash with storbench's own, and long names for all.
 // d holds the md engine's defaults by setting (Registry.Defaults).
-func (o *MdOptions) AddFlags(f *pflag.FlagSet, d map[string]any) {
-	num := func(key string) int64 { n, _ := d[key].(float64); return int64(n) }
-	findName, _ := d["find_name"].(string)
+func (o *MdOptions) AddFlags(f *pflag.FlagSet, flags []engine.Flag, d map[string]any) {
 	f.StringVarP(&o.Dir, "directory", "d", defaultDir, "target directory; everything goes under DIR/storbench/<run id>/ and is removed afterwards")
-	f.Int64VarP(&o.Items, "items", "n", num("items"), "files and directories each worker creates per iteration")
-	f.IntVarP(&o.Iterations, "iterations", "i", int(num("iterations")), "times to repeat the whole sequence; the summary gives max, min, mean and std dev across them")
-	f.IntVarP(&o.Depth, "depth", "z", int(num("depth")), "depth of each directory tree (0: one directory)")
-	f.IntVarP(&o.Branch, "branch", "b", int(num("branch")), "subdirectories per tree directory")
-	f.BoolVarP(&o.FilesOnly, "files-only", "F", false, "only file operations")
-	f.BoolVarP(&o.DirsOnly, "dirs-only", "D", false, "only directory operations")
-	f.BoolVarP(&o.UniqueDir, "unique-dir", "u", false, "a tree per worker (default: all workers share one tree)")
 	mdWorkersFlag(f, &o.Workers)
-	f.StringVarP(&o.Stonewall, "stonewall", "W", "", "end the create operations after this time (e.g. 30s); then every worker of every host creates up to the largest count any reached (--wear-out), as mdtest -W and IO500")
-	f.BoolVar(&o.WearOut, "wear-out", true, "with -W: every worker creates up to the largest count any worker reached by the stonewall, inside the create's time (false: each stops at the stonewall with its own count)")
-	f.BoolVarP(&o.Random, "random", "R", false, "stat and read items in a random order")
-	f.BoolVarP(&o.Sync, "sync", "Y", false, "flush every file system (sync) at the end of each operation, inside its time, as mdtest -Y")
-	f.BoolVarP(&o.SyncFile, "sync-file", "y", false, "flush each file (fsync) after writing it, inside the create's time, as mdtest -y")
-	f.StringVarP(&o.WriteBytes, "write-bytes", "w", "0", "bytes to write to each file on creation (e.g. 4k)")
-	f.StringVarP(&o.ReadBytes, "read-bytes", "e", "0", "bytes to read from each file in file-read (e.g. 4k)")
-	f.BoolVarP(&o.Verify, "verify", "X", false, "check in file-read that every byte read is what file-create wrote, as mdtest -X (needs --read-bytes)")
-	f.BoolVar(&o.Rename, "rename", false, "also rename every file (file-rename)")
-	f.IntVarP(&o.Stride, "stride", "N", 0, "as mdtest 3.3+'s -N, in hosts: stat the items of the worker N hosts further on, read those 2N hosts on and remove those 3N hosts on (one host: N ranks); -N 1 makes no client read from its own cache (hosts must share DIR)")
-	f.IntVar(&o.RankStride, "rank-stride", 0, "the rank stride of mdtest before 3.3: stat, read, rename and remove the items of the worker this many ranks further on (excludes -N)")
-	f.StringSliceVar(&o.Only, "only", nil, "run only these operations: create, stat, find, read, rename, remove (as mdtest -C, -T, -E, -r; comma list)")
-	f.StringVar(&o.Tree, "tree", "", "name of a tree that phases of a run share (suites: one phase creates, later ones stat, read, remove)")
-	f.BoolVar(&o.Find, "find", false, "add the find operation after the file creates: walk the trees and match names and sizes, as IO500's find")
-	f.StringVar(&o.FindName, "find-name", findName, "find's name pattern (* and ? match)")
-	f.StringVar(&o.FindSize, "find-size", "", "the file size find matches (default: --write-bytes)")
-	f.StringVar(&o.FindIn, "find-in", "", "where find walks: tree (the phase's trees, default) or data (the run's whole data directory, every phase's files, as IO500's find)")
-	f.BoolVar(&o.Force, "force", false, "allow a tree of more than 100,000 directories")
-	f.Int64Var(&o.Seed, "seed", 0, "seed of the random order (default: from the clock)")
+	nonZero(f, "workers", "one worker per CPU")
+	settingFlags(f, o, flags, d)
 	f.BoolVar(&o.Keep, "keep", false, "keep the trees and files created")
 	f.BoolVar(&o.RemoveStale, "remove-stale", false, "remove what runs killed earlier (SIGKILL, a lost host) left under DIR/storbench; a run whose process still runs, here or on another host, is never touched (without it, such leftovers are only named)")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
 	scaleFlag(f, &o.Scale, "workers (per host)")
-	nonZero(f, "items", "")
-	nonZero(f, "iterations", "")
-	nonZero(f, "branch", "")
-	nonZero(f, "workers", "one worker per CPU")
-	nonZero(f, "stonewall", "no stonewall")
-	nonZero(f, "seed", "a seed from the clock")
-	zeroMeans(f, "depth", "one directory per tree")
-	zeroMeans(f, "stride", "every worker works on its own items (mdtest's local)")
-	zeroMeans(f, "rank-stride", "every worker works on its own items")
-	zeroMeans(f, "find-size", "empty files")
-	zeroMeans(f, "write-bytes", "empty files")
-	zeroMeans(f, "read-bytes", "no data read")
 	o.Mdtest.AddFlags(f)
 }
 
@@ -142,7 +105,7 @@ iterations, and latency percentiles from merged histograms.`,
 			return err
 		},
 	}
-	o.AddFlags(cmd.Flags(), st.Engines.Defaults(model.EngineMD))
+	o.AddFlags(cmd.Flags(), st.Engines.Info(model.EngineMD).Flags, st.Engines.Defaults(model.EngineMD))
 	o.Agents.AddFlags(cmd.Flags())
 	o.Watch.AddFlags(cmd.Flags())
 	return cmd

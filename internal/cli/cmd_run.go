@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/stats"
@@ -106,46 +105,38 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	if err != nil {
 		return nil, err
 	}
-	// S3 phases take the endpoint from the environment, as `storbench s3`
-	// does; the keys travel in the plan, never in a phase or run.json.
+	// Phases take what they leave unset from the environment, as a
+	// command's flags do (s3's endpoint); the keys travel in the plan,
+	// never in a phase or run.json.
 	env, err := st.environment()
 	if err != nil {
 		return nil, err
 	}
-	s3 := s.Block(model.EngineS3)
-	env.applyS3(s3)
-	if err := env.checkS3CA(s3); err != nil {
+	applied, err := env.applyToSuite(s)
+	if err != nil {
 		return nil, err
 	}
-	x, err := s.Expand(ctx, suite.ExpandOptions{Engines: st.Engines, S3Configured: env.S3Host != "", PlanOnly: o.DryRun})
+	x, err := s.Expand(ctx, suite.ExpandOptions{Engines: st.Engines, PlanOnly: o.DryRun})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, interrupted()
 		}
 		return nil, asUsage(err)
 	}
-	// As `storbench s3` does: a local s3 phase without keys is bad input,
-	// found before anything runs (agents on other machines hold their own).
 	if err := checkLocalEventHosts(o, s, x); err != nil {
 		return nil, err
 	}
-	var keys engine.Credentials
-	if slices.ContainsFunc(x.Phases, st.Engines.UsesKeys) {
-		if keys, err = env.keys("", ""); err != nil {
-			return nil, asUsage(err)
-		}
-	}
-	var keyless string
-	if !keys.Complete() && !o.Agents.remote() && len(s.Agents) == 0 {
-		if i := slices.IndexFunc(x.Phases, st.Engines.LacksKeys); i >= 0 {
-			keyless = x.Phases[i].Name
-		}
+	// As `storbench s3` does: a local phase without keys is bad input,
+	// found before anything runs (agents on other machines hold their own).
+	secrets, lacking, err := runSecrets(st.Engines, applied, x.Phases, !o.Agents.remote() && len(s.Agents) == 0)
+	if err != nil {
+		return nil, err
 	}
 	if o.DryRun {
-		return nil, dryRunSuite(ctx, st, o, s, x, keyless != "")
+		return nil, dryRunSuite(ctx, st, o, s, x, lacking)
 	}
-	if keyless != "" {
-		return nil, usageErr("phase %s: no S3 keys: set %s and %s (or %s and %s, an AWS profile, or access_key and secret_key in the suite's s3 block)", keyless, envS3AccessKey, envS3SecretKey, envAWSAccessKey, envAWSSecretKey)
+	if lacking != nil {
+		return nil, usageErr("phase %s: no keys: %s", lacking.phase.Name, lacking.give)
 	}
 	if err := o.check(s, x); err != nil {
 		return nil, err
@@ -164,7 +155,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	}
 	res, err := runPlan(ctx, st, o.Watch, run.Plan{
 		Name: s.Name, Phases: x.Phases, Labels: x.Labels, Dirs: x.Dirs, ResultsRoot: root, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
-		Secrets: env.withKeys(keys), Keep: o.Keep || s.Keep, RemoveStale: o.RemoveStale, AllowExec: o.AllowExec, Tools: o.Tools, Notes: x.Skipped,
+		Secrets: secrets, Keep: o.Keep || s.Keep, RemoveStale: o.RemoveStale, AllowExec: o.AllowExec, Tools: o.Tools, Notes: x.Skipped,
 		CoVWarn: o.CoVWarn / 100, Confidence: o.Confidence / 100, Score: s.Score, Settings: map[string]any{"suite": s.Source},
 		RunLabels: s.Labels,
 	})
@@ -176,9 +167,9 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 
 // dryRunSuite prints the plan of a suite, refusing what the run would
 // refuse before anything is created: a symbolic link in this machine's
-// DIR/storbench, a job file fio rejects. keyless notes that s3 phases have
+// DIR/storbench, a job file fio rejects. lacking notes that a phase has
 // no keys yet.
-func dryRunSuite(ctx context.Context, st *State, o RunOptions, s *suite.Suite, x *suite.Expanded, keyless bool) error {
+func dryRunSuite(ctx context.Context, st *State, o RunOptions, s *suite.Suite, x *suite.Expanded, lacking *keyless) error {
 	if err := o.Watch.limits(st, &run.Plan{Phases: x.Phases, Labels: x.Labels}); err != nil {
 		return err
 	}
@@ -213,8 +204,8 @@ func dryRunSuite(ctx context.Context, st *State, o RunOptions, s *suite.Suite, x
 			return asUsage(err)
 		}
 	}
-	if keyless {
-		notes = append(notes, fmt.Sprintf("s3 phases have no keys yet: set %s and %s (or %s and %s, an AWS profile, or access_key and secret_key in the suite's s3 block) before running", envS3AccessKey, envS3SecretKey, envAWSAccessKey, envAWSSecretKey))
+	if lacking != nil {
+		notes = append(notes, fmt.Sprintf("%s phases have no keys yet: %s, before running", lacking.phase.Engine, lacking.give))
 	}
 	return dryRun(st, s, x, notes)
 }

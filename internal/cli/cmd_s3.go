@@ -22,132 +22,98 @@ import (
 
 // S3Options are the flags of `storbench s3 OP`, named as warp names them.
 type S3Options struct {
-	Host, AccessKey, SecretKey, Region, Bucket, Lookup string
-	TLS, Insecure                                      bool
-	CACert                                             string
-	Concurrent                                         int
-	ObjSize                                            string
-	ObjRandSize                                        bool
-	Objects                                            int
-	Range, NoPrefix, NoClear                           bool
-	HostSelect                                         string
-	HostLimit                                          int
-	MD5                                                bool
-	Checksum                                           string
-	Encrypt, SignPayload                               bool
-	BenchData                                          string
-	SyncStart                                          string
-	Full                                               bool
-	Duration                                           string
-	RequestTimeout, Grace                              string
-	AutoTerm                                           bool
-	AutoTermPct                                        float64
-	AutoTermDur                                        string
-	Rate                                               float64
-	GetDistrib, StatDistrib, PutDistrib, DelDistrib    float64
-	Batch                                              int
-	Parts, PartConcurrency                             int
-	PartSize                                           string
-	ObjDist, ObjMean, ObjSD, RangeSize, Bind           string
-	Verify, SSES3, DisableMultipart, Metadata          bool
-	StorageClass, SSEKMS                               string
-	AddMetadata, Tag                                   []string
-	Versions, MaxKeys                                  int
-	Results                                            string
-	Keep                                               bool
-	SDK                                                bool
-	ListExisting                                       bool
-	Prefix                                             string
-	Probe                                              bool
-	Scale                                              string
-	Agents                                             AgentsOptions
+	Host             string `setting:"host"`
+	AccessKey        string `setting:"access_key"`
+	SecretKey        string `setting:"secret_key"`
+	Region           string `setting:"region"`
+	Bucket           string `setting:"bucket"`
+	Lookup           string `setting:"lookup"`
+	TLS              bool   `setting:"tls"`
+	Insecure         bool   `setting:"insecure"`
+	CACert           string `setting:"ca_cert"`
+	Concurrent       int    `setting:"concurrent"`
+	ObjSize          string `setting:"obj_size"`
+	ObjRandSize      bool   `setting:"obj_randsize"`
+	Objects          int    `setting:"objects"`
+	Range            bool
+	NoPrefix         bool   `setting:"noprefix"`
+	NoClear          bool   `setting:"noclear"`
+	HostSelect       string `setting:"host_select"`
+	HostLimit        int    `setting:"host_limit"`
+	MD5              bool
+	Checksum         string
+	Encrypt          bool
+	SignPayload      bool
+	BenchData        string `setting:"benchdata"`
+	SyncStart        string
+	Full             bool
+	Duration         string  `setting:"duration"`
+	RequestTimeout   string  `setting:"request_timeout"`
+	Grace            string  `setting:"grace"`
+	AutoTerm         bool    `setting:"autoterm"`
+	AutoTermPct      float64 `setting:"autoterm_pct"`
+	AutoTermDur      string  `setting:"autoterm_dur"`
+	Rate             float64 `setting:"rate"`
+	GetDistrib       float64
+	StatDistrib      float64
+	PutDistrib       float64
+	DelDistrib       float64
+	Batch            int
+	Parts            int
+	PartConcurrency  int
+	PartSize         string
+	ObjDist          string `setting:"obj_dist"`
+	ObjMean          string `setting:"obj_mean"`
+	ObjSD            string `setting:"obj_sd"`
+	RangeSize        string
+	Bind             string `setting:"bind"`
+	Verify           bool
+	SSES3            bool `setting:"sse_s3_encrypt"`
+	DisableMultipart bool `setting:"disable_multipart"`
+	Metadata         bool
+	StorageClass     string `setting:"storage_class"`
+	SSEKMS           string `setting:"sse_kms"`
+	AddMetadata      []string
+	Tag              []string
+	Versions         int
+	MaxKeys          int
+	Results          string
+	Keep             bool
+	SDK              bool   `setting:"sdk"`
+	ListExisting     bool   `setting:"list_existing"`
+	Prefix           string `setting:"prefix"`
+	Probe            bool
+	Scale            string
+	Agents           AgentsOptions
 	// Watch says how the run is watched and what it prints.
 	Watch WatchOptions
 }
 
-// AddFlags registers the flags for op (mixed and versioned get the
-// distributions, multipart the part settings, delete the batch).
-func (o *S3Options) AddFlags(f *pflag.FlagSet, op string) {
-	o.addEndpointFlags(f)
-	o.addObjectFlags(f)
-	o.addRunFlags(f)
-	o.addOpFlags(f, op)
-}
-
-// addEndpointFlags registers where the requests go and with which keys,
-// the bucket and how many requests are in flight.
-func (o *S3Options) addEndpointFlags(f *pflag.FlagSet) {
-	o.addServerFlags(f)
-	f.StringVar(&o.Bucket, "bucket", "storbench", "bucket; created if missing, and removed afterwards only if storbench created it and it is empty")
-	f.IntVar(&o.Concurrent, "concurrent", 20, "requests in flight")
-}
-
-// addServerFlags registers the server's endpoint, keys and how to reach
-// it: what s3 probe takes.
-func (o *S3Options) addServerFlags(f *pflag.FlagSet) {
-	f.StringVar(&o.Host, "host", "", "S3 endpoints host[:port] (port 80, or 443 with --tls, when left out); comma lists, {1...N} ranges anywhere in the name and Slurm lists (s[1-4]:9000) [$STORBENCH_HOST, $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, the AWS profile's endpoint_url]")
-	f.StringVar(&o.AccessKey, "access-key", "", "access key [$STORBENCH_ACCESS_KEY, $AWS_ACCESS_KEY_ID, the AWS profile]")
-	f.StringVar(&o.SecretKey, "secret-key", "", "secret key [$STORBENCH_SECRET_KEY, $AWS_SECRET_ACCESS_KEY, the AWS profile]")
-	f.BoolVar(&o.TLS, "tls", false, "use HTTPS [$STORBENCH_TLS, or the scheme of an AWS endpoint URL]")
-	f.BoolVar(&o.Insecure, "insecure", false, "do not verify the server's TLS certificate")
-	f.StringVar(&o.CACert, "ca-cert", "", "check the server's TLS certificate against the CA certificates in this PEM file (with --tls) [$AWS_CA_BUNDLE, the AWS profile's ca_bundle]")
-	f.StringVar(&o.Region, "region", "", "region (default us-east-1) [$STORBENCH_REGION, $AWS_REGION, $AWS_DEFAULT_REGION, the AWS profile's region]")
-	f.StringVar(&o.Lookup, "lookup", "path", "bucket addressing: path or dns")
-}
-
-// addObjectFlags registers the objects' sizes and what every upload carries.
-func (o *S3Options) addObjectFlags(f *pflag.FlagSet) {
-	f.StringVar(&o.ObjSize, "obj.size", "", "object size (e.g. 4KiB, 10MiB; default per benchmark, as warp), MIN,MAX (uniform), or buckets SIZE:WEIGHT,... (4KiB:50,64KiB:30,1MiB:20: a bucket by weight, a size uniformly up to its bound from the one below); results per size class")
-	f.BoolVar(&o.ObjRandSize, "obj.randsize", false, "random sizes up to --obj.size (or between MIN,MAX), log2-distributed (as many objects per doubling of size)")
-	f.StringVar(&o.ObjDist, "obj.dist", "", "lognormal: sizes from a lognormal distribution of --obj.mean and --obj.sd, up to --obj.size (default 5GiB)")
-	f.StringVar(&o.ObjMean, "obj.mean", "", "mean object size of --obj.dist lognormal")
-	f.StringVar(&o.ObjSD, "obj.sd", "", "standard deviation of object sizes of --obj.dist lognormal")
-	f.StringVar(&o.Bind, "bind", "", "local addresses the connections start from, spread over the workers (10.0.0.1,10.0.1.1: one per NIC)")
-	f.StringVar(&o.StorageClass, "storage-class", "", "storage class of every upload (STANDARD_IA, ...); a server that does not keep it is refused")
+// AddFlags registers the flags for op: the settings every benchmark has,
+// as the s3 engine declares them (flags: Info.Flags; settingFlags), then
+// the command's own, and the flags of some benchmarks only (mixed and
+// versioned get the distributions, multipart the part settings, delete
+// the batch).
+func (o *S3Options) AddFlags(f *pflag.FlagSet, op string, flags []engine.Flag) {
+	settingFlags(f, o, flags, nil)
 	f.StringArrayVar(&o.AddMetadata, "add-metadata", nil, "user metadata KEY=VALUE on every upload (repeat the flag for more)")
 	f.StringArrayVar(&o.Tag, "tag", nil, "object tag KEY=VALUE on every upload (repeat the flag for more, up to 10)")
-	f.BoolVar(&o.SSES3, "sse-s3-encrypt", false, "server-side encryption with the server's keys (SSE-S3); a server that does not encrypt is refused")
-	f.StringVar(&o.SSEKMS, "sse-kms", "", "server-side encryption with this KMS key id (SSE-KMS); a server that does not encrypt is refused")
-	f.BoolVar(&o.DisableMultipart, "disable-multipart", false, "send every upload as one PUT (objects over 16MiB are otherwise uploaded in parts, as warp does)")
-	nonZero(f, "obj.mean", "")
-	nonZero(f, "obj.sd", "")
-}
-
-// addRunFlags registers how long and how a benchmark runs and what it keeps.
-func (o *S3Options) addRunFlags(f *pflag.FlagSet) {
-	f.IntVar(&o.Objects, "objects", 0, "objects to prepare (default per benchmark)")
-	f.BoolVar(&o.NoPrefix, "noprefix", false, "one prefix for all workers instead of one each")
-	f.BoolVar(&o.NoClear, "noclear", false, "leave this run's objects in place afterwards (nothing else is ever deleted)")
-	f.StringVar(&o.HostSelect, "host-select", "weighed", "endpoint choice: weighed (fewest in flight, longest idle), roundrobin, or cross (host i writes through endpoint i and reads through endpoint i+1: with one gateway per host over one namespace and --verify, every object is read back through another gateway than wrote it)")
-	f.IntVar(&o.HostLimit, "host-limit", 0, "most endpoints a --host range may expand to (default 1024)")
-	f.StringVar(&o.BenchData, "benchdata", "", "write every request to this zstd TSV file as the run goes")
 	f.BoolVar(&o.Full, "full", false, "keep every request in benchdata.tsv.zst in the results folder (storbench analyze reads it)")
 	f.StringVar(&o.SyncStart, "syncstart", "", "start at this local time, hh:mm (for runs started by hand on several clients)")
-	f.StringVar(&o.Duration, "duration", "5m", "how long to measure")
 	scaleFlag(f, &o.Scale, "concurrent")
-	f.StringVar(&o.RequestTimeout, "request-timeout", "", "cut a request still open this long after it started, counted as \"timeout: request\" (default 1m plus 1s per 16 MiB of object)")
-	f.StringVar(&o.Grace, "grace", "", "after the measured stage, cut requests still open this much later, counted as \"timeout: phase grace\" (default 10s plus 1s per 16 MiB of object)")
-	f.BoolVar(&o.AutoTerm, "autoterm", false, "stop early once throughput is stable (last 7 of 25 samples within --autoterm.pct for --autoterm.dur)")
-	f.Float64Var(&o.AutoTermPct, "autoterm.pct", 7.5, "stability threshold in percent")
-	f.StringVar(&o.AutoTermDur, "autoterm.dur", "10s", "how long throughput must be stable")
-	f.Float64Var(&o.Rate, "rate", 0, "open loop: start this many requests per second on a fixed schedule; latency counts from the scheduled start")
 	f.BoolVar(&o.Probe, "probe", false, "first try which S3 features the server takes, each with one small request (as storbench s3 probe), and print them; the run's fingerprint (run.json, the catalog) keeps them")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
 	f.BoolVar(&o.Keep, "keep", false, "keep created objects (same as --noclear)")
-	f.BoolVar(&o.SDK, "sdk", false, "send GET, PUT, HEAD and DELETE through minio-go instead of the lean HTTP/1.1 path [$STORBENCH_S3_SDK]")
-	// On every benchmark, so that a write benchmark refuses them in words.
-	f.BoolVar(&o.ListExisting, "list-existing", false, "read the objects already in the bucket under --prefix (get, stat, list, mixed without writes): nothing is uploaded, written or deleted")
-	f.StringVar(&o.Prefix, "prefix", "", "with --list-existing: the key prefix of the objects to read (default: the whole bucket)")
-	nonZero(f, "concurrent", "")
-	nonZero(f, "obj.size", "the benchmark's default size")
-	nonZero(f, "objects", "the benchmark's default count")
-	nonZero(f, "host-limit", "the default (1024)")
-	nonZero(f, "duration", "")
-	nonZero(f, "request-timeout", "the default (1m plus 1s per 16 MiB of object)")
-	nonZero(f, "grace", "the default (10s plus 1s per 16 MiB of object)")
-	nonZero(f, "autoterm.pct", "")
-	nonZero(f, "autoterm.dur", "")
-	nonZero(f, "rate", "a closed loop (no rate)")
+	o.addOpFlags(f, op)
+}
+
+// serverSettings are the settings that say where the server is, with
+// which keys and how to reach it: what s3 probe takes.
+var serverSettings = []string{"host", "access_key", "secret_key", "tls", "insecure", "ca_cert", "region", "lookup"}
+
+// addServerFlags registers the flags of the server's settings.
+func (o *S3Options) addServerFlags(f *pflag.FlagSet, flags []engine.Flag) {
+	settingFlags(f, o, flags, nil, serverSettings...)
 }
 
 // addOpFlags registers the flags only some benchmarks have.
@@ -272,7 +238,7 @@ https:// AWS endpoint URL) requests take the same lean path as over HTTP.`,
 				return err
 			},
 		}
-		o.AddFlags(sub.Flags(), op)
+		o.AddFlags(sub.Flags(), op, st.Engines.Info(model.EngineS3).Flags)
 		o.Agents.AddFlags(sub.Flags())
 		o.Watch.AddFlags(sub.Flags())
 		cmd.AddCommand(sub)
@@ -297,7 +263,7 @@ func runS3(ctx context.Context, st *State, op string, o S3Options, fs *pflag.Fla
 			}
 		}
 	}
-	p := o.params(op, fs)
+	p := o.params(op, fs, st.Engines.Info(model.EngineS3).Flags)
 	if err := o.keyValues(p); err != nil {
 		return nil, err
 	}
@@ -367,62 +333,57 @@ func (o S3Options) phases(st *State, op string, p map[string]any) ([]engine.Phas
 // target completes the settings p of an s3 command with the
 // environment's endpoint and TLS settings, checks them, and returns the
 // secrets with the keys: bad input without an endpoint, or without keys
-// unless agents elsewhere bring their own (remoteKeys).
+// unless agents elsewhere bring their own (remoteKeys). The keys the
+// flags give are the engine's settings while it completes them from the
+// environment, and then travel as secrets, never in the phase.
 func (o S3Options) target(env environment, p map[string]any, remoteKeys bool) (engine.Secrets, error) {
-	env.applyS3(p)
-	if err := env.checkS3CA(p); err != nil {
+	for k, v := range map[string]string{"access_key": o.AccessKey, "secret_key": o.SecretKey} {
+		if v != "" {
+			p[k] = v
+		}
+	}
+	applied, err := env.apply(model.EngineS3, p)
+	for _, k := range env.engines.Info(model.EngineS3).Secrets {
+		delete(p, k)
+	}
+	if err != nil {
 		return nil, err
 	}
-	if _, ok := p["host"]; !ok {
-		return nil, usageErr("no S3 endpoint: give --host or set %s (or %s)", envS3Host, envAWSEndpointS3)
+	if ep, ok := env.engines.Endpointed(model.EngineS3); ok && !ep.HasEndpoint(p) {
+		return nil, usageErr("no S3 endpoint: give --host or %s", ep.FromEnvironment)
 	}
 	if _, ok := p["tls"]; !ok {
 		p["tls"] = o.TLS
 	}
-	keys, err := env.keys(o.AccessKey, o.SecretKey)
-	if err != nil {
-		return nil, asUsage(err)
+	if applied.SecretsErr != nil {
+		return nil, asUsage(applied.SecretsErr)
 	}
-	if !keys.Complete() && !remoteKeys {
-		return nil, usageErr("no credentials: give --access-key and --secret-key, set %s and %s or %s and %s, or name an AWS profile (%s)",
-			envS3AccessKey, envS3SecretKey, envAWSAccessKey, envAWSSecretKey, envAWSProfile)
+	if applied.Secrets.Empty() && !remoteKeys {
+		return nil, usageErr("no credentials: give --access-key and --secret-key, or %s", applied.Missing)
 	}
-	return env.withKeys(keys), nil
+	return applied.Secrets, nil
 }
 
 // params turns the flags given for op into the s3 engine's settings
 // (what was left out stays out, for the environment or the default).
-func (o S3Options) params(op string, fs *pflag.FlagSet) map[string]any {
+func (o S3Options) params(op string, fs *pflag.FlagSet, flags []engine.Flag) map[string]any {
 	p := o.serverParams(fs)
 	for k, v := range map[string]any{"op": op, "bucket": o.Bucket, "concurrent": o.Concurrent, "host_select": o.HostSelect, "duration": o.Duration} {
 		p[k] = v
 	}
+	// The engine's settings by their declared flags (settingFlags), then
+	// the flags of some benchmarks only.
+	changedSettings(fs, &o, p, flags)
 	set := func(key string, v any, flag string) {
 		if fs.Lookup(flag) != nil && fs.Changed(flag) {
 			p[key] = v
 		}
 	}
-	set("obj_size", o.ObjSize, "obj.size")
-	set("obj_randsize", o.ObjRandSize, "obj.randsize")
-	set("objects", o.Objects, "objects")
 	set("range", o.Range, "range")
-	set("noprefix", o.NoPrefix, "noprefix")
-	set("noclear", o.NoClear, "noclear")
-	set("host_limit", o.HostLimit, "host-limit")
 	set("md5", o.MD5, "md5")
 	set("checksum", o.Checksum, "checksum")
 	set("encrypt", o.Encrypt, "encrypt")
 	set("sign_payload", o.SignPayload, "sign-payload")
-	set("benchdata", o.BenchData, "benchdata")
-	set("sdk", o.SDK, "sdk")
-	set("list_existing", o.ListExisting, "list-existing")
-	set("prefix", o.Prefix, "prefix")
-	set("autoterm", o.AutoTerm, "autoterm")
-	set("autoterm_pct", o.AutoTermPct, "autoterm.pct")
-	set("autoterm_dur", o.AutoTermDur, "autoterm.dur")
-	set("rate", o.Rate, "rate")
-	set("request_timeout", o.RequestTimeout, "request-timeout")
-	set("grace", o.Grace, "grace")
 	set("get_distrib", o.GetDistrib, "get-distrib")
 	set("stat_distrib", o.StatDistrib, "stat-distrib")
 	set("put_distrib", o.PutDistrib, "put-distrib")
@@ -431,16 +392,8 @@ func (o S3Options) params(op string, fs *pflag.FlagSet) map[string]any {
 	set("parts", o.Parts, "parts")
 	set("part_size", o.PartSize, "part.size")
 	set("part_concurrency", o.PartConcurrency, "part.concurrent")
-	set("obj_dist", o.ObjDist, "obj.dist")
-	set("obj_mean", o.ObjMean, "obj.mean")
-	set("obj_sd", o.ObjSD, "obj.sd")
 	set("range_size", o.RangeSize, "range-size")
 	set("verify", o.Verify, "verify")
-	set("bind", o.Bind, "bind")
-	set("storage_class", o.StorageClass, "storage-class")
-	set("sse_s3_encrypt", o.SSES3, "sse-s3-encrypt")
-	set("sse_kms", o.SSEKMS, "sse-kms")
-	set("disable_multipart", o.DisableMultipart, "disable-multipart")
 	set("versions", o.Versions, "versions")
 	set("metadata", o.Metadata, "metadata")
 	set("max_keys", o.MaxKeys, "max-keys")

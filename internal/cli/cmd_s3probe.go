@@ -39,7 +39,7 @@ all they hold. Any s3 benchmark takes --probe to do the same first.`,
 			return runS3Probe(cmd.Context(), st, o, asJSON, cmd.Flags())
 		},
 	}
-	o.addServerFlags(cmd.Flags())
+	o.addServerFlags(cmd.Flags(), st.Engines.Info(model.EngineS3).Flags)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was found as JSON")
 	return cmd
 }

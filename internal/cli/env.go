@@ -1,559 +1,158 @@
 package cli
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
-	"net/url"
-	"os"
-	"path/filepath"
+	"maps"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/infile"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/secret"
+	"github.com/storbench/storbench/internal/suite"
 )
 
-// The variables of the S3 key chain and of the settings the AWS tools
-// share (the endpoint, the region, the CA bundle, the profile), which the
-// s3 engine declares (its Info.Environment) and the AWS shared files stand
-// in for: they stay here because the chain reads them together with those
-// files (a profile's keys stand for AWS_ACCESS_KEY_ID and its pair, its
-// endpoint_url for AWS_ENDPOINT_URL), and an engine reads no file of the
-// user's home; the engine itself never reads the environment. A variable
-// no engine declares is not read (readEnvironment).
-const (
-	envS3Host      = "STORBENCH_HOST"
-	envS3AccessKey = "STORBENCH_ACCESS_KEY"
-	envS3SecretKey = "STORBENCH_SECRET_KEY"
-	// envS3SessionToken goes with temporary keys given as STORBENCH_*.
-	envS3SessionToken = "STORBENCH_SESSION_TOKEN"
-	envS3Region       = "STORBENCH_REGION"
-	envS3TLS          = "STORBENCH_TLS"
-	// envS3SDK=1 sends every request through minio-go (as --sdk).
-	envS3SDK = "STORBENCH_S3_SDK"
-)
-
-// The AWS variables storbench reads, as the AWS CLI and SDKs name them.
-const (
-	envAWSAccessKey       = "AWS_ACCESS_KEY_ID"
-	envAWSSecretKey       = "AWS_SECRET_ACCESS_KEY"
-	envAWSSessionToken    = "AWS_SESSION_TOKEN"
-	envAWSProfile         = "AWS_PROFILE"
-	envAWSCredentialsFile = "AWS_SHARED_CREDENTIALS_FILE"
-	envAWSConfigFile      = "AWS_CONFIG_FILE"
-	envAWSRegion          = "AWS_REGION"
-	envAWSDefaultRegion   = "AWS_DEFAULT_REGION"
-	envAWSEndpointS3      = "AWS_ENDPOINT_URL_S3"
-	envAWSEndpoint        = "AWS_ENDPOINT_URL"
-	envAWSIgnoreEndpoints = "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"
-	envAWSCABundle        = "AWS_CA_BUNDLE"
-)
-
-// environment is everything storbench takes from its environment. It is
-// read once, here, when a command first needs it, and applied with one
-// precedence everywhere: what a flag or a suite says first, then
-// storbench's own variables (STORBENCH_*), then what the AWS tools would
-// find (AWS_* variables, then the AWS profile in ~/.aws/credentials and
-// ~/.aws/config), then storbench's default. Nothing else reads the
-// environment: the engines are given what they need (engine.Env), and an
-// agent's own keys come from here too.
+// environment is everything storbench takes from its environment: the
+// variables the engines declare (Info.Environment), read once, here, when
+// a command first needs it; a variable no engine declares is not read.
+// Each engine makes of them what it will (Registry.ApplyEnvironment: s3
+// reads its endpoint, region and keys as the AWS tools do), so nothing
+// here knows a variable's name, and applies them with one precedence
+// everywhere: what a flag or a suite says first, then the environment,
+// then the engine's default. Nothing else reads the environment: the
+// engines are given what they need (engine.Env), and an agent's own
+// secrets come from here too.
 type environment struct {
-	// S3Host is STORBENCH_HOST, else the host of AWS_ENDPOINT_URL_S3,
-	// AWS_ENDPOINT_URL or the profile's endpoint_url ("" when none).
-	S3Host string
-	// hostTLS is the scheme of the AWS endpoint S3Host came from (https:
-	// true), nil when S3Host came from STORBENCH_HOST or nowhere.
-	hostTLS *bool
-	// S3Region is STORBENCH_REGION, else AWS_REGION, AWS_DEFAULT_REGION or
-	// the profile's region.
-	S3Region string
-	// S3TLS and S3SDK are STORBENCH_TLS and STORBENCH_S3_SDK (nil when
-	// unset).
-	S3TLS, S3SDK *bool
-	// S3CA is AWS_CA_BUNDLE, else the profile's ca_bundle: the CA
-	// certificates an HTTPS endpoint is checked against.
-	S3CA string
-	// s3CASource names where S3CA came from, for errors.
-	s3CASource string
-	// Keys are the environment's S3 keys, from the first source of the
-	// chain that gives any (keyChain); keysErr says why the chain failed.
-	Keys    engine.Credentials
-	keysErr error
-	// storbench are the STORBENCH_* keys alone, which flags complete.
-	storbench engine.Credentials
-	// secrets are the values of every secret variable an engine declares,
-	// as read (withKeys puts the key chain's in place of its own).
-	secrets engine.Secrets
+	env     engine.Environ
+	engines engine.Registry
+	// applied is each engine's reading of the environment alone (no
+	// settings): its secrets, and why they could not be settled.
+	applied map[model.EngineName]engine.Applied
 }
 
 // environment returns the environment, read through Getenv on first use.
 func (st *State) environment() (environment, error) {
-	st.envOnce.Do(func() { st.env, st.envErr = readEnvironment(st.getenv, st.Engines.Environment()) })
+	st.envOnce.Do(func() { st.env, st.envErr = readEnvironment(st.getenv, st.Engines) })
 	return st.env, st.envErr
 }
 
-// readEnvironment reads every variable the engines declare (vars) once,
-// and HOME, where the AWS shared files are; a name no engine declares is
-// not read.
-func readEnvironment(lookup func(string) string, vars []engine.Var) (environment, error) {
-	read := map[string]string{"HOME": lookup("HOME")}
-	secrets := engine.Secrets{}
-	for _, v := range vars {
-		read[v.Name] = lookup(v.Name)
-		if v.Secret && strings.ContainsAny(read[v.Name], "\r\n") {
+// readEnvironment reads every variable the engines declare once, and has
+// each engine read its own: a value an engine cannot use (a boolean that
+// is none, an endpoint URL that is not one) is bad input for every
+// command, named by the engine with its variable.
+func readEnvironment(lookup func(string) string, engines engine.Registry) (environment, error) {
+	e := environment{env: engine.Environ{Vars: map[string]string{}, Secrets: engine.Secrets{}}, engines: engines,
+		applied: map[model.EngineName]engine.Applied{}}
+	for _, v := range engines.Environment() {
+		val := lookup(v.Name)
+		if !v.Secret {
+			e.env.Vars[v.Name] = val
+			continue
+		}
+		if strings.ContainsAny(val, "\r\n") {
 			// A launcher sends each secret to agents as one NAME=VALUE
 			// line: a break would cut it there, or start another name.
 			return environment{}, usageErr("%s holds a line break: give the secret on one line", v.Name)
 		}
-		if v.Secret && read[v.Name] != "" {
-			secrets[v.Name] = secret.New(read[v.Name])
+		if val != "" {
+			e.env.Secrets[v.Name] = secret.New(val)
 		}
 	}
-	getenv := func(k string) string { return read[k] }
-	e := environment{secrets: secrets, S3Host: getenv(envS3Host), S3Region: getenv(envS3Region)}
-	for _, b := range []struct {
-		name string
-		dst  **bool
-	}{{envS3TLS, &e.S3TLS}, {envS3SDK, &e.S3SDK}} {
-		v := getenv(b.name)
-		if v == "" {
-			continue
-		}
-		on, err := strconv.ParseBool(v)
+	for _, name := range engines.Names() {
+		a, err := e.apply(name, nil)
 		if err != nil {
-			return e, usageErr("%s=%q is not a boolean", b.name, v)
+			return environment{}, err
 		}
-		*b.dst = &on
-	}
-	prof, profErr := readProfile(getenv)
-	e.storbench = storbenchKeys(getenv)
-	e.Keys, e.keysErr = keyChain(getenv, prof)
-	if profErr != nil {
-		e.keysErr = profErr
-	}
-
-	if e.S3Region == "" {
-		e.S3Region = firstOf(getenv(envAWSRegion), getenv(envAWSDefaultRegion), prof.get("region"))
-	}
-	e.S3CA, e.s3CASource = getenv(envAWSCABundle), envAWSCABundle
-	if e.S3CA == "" {
-		e.S3CA, e.s3CASource = prof.get("ca_bundle"), "ca_bundle of "+prof.confWhere()
-	}
-	if e.S3Host == "" && !strings.EqualFold(firstOf(getenv(envAWSIgnoreEndpoints), prof.get("ignore_configured_endpoint_urls")), "true") {
-		for _, src := range []struct{ name, v string }{
-			{envAWSEndpointS3, getenv(envAWSEndpointS3)},
-			{envAWSEndpoint, getenv(envAWSEndpoint)},
-			{"s3 endpoint_url of [services " + prof.servicesName() + "] in " + prof.confWhere(), prof.servicesEndpoint()},
-			{"s3 endpoint_url nested in " + prof.confWhere(), prof.get("s3.endpoint_url")},
-			{"endpoint_url of " + prof.confWhere(), prof.get("endpoint_url")},
-		} {
-			if src.v == "" {
-				continue
-			}
-			host, tls, err := endpointURL(src.v)
-			if err != nil {
-				return e, usageErr("%s=%q: %v", src.name, src.v, err)
-			}
-			e.S3Host, e.hostTLS = host, &tls
-			break
-		}
+		e.applied[name] = a
 	}
 	return e, nil
 }
 
-// endpointURL reads an AWS endpoint URL, scheme://host[:port], into the
-// host (with its port, if it gives one) and whether it is HTTPS.
-func endpointURL(v string) (host string, tls bool, err error) {
-	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", false, fmt.Errorf("want http://host[:port] or https://host[:port]")
-	}
-	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil || u.Fragment != "" {
-		return "", false, fmt.Errorf("want scheme://host[:port] without a path, query or user")
-	}
-	return u.Host, u.Scheme == "https", nil
+// apply has engine name fill what settings leave unset from the
+// environment (nil: none) and settle its secrets (engine.Applied).
+func (e environment) apply(name model.EngineName, settings map[string]any) (engine.Applied, error) {
+	a, err := e.engines.ApplyEnvironment(name, e.env, settings)
+	return a, asUsage(err)
 }
 
-func firstOf(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// applyS3 fills what an s3 phase's settings (a suite's s3 block, or the
-// flags of storbench s3) leave unset from the environment: endpoint (and
-// with an AWS endpoint URL its scheme as tls), region, TLS, the CA
-// certificates and the request path. Keys never go into settings.
-func (e environment) applyS3(settings map[string]any) {
-	if _, set := settings["host"]; !set && e.S3Host != "" {
-		settings["host"] = e.S3Host
-		if _, set := settings["tls"]; !set && e.S3TLS == nil && e.hostTLS != nil {
-			settings["tls"] = *e.hostTLS
-		}
-	}
-	if _, set := settings["region"]; !set && e.S3Region != "" {
-		settings["region"] = e.S3Region
-	}
-	for key, v := range map[string]*bool{"tls": e.S3TLS, "sdk": e.S3SDK} {
-		if _, set := settings[key]; !set && v != nil {
-			settings[key] = *v
-		}
-	}
-	// A CA bundle from the environment counts only for HTTPS: the AWS
-	// tools ignore it for plain endpoints, where --ca-cert is refused.
-	// An explicit --insecure (or the suite's insecure: true) wins over
-	// the environment's bundle: the user said not to check.
-	if _, set := settings["ca_cert"]; !set && e.S3CA != "" && settings["tls"] == true && settings["insecure"] != true {
-		settings["ca_cert"] = e.S3CA
-	}
-}
-
-// checkS3CA refuses, naming where it came from, a CA bundle the
-// environment gives that an HTTPS phase would use but cannot read:
-// otherwise the error would blame --ca-cert, which the user never gave.
-func (e environment) checkS3CA(settings map[string]any) error {
-	if e.S3CA == "" || settings["ca_cert"] != e.S3CA {
-		return nil
-	}
-	if _, err := os.Stat(e.S3CA); err != nil {
-		return usageErr("%s=%s: %v (unset it, or give --ca-cert or --insecure)", e.s3CASource, e.S3CA, unwrapPathErr(err))
-	}
-	return nil
-}
-
-// unwrapPathErr drops the path an *fs.PathError repeats.
-func unwrapPathErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
-// keys are the run's S3 keys: --access-key and --secret-key, each
-// completed from STORBENCH_ACCESS_KEY/STORBENCH_SECRET_KEY (with
-// STORBENCH_SESSION_TOKEN); when neither flags nor STORBENCH_* give a key,
-// the rest of the environment's chain (AWS_* variables, the AWS profile).
-// A source that gives one key without the other is an error, not a reason
-// to look further: the user meant that source.
-func (e environment) keys(accessKey, secretKey string) (engine.Credentials, error) {
-	if _, missing := e.keysErr.(*profileError); missing {
-		// Even when flags give the keys: the user named a profile that is
-		// not there, and may expect its region or endpoint.
-		return engine.Credentials{}, e.keysErr
-	}
-	k := e.storbench
-	if accessKey != "" {
-		k.AccessKey = secret.New(accessKey)
-	}
-	if secretKey != "" {
-		k.SecretKey = secret.New(secretKey)
-	}
-	if !k.AccessKey.Empty() || !k.SecretKey.Empty() {
-		if !k.Complete() {
-			return k, fmt.Errorf("an access key without a secret key, or the other way round: give both --access-key and --secret-key (or %s and %s)", envS3AccessKey, envS3SecretKey)
-		}
-		return k, nil
-	}
-	return e.Keys, e.keysErr
-}
-
-// keyChainVars are the variables the key chain reads.
-var keyChainVars = []string{envS3AccessKey, envS3SecretKey, envS3SessionToken, envAWSAccessKey, envAWSSecretKey, envAWSSessionToken}
-
-// withKeys are the environment's secrets for the engines with keys (what
-// the key chain settled on: flags, STORBENCH_*, AWS_*, the profile) in
-// place of every variable the chain reads: the s3 engine takes its keys
-// under the chain's first names (STORBENCH_ACCESS_KEY...), whichever
-// source gave them, and a launcher carries them there.
-func (e environment) withKeys(keys engine.Credentials) engine.Secrets {
-	return withKeys(e.secrets, keys)
-}
-
-// withKeys is s with keys in place of the key chain's variables.
-func withKeys(s engine.Secrets, keys engine.Credentials) engine.Secrets {
-	out := engine.Secrets{}
-	for _, n := range s.Names() {
-		if !slices.Contains(keyChainVars, n) {
-			out[n] = s.Get(n)
-		}
-	}
-	for n, v := range map[string]secret.String{envS3AccessKey: keys.AccessKey, envS3SecretKey: keys.SecretKey, envS3SessionToken: keys.SessionToken} {
-		if !v.Empty() {
-			out[n] = v
-		}
-	}
-	return out
-}
-
-// storbenchKeys are the STORBENCH_* keys.
-func storbenchKeys(getenv func(string) string) engine.Credentials {
-	return engine.Credentials{AccessKey: secret.New(getenv(envS3AccessKey)), SecretKey: secret.New(getenv(envS3SecretKey)),
-		SessionToken: secret.New(getenv(envS3SessionToken))}
-}
-
-// keySource is one source of keys in the chain: where the three values
-// are read and under which names.
-type keySource struct {
-	what      string // names a file's section in errors; "" for variables
-	get       func(string) string
-	ak, sk, t string
-}
-
-// keyChain finds S3 keys as storbench and then the AWS tools do: the
-// first source that gives any key wins, and must give both. The sources:
-// STORBENCH_ACCESS_KEY/STORBENCH_SECRET_KEY/STORBENCH_SESSION_TOKEN,
-// then AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN, then the
-// profile (prof, when not nil: AWS_PROFILE or "default"). An agent's
-// environment and its --s3-credentials-file go through the same chain.
-func keyChain(getenv func(string) string, prof *awsProfile) (engine.Credentials, error) {
-	sources := []keySource{
-		{"", getenv, envS3AccessKey, envS3SecretKey, envS3SessionToken},
-		{"", getenv, envAWSAccessKey, envAWSSecretKey, envAWSSessionToken},
-	}
-	if prof != nil {
-		sources = append(sources, keySource{prof.where(), prof.keyGetter(), "aws_access_key_id", "aws_secret_access_key", "aws_session_token"})
-	}
-	for _, s := range sources {
-		k := engine.Credentials{AccessKey: secret.New(s.get(s.ak)), SecretKey: secret.New(s.get(s.sk)), SessionToken: secret.New(s.get(s.t))}
-		if k.AccessKey.Empty() && k.SecretKey.Empty() {
+// applyToSuite applies the environment to the suite's block of every
+// engine that reads its own (Info.ApplyEnvironment), as a command applies
+// it to its flags, and returns each engine's secrets. The block's secret
+// settings (a suite's keys) stay its phases' own: the environment's keys
+// are the run's, for phases that carry none.
+func (e environment) applyToSuite(s *suite.Suite) (map[model.EngineName]engine.Applied, error) {
+	out := maps.Clone(e.applied)
+	for _, name := range e.engines.Names() {
+		info := e.engines.Info(name)
+		if info.ApplyEnvironment == nil {
 			continue
 		}
-		if !k.Complete() {
-			given, missing := s.ak, s.sk
-			if k.AccessKey.Empty() {
-				given, missing = s.sk, s.ak
-			}
-			if s.what != "" {
-				return engine.Credentials{}, fmt.Errorf("%s has %s but no %s", s.what, given, missing)
-			}
-			return engine.Credentials{}, fmt.Errorf("%s is set but %s is not: set both", given, missing)
+		blk := s.Block(name)
+		settings := maps.Clone(blk)
+		for _, k := range info.Secrets {
+			delete(settings, k)
 		}
-		return k, nil
-	}
-	if prof != nil && prof.found && prof.named {
-		if how := prof.keysElsewhere(); how != "" {
-			return engine.Credentials{}, fmt.Errorf("%s gets its keys through %s, which storbench does not run: export them first (aws configure export-credentials --profile %s --format env)", prof.where(), how, prof.name)
-		}
-	}
-	return engine.Credentials{}, nil
-}
-
-// awsProfile is one profile of the AWS shared files: its section of the
-// credentials file (keys) and of the config file (region, endpoint_url,
-// ca_bundle, and keys too, which the credentials file's override).
-type awsProfile struct {
-	name         string
-	named        bool // named by AWS_PROFILE, not the default
-	found        bool
-	creds, conf  map[string]string
-	credsFile    string
-	confFile     string
-	keysFromConf bool
-	// services names the config file's [services NAME] section the
-	// profile uses; servicesS3 is that section's S3 endpoint_url.
-	services, servicesS3 string
-}
-
-// readProfile reads the profile AWS_PROFILE names (else "default") from
-// AWS_SHARED_CREDENTIALS_FILE (else ~/.aws/credentials) and
-// AWS_CONFIG_FILE (else ~/.aws/config), as the AWS CLI does: [name] in the
-// credentials file, [profile name] (or [default]) in the config file.
-// Missing files are no error; a named profile found in neither is.
-func readProfile(getenv func(string) string) (*awsProfile, error) {
-	p := &awsProfile{name: getenv(envAWSProfile)}
-	p.named = p.name != ""
-	if !p.named {
-		p.name = "default"
-	}
-	home := getenv("HOME")
-	path := func(env, def string) string {
-		f := getenv(env)
-		if f == "" && home != "" {
-			f = filepath.Join(home, ".aws", def)
-		}
-		if strings.HasPrefix(f, "~/") && home != "" {
-			f = filepath.Join(home, f[2:])
-		}
-		return f
-	}
-	p.credsFile, p.confFile = path(envAWSCredentialsFile, "credentials"), path(envAWSConfigFile, "config")
-	var ini map[string]map[string]string
-	read := func(file string, sections ...string) (map[string]string, error) {
-		ini = nil
-		if file == "" {
-			return nil, nil
-		}
-		b, err := infile.Read("AWS shared file", file, infile.TextLimit)
-		if os.IsNotExist(err) {
-			return nil, nil
-		}
-		if infile.IsRefusal(err) {
+		a, err := e.apply(name, settings)
+		if err != nil {
 			return nil, err
 		}
-		if err != nil {
-			return nil, fmt.Errorf("AWS shared file: %v", err)
-		}
-		if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
-			return nil, usageErr("AWS shared file %s is not text: give the AWS CLI's credentials or config file ([profile] sections of key = value lines)", file)
-		}
-		ini = parseINI(string(b))
-		for _, s := range sections {
-			if sec, ok := ini[s]; ok {
-				return sec, nil
+		for k, v := range settings {
+			if _, set := blk[k]; !set {
+				blk[k] = v
 			}
 		}
-		return nil, nil
+		out[name] = a
 	}
-	var err error
-	if p.creds, err = read(p.credsFile, p.name); err != nil {
-		return nil, err
-	}
-	confSections := []string{"profile " + p.name}
-	if p.name == "default" {
-		confSections = []string{"default", "profile default"}
-	}
-	if p.conf, err = read(p.confFile, confSections...); err != nil {
-		return nil, err
-	}
-	// "services = NAME" points at a [services NAME] section of the same
-	// file, whose nested "s3 =" settings hold S3's own endpoint_url.
-	if name := p.conf["services"]; name != "" {
-		p.services = name
-		p.servicesS3 = ini["services "+name]["s3.endpoint_url"]
-	}
-	p.found = p.creds != nil || p.conf != nil
-	if p.named && !p.found {
-		return nil, &profileError{fmt.Sprintf("%s=%s: no profile %q in %s or %s", envAWSProfile, p.name, p.name, orNone(p.credsFile), orNone(p.confFile))}
-	}
-	p.keysFromConf = p.creds["aws_access_key_id"] == "" && p.creds["aws_secret_access_key"] == ""
-	return p, nil
+	return out, nil
 }
 
-// profileError is a profile named by AWS_PROFILE that is in neither file.
-type profileError struct{ msg string }
-
-func (e *profileError) Error() string { return e.msg }
-
-func orNone(f string) string {
-	if f == "" {
-		return "(no file: HOME is not set)"
-	}
-	return f
+// keyless is a phase of a local run that carries no keys of its own
+// while its engine has none, and what the user gives for them.
+type keyless struct {
+	phase engine.Phase
+	give  string
 }
 
-// get returns a setting of the profile's config section.
-func (p *awsProfile) get(key string) string {
-	if p == nil {
-		return ""
-	}
-	return p.conf[key]
-}
-
-// servicesName is the [services NAME] section the profile uses ("" for
-// none).
-func (p *awsProfile) servicesName() string {
-	if p == nil {
-		return ""
-	}
-	return p.services
-}
-
-// servicesEndpoint is S3's endpoint_url in the profile's services
-// section, which the AWS SDKs prefer to the profile's own endpoint_url.
-func (p *awsProfile) servicesEndpoint() string {
-	if p == nil {
-		return ""
-	}
-	return p.servicesS3
-}
-
-// confWhere names the profile and its config file, for errors about the
-// settings found there.
-func (p *awsProfile) confWhere() string {
-	if p == nil {
-		return "the AWS profile"
-	}
-	return fmt.Sprintf("AWS profile %q (%s)", p.name, orNone(p.confFile))
-}
-
-// keyGetter reads the profile's keys: from the credentials file's section
-// when it holds any, else from the config file's.
-func (p *awsProfile) keyGetter() func(string) string {
-	sec := p.creds
-	if p.keysFromConf {
-		sec = p.conf
-	}
-	return func(k string) string { return sec[k] }
-}
-
-// where names the profile and the file its keys come from, for errors.
-func (p *awsProfile) where() string {
-	if p == nil {
-		return "the AWS profile"
-	}
-	f := p.credsFile
-	if p.keysFromConf {
-		f = p.confFile
-	}
-	return fmt.Sprintf("AWS profile %q (%s)", p.name, orNone(f))
-}
-
-// keysElsewhere names how a profile without keys would get them (a role,
-// SSO, a process), which only the AWS tools can do.
-func (p *awsProfile) keysElsewhere() string {
-	for _, k := range []string{"role_arn", "sso_session", "sso_start_url", "credential_process", "web_identity_token_file", "login_session"} {
-		if p.conf[k] != "" || p.creds[k] != "" {
-			return k
-		}
-	}
-	return ""
-}
-
-// parseINI reads an AWS shared file: [section] lines, then "key = value"
-// lines; '#' and ';' start comment lines; indented lines under a key with
-// no value are its nested settings ("s3 =" then "  endpoint_url = URL"),
-// kept as "s3.endpoint_url". Section names and keys are taken without
-// surrounding blanks, keys in lower case.
-func parseINI(data string) map[string]map[string]string {
-	out := map[string]map[string]string{}
-	var cur map[string]string
-	parent := "" // the key with no value that indented lines belong to
-	for _, line := range strings.Split(data, "\n") {
-		line = strings.TrimRight(line, "\r")
-		trimmed := strings.TrimSpace(line)
-		switch {
-		case trimmed == "" || trimmed[0] == '#' || trimmed[0] == ';':
+// runSecrets are the secrets of the engines phases run, for the plan:
+// bad input (err) when an engine whose phases sign with keys
+// (Info.UsesKeys) could not settle them. For a run with no agent
+// elsewhere (local), lacking names a phase that carries no keys of its
+// own while its engine has none (a dry run plans it all the same).
+func runSecrets(engines engine.Registry, applied map[model.EngineName]engine.Applied, phases []engine.Phase, local bool) (s engine.Secrets, lacking *keyless, err error) {
+	s = engine.Secrets{}
+	for _, name := range engines.Names() {
+		if !slices.ContainsFunc(phases, func(p engine.Phase) bool { return p.Engine == name }) {
 			continue
-		case line[0] == ' ' || line[0] == '\t':
-			k, v, ok := strings.Cut(trimmed, "=")
-			if ok && cur != nil && parent != "" {
-				cur[parent+"."+strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
-			}
-		case trimmed[0] == '[' && strings.HasSuffix(trimmed, "]"):
-			name := strings.Join(strings.Fields(trimmed[1:len(trimmed)-1]), " ")
-			if out[name] == nil {
-				out[name] = map[string]string{}
-			}
-			cur, parent = out[name], ""
-		case cur != nil:
-			k, v, ok := strings.Cut(trimmed, "=")
-			if ok {
-				k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
-				cur[k], parent = v, ""
-				if v == "" {
-					parent = k
-				}
-			}
+		}
+		a := applied[name]
+		if a.SecretsErr != nil && engines.Info(name).UsesKeys {
+			return nil, nil, asUsage(a.SecretsErr)
+		}
+		maps.Copy(s, a.Secrets)
+	}
+	if !local {
+		return s, nil, nil
+	}
+	for _, p := range phases {
+		if a := applied[p.Engine]; engines.LacksKeys(p) && a.Secrets.Empty() {
+			give := fmt.Sprintf("%s, or give %s in the suite's %s block", a.Missing, strings.Join(engines.Info(p.Engine).Secrets, ", "), p.Engine)
+			return s, &keyless{phase: p, give: give}, nil
 		}
 	}
-	return out
+	return s, nil, nil
+}
+
+// agentSecrets are the secrets of every engine, as the environment gives
+// them, for an agent, and the first error settling them.
+func (e environment) agentSecrets() (engine.Secrets, error) {
+	s := engine.Secrets{}
+	var first error
+	for _, name := range e.engines.Names() {
+		a := e.applied[name]
+		if a.SecretsErr != nil && first == nil {
+			first = a.SecretsErr
+		}
+		maps.Copy(s, a.Secrets)
+	}
+	return s, first
 }

@@ -6,7 +6,18 @@ import (
 	"testing"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/engine/all"
+	"github.com/storbench/storbench/internal/model"
 )
+
+// keys are the three keys an engine's secrets hold under the s3 engine's
+// names.
+type keys struct{ ak, sk, tok string }
+
+// s3Keys are the keys the s3 engine settled on.
+func s3Keys(a engine.Applied) keys {
+	return keys{a.Secrets.Get("STORBENCH_ACCESS_KEY").Reveal(), a.Secrets.Get("STORBENCH_SECRET_KEY").Reveal(), a.Secrets.Get("STORBENCH_SESSION_TOKEN").Reveal()}
+}
 
 // The environment is read once per process, by the names the engines
 // declare, and applied with one precedence: a flag or a suite's setting, then the environment, then the
@@ -40,14 +51,17 @@ func TestEnvironmentOncePrecedence(t *testing.T) {
 	}
 	e, _ := st.environment()
 	given := map[string]any{"host": "suitehost:9000", "tls": false}
-	e.applyS3(given)
+	if _, err := e.apply(model.EngineS3, given); err != nil {
+		t.Fatal(err)
+	}
 	want := map[string]any{"host": "suitehost:9000", "tls": false, "region": "env-1", "sdk": true}
 	if fmt.Sprint(given) != fmt.Sprint(want) {
 		t.Errorf("settings %v, want %v", given, want)
 	}
-	k, err := e.keys("flagak", "")
-	if err != nil || k.AccessKey.Reveal() != "flagak" || k.SecretKey.Reveal() != "envsk" {
-		t.Errorf("keys %s/%s, want the flag's access key and the environment's secret key", k.AccessKey.Reveal(), k.SecretKey.Reveal())
+	a, err := e.apply(model.EngineS3, map[string]any{"access_key": "flagak"})
+	k := s3Keys(a)
+	if err != nil || a.SecretsErr != nil || k.ak != "flagak" || k.sk != "envsk" {
+		t.Errorf("keys %s/%s (%v, %v), want the flag's access key and the environment's secret key", k.ak, k.sk, err, a.SecretsErr)
 	}
 	bad, _ := testState()
 	bad.Getenv = func(k string) string { return map[string]string{"STORBENCH_S3_SDK": "sometimes"}[k] }
@@ -63,14 +77,15 @@ func TestEnvironmentOncePrecedence(t *testing.T) {
 // two secrets).
 func TestSecretWithALineBreakRefused(t *testing.T) {
 	for _, v := range []string{"abc\nSTORBENCH_SESSION_TOKEN=injected", "abc\r", "\n"} {
+		const name = "STORBENCH_SECRET_KEY"
 		_, err := readEnvironment(func(k string) string {
-			if k == envS3SecretKey {
+			if k == name {
 				return v
 			}
 			return ""
-		}, []engine.Var{{Name: envS3SecretKey, Secret: true}})
-		if ExitCode(err) != ExitUsage || err == nil || !strings.Contains(err.Error(), envS3SecretKey) || strings.Contains(err.Error(), "abc") || strings.Contains(err.Error(), "\n") {
-			t.Errorf("secret %q: %v (exit %d), want one line naming %s without its value", v, err, ExitCode(err), envS3SecretKey)
+		}, all.Engines())
+		if ExitCode(err) != ExitUsage || err == nil || !strings.Contains(err.Error(), name) || strings.Contains(err.Error(), "abc") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("secret %q: %v (exit %d), want one line naming %s without its value", v, err, ExitCode(err), name)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/secret"
 )
 
@@ -70,4 +71,67 @@ func (r Registry) SecretNames() []string {
 		}
 	}
 	return out
+}
+
+// Environ is the environment as the command line read it, once: the
+// variables the engines declare (Info.Environment), the secret ones apart.
+// An engine that applies its own environment (Info.ApplyEnvironment) is
+// handed it, and reads the names it declared.
+type Environ struct {
+	// Vars are the values of the variables that are not secret ("" when
+	// unset).
+	Vars map[string]string
+	// Secrets are the values of the secret ones that are set.
+	Secrets Secrets
+}
+
+// Get is the value of the variable called name, a secret one's too ("" when
+// unset).
+func (e Environ) Get(name string) string {
+	if v, ok := e.Vars[name]; ok {
+		return v
+	}
+	return e.Secrets.Get(name).Reveal()
+}
+
+// Applied is what an engine made of the environment (Info.ApplyEnvironment).
+type Applied struct {
+	// Secrets are what the engine's phases take in Env.Secrets, in place
+	// of the secret variables it declared as they were read (s3: the keys
+	// its chain settled on, under one set of names, whichever source
+	// gave them).
+	Secrets Secrets
+	// SecretsErr says why the secrets could not be settled (s3: one key
+	// without its pair, a profile that is not there): bad input only for
+	// a command that needs them.
+	SecretsErr error
+	// Missing says what a user sets when a phase needs secrets and there
+	// are none ("set STORBENCH_ACCESS_KEY and ...").
+	Missing string
+}
+
+// ApplyFunc is how an engine applies the environment (Info.ApplyEnvironment):
+// it fills what settings (a suite's block for the engine, or its command's
+// flags; nil when there are none, as on an agent) leave unset, and settles
+// its secrets; secret settings in settings (Info.Secrets: flags' keys) come
+// before the environment's. An error is a variable whose value it cannot
+// use, named with the variable.
+type ApplyFunc func(env Environ, settings map[string]any) (Applied, error)
+
+// ApplyEnvironment applies env to the settings of engine name's phases
+// (nil: none) and returns its secrets: the engine's own reading when it has
+// one (Info.ApplyEnvironment), else the secret variables it declared, as
+// read.
+func (r Registry) ApplyEnvironment(name model.EngineName, env Environ, settings map[string]any) (Applied, error) {
+	info := r.Info(name)
+	if info.ApplyEnvironment != nil {
+		return info.ApplyEnvironment(env, settings)
+	}
+	out := Secrets{}
+	for _, v := range info.Environment {
+		if s := env.Secrets.Get(v.Name); v.Secret && !s.Empty() {
+			out[v.Name] = s
+		}
+	}
+	return Applied{Secrets: out}, nil
 }

@@ -254,6 +254,9 @@ type Endpoint struct {
 	// Skipped is the note for an optional entry skipped without one, and
 	// Planned for the phases a dry run planned without one.
 	Skipped, Planned string
+	// FromEnvironment says how the environment names one ("set
+	// STORBENCH_HOST"), for a command's error when none is given.
+	FromEnvironment string
 }
 
 // HasEndpoint says settings name an endpoint.

@@ -33,6 +33,9 @@ type Info struct {
 	// ParamKeys are the names of a phase's settings, so a suite can refuse
 	// a misspelt one with a suggestion (nil: not listed, nothing refused).
 	ParamKeys []string
+	// Flags are how a command's flags show the engine's settings (name,
+	// shorthand, help), for the command that runs its phases on their own.
+	Flags []Flag
 	// Defaults are the engine's default settings (its typed params), when
 	// they are other than Go's zero values, so a command's flags can show
 	// them.
@@ -72,6 +75,12 @@ type Info struct {
 	// once and hands the secret ones to the engine in Env.Secrets, on an
 	// agent through its launcher, without knowing their names.
 	Environment []Var
+	// ApplyEnvironment, when set, is how the engine reads the variables
+	// it declared (the command line hands them over, read once): what of
+	// a phase's settings they fill, and which secrets its phases take. An
+	// engine without it takes its secret variables as read, and nothing
+	// else of the environment.
+	ApplyEnvironment ApplyFunc
 }
 
 // Plan is one phase as its engine decoded it (Engine.Plan): the answers to

@@ -102,9 +102,6 @@ const MaxPhases = 10_000
 type ExpandOptions struct {
 	// Engines validate the phases and list their settings.
 	Engines engine.Registry
-	// S3Configured says an endpoint is available from the environment
-	// (STORBENCH_HOST) for the phases that need one (engine.Info.Endpoint).
-	S3Configured bool
 	// PlanOnly expands for a dry run, which contacts nothing: s3 phases
 	// without an endpoint are planned, and the missing endpoint noted.
 	PlanOnly bool
@@ -122,7 +119,7 @@ func (s *Suite) Expand(ctx context.Context, o ExpandOptions) (*Expanded, error) 
 	if err := s.checkBlocks(o.Engines); err != nil {
 		return nil, err
 	}
-	if err := s.checkPhaseCount(o.Engines, o.S3Configured); err != nil {
+	if err := s.checkPhaseCount(o.Engines); err != nil {
 		return nil, err
 	}
 	var noEndpoint []model.EngineName // engines planned without an endpoint
@@ -318,7 +315,7 @@ func (s *Suite) entryBase(o ExpandOptions, where string, ps PhaseSpec) (base map
 		}
 		base["dir"] = s.abs(s.Dir)
 	}
-	if ep, ok := o.Engines.Endpointed(ps.Engine); ok && !ep.HasEndpoint(base) && !o.S3Configured {
+	if ep, ok := o.Engines.Endpointed(ps.Engine); ok && !ep.HasEndpoint(base) {
 		if ps.Optional {
 			return nil, false, fmt.Sprintf("%s: %s", where, ep.NoEndpoint(false)), nil
 		}
@@ -346,7 +343,7 @@ func checkSharing(engines engine.Registry, where string, ps PhaseSpec) error {
 // checkPhaseCount counts the phases the suite expands to, without building
 // them, and refuses more than MaxPhases. Counts saturate above the limit,
 // so no product overflows.
-func (s *Suite) checkPhaseCount(engines engine.Registry, s3Configured bool) error {
+func (s *Suite) checkPhaseCount(engines engine.Registry) error {
 	const over = MaxPhases + 1
 	mul := func(a, b int64) int64 {
 		if a == 0 || b == 0 {
@@ -359,7 +356,7 @@ func (s *Suite) checkPhaseCount(engines engine.Registry, s3Configured bool) erro
 	}
 	var total int64
 	for _, ps := range s.Phases {
-		if ep, ok := engines.Endpointed(ps.Engine); ok && ps.Optional && !s3Configured && !ep.HasEndpoint(ps.Params) && !ep.HasEndpoint(s.Blocks[ps.Engine]) {
+		if ep, ok := engines.Endpointed(ps.Engine); ok && ps.Optional && !ep.HasEndpoint(ps.Params) && !ep.HasEndpoint(s.Blocks[ps.Engine]) {
 			continue
 		}
 		n := int64(max(ps.Iterations, 1))

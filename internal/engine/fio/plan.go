@@ -18,6 +18,7 @@ func (Engine) Info() engine.Info {
 		PausesLoad:   true,
 		ReportsSpace: true,
 		Tool:         &tool,
+		Flags:        flags,
 	}
 }
 

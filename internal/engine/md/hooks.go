@@ -79,6 +79,7 @@ func (Engine) Info() engine.Info {
 		TextFormats:   []string{model.FormatMdtest},
 		ParamKeys:     engine.JSONKeys(Params{}),
 		Defaults:      DefaultParams(),
+		Flags:         flags,
 		PausesLoad:    true,
 		TakesSlots:    true,
 		EstimateModel: "md phases run until their items are done; estimated at 1,000 operations per second per worker (items x operations x iterations; a stonewall bounds the creates)",

@@ -64,7 +64,10 @@ func (Engine) Info() engine.Info {
 		UsesKeys:     true,
 		LogsRequests: true,
 		Endpoint:     endpoint,
-		Environment:  environment,
+		Environment:  variables,
+		Flags:        flags,
+		// The engine reads its variables itself (awsenv.go).
+		ApplyEnvironment: applyEnvironment,
 	}
 }
 

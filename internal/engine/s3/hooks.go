@@ -83,10 +83,11 @@ func (pl plan) OwnKeys() bool { return pl.ps.AccessKey != "" && pl.ps.SecretKey 
 // endpoint is how s3 phases name their endpoint: host or hosts; the
 // stand-in resolves nowhere (.invalid).
 var endpoint = &engine.Endpoint{
-	Keys:        []string{"host", "hosts"},
-	Placeholder: map[string]any{"host": "endpoint.invalid:9000"},
-	Planned:     "s3 phases have no S3 endpoint yet: set STORBENCH_HOST or host: in the suite's s3 block before running",
-	Skipped:     "s3 phase skipped: no S3 endpoint (set STORBENCH_HOST and keys, or s3: host: in the suite)",
+	Keys:            []string{"host", "hosts"},
+	Placeholder:     map[string]any{"host": "endpoint.invalid:9000"},
+	Planned:         "s3 phases have no S3 endpoint yet: set STORBENCH_HOST or host: in the suite's s3 block before running",
+	Skipped:         "s3 phase skipped: no S3 endpoint (set STORBENCH_HOST and keys, or s3: host: in the suite)",
+	FromEnvironment: "set " + envS3Host + " (or " + envAWSEndpointS3 + ")",
 }
 
 // Endpoint is the phase's first endpoint, as host:port (a key pair
