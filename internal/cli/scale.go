@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -36,10 +37,22 @@ func scalePhases(st *State, eng model.EngineName, text, group string, params map
 	for _, load := range sc.Loads() {
 		p := maps.Clone(params)
 		l := suite.Labels{Group: group, Iteration: 1, Iterations: 1, Scale: sc.Step(load), Point: []suite.KV{{Key: sc.Param, Value: strconv.Itoa(load)}}}
-		if sc.Param == "hosts" {
+		switch {
+		case sc.Param == "hosts":
 			l.Hosts = load
-		} else {
+		case slices.Contains(st.Engines.Info(eng).ParamKeys, sc.Key()):
 			p[sc.Key()] = load
+		default:
+			// A job option of an engine that expands its own entries
+			// (fio's iodepth) goes under options:, where a suite's scale
+			// sets it too (as a matrix key); at the top it was refused as
+			// an unknown setting, so --scale iodepth never ran.
+			opts := map[string]any{}
+			if o, ok := p["options"].(map[string]any); ok {
+				opts = maps.Clone(o)
+			}
+			opts[sc.Key()] = load
+			p["options"] = opts
 		}
 		ph, err := build(p)
 		if err != nil {

@@ -13,30 +13,31 @@ import (
 	"github.com/storbench/storbench/internal/testutil/chromium"
 )
 
-// scaleJob is a random read of one small file that every job shares,
-// with fio's exclusive file lock: one job at a time does I/O, so more jobs
-// add no reads and the rate stays flat from jobs=1 on. A job waiting for
-// the lock sleeps, so on a busy machine more jobs do not win more CPU time
-// either (without the lock, 32 jobs on a shared CPU took a larger share of
-// it from other work, and the rate kept growing to jobs=32 in CI). --scale
-// sets numjobs (the section's 2 is replaced).
+// scaleJob is a random read of one small file paced at 200 IOPS, a rate
+// that no iodepth raises: the rate is flat from iodepth=1 on, a knee that
+// load cannot move. A knee set by the CPU moved with it: with 1..32 jobs
+// of a shared file under an exclusive lock, at a load of 4 (other work
+// took 87-89% of the client's CPU) every step won more of the CPU than
+// the one before, and the rate kept growing to jobs=32 in make test. A
+// paced job sleeps between its I/Os and asks a rate a starved client
+// keeps. --scale sets iodepth (the section's 4 is replaced).
 const scaleJob = `# report iops
 [global]
-ioengine=psync
+ioengine=libaio
 rw=randread
 bs=4k
 filesize=4M
 filename=shared
-lockfile=exclusive
+rate_iops=200
 time_based=1
 runtime=2
 
 [randread]
-numjobs=2
+iodepth=4
 `
 
-// `fio --scale jobs=1..32` of a random read on a local directory, real
-// fio, finds a knee below the top of the range: the output names it with
+// `fio --scale iodepth=1..32` of a paced random read on a local
+// directory, real fio, finds a knee below the top of the range: the output names it with
 // the stopping rule, summary.json keeps it with why the scale stopped,
 // the steps after the one that flattened did not run, the report's chart
 // of p99 against rate renders in Chromium with a point per step and the
@@ -45,7 +46,7 @@ func TestScaleFioFindsAKnee(t *testing.T) {
 	needFio(t)
 	res, cat := t.TempDir(), filepath.Join(t.TempDir(), "catalog.db")
 	st, out := testState()
-	args := []string{"fio", "-d", t.TempDir(), "-w", workloadDir(t, map[string]string{"rr": scaleJob}), "--scale", "jobs=1..32", "--results", res, "--catalog", cat}
+	args := []string{"fio", "-d", t.TempDir(), "-w", workloadDir(t, map[string]string{"rr": scaleJob}), "--scale", "iodepth=1..32", "--results", res, "--catalog", cat}
 	if err := Execute(context.Background(), st, args); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -62,19 +63,19 @@ func TestScaleFioFindsAKnee(t *testing.T) {
 	}
 	sc := sum.Scales[0]
 	if sc.Knee == nil || *sc.Knee >= 32 || !slices.Contains([]string{model.ScaleFlat, model.ScaleLatency}, sc.StopKind) {
-		t.Fatalf("no knee below 32 jobs: %+v\n%s", sc, out)
+		t.Fatalf("no knee below iodepth=32: %+v\n%s", sc, out)
 	}
 	last := sc.Steps[len(sc.Steps)-1].Load
 	if len(sum.Phases) != len(sc.Steps) || last != 2**sc.Knee {
-		t.Errorf("%d phases ran, %d steps, the last at jobs=%d: want the steps up to the one after the knee (%d)", len(sum.Phases), len(sc.Steps), last, 2**sc.Knee)
+		t.Errorf("%d phases ran, %d steps, the last at iodepth=%d: want the steps up to the one after the knee (%d)", len(sum.Phases), len(sc.Steps), last, 2**sc.Knee)
 	}
 	text := out.String()
-	for _, want := range []string{fmt.Sprintf("knee at jobs=%d", *sc.Knee), "stopped: " + sc.Stop, "a scale stops when the last step's rate is not beyond noise"} {
+	for _, want := range []string{fmt.Sprintf("knee at iodepth=%d", *sc.Knee), "stopped: " + sc.Stop, "a scale stops when the last step's rate is not beyond noise"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the output lacks %q:\n%s", want, text)
 		}
 	}
-	code, tr := cmdOut(t, "trend", sc.Group+"/jobs/knee", "--catalog", cat)
+	code, tr := cmdOut(t, "trend", sc.Group+"/iodepth/knee", "--catalog", cat)
 	if code != 0 || !strings.Contains(tr, sum.RunID) || !strings.Contains(tr, fmt.Sprint(*sc.Knee)) {
 		t.Errorf("trend of the knee: exit %d\n%s", code, tr)
 	}
@@ -98,7 +99,7 @@ func TestScaleFioFindsAKnee(t *testing.T) {
 			if !found {
 				t.Error("report.html has no scale chart")
 			}
-			if mark := fmt.Sprintf("knee jobs=%d", *sc.Knee); !strings.Contains(eval(`Array.from(document.querySelectorAll('svg.chart g.ev')).map(g => g.getAttribute('data-event')).join('|')`), mark) {
+			if mark := fmt.Sprintf("knee iodepth=%d", *sc.Knee); !strings.Contains(eval(`Array.from(document.querySelectorAll('svg.chart g.ev')).map(g => g.getAttribute('data-event')).join('|')`), mark) {
 				t.Errorf("the chart does not mark %q", mark)
 			}
 		})

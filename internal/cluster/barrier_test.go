@@ -276,7 +276,7 @@ func TestMdAcrossLocalAgents(t *testing.T) {
 	dir := t.TempDir()
 	var agents []Agent
 	for i := range 3 {
-		agents = append(agents, &LocalAgent{Host: fmt.Sprint("h", i), Version: "test", Engines: testEngines})
+		agents = append(agents, &LocalAgent{Host: fmt.Sprint("h", i), Version: "test", Engines: testEngines, NoClientLoad: noClientLoad})
 	}
 	params, _ := json.Marshal(map[string]any{"dir": dir, "items": 100, "iterations": 2, "workers": 2, "unique_dir": true})
 	out, err := newController(agents...).RunPhase(context.Background(), "run1", false, engine.Phase{Name: "md", Engine: "md", Params: params})

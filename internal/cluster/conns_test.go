@@ -203,7 +203,7 @@ func TestClocksSampledAFewAtATime(t *testing.T) {
 	var cur, peak atomic.Int32
 	var agents []Agent
 	for i := range 200 {
-		agents = append(agents, clockCounter{&LocalAgent{Host: fmt.Sprintf("h%03d", i), Version: "test", Engines: testEngines, Tools: engine.Tools{"fio": "/nonexistent/fio"}}, &cur, &peak})
+		agents = append(agents, clockCounter{&LocalAgent{Host: fmt.Sprintf("h%03d", i), Version: "test", Engines: testEngines, Tools: engine.Tools{"fio": "/nonexistent/fio"}, NoClientLoad: noClientLoad}, &cur, &peak})
 	}
 	c := &Controller{Agents: agents, Engines: testEngines}
 	if _, err := c.Connect(context.Background()); err != nil {

@@ -172,6 +172,15 @@ type testAgent struct {
 
 const testToken = "test-token-not-secret-0123456789"
 
+// noClientLoad is the NoClientLoad of the agents this package's tests
+// run in their own process: none measures the host's CPU over a run.
+// Each agent's monitor reads the process table once a second, which
+// under -race, with 160 agents in one process, took 69 of
+// TestStagesBeginAFewAgentsAtATime's 77 CPU seconds; no test of this
+// process asks for a client's figures (the agent processes of the
+// *_procs_test.go files measure them).
+const noClientLoad = true
+
 func startAgent(t testing.TB, name string, mod func(*Server)) *testAgent {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -179,7 +188,7 @@ func startAgent(t testing.TB, name string, mod func(*Server)) *testAgent {
 		t.Fatal(err)
 	}
 	ta := &testAgent{ln: ln, addr: ln.Addr().String(), logs: make(chan string, 100)}
-	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: testEngines}, Token: testToken, Logf: ta.logf}
+	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: testEngines, NoClientLoad: noClientLoad}, Token: testToken, Logf: ta.logf}
 	if mod != nil {
 		mod(ta.srv)
 	}
@@ -205,7 +214,7 @@ func (ta *testAgent) kill() {
 func serveAgent(t testing.TB, name string, reg engine.Registry, ln net.Listener, h func(*Server) http.Handler) *testAgent {
 	t.Helper()
 	ta := &testAgent{ln: ln, addr: ln.Addr().String(), logs: make(chan string, 100)}
-	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: reg, Tools: engine.Tools{"fio": "/nonexistent/fio"}}, Token: testToken, Logf: ta.logf}
+	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: reg, Tools: engine.Tools{"fio": "/nonexistent/fio"}, NoClientLoad: noClientLoad}, Token: testToken, Logf: ta.logf}
 	ta.hs = ta.srv.HTTPServer()
 	ta.hs.Handler = h(ta.srv)
 	go func() { _ = ta.hs.Serve(ln) }()

@@ -22,6 +22,7 @@ import (
 // silent stream. Before, the agent kept its own 3 s and stopped the phase,
 // whatever the controller was set to.
 func TestOneHeartbeatKnob(t *testing.T) {
+	t.Parallel() // it mostly waits, on in-process agents (docs/development.md)
 	ta := startAgent(t, "a", nil)
 	a := remoteFor(ta, "a")
 	a.HeartbeatTimeout = 8 * time.Second
@@ -126,6 +127,7 @@ func TestSlowHeartbeatAnswerIsNoPause(t *testing.T) {
 // heard nothing for that long and stopped their phase. Before, an 8 s
 // phase here took 8 or 9 heartbeats.
 func TestHeartbeatsFollowTheKnob(t *testing.T) {
+	t.Parallel() // it mostly waits, on in-process agents (docs/development.md)
 	var beats atomic.Int32
 	c := slowKnobController(t, func(*http.Request) bool { beats.Add(1); return true })
 	start := time.Now()
@@ -148,6 +150,7 @@ func TestHeartbeatsFollowTheKnob(t *testing.T) {
 // agent takes 3 s to read (a busy machine) still counts. Before, the
 // controller gave up on it after 2 s, and a starved agent heard none.
 func TestASlowBeatIsAwaitedUntilTheNext(t *testing.T) {
+	t.Parallel() // it mostly waits, on in-process agents (docs/development.md)
 	var counted atomic.Int32
 	c := slowKnobController(t, func(r *http.Request) bool {
 		// Read 3 s late: a beat the controller gave up on by then
@@ -212,6 +215,7 @@ func olderAgent(h http.Handler) http.Handler {
 // of its own (a stream, headers both ways, an answer): 19% of the CPU of
 // a controller driving 3,000 agents, and as much again on the agents.
 func TestHeartbeatsAreOneRequestAPhase(t *testing.T) {
+	t.Parallel() // it mostly waits, on in-process agents (docs/development.md)
 	var streams, single, bytes atomic.Int32
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -27,7 +27,7 @@ func mdOnLocalAgents(t *testing.T, n int, params map[string]any) (results.PhaseS
 	}
 	var agents []Agent
 	for i := range n {
-		agents = append(agents, &LocalAgent{Host: fmt.Sprint("h", i), Version: "test", Engines: testEngines})
+		agents = append(agents, &LocalAgent{Host: fmt.Sprint("h", i), Version: "test", Engines: testEngines, NoClientLoad: noClientLoad})
 	}
 	params["dir"] = dir
 	raw, _ := json.Marshal(params)

@@ -99,7 +99,7 @@ func TestMonitorSamplesTheHost(t *testing.T) {
 func TestVerdictsThresholds(t *testing.T) {
 	q := 0.1
 	link := 1.25e9 // 10 Gb/s
-	others, half, little := 60.0, 48.5, 10.0
+	others, half, quarter, little := 60.0, 48.5, 27.0, 10.0
 	for _, tc := range []struct {
 		name string
 		c    model.ClientLoad
@@ -118,8 +118,15 @@ func TestVerdictsThresholds(t *testing.T) {
 		{"cores busy with other work", model.ClientLoad{ClientSummary: model.ClientSummary{OthersPct: &others, Starved: true, Why: "other work took 60% of its CPU time"},
 			Samples: &model.HostSamples{Cores: "0-3", UsedPct: []float64{96, 97, 98}}},
 			[]string{"client starved: other work took 60% of its CPU time"}},
+		// Other work took half of what was busy and not half the host:
+		// not the client's own limit, nor starved, and said.
 		{"cores busy, half of it other work", model.ClientLoad{ClientSummary: model.ClientSummary{OthersPct: &half},
-			Samples: &model.HostSamples{Cores: "0-3", UsedPct: []float64{96, 97, 98}}}, nil},
+			Samples: &model.HostSamples{Cores: "0-3", UsedPct: []float64{96, 97, 98}}},
+			[]string{"client shares its CPU with other work: other work took 48% of the host's CPU time, half or more of what was busy, while cores 0-3 95% busy or more in 3 of 3 s"}},
+		{"a thread at a core, other work half of what was busy", model.ClientLoad{ClientSummary: model.ClientSummary{OthersPct: &quarter},
+			Samples: &model.HostSamples{Cores: "0-1", TS: []float64{1, 2, 3, 4}, UsedPct: []float64{60, 58, 56, 40},
+				BusiestThread: &model.BusiestThread{Process: "fio", Pid: 4321, Tid: 4321, Seconds: 3}}},
+			[]string{"client shares its CPU with other work: other work took 27% of the host's CPU time, half or more of what was busy, while one thread of fio (pid 4321) at 100% of a core (running or ready to run 95% of the time or more) in 3 of 4 s"}},
 		{"cores busy, most of it ours", model.ClientLoad{ClientSummary: model.ClientSummary{OthersPct: &little},
 			Samples: &model.HostSamples{Cores: "0-3", UsedPct: []float64{96, 97, 98}}},
 			[]string{"client CPU saturated: cores 0-3 95% busy or more in 3 of 3 s"}},

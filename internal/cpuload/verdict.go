@@ -128,6 +128,9 @@ func Verdicts(c *model.ClientLoad) []model.Verdict {
 	h := c.Samples
 	var out []model.Verdict
 	othersTookIt := false
+	// dropped is what the CPU verdict would have said, had other work
+	// not taken the cores.
+	var dropped []string
 	if h != nil && len(h.UsedPct) > 0 {
 		n := atLimit(h)
 		// Without a quota the cores are the host's: when other work took
@@ -140,7 +143,9 @@ func Verdicts(c *model.ClientLoad) []model.Verdict {
 		}
 		othersTookIt = h.QuotaCPUs == nil && c.OthersPct != nil &&
 			(taken >= StarvedOthersPct || 2*taken >= mean(h.UsedPct))
-		if reached(n, len(h.UsedPct)) && !othersTookIt {
+		if reached(n, len(h.UsedPct)) && othersTookIt {
+			dropped = append(dropped, fmt.Sprintf("cores %s %.0f%% busy or more in %d of %d s", h.Cores, SaturatedCPUPct, n, len(h.UsedPct)))
+		} else if reached(n, len(h.UsedPct)) {
 			text := fmt.Sprintf("client CPU saturated: cores %s %.0f%% busy or more in %d of %d s", h.Cores, SaturatedCPUPct, n, len(h.UsedPct))
 			if h.QuotaCPUs != nil {
 				text = fmt.Sprintf("client CPU saturated: its cgroup's quota of %.2g CPUs (cores %s) %.0f%% used or more, or throttled in %.0f%% of its periods, in %d of %d s",
@@ -152,7 +157,9 @@ func Verdicts(c *model.ClientLoad) []model.Verdict {
 	// A thread ready to run all the time on cores that other work took
 	// waited for them: it may be a rate-limited job that fell behind, and
 	// the limit is the machine ("client starved"), not the thread.
-	if t := hotThread(h); t != "" && !othersTookIt {
+	if t := hotThread(h); t != "" && othersTookIt {
+		dropped = append(dropped, t)
+	} else if t != "" {
 		// One verdict of a kind: the thread joins the cores' or quota's.
 		if i := slices.IndexFunc(out, func(v model.Verdict) bool { return v.Kind == model.VerdictCPU }); i >= 0 {
 			out[i].Text += "; " + t
@@ -174,8 +181,21 @@ func Verdicts(c *model.ClientLoad) []model.Verdict {
 	}
 	if v, ok := shared(c); ok {
 		out = append(out, v)
+	} else if len(dropped) > 0 && !c.Starved {
+		out = append(out, sharedWithOthers(c, dropped))
 	}
 	return out
+}
+
+// sharedWithOthers is "client shares its CPU with other work": other
+// work took half or more of what was busy, so the cores (or a thread's
+// core) at their limit were not the client's own limit, yet too little
+// of the host to call the client starved (StarvedOthersPct). Said
+// rather than nothing: the client wanted more CPU than it was left.
+func sharedWithOthers(c *model.ClientLoad, dropped []string) model.Verdict {
+	return model.Verdict{Kind: model.VerdictShared, Text: fmt.Sprintf(
+		"client shares its CPU with other work: other work took %.0f%% of the host's CPU time, half or more of what was busy, while %s",
+		*c.OthersPct, strings.Join(dropped, "; "))}
 }
 
 func serversPct(c *model.ClientLoad) float64 {

@@ -62,8 +62,8 @@ type ClientSummary struct {
 
 // Verdict kinds: which of the client's own limits a phase reached.
 // VerdictShared is a client whose CPU the storage's own server on the
-// same host took a large share of: not starved by other work, but not
-// a client with the host to itself either.
+// same host, or other work, took a large share of: not starved by other
+// work, but not a client with the host to itself either.
 const (
 	VerdictCPU     = "cpu"
 	VerdictNetwork = "network"

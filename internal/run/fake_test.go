@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/storbench/storbench/internal/cpuload"
 	"os"
 	"path/filepath"
 	"sync"
@@ -38,6 +39,9 @@ type fakeParams struct {
 	// FlatAt workers, over exactly RunMs (the rate flattens at FlatAt).
 	Workers int `json:"workers,omitempty"`
 	FlatAt  int `json:"flat_at,omitempty"`
+	// Starved, when set, is what the engine's tool said as it gave up
+	// for want of CPU: the host's client is starved.
+	Starved string `json:"starved,omitempty"`
 }
 
 // fakeEngines is the registry of the run's tests.
@@ -109,7 +113,11 @@ func (f *fakePhase) Run(ctx context.Context, startAt time.Time, live engine.Live
 	if f.p.Ops > 0 {
 		st.Lat = record.Hist{Bins: record.Bins{{V: 1_000_000, N: f.p.Ops}}, Stats: record.StatsFromMoments(f.p.Ops, 1_000_000, 1_000_000, 1_000_000, 0)}
 	}
-	return &engine.HostResult{Host: f.host, Ops: []record.OpStats{st}}, runErr
+	res := &engine.HostResult{Host: f.host, Ops: []record.OpStats{st}}
+	if f.p.Starved != "" {
+		res.Client = cpuload.GaveUp(nil, f.p.Starved)
+	}
+	return res, runErr
 }
 
 func (f *fakePhase) Cleanup(context.Context) error {

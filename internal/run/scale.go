@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
@@ -34,6 +35,7 @@ func (pr *phases) scaleStep(i int, label suite.Labels) (int, error) {
 	if stop.Kind == "" {
 		stop = model.ScaleStop{Kind: model.ScaleRangeEnd, Why: fmt.Sprintf("the range ended at %s=%d with the rate still growing: the knee is there or beyond", label.Scale.Param, label.Scale.Load)}
 	}
+	stop.Why += starvedSteps(pr.steps, label.Scale.Param)
 	if stop.Kind == model.ScaleLimit && len(pr.steps) > 1 {
 		// The limit was the scale's stopping rule and a step before kept
 		// it: the crossing found the knee, it does not fail the run. Its
@@ -63,4 +65,26 @@ func (pr *phases) scaleStep(i int, label suite.Labels) (int, error) {
 		i++
 	}
 	return i, nil
+}
+
+// starvedSteps says which of a scale's steps ran on a starved client
+// ("" when none did). A starved step's rate is the client's: a rate that
+// flattened there may be the CPU other work left it, not the storage's
+// knee, and one that kept growing may be the client winning more of that
+// CPU with more load, hiding the knee. The rules still judge the rates
+// (a knee found on a busy client is still a knee of what ran), and the
+// scale's stop says so beside it: in the output, summary.json and the
+// report.
+func starvedSteps(steps []results.PhaseData, param string) string {
+	var at []string
+	for _, st := range steps {
+		if len(st.Summary.ClientStarved) > 0 && st.Summary.Scale != nil {
+			at = append(at, fmt.Sprint(st.Summary.Scale.Load))
+		}
+	}
+	if len(at) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s at %s=%s: those steps' rates are the client's, so the knee may be the client's, not the storage's)",
+		results.StarvedMark, param, strings.Join(at, ", "))
 }

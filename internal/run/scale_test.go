@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -78,6 +79,43 @@ func TestScaleFindsTheKnee(t *testing.T) {
 				t.Errorf("the run said %q, want %q and the knee", note, tc.saidInNote)
 			}
 		})
+	}
+}
+
+// A scale whose steps ran on a starved client (here the tool gave up
+// for want of CPU at 8 and 16 workers) still finds its knee by the
+// rules, and its stop says which steps were starved, in the output and
+// summary.json: their rates are the client's, so a user knows the knee
+// may be the client's. Before, the knee read as the storage's.
+func TestScaleSaysItsStarvedSteps(t *testing.T) {
+	r, sink, root := runner(t)
+	p := scalePlan(t, root, "workers=1..64", 8)
+	for i, w := range []int{1, 2, 4, 8, 16, 32, 64} {
+		if w == 8 || w == 16 {
+			fp := fakeParams{Ops: 100, RunMs: 50, Workers: w, FlatAt: 8, Starved: "fio gave up (test)"}
+			p.Phases[i] = fakePhaseOf(t, fmt.Sprintf("g workers=%d", w), fp)
+		}
+	}
+	res, err := r.Run(t.Context(), p)
+	if err != nil {
+		t.Fatalf("run: %v\n%v", err, sink.events)
+	}
+	if len(res.Summary.Scales) != 1 {
+		t.Fatalf("scales in summary.json: %+v", res.Summary.Scales)
+	}
+	sc := res.Summary.Scales[0]
+	// This machine's own load may starve the other steps as well: they
+	// are named then, and 8 and 16 always.
+	want := regexp.MustCompile(`client starved at workers=([0-9, ]+): those steps' rates are the client's, so the knee may be the client's, not the storage's`)
+	named := func(s string) bool {
+		m := want.FindStringSubmatch(s)
+		return m != nil && slices.Contains(strings.Split(m[1], ", "), "8") && slices.Contains(strings.Split(m[1], ", "), "16")
+	}
+	if sc.Knee == nil || *sc.Knee != 8 || sc.StopKind != model.ScaleFlat || !named(sc.Stop) {
+		t.Errorf("knee %v (%s: %s), want 8 (%s) with the starved steps 8 and 16 named", sc.Knee, sc.StopKind, sc.Stop, model.ScaleFlat)
+	}
+	if said := strings.Join(sink.events, "\n"); !named(said) {
+		t.Errorf("the run did not say the starved steps:\n%s", said)
 	}
 }
 
