@@ -264,7 +264,11 @@ func TestLargeLegitimateResultFits(t *testing.T) {
 	if _, err := c.Connect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	text := "[global]\nioengine=psync\nsize=256k\ntime_based=1\nruntime=2\ngroup_reporting=0\n[rw]\nrw=randread\nbs=4k\nnumjobs=64\n"
+	// Each job paced (rate_iops): 64 unpaced jobs on a busy 2-core
+	// machine held fio's statistics lock past its 5-s limit (stat_sem,
+	// err=35), a failed phase; paced, each still reports every field and
+	// its latency bins.
+	text := "[global]\nioengine=psync\nsize=256k\ntime_based=1\nruntime=2\ngroup_reporting=0\n[rw]\nrw=randread\nbs=4k\nrate_iops=500\nnumjobs=64\n"
 	b, _ := json.Marshal(fio.Params{Dir: t.TempDir(), Job: fio.Job{Name: "many", Text: text}})
 	ph := engine.Phase{Name: "many", Engine: model.EngineFio, Params: b}
 	out, err := c.RunPhase(context.Background(), "big", false, ph)
