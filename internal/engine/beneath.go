@@ -165,6 +165,11 @@ func (l levels) rmdir() error {
 	unix.Close(fd)
 	parent, err := l.upTo(n - 1).open()
 	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			// Another host sharing the file system removed the level,
+			// then its parent, since we found it: nothing is left.
+			return nil
+		}
 		return err
 	}
 	defer unix.Close(parent)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -359,5 +360,43 @@ func TestRemoveAllTreeAndLinks(t *testing.T) {
 	}
 	if _, err := os.Stat(keep); err != nil {
 		t.Errorf("removing a link to a directory removed what it points to: %v", err)
+	}
+}
+
+// Hosts that share a file system leave a shared workspace at once (the
+// shared-area probe's hosts end together): each removes the levels it
+// finds empty, and one finding a level another just removed has nothing
+// to say. A host that found its level, then its parent gone (removed by
+// another host after the level), failed with "open .../shared: no such
+// file or directory" (TestProveSharedNamesHostsOnAnotherFileSystem,
+// once under load).
+func TestHostsLeaveASharedWorkspaceTogether(t *testing.T) {
+	dir := t.TempDir()
+	for round := range 300 {
+		run := fmt.Sprintf("r%d", round)
+		const hosts = 4
+		ws := make([]*Workspace, hosts)
+		for h := range ws {
+			w, err := SharedWorkspace(dir, run, "probe")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws[h] = w
+		}
+		errs := make([]error, hosts)
+		var wg sync.WaitGroup
+		for h, w := range ws {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[h] = w.Leave()
+			}()
+		}
+		wg.Wait()
+		for h, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d, host %d: %v", round, h, err)
+			}
+		}
 	}
 }
