@@ -35,12 +35,17 @@ procs='^(glusterd|glusterfsd|glusterfs|ceph-[a-z]+|radosgw|mfsmaster|mfschunkser
 daemons='^(glusterd|glusterfsd|glusterfs|ceph-[a-z]+|radosgw|mfsmaster|mfschunkserver|mfsmount|mfsmetalogger)$'
 sysdirs=(/var/lib/glusterd /var/log/glusterfs /run/gluster /var/lib/ceph /var/log/ceph /run/ceph /var/lib/mfs)
 
-# named_pids: "PID NAME" of the processes whose name matches procs.
+# named_pids: "PID NAME" of the live processes whose name matches procs.
+# A zombie (state Z) has ended and holds nothing but its number until its
+# parent (not the run's, when it is the container's first process) reaps
+# it: not a leftover.
 named_pids() {
-	local d comm
+	local d comm state
 	for d in /proc/[0-9]*; do
 		comm=$(cat "$d/comm" 2>/dev/null) || continue
-		if [[ $comm =~ $procs ]]; then
+		[[ $comm =~ $procs ]] || continue
+		state=$(awk '$1 == "State:" { print $2 }' "$d/status" 2>/dev/null) || continue
+		if [[ $state != Z ]]; then
 			echo "${d#/proc/} $comm"
 		fi
 	done

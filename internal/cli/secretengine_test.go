@@ -156,18 +156,8 @@ func TestEngineDeclaredSecretCarried(t *testing.T) {
 		check(t, res, map[string]string{"output": out, "ssh command lines": string(calls)})
 	})
 	t.Run("--launcher mpiexec: out of its environment, on stdin", func(t *testing.T) {
-		mpiexec, err := exec.LookPath("mpiexec.mpich")
-		if err != nil {
-			t.Skip("needs MPICH's mpiexec (mpiexec.mpich): install the distribution's mpich package (make tools does)")
-		}
-		dir := t.TempDir()
-		wrapper, capture, envDump := filepath.Join(dir, "mpiexec"), filepath.Join(dir, "stdin"), filepath.Join(dir, "mpiexec.env")
-		script := "#!/bin/sh\nenv >> " + envDump + "\ntee -a " + capture + " | " + mpiexec + " \"$@\"\n"
-		if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		hostfile := filepath.Join(dir, "hosts")
-		_ = os.WriteFile(hostfile, []byte("localhost:2\n"), 0o644)
+		envDump := filepath.Join(t.TempDir(), "mpiexec.env")
+		wrapper, capture, hostfile := mpiexecWrapper(t, "env >> "+envDump)
 		// Here the key is in the controller's process environment, which
 		// mpiexec would pass to every rank.
 		t.Setenv(vaultVar, key)

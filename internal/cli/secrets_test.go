@@ -377,21 +377,11 @@ func TestSecretsNeverWritten(t *testing.T) {
 		check(t, res, map[string]string{"output": out, "srun command lines": string(calls)}, ak, sk, tokens[0])
 	})
 	t.Run("--launcher mpiexec one-run token", func(t *testing.T) {
-		mpiexec, err := exec.LookPath("mpiexec.mpich")
-		if err != nil {
-			t.Skip("needs MPICH's mpiexec (mpiexec.mpich): install the distribution's mpich package (make tools does)")
-		}
-		ak, sk := user("mpi")
-		dir := t.TempDir()
-		wrapper, capture, argLog := filepath.Join(dir, "mpiexec"), filepath.Join(dir, "stdin"), filepath.Join(dir, "mpiexec.args")
 		// The real mpiexec, behind a wrapper that keeps its command line and
 		// what the controller sends on its stdin, where the token travels.
-		script := "#!/bin/sh\necho \"$*\" >> " + argLog + "\ntee -a " + capture + " | " + mpiexec + " \"$@\"\n"
-		if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		hostfile := filepath.Join(dir, "hosts")
-		_ = os.WriteFile(hostfile, []byte("localhost:2\n"), 0o644)
+		argLog := filepath.Join(t.TempDir(), "mpiexec.args")
+		wrapper, capture, hostfile := mpiexecWrapper(t, "echo \"$*\" >> "+argLog)
+		ak, sk := user("mpi")
 		env := append(baseEnv(), "STORBENCH_MPIEXEC="+wrapper, "STORBENCH_SECRET_KEY="+sk)
 		res := t.TempDir()
 		out := run(t, env, true, append(stat, "--bucket", "smpi", "--results", res, "--launcher", "mpiexec", "--hostfile", hostfile, "--access-key", ak)...)
@@ -409,4 +399,27 @@ func TestSecretsNeverWritten(t *testing.T) {
 		calls, _ := os.ReadFile(argLog)
 		check(t, res, map[string]string{"output": out, "mpiexec command lines": string(calls)}, ak, sk, tokens[0])
 	})
+}
+
+// mpiexecWrapper is MPICH's real mpiexec behind a wrapper that first runs
+// record (a shell line keeping what the test looks at: its environment,
+// its arguments) and keeps in capture what the controller sends on its
+// stdin, with a hostfile of two ranks on this machine. It skips the test
+// where MPICH is not installed.
+func mpiexecWrapper(t *testing.T, record string) (wrapper, capture, hostfile string) {
+	t.Helper()
+	mpiexec, err := exec.LookPath("mpiexec.mpich")
+	if err != nil {
+		t.Skip("needs MPICH's mpiexec (mpiexec.mpich): install the distribution's mpich package (make tools does)")
+	}
+	dir := t.TempDir()
+	wrapper, capture, hostfile = filepath.Join(dir, "mpiexec"), filepath.Join(dir, "stdin"), filepath.Join(dir, "hosts")
+	script := "#!/bin/sh\n" + record + "\ntee -a " + capture + " | " + mpiexec + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hostfile, []byte("localhost:2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return wrapper, capture, hostfile
 }

@@ -8,7 +8,6 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -47,13 +46,9 @@ type Request struct {
 	// among them, from 0 (see engine.Env).
 	Hosts int `json:"hosts,omitempty"`
 	Rank  int `json:"rank,omitempty"`
-	// Names are the hosts' names by rank, when Hosts > 1.
-	Names []string `json:"names,omitempty"`
-	// namesJSON is Names encoded, once for every agent of the phase: each
-	// remote agent's request carries them all (10,000 agents: 120 KB
-	// each), and encoding them again per agent grew as the square of the
-	// agents.
-	namesJSON json.RawMessage
+	// Next is the name of the host of the next rank, when Hosts > 1 (see
+	// engine.Env).
+	Next string `json:"next,omitempty"`
 	// ResultBytes and ResultPerSecond are what the phase's engine adds to
 	// the bound of the run's last line, the host's result
 	// (engine.Plan.ResultBytes), for the controller's side of a remote agent.
@@ -97,8 +92,9 @@ type Stopper interface {
 // which also says what a phase the agent ended on its own left. 5: POST
 // /v1/resources, a phase's free space and memory checked on each host
 // before it is prepared (and by a dry run), the hosts sharing one file
-// system added up by the controller.
-const Protocol = 5
+// system added up by the controller. 6: a prepare request names the next
+// host (next), not every host (names).
+const Protocol = 6
 
 var _ Stopper = (*LocalAgent)(nil)
 
@@ -185,7 +181,7 @@ func (a *LocalAgent) Prepare(ctx context.Context, req Request) error {
 	e, err := a.lookup(req.Phase.Engine)
 	if err == nil {
 		env := engine.Env{Host: host, RunID: req.RunID, Keep: req.Keep, AllowExec: a.AllowExec, Tools: a.Tools, Secrets: a.Secrets,
-			Hosts: max(req.Hosts, 1), Rank: req.Rank, Names: req.Names, Barrier: req.Barrier, CPUs: a.CPUs,
+			Hosts: max(req.Hosts, 1), Rank: req.Rank, Next: req.Next, Barrier: req.Barrier, CPUs: a.CPUs,
 			AwaitRemovals: a.bg.settle}
 		var p engine.Prepared
 		p, err = e.Prepare(ctx, env, req.Phase)

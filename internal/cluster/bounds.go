@@ -39,8 +39,7 @@ const (
 	// event's outcome (its output is cut at 4 KiB).
 	maxAnswer = 1 << 20
 	// maxPhaseBody bounds a request that carries a phase (prepare,
-	// resources): its settings, job file and the hosts' names (1,000
-	// hosts and a 1 MiB job file: 1.1 MB).
+	// resources): its settings and job file (a 1 MiB job file: 1.1 MB).
 	maxPhaseBody = 16 << 20
 	// maxSmallBody bounds the other requests (run, settle, event).
 	maxSmallBody = 1 << 20

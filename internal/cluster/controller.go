@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -494,17 +493,13 @@ func (c *Controller) prepareAll(ctx context.Context, agents []Agent, req Request
 	if n > 1 && firstErr(agents, prepErrs) == nil {
 		hub = newBarrierHub(names, BarrierLead+3*slices.Max(rtts))
 	}
-	var namesJSON json.RawMessage
-	if hub != nil {
-		namesJSON, _ = json.Marshal(names)
-	}
 	c.fanOut(ctx, agents, func(ctx context.Context, i int, a Agent) {
 		if prepErrs[i] != nil {
 			return
 		}
 		r := req
 		if hub != nil {
-			r.Hosts, r.Rank, r.Names, r.namesJSON, r.Barrier = n, i, names, namesJSON, hub.member(i)
+			r.Hosts, r.Rank, r.Next, r.Barrier = n, i, names[(i+1)%n], hub.member(i)
 		}
 		prepErrs[i] = a.Prepare(ctx, r)
 	})

@@ -165,12 +165,9 @@ func (a *RemoteAgent) request(ctx context.Context, method, path string, body any
 	a.init()
 	var b []byte
 	if body != nil {
-		var ok bool
-		if b, ok = body.(rawBody); !ok {
-			var err error
-			if b, err = json.Marshal(body); err != nil {
-				return nil, err
-			}
+		var err error
+		if b, err = json.Marshal(body); err != nil {
+			return nil, err
 		}
 	}
 	var rd io.Reader
@@ -426,12 +423,7 @@ func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
 		req.Controller = a.Controller
 	}
 	a.startHeartbeats()
-	body, err := req.encode()
-	if err != nil {
-		a.stopHeartbeats()
-		return err
-	}
-	l, err := a.stream(ctx, "prepare", body, nil, nil)
+	l, err := a.stream(ctx, "prepare", req, nil, nil)
 	if err == nil {
 		err = l.err()
 	}
@@ -439,28 +431,6 @@ func (a *RemoteAgent) Prepare(ctx context.Context, req Request) error {
 		a.stopHeartbeats()
 	}
 	return err
-}
-
-// rawBody is a request body already encoded.
-type rawBody []byte
-
-// encode is the prepare request's body: the hosts' names, encoded once
-// for the phase (namesJSON), are copied in, not encoded again. (A
-// json.RawMessage would not do: encoding/json checks and compacts it byte
-// by byte, slower than encoding the names.)
-func (r Request) encode() (rawBody, error) {
-	names := r.namesJSON
-	r.Names, r.namesJSON = nil, nil
-	b, err := json.Marshal(r)
-	if err != nil || names == nil || len(b) < 2 || b[len(b)-1] != '}' {
-		if names != nil {
-			return nil, errors.New("a prepare request that did not encode as an object")
-		}
-		return b, err
-	}
-	b = append(b[:len(b)-1], `,"names":`...)
-	b = append(b, names...)
-	return append(b, '}'), nil
 }
 
 // Run starts the prepared phase at startAt (the controller's clock) and

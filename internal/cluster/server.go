@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -187,49 +186,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// decodePrepare decodes a prepare request, its hosts' names by hostNames.
+// decodePrepare decodes a prepare request.
 func decodePrepare(rd io.Reader) (Request, error) {
-	var body struct {
-		Request
-		// Names stands for the Request's (the shallower field wins).
-		Names json.RawMessage `json:"names,omitempty"`
-	}
-	err := json.NewDecoder(rd).Decode(&body)
-	req := body.Request
-	if err == nil {
-		req.Names, err = hostNames(body.Names)
-	}
+	var req Request
+	err := json.NewDecoder(rd).Decode(&req)
 	return req, err
-}
-
-// lastNames are the hosts' names of the last prepare request this process
-// decoded, and their encoding.
-var lastNames struct {
-	sync.Mutex
-	raw   []byte
-	names []string
-}
-
-// hostNames decodes a prepare request's hosts' names, into the slice of
-// the last request when its names were the same. Agents that share a
-// process (the scale bench's farms: 2,500 agents of 10,000 hosts each)
-// then hold and decode one copy, not one each: each copy grew with the
-// hosts, and their sum as the square. Engines only read Env.Names.
-func hostNames(raw json.RawMessage) ([]string, error) {
-	if len(raw) == 0 {
-		return nil, nil
-	}
-	lastNames.Lock()
-	defer lastNames.Unlock()
-	if bytes.Equal(raw, lastNames.raw) {
-		return lastNames.names, nil
-	}
-	var names []string
-	if err := json.Unmarshal(raw, &names); err != nil {
-		return nil, err
-	}
-	lastNames.raw, lastNames.names = raw, names
-	return names, nil
 }
 
 // infoNow returns the agent's Info with the current clock and holder. The

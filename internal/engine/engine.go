@@ -52,10 +52,13 @@ type Env struct {
 	// Hosts is how many hosts run the phase (0 or 1: this one alone) and
 	// Rank this host's place among them, from 0, the same on every host.
 	Hosts, Rank int
-	// Names are the names of the hosts of the phase, by rank, when
-	// several run it (nil on one host): a host that reads what another
-	// wrote (fio's read_from: neighbour) finds it under that host's name.
-	Names []string
+	// Next is the name of the host of the next rank, (Rank+1) mod Hosts,
+	// when several run the phase (empty on one host): a host that reads
+	// what its neighbour wrote (fio's read_from: neighbour, as mdtest -N
+	// and IOR -C shift by one) finds it under that host's name. One name,
+	// not every host's: each host's prepare carried all of them, 120 KB
+	// each among 10,000 hosts, 1.2 GB a phase.
+	Next string
 	// Barrier, set when several hosts run the phase, makes them meet
 	// between the stages of a phase; nil when this host runs it alone.
 	Barrier Barrier

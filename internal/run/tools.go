@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/storbench/storbench/internal/cluster"
@@ -35,10 +36,19 @@ func checkAgentTools(p Plan, r *Runner, infos []cluster.Info) error {
 		if len(lacking) > 0 {
 			what := "agent " + lacking[0] + " has"
 			if len(lacking) > 1 {
-				what = "agents " + strings.Join(lacking, ", ") + " have"
+				what = "agents " + fewHosts(lacking) + " have"
 			}
 			return badInputf("phase %s: %s no %s (engine %s runs it): "+fix, ph.Name, what, t.Name, ph.Engine, t.Name)
 		}
 	}
 	return nil
+}
+
+// fewHosts names the first three hosts and counts the rest: a refusal
+// stays one line a person reads, whether 4 agents lack a tool or 4,000.
+func fewHosts(hosts []string) string {
+	if len(hosts) <= 3 {
+		return strings.Join(hosts, ", ")
+	}
+	return strings.Join(hosts[:3], ", ") + fmt.Sprintf(" and %d more", len(hosts)-3)
 }

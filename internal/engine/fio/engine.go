@@ -168,8 +168,8 @@ func places(ps *Params, env engine.Env, wsPath string) (dataDir string, v Vars, 
 	from = env.Host
 	if ps.ReadFrom != "" {
 		v.Index = (env.Rank + 1) % n
-		if len(env.Names) == n {
-			from = env.Names[v.Index]
+		if env.Next != "" {
+			from = env.Next
 		}
 	}
 	area := engine.SharedArea(ps.Dir, env.RunID)

@@ -59,7 +59,7 @@ func onHosts(t *testing.T, p engine.Phase, runID string, names []string) ([]*eng
 	n := len(names)
 	preps := make([]engine.Prepared, n)
 	for r, h := range names {
-		pr, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: h, RunID: runID, Hosts: n, Rank: r, Names: names}, p)
+		pr, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: h, RunID: runID, Hosts: n, Rank: r, Next: names[(r+1)%n]}, p)
 		if err != nil {
 			t.Fatalf("%s: prepare %s: %v", h, p.Name, err)
 		}
@@ -259,7 +259,7 @@ func TestFioEnvironment(t *testing.T) {
 	if _, err := engine.SharedWorkspace(dir, "r", "fio"); err != nil {
 		t.Fatal(err)
 	}
-	pr, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h1", RunID: "r", Hosts: 3, Rank: 1, Names: []string{"h0", "h1", "h2"}, AllowExec: true, Keep: true}, p)
+	pr, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h1", RunID: "r", Hosts: 3, Rank: 1, Next: "h2", AllowExec: true, Keep: true}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestSharedFileMadeBeforeItsJobsOpen(t *testing.T) {
 	write := sharedPhase(t, "ior-hard-write", dir, iorHard("write", "do_verify=0"), Params{Shared: true})
 	var preps []engine.Prepared
 	for r, h := range names {
-		pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: h, RunID: "r1", Hosts: len(names), Rank: r, Names: names}, write)
+		pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: h, RunID: "r1", Hosts: len(names), Rank: r, Next: names[(r+1)%len(names)]}, write)
 		if err != nil {
 			t.Fatalf("%s: prepare: %v", h, err)
 		}

@@ -1,0 +1,102 @@
+package dfs
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/storbench/storbench/internal/testutil"
+)
+
+// make cluster-test's leftovers check (scripts/cluster-leftovers.sh)
+// counts a file system's daemon started during the run and still alive,
+// and not one that has ended and waits, a zombie, for a parent that is not
+// the run's to reap it: that holds nothing but its number, and failed
+// make cluster-test once.
+func TestLeftoversCheckCountsLiveDaemonsNotZombies(t *testing.T) {
+	script, err := filepath.Abs("../../../scripts/cluster-leftovers.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	daemon := filepath.Join(bin, "mfsmetalogger") // a daemon's name; no test here starts that one
+	check := func(t *testing.T, start func() int) (string, error) {
+		t.Helper()
+		state := filepath.Join(t.TempDir(), "state")
+		if out, err := exec.Command("bash", script, "snapshot", state).CombinedOutput(); err != nil {
+			t.Fatalf("snapshot: %v\n%s", err, out)
+		}
+		start()
+		cmd := exec.Command("bash", script, "check", state)
+		cmd.Env = append(os.Environ(), "IGNORE_TMP=.*", "RUN_TMP=")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	t.Run("zombie", func(t *testing.T) {
+		copyFile(t, "/bin/true", daemon)
+		out, err := check(t, func() int {
+			// The shell starts the daemon, then becomes a sleep that never
+			// reaps it.
+			sh := exec.Command("sh", "-c", daemon+" & echo $!; exec sleep 60")
+			stdout, _ := sh.StdoutPipe()
+			if err := sh.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = sh.Process.Kill(); _ = sh.Wait() })
+			var line [32]byte
+			n, _ := stdout.Read(line[:])
+			pid, err := strconv.Atoi(strings.TrimSpace(string(line[:n])))
+			if err != nil {
+				t.Fatalf("the daemon's pid: %q", line[:n])
+			}
+			deadline := time.Now().Add(testutil.Bound)
+			for !isZombie(pid) {
+				if time.Now().After(deadline) {
+					t.Fatalf("process %d never became a zombie", pid)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			return pid
+		})
+		if err != nil || !strings.Contains(out, "left nothing behind") {
+			t.Errorf("a zombie counted as left behind: %v\n%s", err, out)
+		}
+	})
+	t.Run("live", func(t *testing.T) {
+		copyFile(t, "/bin/sleep", daemon)
+		var pid int
+		out, err := check(t, func() int {
+			d := exec.Command(daemon, "60")
+			if err := d.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = d.Process.Kill(); _ = d.Wait() })
+			pid = d.Process.Pid
+			return pid
+		})
+		if err == nil || !strings.Contains(out, "left behind: process "+strconv.Itoa(pid)+" mfsmetalogger") {
+			t.Errorf("a live daemon started during the run is not named: %v\n%s", err, out)
+		}
+	})
+}
+
+func isZombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	return err == nil && strings.Contains(string(b), "\nState:\tZ")
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Remove(to)
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
