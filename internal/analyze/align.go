@@ -79,8 +79,9 @@ type piece struct {
 // pieces splits [a, b) over the segments of seg from t0, keeping only what
 // lies inside wins (all of it when wins is empty). An interval wholly
 // outside them (windows are an engine's reckoning: fio's is its runtime
-// counted back from its end) is one piece of no length in the segment
-// nearest its midpoint inside the windows, so its counts stay counted.
+// counted back from its end) is one piece of no length at the point
+// inside the windows nearest its midpoint, in the segment that point's
+// window counts it in (windowSeg), so its counts stay counted.
 func pieces(a, b int64, wins []window, t0, seg int64) []piece {
 	if len(wins) == 0 {
 		wins = []window{{a, b}}
@@ -92,11 +93,12 @@ func pieces(a, b int64, wins []window, t0, seg int64) []piece {
 		for lo < hi {
 			i := floorDiv(lo-t0, seg)
 			end := min(hi, t0+(i+1)*seg)
-			if n := len(out); n > first && out[n-1].index == int(i) {
+			k := int(windowSeg(i, w, t0, seg))
+			if n := len(out); n > first && out[n-1].index == k {
 				out[n-1].ns += end - lo
 				out[n-1].lo, out[n-1].hi = min(out[n-1].lo, lo), max(out[n-1].hi, end)
 			} else {
-				out = append(out, piece{int(i), end - lo, lo, end})
+				out = append(out, piece{k, end - lo, lo, end})
 			}
 			lo = end
 		}
@@ -106,14 +108,38 @@ func pieces(a, b int64, wins []window, t0, seg int64) []piece {
 		return out
 	}
 	mid := a + (b-a)/2
-	best, dist := int64(0), int64(math.MaxInt64)
+	best, dist, in := int64(0), int64(math.MaxInt64), wins[0]
 	for _, w := range wins {
 		c := min(max(mid, w.start), w.end-1)
 		if d := abs64(c - mid); d < dist {
-			best, dist = c, d
+			best, dist, in = c, d, w
 		}
 	}
-	return []piece{{int(floorDiv(best-t0, seg)), 0, best, best}}
+	return []piece{{int(windowSeg(floorDiv(best-t0, seg), in, t0, seg)), 0, best, best}}
+}
+
+// windowSeg is the segment that segment i's part of window w is counted
+// in: a window that ends 5 ms into a segment gives those 5 ms to the
+// segment before, and one that starts 5 ms before a segment's end to the
+// segment after, whichever interval holds them. An interval's own edges
+// are merged apart (mergeSlivers); a window's must be too, else an
+// interval that lies in its edge sliver alone (fio's last status 2 ms
+// before its end; one read late after its end, which lies outside the
+// window and goes to its nearest point) is a second of its own, of a
+// rate over no time or over a few ms (issue 37: drawn at 0 ops/s, its
+// operations missing from the chart's sum).
+func windowSeg(i int64, w window, t0, seg int64) int64 {
+	first, last := floorDiv(w.start-t0, seg), floorDiv(w.end-1-t0, seg)
+	if last > first && w.end-(t0+last*seg) < sliver(seg) {
+		if i == last {
+			i = last - 1
+		}
+		last--
+	}
+	if last > first && t0+(first+1)*seg-w.start < sliver(seg) && i == first {
+		i = first + 1
+	}
+	return i
 }
 
 // sliver is the longest piece at a window's edge that is not a segment

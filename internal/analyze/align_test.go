@@ -113,3 +113,65 @@ func TestTotalOfHostsOverTheWallClock(t *testing.T) {
 		}
 	}
 }
+
+// Results of a starved run written before fio's intervals ended at fio's
+// own times (issue 37): the agent read fio's status of 4.84 s at 5.3 s
+// and its final output, after fio's end (5.005 s), at 5.5 s, so the last
+// interval lies after the job's window, and so does its histogram. And a
+// run whose last status fio took at 5.002 s, 3 ms before its end. The
+// operations and latency of the window's last 5 ms, or past them, go to
+// the window's last second, the one its 5 ms past 5 s are merged into,
+// where they are counted in the rate: no second of the window's sliver
+// with operations over no time (drawn at 0 ops/s: "point 5 of 6 is 0.00x
+// the median", its operations missing from a chart's sum: 224 of 1536)
+// or over 3 ms (one write at 333 ops/s), and the seconds' rates over
+// their time add up to the operations.
+func TestWindowsEdgeSliverIsCounted(t *testing.T) {
+	for name, marks := range map[string][][2]int64{
+		"read late after the end":      {{810, 52}, {1817, 65}, {2829, 64}, {3817, 64}, {5300, 65}, {5500, 10}},
+		"a status 3 ms before the end": {{810, 52}, {1817, 65}, {2829, 64}, {3817, 64}, {5002, 74}, {5005, 1}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			secs := starvedSeconds(t, 5005, marks)
+			var ops, latN uint64
+			var drawn float64
+			for _, s := range secs {
+				ops += s.Ops
+				latN += s.LatN
+				drawn += s.OpsPerS * s.Seconds
+				if s.OpsPerS < 0.25*64 || s.OpsPerS > 2.5*64 {
+					t.Errorf("second %d: %d operations at %.1f ops/s over %.3f s, the job wrote 64 a second", s.Index, s.Ops, s.OpsPerS, s.Seconds)
+				}
+			}
+			if n := len(secs); n != 5 || ops != 320 || latN != 320 || math.Abs(drawn-320) > 0.5 {
+				t.Errorf("%d seconds, %d operations, %d latencies, rates over their time add up to %.1f; want 5 seconds, 320 of each", n, ops, latN, drawn)
+			}
+		})
+	}
+}
+
+// starvedSeconds are the seconds of one host whose write window is
+// [0, endMs) and whose intervals, each with a histogram, follow one
+// another from 0, each closed at marks[k][0] ms with marks[k][1] writes.
+func starvedSeconds(t *testing.T, endMs int64, marks [][2]int64) []OpSecond {
+	t.Helper()
+	ms := int64(time.Millisecond)
+	h := &model.HostResult{Host: "h", Ops: []record.OpStats{{Op: "write", Ops: 320, StartNs: 0, EndNs: endMs * ms}}}
+	var from int64
+	var lat []record.LatSecond
+	for _, m := range marks {
+		to, ops := m[0], uint64(m[1])
+		h.Series = append(h.Series, record.Second{StartNs: from, EndNs: to * ms, Op: "write", Ops: ops, Bytes: ops << 16})
+		lat = append(lat, record.LatSecond{StartNs: from, EndNs: to * ms, Op: "write", SumNs: float64(ops) * 5e4, Bins: record.Bins{{V: 50000, N: ops}}})
+		from = to * ms
+	}
+	var err error
+	if h.LatencySeconds, err = record.EncodeLatSeconds(lat); err != nil {
+		t.Fatal(err)
+	}
+	secs, err := SecondsOf([]*model.HostResult{h}, 0, time.Second, nil)
+	if err != nil || len(secs) != 1 {
+		t.Fatalf("%+v %v", secs, err)
+	}
+	return secs[0].Seconds
+}

@@ -578,7 +578,6 @@ func (r *prepared) follow(f *fioRun) {
 		if err != nil {
 			return
 		}
-		now := time.Now().UnixNano()
 		b := f.begun.Load()
 		if b == nil {
 			// Before the phase began (fio at its gate): no operation yet,
@@ -587,9 +586,9 @@ func (r *prepared) follow(f *fioRun) {
 			return
 		}
 		// Outputs before the gate opened count from it.
-		startNs := b.at.UnixNano()
-		now = max(now, startNs)
-		r.addSeconds(&seconds, o, max(prevNs, startNs), now)
+		from := max(prevNs, b.at.UnixNano())
+		now := statusTime(o, from)
+		r.addSeconds(&seconds, o, from, now)
 		lastOut, prevNs = o, now
 		if b.live != nil {
 			b.live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
@@ -608,6 +607,24 @@ func (r *prepared) follow(f *fioRun) {
 			f.res.LatencySeconds, _ = record.EncodeLatSeconds(lat)
 		}
 	}
+}
+
+// statusTime is when fio took the counts of its output o (Unix ns): fio's
+// own time stamp (timestamp_ms, the same wall clock), not when storbench
+// read it. A starved agent reads fio's statuses late, and an interval
+// that ended at the reading held the counts of a second earlier: the
+// second after a late status held two seconds' operations, and the last
+// status, read after fio's end, fell outside the job's window, where the
+// report drew it as a second of 0 ops/s (issue 37). It is never later
+// than now (fio's stamp is in ms, cut down) and always later than from,
+// where the interval it closes opens, so that no interval with
+// operations has no length; an output without a stamp is taken as read.
+func statusTime(o *Output, from int64) int64 {
+	now := time.Now().UnixNano()
+	if o.TimestampMs > 0 {
+		now = min(now, o.TimestampMs*int64(time.Millisecond))
+	}
+	return max(now, from+1)
 }
 
 // Cleanup removes the phase directory with fio's files, unless Keep. The

@@ -58,3 +58,51 @@ func TestStarvedReaderLeavesFiosLockFree(t *testing.T) {
 		t.Errorf("%d of fio's %d jobs wrote without an error; want all 8", wrote, len(out.Jobs))
 	}
 }
+
+// storbench starved throughout a real fio run: every status takes it
+// 1.2 s to take in, so it reads each later than the one before and
+// fio's final output seconds after fio's end (issue 37). The series is
+// still fio's: its intervals end at fio's own times, the last at fio's
+// end, none after the job's window, and together they hold the job's
+// writes. Before, each interval ended when storbench read its status:
+// the last ones lay after the job's window, where the report drew a
+// second of 0 ops/s.
+func TestStarvedReaderSeriesAtFiosTimes(t *testing.T) {
+	if _, err := FindFio(""); err != nil {
+		t.Skip(err)
+	}
+	statusTaken = func() { time.Sleep(1200 * time.Millisecond) }
+	defer func() { statusTaken = func() {} }()
+	text := "[global]\nioengine=psync\nrw=write\nbs=64k\nsize=8m\nrate=4m\ntime_based=1\nruntime=4\n[w]\n"
+	b, _ := json.Marshal(Params{Dir: t.TempDir(), Job: Job{Name: "w", Text: text}})
+	p, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h", RunID: "starved-series"}, engine.Phase{Name: "w", Engine: "fio", Params: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Cleanup(context.Background())
+	res, err := p.Run(testutil.Ctx(t, testutil.Bound), time.Now(), nil)
+	if err != nil {
+		t.Fatalf("the phase failed: %v", err)
+	}
+	if len(res.Ops) != 1 || len(res.Series) < 3 {
+		t.Fatalf("operations %+v, series %+v: want one operation over several intervals", res.Ops, res.Series)
+	}
+	op := res.Ops[0]
+	var n uint64
+	for _, s := range res.Series {
+		n += s.Ops
+		// fio's stamps are in ms; the window ends at fio's end or sooner
+		// (its jobs' start plus their runtime).
+		if s.StartNs >= op.EndNs {
+			t.Errorf("%d writes in [%.3f, %.3f) s, after the job's window ended at %.3f s", s.Ops,
+				float64(s.StartNs-op.StartNs)/1e9, float64(s.EndNs-op.StartNs)/1e9, float64(op.EndNs-op.StartNs)/1e9)
+		}
+	}
+	out, err := ParseOutput(res.Raw["fio.json"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := res.Series[len(res.Series)-1].EndNs; n != op.Ops || last != out.TimestampMs*int64(time.Millisecond) {
+		t.Errorf("the series holds %d writes and ends %.3f s after fio's end; fio wrote %d", n, float64(last)/1e9-float64(out.TimestampMs)/1e3, op.Ops)
+	}
+}
