@@ -62,7 +62,7 @@ func TestStarvedReaderLeavesFiosLockFree(t *testing.T) {
 // storbench starved throughout a real fio run: every status takes it
 // 1.2 s to take in, so it reads each later than the one before and
 // fio's final output seconds after fio's end (issue 37). The series is
-// still fio's: its intervals end at fio's own times, the last at fio's
+// still fio's: its intervals end at fio's own times, the last no later than fio's
 // end, none after the job's window, and together they hold the job's
 // writes. Before, each interval ended when storbench read its status:
 // the last ones lay after the job's window, where the report drew a
@@ -102,7 +102,10 @@ func TestStarvedReaderSeriesAtFiosTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := res.Series[len(res.Series)-1].EndNs; n != op.Ops || last != out.TimestampMs*int64(time.Millisecond) {
+	// The last interval ends at the last status that brought writes: at
+	// fio's end, or before it when fio took a while to exit after its
+	// last write (0.7 s once, under make test's load), never after.
+	if last := res.Series[len(res.Series)-1].EndNs; n != op.Ops || last > out.TimestampMs*int64(time.Millisecond) {
 		t.Errorf("the series holds %d writes and ends %.3f s after fio's end; fio wrote %d", n, float64(last)/1e9-float64(out.TimestampMs)/1e3, op.Ops)
 	}
 }
