@@ -75,8 +75,14 @@ func TestReportDrawsTheClientInChromium(t *testing.T) {
 			t.Errorf("summary.md does not say %q:\n%s", v.Text, md)
 		}
 	}
+	// A phase whose client was starved (summary.json says so: this
+	// machine's other work took its CPU) has per-second rates the client
+	// set, not the storage: fio's rate= job then bursts to catch up and
+	// lags (3x and 0.15x the median at the edges under make test's load),
+	// so its edges are checked only when the client was not starved.
+	edges := len(ps.ClientStarved) == 0
 	shot := filepath.Join(chromium.ArtifactDir(t), "report-client.png")
-	chromium.Check(t, bin, filepath.Join(folders[0], "report.html"), shot, true, func(eval func(string) string) {
+	chromium.Check(t, bin, filepath.Join(folders[0], "report.html"), shot, edges, func(eval func(string) string) {
 		var client *chromium.Chart
 		seconds := 0
 		charts := chromium.Charts(t, eval)
@@ -116,14 +122,14 @@ func TestReportDrawsTheClientInChromium(t *testing.T) {
 		}
 	})
 	t.Logf("screenshot: %s", shot)
-	saidOnce(t, st, bin, folders[0], sum)
+	saidOnce(t, st, bin, folders[0], sum, edges)
 }
 
 // saidOnce marks the phase's host starved in summary.json, as a host
 // whose CPU other work took, renders the report again and checks in
 // Chromium that the report says why once: the phase's starved note says
 // it, and its client limits do not say it again (before, both did).
-func saidOnce(t *testing.T, st *State, bin, dir string, sum *results.Summary) {
+func saidOnce(t *testing.T, st *State, bin, dir string, sum *results.Summary, edges bool) {
 	t.Helper()
 	ps := &sum.Phases[0]
 	host := ps.PerHost[0].Host
@@ -149,7 +155,7 @@ func saidOnce(t *testing.T, st *State, bin, dir string, sum *results.Summary) {
 		t.Errorf("summary.md says why the client starved %d times, want once:\n%s", n, md)
 	}
 	shot := filepath.Join(chromium.ArtifactDir(t), "report-client-starved.png")
-	chromium.Check(t, bin, filepath.Join(dir, "report.html"), shot, true, func(eval func(string) string) {
+	chromium.Check(t, bin, filepath.Join(dir, "report.html"), shot, edges, func(eval func(string) string) {
 		var text string
 		if err := json.Unmarshal([]byte(eval(`JSON.stringify(document.body.innerText)`)), &text); err != nil {
 			t.Fatal(err)
