@@ -8,10 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/storbench/storbench/internal/engine"
-	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/secret"
 )
 
@@ -72,24 +70,8 @@ func (cellarEngine) Prepare(_ context.Context, env engine.Env, p engine.Phase) (
 	if pin := env.Secrets.Get(cellarPin); pin.Reveal() != "4711" || !env.Secrets.Get(cellarOldPin).Empty() {
 		return nil, fmt.Errorf("cellar: pin %q, old pin given: %v", pin.Reveal(), !env.Secrets.Get(cellarOldPin).Empty())
 	}
-	return &cellarPhase{host: env.Host}, nil
+	return &oneOpPhase{host: env.Host, op: "open"}, nil
 }
-
-type cellarPhase struct{ host string }
-
-func (c *cellarPhase) Run(ctx context.Context, startAt time.Time, _ engine.LiveFunc) (*engine.HostResult, error) {
-	if err := engine.WaitUntil(ctx, startAt); err != nil {
-		return nil, engine.Interrupted(err)
-	}
-	rec := record.NewRecorder([]string{"open"}, false)
-	start := time.Now()
-	rec.Op(0).Record(int64(time.Millisecond), 0)
-	st := rec.Stats(0, "open")
-	st.StartNs, st.EndNs = start.UnixNano(), time.Now().UnixNano()
-	return &engine.HostResult{Host: c.host, Ops: []record.OpStats{st}}, nil
-}
-
-func (*cellarPhase) Cleanup(context.Context) error { return nil }
 
 // An engine reads its own environment, not the command line: what a
 // suite leaves unset comes from the variable the engine declared (and a

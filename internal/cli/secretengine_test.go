@@ -47,24 +47,26 @@ func (vaultEngine) Prepare(_ context.Context, env engine.Env, p engine.Phase) (e
 	if sum := sha256.Sum256([]byte(key.Reveal())); hex.EncodeToString(sum[:]) != vp.SHA256 {
 		return nil, fmt.Errorf("vault: %s on %s is not the key the phase names", vaultVar, env.Host)
 	}
-	return &vaultPhase{host: env.Host}, nil
+	return &oneOpPhase{host: env.Host, op: "unlock"}, nil
 }
 
-type vaultPhase struct{ host string }
+// oneOpPhase is a test engine's phase: one operation, op, of 1 ms, at
+// the start.
+type oneOpPhase struct{ host, op string }
 
-func (v *vaultPhase) Run(ctx context.Context, startAt time.Time, _ engine.LiveFunc) (*engine.HostResult, error) {
+func (p *oneOpPhase) Run(ctx context.Context, startAt time.Time, _ engine.LiveFunc) (*engine.HostResult, error) {
 	if err := engine.WaitUntil(ctx, startAt); err != nil {
 		return nil, engine.Interrupted(err)
 	}
-	rec := record.NewRecorder([]string{"unlock"}, false)
+	rec := record.NewRecorder([]string{p.op}, false)
 	start := time.Now()
 	rec.Op(0).Record(int64(time.Millisecond), 0)
-	st := rec.Stats(0, "unlock")
+	st := rec.Stats(0, p.op)
 	st.StartNs, st.EndNs = start.UnixNano(), time.Now().UnixNano()
-	return &engine.HostResult{Host: v.host, Ops: []record.OpStats{st}}, nil
+	return &engine.HostResult{Host: p.host, Ops: []record.OpStats{st}}, nil
 }
 
-func (*vaultPhase) Cleanup(context.Context) error { return nil }
+func (*oneOpPhase) Cleanup(context.Context) error { return nil }
 
 // A secret an engine declares (not the command line) reaches the engine
 // wherever its phase runs, and nowhere else: in-process from the
