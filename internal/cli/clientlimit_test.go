@@ -82,7 +82,7 @@ func TestReportDrawsTheClientInChromium(t *testing.T) {
 	// so its edges are checked only when the client was not starved.
 	edges := len(ps.ClientStarved) == 0
 	shot := filepath.Join(chromium.ArtifactDir(t), "report-client.png")
-	chromium.Check(t, bin, filepath.Join(folders[0], "report.html"), shot, edges, func(eval func(string) string) {
+	chromium.CheckEdges(t, bin, filepath.Join(folders[0], "report.html"), shot, edges, func(eval func(string) string) {
 		var client *chromium.Chart
 		seconds := 0
 		charts := chromium.Charts(t, eval)
@@ -155,7 +155,7 @@ func saidOnce(t *testing.T, st *State, bin, dir string, sum *results.Summary, ed
 		t.Errorf("summary.md says why the client starved %d times, want once:\n%s", n, md)
 	}
 	shot := filepath.Join(chromium.ArtifactDir(t), "report-client-starved.png")
-	chromium.Check(t, bin, filepath.Join(dir, "report.html"), shot, edges, func(eval func(string) string) {
+	chromium.CheckEdges(t, bin, filepath.Join(dir, "report.html"), shot, edges, func(eval func(string) string) {
 		var text string
 		if err := json.Unmarshal([]byte(eval(`JSON.stringify(document.body.innerText)`)), &text); err != nil {
 			t.Fatal(err)

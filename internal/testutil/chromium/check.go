@@ -139,6 +139,15 @@ func CheckWithEvents(t testing.TB, bin, file, shot string, extra ...func(eval fu
 	check(t, bin, file, shot, true, false, extra...)
 }
 
+// CheckEdges is Check of a report whose every phase has its latency over
+// time; edges says whether a line's first and last seconds are held to
+// its median (not for a phase whose client was starved: its rates are
+// the client's).
+func CheckEdges(t testing.TB, bin, file, shot string, edges bool, extra ...func(eval func(expr string) string)) {
+	t.Helper()
+	check(t, bin, file, shot, true, edges, extra...)
+}
+
 // check is Check; edges says the first and last seconds of every line
 // are held to its median.
 func check(t testing.TB, bin, file, shot string, perSecond, edges bool, extra ...func(eval func(expr string) string)) {
