@@ -66,7 +66,7 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet, flags []engine.Flag, d map[string
 	f.StringVarP(&o.Dir, "directory", "d", defaultDir, "target directory; everything goes under DIR/storbench/<run id>/ and is removed afterwards")
 	mdWorkersFlag(f, &o.Workers)
 	nonZero(f, "workers", "one worker per CPU")
-	settingFlags(f, o, flags, d)
+	settingFlags(f, o, flags, "", d)
 	f.BoolVar(&o.Keep, "keep", false, "keep the trees and files created")
 	f.BoolVar(&o.RemoveStale, "remove-stale", false, "remove what runs killed earlier (SIGKILL, a lost host) left under DIR/storbench; a run whose process still runs, here or on another host, is never touched (without it, such leftovers are only named)")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")

@@ -17,19 +17,26 @@ import (
 // setting is spelled once, by its engine. The default is the flag's own
 // (Flag.Default), else the engine's default setting (defaults, by key:
 // Registry.Defaults) when of the field's kind, else the zero value.
+// benchmark is the command's benchmark (s3's op; "" for an engine
+// without): a setting the engine declares for other benchmarks only
+// (Flag.Benchmarks) has no flag, and one whose default differs by
+// benchmark takes this one's (Flag.DefaultFor).
 //
 // only, when given, are the keys of the settings to register, the others
 // left out (s3 probe takes only the server's).
-func settingFlags(f *pflag.FlagSet, opts any, flags []engine.Flag, defaults map[string]any, only ...string) {
+func settingFlags(f *pflag.FlagSet, opts any, flags []engine.Flag, benchmark string, defaults map[string]any, only ...string) {
 	v := reflect.ValueOf(opts).Elem()
 	for i := range v.NumField() {
 		key := v.Type().Field(i).Tag.Get("setting")
 		if key == "" || (len(only) > 0 && !slices.Contains(only, key)) {
 			continue
 		}
-		fl, ok := engine.FlagOf(flags, key)
-		if !ok {
+		fl, ok, declared := engine.FlagOf(flags, key, benchmark)
+		if !declared {
 			panic(fmt.Sprintf("no flag declared for setting %q", key)) // a tag misspelt in the code
+		}
+		if !ok {
+			continue
 		}
 		settingFlag(f, v.Field(i).Addr().Interface(), fl, defaults[key])
 		switch {
@@ -86,14 +93,14 @@ func numDefault(fl engine.Flag, def any) float64 {
 
 // changedSettings puts into p, by key, the value of every field of opts
 // tagged setting:"KEY" whose flag was registered by the engine's name
-// (flags) and given on the command line, unless p has the key already:
-// what was left out stays out, for the environment or the engine's
-// default.
-func changedSettings(fs *pflag.FlagSet, opts any, p map[string]any, flags []engine.Flag) {
+// (flags, as the command of benchmark has them) and given on the command
+// line, unless p has the key already: what was left out stays out, for
+// the environment or the engine's default.
+func changedSettings(fs *pflag.FlagSet, opts any, p map[string]any, flags []engine.Flag, benchmark string) {
 	v := reflect.ValueOf(opts).Elem()
 	for i := range v.NumField() {
 		key := v.Type().Field(i).Tag.Get("setting")
-		fl, ok := engine.FlagOf(flags, key)
+		fl, ok, _ := engine.FlagOf(flags, key, benchmark)
 		if _, set := p[key]; key == "" || set || !ok || fs.Lookup(fl.Name) == nil || !fs.Changed(fl.Name) {
 			continue
 		}
