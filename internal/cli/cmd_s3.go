@@ -145,15 +145,12 @@ With --list-existing, get, stat, list and mixed (reads only) run on the
 objects already in --bucket under --prefix, listed once: nothing is uploaded,
 written or deleted.
 
-Keys come from --access-key/--secret-key, STORBENCH_ACCESS_KEY/
-STORBENCH_SECRET_KEY, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (with
-AWS_SESSION_TOKEN), or the AWS profile (AWS_PROFILE, else default) in
-~/.aws/credentials and ~/.aws/config, in that order. Over HTTPS (--tls, or an
-https:// AWS endpoint URL) requests take the same lean path as over HTTP.`,
+` + wrapHelp("Keys come from --access-key/--secret-key, "+st.Engines.Info(model.EngineS3).SecretsFrom+
+			", in that order. Over HTTPS (--tls, or an https:// AWS endpoint URL) requests take the same lean path as over HTTP."),
 		Example: `  storbench s3 get --host 10.0.0.{1...4}:9000 --obj.size 4KiB --concurrent 16 --duration 30s
-  STORBENCH_ACCESS_KEY=... STORBENCH_SECRET_KEY=... storbench s3 mixed --host s3:9000 --autoterm
+  storbench s3 mixed --host s3:9000 --autoterm   # keys from the environment or the AWS profile
   storbench s3 put --host s3:9000 --obj.size 64KiB --rate 500 --benchdata put.tsv.zst
-  AWS_PROFILE=prod storbench s3 get --bucket data --list-existing --prefix images/ --duration 1m`,
+  storbench s3 get --bucket data --list-existing --prefix images/ --duration 1m`,
 		// Only a benchmark name may follow "s3": anything else is an unknown
 		// benchmark, named as such, not a complaint about the flags after it.
 		Args:               cobra.ArbitraryArgs,
