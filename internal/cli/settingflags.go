@@ -5,10 +5,12 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/units"
 )
 
 // settingFlags registers a flag for every field of opts (a pointer to a
@@ -106,4 +108,88 @@ func changedSettings(fs *pflag.FlagSet, opts any, p map[string]any, flags []engi
 		}
 		p[key] = v.Field(i).Interface()
 	}
+}
+
+// settingValues are the values of opts's fields (opts a pointer to a
+// command's options) tagged setting:"KEY", by key, as given: what a run
+// records of its command's settings (run.Plan.Settings).
+func settingValues(opts any) map[string]any {
+	out := map[string]any{}
+	v := reflect.ValueOf(opts).Elem()
+	for i := range v.NumField() {
+		if key := v.Type().Field(i).Tag.Get("setting"); key != "" {
+			out[key] = v.Field(i).Interface()
+		}
+	}
+	return out
+}
+
+// settingParams are the engine's settings as opts gives them
+// (settingValues), but text and lists left empty and a 0 the engine's
+// flag refuses (Flag.NonZero: 0 is its flag left out), which leave the
+// engine's default. A text whose setting the engine types as a size or a
+// duration (typed: its typed settings, Info.Defaults) is read as one
+// here, so bad input names the flag (flags: Info.Flags).
+func settingParams(opts any, flags []engine.Flag, typed any) (map[string]any, error) {
+	kinds := settingTypes(typed)
+	p := settingValues(opts)
+	for key, val := range p {
+		if fl, _, _ := engine.FlagOf(flags, key, ""); fl.NonZero && reflect.ValueOf(val).IsZero() {
+			delete(p, key)
+			continue
+		}
+		switch x := val.(type) {
+		case string:
+			if x == "" {
+				delete(p, key)
+				continue
+			}
+			t, err := typedText(x, kinds[key])
+			if err != nil {
+				fl, _, _ := engine.FlagOf(flags, key, "")
+				return nil, usageErr("--%s %s: %v", fl.Name, x, err)
+			}
+			p[key] = t
+		case []string:
+			if len(x) == 0 {
+				delete(p, key)
+			}
+		}
+	}
+	return p, nil
+}
+
+// settingTypes are the types of typed's fields (a struct of settings, as
+// an engine decodes them) by their JSON key, pointers taken through.
+func settingTypes(typed any) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	t := reflect.TypeOf(typed)
+	if t == nil || t.Kind() != reflect.Struct {
+		return out
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if ft := f.Type; name != "" && name != "-" {
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			out[name] = ft
+		}
+	}
+	return out
+}
+
+// typedText reads s as the engine's type t reads it when t is a size or a
+// duration; any other text stays text.
+func typedText(s string, t reflect.Type) (any, error) {
+	switch t {
+	case reflect.TypeFor[units.Size]():
+		n, err := units.ParseSize(s)
+		return units.Size(n), err
+	case reflect.TypeFor[units.Duration]():
+		d, err := units.ParseDuration(s)
+		return units.Duration(d), err
+	}
+	return s, nil
 }

@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/model"
+	"github.com/storbench/storbench/internal/units"
 )
 
 // A setting is spelled once, by its engine: every flag the engine declares
@@ -97,5 +102,51 @@ func TestS3BenchmarkFlagsAreTheEngines(t *testing.T) {
 	}
 	if _, ok := p["part_concurrency"]; ok {
 		t.Errorf("settings %v: part_concurrency not given, so left to the engine", p)
+	}
+}
+
+// storbench md's settings are spelled once, by the engine's flags: every
+// key the command gives is one of the engine's settings, sizes and
+// durations are read as the engine types them (a bad one naming its
+// flag), and wear_out goes only with a stonewall, which it qualifies.
+func TestMdSettingsAreTheEngines(t *testing.T) {
+	st, _ := testState()
+	info := st.Engines.Info(model.EngineMD)
+	parse := func(args ...string) (map[string]any, error) {
+		var o MdOptions
+		fs := pflag.NewFlagSet("md", pflag.ContinueOnError)
+		o.AddFlags(fs, info.Flags, st.Engines.Defaults(model.EngineMD))
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return o.params("/tmp/x", info)
+	}
+	p, err := parse("-n", "7", "-w", "4k", "--find-size", "1k", "-W", "30s", "--only", "create", "-t", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range p {
+		if !slices.Contains(info.ParamKeys, k) {
+			t.Errorf("setting %q is none of the md engine's", k)
+		}
+	}
+	for k, want := range map[string]any{"items": int64(7), "write_bytes": units.Size(4096), "find_size": units.Size(1024),
+		"stonewall": units.Duration(30 * time.Second), "wear_out": true, "workers": 3, "dir": "/tmp/x"} {
+		if p[k] != want {
+			t.Errorf("%s = %#v, want %#v", k, p[k], want)
+		}
+	}
+	raw, _ := json.Marshal(p)
+	if err := st.Engines.Validate(engine.Phase{Name: "md", Engine: model.EngineMD, Params: raw}); err != nil {
+		t.Errorf("the md engine refuses the command's settings: %v", err)
+	}
+	if p, _ = parse("-n", "7"); p["wear_out"] != nil || p["find_size"] != nil || p["tree"] != nil {
+		t.Errorf("settings left out are given: %v", p)
+	}
+	if _, err := parse("-w", "4x"); err == nil || !strings.HasPrefix(err.Error(), "--write-bytes 4x: ") {
+		t.Errorf("a bad size: %v, want it named by its flag", err)
+	}
+	if _, err := parse("-W", "3x"); err == nil || !strings.HasPrefix(err.Error(), "--stonewall 3x: ") {
+		t.Errorf("a bad duration: %v, want it named by its flag", err)
 	}
 }
