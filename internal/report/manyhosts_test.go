@@ -31,8 +31,8 @@ func synthHosts(t testing.TB, n, secs int) string {
 	for h := 1; h <= n; h++ {
 		agents = append(agents, model.AgentInfo{Host: fmt.Sprintf("client%02d", h)})
 	}
-	f, err := results.Create(t.TempDir(), results.RunInfo{RunID: results.NewRunID(start), Name: fmt.Sprintf("%d-hosts", n),
-		StartedAt: start, Agents: agents})
+	f, err := results.Create(t.TempDir(), results.RunInfo{RunHead: model.RunHead{RunID: results.NewRunID(start), Name: fmt.Sprintf("%d-hosts", n),
+		StartedAt: start}, Agents: agents})
 	if err != nil {
 		t.Fatal(err)
 	}
