@@ -24,6 +24,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/s3test"
@@ -330,6 +331,16 @@ func versioned(t *testing.T, srv *s3test.Server) {
 	cl := adminClient(t, srv)
 	ctx := context.Background()
 	p := baseParams(srv, "versioned")
+	// Without DELETEs every request must succeed: a PUT publishes a new
+	// version under versitygw's per-key lock, so a read of any version the
+	// pool holds finds it.
+	p["bucket"], p["delete_distrib"] = "vers-nodel", 0
+	for _, o := range runVersioned(t, p).Ops {
+		if o.Ops == 0 || o.Errors != 0 {
+			t.Errorf("no DELETEs: %s: %d ops %d errors %v; want ops and no errors", o.Op, o.Ops, o.Errors, o.ErrorKinds)
+		}
+	}
+	delete(p, "delete_distrib")
 	p["bucket"] = "vers"
 	pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "rv"}, phaseOf(t, "v", p))
 	if err != nil {
@@ -339,15 +350,7 @@ func versioned(t *testing.T, srv *s3test.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range res.Ops {
-		// versitygw's posix backend moves versions between directories
-		// without atomicity, so a read racing a new version now and then
-		// sees NoSuchKey/NoSuchVersion. Those are counted, as they should
-		// be; more than a few percent would be storbench's fault.
-		if o.Ops == 0 || float64(o.Errors) > 0.05*float64(o.Ops) {
-			t.Errorf("%s: %d ops %d errors %v", o.Op, o.Ops, o.Errors, o.ErrorKinds)
-		}
-	}
+	checkVersionedReads(t, res.Ops)
 	if err := pr.Cleanup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -362,6 +365,62 @@ func versioned(t *testing.T, srv *s3test.Server) {
 	_, err = Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "rv2"}, phaseOf(t, "v", p))
 	if err == nil || !strings.Contains(err.Error(), "versioning off") {
 		t.Fatalf("want a refusal to change versioning, got %v", err)
+	}
+}
+
+// runVersioned prepares, runs and cleans up the versioned phase of params p.
+func runVersioned(t *testing.T, p map[string]any) *model.HostResult {
+	t.Helper()
+	ctx := context.Background()
+	pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "rv0"}, phaseOf(t, "v", p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Cleanup(ctx)
+	res, err := pr.Run(ctx, time.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// checkVersionedReads checks a versioned run with DELETEs: PUTs and
+// DELETEs all succeed, and a GET or STAT fails only as versitygw's posix
+// backend lets it. Its DELETE of a key's latest version removes the file and
+// then moves the previous version into its place without the per-key lock
+// a PUT takes: a read of any version of that key in that window gets
+// NoSuchKey or NoSuchVersion (seen 0-5 of about 250 reads a run, more under
+// load: 4 of 64 STATs failed CI's 5% bound). storbench asks only for
+// versions the pool holds and leases them from DELETEs (TestEveryOpAgainstVersityGW's mixed
+// case checks that with no error allowed), so each failed read needs a
+// DELETE of its key in flight, and a worker seldom draws that key twice in
+// one window: failed reads stay at most the DELETEs.
+func checkVersionedReads(t *testing.T, ops []record.OpStats) {
+	t.Helper()
+	var dels, bad uint64
+	for _, o := range ops {
+		if o.Ops == 0 {
+			t.Errorf("%s: no ops", o.Op)
+		}
+		switch o.Op {
+		case "PUT", "DELETE":
+			if o.Errors != 0 {
+				t.Errorf("%s: %d ops %d errors %v; want no errors", o.Op, o.Ops, o.Errors, o.ErrorKinds)
+			}
+			if o.Op == "DELETE" {
+				dels = o.Ops
+			}
+		default:
+			for kind, n := range o.ErrorKinds {
+				if kind != "NoSuchKey" && kind != "NoSuchVersion" {
+					t.Errorf("%s: %d errors %s; want only versitygw's NoSuchKey/NoSuchVersion race", o.Op, n, kind)
+				}
+			}
+			bad += o.Errors
+		}
+	}
+	if bad > dels {
+		t.Errorf("%d GETs and STATs failed beside %d DELETEs: more than versitygw's race explains", bad, dels)
 	}
 }
 
