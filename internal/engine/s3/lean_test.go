@@ -607,3 +607,20 @@ func BenchmarkBodyCheck(b *testing.B) {
 		}
 	}
 }
+
+// The benchmarks the lean path cannot carry (versions, parts) run on
+// minio-go whatever the client asked, so s3_client says minio-go (the
+// Meta that clientChoiceIsRecorded checks follows ph.lean, this choice).
+func TestLeanNotUsedWhereItCannot(t *testing.T) {
+	for _, op := range Ops {
+		c := &config{Params: Params{Op: op}}
+		want := true
+		switch op {
+		case "versioned", "multipart", "multipart-put", "retention":
+			want = false
+		}
+		if got := leanUsable(c); got != want {
+			t.Errorf("%s: lean path %v, want %v", op, got, want)
+		}
+	}
+}
