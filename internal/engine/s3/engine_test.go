@@ -155,6 +155,7 @@ func verify(t testing.TB, ph *phase, cl *minio.Client, n int, expect func(key st
 }
 
 func TestEveryOpAgainstVersityGW(t *testing.T) {
+	t.Parallel()
 	everyOp(t, s3test.StartT(t, s3test.Options{}), everyOpCases)
 }
 
@@ -291,6 +292,7 @@ func everyOp(t *testing.T, srv *s3test.Server, cases []opCase, clients ...string
 }
 
 func TestBucketCreatedAndRemovedOnlyWhenEmpty(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	cl := adminClient(t, srv)
 	ctx := context.Background()
@@ -337,6 +339,7 @@ func TestBucketCreatedAndRemovedOnlyWhenEmpty(t *testing.T) {
 }
 
 func TestVersioned(t *testing.T) {
+	t.Parallel()
 	versioned(t, s3test.StartT(t, s3test.Options{Versioning: true}))
 }
 
@@ -440,6 +443,7 @@ func checkVersionedReads(t *testing.T, ops []record.OpStats) {
 }
 
 func TestBenchDataStreamsEveryRequest(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	p := baseParams(srv, "get")
 	file := filepath.Join(t.TempDir(), "ops.tsv.zst")
@@ -535,6 +539,7 @@ func TestEndpointsFileNameMatchesReport(t *testing.T) {
 
 // Two gateways on one posix root are one object store with two endpoints.
 func TestSeveralEndpointsAreReportedEach(t *testing.T) {
+	t.Parallel()
 	if _, err := s3test.Binary(); err != nil {
 		t.Skip(err)
 	}
@@ -585,6 +590,7 @@ func TestSeveralEndpointsAreReportedEach(t *testing.T) {
 // still there both left it, silently, and a host that found it already
 // removed reported it as a leftover.
 func TestBucketRemovedOnceByTheHostsOfOneRun(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	cl := adminClient(t, srv)
 	ctx := context.Background()

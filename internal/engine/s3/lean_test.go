@@ -57,6 +57,7 @@ func leanForServer(t testing.TB, srv *s3test.Server, secret string) *leanClient 
 // encoding included, with ranges, MD5, signed payloads, and the S3 errors a
 // missing key gives.
 func TestLeanPathAgainstVersityGW(t *testing.T) {
+	t.Parallel()
 	for _, https := range []bool{false, true} {
 		t.Run(map[bool]string{false: "http", true: "https"}[https], func(t *testing.T) {
 			leanPathAgainstVersityGW(t, s3test.StartT(t, s3test.Options{TLS: https}))
@@ -503,6 +504,7 @@ func BenchmarkLeanPut64KiBFake(b *testing.B) {
 // says which one ran, and over HTTPS how many TLS handshakes the lean path
 // made and resumed.
 func TestClientChoiceIsRecorded(t *testing.T) {
+	t.Parallel()
 	for _, https := range []bool{false, true} {
 		t.Run(map[bool]string{false: "http", true: "https"}[https], func(t *testing.T) {
 			clientChoiceIsRecorded(t, s3test.StartT(t, s3test.Options{TLS: https}))
