@@ -85,6 +85,7 @@ source_profile = default
 // the flags and STORBENCH_*: each row says what a user sets and what the
 // run then uses.
 func TestAWSCredentialChain(t *testing.T) {
+	t.Parallel()
 	home := awsHome(t, testCredentials, testConfig)
 	other := awsHome(t, "[bench]\naws_access_key_id = AKother\naws_secret_access_key = SKother\n", "[profile bench]\nregion = other-1\n")
 	type want struct{ ak, sk, tok, host, region, tls string }
@@ -172,6 +173,7 @@ func orEmpty(v any) any {
 // without the other, an endpoint URL that is not one, and a profile whose
 // keys only the AWS tools can get.
 func TestAWSCredentialChainBadInput(t *testing.T) {
+	t.Parallel()
 	home := awsHome(t, testCredentials, testConfig)
 	for _, tc := range []struct {
 		name  string
@@ -256,6 +258,7 @@ func expiredS3(t *testing.T) (addr string, tokens func() []string) {
 // whichever source gave the token, on both request paths; the token is
 // sent (so the server's refusal is about it) and never shown.
 func TestExpiredSessionToken(t *testing.T) {
+	t.Parallel()
 	const token = "IQoJb3JpZ2luX2VjEExpiredTOKsb77"
 	addr, tokens := expiredS3(t)
 	home := awsHome(t, "[tmp]\naws_access_key_id = ASIAprofile\naws_secret_access_key = SKprofileTmp\naws_session_token = "+token+"\n", "")
@@ -293,6 +296,7 @@ func TestExpiredSessionToken(t *testing.T) {
 // (AWS_CA_BUNDLE is set on many machines): the phase runs unchecked, and
 // without --insecure the bundle is used.
 func TestInsecureOverAWSCABundle(t *testing.T) {
+	t.Parallel()
 	e, err := readEnvironment(func(k string) string {
 		return map[string]string{"AWS_CA_BUNDLE": "/etc/ssl/bundle.pem"}[k]
 	}, all.Engines())

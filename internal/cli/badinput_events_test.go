@@ -9,6 +9,7 @@ import (
 // `run` and from `run --dry-run` alike. Every event's command would write
 // DATA/ran: a refusal that came after the event ran would leave it.
 func TestBadInputEvents(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	fioPhase := func(events string) string {
 		return "name: x\ndir: DATA\nphases:\n  - name: read\n    fio: {runtime: 3s, job: {rw: read, bs: 4k, size: 1m, time_based: 1}}\n    events:\n" + events

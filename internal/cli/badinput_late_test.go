@@ -70,6 +70,7 @@ func newLyingFolders(t *testing.T) lyingFolders {
 }
 
 func TestBadInputFoundLate(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	keys := map[string]string{"STORBENCH_ACCESS_KEY": "a", "STORBENCH_SECRET_KEY": "b"}
 	job := func(text string) string {
@@ -242,6 +243,7 @@ func runLate(t *testing.T, c lateCase, dryRun bool) {
 // assume independent requests when a side's latency-seconds.zst cannot be
 // read: it says so, instead of changing its test without a word.
 func TestCompareSaysWhenPerSecondLatencyIsDamaged(t *testing.T) {
+	t.Parallel()
 	a, b := copyResults(t, "s3-lat-a"), copyResults(t, "s3-lat-b")
 	if err := os.WriteFile(filepath.Join(b, "01-s3-mixed", "hosts", "vm", "latency-seconds.zst"), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
@@ -265,6 +267,7 @@ func TestCompareSaysWhenPerSecondLatencyIsDamaged(t *testing.T) {
 // unknown; one whose summary.json is of a newer schema than this build
 // reads is refused (exit 2) instead of being read as if it were this one's.
 func TestFolderWithoutRunJSONOrNewerSchema(t *testing.T) {
+	t.Parallel()
 	bare := copyResults(t, "fio-a")
 	if err := os.Remove(filepath.Join(bare, "run.json")); err != nil {
 		t.Fatal(err)
@@ -293,6 +296,7 @@ func TestFolderWithoutRunJSONOrNewerSchema(t *testing.T) {
 // is (it was passed over without a word), in the user's words; merge and
 // catalog add, which need it, refuse the folder.
 func TestDamagedRunJSONIsNoted(t *testing.T) {
+	t.Parallel()
 	damaged := copyResults(t, "fio-a")
 	if err := os.WriteFile(filepath.Join(damaged, "run.json"), []byte(`{"run_id": "x", "status": `), 0o644); err != nil {
 		t.Fatal(err)
@@ -321,6 +325,7 @@ func TestDamagedRunJSONIsNoted(t *testing.T) {
 // input, found on first contact before any load, one line, exit 2 and no
 // results folder. Before, the run failed (exit 1) with a results folder.
 func TestTLSToPlainServerIsBadInput(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	res := t.TempDir()
 	st, out := testState()

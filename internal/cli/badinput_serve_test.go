@@ -20,6 +20,7 @@ import (
 // empty or missing, a catalog that does not exist (never created: serve
 // only reads).
 func TestServeBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.db")
 	c, err := catalog.Open(context.Background(), good)
@@ -58,6 +59,7 @@ func TestServeBadInput(t *testing.T) {
 // catalog and stops when its context ends; with --token-file it answers
 // only requests that carry the token, which its output never shows.
 func TestServeAnswers(t *testing.T) {
+	t.Parallel()
 	res := t.TempDir()
 	cat := filepath.Join(t.TempDir(), "catalog.db")
 	if err, out := mdRun(t, "--results", res, "--catalog", cat, "--label", "tuning=default"); err != nil {

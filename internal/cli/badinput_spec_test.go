@@ -10,6 +10,7 @@ import (
 // A spec's claims are shown as shares: report.html next to the figure,
 // runs in a SPEC column (and in JSON).
 func TestSpecShares(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "spec.yaml")
 	os.WriteFile(spec, []byte("name: Test array\nclaims:\n  seq_write_bw: 10GB/s\n  rand_read_iops: {value: 10k}\n"), 0o644)
@@ -40,6 +41,7 @@ func TestSpecShares(t *testing.T) {
 
 // A bad spec is one line, exit 2, before anything is read or written.
 func TestSpecBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)

@@ -180,6 +180,7 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 // link or a count would have led. A separate table from the one above:
 // each case also names what must stay untouched.
 func TestHostileInputIsOneLineExit2(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	tmp := t.TempDir()
 	// DIR/storbench is a symbolic link out of DIR: every engine, and the

@@ -18,6 +18,7 @@ import (
 // engine whose host setting names something else (the probe's file
 // server) records no S3 endpoint, and that host is sent no request.
 func TestCatalogEndpointIsTheEngines(t *testing.T) {
+	t.Parallel()
 	var asked atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		asked.Add(1)

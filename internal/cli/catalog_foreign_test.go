@@ -40,6 +40,7 @@ func catalogCommands(t *testing.T, folder string) [][]string {
 // it was, with nothing made beside it (issue 32: runs, serve and catalog
 // add switched it to WAL while saying "it was left as it is").
 func TestForeignCatalogUntouchedByEveryCommand(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	dir := t.TempDir()
 	foreign := filepath.Join(dir, "other.db")
@@ -74,6 +75,7 @@ func TestForeignCatalogUntouchedByEveryCommand(t *testing.T) {
 // every command that takes --catalog (issue 34: serve blocked forever
 // opening it, runs said "disk I/O error").
 func TestCatalogFIFORefusedByEveryCommand(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	fifo := filepath.Join(t.TempDir(), "catalog.db")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {

@@ -14,6 +14,7 @@ import (
 // --dry-run only lists them, and never touches their folders (issue 36:
 // nothing took a run out of the catalog).
 func TestCatalogRm(t *testing.T) {
+	t.Parallel()
 	res := t.TempDir()
 	cat := filepath.Join(t.TempDir(), "catalog.db")
 	for _, purpose := range []string{"smoke", "bench", "smoke", "bench"} {

@@ -15,6 +15,7 @@ import (
 // (a real versitygw on loopback answers with its Server header), and the
 // catalog finds the run by them.
 func TestCatalogS3Fingerprint(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	st, out := s3State(srv)
 	cat := filepath.Join(t.TempDir(), "catalog.db")

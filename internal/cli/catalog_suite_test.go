@@ -13,6 +13,7 @@ import (
 // suite's label with a key that is not a word is bad input, before any
 // load.
 func TestSuiteLabels(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cat := filepath.Join(dir, "catalog.db")
 	suite := filepath.Join(dir, "suite.yaml")

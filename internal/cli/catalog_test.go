@@ -88,6 +88,7 @@ func TestCatalogEndToEnd(t *testing.T) {
 // check exits 3 (or --fail-code) naming the worse figure and by how much
 // when a run is beyond its baseline's noise and the threshold.
 func TestCheckExitCodes(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	cat := filepath.Join(t.TempDir(), "catalog.db")
 	c, err := catalog.Open(context.Background(), cat)
@@ -128,6 +129,7 @@ func TestCheckExitCodes(t *testing.T) {
 // Bad input of the catalog's commands and flags: one line, exit 2, before
 // any load (no results folder), and a refused catalog left as it was.
 func TestCatalogBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	corrupt := filepath.Join(dir, "corrupt.db")
 	junk := []byte(strings.Repeat("junk that is no database\n", 300))
@@ -184,6 +186,7 @@ func TestCatalogBadInput(t *testing.T) {
 // A folder of results folders is added whole; added again, each run is
 // there once; a catalog rebuilt from the folders answers the same.
 func TestCatalogAddRebuilds(t *testing.T) {
+	t.Parallel()
 	res := t.TempDir()
 	first := filepath.Join(t.TempDir(), "first.db")
 	for range 3 {

@@ -15,6 +15,7 @@ import (
 // figures. A query that matches no run, or --own-limits on runs given
 // none, is bad input, as is a query beside --baseline.
 func TestCheckQueryOnLimits(t *testing.T) {
+	t.Parallel()
 	cat := filepath.Join(t.TempDir(), "catalog.db")
 	ids := map[string]string{}
 	for _, r := range []struct{ label, limit string }{

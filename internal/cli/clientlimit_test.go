@@ -21,6 +21,7 @@ import (
 // and the text output say the same. Before, nothing of the client was
 // drawn.
 func TestReportDrawsTheClientInChromium(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	bin := chromium.Binary(t)
 	if bin == "" {
@@ -173,6 +174,7 @@ func saidOnce(t *testing.T, st *State, bin, dir string, sum *results.Summary, ed
 // host's samples second by second, still reports: the host's CPU is
 // drawn from its result.json, and its starved client is said once.
 func TestReportOfVersion4ClientSamples(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join("..", "results", "testdata", "v4-client")
 	dir := filepath.Join(t.TempDir(), "v4-client")
 	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {

@@ -12,6 +12,7 @@ var testResults = filepath.Join("..", "..", "testdata", "results")
 // fio-b's randrw p50 is 7.6% above fio-a's, outside the percentile's
 // confidence intervals: slower beyond a 5% threshold, not beyond 10%.
 func TestCompareFailCode(t *testing.T) {
+	t.Parallel()
 	a, b := filepath.Join(testResults, "fio-a"), filepath.Join(testResults, "fio-b")
 	for _, tc := range []struct {
 		args []string
@@ -35,6 +36,7 @@ func TestCompareFailCode(t *testing.T) {
 }
 
 func TestAnalyzeCSVColumns(t *testing.T) {
+	t.Parallel()
 	st, out := testState()
 	if err := Execute(context.Background(), st, []string{"analyze", "--csv", "--op", "GET", filepath.Join(testResults, "..", "s3-mixed.tsv.zst")}); err != nil {
 		t.Fatal(err)
@@ -58,6 +60,7 @@ func TestAnalyzeCSVColumns(t *testing.T) {
 // its own, so only 1-125 are accepted; anything else is refused before
 // anything is read.
 func TestCompareFailCodeRange(t *testing.T) {
+	t.Parallel()
 	a, b := filepath.Join(testResults, "fio-a"), filepath.Join(testResults, "fio-b")
 	for _, code := range []string{"256", "126", "127", "255", "-1", "99999999999"} {
 		st, out := testState()

@@ -11,6 +11,7 @@ import (
 // a fio run against an md run) and only then said they had no phase in
 // common.
 func TestCompareRefusesUnrelatedRunsFirst(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{}, {"--md"}, {"--json"}} {
 		st, out := testState()
 		msg := refusedInOneLine(t, st, out, append([]string{"compare", filepath.Join(testResults, "fio-a"), filepath.Join(testResults, "md-a")}, args...),

@@ -16,6 +16,7 @@ import (
 // md's operations and find's places; a value set offers no file names
 // (directive 4).
 func TestCompletionOfValues(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args      []string
 		want      []string

@@ -17,6 +17,7 @@ import (
 // cannot drift from what `storbench CMD --help` says: a change of a flag or
 // a help text fails here until `make docs` writes it again.
 func TestDocsReferenceIsTheHelp(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st, out := testState()
 	if err := Execute(context.Background(), st, []string{"docs", "markdown", dir}); err != nil {
@@ -49,6 +50,7 @@ func TestDocsReferenceIsTheHelp(t *testing.T) {
 // port 7761)" as a link ("host:port ⟨default port 7761⟩"). Every flag's
 // text and every command's description is in its page as written.
 func TestManPagesSayWhatHelpSays(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st, out := testState()
 	if err := Execute(context.Background(), st, []string{"docs", "man", dir}); err != nil {

@@ -18,6 +18,7 @@ var freeFigure = regexp.MustCompile(`[0-9.]+ [KMGTPE]?i?B (free|available)`)
 // memory - is refused by `run --dry-run` as the run refuses it: the same
 // one line, exit 2, nothing written.
 func TestDryRunChecksSpaceAndMemory(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	for _, c := range []struct {
 		name, suite string
@@ -63,6 +64,7 @@ func TestDryRunChecksSpaceAndMemory(t *testing.T) {
 // token) is refused as the run would refuse it: exit 2, one line. Before,
 // the refusal was taken for an unreachable agent and the dry run passed.
 func TestDryRunAgentsUnreachableOrRefusing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good, bad := filepath.Join(dir, "token"), filepath.Join(dir, "bad-token")
 	_ = os.WriteFile(good, []byte("dry-run-agent-token-0123456789\n"), 0o600)

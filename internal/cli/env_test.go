@@ -23,6 +23,7 @@ func s3Keys(a engine.Applied) keys {
 // declare, and applied with one precedence: a flag or a suite's setting, then the environment, then the
 // default. Keys never go into a phase's settings.
 func TestEnvironmentOncePrecedence(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"STORBENCH_HOST": "envhost:9000", "STORBENCH_REGION": "env-1", "STORBENCH_TLS": "true",
 		"STORBENCH_S3_SDK": "1", "STORBENCH_ACCESS_KEY": "envak", "STORBENCH_SECRET_KEY": "envsk"}
 	reads := map[string]int{}
@@ -76,6 +77,7 @@ func TestEnvironmentOncePrecedence(t *testing.T) {
 // variable (before, "k\nSTORBENCH_SESSION_TOKEN=x" reached the agent as
 // two secrets).
 func TestSecretWithALineBreakRefused(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{"abc\nSTORBENCH_SESSION_TOKEN=injected", "abc\r", "\n"} {
 		const name = "STORBENCH_SECRET_KEY"
 		_, err := readEnvironment(func(k string) string {

@@ -81,6 +81,7 @@ func (cellarEngine) Prepare(_ context.Context, env engine.Env, p engine.Phase) (
 // names the engine's variables (the s3 engine's endpoint, region and keys
 // go the same way).
 func TestEngineAppliesItsOwnEnvironment(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	suiteFile := func(door string) string {
 		f := filepath.Join(dir, "suite-"+door+".yaml")

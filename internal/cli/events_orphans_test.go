@@ -52,6 +52,7 @@ func shmDir(t *testing.T) string {
 // commands, not what they started, not fio (issue 32: the commands ran
 // on with parent 1).
 func TestEventCommandsDieWithController(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	bin := testutil.StorbenchBin(t)
 	mark := testutil.ProcMark()
@@ -76,6 +77,7 @@ func TestEventCommandsDieWithController(t *testing.T) {
 // SIGKILL of the agent that runs the events' commands leaves no process
 // of the agent's 2 s later, while the controller lives on.
 func TestEventCommandsDieWithAgent(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	bin := testutil.StorbenchBin(t)
 	mark := testutil.ProcMark()

@@ -106,6 +106,7 @@ phases:
 // parses, and --dry-run shows both events at their times with their
 // commands.
 func TestEventsDocExample(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	root, err := testutil.RepoRoot()
 	if err != nil {

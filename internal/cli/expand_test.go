@@ -55,6 +55,7 @@ func TestSuiteExpansionIsBounded(t *testing.T) {
 // estimate from a stated model instead of 0 s, and --max-duration refuses
 // an md suite estimated longer.
 func TestMdPhasesAreEstimated(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st, out := testState()
 	s := writeSuite(t, "dir: "+dir+"\nphases:\n  - md: {items: 100000, iterations: 3}\n  - md: {items: 10000, files_only: true, rename: true, stonewall: 2s}\n")
@@ -82,6 +83,7 @@ func TestMdPhasesAreEstimated(t *testing.T) {
 // A signal ends every step before the run: expansion, validation. The
 // command line's signals cancel this context (cmd/storbench).
 func TestSignalEndsExpansionAndValidation(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	dir := t.TempDir()
@@ -112,6 +114,7 @@ func TestSignalEndsExpansionAndValidation(t *testing.T) {
 // A dry run contacts nothing, so it plans s3 phases without an endpoint or
 // keys and lists what is still missing.
 func TestDryRunPlansS3WithoutEndpoint(t *testing.T) {
+	t.Parallel()
 	st, out := testState()
 	s := writeSuite(t, "phases:\n  - s3: {op: get, duration: 30s}\n  - s3: {op: put, duration: 10s}\n")
 	if _, err := runSuite(context.Background(), st, RunOptions{DryRun: true, CoVWarn: 5}, s); err != nil {

@@ -231,6 +231,7 @@ func TestFioTouchesOnlyItsOwnFiles(t *testing.T) {
 }
 
 func TestFioBadInput(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	good := workloadDir(t, map[string]string{"a": quickJob("read", "")})
 	notDir := filepath.Join(t.TempDir(), "file")
@@ -399,6 +400,7 @@ filename=fill2
 // A remote host without credentials for its agent is bad input, said in one
 // line before anything runs.
 func TestRemoteHostNeedsToken(t *testing.T) {
+	t.Parallel()
 	st, _ := testState()
 	res := t.TempDir()
 	_, err := runFio(context.Background(), st, FioOptions{Dir: t.TempDir(), Workload: "default", Results: res}, []string{"client1"})
@@ -411,6 +413,7 @@ func TestRemoteHostNeedsToken(t *testing.T) {
 }
 
 func TestVersionAndHelp(t *testing.T) {
+	t.Parallel()
 	st, out := testState()
 	if err := Execute(context.Background(), st, []string{"--version"}); err != nil {
 		t.Fatal(err)
@@ -436,6 +439,7 @@ func TestVersionAndHelp(t *testing.T) {
 // summary.json is valid JSON with the schema version and unit-named fields
 // a program reads.
 func TestSummaryFieldNames(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	w := workloadDir(t, map[string]string{"a": quickJob("read", "")})
 	st, _ := testState()

@@ -39,6 +39,7 @@ func fileCreates(t *testing.T, sum *results.Summary) uint64 {
 // given, as mpiexec places one rank per slot: three slots, 20 files per
 // worker, 60 files. -t wins over the slots, and says so.
 func TestHostfileSlotsAreMdWorkers(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		args  []string
@@ -85,6 +86,7 @@ func TestHostfileSlotsAreMdWorkers(t *testing.T) {
 // Slurm lists reach --agents whole: the flag does not cut them at the
 // commas inside brackets; hosts keep the order of the command line.
 func TestAgentsFlagTakesSlurmLists(t *testing.T) {
+	t.Parallel()
 	var o AgentsOptions
 	f := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	o.AddFlags(f)
@@ -108,6 +110,7 @@ func TestAgentsFlagTakesSlurmLists(t *testing.T) {
 // Hosts from every source are gathered; one given twice with different
 // slots is refused.
 func TestHostEntriesFromEverySource(t *testing.T) {
+	t.Parallel()
 	o := AgentsOptions{Agents: []string{"a"}, AgentsFile: writeFile(t, "agents", "b:7762 slots=2\n"), Hostfile: writeFile(t, "hosts", "c[1-2]:2\n")}
 	ra, err := o.runAgents(&State{}, []string{"a"})
 	if err != nil {
@@ -129,6 +132,7 @@ func TestHostEntriesFromEverySource(t *testing.T) {
 
 // Bad host files and slots are one line, exit 2, and no results folder.
 func TestHostfileBadInput(t *testing.T) {
+	t.Parallel()
 	token := writeFile(t, "token", "0123456789abcdef0123456789abcdef\n")
 	for _, c := range []struct {
 		name string

@@ -15,6 +15,7 @@ import (
 // hostile input and fault: every test it names exists, so the list cannot
 // promise a cover that was renamed or removed.
 func TestHostileChecklistNamesRealTests(t *testing.T) {
+	t.Parallel()
 	root, err := testutil.RepoRoot()
 	if err != nil {
 		t.Fatal(err)

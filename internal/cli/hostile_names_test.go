@@ -32,6 +32,7 @@ func yamlQuoted(s string) string {
 // and that line shows the character escaped, never raw. Before, each was
 // taken and printed raw.
 func TestHostileNamesRefused(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	suite := func(name, lk, lv, phase, event string) string {
 		return fmt.Sprintf("name: %s\nlabels: {%s: %s}\nphases:\n  - name: %s\n    md: {items: 5, dir: %s}\n    events: [{name: %s, at: 1s, drop_caches: true}]\n",

@@ -113,6 +113,7 @@ func hostileFolder(t *testing.T) string {
 // lines), summary.md carried them and a raw <script>, and the live line
 // an agent's.
 func TestHostileNamesNeverRaw(t *testing.T) {
+	t.Parallel()
 	dir := hostileFolder(t)
 	st, out := testState()
 	if err := Execute(t.Context(), st, []string{"report", dir}); err != nil {

@@ -167,11 +167,13 @@ func badInputs(bomb []byte) []badInput {
 // results folder. Before, each read forever (the heap growing 450 MB/s),
 // blocked in open, or decompressed gigabytes.
 func TestHostileInputFilesAreBounded(t *testing.T) {
+	t.Parallel()
 	bin := testutil.StorbenchBin(t)
 	bomb := testutil.ZstdBomb(1 << 20)
 	for _, kind := range inputKinds() {
 		for _, bad := range badInputs(bomb) {
 			t.Run(kind.name+"/"+bad.name, func(t *testing.T) {
+				t.Parallel() // each in a process of its own, its CPU time its own
 				tmp := t.TempDir()
 				env := &inputEnv{data: filepath.Join(tmp, "data"), results: filepath.Join(tmp, "results"),
 					token: filepath.Join(tmp, "token"), catalog: filepath.Join(tmp, "catalog.db"), out: filepath.Join(tmp, "report.html")}

@@ -34,6 +34,7 @@ func io500Suite(t *testing.T, edit func(string) string) string {
 // that cannot give it is refused before anything runs (exit 2, nothing
 // written), naming what to fix.
 func TestIO500SuiteBadInput(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../examples/io500-shapes.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -201,6 +202,7 @@ func ptr(v *float64) string {
 // 0: the run says which phases have no figure (the failed one, and those
 // the stopped run never reached), and summary.json has no score.
 func TestIO500ScoreAbsentWhenAPhaseFails(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	// ior-hard-read checks md5 checksums of blocks written with a pattern:
 	// fio's verification fails, and the run stops there.

@@ -45,6 +45,7 @@ numjobs=%d
 // Chromium, every chart of its report adds up to the same counts
 // (chromium.ChartSums).
 func TestFioJobsWithoutGroupReporting(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	for _, n := range []int{2, 4} {
 		t.Run(fmt.Sprintf("numjobs=%d", n), func(t *testing.T) {

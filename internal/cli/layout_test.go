@@ -12,6 +12,7 @@ import (
 // with a percentage, otherwise a plain line, each with the bytes laid out
 // of the files' size.
 func TestLayoutShowsItsProgress(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	for _, tc := range []struct {
 		tty  bool

@@ -20,6 +20,7 @@ import (
 // their limits, and the crossed limit drawn, labelled, on its figure's
 // chart in report.html, as Chromium shows it.
 func TestSuiteLimitsThroughAgents(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	const token = "sb-limits-token-0123456789abcdef"
 	bin := testutil.StorbenchBin(t)

@@ -37,6 +37,7 @@ func readOnlySummary(t *testing.T, root string) (string, results.Summary) {
 // carries each limit with its measured value and verdict, and the text
 // says it.
 func TestLimitsMetExit0CrossedExit4(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		limits []string
@@ -104,6 +105,7 @@ func TestLimitsMetExit0CrossedExit4(t *testing.T) {
 // summary.json, "not measured" in the text, and the run exits 4, having
 // not shown it met.
 func TestLimitOnFigureNotMeasured(t *testing.T) {
+	t.Parallel()
 	st, out := testState()
 	dir, root := t.TempDir(), t.TempDir()
 	err := Execute(context.Background(), st, []string{"md", "-d", dir, "-n", "10", "-t", "1", "--results", root,
@@ -125,6 +127,7 @@ func TestLimitOnFigureNotMeasured(t *testing.T) {
 // have, is one line, exit 2, before any load: no results folder, nothing
 // in DIR.
 func TestLimitBadInput(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		limits []string
 		want   []string
@@ -171,6 +174,7 @@ func TestLimitBadInput(t *testing.T) {
 // A suite entry's limits are checked when the suite is read, --dry-run
 // too, and --limit against the suite's phases, by entry or phase name.
 func TestSuiteLimitsBadInput(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	for _, c := range []struct {
 		name, limits string
@@ -207,6 +211,7 @@ func TestSuiteLimitsBadInput(t *testing.T) {
 // not measure, 2 for a malformed limit or one on a phase or operation the
 // run does not have.
 func TestCheckLimits(t *testing.T) {
+	t.Parallel()
 	cat := filepath.Join(t.TempDir(), "catalog.db")
 	c, err := catalog.Open(context.Background(), cat)
 	if err != nil {

@@ -93,6 +93,7 @@ func foreignData(t *testing.T, cl *minio.Client) (underPrefix int) {
 // time, are the same before and after, as an independent minio-go client
 // sees them.
 func TestListExistingLeavesTheBucketUnchanged(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{IAM: true})
 	cl := independent(t, srv.Endpoint)
 	want := foreignData(t, cl)
@@ -153,6 +154,7 @@ func TestListExistingLeavesTheBucketUnchanged(t *testing.T) {
 // or --verify (for objects storbench wrote), a --range-size some listed
 // object is too small for.
 func TestListExistingBadInput(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	cl := independent(t, srv.Endpoint)
 	foreignData(t, cl)

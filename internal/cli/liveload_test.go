@@ -95,6 +95,7 @@ func readLive(t *testing.T, file string) liveSums {
 // included, so do the total lines' (their rates times their intervals),
 // and no host's or total's elapsed time comes twice.
 func TestLiveUnderLoadSumsToSummary(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs a loaded s3 phase of 6 s and an md phase")
 	}

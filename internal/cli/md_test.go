@@ -16,6 +16,7 @@ import (
 // find's found count (both iterations': 2 x 22) in the text and summary.json,
 // and an empty target afterwards.
 func TestMdCommand(t *testing.T) {
+	t.Parallel()
 	st, out := testState()
 	dir, resDir := t.TempDir(), t.TempDir()
 	err := Execute(context.Background(), st, []string{"md", "-d", dir, "-n", "50", "-i", "2", "-t", "2", "-u",
@@ -52,6 +53,7 @@ func TestMdCommand(t *testing.T) {
 // TestMdBadInput refuses bad flags with one line and the usage exit code,
 // before creating anything.
 func TestMdBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		args []string
@@ -81,6 +83,7 @@ func TestMdBadInput(t *testing.T) {
 // finished, summary.json counts ENOSPC, the run exits as failed, and the
 // target is left empty.
 func TestMdDiskFull(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to mount a small tmpfs (CI runs as root)")
 	}

@@ -14,6 +14,7 @@ import (
 // neighbour's files (-N 1). Every later phase works on all the files the
 // first made, find matches what pfind would, and nothing stays in DIR.
 func TestSuiteTreeAcrossPhases(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	dir := t.TempDir()
 	job := filepath.Join(t.TempDir(), "w.fio")
@@ -65,6 +66,7 @@ func TestSuiteTreeAcrossPhases(t *testing.T) {
 // A suite whose phases cannot share their tree is refused before anything
 // runs, with one line naming the phase and the tree.
 func TestSuiteTreeBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct{ name, phases, want string }{
 		{"never removed", "  - md: {tree: t, only: [create], items: 5}\n", "no later phase removes it"},

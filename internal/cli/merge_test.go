@@ -12,6 +12,7 @@ import (
 // refuse with a clear line and leave nothing behind. (Both ran on host vm;
 // the second is renamed vm2, as a second client would be.)
 func TestMergeRefusesRunsThatDoNotOverlap(t *testing.T) {
+	t.Parallel()
 	b := copyResults(t, "s3-b")
 	editResults(t, b, "summary.json", `"vm"`, `"vm2"`)
 	editResults(t, b, "01-s3-mixed/hosts/vm/result.json", `"host": "vm"`, `"host": "vm2"`)

@@ -13,6 +13,7 @@ import (
 // analyze --per-second prints a table per operation, one row a second,
 // as text, CSV or JSON.
 func TestAnalyzePerSecond(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(testResults, "s3-lat-a")
 	st, out := testState()
 	if err := Execute(context.Background(), st, []string{"analyze", "--per-second", "--op", "GET", dir}); err != nil {
@@ -63,6 +64,7 @@ func TestAnalyzePerSecond(t *testing.T) {
 
 // --per-second on something it cannot read: one line, exit 2.
 func TestAnalyzePerSecondBadInput(t *testing.T) {
+	t.Parallel()
 	damaged := copyResults(t, "s3-lat-a")
 	file := filepath.Join(damaged, "01-s3-mixed", "hosts", "vm", "latency-seconds.zst")
 	if err := os.Truncate(file, 40); err != nil {

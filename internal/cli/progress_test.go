@@ -13,6 +13,7 @@ import (
 // The live line gives the total and, with several hosts, each host's rate;
 // with many hosts, their spread.
 func TestProgressLineShowsHosts(t *testing.T) {
+	t.Parallel()
 	st, out := testState()
 	st.Verbosity = 1 // a plain line on every update
 	p := newProgress(st, nil)
@@ -49,6 +50,7 @@ func TestProgressLineShowsHosts(t *testing.T) {
 // line said 2,000), and a host with nothing new in an update keeps its
 // last second's rate rather than falling to 0 and doubling at the next.
 func TestProgressRatesOverTheHostsTime(t *testing.T) {
+	t.Parallel()
 	st, out := testState()
 	st.Verbosity = 1
 	p := newProgress(st, nil)
@@ -75,6 +77,7 @@ func TestProgressRatesOverTheHostsTime(t *testing.T) {
 // from the plan (at least: preparing and cleaning up add to it), and says
 // so rather than guess where a phase runs until its work is done (md).
 func TestProgressLineShowsETA(t *testing.T) {
+	t.Parallel()
 	st, out := testState()
 	st.Verbosity = 1
 	s3 := func(name, d string) engine.Phase {
@@ -110,6 +113,7 @@ func TestProgressLineShowsETA(t *testing.T) {
 // phase's plan (issue 36 item 3), as fio, warp and hyperfine do; it had
 // only "10s/30s (20s left)". A plain (non-terminal) line has no bar.
 func TestProgressBarOnATerminal(t *testing.T) {
+	t.Parallel()
 	for _, tty := range []bool{true, false} {
 		st, out := testState()
 		st.TTY, st.Verbosity = tty, 1

@@ -6,6 +6,7 @@ import "testing"
 // as its settings, is what was given: without --numjobs the job files'
 // own numjobs ran, and the report said "numjobs 0".
 func TestFioRecordsOnlyTheNumjobsGiven(t *testing.T) {
+	t.Parallel()
 	if m := (FioOptions{}).recorded("d"); m["numjobs"] != nil {
 		t.Errorf("no --numjobs given, run.json keeps numjobs %v", m["numjobs"])
 	}

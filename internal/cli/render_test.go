@@ -58,6 +58,7 @@ func copyFolder(t *testing.T, src, dst string) {
 // command takes the one list: a renderer a test adds to it (one rendered
 // after every phase, one at the end) appears in all three.
 func TestRunMergeReportRenderTheSameFiles(t *testing.T) {
+	t.Parallel()
 	data, res := t.TempDir(), t.TempDir()
 	list := append(report.Renderers(),
 		results.Renderer{File: "test-phases.txt", Render: results.FromSummary(func(s *results.Summary) []byte {

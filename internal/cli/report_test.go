@@ -11,6 +11,7 @@ import (
 // Every run ends with report.html in its results folder; `report` writes
 // it again (with a comparison when given a second folder) and summary.md.
 func TestRunWritesReportHTML(t *testing.T) {
+	t.Parallel()
 	dir, res := t.TempDir(), t.TempDir()
 	st, out := testState()
 	if err := Execute(context.Background(), st, []string{"md", "-d", dir, "-n", "20", "-t", "1", "-F", "--results", res}); err != nil {

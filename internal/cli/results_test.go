@@ -60,6 +60,7 @@ func editResults(t *testing.T, dir, file, old, new string) {
 // with no phase in common merges nothing: both are refused with one line,
 // exit code 2, and nothing left behind.
 func TestMergeRefusesTheSameRunTwiceAndNothingInCommon(t *testing.T) {
+	t.Parallel()
 	s3a := filepath.Join(testResults, "s3-a")
 	// A copy of s3-a under another run id: the same host's s3-mixed twice.
 	renamed := copyResults(t, "s3-a")
@@ -93,6 +94,7 @@ func TestMergeRefusesTheSameRunTwiceAndNothingInCommon(t *testing.T) {
 // analyze, report and compare fail with exit code 2 instead of printing
 // "0 host(s)" and succeeding.
 func TestUnreadableHostResultIsNamed(t *testing.T) {
+	t.Parallel()
 	const file = "01-randrw/hosts/vm/result.json"
 	for _, damage := range []struct {
 		name string
@@ -186,6 +188,7 @@ const neverFinished = "never finished"
 // A run killed with kill -9 leaves run.json saying running. analyze, report
 // and compare say so in a note line, and still show the phases it saved.
 func TestKilledRunIsSaidNeverFinished(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	if testing.Short() {
 		t.Skip("builds storbench and runs fio")
@@ -284,6 +287,7 @@ func fill(t *testing.T, dir string) {
 // reads: the phase saved before the disk filled, and a note that the run
 // never finished (run.json could not be updated).
 func TestFullResultsDiskIsReported(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	disk := mountTmpfs(t, "size=4m")
 	st, out := testState()

@@ -23,6 +23,7 @@ func writeSuite(t *testing.T, text string) string {
 }
 
 func TestSuiteBadInput(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, suite, want string
 		o                 RunOptions
@@ -85,6 +86,7 @@ func TestSuiteBadInput(t *testing.T) {
 }
 
 func TestDryRunPrintsPlanAndEstimate(t *testing.T) {
+	t.Parallel()
 	st, out := testState()
 	s := writeSuite(t, "dir: /tmp\nphases:\n  - fio: {workload: default, runtime: 10s}\n    iterations: 2\n    matrix: {numjobs: [1, 4]}\n")
 	if _, err := runSuite(context.Background(), st, RunOptions{DryRun: true, CoVWarn: 5, Confidence: 95}, s); err != nil {
@@ -100,6 +102,7 @@ func TestDryRunPrintsPlanAndEstimate(t *testing.T) {
 // Every example runs at its smallest scale; the Alluxio sweep produces the
 // seed's table shape and the Gluster one its spreadsheet line.
 func TestExamplesRun(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	if testing.Short() {
 		t.Skip("runs every example suite")
@@ -111,15 +114,16 @@ func TestExamplesRun(t *testing.T) {
 	var srv *s3test.Server
 	for _, f := range files {
 		f := f
+		if strings.Contains(f, "warp") && srv == nil {
+			srv = s3test.StartT(t, s3test.Options{})
+		}
 		t.Run(filepath.Base(f), func(t *testing.T) {
+			t.Parallel()
 			if strings.Contains(f, "gluster") && os.Geteuid() != 0 {
 				t.Skip("the Gluster procedure drops caches before every phase, which needs root (CI runs as root)")
 			}
 			st, out := testState()
 			if strings.Contains(f, "warp") {
-				if srv == nil {
-					srv = s3test.StartT(t, s3test.Options{})
-				}
 				env := map[string]string{"STORBENCH_HOST": srv.Endpoint, "STORBENCH_ACCESS_KEY": s3test.AccessKey, "STORBENCH_SECRET_KEY": s3test.SecretKey}
 				st.Getenv = func(k string) string { return env[k] }
 			}
@@ -184,6 +188,7 @@ func TestExamplesRun(t *testing.T) {
 // --confidence sets the sweep intervals of a run: summary.json states it
 // and holds the interval at it, summary.md and sweep.tsv name it.
 func TestRunSweepIntervalsAtTheAskedConfidence(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	w := workloadDir(t, map[string]string{"a": quickJob("read", "")})
 	s := writeSuite(t, "name: conf\nphases:\n  - fio: {workload: "+w+"}\n    iterations: 2\n")
@@ -214,6 +219,7 @@ func TestRunSweepIntervalsAtTheAskedConfidence(t *testing.T) {
 }
 
 func TestGitCommit(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	repo := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
@@ -246,6 +252,7 @@ func TestGitCommit(t *testing.T) {
 
 // A hosts sweep wider than the run's agents is refused before anything runs.
 func TestHostsSweepNeedsAgents(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	w := workloadDir(t, map[string]string{"a": quickJob("read", "")})
 	s := writeSuite(t, "phases:\n  - fio: {workload: "+w+"}\n    matrix: {hosts: [1, 2]}\n")

@@ -23,6 +23,7 @@ func s3State(srv *s3test.Server) (*State, *strings.Builder) {
 }
 
 func TestS3GetCommandEndToEnd(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	st, out := s3State(srv)
 	dir := t.TempDir()
@@ -61,6 +62,7 @@ func TestS3GetCommandEndToEnd(t *testing.T) {
 }
 
 func TestS3CommandBadInput(t *testing.T) {
+	t.Parallel()
 	st, out := testState()
 	for _, args := range [][]string{
 		{"s3", "get"}, // no host
@@ -78,6 +80,7 @@ func TestS3CommandBadInput(t *testing.T) {
 // --full keeps every request in the results folder, where analyze finds the
 // same number of requests the summary counted.
 func TestS3FullKeepsEveryRequest(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	st, out := s3State(srv)
 	dir := t.TempDir()
@@ -117,6 +120,7 @@ func TestS3FullKeepsEveryRequest(t *testing.T) {
 // started just before midnight for a start just after). Before, 00:00 at
 // noon waited twelve hours for the next midnight.
 func TestSyncStartPassedIsRefused(t *testing.T) {
+	t.Parallel()
 	day := func(h, m int) time.Time { return time.Date(2026, 11, 25, h, m, 0, 0, time.Local) }
 	for _, c := range []struct {
 		at   string

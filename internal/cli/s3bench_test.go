@@ -14,6 +14,7 @@ import (
 // and malformed KEY=VALUE options: one line naming what to fix, exit 2,
 // nothing written.
 func TestS3BenchBadInput(t *testing.T) {
+	t.Parallel()
 	st, out := testState()
 	base := []string{"--host", "127.0.0.1:9", "--access-key", "a", "--secret-key", "b"}
 	for _, tc := range []struct {
@@ -47,6 +48,7 @@ func TestS3BenchBadInput(t *testing.T) {
 // summary.json give GETs per object size class, and nothing failed the
 // check.
 func TestS3SizeClassesAndVerifyEndToEnd(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	st, out := s3State(srv)
 	dir := t.TempDir()
@@ -78,6 +80,7 @@ func TestS3SizeClassesAndVerifyEndToEnd(t *testing.T) {
 // and leaves nothing behind: retention's versions on versitygw without a
 // versioning directory.
 func TestS3RetentionWithoutVersioningSupport(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	cl := independent(t, srv.Endpoint)
 	st, out := s3State(srv)

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/storbench/storbench/internal/results"
 	"github.com/storbench/storbench/internal/s3test"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // independent is a minio-go client of the test server that shares nothing
@@ -67,6 +69,7 @@ func onlyFolder(t *testing.T, root string) string {
 // under the run) says what stayed where, in the output and in
 // summary.json, and the run exits 1 instead of "completed", 0.
 func TestS3CleanupFailureIsReported(t *testing.T) {
+	t.Parallel()
 	if _, err := s3test.Binary(); err != nil {
 		t.Skip(err)
 	}
@@ -139,6 +142,7 @@ func TestS3CleanupFailureIsReported(t *testing.T) {
 // Item 5: Ctrl-C at any moment of an s3 preparation leaves nothing of the
 // run and no bucket storbench created, as an independent client sees it.
 func TestS3InterruptDuringPrepareLeavesNothing(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	cl := independent(t, srv.Endpoint)
 	// A bucket that was there before: storbench's objects go, it stays.
@@ -177,6 +181,7 @@ func TestS3InterruptDuringPrepareLeavesNothing(t *testing.T) {
 // Item 8: versioned on a server without versioning says so in one line,
 // exits 2, and leaves neither the bucket it created nor its marker.
 func TestS3VersionedWithoutVersioningSupport(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{}) // no --versioning-dir
 	cl := independent(t, srv.Endpoint)
 	st, out := s3State(srv)
@@ -198,6 +203,7 @@ func TestS3VersionedWithoutVersioningSupport(t *testing.T) {
 // endpoint could not be reached, and the run exits 1 (the endpoint was
 // unreachable for more than 5% of the phase).
 func TestS3ServerDownMidPhase(t *testing.T) {
+	t.Parallel()
 	if _, err := s3test.Binary(); err != nil {
 		t.Skip(err)
 	}
@@ -211,7 +217,16 @@ func TestS3ServerDownMidPhase(t *testing.T) {
 	fmt.Sscan(srv.Endpoint[strings.LastIndex(srv.Endpoint, ":")+1:], &port)
 	restarted := make(chan *s3test.Server, 1)
 	var down time.Duration
-	time.AfterFunc(1500*time.Millisecond, func() {
+	// The server goes down a second into the run stage: once the 100
+	// objects the phase prepares are in its directory (a fixed 1.5 s from
+	// the start fell in the preparation under load, which then failed as
+	// an endpoint that cannot be reached).
+	const objects = 100
+	go func() {
+		for deadline := time.Now().Add(testutil.Bound); countFiles(filepath.Join(gwDir, "gwroot", "downb")) < objects && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(time.Second)
 		srv.Stop()
 		t0 := time.Now()
 		time.Sleep(3 * time.Second)
@@ -221,11 +236,11 @@ func TestS3ServerDownMidPhase(t *testing.T) {
 			t.Error(err)
 		}
 		restarted <- s2
-	})
+	}()
 	st, out := s3State(srv)
 	dir := t.TempDir()
 	const conc = 8
-	err = Execute(context.Background(), st, []string{"s3", "get", "--obj.size", "4KiB", "--objects", "100", "--concurrent", fmt.Sprint(conc),
+	err = Execute(context.Background(), st, []string{"s3", "get", "--obj.size", "4KiB", "--objects", fmt.Sprint(objects), "--concurrent", fmt.Sprint(conc),
 		"--duration", "7s", "--results", dir, "--bucket", "downb"})
 	if s2 := <-restarted; s2 != nil {
 		t.Cleanup(s2.Stop)
@@ -240,6 +255,9 @@ func TestS3ServerDownMidPhase(t *testing.T) {
 	ph := sum.Phases[0]
 	if ph.Status != results.StatusFailed || !strings.Contains(ph.Error, "--max-error-share") {
 		t.Errorf("phase status %s (%s), want failed over the error share", ph.Status, ph.Error)
+	}
+	if len(ph.Ops) == 0 {
+		t.Fatalf("the phase measured no operation: %+v", ph)
 	}
 	g := ph.Ops[0]
 	// Backoff: 10 ms doubling to 1 s is at most ~7 + 3 s-steps per worker
@@ -260,4 +278,17 @@ func TestS3ServerDownMidPhase(t *testing.T) {
 	if g.Ops == 0 {
 		t.Error("no GETs counted around the outage")
 	}
+}
+
+// countFiles is how many regular files are under dir (0 when it cannot
+// be read).
+func countFiles(dir string) int {
+	n := 0
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			n++
+		}
+		return nil
+	})
+	return n
 }

@@ -17,6 +17,7 @@ import (
 // server. The must-show of issue 39 for versitygw; radosgw's is
 // TestRadosgwCommands (internal/engine/s3).
 func TestS3ProbeSaysWhatVersityGWTakes(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{Versioning: true})
 	st, out := s3State(srv)
 	if err := Execute(context.Background(), st, []string{"s3", "probe"}); err != nil {
@@ -65,6 +66,7 @@ func TestS3ProbeSaysWhatVersityGWTakes(t *testing.T) {
 // --probe on a run prints the probe's table first, and run.json keeps it
 // in the run's fingerprint.
 func TestS3RunWithProbe(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	st, out := s3State(srv)
 	dir := t.TempDir()
@@ -87,6 +89,7 @@ func TestS3RunWithProbe(t *testing.T) {
 
 // A probe that cannot be made is one line, exit 2, and writes nothing.
 func TestS3ProbeBadInput(t *testing.T) {
+	t.Parallel()
 	keys := map[string]string{"STORBENCH_ACCESS_KEY": "a", "STORBENCH_SECRET_KEY": "b"}
 	for _, c := range []struct {
 		args []string

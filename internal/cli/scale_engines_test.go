@@ -54,6 +54,7 @@ func scaleSteps(t *testing.T, root, group, param, meta string, want []int) *resu
 // step, each run with that many workers (file-create made items x
 // workers files), and the knee said in the output.
 func TestScaleMdWorkers(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	code, out := cmdOut(t, "md", "-d", t.TempDir(), "-n", "200", "-F", "--only", "create", "--scale", "workers=1..4", "--results", root)
 	if code != ExitOK {
@@ -75,6 +76,7 @@ func TestScaleMdWorkers(t *testing.T) {
 // s3 get --scale concurrent=2..8 steps the requests in flight against a
 // real versitygw: a phase per step, each with that many in flight.
 func TestScaleS3Concurrent(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	st, out := s3State(srv)
 	root := t.TempDir()
@@ -92,6 +94,7 @@ func TestScaleS3Concurrent(t *testing.T) {
 // --scale hosts=1..2 over two real agent processes takes the first N of
 // the agents given at each step: one host, then both, the first the same.
 func TestScaleHostsTakesTheFirstAgents(t *testing.T) {
+	t.Parallel()
 	const token = "sb-scale-hosts-token-0123456789ab"
 	bin := testutil.StorbenchBin(t)
 	a, b := testutil.AgentProcess(t, bin, token), testutil.AgentProcess(t, bin, token)
@@ -129,6 +132,7 @@ func TestScaleHostsTakesTheFirstAgents(t *testing.T) {
 // workers and an s3 benchmark's requests in flight (against a real
 // versitygw), each entry a scale of its own with its knee.
 func TestScaleInASuiteForEachEngine(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	st, out := s3State(srv)
 	root := t.TempDir()

@@ -43,6 +43,7 @@ iodepth=4
 // of p99 against rate renders in Chromium with a point per step and the
 // knee marked, and `storbench trend` follows the knee from the catalog.
 func TestScaleFioFindsAKnee(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	res, cat := t.TempDir(), filepath.Join(t.TempDir(), "catalog.db")
 	st, out := testState()

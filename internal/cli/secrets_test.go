@@ -91,6 +91,7 @@ func startAgents(t *testing.T, bin string, n int, env []string, flags ...string)
 // one from the environment), and a catalog URL's password (--catalog, STORBENCH_CATALOG). Access keys are held to the same rule: the s3 engine treats them
 // as secret (RedactPhase blanks both).
 func TestSecretsNeverWritten(t *testing.T) {
+	t.Parallel()
 	bin := testutil.StorbenchBin(t)
 	srv := s3test.StartT(t, s3test.Options{IAM: true})
 	user := func(tag string) (string, string) {

@@ -18,6 +18,7 @@ import (
 // (Info.Flags) is its command's flag, with the engine's name, shorthand
 // and help, and no flag of the command repeats a setting's help by hand.
 func TestEngineFlagsAreTheCommandsFlags(t *testing.T) {
+	t.Parallel()
 	st, _ := testState()
 	root := NewRoot(st)
 	type command struct {

@@ -119,6 +119,7 @@ func checkLength(t *testing.T, what, key string, n, max int, known map[string]in
 // file over maxFileLines; those listed in longFuncs and longFiles wait to
 // be broken up and may only shrink.
 func TestNoLongFunctions(t *testing.T) {
+	t.Parallel()
 	root := moduleRoot(t)
 	fset := token.NewFileSet()
 	funcs := 0

@@ -62,6 +62,7 @@ func TestSignalEndsRunWithLiveFIFO(t *testing.T) {
 // it needs says so in one line of its log as it starts, naming the
 // limit: past it the Go runtime would end it with no word of storbench's.
 func TestAgentNamesLowAddressLimit(t *testing.T) {
+	t.Parallel()
 	bin := testutil.StorbenchBin(t)
 	tok := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tok, []byte("sb-aslimit-token-0123456789abcdef\n"), 0o600); err != nil {

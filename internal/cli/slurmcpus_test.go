@@ -9,6 +9,7 @@ import (
 // An agent started as a Slurm task refuses a CPU count it cannot use,
 // in one line naming the variable, before it listens.
 func TestSlurmCPUsPerTaskBadInput(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{"0", "-2", "two", "1.5"} {
 		st, _ := testState()
 		env := map[string]string{"SLURMD_NODENAME": "n1", "SLURM_PROCID": "0", "SLURM_LOCALID": "0", "SLURM_CPUS_PER_TASK": v}

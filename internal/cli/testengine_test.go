@@ -3,10 +3,12 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,7 +37,23 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(ExitCode(err))
 	}
+	parallelTests(6)
 	os.Exit(m.Run())
+}
+
+// parallelTests runs n of this package's parallel tests at once unless
+// -test.parallel was given. They mostly wait (fio's runtimes, agents,
+// versitygw: a tenth of a core each on average, measured one by one), so
+// go test's default of one a core left the package's wall time the sum
+// of theirs: the longest pole of make test. Tests that hold a timing
+// bound or measure the machine stay serial (docs/development.md).
+func parallelTests(n int) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }
 
 // probeEngines is storbench's engine list with the probe, vault and

@@ -21,6 +21,7 @@ import (
 // the line had only "3s/5s (2s left)". The phase runs its whole 5 s
 // (--time-based): reading 16M alone can end before the first line.
 func TestTerminalShowsABar(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	bin := testutil.StorbenchBin(t)
 	dir, res := t.TempDir(), t.TempDir()
@@ -36,6 +37,7 @@ func TestTerminalShowsABar(t *testing.T) {
 // make demo's and takes a minute and a half), and waited for to its end,
 // so the script's trap stops its server.
 func TestDemoShowsABar(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	vgw, err := s3test.Binary()
 	if err != nil {

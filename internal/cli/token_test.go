@@ -15,6 +15,7 @@ import (
 // one and never showing the token (issue 33: a one-byte token was taken
 // by agent and by serve --listen 0.0.0.0); 22 characters are taken.
 func TestShortTokensRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, tok string) string {
 		p := filepath.Join(dir, name)
@@ -55,6 +56,7 @@ func TestShortTokensRefused(t *testing.T) {
 // storbench token prints a new token each time: 32 random bytes in
 // base64, which every command takes.
 func TestTokenCommand(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for range 3 {
 		st, out := testState()

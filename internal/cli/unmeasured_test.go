@@ -90,6 +90,7 @@ func runAndRender(t *testing.T, res string, args ...string) (folder string, form
 // says "latency not recorded by this job" instead of printing 0 ns, and
 // summary.json and analyze --json leave latency out.
 func TestFioLatencyNotRecordedIsAbsent(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	job := strings.Replace(quickJob("read", ""), "[global]\n", "[global]\ndisable_lat=1\ndisable_clat=1\ndisable_slat=1\n", 1)
 	res := t.TempDir()
@@ -122,6 +123,7 @@ func TestFioLatencyNotRecordedIsAbsent(t *testing.T) {
 // create and read with no bytes) have no byte throughput: absent from
 // summary.json and analyze --json, "-" in tables, never "0 B/s".
 func TestNoByteThroughputForOpsThatMoveNoBytes(t *testing.T) {
+	t.Parallel()
 	res := t.TempDir()
 	_, forms := runAndRender(t, res, "md", "-d", t.TempDir(), "-n", "20", "-t", "1", "--results", res)
 	for name, text := range forms {

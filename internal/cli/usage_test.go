@@ -14,6 +14,7 @@ import (
 // runs: no later step has to recognise cobra's English to know that a
 // user typed something wrong.
 func TestArgCheckersAreUsageErrors(t *testing.T) {
+	t.Parallel()
 	st, _ := testState()
 	root := NewRoot(st)
 	many := strings.Fields(strings.Repeat("x ", 20))
@@ -46,6 +47,7 @@ func TestArgCheckersAreUsageErrors(t *testing.T) {
 // What a user mistypes on the command line, argument or flag, is bad
 // input: one line naming it and pointing at --help, exit 2.
 func TestCommandLineMistakes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string

@@ -19,6 +19,7 @@ import (
 // Before, a run in a test (internal/report's TestEventStopsRealGateway)
 // landed in ~/.local/share/storbench/catalog.db.
 func TestTestsAndBenchesKeepOutOfTheUsersCatalog(t *testing.T) {
+	t.Parallel()
 	userCatalog := func(home string) string {
 		return filepath.Join(home, ".local", "share", "storbench", "catalog.db")
 	}

@@ -10,6 +10,7 @@ import (
 
 // The text form is one line per fact, in a fixed order a script can read.
 func TestVersionText(t *testing.T) {
+	t.Parallel()
 	defer func(c string) { Commit = c }(Commit)
 	Commit = "0123456789abcdef"
 	st, out := testState()
@@ -37,6 +38,7 @@ func TestVersionText(t *testing.T) {
 }
 
 func TestVersionJSON(t *testing.T) {
+	t.Parallel()
 	st, out := testState()
 	if err := Execute(context.Background(), st, []string{"version", "--json"}); err != nil {
 		t.Fatal(err)
@@ -58,6 +60,7 @@ func TestVersionJSON(t *testing.T) {
 }
 
 func TestVersionBadInput(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"version", "extra"}, {"version", "--jsn"}} {
 		st, out := testState()
 		err := Execute(context.Background(), st, args)

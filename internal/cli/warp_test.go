@@ -23,6 +23,7 @@ var (
 // analyze of a warp file prints the count and the average warp analyze
 // printed for it, as a user reading both would compare them.
 func TestAnalyzeWarpFileShowsWarpsFigures(t *testing.T) {
+	t.Parallel()
 	txt, err := os.ReadFile(warpAnalysis)
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +48,7 @@ func TestAnalyzeWarpFileShowsWarpsFigures(t *testing.T) {
 // compare takes a warp file on either side of a storbench s3 result: the
 // warp run's GET against storbench's, each side's figures its own.
 func TestCompareWarpFileWithS3Result(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	st, out := s3State(srv)
 	dir := t.TempDir()
@@ -111,6 +113,7 @@ func TestCompareWarpFileWithS3Result(t *testing.T) {
 // A bad file is one line naming it and what is wrong, exit 2, and nothing
 // written: for analyze, and for compare on either side.
 func TestWarpFileBadInputIsOneLineExit2(t *testing.T) {
+	t.Parallel()
 	fixture, err := os.ReadFile(warpFile)
 	if err != nil {
 		t.Fatal(err)

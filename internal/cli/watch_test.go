@@ -32,6 +32,7 @@ func splitState() (*State, *testutil.Buffer, *testutil.Buffer) {
 // Bad watch options are one line and exit 2, before any load: nothing is
 // written, neither in the target nor in the results folder.
 func TestWatchBadInput(t *testing.T) {
+	t.Parallel()
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +94,7 @@ func TestWatchBadInput(t *testing.T) {
 // deaf to SIGTERM); it ends as it would without --live, and says how many
 // lines were dropped.
 func TestLiveFIFOWithoutReader(t *testing.T) {
+	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "live")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
@@ -131,6 +133,7 @@ func mdArgs(t *testing.T) []string {
 // stderr); --live writes a line per second per host and the total, with
 // each second's percentiles; --quiet prints nothing at all.
 func TestJSONLiveQuiet(t *testing.T) {
+	t.Parallel()
 	st, out, errw := splitState()
 	live := filepath.Join(t.TempDir(), "live.jsonl")
 	err := Execute(context.Background(), st, append(mdArgs(t), "--json", "--live", live))
@@ -185,6 +188,7 @@ func TestJSONLiveQuiet(t *testing.T) {
 
 // --live - writes the lines on stdout, and the text on stderr.
 func TestLiveToStdout(t *testing.T) {
+	t.Parallel()
 	st, out, errw := splitState()
 	if err := Execute(context.Background(), st, append(mdArgs(t), "--live", "-")); err != nil {
 		t.Fatalf("%v\n%s", err, errw)
@@ -232,6 +236,7 @@ func startAgentIn(t *testing.T, o AgentServeOptions) (string, error) {
 // loopback they are served without one. A taken port stops the agent
 // before it listens for controllers.
 func TestAgentMetricsListener(t *testing.T) {
+	t.Parallel()
 	token := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(token, []byte("agent-secret-0123456789abcdef\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -33,6 +33,7 @@ func isNumericFlag(f *pflag.Flag) bool {
 // meant the default: --duration 0s ran 5 minutes, --numjobs 0 the job
 // files' 32 jobs.
 func TestZeroFlagsRefused(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	tmp := t.TempDir()
 	work := workloadDir(t, map[string]string{"a": quickJob("read", "")})
@@ -120,6 +121,7 @@ func TestZeroFlagsRefused(t *testing.T) {
 // Every numeric flag says whether 0 is refused or what 0 means, so a new
 // flag cannot silently read 0 as "the default".
 func TestNumericFlagsDecideZero(t *testing.T) {
+	t.Parallel()
 	st, _ := testState()
 	var visit func(c *cobra.Command)
 	visit = func(c *cobra.Command) {
@@ -141,6 +143,7 @@ func TestNumericFlagsDecideZero(t *testing.T) {
 // A suite's settings given as 0 are refused where 0 makes no sense, as the
 // flags are, instead of running the default.
 func TestZeroSuiteKeysRefused(t *testing.T) {
+	t.Parallel()
 	needFio(t)
 	dir := t.TempDir()
 	work := workloadDir(t, map[string]string{"a": quickJob("read", "")})

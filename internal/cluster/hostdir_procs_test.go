@@ -22,6 +22,7 @@ import (
 // host's results and run.json's targets name its own path, and nothing of
 // the run is left.
 func TestClusterPerHostDir(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed")
 	}

@@ -22,6 +22,7 @@ import (
 // host's own), find walks the whole data directory and finds files, and
 // nothing of the run stays in DIR.
 func TestClusterIO500Shapes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("twelve phases across three agents take about 40 s")
 	}

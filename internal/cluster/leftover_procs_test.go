@@ -4,18 +4,22 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storbench/storbench/internal/testutil"
 )
 
-// twoJobs writes a workload directory of two fio jobs of runtime seconds.
-func twoJobs(t *testing.T, runtime int) string {
+// twoJobs writes a workload directory of two fio jobs, a and b, of
+// runtime seconds each (a's, then b's).
+func twoJobs(t *testing.T, runtime ...int) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, n := range []string{"a", "b"} {
-		b, err := os.ReadFile(quickJob(t, t.TempDir(), runtime))
+	for i, n := range []string{"a", "b"} {
+		b, err := os.ReadFile(quickJob(t, t.TempDir(), runtime[i]))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -24,6 +28,23 @@ func twoJobs(t *testing.T, runtime int) string {
 		}
 	}
 	return dir
+}
+
+// waitHostLoad waits until the controller's live line (every second with
+// -v) shows host doing operations in phase: its per-host rate above 0.
+// That is the run stage, with I/O done: waiting a fixed time after the
+// phase's files appeared fell in the preparation on a busy machine (fio
+// lays the files out then), where a signal stops a preparation, not a
+// run.
+func waitHostLoad(t *testing.T, out *testutil.Buffer, phase, host string) {
+	t.Helper()
+	re := regexp.MustCompile(`(?m)^\[` + regexp.QuoteMeta(phase) + `\] .*per host op/s: (.*, )?` + regexp.QuoteMeta(host) + ` [1-9]`)
+	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if re.MatchString(out.String()) {
+			return
+		}
+	}
+	t.Fatalf("no load on %s in phase %s:\n%s", host, phase, out)
 }
 
 func exitCode(err error) int {
@@ -41,24 +62,16 @@ func exitCode(err error) int {
 // keeps that partial result, says so, runs the next phase without it, and
 // the run does not fail.
 func TestClusterAgentSIGTERM(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed")
 	}
 	c := startCluster(t, loopback(t, 3), nil, nil)
 	data := t.TempDir()
-	cmd, out := c.controller(t, "fio", "-d", data, "-w", twoJobs(t, 8))
-	// Mid-run: fio has laid out its file on that host and measured for a
-	// couple of seconds (of 8).
-	host1 := strings.ReplaceAll(c.tp.addrs[1], ":", "-")
-	started := false
-	for deadline := time.Now().Add(30 * time.Second); !started && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		m, _ := filepath.Glob(filepath.Join(data, "storbench", "*", host1, "a", "data", "0"))
-		started = len(m) > 0
-	}
-	if !started {
-		t.Fatalf("phase never started on %s:\n%s", host1, out)
-	}
-	time.Sleep(2500 * time.Millisecond)
+	// Phase b only has to run on the two others: 2 s is enough.
+	cmd, out := c.controller(t, "fio", "-v", "-d", data, "-w", twoJobs(t, 8, 2))
+	// Mid-run: that host has measured I/O (of 8 s).
+	waitHostLoad(t, out, "a", strings.ReplaceAll(c.tp.addrs[1], ":", "-"))
 	_ = c.agents[1].cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-c.agents[1].done:
@@ -113,6 +126,7 @@ func TestClusterAgentSIGTERM(t *testing.T) {
 // summary.json say which host and where, and the run exits 1. Item 4:
 // what cleanup cannot remove on a live agent is reported with its count.
 func TestClusterLeftoversAreReported(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed")
 	}
@@ -120,10 +134,12 @@ func TestClusterLeftoversAreReported(t *testing.T) {
 		c := startCluster(t, loopback(t, 3), nil, nil)
 		data := t.TempDir()
 		cmd, out := c.controller(t, "fio", "-d", data, "-w", quickJob(t, c.dir, 5))
-		if _, ok := c.agents[1].waitLog("phase", 15*time.Second); !ok {
-			t.Fatalf("phase never started:\n%s", out)
+		// Mid-run: once the live line shows the run stage (its first
+		// line comes a second into it), not a fixed time after the
+		// phase began, which fell in its preparation on a busy machine.
+		if !out.WaitFor("[rr5]", 90*time.Second) {
+			t.Fatalf("no live progress:\n%s", out)
 		}
-		time.Sleep(3500 * time.Millisecond)
 		_ = c.agents[1].cmd.Process.Kill()
 		if code := exitCode(cmd.Wait()); code != 1 {
 			t.Errorf("exit %d, want 1:\n%s", code, out)

@@ -18,6 +18,7 @@ import (
 // hosts stat and read cross hosts and remove works on the host's own
 // items, as in mdtest. Nothing fails and every item created is worked on.
 func TestClusterMdShiftByHosts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		hosts, workers int
 		remoteRemove   bool
@@ -72,6 +73,7 @@ func opNamed(t *testing.T, ops []results.OpSummary, name string) results.OpSumma
 // HOST arguments, and a HOST argument may come before --agents; either
 // way the hosts run (and are numbered, run.json's ranks) A, B, C.
 func TestClusterRanksInTheOrderGiven(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, loopback(t, 3), nil, nil)
 	a := c.tp.addrs
 	for _, hosts := range [][]string{

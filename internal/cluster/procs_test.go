@@ -268,7 +268,11 @@ func summaryOf(t *testing.T, folder string) *results.Summary {
 	return s
 }
 
-// quickJob is a one-second fio job with no start delay.
+// quickJob is a fio job of runtime seconds with no start delay, paced at
+// 1,000 reads a second: unpaced, each host's fio took a whole core for
+// its runtime, which the tests (about a host's operations being there,
+// not their rate) never needed, and which starved the other agents and
+// the controller on a 2-core machine.
 func quickJob(t *testing.T, dir string, runtime int) string {
 	t.Helper()
 	p := filepath.Join(dir, fmt.Sprintf("rr%d.job", runtime))
@@ -285,6 +289,7 @@ numjobs=1
 [randread]
 bs=4k
 rw=randread
+rate_iops=1000
 `, runtime)
 	if err := os.WriteFile(p, []byte(job), 0o644); err != nil {
 		t.Fatal(err)
@@ -303,6 +308,7 @@ func topologies(t *testing.T, n int, fn func(t *testing.T, tp *topology)) {
 // host's end (IOR's rule, issue 20), and the merged p99 equals the p99 of
 // the hosts' summed latency bins.
 func TestClusterFio(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed (make test installs it)")
 	}
@@ -377,6 +383,7 @@ func near(a, b float64) bool { return a-b < 1e-6*max(a, b, 1) && b-a < 1e-6*max(
 // md across all agents: each host works under its own directory of the
 // shared file system, and the totals are taken over the common window.
 func TestClusterMd(t *testing.T) {
+	t.Parallel()
 	topologies(t, 3, func(t *testing.T, tp *topology) {
 		c := startCluster(t, tp, nil, nil)
 		data := t.TempDir()
@@ -429,6 +436,7 @@ func TestClusterMd(t *testing.T) {
 // A stride that maps every worker to itself (6) runs too, with a warning,
 // and no item crosses hosts. (-N as mdtest 3.3+: mdshift_procs_test.go.)
 func TestClusterMdStride(t *testing.T) {
+	t.Parallel()
 	topologies(t, 3, func(t *testing.T, tp *topology) {
 		c := startCluster(t, tp, nil, nil)
 		data := t.TempDir()
@@ -502,6 +510,7 @@ func TestClusterMdStride(t *testing.T) {
 // s3 across all agents against one versitygw: the agents hold the keys
 // (from their environment), the controller none.
 func TestClusterS3(t *testing.T) {
+	t.Parallel()
 	topologies(t, 3, func(t *testing.T, tp *topology) {
 		endpoint := startGateway(t, tp.gateway)
 		env := []string{engineEnv("STORBENCH_ACCESS_KEY", s3test.AccessKey), engineEnv("STORBENCH_SECRET_KEY", s3test.SecretKey)}
@@ -578,6 +587,7 @@ func startGateway(t *testing.T, host string) string {
 // finishes on the others and the summary says so. Its files stay: the run
 // names them and exits 1.
 func TestClusterAgentKilled(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed")
 	}
@@ -717,6 +727,7 @@ func TestClusterLinkDown(t *testing.T) {
 // A wrong token and a clock offset over the limit are refused before
 // anything runs, with one clear line.
 func TestClusterRefusals(t *testing.T) {
+	t.Parallel()
 	topologies(t, 3, func(t *testing.T, tp *topology) {
 		c := startCluster(t, tp, func(i int) []string {
 			if i == 1 {
@@ -763,6 +774,7 @@ func TestClusterRefusals(t *testing.T) {
 // stand-in that runs the command locally and forwards -L ports), copies the
 // binary to hosts that lack it, and stops the agents at the end.
 func TestClusterSSH(t *testing.T) {
+	t.Parallel()
 	bin := testutil.StorbenchBin(t)
 	dir := t.TempDir()
 	fake, err := filepath.Abs("testdata/fake-ssh")
@@ -826,6 +838,7 @@ func TestClusterSSH(t *testing.T) {
 // percentiles are those of the hosts' summed histograms, and the text output
 // and summary.md show the corrected totals.
 func TestClusterMdTotals(t *testing.T) {
+	t.Parallel()
 	topologies(t, 3, func(t *testing.T, tp *topology) {
 		c := startCluster(t, tp, nil, nil)
 		for _, args := range [][]string{

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/hosts"
 	"github.com/storbench/storbench/internal/record"
 )
 
@@ -189,8 +190,34 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // decodePrepare decodes a prepare request.
 func decodePrepare(rd io.Reader) (Request, error) {
 	var req Request
-	err := json.NewDecoder(rd).Decode(&req)
-	return req, err
+	if err := json.NewDecoder(rd).Decode(&req); err != nil {
+		return req, err
+	}
+	return req, req.checkNames()
+}
+
+// checkNames refuses a request whose names would lead the agent's paths
+// outside DIR: its own host's name and the next host's are joined into
+// paths (DIR/storbench/<run>/<host>, and fio's read_from reads
+// fio-<next> in the run's shared area), so each, when given, must be a
+// host name (hosts.CheckName: no '/', no ".."), and the run id one path
+// level. The controller names hosts so (HostNames); a request that does
+// not came from something else.
+func (req *Request) checkNames() error {
+	for _, n := range []struct{ what, name string }{{"this host", req.Host}, {"the next host", req.Next}} {
+		if n.name == "" {
+			continue
+		}
+		if err := hosts.CheckName(n.name); err != nil {
+			return fmt.Errorf("the name of %s: %v", n.what, err)
+		}
+	}
+	if req.RunID != "" {
+		if err := engine.CheckPathElement(req.RunID); err != nil {
+			return fmt.Errorf("run id: %v", err)
+		}
+	}
+	return nil
 }
 
 // infoNow returns the agent's Info with the current clock and holder. The

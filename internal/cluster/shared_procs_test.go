@@ -33,6 +33,7 @@ func sharedExample(t *testing.T) string {
 // its neighbour's files and blocks - pass fio's crc32c verification, and
 // without --keep nothing of the run is left in DIR.
 func TestClusterSharedFio(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed")
 	}
@@ -132,6 +133,7 @@ func withPrivateTmpfs(t *testing.T, tp *topology, dir string, private func(i int
 // agent on its own among two that share. No results folder is made, no
 // phase reaches an agent, and no file system keeps anything of the probe.
 func TestClusterSharedAreaProbe(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed")
 	}

@@ -481,6 +481,7 @@ func loadStopped(t *testing.T, folder string, want int) time.Time {
 // --allow-partial run on the other host. ssh is the stand-in
 // testdata/fake-ssh, as in TestClusterSSH.
 func TestSSHAllowPartial(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("the ssh stand-in needs python3")
 	}

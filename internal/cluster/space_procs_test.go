@@ -48,6 +48,7 @@ func lastLine(out string) string {
 // exit 2, before anything is made (each host used to check its own 20
 // MiB, and the second laid out into a full file system). 2 x 12 MiB runs.
 func TestSpaceOfHostsOnOneFileSystem(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed")
 	}
@@ -85,6 +86,7 @@ func TestSpaceOfHostsOnOneFileSystem(t *testing.T) {
 // that host; it used to check this machine only, and not at all with
 // agents.
 func TestSpaceUnknownOnAgentsSaysSo(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, loopback(t, 2), nil, nil)
 	code, out := c.run(t, "run", fioSuite(t, "/proc", "1g"), "--dry-run")
 	if code != 0 {

@@ -68,6 +68,7 @@ func tamperProxy(t *testing.T, agent string, edit func(path string, line []byte)
 // agent sent reaches the output or the results. Through the same proxy
 // without a change, the run completes.
 func TestAgentFiguresNotAskedForRefused(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, loopback(t, 1), nil, nil)
 	phaseRE := regexp.MustCompile(`"phase":"[^"]*"`)
 	for _, tc := range []struct {

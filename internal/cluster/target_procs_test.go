@@ -18,6 +18,7 @@ import (
 // file system: run.json lists a target per host, each with the agent's
 // tmpfs (its source and options), none with the controller's file system.
 func TestRunRecordsEachAgentsTarget(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("fio is not installed")
 	}

@@ -387,8 +387,15 @@ func (w *Workspace) remove(all bool) error {
 // Keep leaves the workspace as it is, for good: the run keeps its files,
 // or they are another's to remove (a place in the run's shared area,
 // which the run removes at its end). The workspace gives up its handle
-// and its hold on the run's lease.
-func (w *Workspace) Keep() { w.release() }
+// and its hold on the run's lease. When another host removed the place
+// already (it removes a shared directory, and may finish first), this
+// host's lease was the last of the run in DIR/storbench: then it takes
+// DIR/storbench, made by the run and holding nothing else, as Remove
+// does (removeTop; with files kept it stays).
+func (w *Workspace) Keep() {
+	w.release()
+	w.removeTop()
+}
 
 func (w *Workspace) release() {
 	if w.leased {

@@ -167,6 +167,49 @@ func TestSharedWorkspace(t *testing.T) {
 	}
 }
 
+// The host that removes a shared directory may finish before one that
+// keeps it (md's rank 0 removes its shared tree, the others keep it; on
+// Ctrl-C they end in any order, after the run-level cleanup): the last
+// to let go of the run, whichever way, takes DIR/storbench, which the
+// run made, when it holds nothing else. A kept workspace that still has
+// its files leaves it. (TestMPIExecLauncher/Ctrl-C once found
+// DIR/storbench holding only the run's marker.)
+func TestSharedWorkspaceKeptAfterItsRemoval(t *testing.T) {
+	dir := t.TempDir()
+	a, err := SharedWorkspace(dir, "r1", "tree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := SharedWorkspace(dir, "r1", "tree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	b.Keep()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("DIR holds %v after one host removed the shared directory and the other kept it", dirNames(ents))
+	}
+	kept, err := NewWorkspace(dir, "r2", "h", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept.Keep()
+	if _, err := os.Stat(kept.Path); err != nil {
+		t.Errorf("a kept workspace's directory went: %v", err)
+	}
+}
+
+// dirNames are the names of ents (a DirEntry prints its type: "- name").
+func dirNames(ents []os.DirEntry) []string {
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
 // No host works in a directory named like the run's shared area: its
 // files would mix with every host's shared work (cluster.HostNames renames
 // such a host; this is the last guard).

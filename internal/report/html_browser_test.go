@@ -39,17 +39,18 @@ func TestHTMLReportInChromium(t *testing.T) {
 		{"64-hosts", "", "", true}, {"before-per-second", "s3-b", "s3-a", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := filepath.Join(resultsDir, tc.dir)
+			var page []byte
 			if tc.dir == "" {
-				dir = synthHosts(t, 64, 40)
-			}
-			before := ""
-			if tc.before != "" {
-				before = filepath.Join(resultsDir, tc.before)
-			}
-			page, err := HTMLFolder(dir, before)
-			if err != nil {
-				t.Fatal(err)
+				_, page = sixtyFourHosts(t)
+			} else {
+				before := ""
+				if tc.before != "" {
+					before = filepath.Join(resultsDir, tc.before)
+				}
+				var err error
+				if page, err = HTMLFolder(filepath.Join(resultsDir, tc.dir), before); err != nil {
+					t.Fatal(err)
+				}
 			}
 			tmp := t.TempDir()
 			file := filepath.Join(tmp, "report.html")

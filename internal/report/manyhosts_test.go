@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +21,42 @@ import (
 // rest: less throughput and higher latency.
 var slowHosts = map[string]float64{"client17": 0.5, "client40": 0.6, "client05": 0.8}
 
+// many is the 64-host run of TestReportManyHosts and the Chromium test's
+// 64-hosts page, and its report: made once (17 s under -race on a loaded
+// machine) in a directory TestMain removes.
+var many struct {
+	once sync.Once
+	root string
+	dir  string
+	page []byte
+	err  error
+}
+
+// sixtyFourHosts returns the folder of a synthetic run on 64 hosts of 40
+// seconds (synthHosts) and its HTML report.
+func sixtyFourHosts(t testing.TB) (dir string, page []byte) {
+	t.Helper()
+	many.once.Do(func() {
+		if many.root, many.err = os.MkdirTemp("", "storbench-report-test-"); many.err != nil {
+			return
+		}
+		many.dir = synthHostsIn(t, many.root, 64, 40)
+		many.page, many.err = HTMLFolder(many.dir, "")
+	})
+	if many.err != nil || many.page == nil {
+		t.Fatalf("the 64-host report: %v", many.err)
+	}
+	return many.dir, many.page
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if many.root != "" {
+		_ = os.RemoveAll(many.root)
+	}
+	os.Exit(code)
+}
+
 // synthHosts writes a results folder of a run on n hosts (client01, ...)
 // with two phases of secs seconds: an s3 phase whose GET and PUT run
 // together, and an md phase whose file-create and file-stat run one after
@@ -26,12 +64,18 @@ var slowHosts = map[string]float64{"client17": 0.5, "client40": 0.6, "client05":
 // slowHosts are slower by their factor. It returns the folder.
 func synthHosts(t testing.TB, n, secs int) string {
 	t.Helper()
+	return synthHostsIn(t, t.TempDir(), n, secs)
+}
+
+// synthHostsIn is synthHosts writing its folder under root.
+func synthHostsIn(t testing.TB, root string, n, secs int) string {
+	t.Helper()
 	start := time.Date(2026, 11, 21, 5, 0, 0, 0, time.UTC)
 	var agents []model.AgentInfo
 	for h := 1; h <= n; h++ {
 		agents = append(agents, model.AgentInfo{Host: fmt.Sprintf("client%02d", h)})
 	}
-	f, err := results.Create(t.TempDir(), results.RunInfo{RunHead: model.RunHead{RunID: results.NewRunID(start), Name: fmt.Sprintf("%d-hosts", n),
+	f, err := results.Create(root, results.RunInfo{RunHead: model.RunHead{RunID: results.NewRunID(start), Name: fmt.Sprintf("%d-hosts", n),
 		StartedAt: start}, Agents: agents})
 	if err != nil {
 		t.Fatal(err)
@@ -116,11 +160,7 @@ func synthHosts(t testing.TB, n, secs int) string {
 // slowest hosts, and every host's figures are in a table; latency over
 // time is charted for every phase.
 func TestReportManyHosts(t *testing.T) {
-	dir := synthHosts(t, 64, 40)
-	page, err := HTMLFolder(dir, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, page := sixtyFourHosts(t)
 	s := string(page)
 	phases := strings.Split(s, "<h3>")[1:]
 	if len(phases) != 2 {

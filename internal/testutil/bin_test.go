@@ -38,7 +38,9 @@ func TestStorbenchBinLeavesNothing(t *testing.T) {
 	tmp := t.TempDir()
 	cmd := exec.Command("go", "test", "-count=1", "-v", "-run", "^TestStorbenchBinProbe$", "./internal/testutil/")
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), binProbeEnv+"=1", "TMPDIR="+tmp, "GOTMPDIR=")
+	// BinEnv emptied: make test names its own build there, and the probe
+	// must build.
+	cmd.Env = append(os.Environ(), binProbeEnv+"=1", "TMPDIR="+tmp, "GOTMPDIR=", BinEnv+"=")
 	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "built "+tmp) {

@@ -161,6 +161,7 @@ func prepareErr(t *testing.T, p map[string]any) error {
 }
 
 func TestNetworkBadInput(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{IAM: true})
 	if err := srv.CreateUser("plainuser", "plainusersecret", "user"); err != nil {
 		t.Fatal(err)
@@ -280,6 +281,7 @@ func TestEndpointDefaultPort(t *testing.T) {
 // a CA file that is not there or holds no certificate, and --ca-cert
 // without --tls are one clear line each.
 func TestTLSCertificateChoices(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{TLS: true})
 	otherCA, _, err := s3test.SelfSigned(t.TempDir())
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 // proxy in front of the real versitygw counts the creations and holds
 // each for 200 ms, so that the hosts' looks all come before it.
 func TestOneHostMakesTheBucket(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	var creates atomic.Int32
 	ep := faultProxy(t, srv, func(w http.ResponseWriter, r *http.Request) bool {

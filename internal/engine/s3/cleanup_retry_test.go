@@ -25,6 +25,7 @@ import (
 // fails the first three DELETEs of the bucket itself (a fault injector, as
 // no real server fails on demand).
 func TestBucketRemovalRetriesServerErrors(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	var failed atomic.Int32
 	ep := faultProxy(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
@@ -68,6 +69,7 @@ func TestBucketRemovalRetriesServerErrors(t *testing.T) {
 // ("We encountered an internal error") and left its objects and bucket. A
 // proxy in front of the real versitygw injects the errors.
 func TestSetUpAndCleanupRetryServerErrors(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	var lists, puts, holds, marker, failed atomic.Int32
 	lists.Store(2)

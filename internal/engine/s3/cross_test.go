@@ -21,6 +21,7 @@ import (
 // the second; host 1 the other way round. The gateways' access logs show
 // it, and no read fails its check.
 func TestCrossReadsThroughAnotherGateway(t *testing.T) {
+	t.Parallel()
 	if _, err := s3test.Binary(); err != nil {
 		t.Skipf("versitygw cannot be built: %v", err)
 	}

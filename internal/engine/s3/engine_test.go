@@ -24,6 +24,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/report"
 	"github.com/storbench/storbench/internal/s3test"
@@ -132,7 +133,15 @@ func verify(t testing.TB, ph *phase, cl *minio.Client, n int, expect func(key st
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := io.ReadAll(o)
+		// One read into the object's size: io.ReadAll's doubling copies
+		// 15-MiB multipart objects several times, slow under -race.
+		got := make([]byte, size)
+		_, err = io.ReadFull(o, got)
+		if err == nil {
+			if n, _ := o.Read(make([]byte, 1)); n != 0 {
+				err = errors.New("longer than listed")
+			}
+		}
 		o.Close()
 		if err != nil {
 			t.Fatalf("read back %s: %v", k, err)
@@ -146,6 +155,7 @@ func verify(t testing.TB, ph *phase, cl *minio.Client, n int, expect func(key st
 }
 
 func TestEveryOpAgainstVersityGW(t *testing.T) {
+	t.Parallel()
 	everyOp(t, s3test.StartT(t, s3test.Options{}), everyOpCases)
 }
 
@@ -156,12 +166,16 @@ type opCase struct {
 	extra  map[string]any
 	ops    []string
 	verify bool
+	// sdkOnly: the engine runs it on minio-go whatever the client asked
+	// (leanUsable, TestLeanNotUsedWhereItCannot), so the lean run of it
+	// would repeat the minio-go one.
+	sdkOnly bool
 }
 
 // everyOpCases are the benchmarks TestEveryOpAgainstVersityGW runs;
 // multipartCase the one of them that uploads in parts.
 var (
-	multipartCase = opCase{op: "multipart", extra: map[string]any{"parts": 3, "part_size": "5MiB", "part_concurrency": 2, "concurrent": 2}, ops: []string{"UPLOAD", "PART"}, verify: true}
+	multipartCase = opCase{op: "multipart", extra: map[string]any{"parts": 3, "part_size": "5MiB", "part_concurrency": 2, "concurrent": 2}, ops: []string{"UPLOAD", "PART"}, verify: true, sdkOnly: true}
 	everyOpCases  = []opCase{
 		{op: "put", ops: []string{"PUT"}, verify: true},
 		{op: "put", extra: map[string]any{"obj_randsize": true, "md5": true, "noprefix": true}, ops: []string{"PUT"}, verify: true},
@@ -191,6 +205,9 @@ func everyOp(t *testing.T, srv *s3test.Server, cases []opCase, clients ...string
 	// and minio-go (sdk).
 	for j, client := range clients {
 		for i, tc := range cases {
+			if tc.sdkOnly && client != "minio-go" {
+				continue
+			}
 			t.Run(client+"/"+tc.op, func(t *testing.T) {
 				p := baseParams(srv, tc.op)
 				for k, v := range tc.extra {
@@ -244,7 +261,7 @@ func everyOp(t *testing.T, srv *s3test.Server, cases []opCase, clients ...string
 					expect := func(k string, size int64) []byte { return ph.data.content(k, size) }
 					if tc.op == "multipart" {
 						expect = func(k string, size int64) []byte {
-							var out []byte
+							out := make([]byte, 0, size)
 							ps := int64(ph.c.PartSize)
 							for p := 0; int64(p)*ps < size; p++ {
 								r := &dataReader{}
@@ -275,6 +292,7 @@ func everyOp(t *testing.T, srv *s3test.Server, cases []opCase, clients ...string
 }
 
 func TestBucketCreatedAndRemovedOnlyWhenEmpty(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	cl := adminClient(t, srv)
 	ctx := context.Background()
@@ -321,6 +339,7 @@ func TestBucketCreatedAndRemovedOnlyWhenEmpty(t *testing.T) {
 }
 
 func TestVersioned(t *testing.T) {
+	t.Parallel()
 	versioned(t, s3test.StartT(t, s3test.Options{Versioning: true}))
 }
 
@@ -330,6 +349,16 @@ func versioned(t *testing.T, srv *s3test.Server) {
 	cl := adminClient(t, srv)
 	ctx := context.Background()
 	p := baseParams(srv, "versioned")
+	// Without DELETEs every request must succeed: a PUT publishes a new
+	// version under versitygw's per-key lock, so a read of any version the
+	// pool holds finds it.
+	p["bucket"], p["delete_distrib"] = "vers-nodel", 0
+	for _, o := range runVersioned(t, p).Ops {
+		if o.Ops == 0 || o.Errors != 0 {
+			t.Errorf("no DELETEs: %s: %d ops %d errors %v; want ops and no errors", o.Op, o.Ops, o.Errors, o.ErrorKinds)
+		}
+	}
+	delete(p, "delete_distrib")
 	p["bucket"] = "vers"
 	pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "rv"}, phaseOf(t, "v", p))
 	if err != nil {
@@ -339,15 +368,7 @@ func versioned(t *testing.T, srv *s3test.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range res.Ops {
-		// versitygw's posix backend moves versions between directories
-		// without atomicity, so a read racing a new version now and then
-		// sees NoSuchKey/NoSuchVersion. Those are counted, as they should
-		// be; more than a few percent would be storbench's fault.
-		if o.Ops == 0 || float64(o.Errors) > 0.05*float64(o.Ops) {
-			t.Errorf("%s: %d ops %d errors %v", o.Op, o.Ops, o.Errors, o.ErrorKinds)
-		}
-	}
+	checkVersionedReads(t, res.Ops)
 	if err := pr.Cleanup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +386,59 @@ func versioned(t *testing.T, srv *s3test.Server) {
 	}
 }
 
+// runVersioned prepares, runs and cleans up the versioned phase of params p.
+func runVersioned(t *testing.T, p map[string]any) *model.HostResult {
+	t.Helper()
+	ctx := context.Background()
+	pr, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: "rv0"}, phaseOf(t, "v", p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Cleanup(ctx)
+	res, err := pr.Run(ctx, time.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// checkVersionedReads checks a versioned run with DELETEs: every request
+// fails only as versitygw's posix backend lets it. Its DELETE of a key's
+// latest version removes the file and then moves the previous version into
+// its place without the per-key lock a PUT takes: a read of any version of
+// that key in that window gets NoSuchKey or NoSuchVersion, and a PUT of the
+// key, whose snapshot of the version it replaces meets the file gone, an
+// InternalError (seen 0-5 errors in about 350 requests a run, more under
+// load: 4 of 64 STATs failed CI's 5% bound). storbench asks only for
+// versions the pool holds and leases them from DELETEs (TestEveryOpAgainstVersityGW's
+// mixed case checks that with no error allowed; the run without DELETEs
+// in versioned, with none), so each error needs a DELETE of its key in
+// flight, and a worker seldom draws that key twice in one window: the
+// errors stay at most the DELETEs.
+func checkVersionedReads(t *testing.T, ops []record.OpStats) {
+	t.Helper()
+	var dels, bad uint64
+	for _, o := range ops {
+		if o.Ops == 0 {
+			t.Errorf("%s: no ops", o.Op)
+		}
+		if o.Op == "DELETE" {
+			dels = o.Ops
+		}
+		for kind, n := range o.ErrorKinds {
+			if kind != "NoSuchKey" && kind != "NoSuchVersion" && kind != "InternalError" {
+				t.Errorf("%s: %d errors %s; want only versitygw's NoSuchKey/NoSuchVersion/InternalError race", o.Op, n, kind)
+			}
+		}
+		bad += o.Errors
+	}
+	if bad > dels {
+		t.Errorf("%d requests failed beside %d DELETEs: more than versitygw's race explains", bad, dels)
+	}
+}
+
 func TestBenchDataStreamsEveryRequest(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	p := baseParams(srv, "get")
 	file := filepath.Join(t.TempDir(), "ops.tsv.zst")
@@ -461,6 +534,7 @@ func TestEndpointsFileNameMatchesReport(t *testing.T) {
 
 // Two gateways on one posix root are one object store with two endpoints.
 func TestSeveralEndpointsAreReportedEach(t *testing.T) {
+	t.Parallel()
 	if _, err := s3test.Binary(); err != nil {
 		t.Skip(err)
 	}
@@ -511,6 +585,7 @@ func TestSeveralEndpointsAreReportedEach(t *testing.T) {
 // still there both left it, silently, and a host that found it already
 // removed reported it as a leftover.
 func TestBucketRemovedOnceByTheHostsOfOneRun(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	cl := adminClient(t, srv)
 	ctx := context.Background()

@@ -37,6 +37,7 @@ func runPhase(t *testing.T, name string, p map[string]any) (*phase, *engine.Host
 // classes add up to the operation, and every class's requests have sizes
 // inside it.
 func TestSizeClassesAgainstVersityGW(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	for _, tc := range []struct {
 		name  string
@@ -113,6 +114,7 @@ func TestSizeClassesAgainstVersityGW(t *testing.T) {
 // changed behind the benchmark's back is counted under its own error
 // kind, on both request paths; untouched objects pass.
 func TestVerifyCountsMismatches(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	for _, client := range []string{"lean", "minio-go"} {
 		t.Run(client, func(t *testing.T) {
@@ -165,6 +167,7 @@ func TestVerifyCountsMismatches(t *testing.T) {
 // and HTTPS. An address this machine does not have is refused before
 // anything is written.
 func TestBindSpreadsWorkersOverLocalAddresses(t *testing.T) {
+	t.Parallel()
 	logFile := filepath.Join(t.TempDir(), "access.log")
 	srv := s3test.StartT(t, s3test.Options{AccessLog: logFile})
 	tlsLog := filepath.Join(t.TempDir(), "access.log")
@@ -239,6 +242,7 @@ func requestsFrom(t *testing.T, file, action string) map[string]int {
 // Storage class, user metadata and tags reach the server with every
 // upload, on both request paths, over HTTP and HTTPS.
 func TestUploadOptionsAgainstVersityGW(t *testing.T) {
+	t.Parallel()
 	plain := s3test.StartT(t, s3test.Options{})
 	tlsSrv := s3test.StartT(t, s3test.Options{TLS: true})
 	ctx := context.Background()
@@ -326,6 +330,7 @@ func TestUploadOptionsTheServerIgnoresAreRefused(t *testing.T) {
 // Objects over 16 MiB are uploaded in parts, as warp does, unless
 // --disable-multipart: then one PUT, on the lean path.
 func TestDisableMultipart(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	cl := adminClient(t, srv)
 	ctx := context.Background()
@@ -369,6 +374,7 @@ func TestDisableMultipart(t *testing.T) {
 // parts, and each part of multipart-put - and the server keeps it: a HEAD
 // asking for checksums returns one of the algorithm.
 func TestChecksumOnEveryUpload(t *testing.T) {
+	t.Parallel()
 	srv := s3test.StartT(t, s3test.Options{})
 	cl := adminClient(t, srv)
 	ctx := context.Background()
@@ -423,6 +429,7 @@ func TestChecksumOnEveryUpload(t *testing.T) {
 // bucket versioning and metadata MinIO's extension, and a server without
 // either is refused in one line.
 func TestListOptionsAgainstVersityGW(t *testing.T) {
+	t.Parallel()
 	listVariants(t, s3test.StartT(t, s3test.Options{Versioning: true}))
 	srv := s3test.StartT(t, s3test.Options{}) // no versioning
 	cl := adminClient(t, srv)
@@ -487,6 +494,7 @@ func listVariants(t *testing.T, vsrv *s3test.Server) {
 // locked versions and the bucket it made with object lock. A server or
 // bucket without what it needs is refused in one line.
 func TestRetentionAgainstVersityGW(t *testing.T) {
+	t.Parallel()
 	vsrv := s3test.StartT(t, s3test.Options{Versioning: true})
 	srv := s3test.StartT(t, s3test.Options{})
 	t.Run("versions", func(t *testing.T) { retention(t, vsrv, map[string]any{"versions": 3}) })
@@ -548,6 +556,7 @@ func retention(t *testing.T, srv *s3test.Server, extra map[string]any) {
 // multipart-put uploads objects in parts, several at once, and records
 // each part (PUTPART, warp's name) and each whole object (UPLOAD).
 func TestMultipartPutAgainstVersityGW(t *testing.T) {
+	t.Parallel()
 	multipartPut(t, s3test.StartT(t, s3test.Options{}))
 }
 
