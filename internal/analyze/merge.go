@@ -53,7 +53,7 @@ func Merge(inputs []string, o MergeOptions) (*results.Folder, error) {
 	}
 	first := ins[0].run
 	f, err := results.Create(o.Root, results.RunInfo{
-		RunID: results.NewRunID(o.Now), Name: "merged-" + first.Name, StartedAt: first.StartedAt,
+		RunHead:     model.RunHead{RunID: results.NewRunID(o.Now), Name: "merged-" + first.Name, StartedAt: first.StartedAt},
 		CommandLine: o.CommandLine, Versions: first.Versions, Agents: agents, Targets: first.Targets, Plan: first.Plan,
 		Settings: map[string]any{"merged_from": inputs},
 	})

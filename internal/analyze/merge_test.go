@@ -31,7 +31,7 @@ func writeClient(t *testing.T, host string, startS int64) string {
 	st := rec.Stats(0, "GET")
 	st.StartNs, st.EndNs = startS*1e9, (startS+10)*1e9
 	h.Ops = []record.OpStats{st}
-	f, err := results.Create(t.TempDir(), results.RunInfo{RunID: results.NewRunID(time.Unix(startS, 0)), Name: "get", Agents: []model.AgentInfo{{Host: host}}})
+	f, err := results.Create(t.TempDir(), results.RunInfo{RunHead: model.RunHead{RunID: results.NewRunID(time.Unix(startS, 0)), Name: "get"}, Agents: []model.AgentInfo{{Host: host}}})
 	if err != nil {
 		t.Fatal(err)
 	}

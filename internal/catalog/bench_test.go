@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/storbench/storbench/internal/model"
 )
 
 // BenchmarkIndex1000Folders indexes 1,000 generated results folders
@@ -79,7 +81,7 @@ func manyRuns(b *testing.B, n int) string {
 	}
 	for i := range n {
 		g := genRun{i: i, start: t0.Add(time.Duration(i) * time.Hour)}
-		r := Run{ID: g.runID(), Name: "nightly", Status: "completed", Finished: true, StartedAt: g.start, EndedAt: g.start.Add(time.Minute),
+		r := Run{RunHead: model.RunHead{RunID: g.runID(), Name: "nightly", Status: "completed", StartedAt: g.start, EndedAt: g.start.Add(time.Minute)}, Finished: true,
 			Storbench: "v1.2.3", Fio: "fio-3.36", Command: []string{"storbench", "run"}, Path: "/results/" + g.runID(),
 			Labels: map[string]string{"tuning": []string{"default", "tuned"}[i%2], "raid": []string{"6", "jbod"}[i%3%2], "cycle": fmt.Sprint(i / 1000)},
 			Kernel: "6.1.0", FSType: []string{"xfs", "ext4", "gpfs"}[i%3], MountOptions: "rw,noatime", Devices: "Test NVMe 1TB", Hosts: 1 + i%8}

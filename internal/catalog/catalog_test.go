@@ -63,7 +63,7 @@ func answers(t *testing.T, c *Catalog) string {
 			out = append(out, pts)
 		}
 		if len(runs) > 0 {
-			figs, err := c.Figures(ctx, runs[0].ID)
+			figs, err := c.Figures(ctx, runs[0].RunID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +146,7 @@ func TestAddTwiceIsOnce(t *testing.T) {
 		if len(runs) != 1 || runs[0].Status != "completed" {
 			t.Fatalf("after adding one run three times: %+v, want one completed run", runs)
 		}
-		figs, _ := c.Figures(t.Context(), runs[0].ID)
+		figs, _ := c.Figures(t.Context(), runs[0].RunID)
 		// 4 operations x 7 figures, less the bandwidth of md's create and
 		// stat, which move no bytes: not measured, so absent.
 		if len(figs) != 4*7-2 {
@@ -167,7 +167,7 @@ func TestHalfWrittenFolder(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a crashed run's folder was refused: %v", err)
 	}
-	figs, _ := c.Figures(t.Context(), r.ID)
+	figs, _ := c.Figures(t.Context(), r.RunID)
 	if r.Status != StatusUnfinished || len(figs) != 0 {
 		t.Errorf("indexed as %q with %d figures, want %q with none", r.Status, len(figs), StatusUnfinished)
 	}

@@ -203,7 +203,7 @@ func (c *Catalog) Check(ctx context.Context, runID string, q Query, o CheckOptio
 	}
 	res := &CheckResult{Run: runID, Baseline: q.String(), ThresholdPct: o.ThresholdPct, Alpha: o.alpha(), Method: CheckMethod}
 	for _, r := range base {
-		res.BaselineRuns = append(res.BaselineRuns, r.ID)
+		res.BaselineRuns = append(res.BaselineRuns, r.RunID)
 	}
 	if len(baseFigs) == 0 {
 		return nil, &NoBaselineError{Query: q.String()}
@@ -223,10 +223,10 @@ func (c *Catalog) GroupFigures(ctx context.Context, q Query, leaveOut string) ([
 	var kept []Run
 	var figs [][]Figure
 	for _, r := range runs {
-		if r.ID == leaveOut || !r.Finished || r.Status != "completed" {
+		if r.RunID == leaveOut || !r.Finished || r.Status != "completed" {
 			continue
 		}
-		f, err := c.Figures(ctx, r.ID)
+		f, err := c.Figures(ctx, r.RunID)
 		if err != nil {
 			return nil, nil, err
 		}

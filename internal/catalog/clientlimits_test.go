@@ -15,7 +15,7 @@ import (
 func TestCatalogKeepsClientLimits(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		c := open(t, b.create(t))
-		f, err := results.Create(t.TempDir(), results.RunInfo{RunID: "20260301T120000Z-cl", Name: "limits", StartedAt: t0})
+		f, err := results.Create(t.TempDir(), results.RunInfo{RunHead: model.RunHead{RunID: "20260301T120000Z-cl", Name: "limits", StartedAt: t0}})
 		if err != nil {
 			t.Fatal(err)
 		}

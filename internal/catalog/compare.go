@@ -47,7 +47,7 @@ func (c *Catalog) CompareGroups(ctx context.Context, qa, qb Query, o CheckOption
 			return nil, exit.With(exit.BadInput, fmt.Errorf("%v (its folder moved? add it again with storbench catalog add)", err))
 		}
 		cmp.Before, cmp.After = before, after
-		cmp.Notes = append(cmp.Notes, fmt.Sprintf("one run on each side (%s, %s): compared as storbench compare does, their per-second series giving the noise", runs[0][0].ID, runs[1][0].ID))
+		cmp.Notes = append(cmp.Notes, fmt.Sprintf("one run on each side (%s, %s): compared as storbench compare does, their per-second series giving the noise", runs[0][0].RunID, runs[1][0].RunID))
 		return cmp, nil
 	}
 	judged, _ := JudgeGroups(figs[0], figs[1], o)

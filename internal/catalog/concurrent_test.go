@@ -57,14 +57,14 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 			t.Fatalf("%d runs in the catalog after %d writers added %d each, want %d", len(runs), writers, each, writers*each)
 		}
 		for _, r := range runs {
-			figs, err := c.Figures(t.Context(), r.ID)
+			figs, err := c.Figures(t.Context(), r.RunID)
 			if err != nil {
 				t.Fatal(err)
 			}
 			// 26 totals, and per host (2 hosts) the rate of 4 operations
 			// and the rest of their figures.
 			if len(figs) < 26 || r.Labels["writer"] == "" {
-				t.Errorf("run %s has %d figures and labels %v: not whole", r.ID, len(figs), r.Labels)
+				t.Errorf("run %s has %d figures and labels %v: not whole", r.RunID, len(figs), r.Labels)
 			}
 		}
 	})

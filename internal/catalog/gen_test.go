@@ -59,7 +59,7 @@ func writeGen(tb testing.TB, root string, g genRun) string {
 		agents[h] = model.AgentInfo{Host: fmt.Sprintf("client%d", h+1)}
 	}
 	f, err := results.Create(root, results.RunInfo{
-		RunID: g.runID(), Name: g.name, StartedAt: g.start, CommandLine: []string{"storbench", "run", "suite.yaml"},
+		RunHead: model.RunHead{RunID: g.runID(), Name: g.name, StartedAt: g.start}, CommandLine: []string{"storbench", "run", "suite.yaml"},
 		Versions: results.Versions{Storbench: "v1.2.3", Fio: "fio-3.36", Kernel: "6.1.0-test"}, Agents: agents,
 		Labels: g.labels,
 		Fingerprint: &model.Fingerprint{Kernel: "6.1.0-test", Hosts: g.hosts, S3Server: g.s3server, Targets: []model.TargetPrint{

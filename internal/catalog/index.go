@@ -25,15 +25,13 @@ const StatusUnfinished = "unfinished"
 
 // Run is one run as the catalog holds it.
 type Run struct {
-	ID     string `json:"run_id"`
-	Name   string `json:"name"`
-	Status string `json:"status"`
+	// RunHead is the run as run.json names it (its status "unfinished"
+	// for a folder a run never finished writing).
+	model.RunHead
 	// Finished is false for a folder a run never finished writing.
-	Finished  bool      `json:"finished"`
-	StartedAt time.Time `json:"started_at"`
-	EndedAt   time.Time `json:"ended_at,omitzero"`
-	Storbench string    `json:"storbench"`
-	Fio       string    `json:"fio,omitempty"`
+	Finished  bool   `json:"finished"`
+	Storbench string `json:"storbench"`
+	Fio       string `json:"fio,omitempty"`
 	// Command is the command line as run.json recorded it (secrets
 	// already redacted there).
 	Command []string `json:"command"`
@@ -139,14 +137,14 @@ func ReadFolder(dir string) (*Record, error) {
 // runOf flattens run.json into a Run.
 func runOf(info *results.RunInfo, path string) Run {
 	r := Run{
-		ID: info.RunID, Name: info.Name, Status: info.Status, Finished: info.Status != results.StatusRunning,
-		StartedAt: info.StartedAt.UTC(), EndedAt: info.EndedAt.UTC(), Storbench: info.Versions.Storbench,
+		RunHead: info.RunHead, Finished: info.Status != results.StatusRunning, Storbench: info.Versions.Storbench,
 		Fio: info.Versions.Fio, Command: info.CommandLine, Path: path, Labels: info.Labels,
 		Kernel: info.Versions.Kernel, Hosts: max(1, len(info.Agents)),
 	}
 	if r.Command == nil {
 		r.Command = []string{}
 	}
+	r.StartedAt, r.EndedAt = r.StartedAt.UTC(), r.EndedAt.UTC()
 	if !r.Finished {
 		r.Status = StatusUnfinished
 	}
@@ -303,12 +301,12 @@ func (c *Catalog) putTx(ctx context.Context, tx *sql.Tx, rec *Record) error {
 	r := rec.Run
 	if c.pg {
 		// Two writers of one run id wait for each other.
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, r.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, r.RunID); err != nil {
 			return c.writeErr(err)
 		}
 	}
 	for _, t := range runTables(c.schema) {
-		if _, err := tx.ExecContext(ctx, c.q(`DELETE FROM `+t+` WHERE run_id = ?`), r.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, c.q(`DELETE FROM `+t+` WHERE run_id = ?`), r.RunID); err != nil {
 			return c.writeErr(err)
 		}
 	}
@@ -320,12 +318,12 @@ func (c *Catalog) putTx(ctx context.Context, tx *sql.Tx, rec *Record) error {
 	if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO sb_runs (run_id, name, status, finished, started_ns, ended_ns, storbench, fio,
 		command, path, kernel, fs_type, mount_options, devices, s3_endpoint, s3_server, hosts, indexed_ns)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		r.ID, r.Name, r.Status, fin, ns(r.StartedAt), ns(r.EndedAt), r.Storbench, r.Fio, string(cmd), r.Path,
+		r.RunID, r.Name, r.Status, fin, ns(r.StartedAt), ns(r.EndedAt), r.Storbench, r.Fio, string(cmd), r.Path,
 		r.Kernel, r.FSType, r.MountOptions, r.Devices, r.S3Endpoint, r.S3Server, r.Hosts, time.Now().UnixNano()); err != nil {
 		return c.writeErr(err)
 	}
 	for k, v := range r.Labels {
-		if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO sb_labels (run_id, key, value) VALUES (?, ?, ?)`), r.ID, k, v); err != nil {
+		if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO sb_labels (run_id, key, value) VALUES (?, ?, ?)`), r.RunID, k, v); err != nil {
 			return c.writeErr(err)
 		}
 	}
@@ -333,11 +331,11 @@ func (c *Catalog) putTx(ctx context.Context, tx *sql.Tx, rec *Record) error {
 		if c.schema < 3 {
 			break // an older catalog's tables (tests)
 		}
-		if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO sb_s3_features (run_id, feature, result) VALUES (?, ?, ?)`), r.ID, f, res); err != nil {
+		if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO sb_s3_features (run_id, feature, result) VALUES (?, ?, ?)`), r.RunID, f, res); err != nil {
 			return c.writeErr(err)
 		}
 	}
-	if err := c.putLimits(ctx, tx, r.ID, rec.Limits); err != nil {
+	if err := c.putLimits(ctx, tx, r.RunID, rec.Limits); err != nil {
 		return c.writeErr(err)
 	}
 	for _, l := range rec.ClientLimits {
@@ -345,11 +343,11 @@ func (c *Catalog) putTx(ctx context.Context, tx *sql.Tx, rec *Record) error {
 			break // an older catalog's tables (tests)
 		}
 		if _, err := tx.ExecContext(ctx, c.q(`INSERT INTO sb_client_limits (run_id, phase, host, kind, verdict) VALUES (?, ?, ?, ?, ?)`),
-			r.ID, l.Phase, l.Host, l.Kind, l.Text); err != nil {
+			r.RunID, l.Phase, l.Host, l.Kind, l.Text); err != nil {
 			return c.writeErr(err)
 		}
 	}
-	return c.writeErr(c.putFigures(ctx, tx, r.ID, rec.Figures))
+	return c.writeErr(c.putFigures(ctx, tx, r.RunID, rec.Figures))
 }
 
 // addBatch is how many folders AddAll writes in one transaction.

@@ -36,7 +36,7 @@ func TestCatalogKeepsLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ids = append(ids, r.ID)
+			ids = append(ids, r.RunID)
 		}
 		want := []Limit{}
 		for _, l := range seqReadLimits() {
@@ -84,14 +84,14 @@ func TestSchema3CatalogKeepsLimitsAfterMigrating(t *testing.T) {
 		}
 		old.Close()
 		c := open(t, where)
-		if got, err := c.Limits(t.Context(), first.ID); err != nil || len(got) != 0 {
+		if got, err := c.Limits(t.Context(), first.RunID); err != nil || len(got) != 0 {
 			t.Errorf("the run indexed at schema 3: %+v %v, want no limits kept", got, err)
 		}
 		r, err := c.Add(t.Context(), writeGen(t, root, genRun{i: 2, name: "new", start: t0.Add(time.Hour), limits: seqReadLimits()}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, err := c.Limits(t.Context(), r.ID); err != nil || len(got) != 3 {
+		if got, err := c.Limits(t.Context(), r.RunID); err != nil || len(got) != 3 {
 			t.Errorf("a run added after migrating: %+v %v", got, err)
 		}
 	})

@@ -18,7 +18,7 @@ func TestCatalogKeepsTheProbe(t *testing.T) {
 		root := t.TempDir()
 		mk := func(i int, probe *model.Probe) string {
 			f, err := results.Create(root, results.RunInfo{
-				RunID: "20260301T120000Z-p" + string(rune('0'+i)), Name: "s3-put", StartedAt: t0.Add(time.Duration(i) * time.Hour),
+				RunHead:     model.RunHead{RunID: "20260301T120000Z-p" + string(rune('0'+i)), Name: "s3-put", StartedAt: t0.Add(time.Duration(i) * time.Hour)},
 				Versions:    results.Versions{Storbench: "v1.2.3"},
 				Fingerprint: &model.Fingerprint{S3Endpoint: "s3:7480", Hosts: 1, Probe: probe},
 			})
@@ -57,12 +57,12 @@ func TestCatalogKeepsTheProbe(t *testing.T) {
 			}
 			var ids []string
 			for _, r := range runs {
-				ids = append(ids, r.ID)
-				if want := map[string]string{"versioning": "works", "checksum CRC32C in a trailer": "refused"}; r.ID == "20260301T120000Z-p0" && !reflect.DeepEqual(r.S3Features, want) {
-					t.Errorf("%s: features %v, want %v", r.ID, r.S3Features, want)
+				ids = append(ids, r.RunID)
+				if want := map[string]string{"versioning": "works", "checksum CRC32C in a trailer": "refused"}; r.RunID == "20260301T120000Z-p0" && !reflect.DeepEqual(r.S3Features, want) {
+					t.Errorf("%s: features %v, want %v", r.RunID, r.S3Features, want)
 				}
-				if r.ID == "20260301T120000Z-p1" && r.S3Features != nil {
-					t.Errorf("%s, run without a probe: features %v", r.ID, r.S3Features)
+				if r.RunID == "20260301T120000Z-p1" && r.S3Features != nil {
+					t.Errorf("%s, run without a probe: features %v", r.RunID, r.S3Features)
 				}
 			}
 			if !reflect.DeepEqual(ids, tc.want) {

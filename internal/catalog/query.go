@@ -349,13 +349,13 @@ func (c *Catalog) Runs(ctx context.Context, q Query) ([]Run, error) {
 		var fin int
 		var start, end int64
 		var cmd string
-		if err := rows.Scan(&r.ID, &r.Name, &r.Status, &fin, &start, &end, &r.Storbench, &r.Fio, &cmd, &r.Path,
+		if err := rows.Scan(&r.RunID, &r.Name, &r.Status, &fin, &start, &end, &r.Storbench, &r.Fio, &cmd, &r.Path,
 			&r.Kernel, &r.FSType, &r.MountOptions, &r.Devices, &r.S3Endpoint, &r.S3Server, &r.Hosts); err != nil {
 			return nil, c.writeErr(err)
 		}
 		r.Finished, r.StartedAt, r.EndedAt = fin != 0, fromNs(start), fromNs(end)
 		_ = json.Unmarshal([]byte(cmd), &r.Command)
-		byID[r.ID] = len(out)
+		byID[r.RunID] = len(out)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
@@ -364,7 +364,7 @@ func (c *Catalog) Runs(ctx context.Context, q Query) ([]Run, error) {
 	rows.Close()
 	slices.Reverse(out)
 	for i := range out {
-		byID[out[i].ID] = i
+		byID[out[i].RunID] = i
 	}
 	if err := c.labelsOf(ctx, out, byID); err != nil {
 		return nil, err
@@ -378,7 +378,7 @@ func (c *Catalog) s3FeaturesOf(ctx context.Context, runs []Run, byID map[string]
 	var ids []any
 	for _, r := range runs {
 		if r.S3Endpoint != "" {
-			ids = append(ids, r.ID)
+			ids = append(ids, r.RunID)
 		}
 	}
 	const batch = 500
@@ -420,7 +420,7 @@ func (c *Catalog) labelsOf(ctx context.Context, runs []Run, byID map[string]int)
 		part := runs[start:min(start+batch, len(runs))]
 		args := make([]any, len(part))
 		for i, r := range part {
-			args[i] = r.ID
+			args[i] = r.RunID
 		}
 		in := strings.TrimSuffix(strings.Repeat("?, ", len(part)), ", ")
 		rows, err := c.db.QueryContext(ctx, c.q(`SELECT run_id, key, value FROM sb_labels WHERE run_id IN (`+in+`)`), args...)

@@ -21,14 +21,14 @@ func TestRemove(t *testing.T) {
 			}
 		}
 		all, _ := c.Runs(t.Context(), Query{})
-		gone := all[1].ID
+		gone := all[1].RunID
 		n, err := c.Remove(t.Context(), []string{gone, "no-such-run"})
 		if err != nil || n != 1 {
 			t.Fatalf("Remove: %d, %v; want 1 run removed", n, err)
 		}
 		left, _ := c.Runs(t.Context(), Query{Labels: map[string]string{"tuning": "default"}})
 		figs, _ := c.Figures(t.Context(), gone)
-		if len(left) != 2 || left[0].ID == gone || left[1].ID == gone || len(figs) != 0 {
+		if len(left) != 2 || left[0].RunID == gone || left[1].RunID == gone || len(figs) != 0 {
 			t.Errorf("after removing %s: runs %v, its figures %d; want the two others and none of its figures", gone, left, len(figs))
 		}
 		if _, err := os.Stat(all[1].Path); err != nil {

@@ -31,7 +31,7 @@ func TestCatalogRm(t *testing.T) {
 		}
 		var out2 []string
 		for _, r := range runs {
-			out2 = append(out2, r.ID)
+			out2 = append(out2, r.RunID)
 		}
 		return out2
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/storbench/storbench/internal/catalog"
+	"github.com/storbench/storbench/internal/model"
 )
 
 // mdRun runs a small md benchmark in-process with extra flags and returns
@@ -96,7 +97,7 @@ func TestCheckExitCodes(t *testing.T) {
 	}
 	put := func(id string, scale float64, tuning string) {
 		t.Helper()
-		rec := &catalog.Record{Run: catalog.Run{ID: id, Name: "nightly", Status: "completed", Finished: true, Path: filepath.Join(root, id),
+		rec := &catalog.Record{Run: catalog.Run{RunHead: model.RunHead{RunID: id, Name: "nightly", Status: "completed"}, Finished: true, Path: filepath.Join(root, id),
 			Labels: map[string]string{"tuning": tuning}, Command: []string{}}}
 		rec.Run.StartedAt = rec.Run.StartedAt.AddDate(2026, 0, len(id))
 		rec.Figures = []catalog.Figure{{Phase: "seq-read", Op: "read", Name: catalog.FigBW, Value: 2e9 * scale}}

@@ -93,9 +93,9 @@ func checkLimits(ctx context.Context, st *State, c *catalog.Catalog, o CheckOpti
 // judgeRun judges one run: its own limits (with --own-limits; n counts
 // them), then --limits on its figures.
 func judgeRun(ctx context.Context, c *catalog.Catalog, o CheckOptions, run catalog.Run) (rl runLimits, n int, err error) {
-	rl.Run = run.ID
+	rl.Run = run.RunID
 	if o.OwnLimits {
-		own, err := c.Limits(ctx, run.ID)
+		own, err := c.Limits(ctx, run.RunID)
 		if err != nil {
 			return rl, 0, err
 		}
@@ -105,13 +105,13 @@ func judgeRun(ctx context.Context, c *catalog.Catalog, o CheckOptions, run catal
 		n = len(own)
 	}
 	if len(o.limits) > 0 {
-		figs, err := c.Figures(ctx, run.ID)
+		figs, err := c.Figures(ctx, run.RunID)
 		if err != nil {
 			return rl, 0, err
 		}
 		lrs, err := catalog.JudgeLimits(figs, o.limits)
 		if err != nil {
-			return rl, 0, usageErr("check: run %s: %v", run.ID, err)
+			return rl, 0, usageErr("check: run %s: %v", run.RunID, err)
 		}
 		rl.Limits = append(rl.Limits, lrs...)
 	}

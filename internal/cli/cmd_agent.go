@@ -21,6 +21,7 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/infile"
 	"github.com/storbench/storbench/internal/metrics"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/secret"
 )
 
@@ -61,7 +62,9 @@ type AgentServeOptions struct {
 }
 
 // AddFlags registers the options' flags.
-func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet) {
+// secretNames are the engines' secret variables (Registry.SecretNames),
+// which --s3-credentials-file may give.
+func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet, secretNames []string) {
 	f.StringVar(&o.Listen, "listen", fmt.Sprintf("127.0.0.1:%d", cluster.DefaultPort), "address to listen on (give the host's address, or :7761, to serve other machines)")
 	f.StringVar(&o.TokenFile, "token-file", "", "file holding the shared token the controller must send (its first line, at least 22 characters; mode 600)")
 	f.StringVar(&o.TLSCert, "tls-cert", "", "serve HTTPS with this certificate (PEM)")
@@ -70,7 +73,7 @@ func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet) {
 	addToolFlags(f, &o.Tools, " (never taken from the controller)")
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow fio job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
 	f.BoolVar(&o.AllowEvents, "allow-events", false, "run the commands of a suite's events that name this host (sh -c, with this agent's rights, bounded by the event's timeout)")
-	f.StringVar(&o.S3CredentialsFile, "s3-credentials-file", "", "file with STORBENCH_ACCESS_KEY=... and STORBENCH_SECRET_KEY=... lines (or the AWS_ ones, and a session token) for s3 phases (default: the environment, then the AWS profile)")
+	f.StringVar(&o.S3CredentialsFile, "s3-credentials-file", "", "file with NAME=VALUE lines of the engines' secret variables ("+strings.Join(secretNames, ", ")+") for s3 phases (default: the environment, as storbench s3 reads it)")
 	f.BoolVar(&o.Stdin, "stdin", false, "read the token from stdin's first line and exit when stdin closes (used by --ssh)")
 	f.StringVar(&o.MetricsListen, "metrics-listen", "", "serve Prometheus metrics under /metrics at this address (a bare :PORT is loopback, unauthenticated; any other address requires the --token-file token as a bearer token)")
 	f.BoolVar(&o.Slurm, "slurm", false, "run as a task of a Slurm job step (used by --launcher slurm): listen on a free port on every interface and print its node, task and port")
@@ -106,11 +109,10 @@ With --metrics-listen it serves Prometheus metrics of its phases under
 /metrics on a listener of its own: without a token on loopback, and anywhere
 else only to a scraper that sends --token-file's token as a bearer token.
 
-S3 keys never travel from the controller: the agent reads them when it
-starts, from --s3-credentials-file or else as storbench s3 does from its
-own environment (STORBENCH_ACCESS_KEY and STORBENCH_SECRET_KEY, then
-AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, then the AWS profile). An agent started by a controller's --ssh gets the run's keys
-over ssh's stdin instead.`,
+` + wrapHelp("S3 keys never travel from the controller: the agent reads them when it starts, "+
+			"from --s3-credentials-file or else as storbench s3 does from its own environment: "+
+			st.Engines.Info(model.EngineS3).SecretsFrom+", in that order. "+
+			"An agent started by a controller's --ssh gets the run's keys over ssh's stdin instead."),
 		Example: `  head -c 32 /dev/urandom | base64 > ~/.storbench-token   # the same file on every host
   storbench agent --listen :7761 --token-file ~/.storbench-token
   # on the controller:
@@ -123,7 +125,7 @@ over ssh's stdin instead.`,
 			return runAgent(cmd.Context(), st, o, nil)
 		},
 	}
-	o.AddFlags(cmd.Flags())
+	o.AddFlags(cmd.Flags(), st.Engines.SecretNames())
 	return cmd
 }
 

@@ -78,7 +78,7 @@ func runCatalogAdd(ctx context.Context, st *State, o CatalogOptions, args []stri
 		switch {
 		case err == nil:
 			added++
-			st.logf(1, "added %s (%s) from %s", r.ID, r.Status, d)
+			st.logf(1, "added %s (%s) from %s", r.RunID, r.Status, d)
 			return
 		case errors.As(err, &we):
 			failed = append(failed, d)
@@ -205,7 +205,7 @@ func runRuns(ctx context.Context, st *State, o CatalogOptions, out OutputOptions
 	tw := tabwriter.NewWriter(st.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STARTED (UTC)\tRUN\tNAME\tSTATUS\tHOSTS\tFS\tLABELS")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), r.ID, r.Name, r.Status, r.Hosts, orDash(r.FSType), orDash(labelText(r.Labels)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), r.RunID, r.Name, r.Status, r.Hosts, orDash(r.FSType), orDash(labelText(r.Labels)))
 	}
 	return tw.Flush()
 }
@@ -244,7 +244,7 @@ func runsCSV(w io.Writer, runs []catalog.Run) error {
 		if !r.EndedAt.IsZero() {
 			ended = r.EndedAt.Format(time.RFC3339)
 		}
-		_ = cw.Write([]string{r.ID, r.Name, r.Status, strconv.FormatBool(r.Finished), r.StartedAt.Format(time.RFC3339), ended,
+		_ = cw.Write([]string{r.RunID, r.Name, r.Status, strconv.FormatBool(r.Finished), r.StartedAt.Format(time.RFC3339), ended,
 			r.Storbench, r.Fio, strconv.Itoa(r.Hosts), r.Kernel, r.FSType, r.MountOptions, r.Devices, r.S3Endpoint, r.S3Server,
 			labelText(r.Labels), r.Path})
 	}

@@ -85,14 +85,14 @@ func runCatalogRm(ctx context.Context, st *State, o CatalogRmOptions, args []str
 	// Names, labels and paths may come from folders anyone wrote: a row
 	// is one line whatever they hold (runs).
 	for _, r := range safetext.Copy(runs) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), r.ID, r.Name, r.Status, orDash(labelText(r.Labels)), r.Path)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), r.RunID, r.Name, r.Status, orDash(labelText(r.Labels)), r.Path)
 	}
 	if err := tw.Flush(); err != nil || o.DryRun {
 		return err
 	}
 	ids := make([]string, len(runs))
 	for i, r := range runs {
-		ids[i] = r.ID
+		ids[i] = r.RunID
 	}
 	_, err = c.Remove(ctx, ids)
 	return err

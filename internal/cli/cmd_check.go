@@ -149,7 +149,7 @@ func runCheck(ctx context.Context, st *State, o CheckOptions, runArg string) err
 
 // checkBaseline judges run against the baseline runs q matches.
 func checkBaseline(ctx context.Context, st *State, c *catalog.Catalog, o CheckOptions, run *catalog.Run, q catalog.Query) error {
-	res, err := c.Check(ctx, run.ID, q, catalog.CheckOptions{ThresholdPct: o.Threshold, Alpha: 1 - o.Confidence/100})
+	res, err := c.Check(ctx, run.RunID, q, catalog.CheckOptions{ThresholdPct: o.Threshold, Alpha: 1 - o.Confidence/100})
 	var nb *catalog.NoBaselineError
 	if errors.As(err, &nb) {
 		return usageErr("%v", err)
@@ -168,10 +168,10 @@ func checkBaseline(ctx context.Context, st *State, c *catalog.Catalog, o CheckOp
 		checkText(st.Stdout, res)
 	}
 	if len(res.Figures) == 0 {
-		return usageErr("run %s has no figure in common with its baseline %s", run.ID, res.Baseline)
+		return usageErr("run %s has no figure in common with its baseline %s", run.RunID, res.Baseline)
 	}
 	if w := res.Worse(); len(w) > 0 {
-		return &ExitError{Code: o.FailCode, Err: fmt.Errorf("run %s is worse than its baseline in %d figures: %s", run.ID, len(w), worseList(w))}
+		return &ExitError{Code: o.FailCode, Err: fmt.Errorf("run %s is worse than its baseline in %d figures: %s", run.RunID, len(w), worseList(w))}
 	}
 	return nil
 }
@@ -216,7 +216,7 @@ func checkAgainstOne(ctx context.Context, st *State, c *catalog.Catalog, o Check
 		report.CompareText(st.Stdout, cmp)
 	}
 	if cmp.Slower() {
-		return &ExitError{Code: o.FailCode, Err: fmt.Errorf("run %s is slower than its baseline run %s beyond noise and %.1f%%: see the figures marked slower", run.ID, baseID, o.Threshold)}
+		return &ExitError{Code: o.FailCode, Err: fmt.Errorf("run %s is slower than its baseline run %s beyond noise and %.1f%%: see the figures marked slower", run.RunID, baseID, o.Threshold)}
 	}
 	return nil
 }

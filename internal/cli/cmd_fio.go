@@ -46,7 +46,7 @@ type FioOptions struct {
 // (flags: Info.Flags; settingFlags), and the command's own.
 func (o *FioOptions) AddFlags(f *pflag.FlagSet, flags []engine.Flag) {
 	f.StringVarP(&o.Dir, "directory", "d", defaultDir, "target directory; files go under DIR/storbench/<run id>/ and are removed afterwards")
-	settingFlags(f, o, flags, nil)
+	settingFlags(f, o, flags, "", nil)
 	addToolFlags(f, &o.Tools, "")
 	scaleFlag(f, &o.Scale, "jobs (numjobs), iodepth")
 	f.BoolVar(&o.Keep, "keep", false, "keep the files fio created")

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -12,7 +11,6 @@ import (
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/run"
 	"github.com/storbench/storbench/internal/suite"
-	"github.com/storbench/storbench/internal/units"
 )
 
 // MdOptions are the flags of `storbench md`, with mdtest's letters.
@@ -66,7 +64,7 @@ func (o *MdOptions) AddFlags(f *pflag.FlagSet, flags []engine.Flag, d map[string
 	f.StringVarP(&o.Dir, "directory", "d", defaultDir, "target directory; everything goes under DIR/storbench/<run id>/ and is removed afterwards")
 	mdWorkersFlag(f, &o.Workers)
 	nonZero(f, "workers", "one worker per CPU")
-	settingFlags(f, o, flags, d)
+	settingFlags(f, o, flags, "", d)
 	f.BoolVar(&o.Keep, "keep", false, "keep the trees and files created")
 	f.BoolVar(&o.RemoveStale, "remove-stale", false, "remove what runs killed earlier (SIGKILL, a lost host) left under DIR/storbench; a run whose process still runs, here or on another host, is never touched (without it, such leftovers are only named)")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
@@ -111,45 +109,23 @@ iterations, and latency percentiles from merged histograms.`,
 	return cmd
 }
 
-// params turns the options into the md engine's settings, by the keys a
-// suite gives them; settings left at their zero value are left out, so the
-// engine's defaults apply.
-func (o MdOptions) params(dir string) (map[string]any, error) {
-	p := map[string]any{
-		"dir": dir, "items": o.Items, "iterations": o.Iterations, "depth": o.Depth, "branch": o.Branch,
-		"files_only": o.FilesOnly, "dirs_only": o.DirsOnly, "unique_dir": o.UniqueDir, "random": o.Random,
-		"sync": o.Sync, "sync_file": o.SyncFile, "rename": o.Rename, "force": o.Force, "find": o.Find,
+// params turns the options into the md engine's settings, by the keys its
+// flags declare (settingParams: sizes and durations read as the engine
+// types them); text and lists left empty are left out, so the engine's
+// defaults apply.
+func (o MdOptions) params(dir string, info engine.Info) (map[string]any, error) {
+	p, err := settingParams(&o, info.Flags, info.Defaults)
+	if err != nil {
+		return nil, err
 	}
-	if o.Verify {
-		p["verify"] = true
+	p["dir"] = dir
+	if o.Workers != 0 {
+		p["workers"] = o.Workers
 	}
-	for k, v := range map[string]any{"workers": o.Workers, "seed": o.Seed, "stride": o.Stride, "rank_stride": o.RankStride,
-		"tree": o.Tree, "find_name": o.FindName, "find_in": o.FindIn} {
-		if !reflect.ValueOf(v).IsZero() {
-			p[k] = v
-		}
-	}
-	if len(o.Only) > 0 {
-		p["only"] = o.Only
-	}
-	if o.Stonewall != "" {
-		d, err := units.ParseDuration(o.Stonewall)
-		if err != nil {
-			return p, usageErr("--stonewall %s: %v", o.Stonewall, err)
-		}
-		p["stonewall"], p["wear_out"] = units.Duration(d), o.WearOut
-	}
-	for _, s := range []struct{ key, flag, val string }{
-		{"find_size", "--find-size", o.FindSize}, {"write_bytes", "--write-bytes", o.WriteBytes}, {"read_bytes", "--read-bytes", o.ReadBytes},
-	} {
-		if s.val == "" && s.key == "find_size" {
-			continue
-		}
-		n, err := units.ParseSize(s.val)
-		if err != nil {
-			return p, usageErr("%s %s: %v", s.flag, s.val, err)
-		}
-		p[s.key] = units.Size(n)
+	if o.Stonewall == "" {
+		// wear_out says what follows a stonewall, and is refused
+		// without one: its flag's default (true) is no choice made.
+		delete(p, "wear_out")
 	}
 	return p, nil
 }
@@ -160,7 +136,7 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 	if err != nil {
 		return nil, err
 	}
-	p, err := o.params(dir)
+	p, err := o.params(dir, st.Engines.Info(model.EngineMD))
 	if err != nil {
 		return nil, err
 	}
@@ -172,14 +148,12 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 	if err != nil {
 		return nil, err
 	}
+	settings := settingValues(&o)
+	settings["dir"], settings["workers"] = dir, o.Workers
 	return runPlan(ctx, st, o.Watch, run.Plan{
 		Name: "md", Phases: phases, Labels: labels, Dirs: []string{dir},
 		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, ResultsRoot: o.Results, Keep: o.Keep, RemoveStale: o.RemoveStale,
-		Settings: map[string]any{"dir": dir, "items": o.Items, "iterations": o.Iterations, "depth": o.Depth,
-			"branch": o.Branch, "files_only": o.FilesOnly, "dirs_only": o.DirsOnly, "unique_dir": o.UniqueDir,
-			"workers": o.Workers, "stonewall": o.Stonewall, "wear_out": o.WearOut, "random": o.Random, "sync": o.Sync, "sync_file": o.SyncFile,
-			"write_bytes": o.WriteBytes, "read_bytes": o.ReadBytes, "verify": o.Verify, "rename": o.Rename, "force": o.Force,
-			"stride": o.Stride, "rank_stride": o.RankStride, "only": o.Only, "tree": o.Tree, "find": o.Find, "find_name": o.FindName, "find_size": o.FindSize, "find_in": o.FindIn},
+		Settings: settings,
 	})
 }
 

@@ -77,8 +77,8 @@ func newRunCommand(st *State) *cobra.Command {
 		Long: `Runs every phase of a suite file in order, as one run with one results folder.
 With no file, runs the built-in quick suite: the four corners scaled to finish
 in about two minutes on a small machine, on ./storbench-data (created if
-missing), plus the metadata phase and, when an S3 endpoint is set
-(STORBENCH_HOST and keys), an S3 phase.`,
+missing), plus the metadata phase and, when the environment names an S3
+endpoint and keys, an S3 phase.`,
 		Example: `  storbench run
   storbench run examples/weka-four-corners.yaml
   storbench run suite.yaml --dry-run`,

@@ -35,15 +35,15 @@ type S3Options struct {
 	ObjSize          string `setting:"obj_size"`
 	ObjRandSize      bool   `setting:"obj_randsize"`
 	Objects          int    `setting:"objects"`
-	Range            bool
+	Range            bool   `setting:"range"`
 	NoPrefix         bool   `setting:"noprefix"`
 	NoClear          bool   `setting:"noclear"`
 	HostSelect       string `setting:"host_select"`
 	HostLimit        int    `setting:"host_limit"`
-	MD5              bool
-	Checksum         string
-	Encrypt          bool
-	SignPayload      bool
+	MD5              bool   `setting:"md5"`
+	Checksum         string `setting:"checksum"`
+	Encrypt          bool   `setting:"encrypt"`
+	SignPayload      bool   `setting:"sign_payload"`
 	BenchData        string `setting:"benchdata"`
 	SyncStart        string
 	Full             bool
@@ -54,29 +54,29 @@ type S3Options struct {
 	AutoTermPct      float64 `setting:"autoterm_pct"`
 	AutoTermDur      string  `setting:"autoterm_dur"`
 	Rate             float64 `setting:"rate"`
-	GetDistrib       float64
-	StatDistrib      float64
-	PutDistrib       float64
-	DelDistrib       float64
-	Batch            int
-	Parts            int
-	PartConcurrency  int
-	PartSize         string
-	ObjDist          string `setting:"obj_dist"`
-	ObjMean          string `setting:"obj_mean"`
-	ObjSD            string `setting:"obj_sd"`
-	RangeSize        string
-	Bind             string `setting:"bind"`
-	Verify           bool
-	SSES3            bool `setting:"sse_s3_encrypt"`
-	DisableMultipart bool `setting:"disable_multipart"`
-	Metadata         bool
-	StorageClass     string `setting:"storage_class"`
-	SSEKMS           string `setting:"sse_kms"`
+	GetDistrib       float64 `setting:"get_distrib"`
+	StatDistrib      float64 `setting:"stat_distrib"`
+	PutDistrib       float64 `setting:"put_distrib"`
+	DelDistrib       float64 `setting:"delete_distrib"`
+	Batch            int     `setting:"batch"`
+	Parts            int     `setting:"parts"`
+	PartConcurrency  int     `setting:"part_concurrency"`
+	PartSize         string  `setting:"part_size"`
+	ObjDist          string  `setting:"obj_dist"`
+	ObjMean          string  `setting:"obj_mean"`
+	ObjSD            string  `setting:"obj_sd"`
+	RangeSize        string  `setting:"range_size"`
+	Bind             string  `setting:"bind"`
+	Verify           bool    `setting:"verify"`
+	SSES3            bool    `setting:"sse_s3_encrypt"`
+	DisableMultipart bool    `setting:"disable_multipart"`
+	Metadata         bool    `setting:"metadata"`
+	StorageClass     string  `setting:"storage_class"`
+	SSEKMS           string  `setting:"sse_kms"`
 	AddMetadata      []string
 	Tag              []string
-	Versions         int
-	MaxKeys          int
+	Versions         int `setting:"versions"`
+	MaxKeys          int `setting:"max_keys"`
 	Results          string
 	Keep             bool
 	SDK              bool   `setting:"sdk"`
@@ -89,13 +89,12 @@ type S3Options struct {
 	Watch WatchOptions
 }
 
-// AddFlags registers the flags for op: the settings every benchmark has,
-// as the s3 engine declares them (flags: Info.Flags; settingFlags), then
-// the command's own, and the flags of some benchmarks only (mixed and
+// AddFlags registers the flags for op: the s3 engine's settings as it
+// declares them for op (flags: Info.Flags; settingFlags: mixed and
 // versioned get the distributions, multipart the part settings, delete
-// the batch).
+// the batch), then the command's own.
 func (o *S3Options) AddFlags(f *pflag.FlagSet, op string, flags []engine.Flag) {
-	settingFlags(f, o, flags, nil)
+	settingFlags(f, o, flags, op, nil)
 	f.StringArrayVar(&o.AddMetadata, "add-metadata", nil, "user metadata KEY=VALUE on every upload (repeat the flag for more)")
 	f.StringArrayVar(&o.Tag, "tag", nil, "object tag KEY=VALUE on every upload (repeat the flag for more, up to 10)")
 	f.BoolVar(&o.Full, "full", false, "keep every request in benchdata.tsv.zst in the results folder (storbench analyze reads it)")
@@ -104,7 +103,6 @@ func (o *S3Options) AddFlags(f *pflag.FlagSet, op string, flags []engine.Flag) {
 	f.BoolVar(&o.Probe, "probe", false, "first try which S3 features the server takes, each with one small request (as storbench s3 probe), and print them; the run's fingerprint (run.json, the catalog) keeps them")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
 	f.BoolVar(&o.Keep, "keep", false, "keep created objects (same as --noclear)")
-	o.addOpFlags(f, op)
 }
 
 // serverSettings are the settings that say where the server is, with
@@ -113,61 +111,7 @@ var serverSettings = []string{"host", "access_key", "secret_key", "tls", "insecu
 
 // addServerFlags registers the flags of the server's settings.
 func (o *S3Options) addServerFlags(f *pflag.FlagSet, flags []engine.Flag) {
-	settingFlags(f, o, flags, nil, serverSettings...)
-}
-
-// addOpFlags registers the flags only some benchmarks have.
-func (o *S3Options) addOpFlags(f *pflag.FlagSet, op string) {
-	switch op {
-	case "get", "mixed", "versioned":
-		f.BoolVar(&o.Range, "range", false, "GET a random byte range of each object")
-		f.BoolVar(&o.Verify, "verify", false, "check every GET body against what storbench wrote, as it streams; a mismatch is an error of kind \"content mismatch\"")
-	}
-	switch op {
-	case "get", "mixed":
-		f.StringVar(&o.RangeSize, "range-size", "", "GET ranges of this size at random offsets (implies --range; at most the smallest object)")
-		nonZero(f, "range-size", "whole objects (or --range)")
-	case "list":
-		f.IntVar(&o.Versions, "versions", 1, "versions of each object; over 1 lists versions (needs bucket versioning)")
-		f.BoolVar(&o.Metadata, "metadata", false, "list with user metadata (MinIO's extension of ListObjectsV2)")
-		f.IntVar(&o.MaxKeys, "max-keys", 100, "keys asked for per LIST request")
-		nonZero(f, "versions", "")
-		nonZero(f, "max-keys", "")
-	case "retention":
-		f.IntVar(&o.Versions, "versions", 5, "versions of each object, each uploaded with a retention (over 1 needs bucket versioning)")
-		nonZero(f, "versions", "")
-	}
-	switch op {
-	case "put", "get", "mixed", "versioned", "multipart", "multipart-put", "delete", "list", "stat", "retention":
-		f.BoolVar(&o.MD5, "md5", false, "send Content-MD5 with uploads")
-		f.StringVar(&o.Checksum, "checksum", "", "S3 checksum on uploads: CRC32, CRC32C, CRC64NVME, SHA1, SHA256")
-		f.BoolVar(&o.Encrypt, "encrypt", false, "SSE-C with a random key (needs --tls)")
-		f.BoolVar(&o.SignPayload, "sign-payload", false, "sign request bodies on plain HTTP (streaming SigV4) instead of UNSIGNED-PAYLOAD")
-	}
-	switch op {
-	case "mixed", "versioned":
-		f.Float64Var(&o.GetDistrib, "get-distrib", 45, "relative weight of GET")
-		f.Float64Var(&o.StatDistrib, "stat-distrib", 30, "relative weight of STAT")
-		f.Float64Var(&o.PutDistrib, "put-distrib", 15, "relative weight of PUT")
-		f.Float64Var(&o.DelDistrib, "delete-distrib", 10, "relative weight of DELETE (at most --put-distrib)")
-		for _, d := range []string{"get-distrib", "stat-distrib", "put-distrib", "delete-distrib"} {
-			zeroMeans(f, d, "none of that operation")
-		}
-	case "multipart", "multipart-put":
-		parts, conc := 20, 4
-		if op == "multipart-put" {
-			parts, conc = 100, 20 // warp's
-		}
-		f.IntVar(&o.Parts, "parts", parts, "parts per upload")
-		f.StringVar(&o.PartSize, "part.size", "5MiB", "part size")
-		f.IntVar(&o.PartConcurrency, "part.concurrent", conc, "parts in flight per upload")
-		nonZero(f, "parts", "")
-		nonZero(f, "part.size", "")
-		nonZero(f, "part.concurrent", "")
-	case "delete":
-		f.IntVar(&o.Batch, "batch", 100, "objects per DELETE request")
-		nonZero(f, "batch", "")
-	}
+	settingFlags(f, o, flags, "", nil, serverSettings...)
 }
 
 var s3Short = map[string]string{
@@ -201,15 +145,12 @@ With --list-existing, get, stat, list and mixed (reads only) run on the
 objects already in --bucket under --prefix, listed once: nothing is uploaded,
 written or deleted.
 
-Keys come from --access-key/--secret-key, STORBENCH_ACCESS_KEY/
-STORBENCH_SECRET_KEY, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (with
-AWS_SESSION_TOKEN), or the AWS profile (AWS_PROFILE, else default) in
-~/.aws/credentials and ~/.aws/config, in that order. Over HTTPS (--tls, or an
-https:// AWS endpoint URL) requests take the same lean path as over HTTP.`,
+` + wrapHelp("Keys come from --access-key/--secret-key, "+st.Engines.Info(model.EngineS3).SecretsFrom+
+			", in that order. Over HTTPS (--tls, or an https:// AWS endpoint URL) requests take the same lean path as over HTTP."),
 		Example: `  storbench s3 get --host 10.0.0.{1...4}:9000 --obj.size 4KiB --concurrent 16 --duration 30s
-  STORBENCH_ACCESS_KEY=... STORBENCH_SECRET_KEY=... storbench s3 mixed --host s3:9000 --autoterm
+  storbench s3 mixed --host s3:9000 --autoterm   # keys from the environment or the AWS profile
   storbench s3 put --host s3:9000 --obj.size 64KiB --rate 500 --benchdata put.tsv.zst
-  AWS_PROFILE=prod storbench s3 get --bucket data --list-existing --prefix images/ --duration 1m`,
+  storbench s3 get --bucket data --list-existing --prefix images/ --duration 1m`,
 		// Only a benchmark name may follow "s3": anything else is an unknown
 		// benchmark, named as such, not a complaint about the flags after it.
 		Args:               cobra.ArbitraryArgs,
@@ -371,32 +312,8 @@ func (o S3Options) params(op string, fs *pflag.FlagSet, flags []engine.Flag) map
 	for k, v := range map[string]any{"op": op, "bucket": o.Bucket, "concurrent": o.Concurrent, "host_select": o.HostSelect, "duration": o.Duration} {
 		p[k] = v
 	}
-	// The engine's settings by their declared flags (settingFlags), then
-	// the flags of some benchmarks only.
-	changedSettings(fs, &o, p, flags)
-	set := func(key string, v any, flag string) {
-		if fs.Lookup(flag) != nil && fs.Changed(flag) {
-			p[key] = v
-		}
-	}
-	set("range", o.Range, "range")
-	set("md5", o.MD5, "md5")
-	set("checksum", o.Checksum, "checksum")
-	set("encrypt", o.Encrypt, "encrypt")
-	set("sign_payload", o.SignPayload, "sign-payload")
-	set("get_distrib", o.GetDistrib, "get-distrib")
-	set("stat_distrib", o.StatDistrib, "stat-distrib")
-	set("put_distrib", o.PutDistrib, "put-distrib")
-	set("delete_distrib", o.DelDistrib, "delete-distrib")
-	set("batch", o.Batch, "batch")
-	set("parts", o.Parts, "parts")
-	set("part_size", o.PartSize, "part.size")
-	set("part_concurrency", o.PartConcurrency, "part.concurrent")
-	set("range_size", o.RangeSize, "range-size")
-	set("verify", o.Verify, "verify")
-	set("versions", o.Versions, "versions")
-	set("metadata", o.Metadata, "metadata")
-	set("max_keys", o.MaxKeys, "max-keys")
+	// The engine's settings by their declared flags (settingFlags).
+	changedSettings(fs, &o, p, flags, op)
 	return p
 }
 

@@ -38,7 +38,7 @@ func genGroupRun(t *testing.T, root string, rng *rand.Rand, i int, name, side st
 		return o
 	}
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute)
-	f, err := results.Create(root, results.RunInfo{RunID: fmt.Sprintf("%s-%05d", start.Format("20060102T150405Z"), i), Name: name, StartedAt: start,
+	f, err := results.Create(root, results.RunInfo{RunHead: model.RunHead{RunID: fmt.Sprintf("%s-%05d", start.Format("20060102T150405Z"), i), Name: name, StartedAt: start},
 		Labels: map[string]string{"side": side}, Versions: results.Versions{Storbench: "v1.2.3", Fio: "fio-3.36"}, Agents: []model.AgentInfo{{Host: "client1"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ func TestCompareGroupsAndCheckAgree(t *testing.T) {
 		if code != 0 || json.Unmarshal(out, &after) != nil || len(after) != 1 {
 			t.Fatalf("%s: runs of side b: exit %d\n%s", name, code, out)
 		}
-		checkCode, checkOut := run("check", after[0].ID, "--catalog", cat, "--json", "--baseline", "name="+name+",label=side=a")
+		checkCode, checkOut := run("check", after[0].RunID, "--catalog", cat, "--json", "--baseline", "name="+name+",label=side=a")
 		var chk catalog.CheckResult
 		if err := json.Unmarshal(checkOut, &chk); err != nil || (checkCode != 0 && checkCode != ExitRegression) {
 			t.Fatalf("%s: check: exit %d (%v)\n%s", name, checkCode, err, checkOut)

@@ -205,3 +205,27 @@ func flagError(c *cobra.Command, err error) error {
 	}
 	return usageErr("%s %q: %s (see '%s --help')", flagName(f), val, want, c.CommandPath())
 }
+
+// helpWidth is the width of a command's help text, as written by hand.
+const helpWidth = 78
+
+// wrapHelp fills a paragraph of help text to helpWidth: help that takes
+// words from an engine (Info.SecretsFrom) wraps as the rest does.
+func wrapHelp(s string) string {
+	var b strings.Builder
+	line := 0
+	for i, w := range strings.Fields(s) {
+		switch {
+		case i == 0:
+		case line+1+len(w) > helpWidth:
+			b.WriteByte('\n')
+			line = 0
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(w)
+		line += len(w)
+	}
+	return b.String()
+}

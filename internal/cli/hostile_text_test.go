@@ -67,7 +67,7 @@ func hostileFolder(t *testing.T) string {
 	t.Helper()
 	start := time.Now().Add(-time.Minute).UTC()
 	host, op := hostileName("host"), hostileName("op")
-	f, err := results.Create(t.TempDir(), results.RunInfo{RunID: results.NewRunID(start), Name: hostileName("run"), StartedAt: start,
+	f, err := results.Create(t.TempDir(), results.RunInfo{RunHead: model.RunHead{RunID: results.NewRunID(start), Name: hostileName("run"), StartedAt: start},
 		CommandLine: []string{"storbench", "run", hostileName("arg")}, Agents: []model.AgentInfo{{Host: host}},
 		Labels: map[string]string{hostileName("labelkey"): hostileName("labelvalue")}})
 	if err != nil {

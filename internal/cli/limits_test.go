@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/storbench/storbench/internal/catalog"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 )
 
@@ -216,7 +217,7 @@ func TestCheckLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &catalog.Record{Run: catalog.Run{ID: "nightly1", Name: "nightly", Status: "completed", Finished: true, Path: t.TempDir(), Command: []string{}}}
+	rec := &catalog.Record{Run: catalog.Run{RunHead: model.RunHead{RunID: "nightly1", Name: "nightly", Status: "completed"}, Finished: true, Path: t.TempDir(), Command: []string{}}}
 	rec.Figures = []catalog.Figure{
 		{Phase: "seq-read", Op: "read", Name: catalog.FigBW, Value: 2e9},
 		{Phase: "seq-read", Op: "read", Name: catalog.FigP99, Value: 3e6},

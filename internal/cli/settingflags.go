@@ -5,10 +5,12 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/units"
 )
 
 // settingFlags registers a flag for every field of opts (a pointer to a
@@ -17,19 +19,26 @@ import (
 // setting is spelled once, by its engine. The default is the flag's own
 // (Flag.Default), else the engine's default setting (defaults, by key:
 // Registry.Defaults) when of the field's kind, else the zero value.
+// benchmark is the command's benchmark (s3's op; "" for an engine
+// without): a setting the engine declares for other benchmarks only
+// (Flag.Benchmarks) has no flag, and one whose default differs by
+// benchmark takes this one's (Flag.DefaultFor).
 //
 // only, when given, are the keys of the settings to register, the others
 // left out (s3 probe takes only the server's).
-func settingFlags(f *pflag.FlagSet, opts any, flags []engine.Flag, defaults map[string]any, only ...string) {
+func settingFlags(f *pflag.FlagSet, opts any, flags []engine.Flag, benchmark string, defaults map[string]any, only ...string) {
 	v := reflect.ValueOf(opts).Elem()
 	for i := range v.NumField() {
 		key := v.Type().Field(i).Tag.Get("setting")
 		if key == "" || (len(only) > 0 && !slices.Contains(only, key)) {
 			continue
 		}
-		fl, ok := engine.FlagOf(flags, key)
-		if !ok {
+		fl, ok, declared := engine.FlagOf(flags, key, benchmark)
+		if !declared {
 			panic(fmt.Sprintf("no flag declared for setting %q", key)) // a tag misspelt in the code
+		}
+		if !ok {
+			continue
 		}
 		settingFlag(f, v.Field(i).Addr().Interface(), fl, defaults[key])
 		switch {
@@ -86,17 +95,101 @@ func numDefault(fl engine.Flag, def any) float64 {
 
 // changedSettings puts into p, by key, the value of every field of opts
 // tagged setting:"KEY" whose flag was registered by the engine's name
-// (flags) and given on the command line, unless p has the key already:
-// what was left out stays out, for the environment or the engine's
-// default.
-func changedSettings(fs *pflag.FlagSet, opts any, p map[string]any, flags []engine.Flag) {
+// (flags, as the command of benchmark has them) and given on the command
+// line, unless p has the key already: what was left out stays out, for
+// the environment or the engine's default.
+func changedSettings(fs *pflag.FlagSet, opts any, p map[string]any, flags []engine.Flag, benchmark string) {
 	v := reflect.ValueOf(opts).Elem()
 	for i := range v.NumField() {
 		key := v.Type().Field(i).Tag.Get("setting")
-		fl, ok := engine.FlagOf(flags, key)
+		fl, ok, _ := engine.FlagOf(flags, key, benchmark)
 		if _, set := p[key]; key == "" || set || !ok || fs.Lookup(fl.Name) == nil || !fs.Changed(fl.Name) {
 			continue
 		}
 		p[key] = v.Field(i).Interface()
 	}
+}
+
+// settingValues are the values of opts's fields (opts a pointer to a
+// command's options) tagged setting:"KEY", by key, as given: what a run
+// records of its command's settings (run.Plan.Settings).
+func settingValues(opts any) map[string]any {
+	out := map[string]any{}
+	v := reflect.ValueOf(opts).Elem()
+	for i := range v.NumField() {
+		if key := v.Type().Field(i).Tag.Get("setting"); key != "" {
+			out[key] = v.Field(i).Interface()
+		}
+	}
+	return out
+}
+
+// settingParams are the engine's settings as opts gives them
+// (settingValues), but text and lists left empty and a 0 the engine's
+// flag refuses (Flag.NonZero: 0 is its flag left out), which leave the
+// engine's default. A text whose setting the engine types as a size or a
+// duration (typed: its typed settings, Info.Defaults) is read as one
+// here, so bad input names the flag (flags: Info.Flags).
+func settingParams(opts any, flags []engine.Flag, typed any) (map[string]any, error) {
+	kinds := settingTypes(typed)
+	p := settingValues(opts)
+	for key, val := range p {
+		if fl, _, _ := engine.FlagOf(flags, key, ""); fl.NonZero && reflect.ValueOf(val).IsZero() {
+			delete(p, key)
+			continue
+		}
+		switch x := val.(type) {
+		case string:
+			if x == "" {
+				delete(p, key)
+				continue
+			}
+			t, err := typedText(x, kinds[key])
+			if err != nil {
+				fl, _, _ := engine.FlagOf(flags, key, "")
+				return nil, usageErr("--%s %s: %v", fl.Name, x, err)
+			}
+			p[key] = t
+		case []string:
+			if len(x) == 0 {
+				delete(p, key)
+			}
+		}
+	}
+	return p, nil
+}
+
+// settingTypes are the types of typed's fields (a struct of settings, as
+// an engine decodes them) by their JSON key, pointers taken through.
+func settingTypes(typed any) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	t := reflect.TypeOf(typed)
+	if t == nil || t.Kind() != reflect.Struct {
+		return out
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if ft := f.Type; name != "" && name != "-" {
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			out[name] = ft
+		}
+	}
+	return out
+}
+
+// typedText reads s as the engine's type t reads it when t is a size or a
+// duration; any other text stays text.
+func typedText(s string, t reflect.Type) (any, error) {
+	switch t {
+	case reflect.TypeFor[units.Size]():
+		n, err := units.ParseSize(s)
+		return units.Size(n), err
+	case reflect.TypeFor[units.Duration]():
+		d, err := units.ParseDuration(s)
+		return units.Duration(d), err
+	}
+	return s, nil
 }

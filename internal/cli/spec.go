@@ -38,7 +38,7 @@ type runShares struct {
 func sharesOf(ctx context.Context, c *catalog.Catalog, s *specs.Spec, runs []catalog.Run) ([]runShares, error) {
 	out := make([]runShares, len(runs))
 	for i, r := range runs {
-		figs, err := c.Figures(ctx, r.ID)
+		figs, err := c.Figures(ctx, r.RunID)
 		if err != nil {
 			return nil, err
 		}
@@ -80,7 +80,7 @@ func printRunsSpec(ctx context.Context, st *State, c *catalog.Catalog, sp *specs
 		cw := csv.NewWriter(st.Stdout)
 		_ = cw.Write([]string{"run_id", "name", "status", "started_at", "labels", "spec_shares"})
 		for _, r := range rs {
-			_ = cw.Write([]string{r.ID, r.Name, r.Status, r.StartedAt.Format(time.RFC3339), labelText(r.Labels), sharesText(r.Shares)})
+			_ = cw.Write([]string{r.RunID, r.Name, r.Status, r.StartedAt.Format(time.RFC3339), labelText(r.Labels), sharesText(r.Shares)})
 		}
 		cw.Flush()
 		return cw.Error()
@@ -93,7 +93,7 @@ func printRunsSpec(ctx context.Context, st *State, c *catalog.Catalog, sp *specs
 	tw := tabwriter.NewWriter(st.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STARTED (UTC)\tRUN\tNAME\tSTATUS\tHOSTS\tFS\tLABELS\tSPEC")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), r.ID, r.Name, r.Status, r.Hosts,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.StartedAt.Format("2006-01-02 15:04"), r.RunID, r.Name, r.Status, r.Hosts,
 			orDash(r.FSType), orDash(labelText(r.Labels)), sharesText(r.Shares))
 	}
 	return tw.Flush()

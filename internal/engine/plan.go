@@ -75,6 +75,11 @@ type Info struct {
 	// once and hands the secret ones to the engine in Env.Secrets, on an
 	// agent through its launcher, without knowing their names.
 	Environment []Var
+	// SecretsFrom says where the engine's secrets come from when no
+	// setting gives them, in the order it looks, naming its variables
+	// and files (s3: its key variables, the AWS tools', the AWS profile),
+	// for a command's help: the command line names none.
+	SecretsFrom string
 	// ApplyEnvironment, when set, is how the engine reads the variables
 	// it declared (the command line hands them over, read once): what of
 	// a phase's settings they fill, and which secrets its phases take. An

@@ -2,17 +2,28 @@ package model
 
 import "time"
 
+// RunHead names a run and says how it went: the head of run.json
+// (RunInfo), of summary.json (results.Summary) and of a catalog row
+// (catalog.Run), embedded in each, so that their JSON keeps these keys
+// and a run is described by one type.
+type RunHead struct {
+	RunID string `json:"run_id"`
+	Name  string `json:"name"`
+	// Status is "running" until the run ends, then how it ended
+	// ("completed", "failed", "interrupted"; a catalog row of a run
+	// never finished says "unfinished").
+	Status    string    `json:"status"`
+	StartedAt time.Time `json:"started_at"`
+	EndedAt   time.Time `json:"ended_at,omitzero"`
+}
+
 // RunInfo is run.json: what is needed to reproduce and judge the run.
 type RunInfo struct {
-	SchemaVersion int       `json:"schema_version"`
-	RunID         string    `json:"run_id"`
-	Name          string    `json:"name"`
-	Status        string    `json:"status"`
-	Error         string    `json:"error,omitempty"`
-	StartedAt     time.Time `json:"started_at"`
-	EndedAt       time.Time `json:"ended_at,omitzero"`
-	CommandLine   []string  `json:"command_line"`
-	Versions      Versions  `json:"versions"`
+	SchemaVersion int `json:"schema_version"`
+	RunHead
+	Error       string   `json:"error,omitempty"`
+	CommandLine []string `json:"command_line"`
+	Versions    Versions `json:"versions"`
 	// Agents describes every host, in the run's order.
 	Agents []AgentInfo `json:"agents,omitempty"`
 	// Targets are the target directories with their filesystem types.

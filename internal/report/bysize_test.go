@@ -7,6 +7,7 @@ import (
 
 	"github.com/storbench/storbench/internal/analyze"
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -53,14 +54,14 @@ func TestBySizeInEveryOutput(t *testing.T) {
 			t.Errorf("s3 text lacks %q:\n%s", s, text)
 		}
 	}
-	md := string(Markdown(&results.Summary{Name: "r", Phases: []results.PhaseSummary{ps}}))
+	md := string(Markdown(&results.Summary{RunHead: model.RunHead{Name: "r"}, Phases: []results.PhaseSummary{ps}}))
 	for _, s := range []string{"| s3-get | 1 | GET objects <=4KiB | 8.00 KiB/s | 2 |", "| s3-get | 1 | GET objects 4KiB-1MiB | 512 KiB/s | 1 |"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("summary.md lacks %q:\n%s", s, md)
 		}
 	}
 	buf.Reset()
-	if err := HTML(&buf, HTMLInput{Summary: &results.Summary{Name: "r", Phases: []results.PhaseSummary{ps}}}); err != nil {
+	if err := HTML(&buf, HTMLInput{Summary: &results.Summary{RunHead: model.RunHead{Name: "r"}, Phases: []results.PhaseSummary{ps}}}); err != nil {
 		t.Fatal(err)
 	}
 	if h := buf.String(); !strings.Contains(h, "<td class=\"l\">GET objects &lt;=4KiB</td>") || !strings.Contains(h, "GET objects 4KiB-1MiB") {

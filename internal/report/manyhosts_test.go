@@ -75,8 +75,8 @@ func synthHostsIn(t testing.TB, root string, n, secs int) string {
 	for h := 1; h <= n; h++ {
 		agents = append(agents, model.AgentInfo{Host: fmt.Sprintf("client%02d", h)})
 	}
-	f, err := results.Create(root, results.RunInfo{RunID: results.NewRunID(start), Name: fmt.Sprintf("%d-hosts", n),
-		StartedAt: start, Agents: agents})
+	f, err := results.Create(root, results.RunInfo{RunHead: model.RunHead{RunID: results.NewRunID(start), Name: fmt.Sprintf("%d-hosts", n),
+		StartedAt: start}, Agents: agents})
 	if err != nil {
 		t.Fatal(err)
 	}

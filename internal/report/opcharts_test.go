@@ -40,7 +40,7 @@ func synthMD(t testing.TB) string {
 	for _, h := range hostsN {
 		agents = append(agents, model.AgentInfo{Host: h})
 	}
-	f, err := results.Create(t.TempDir(), results.RunInfo{RunID: results.NewRunID(start), Name: "md-3-hosts", StartedAt: start, Agents: agents})
+	f, err := results.Create(t.TempDir(), results.RunInfo{RunHead: model.RunHead{RunID: results.NewRunID(start), Name: "md-3-hosts", StartedAt: start}, Agents: agents})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
 	"github.com/storbench/storbench/internal/results"
 )
@@ -18,7 +19,7 @@ func TestMarkdownShowsNamesAsText(t *testing.T) {
 	hosts := []*engine.HostResult{{Host: "client1", Ops: []record.OpStats{{Op: "GET|PUT", Ops: 4, Bytes: 4096, StartNs: t0, EndNs: t0 + 1e9, Lat: hist(1e6, 1e6, 1e6, 1e6)}}}}
 	ps := results.BuildPhase("<script>alert(1)</script>", "s3", nil, hosts)
 	ps.Status = results.StatusCompleted
-	md := string(Markdown(&results.Summary{Name: "[run](javascript:alert(1)) &#x202e;", RunID: "r", Status: results.StatusCompleted, Phases: []results.PhaseSummary{ps}}))
+	md := string(Markdown(&results.Summary{RunHead: model.RunHead{Name: "[run](javascript:alert(1)) &#x202e;", RunID: "r", Status: results.StatusCompleted}, Phases: []results.PhaseSummary{ps}}))
 	for _, raw := range []string{"<script>", "](javascript", "&#x202e;", "| GET|PUT |"} {
 		if unescaped(md, raw) {
 			t.Errorf("summary.md holds %q as Markdown would act on it:\n%s", raw, md)

@@ -35,7 +35,7 @@ func synthS3Mixed(t testing.TB) string {
 	for _, h := range names {
 		agents = append(agents, model.AgentInfo{Host: h})
 	}
-	f, err := results.Create(t.TempDir(), results.RunInfo{RunID: results.NewRunID(start), Name: "s3-mixed-3-hosts", StartedAt: start, Agents: agents})
+	f, err := results.Create(t.TempDir(), results.RunInfo{RunHead: model.RunHead{RunID: results.NewRunID(start), Name: "s3-mixed-3-hosts", StartedAt: start}, Agents: agents})
 	if err != nil {
 		t.Fatal(err)
 	}

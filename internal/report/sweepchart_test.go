@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/results"
 )
 
@@ -19,7 +20,7 @@ func TestHTMLHasSweepChart(t *testing.T) {
 			Metrics: map[string]results.Stat{"bw_bytes_per_s": st}})
 	}
 	var b bytes.Buffer
-	if err := HTML(&b, HTMLInput{Summary: &results.Summary{Name: "s", Sweeps: sws}}); err != nil {
+	if err := HTML(&b, HTMLInput{Summary: &results.Summary{RunHead: model.RunHead{Name: "s"}, Sweeps: sws}}); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/storbench/storbench/internal/model"
 )
 
 // arraysNotNull walks doc along schema and reports every place the schema
@@ -52,7 +54,7 @@ func TestEmptyListsAreArrays(t *testing.T) {
 		t.Fatal(err)
 	}
 	defs := schema["$defs"].(map[string]any)
-	s := Summary{SchemaVersion: SchemaVersion, Status: "failed",
+	s := Summary{SchemaVersion: SchemaVersion, RunHead: model.RunHead{Status: "failed"},
 		Phases: []PhaseSummary{{Name: "p", Status: StatusFailed, Error: "fio failed"}, {Name: "q", PerHost: []HostOps{{Host: "a"}}}}}
 	for _, v := range []any{s, Summary{}} {
 		out, err := json.MarshalIndent(v, "", "  ")

@@ -148,8 +148,7 @@ func Create(root string, info RunInfo) (*Folder, error) {
 	info.SchemaVersion = SchemaVersion
 	info.Status = StatusRunning
 	f := &Folder{Path: path, run: info, sum: Summary{
-		SchemaVersion: SchemaVersion, RunID: info.RunID, Name: info.Name,
-		Status: StatusRunning, StartedAt: info.StartedAt, Phases: []PhaseSummary{},
+		SchemaVersion: SchemaVersion, RunHead: info.RunHead, Phases: []PhaseSummary{},
 	}, unsaved: map[string]error{}, madeRoot: madeRoot}
 	if err := f.flush(); err != nil {
 		f.Remove() // nothing measured yet: leave nothing behind

@@ -15,7 +15,7 @@ import (
 // A host's per-second latency is its own compressed file beside
 // result.json, which stays small, and reads back as written.
 func TestPerSecondLatencyFile(t *testing.T) {
-	f, err := Create(t.TempDir(), RunInfo{RunID: NewRunID(time.Now()), Name: "lat", StartedAt: time.Now()})
+	f, err := Create(t.TempDir(), RunInfo{RunHead: model.RunHead{RunID: NewRunID(time.Now()), Name: "lat", StartedAt: time.Now()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package results
 import (
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/storbench/storbench/internal/model"
 	"github.com/storbench/storbench/internal/record"
@@ -37,13 +36,10 @@ const SchemaVersion = 5
 // Summary is summary.json: the figures of every phase of a run, per host and
 // merged across hosts. Field names carry their units.
 type Summary struct {
-	SchemaVersion int            `json:"schema_version"`
-	RunID         string         `json:"run_id"`
-	Name          string         `json:"name"`
-	Status        string         `json:"status"`
-	StartedAt     time.Time      `json:"started_at"`
-	EndedAt       time.Time      `json:"ended_at,omitzero"`
-	Phases        []PhaseSummary `json:"phases"`
+	SchemaVersion int `json:"schema_version"`
+	// RunHead is the run as run.json names it.
+	model.RunHead
+	Phases []PhaseSummary `json:"phases"`
 	// Sweeps are statistics across iterations per matrix point, for suite
 	// phases that repeat or sweep parameters.
 	Sweeps []Sweep `json:"sweeps,omitempty"`

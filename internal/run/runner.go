@@ -387,7 +387,7 @@ func (r *Runner) create(p Plan, infos []cluster.Info, runID string, targets []re
 		p.Fingerprint = &fp
 	}
 	folder, err := results.Create(root, results.RunInfo{
-		RunID: runID, Name: p.Name, StartedAt: now().UTC(), CommandLine: p.CommandLine,
+		RunHead: model.RunHead{RunID: runID, Name: p.Name, StartedAt: now().UTC()}, CommandLine: p.CommandLine,
 		Versions: results.Versions{Storbench: r.Version, Go: runtime.Version(), Fio: info.FioVersion, Kernel: info.Kernel},
 		Agents:   infos, Targets: targets, Plan: plan, Settings: p.Settings,
 		Labels: p.RunLabels, Fingerprint: p.Fingerprint,

@@ -34,7 +34,7 @@ func writeRun(tb testing.TB, root string, g genRun) string {
 	tb.Helper()
 	rng := rand.New(rand.NewPCG(7, uint64(g.i)))
 	f, err := results.Create(root, results.RunInfo{
-		RunID: g.id(), Name: fmt.Sprintf("suite-%d", g.i), StartedAt: g.start, CommandLine: []string{"storbench", "run", "suite.yaml"},
+		RunHead: model.RunHead{RunID: g.id(), Name: fmt.Sprintf("suite-%d", g.i), StartedAt: g.start}, CommandLine: []string{"storbench", "run", "suite.yaml"},
 		Versions: results.Versions{Storbench: "v1.2.3", Fio: "fio-3.36", Kernel: "6.1.0-test"},
 		Agents:   []model.AgentInfo{{Host: "client1"}}, Labels: g.labels,
 		Fingerprint: &model.Fingerprint{Kernel: "6.1.0-test", Hosts: 1, Targets: []model.TargetPrint{

@@ -67,7 +67,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		slices.Sort(ls)
 		row := runRow{Run: run, LabelText: strings.Join(ls, " "), Report: hasResult(run.Path, report.HTMLFile)}
 		if s.spec != nil {
-			figs, err := s.cat.Figures(r.Context(), run.ID)
+			figs, err := s.cat.Figures(r.Context(), run.RunID)
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)
 				return

@@ -137,7 +137,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	if len(runs) != 1 || runs[0].ID != id {
+	if len(runs) != 1 || runs[0].RunID != id {
 		http.Error(w, "no run "+id+" in the catalog", http.StatusNotFound)
 		return
 	}

@@ -16,8 +16,8 @@ th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}.e
 <form method="get" action="/"><label>Filter (query terms, as storbench runs takes them): <input type="text" name="q" value="{{.Q}}" placeholder="label=tuning=default fs=xfs since=30d"></label> <button>Filter</button></form>
 {{if not .Error}}<p>{{len .Runs}} runs{{if .Query}} matching <code>{{.Query}}</code>{{end}}, newest first (the newest 200 unless last=), in {{.Where}}.</p>
 <table id="runs"><tr><th>run</th><th>name</th><th>status</th><th>started (UTC)</th><th>labels</th><th>fs</th><th>hosts</th>{{if .Spec}}<th>share of {{or .Spec.Name "the spec"}}'s claims</th>{{end}}<th>report</th></tr>
-{{range .Runs}}<tr class="run" data-run="{{.ID}}"><td>{{.ID}}</td><td>{{.Name}}</td><td>{{.Status}}</td><td>{{when .StartedAt}}</td><td>{{.LabelText}}</td><td>{{.FSType}}</td><td class="n">{{.Hosts}}</td>{{if $.Spec}}<td class="spec">{{range .Shares}}{{.}}<br>{{else}}-{{end}}</td>{{end}}
-<td>{{if .Report}}<a href="/run/{{.ID}}/report.html">report</a>{{else}}no report{{end}} <a href="/compare?a=id%3D{{.ID}}">compare…</a></td></tr>
+{{range .Runs}}<tr class="run" data-run="{{.RunID}}"><td>{{.RunID}}</td><td>{{.Name}}</td><td>{{.Status}}</td><td>{{when .StartedAt}}</td><td>{{.LabelText}}</td><td>{{.FSType}}</td><td class="n">{{.Hosts}}</td>{{if $.Spec}}<td class="spec">{{range .Shares}}{{.}}<br>{{else}}-{{end}}</td>{{end}}
+<td>{{if .Report}}<a href="/run/{{.RunID}}/report.html">report</a>{{else}}no report{{end}} <a href="/compare?a=id%3D{{.RunID}}">compare…</a></td></tr>
 {{end}}</table>{{end}}</body></html>{{end}}
 
 {{define "compare"}}{{template "head" .}}

@@ -55,6 +55,11 @@ const (
 var missingKeys = fmt.Sprintf("set %s and %s (or %s and %s, or name an AWS profile: %s)",
 	envAccessKey, envSecretKey, envAWSAccessKey, envAWSSecretKey, envAWSProfile)
 
+// secretsFrom says where the keys come from, in the order the chain
+// looks (Info.SecretsFrom).
+var secretsFrom = fmt.Sprintf("%s/%s, %s/%s (with %s), or the AWS profile (%s, else default) in ~/.aws/credentials and ~/.aws/config",
+	envAccessKey, envSecretKey, envAWSAccessKey, envAWSSecretKey, envAWSSessionToken, envAWSProfile)
+
 // applyEnvironment is the engine's Info.ApplyEnvironment: it fills what
 // settings leave unset (applyS3; nil settings: none), checks the CA bundle
 // the environment gives, and settles the keys: settings' access_key and

@@ -65,6 +65,7 @@ func (Engine) Info() engine.Info {
 		LogsRequests: true,
 		Endpoint:     endpoint,
 		Environment:  variables,
+		SecretsFrom:  secretsFrom,
 		Flags:        flags,
 		// The engine reads its variables itself (awsenv.go).
 		ApplyEnvironment: applyEnvironment,

@@ -2,9 +2,11 @@ package s3
 
 import "github.com/storbench/storbench/internal/engine"
 
-// flags are how `storbench s3` shows the settings every benchmark has
-// (Info.Flags), named as warp names them; the flags of some benchmarks
-// only, whose defaults and help differ between them, are the command's.
+// flags are how `storbench s3 OP` shows the engine's settings
+// (Info.Flags), named as warp names them: those of some benchmarks only
+// name them (Benchmarks), and a default that differs by benchmark is
+// given for each (DefaultFor); versions, whose help differs, is declared
+// once for list and once for retention.
 var flags = []engine.Flag{
 	{Key: "bucket", Name: "bucket", Help: "bucket; created if missing, and removed afterwards only if storbench created it and it is empty", Default: "storbench"},
 	{Key: "concurrent", Name: "concurrent", Help: "requests in flight", Default: "20", NonZero: true},
@@ -43,4 +45,33 @@ var flags = []engine.Flag{
 	// On every benchmark, so that a write benchmark refuses them in words.
 	{Key: "list_existing", Name: "list-existing", Help: "read the objects already in the bucket under --prefix (get, stat, list, mixed without writes): nothing is uploaded, written or deleted"},
 	{Key: "prefix", Name: "prefix", Help: "with --list-existing: the key prefix of the objects to read (default: the whole bucket)"},
+	{Key: "md5", Name: "md5", Help: "send Content-MD5 with uploads"},
+	{Key: "checksum", Name: "checksum", Help: "S3 checksum on uploads: CRC32, CRC32C, CRC64NVME, SHA1, SHA256"},
+	{Key: "encrypt", Name: "encrypt", Help: "SSE-C with a random key (needs --tls)"},
+	{Key: "sign_payload", Name: "sign-payload", Help: "sign request bodies on plain HTTP (streaming SigV4) instead of UNSIGNED-PAYLOAD"},
+	{Key: "range", Name: "range", Help: "GET a random byte range of each object", Benchmarks: []string{"get", "mixed", "versioned"}},
+	{Key: "verify", Name: "verify", Help: "check every GET body against what storbench wrote, as it streams; a mismatch is an error of kind \"content mismatch\"", Benchmarks: []string{"get", "mixed", "versioned"}},
+	{Key: "range_size", Name: "range-size", Help: "GET ranges of this size at random offsets (implies --range; at most the smallest object)", NonZero: true, LeftOut: "whole objects (or --range)", Benchmarks: []string{"get", "mixed"}},
+	{Key: "versions", Name: "versions", Help: "versions of each object; over 1 lists versions (needs bucket versioning)", Default: "1", NonZero: true, Benchmarks: []string{"list"}},
+	{Key: "versions", Name: "versions", Help: "versions of each object, each uploaded with a retention (over 1 needs bucket versioning)", Default: "5", NonZero: true, Benchmarks: []string{"retention"}},
+	{Key: "metadata", Name: "metadata", Help: "list with user metadata (MinIO's extension of ListObjectsV2)", Benchmarks: []string{"list"}},
+	{Key: "max_keys", Name: "max-keys", Help: "keys asked for per LIST request", Default: "100", NonZero: true, Benchmarks: []string{"list"}},
+	{Key: "get_distrib", Name: "get-distrib", Help: "relative weight of GET", Default: "45", ZeroMeans: noneOfIt, Benchmarks: weighed},
+	{Key: "stat_distrib", Name: "stat-distrib", Help: "relative weight of STAT", Default: "30", ZeroMeans: noneOfIt, Benchmarks: weighed},
+	{Key: "put_distrib", Name: "put-distrib", Help: "relative weight of PUT", Default: "15", ZeroMeans: noneOfIt, Benchmarks: weighed},
+	{Key: "delete_distrib", Name: "delete-distrib", Help: "relative weight of DELETE (at most --put-distrib)", Default: "10", ZeroMeans: noneOfIt, Benchmarks: weighed},
+	// warp's multipart-put uploads more parts, more at a time.
+	{Key: "parts", Name: "parts", Help: "parts per upload", Default: "20", DefaultFor: map[string]string{"multipart-put": "100"}, NonZero: true, Benchmarks: multipart},
+	{Key: "part_size", Name: "part.size", Help: "part size", Default: "5MiB", NonZero: true, Benchmarks: multipart},
+	{Key: "part_concurrency", Name: "part.concurrent", Help: "parts in flight per upload", Default: "4", DefaultFor: map[string]string{"multipart-put": "20"}, NonZero: true, Benchmarks: multipart},
+	{Key: "batch", Name: "batch", Help: "objects per DELETE request", Default: "100", NonZero: true, Benchmarks: []string{"delete"}},
 }
+
+// The benchmarks that weigh their operations, and the multipart ones.
+var (
+	weighed   = []string{"mixed", "versioned"}
+	multipart = []string{"multipart", "multipart-put"}
+)
+
+// noneOfIt is what a weight of 0 means.
+const noneOfIt = "none of that operation"
