@@ -23,7 +23,6 @@ import (
 // and a load of 30 the client ran 0.33 MiB/s of 0.78 and no second after
 // the pause came within 90% of it.
 func TestEventPausesLoad(t *testing.T) {
-	t.Parallel()
 	needFio(t)
 	srv := s3test.StartT(t, s3test.Options{})
 	self := cluster.HostName(hostname())
