@@ -69,22 +69,7 @@ func typeSchema(t reflect.Type, defs map[string]any) map[string]any {
 		if _, ok := defs[name]; !ok {
 			defs[name] = nil // breaks cycles
 			props := map[string]any{}
-			var required []string
-			for i := 0; i < t.NumField(); i++ {
-				f := t.Field(i)
-				tag := f.Tag.Get("json")
-				jn, opts, _ := strings.Cut(tag, ",")
-				if jn == "-" || !f.IsExported() {
-					continue
-				}
-				if jn == "" {
-					jn = f.Name
-				}
-				props[jn] = typeSchema(f.Type, defs)
-				if !strings.Contains(opts, "omitempty") && !strings.Contains(opts, "omitzero") {
-					required = append(required, jn)
-				}
-			}
+			required := structFields(t, props, defs)
 			sort.Strings(required)
 			d := map[string]any{"type": "object", "properties": props}
 			if len(required) > 0 {
@@ -95,6 +80,32 @@ func typeSchema(t reflect.Type, defs map[string]any) map[string]any {
 		return map[string]any{"$ref": "#/$defs/" + name}
 	}
 	panic(fmt.Sprintf("schema: no JSON type for %v", t))
+}
+
+// structFields puts t's fields in props by their JSON names and returns
+// those always written. An embedded struct without a JSON name has its
+// fields written in its place, as encoding/json writes them (the run
+// header, model.RunHead, in Summary).
+func structFields(t reflect.Type, props map[string]any, defs map[string]any) (required []string) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		jn, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if jn == "" && f.Anonymous && f.Type.Kind() == reflect.Struct {
+			required = append(required, structFields(f.Type, props, defs)...)
+			continue
+		}
+		if jn == "-" || !f.IsExported() {
+			continue
+		}
+		if jn == "" {
+			jn = f.Name
+		}
+		props[jn] = typeSchema(f.Type, defs)
+		if !strings.Contains(opts, "omitempty") && !strings.Contains(opts, "omitzero") {
+			required = append(required, jn)
+		}
+	}
+	return required
 }
 
 // fields lists every field of the schema as "Type.field: json-type", so two
