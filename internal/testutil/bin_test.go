@@ -75,3 +75,31 @@ func TestMakefileBuildsForTests(t *testing.T) {
 		t.Errorf("the Makefile gives %s no storbench built with -ldflags '%s'", BinEnv, forTests)
 	}
 }
+
+// Given a build in BinEnv (make test's one build for every package), each
+// test binary runs it from a path of its own: make test runs packages at
+// once, and one that counted its agents by their path counted another's
+// (TestSlurmRealCluster: "4 agents run, want 3").
+func TestStorbenchBinGivenIsEachPackagesOwn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a go test of its own")
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	given := filepath.Join(t.TempDir(), "storbench")
+	if err := os.WriteFile(given, []byte("#!/bin/sh\necho storbench given\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "test", "-count=1", "-v", "-run", "^TestStorbenchBinProbe$", "./internal/testutil/")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), binProbeEnv+"=1", BinEnv+"="+given)
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.CombinedOutput()
+	_, ran, _ := strings.Cut(string(out), "built ")
+	ran, _, _ = strings.Cut(ran, "\n")
+	if err != nil || ran == "" || ran == given {
+		t.Fatalf("go test %v: the probe ran the given storbench from %q, want a path of its own:\n%s", err, ran, out)
+	}
+}
