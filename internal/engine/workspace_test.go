@@ -133,18 +133,25 @@ func TestWorkspaceRemoveReportsLeftovers(t *testing.T) {
 	}
 }
 
-// The hosts of a run join one shared directory whichever comes first, and
-// the host that removes it leaves DIR as it found it.
-func TestSharedWorkspace(t *testing.T) {
-	dir := t.TempDir()
+// twoHostsShare is two hosts of run r1 joining the shared directory
+// "tree" in dir.
+func twoHostsShare(t *testing.T, dir string) (a, b *Workspace) {
+	t.Helper()
 	a, err := SharedWorkspace(dir, "r1", "tree")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := SharedWorkspace(dir, "r1", "tree")
-	if err != nil {
+	if b, err = SharedWorkspace(dir, "r1", "tree"); err != nil {
 		t.Fatalf("second host: %v", err)
 	}
+	return a, b
+}
+
+// The hosts of a run join one shared directory whichever comes first, and
+// the host that removes it leaves DIR as it found it.
+func TestSharedWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	a, b := twoHostsShare(t, dir)
 	want := filepath.Join(dir, "storbench", "r1", SharedName, "tree")
 	if a.Path != want || b.Path != want {
 		t.Fatalf("paths %s and %s, want %s", a.Path, b.Path, want)
@@ -176,14 +183,7 @@ func TestSharedWorkspace(t *testing.T) {
 // DIR/storbench holding only the run's marker.)
 func TestSharedWorkspaceKeptAfterItsRemoval(t *testing.T) {
 	dir := t.TempDir()
-	a, err := SharedWorkspace(dir, "r1", "tree")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := SharedWorkspace(dir, "r1", "tree")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := twoHostsShare(t, dir)
 	if err := a.Remove(); err != nil {
 		t.Fatal(err)
 	}
