@@ -16,7 +16,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS   := -X github.com/storbench/storbench/internal/cli.Version=$(VERSION) -X github.com/storbench/storbench/internal/cli.Commit=$(COMMIT)
 
-.PHONY: docs build demo test test-hog cluster-test fio chromium tmux podman rpm systemd-analyze prometheus mpich slurm glusterfs moosefs ceph sysroot postgresql chart vet bench-fio bench-md bench-s3 tools release
+.PHONY: docs build demo test race test-hog cluster-test fio chromium tmux podman rpm systemd-analyze prometheus mpich slurm glusterfs moosefs ceph sysroot postgresql chart vet bench-fio bench-md bench-s3 tools release
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/storbench
@@ -136,12 +136,24 @@ vet:
 
 # The README's second command. storbench is built once for every package's
 # tests that run it (STORBENCH_TEST_BIN), not linked again by each of the
-# ten test binaries (17-90 s of CPU each on a loaded 2-core machine).
-test: tools vet chart
+# ten test binaries (17-90 s of CPU each on a loaded 2-core machine). The
+# race detector runs in `make race` (CI runs both): it doubles the tests'
+# CPU and triples their compilation, and make test's 2 cores are its
+# limit.
+GOTEST_ENV = STORBENCH_VERSITYGW=$(VERSITYGW) STORBENCH_HELM=$(HELM) STORBENCH_NFPM=$(NFPM) STORBENCH_SYSROOT=$(SYSROOT)
+define run_tests
 	@bin_tmp=$$(mktemp -d /tmp/storbench-test-bin.XXXXXX); \
 	$(GO) build -ldflags '-X github.com/storbench/storbench/internal/catalog.builtForTests=1' -o $$bin_tmp/storbench ./cmd/storbench && \
-	STORBENCH_TEST_BIN=$$bin_tmp/storbench STORBENCH_VERSITYGW=$(VERSITYGW) STORBENCH_HELM=$(HELM) STORBENCH_NFPM=$(NFPM) STORBENCH_SYSROOT=$(SYSROOT) $(GO) test -race -p 3 -timeout 35m ./...; \
+	STORBENCH_TEST_BIN=$$bin_tmp/storbench $(GOTEST_ENV) $(GO) test $(1) ./...; \
 	rc=$$?; rm -rf $$bin_tmp; exit $$rc
+endef
+test: tools vet chart
+	$(call run_tests,-p 3 -timeout 35m)
+
+# Every package's tests under the race detector (CI runs it after make
+# test): about twice make test's CPU.
+race: tools
+	$(call run_tests,-race -p 3 -timeout 50m)
 
 # make test beside a CPU hog of two busy loops per core, stopped whatever
 # happens; prints the wall time and the load averages at start and end
