@@ -15,15 +15,15 @@ import (
 
 // MdOptions are the flags of `storbench md`, with mdtest's letters.
 type MdOptions struct {
-	Dir        string
-	Items      int64 `setting:"items"`
-	Iterations int   `setting:"iterations"`
-	Depth      int   `setting:"depth"`
-	Branch     int   `setting:"branch"`
-	FilesOnly  bool  `setting:"files_only"`
-	DirsOnly   bool  `setting:"dirs_only"`
-	UniqueDir  bool  `setting:"unique_dir"`
-	Workers    int
+	Dir        string   `setting:"dir"`
+	Items      int64    `setting:"items"`
+	Iterations int      `setting:"iterations"`
+	Depth      int      `setting:"depth"`
+	Branch     int      `setting:"branch"`
+	FilesOnly  bool     `setting:"files_only"`
+	DirsOnly   bool     `setting:"dirs_only"`
+	UniqueDir  bool     `setting:"unique_dir"`
+	Workers    int      `setting:"workers"`
 	Stonewall  string   `setting:"stonewall"`
 	WearOut    bool     `setting:"wear_out"`
 	Random     bool     `setting:"random"`
@@ -57,14 +57,13 @@ type MdOptions struct {
 }
 
 // AddFlags registers the options' flags: the md engine's settings as it
-// declares them (flags: Info.Flags; settingFlags), mdtest's letters
-// where they do not clash with storbench's own, and long names for all.
-// d holds the md engine's defaults by setting (Registry.Defaults).
+// declares them (flags: Info.Flags; settingFlags), -d and -t among them,
+// mdtest's letters where they do not clash with storbench's own, and long
+// names for all. d holds the md engine's defaults by setting
+// (Registry.Defaults).
 func (o *MdOptions) AddFlags(f *pflag.FlagSet, flags []engine.Flag, d map[string]any) {
-	f.StringVarP(&o.Dir, "directory", "d", defaultDir, "target directory; everything goes under DIR/storbench/<run id>/ and is removed afterwards")
-	mdWorkersFlag(f, &o.Workers)
-	nonZero(f, "workers", "one worker per CPU")
 	settingFlags(f, o, flags, "", d)
+	mdtestWorkers(f, &o.Workers)
 	f.BoolVar(&o.Keep, "keep", false, "keep the trees and files created")
 	f.BoolVar(&o.RemoveStale, "remove-stale", false, "remove what runs killed earlier (SIGKILL, a lost host) left under DIR/storbench; a run whose process still runs, here or on another host, is never touched (without it, such leftovers are only named)")
 	f.StringVar(&o.Results, "results", "results", "folder that receives the results folder")
@@ -111,23 +110,11 @@ iterations, and latency percentiles from merged histograms.`,
 
 // params turns the options into the md engine's settings, by the keys its
 // flags declare (settingParams: sizes and durations read as the engine
-// types them); text and lists left empty are left out, so the engine's
-// defaults apply.
-func (o MdOptions) params(dir string, info engine.Info) (map[string]any, error) {
-	p, err := settingParams(&o, info.Flags, info.Defaults)
-	if err != nil {
-		return nil, err
-	}
-	p["dir"] = dir
-	if o.Workers != 0 {
-		p["workers"] = o.Workers
-	}
-	if o.Stonewall == "" {
-		// wear_out says what follows a stonewall, and is refused
-		// without one: its flag's default (true) is no choice made.
-		delete(p, "wear_out")
-	}
-	return p, nil
+// types them); text and lists left empty, a 0 that stands for "not
+// given" (workers: one per CPU) and wear_out without a stonewall are left
+// out, so the engine's defaults apply.
+func (o MdOptions) params(info engine.Info) (map[string]any, error) {
+	return settingParams(&o, info.Flags, info.Defaults)
 }
 
 // runMd runs `storbench md`.
@@ -136,7 +123,8 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 	if err != nil {
 		return nil, err
 	}
-	p, err := o.params(dir, st.Engines.Info(model.EngineMD))
+	o.Dir = dir
+	p, err := o.params(st.Engines.Info(model.EngineMD))
 	if err != nil {
 		return nil, err
 	}
@@ -148,12 +136,10 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 	if err != nil {
 		return nil, err
 	}
-	settings := settingValues(&o)
-	settings["dir"], settings["workers"] = dir, o.Workers
 	return runPlan(ctx, st, o.Watch, run.Plan{
 		Name: "md", Phases: phases, Labels: labels, Dirs: []string{dir},
 		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, ResultsRoot: o.Results, Keep: o.Keep, RemoveStale: o.RemoveStale,
-		Settings: settings,
+		Settings: settingValues(&o),
 	})
 }
 

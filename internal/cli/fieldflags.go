@@ -124,9 +124,15 @@ func (v workersValue) Set(s string) error {
 	return nil
 }
 
-// mdWorkersFlag registers md's -t.
-func mdWorkersFlag(f *pflag.FlagSet, n *int) {
-	f.VarP(workersValue{n}, "workers", "t", "workers on each host (default: one per CPU); not mdtest's -t, which takes no value: drop that one")
+// mdtestWorkers makes md's -t, registered as the engine declares it
+// (settingFlags), read its number as workersValue does, n being where it
+// goes: mdtest's -t is refused naming the clash.
+func mdtestWorkers(f *pflag.FlagSet, n *int) {
+	t := f.ShorthandLookup("t")
+	if t == nil {
+		panic("md declares no -t") // the engine's flags renamed
+	}
+	t.Value = workersValue{n}
 }
 
 // FioFlags are fio's options that `storbench fio` takes by fio's names

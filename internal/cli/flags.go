@@ -30,6 +30,10 @@ const annLeftOut = "storbench-left-out"
 // instead of an empty value.
 const annNeeded = "storbench-needed"
 
+// annWith names, for the flag of a setting that qualifies another
+// (engine.Flag.With), that one's flag, which must be given too.
+const annWith = "storbench-with"
+
 // needed marks a string flag that has no default: given empty, the error
 // says what to give (what) instead of pointing at a default.
 func needed(f *pflag.FlagSet, name, what string) {
@@ -59,13 +63,20 @@ func mustAnnotate(f *pflag.FlagSet, name, key, value string) {
 }
 
 // checkFlagValues refuses what a user gave but storbench would read as
-// "not given": 0 for a flag marked nonZero, and an empty value for any
-// string flag. Only flags on the command line are checked.
+// "not given": 0 for a flag marked nonZero, an empty value for any
+// string flag, and a flag that qualifies another (annWith) given without
+// it. Only flags on the command line are checked.
 func checkFlagValues(fs *pflag.FlagSet) error {
 	var err error
 	fs.Visit(func(f *pflag.Flag) {
 		if err != nil {
 			return
+		}
+		if w := f.Annotations[annWith]; len(w) == 1 {
+			if partner := fs.Lookup(w[0]); partner != nil && !partner.Changed {
+				err = usageErr("%s goes with %s, which it qualifies: give %s too, or drop %s", flagName(f), flagName(partner), flagName(partner), flagName(f))
+				return
+			}
 		}
 		v := f.Value.String()
 		switch f.Value.Type() {

@@ -66,6 +66,8 @@ func TestMdBadInput(t *testing.T) {
 		{[]string{"-d", dir, "-F", "-D"}, "exclude each other"},
 		{[]string{"-d", dir, "--write-bytes", "lots"}, "--write-bytes"},
 		{[]string{"-d", dir, "-W", "soon"}, "--stonewall"},
+		{[]string{"-d", dir, "--wear-out"}, "--wear-out goes with -W/--stonewall"},
+		{[]string{"-d", dir, "--wear-out=false"}, "--wear-out goes with -W/--stonewall"},
 	} {
 		st, out := testState()
 		err := Execute(context.Background(), st, append([]string{"md", "--results", t.TempDir()}, tc.args...))

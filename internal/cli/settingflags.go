@@ -47,6 +47,13 @@ func settingFlags(f *pflag.FlagSet, opts any, flags []engine.Flag, benchmark str
 		case fl.ZeroMeans != "":
 			zeroMeans(f, fl.Name, fl.ZeroMeans)
 		}
+		if fl.With != "" {
+			partner, _, declared := engine.FlagOf(flags, fl.With, benchmark)
+			if !declared {
+				panic(fmt.Sprintf("setting %q goes with %q, which has no flag", key, fl.With)) // a declaration's typo
+			}
+			mustAnnotate(f, fl.Name, annWith, partner.Name)
+		}
 	}
 }
 
@@ -127,9 +134,11 @@ func settingValues(opts any) map[string]any {
 // settingParams are the engine's settings as opts gives them
 // (settingValues), but text and lists left empty and a 0 the engine's
 // flag refuses (Flag.NonZero: 0 is its flag left out), which leave the
-// engine's default. A text whose setting the engine types as a size or a
-// duration (typed: its typed settings, Info.Defaults) is read as one
-// here, so bad input names the flag (flags: Info.Flags).
+// engine's default, and a setting that qualifies one left out
+// (Flag.With: its flag's default is no choice made). A text whose setting
+// the engine types as a size or a duration (typed: its typed settings,
+// Info.Defaults) is read as one here, so bad input names the flag
+// (flags: Info.Flags).
 func settingParams(opts any, flags []engine.Flag, typed any) (map[string]any, error) {
 	kinds := settingTypes(typed)
 	p := settingValues(opts)
@@ -152,6 +161,13 @@ func settingParams(opts any, flags []engine.Flag, typed any) (map[string]any, er
 			p[key] = t
 		case []string:
 			if len(x) == 0 {
+				delete(p, key)
+			}
+		}
+	}
+	for key := range p {
+		if fl, _, _ := engine.FlagOf(flags, key, ""); fl.With != "" {
+			if _, with := p[fl.With]; !with {
 				delete(p, key)
 			}
 		}

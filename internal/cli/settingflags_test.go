@@ -120,9 +120,9 @@ func TestMdSettingsAreTheEngines(t *testing.T) {
 		if err := fs.Parse(args); err != nil {
 			t.Fatal(err)
 		}
-		return o.params("/tmp/x", info)
+		return o.params(info)
 	}
-	p, err := parse("-n", "7", "-w", "4k", "--find-size", "1k", "-W", "30s", "--only", "create", "-t", "3")
+	p, err := parse("-d", "/tmp/x", "-n", "7", "-w", "4k", "--find-size", "1k", "-W", "30s", "--only", "create", "-t", "3")
 	if err != nil {
 		t.Fatal(err)
 	}

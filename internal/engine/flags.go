@@ -24,6 +24,10 @@ type Flag struct {
 	// a setting where 0 is a real choice ("one directory per tree").
 	NonZero            bool
 	LeftOut, ZeroMeans string
+	// With is the key of the setting this one qualifies (md's wear_out
+	// says what follows a stonewall): a command gives it only with that
+	// one, and refuses its flag given without it.
+	With string
 	// Benchmarks, when set, are the only benchmarks (the op setting: s3's
 	// get, list, ...) whose command has the flag; nil: every one.
 	Benchmarks []string

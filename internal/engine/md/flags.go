@@ -5,6 +5,8 @@ import "github.com/storbench/storbench/internal/engine"
 // flags are how `storbench md` shows the settings (Info.Flags), with
 // mdtest's letters where they do not clash with storbench's own.
 var flags = []engine.Flag{
+	{Key: "dir", Name: "directory", Short: "d", Help: "target directory; everything goes under DIR/storbench/<run id>/ and is removed afterwards", Default: "storbench-data"},
+	{Key: "workers", Name: "workers", Short: "t", Help: "workers on each host (default: one per CPU); not mdtest's -t, which takes no value: drop that one", NonZero: true, LeftOut: "one worker per CPU"},
 	{Key: "items", Name: "items", Short: "n", Help: "files and directories each worker creates per iteration", NonZero: true},
 	{Key: "iterations", Name: "iterations", Short: "i", Help: "times to repeat the whole sequence; the summary gives max, min, mean and std dev across them", NonZero: true},
 	{Key: "depth", Name: "depth", Short: "z", Help: "depth of each directory tree (0: one directory)", ZeroMeans: "one directory per tree"},
@@ -13,7 +15,7 @@ var flags = []engine.Flag{
 	{Key: "dirs_only", Name: "dirs-only", Short: "D", Help: "only directory operations"},
 	{Key: "unique_dir", Name: "unique-dir", Short: "u", Help: "a tree per worker (default: all workers share one tree)"},
 	{Key: "stonewall", Name: "stonewall", Short: "W", Help: "end the create operations after this time (e.g. 30s); then every worker of every host creates up to the largest count any reached (--wear-out), as mdtest -W and IO500", NonZero: true, LeftOut: "no stonewall"},
-	{Key: "wear_out", Name: "wear-out", Help: "with -W: every worker creates up to the largest count any worker reached by the stonewall, inside the create's time (false: each stops at the stonewall with its own count)", Default: "true"},
+	{Key: "wear_out", Name: "wear-out", Help: "with -W: every worker creates up to the largest count any worker reached by the stonewall, inside the create's time (false: each stops at the stonewall with its own count)", Default: "true", With: "stonewall"},
 	{Key: "random", Name: "random", Short: "R", Help: "stat and read items in a random order"},
 	{Key: "sync", Name: "sync", Short: "Y", Help: "flush every file system (sync) at the end of each operation, inside its time, as mdtest -Y"},
 	{Key: "sync_file", Name: "sync-file", Short: "y", Help: "flush each file (fsync) after writing it, inside the create's time, as mdtest -y"},
