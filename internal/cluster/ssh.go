@@ -265,9 +265,9 @@ func (l *SSHLauncher) startOne(ctx context.Context, host string, port int, name,
 
 // stdinMessage is what a launcher writes first on an agent's stdin: the
 // token on the first line, then each secret as a NAME=VALUE line (in name
-// order; the names are the engines', s3's STORBENCH_ACCESS_KEY=...), then
-// a blank line; the stream then stays open until the controller lets the
-// agent go.
+// order; the names are those the engines declare, which the launcher
+// need not know), then a blank line; the stream then stays open until the
+// controller lets the agent go.
 func stdinMessage(token string, s engine.Secrets) string {
 	var b strings.Builder
 	b.WriteString(token + "\n")

@@ -10,7 +10,7 @@ import "github.com/storbench/storbench/internal/secret"
 // shows no key.
 type Credentials struct {
 	AccessKey, SecretKey secret.String
-	// SessionToken comes with temporary keys (AWS STS, AWS_SESSION_TOKEN):
+	// SessionToken comes with temporary keys (AWS STS):
 	// it is sent, signed, with every request. Empty for permanent keys.
 	SessionToken secret.String
 }

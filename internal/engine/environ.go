@@ -12,7 +12,7 @@ import (
 // command line reads every declared variable once, in one place, and an
 // engine never reads the environment itself: it is handed what was read.
 type Var struct {
-	// Name is the variable's name ("STORBENCH_SECRET_KEY").
+	// Name is the variable's name, as a user sets it.
 	Name string
 	// Secret says its value is a secret: it reaches the engine only in
 	// Env.Secrets, travels to agents only on a launcher's stdin (never on
@@ -106,7 +106,7 @@ type Applied struct {
 	// a command that needs them.
 	SecretsErr error
 	// Missing says what a user sets when a phase needs secrets and there
-	// are none ("set STORBENCH_ACCESS_KEY and ...").
+	// are none: a line naming the engine's variables.
 	Missing string
 }
 

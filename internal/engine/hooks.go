@@ -254,8 +254,8 @@ type Endpoint struct {
 	// Skipped is the note for an optional entry skipped without one, and
 	// Planned for the phases a dry run planned without one.
 	Skipped, Planned string
-	// FromEnvironment says how the environment names one ("set
-	// STORBENCH_HOST"), for a command's error when none is given.
+	// FromEnvironment says how the environment names one (a line naming
+	// the engine's variable), for a command's error when none is given.
 	FromEnvironment string
 }
 

@@ -555,7 +555,7 @@ func (s *Suite) addBlock(k, v *yaml.Node) error {
 
 // Block returns the settings block of engine name, made empty when the
 // suite has none, so a command can add the environment's settings to it
-// (STORBENCH_HOST for s3).
+// (those the engine applies: Registry.ApplyEnvironment).
 func (s *Suite) Block(name model.EngineName) map[string]any {
 	if s.Blocks[name] == nil {
 		if s.Blocks == nil {
