@@ -1,6 +1,10 @@
 package run
 
 import (
+	"context"
+	"errors"
+	"fmt"
+
 	"github.com/storbench/storbench/internal/exit"
 )
 
@@ -26,6 +30,17 @@ func badInput(err error) error { return exit.With(exit.BadInput, err) }
 
 func badInputf(format string, args ...any) error { return exit.Errorf(exit.BadInput, format, args...) }
 
-// interruptedBeforeRun is the error of a run stopped by a signal before
-// anything was created.
-func interruptedBeforeRun() error { return exit.InterruptedBeforeRun() }
+// interruptedBeforeRun is the error of a run whose ctx ended before
+// anything was created: a signal, or its launcher's agents that went away
+// on their own (ctx's cause an *agentsEnded, which untilEnded gives). The
+// latter says so in the launcher's words: nobody interrupted that run, and
+// "interrupted before anything ran" sent its user looking for a signal.
+// It ends the run as interrupted all the same (exit 130), as the same end
+// does mid-run (cluster.Ender).
+func interruptedBeforeRun(ctx context.Context) error {
+	var ended *agentsEnded
+	if errors.As(context.Cause(ctx), &ended) {
+		return &Error{Code: Interrupted, Err: fmt.Errorf("%v before the first phase: the run stopped, nothing ran", ended)}
+	}
+	return exit.InterruptedBeforeRun()
+}

@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -43,7 +42,7 @@ func (r *Runner) launch(ctx context.Context, p Plan) (*agentSet, error) {
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, interruptedBeforeRun()
+			return nil, interruptedBeforeRun(ctx)
 		}
 		return nil, badInput(err)
 	}
@@ -65,7 +64,7 @@ func (r *Runner) launch(ctx context.Context, p Plan) (*agentSet, error) {
 	set := &agentSet{remote: true, close: stop}
 	if e, ok := started.(cluster.Ender); ok {
 		ended, why := e.Ended()
-		set.ended, set.endErr = ended, errors.New(why)
+		set.ended, set.endErr = ended, &agentsEnded{why: why}
 	}
 	hn := hostname()
 	for _, a := range agents {
@@ -74,6 +73,13 @@ func (r *Runner) launch(ctx context.Context, p Plan) (*agentSet, error) {
 	}
 	return set, nil
 }
+
+// agentsEnded is why a run stopped when its launcher's agents went away on
+// their own (cluster.Ender: the Slurm step or mpiexec job ended), in the
+// launcher's words.
+type agentsEnded struct{ why string }
+
+func (e *agentsEnded) Error() string { return e.why }
 
 // untilEnded returns ctx, cancelled with the set's endErr when its agents
 // go away on their own (the run then ends as interrupted), and its

@@ -101,7 +101,7 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	infos, err := ctrl.Connect(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, interruptedBeforeRun()
+			return nil, interruptedBeforeRun(ctx)
 		}
 		return nil, badInputf("agents: %v", err)
 	}
@@ -305,7 +305,7 @@ func sharedErr(ctx context.Context, a area, err error) error {
 	var ns *cluster.NotSharedError
 	switch {
 	case ctx.Err() != nil:
-		return interruptedBeforeRun()
+		return interruptedBeforeRun(ctx)
 	case errors.Is(err, errors.ErrUnsupported) && a.phase == "":
 		return badInput(err)
 	case errors.As(err, &ns) || errors.Is(err, errors.ErrUnsupported):
@@ -350,7 +350,7 @@ func (r *Runner) check(ctx context.Context, p Plan, set *agentSet) error {
 	}
 	for _, ph := range p.Phases {
 		if ctx.Err() != nil {
-			return interruptedBeforeRun()
+			return interruptedBeforeRun(ctx)
 		}
 		if err := r.Engines.Validate(ph); err != nil {
 			return badInputf("phase %s: %v", ph.Name, err)
@@ -362,7 +362,7 @@ func (r *Runner) check(ctx context.Context, p Plan, set *agentSet) error {
 	env := engine.CheckEnv{Keep: p.Keep, AllowExec: p.AllowExec, Tools: p.Tools, Local: set.local != nil}
 	if err := r.Engines.CheckPlan(ctx, env, p.Phases); err != nil {
 		if ctx.Err() != nil {
-			return interruptedBeforeRun()
+			return interruptedBeforeRun(ctx)
 		}
 		return badInput(err)
 	}

@@ -26,7 +26,7 @@ func checkResources(ctx context.Context, p Plan, ctrl *cluster.Controller, runID
 		n, err := ctrl.CheckResources(ctx, runID, ph)
 		switch {
 		case ctx.Err() != nil:
-			return nil, interruptedBeforeRun()
+			return nil, interruptedBeforeRun(ctx)
 		case errors.Is(err, engine.ErrUnsupported):
 			return nil, badInput(err)
 		case err != nil:
