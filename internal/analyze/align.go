@@ -81,7 +81,11 @@ type piece struct {
 // outside them (windows are an engine's reckoning: fio's is its runtime
 // counted back from its end) is one piece of no length at the point
 // inside the windows nearest its midpoint, in the segment that point's
-// window counts it in (windowSeg), so its counts stay counted.
+// window counts it in (windowSeg), so its counts stay counted; its span
+// is that window's part counted in that segment (windowPart), the time
+// in which the window says the host did those operations, so that the
+// segment's rate is over it. Over no time, a segment that no interval
+// inside the windows reached had its operations at a rate of 0.
 func pieces(a, b int64, wins []window, t0, seg int64) []piece {
 	if len(wins) == 0 {
 		wins = []window{{a, b}}
@@ -115,7 +119,24 @@ func pieces(a, b int64, wins []window, t0, seg int64) []piece {
 			best, dist, in = c, d, w
 		}
 	}
-	return []piece{{int(windowSeg(floorDiv(best-t0, seg), in, t0, seg)), 0, best, best}}
+	k := windowSeg(floorDiv(best-t0, seg), in, t0, seg)
+	lo, hi := windowPart(k, in, t0, seg)
+	return []piece{{int(k), 0, lo, hi}}
+}
+
+// windowPart is the part of window w that segment k counts (windowSeg):
+// the window inside the segment, and the window's edge slivers merged
+// into it.
+func windowPart(k int64, w window, t0, seg int64) (lo, hi int64) {
+	from, to := t0+k*seg, t0+(k+1)*seg
+	lo, hi = max(w.start, from), min(w.end, to)
+	if w.start < from && windowSeg(floorDiv(w.start-t0, seg), w, t0, seg) == k {
+		lo = w.start
+	}
+	if w.end > to && windowSeg(floorDiv(w.end-1-t0, seg), w, t0, seg) == k {
+		hi = w.end
+	}
+	return lo, hi
 }
 
 // windowSeg is the segment that segment i's part of window w is counted

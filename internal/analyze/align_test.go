@@ -175,3 +175,38 @@ func starvedSeconds(t *testing.T, endMs int64, marks [][2]int64) []OpSecond {
 	}
 	return secs[0].Seconds
 }
+
+// An interval wholly outside its operation's window (a tick read after
+// the operation ended) is counted at the window's nearest point, and its
+// second's rate is over the time the window spends in that second (and
+// in the window's edge sliver merged into it): a second with operations
+// and no interval inside the window had a rate of 0 over 0 s, its
+// operations neither in its rate nor in the chart's sum (issue 37). A
+// rate not measured is never 0, and the window says when the host did
+// the operations.
+func TestOperationsOutsideTheWindowHaveARate(t *testing.T) {
+	for name, c := range map[string]struct {
+		start, end, from, to int64 // ms: the window, the interval
+		ops                  uint64
+		second               int
+		seconds              float64
+	}{
+		"window inside a second":    {2200, 2600, 2700, 3000, 400, 2, 0.4},
+		"window's sliver merged in": {2500, 3040, 3100, 3300, 540, 2, 0.54},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ms := int64(time.Millisecond)
+			h := &model.HostResult{Host: "h", Ops: []record.OpStats{{Op: "read", Ops: c.ops, StartNs: c.start * ms, EndNs: c.end * ms}},
+				Series: []record.Second{{StartNs: c.from * ms, EndNs: c.to * ms, Op: "read", Ops: c.ops}}}
+			secs, err := SecondsOf([]*model.HostResult{h}, 0, time.Second, nil)
+			if err != nil || len(secs) != 1 || len(secs[0].Seconds) != 1 {
+				t.Fatalf("%+v %v", secs, err)
+			}
+			s := secs[0].Seconds[0]
+			if s.Index != c.second || s.Ops != c.ops || math.Abs(s.Seconds-c.seconds) > 1e-9 || math.Abs(s.OpsPerS*s.Seconds-float64(c.ops)) > 1e-6 {
+				t.Errorf("second %d: %d operations at %.1f ops/s over %.3f s; want second %d, %d operations over the window's %.2f s in it",
+					s.Index, s.Ops, s.OpsPerS, s.Seconds, c.second, c.ops, c.seconds)
+			}
+		})
+	}
+}
