@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
@@ -96,7 +98,8 @@ func SplitHostPort(h string) (host string, port int, err error) {
 // HostNames gives every entry a unique name for results and per-host
 // paths: the host alone when hosts differ, host-port when two share a host.
 // A host whose name would be the run's shared area, engine.SharedName in
-// any case, is renamed (HostName).
+// any case, is renamed (HostName), and a name longer than a host name may
+// be is shortened (fitName).
 func HostNames(entries []string) []string {
 	count := map[string]int{}
 	hs := make([]string, len(entries))
@@ -130,19 +133,61 @@ func HostNames(entries []string) []string {
 		}
 		out[i] = n
 	}
+	for i, n := range out {
+		out[i] = fitName(n)
+	}
 	return out
+}
+
+// fitName is name, or, where it or a label of it is longer than a host
+// name may be (hosts.CheckName, which an agent applies to the name it is
+// given: 253 bytes, 63 a label), name shortened to fit: what fits of its
+// start, '-', 8 hex digits of the SHA-256 of the whole name, and its end
+// when short (the port or slot that sets agents of one host apart). A
+// host label of 59 bytes with "-7761" added (two agents on one host) is
+// 64, and the agent refused it; shortened, the same name always gives the
+// same, and names that differed still differ.
+func fitName(name string) string {
+	long := func(l string) bool { return len(l) > hosts.MaxLabel }
+	labels := strings.Split(name, ".")
+	if len(name) <= hosts.MaxName && !slices.ContainsFunc(labels, long) {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	tag := hex.EncodeToString(sum[:4])
+	// cut shortens s to at most n bytes.
+	cut := func(s string, n int) string {
+		end := ""
+		if i := strings.LastIndexByte(s, '-'); i > 0 && len(s)-i <= 9 {
+			end = s[i:]
+		}
+		if head := strings.TrimRight(s[:n-len(tag)-1-len(end)], ".-"); head != "" {
+			return head + "-" + tag + end
+		}
+		return tag + end
+	}
+	if len(name) > hosts.MaxName {
+		labels = strings.Split(cut(name, hosts.MaxName), ".")
+	}
+	for i, l := range labels {
+		if long(l) {
+			labels[i] = cut(l, hosts.MaxLabel)
+		}
+	}
+	return strings.Join(labels, ".")
 }
 
 // HostName is the name a host with this name gets in a run: the name
 // itself, or, when it is the run's shared area (engine.SharedName, in any
-// case, since a file system may ignore case), the name with "-host" added.
+// case, since a file system may ignore case), the name with "-host" added;
+// a name longer than a host name may be, shortened (fitName).
 // Every host's files live in DIR/storbench/<run id>/<host>/, next to the
 // shared/ directory that all hosts share.
 func HostName(name string) string {
 	if isReserved(name) {
 		return name + "-host"
 	}
-	return name
+	return fitName(name)
 }
 
 func isReserved(name string) bool { return strings.EqualFold(name, engine.SharedName) }

@@ -3,8 +3,11 @@ package cluster
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/storbench/storbench/internal/hosts"
 )
 
 // Every host gets a unique name for results and per-host paths: the host
@@ -50,6 +53,52 @@ func TestHostEntries(t *testing.T) {
 	for _, bad := range []string{"h:0", "h:99999", "h:x"} {
 		if _, _, err := SplitHostPort(bad); err == nil {
 			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
+// Two agents on a host whose first label is 59 bytes are named
+// HOST-PORT, 64 bytes, and an agent refuses a label of more than 63
+// (hosts.CheckName): each such name is shortened to one the agent takes,
+// the same every time, the agents of a run still apart; so are the names
+// mpiexec's and Slurm's agents take (host-slot), the name of this machine
+// and a name of more than 253 bytes. Each keeps the start of its host
+// and the port. Names that fit stay as they are.
+func TestLongHostNamesFit(t *testing.T) {
+	long := strings.Repeat("a", 50) + "-rack7-n1"                // 59 bytes
+	deep := strings.Repeat(strings.Repeat("b", 62)+".", 4) + "x" // 253 bytes
+	in := []string{long + ":7761", long + ":7762", "short:7761", "short:7762", deep + ":7761", deep + ":7762"}
+	ssh := HostNames(in)
+	if !slices.Equal(ssh, HostNames(in)) {
+		t.Errorf("not the same names twice: %v, %v", ssh, HostNames(in))
+	}
+	if ssh[2] != "short-7761" || ssh[3] != "short-7762" {
+		t.Errorf("names that fit were changed: %v", ssh[2:4])
+	}
+	if !strings.HasPrefix(ssh[0], long[:40]) || !strings.HasSuffix(ssh[0], "-7761") || !strings.HasSuffix(ssh[1], "-7762") {
+		t.Errorf("%v: a shortened name does not begin as its host does, or lost its port", ssh[:2])
+	}
+	var mpi, slurm []string
+	l := &MPIExecLauncher{Hosts: []hosts.Entry{{Host: long + "0000", Slots: 2}}}
+	for _, a := range l.agents(map[int]mpiAnnouncement{0: {rank: 0, port: 9000}, 1: {rank: 1, port: 9001}}, "tok") {
+		mpi = append(mpi, a.Host)
+	}
+	sl := &SlurmLauncher{Alloc: Allocation{Nodes: []string{long + "0000"}, Tasks: []int{2}}}
+	agents, _ := sl.agents([]announcement{{long + "0000", 0, 0, 9000}, {long + "0000", 1, 1, 9001}}, "tok", nil)
+	for _, a := range agents {
+		slurm = append(slurm, a.Host)
+	}
+	for _, names := range [][]string{ssh, mpi, slurm, {HostName(strings.Repeat("c", 64))}} {
+		seen := map[string]bool{}
+		for _, n := range names {
+			// What an agent checks of the name it is given.
+			if err := (&Request{Host: n, Next: n}).checkNames(); err != nil {
+				t.Errorf("%d bytes: %v", len(n), err)
+			}
+			if seen[n] {
+				t.Errorf("%s named twice in %v", n, names)
+			}
+			seen[n] = true
 		}
 	}
 }

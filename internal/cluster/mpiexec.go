@@ -228,7 +228,7 @@ func (l *MPIExecLauncher) agents(got map[int]mpiAnnouncement, token string) []*R
 		i, local := l.hostOf(r)
 		name := names[i]
 		if l.Hosts[i].Slots > 1 {
-			name += "-" + strconv.Itoa(local)
+			name = fitName(name + "-" + strconv.Itoa(local))
 		}
 		out = append(out, &RemoteAgent{Addr: net.JoinHostPort(l.Hosts[i].Host, strconv.Itoa(got[r].port)), Host: name, Token: token})
 	}

@@ -356,7 +356,7 @@ func (l *SlurmLauncher) agents(got []announcement, token string, srunErr []strin
 		if many[an.node] || perNode[an.node] > 1 {
 			name = an.node + "-" + strconv.Itoa(an.localid)
 		}
-		out = append(out, &RemoteAgent{Addr: net.JoinHostPort(an.node, strconv.Itoa(an.port)), Host: model.SafeName(name), Token: token})
+		out = append(out, &RemoteAgent{Addr: net.JoinHostPort(an.node, strconv.Itoa(an.port)), Host: fitName(model.SafeName(name)), Token: token})
 	}
 	var failed []string
 	for i, n := range l.Alloc.Nodes {

@@ -7,6 +7,13 @@ import (
 	"strings"
 )
 
+// The longest a host name and each of its labels may be (RFC 1035: 255
+// octets on the wire, 253 written out; 63 a label).
+const (
+	MaxName  = 253
+	MaxLabel = 63
+)
+
 // CheckName refuses a host that is neither an IP address nor a host name as
 // DNS and /etc/hosts accept one: dot-separated labels of letters, digits,
 // '-' and '_', none empty, longer than 63 bytes, or starting or ending with
@@ -19,11 +26,11 @@ func CheckName(name string) error {
 		return fmt.Errorf("host %q is malformed: want a host name (letters, digits, '-', '.') or an IP address", name)
 	}
 	n := strings.TrimSuffix(name, ".")
-	if n == "" || len(n) > 253 {
+	if n == "" || len(n) > MaxName {
 		return bad()
 	}
 	for _, label := range strings.Split(n, ".") {
-		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+		if label == "" || len(label) > MaxLabel || label[0] == '-' || label[len(label)-1] == '-' {
 			return bad()
 		}
 		for _, c := range []byte(label) {
