@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -17,7 +18,7 @@ import (
 
 // FioOptions are the flags of `storbench fio`.
 type FioOptions struct {
-	Dir      string
+	Dir      string `setting:"dir"`
 	Workload string `setting:"workload"`
 	// Tools are where the outside tools are (--tool, --fio-bin).
 	Tools     engine.Tools
@@ -43,9 +44,8 @@ type FioOptions struct {
 
 // AddFlags registers the options' flags, named as wekatester names them:
 // the settings of a suite's fio entry as the fio engine declares them
-// (flags: Info.Flags; settingFlags), and the command's own.
+// (flags: Info.Flags; settingFlags), -d among them, and the command's own.
 func (o *FioOptions) AddFlags(f *pflag.FlagSet, flags []engine.Flag) {
-	f.StringVarP(&o.Dir, "directory", "d", defaultDir, "target directory; files go under DIR/storbench/<run id>/ and are removed afterwards")
 	settingFlags(f, o, flags, "", nil)
 	addToolFlags(f, &o.Tools, "")
 	scaleFlag(f, &o.Scale, "jobs (numjobs), iodepth")
@@ -88,7 +88,7 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.
 	if err := st.Engines.CheckTools(o.Tools); err != nil {
 		return nil, asUsage(err)
 	}
-	settings, name, err := o.settings()
+	job, name, err := o.job()
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,12 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.
 	if err != nil {
 		return nil, err
 	}
-	settings.Params["dir"] = dir
+	o.Dir = dir
+	info := st.Engines.Info(model.EngineFio)
+	settings, err := o.settings(job, info)
+	if err != nil {
+		return nil, err
+	}
 	phases, labels, err := o.phases(st, settings, name)
 	if err != nil {
 		return nil, err
@@ -111,7 +116,7 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.
 	return runPlan(ctx, st, o.Watch, run.Plan{
 		Name: name, Phases: phases, Labels: labels, Dirs: []string{dir}, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
 		ResultsRoot: o.Results, Keep: o.Keep, RemoveStale: o.RemoveStale, AllowExec: o.AllowExec, Tools: o.Tools,
-		Settings: o.recorded(dir),
+		Settings: o.recorded(info.Flags),
 	})
 }
 
@@ -129,10 +134,12 @@ func (o FioOptions) phases(st *State, settings engine.Entry, name string) ([]eng
 	})
 }
 
-// settings says what the run does: job files (-w, with --runtime, --size
-// and --numjobs replacing theirs), or one job built from fio's options
-// (--rw), where those three mean what fio means. It returns the run's name.
-func (o FioOptions) settings() (engine.Entry, string, error) {
+// job says what the run does, refusing flags that do not go together:
+// job files (-w, with --runtime, --size and --numjobs replacing theirs),
+// or one job built from fio's options (--rw), where those three mean
+// what fio means and go into the job (the entry returned). It returns
+// the run's name.
+func (o FioOptions) job() (engine.Entry, string, error) {
 	if o.Stonewall != "" {
 		if _, err := units.ParseDuration(o.Stonewall); err != nil {
 			return engine.Entry{}, "", usageErr("--stonewall: %v", err)
@@ -142,44 +149,49 @@ func (o FioOptions) settings() (engine.Entry, string, error) {
 		if err := refuseJobFlags(o.changed); err != nil {
 			return engine.Entry{}, "", err
 		}
-		params := map[string]any{"workload": o.Workload}
-		for k, v := range map[string]string{"runtime": fioSeconds(o.Runtime), "size": o.Size, "stonewall": o.Stonewall} {
-			if v != "" {
-				params[k] = v
-			}
-		}
-		if o.Numjobs != 0 {
-			params["numjobs"] = o.Numjobs
-		}
-		return engine.Entry{Params: params}, "fio-" + filepath.Base(o.Workload), nil
+		return engine.Entry{}, "fio-" + filepath.Base(o.Workload), nil
 	}
 	if o.changed("workload") {
 		return engine.Entry{}, "", usageErr("--rw and -w both say what to run: give --rw with fio's options, or -w with job files")
 	}
 	s, err := o.Job.settings(o.changed, o.Runtime, o.Size, o.Numjobs)
-	if err == nil && o.Stonewall != "" {
-		s.Params["stonewall"] = o.Stonewall
-	}
 	return s, "fio-" + s.Name, err
 }
 
-// recorded is what run.json keeps of the options.
-func (o FioOptions) recorded(dir string) map[string]any {
-	m := map[string]any{"runtime": o.Runtime, "size": o.Size, "dir": dir}
-	if o.Numjobs != 0 {
-		m["numjobs"] = o.Numjobs // 0 is "not given": the job files' own
+// settings are the run as a suite's fio entry: job (what job returned)
+// with the settings the options give (settingParams: what is left out
+// leaves the job files' own). For job files a --runtime that is a bare
+// number is seconds, as fio reads it; one job holds the runtime, size
+// and numjobs given itself, and no workload runs beside it.
+func (o FioOptions) settings(job engine.Entry, info engine.Info) (engine.Entry, error) {
+	if o.Job.RW == "" {
+		o.Runtime = fioSeconds(o.Runtime)
+	} else {
+		o.Workload, o.Runtime, o.Size, o.Numjobs = "", "", "", 0
 	}
+	p, err := settingParams(&o, info.Flags, info.Defaults)
+	if err != nil {
+		return engine.Entry{}, err
+	}
+	maps.Copy(p, job.Params)
+	job.Params = p
+	return job, nil
+}
+
+// recorded is what run.json keeps of the options: the settings given
+// (settingsGiven, as typed; the workload only for job files), --scale,
+// and fio's options of one job (--rw).
+func (o FioOptions) recorded(flags []engine.Flag) map[string]any {
+	if o.Job.RW != "" {
+		o.Workload = "" // one job, no job files: -w's default ran nothing
+	}
+	m := settingsGiven(&o, flags)
 	if o.Scale != "" {
 		m["scale"] = o.Scale
 	}
-	if o.Stonewall != "" {
-		m["stonewall"] = o.Stonewall
+	if o.Job.RW != "" {
+		m["rw"], m["bs"], m["iodepth"], m["direct"], m["ioengine"] = o.Job.RW, o.Job.BS, o.Job.IODepth, o.Job.Direct, o.Job.IOEngine
 	}
-	if o.Job.RW == "" {
-		m["workload"] = o.Workload
-		return m
-	}
-	m["rw"], m["bs"], m["iodepth"], m["direct"], m["ioengine"] = o.Job.RW, o.Job.BS, o.Job.IODepth, o.Job.Direct, o.Job.IOEngine
 	return m
 }
 

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/storbench/storbench/internal/model"
 )
 
 // What run.json keeps of `storbench fio`'s options, and the report shows
@@ -15,10 +17,12 @@ import (
 // own numjobs ran, and the report said "numjobs 0".
 func TestFioRecordsOnlyTheNumjobsGiven(t *testing.T) {
 	t.Parallel()
-	if m := (FioOptions{}).recorded("d"); m["numjobs"] != nil {
+	st, _ := testState()
+	flags := st.Engines.Info(model.EngineFio).Flags
+	if m := (FioOptions{}).recorded(flags); m["numjobs"] != nil {
 		t.Errorf("no --numjobs given, run.json keeps numjobs %v", m["numjobs"])
 	}
-	if m := (FioOptions{Numjobs: 4}).recorded("d"); m["numjobs"] != 4 {
+	if m := (FioOptions{Numjobs: 4}).recorded(flags); m["numjobs"] != 4 {
 		t.Errorf("--numjobs 4 given, run.json keeps numjobs %v", m["numjobs"])
 	}
 }
@@ -75,9 +79,9 @@ func TestMdRecordsItsSettings(t *testing.T) {
 
 // What run.json keeps of `storbench fio`'s options (its settings) and the
 // phases' settings in its plan. Settings: the target's absolute path,
-// --runtime and --size as typed (empty when left out), --numjobs and
-// --stonewall when given, -w's workload for job files, fio's options for
-// one job (--rw), and --scale. Phases: for job files, the overrides of
+// the settings given, as typed (--runtime, --size, --numjobs and
+// --stonewall left out are not there), -w's workload for job files,
+// fio's options for one job (--rw), and --scale. Phases: for job files, the overrides of
 // the job files' runtime (a bare number is seconds), size and numjobs and
 // the stonewall; for one job, runtime, size and numjobs in the job itself,
 // and the stonewall; with --scale one phase per step.
@@ -95,16 +99,16 @@ func TestFioRecordsItsSettings(t *testing.T) {
 		settings, params string
 	}{
 		{[]string{"-w", w},
-			`"runtime": "", "size": "", "workload": ` + jsonText(t, w),
+			`"workload": ` + jsonText(t, w),
 			`[{` + seq + `}]`},
 		{[]string{"-w", w, "--runtime", "2", "--size", "256k", "--numjobs", "2", "--stonewall", "1s"},
 			`"runtime": "2", "size": "256k", "numjobs": 2, "stonewall": "1s", "workload": ` + jsonText(t, w),
 			`[{` + seq + `, "runtime_s": 2, "size_bytes": 262144, "numjobs": 2, "stonewall": "1s"}]`},
 		{[]string{"-w", w, "--scale", "jobs=1..2"},
-			`"runtime": "", "size": "", "scale": "jobs=1..2", "workload": ` + jsonText(t, w),
+			`"scale": "jobs=1..2", "workload": ` + jsonText(t, w),
 			`[{` + seq + `, "numjobs": 1}, {` + seq + `, "numjobs": 2}]`},
 		{[]string{"--rw", "write", "--size", "256k"},
-			`"runtime": "", "size": "256k", "rw": "write", "bs": "", "iodepth": 0, "direct": false, "ioengine": ""`,
+			`"size": "256k", "rw": "write", "bs": "", "iodepth": 0, "direct": false, "ioengine": ""`,
 			`[{"job": {"name": "write", "text": "# report bandwidth\n[write]\ngroup_reporting\nrw=write\nsize=262144\n"}}]`},
 		{[]string{"--rw", "write", "--bs", "64k", "--iodepth", "2", "--ioengine", "psync", "--size", "256k", "--runtime", "2", "--numjobs", "2", "--stonewall", "1s"},
 			`"runtime": "2", "size": "256k", "numjobs": 2, "stonewall": "1s", "rw": "write", "bs": "64k", "iodepth": 2, "direct": false, "ioengine": "psync"`,

@@ -131,16 +131,13 @@ func settingValues(opts any) map[string]any {
 	return out
 }
 
-// settingParams are the engine's settings as opts gives them
-// (settingValues), but text and lists left empty and a 0 the engine's
-// flag refuses (Flag.NonZero: 0 is its flag left out), which leave the
-// engine's default, and a setting that qualifies one left out
-// (Flag.With: its flag's default is no choice made). A text whose setting
-// the engine types as a size or a duration (typed: its typed settings,
-// Info.Defaults) is read as one here, so bad input names the flag
-// (flags: Info.Flags).
-func settingParams(opts any, flags []engine.Flag, typed any) (map[string]any, error) {
-	kinds := settingTypes(typed)
+// settingsGiven are the settings opts gives (settingValues) but those
+// that leave the engine's default: text and lists left empty, a 0 the
+// engine's flag refuses (Flag.NonZero: 0 is its flag left out), and a
+// setting that qualifies one left out (Flag.With: its flag's default is
+// no choice made). Text stays as typed: what a run records of the
+// settings given (run.Plan.Settings).
+func settingsGiven(opts any, flags []engine.Flag) map[string]any {
 	p := settingValues(opts)
 	for key, val := range p {
 		if fl, _, _ := engine.FlagOf(flags, key, ""); fl.NonZero && reflect.ValueOf(val).IsZero() {
@@ -151,14 +148,7 @@ func settingParams(opts any, flags []engine.Flag, typed any) (map[string]any, er
 		case string:
 			if x == "" {
 				delete(p, key)
-				continue
 			}
-			t, err := typedText(x, kinds[key])
-			if err != nil {
-				fl, _, _ := engine.FlagOf(flags, key, "")
-				return nil, usageErr("--%s %s: %v", fl.Name, x, err)
-			}
-			p[key] = t
 		case []string:
 			if len(x) == 0 {
 				delete(p, key)
@@ -171,6 +161,29 @@ func settingParams(opts any, flags []engine.Flag, typed any) (map[string]any, er
 				delete(p, key)
 			}
 		}
+	}
+	return p
+}
+
+// settingParams are the engine's settings as opts gives them
+// (settingsGiven: what is left out leaves the engine's default). A text
+// whose setting the engine types as a size or a duration (typed: its
+// typed settings, Info.Defaults) is read as one here, so bad input names
+// the flag (flags: Info.Flags).
+func settingParams(opts any, flags []engine.Flag, typed any) (map[string]any, error) {
+	kinds := settingTypes(typed)
+	p := settingsGiven(opts, flags)
+	for key, val := range p {
+		x, ok := val.(string)
+		if !ok {
+			continue
+		}
+		t, err := typedText(x, kinds[key])
+		if err != nil {
+			fl, _, _ := engine.FlagOf(flags, key, "")
+			return nil, usageErr("--%s %s: %v", fl.Name, x, err)
+		}
+		p[key] = t
 	}
 	return p, nil
 }

@@ -8,8 +8,9 @@ import (
 // defaultDir is where `storbench fio` and `storbench md` work when -d is
 // left out: the folder `storbench run`'s quick suite uses, made in the
 // current directory, so the first command works on any machine. The md
-// engine declares its -d with this default (its flags); the test of this
-// default (TestDefaultDirectoryWorksAnywhere) holds the two together.
+// and fio engines declare their -d with this default (their flags); the
+// test of this default (TestDefaultDirectoryWorksAnywhere) holds them
+// together.
 const defaultDir = "storbench-data"
 
 // targetDir returns the absolute directory a fio or md run measures. The
