@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -150,7 +151,7 @@ func TestBadInputFoundLate(t *testing.T) {
 		{name: "--fio-bin that is not fio", args: []string{"fio", "-d", "DATA", "--fio-bin", "/bin/false"}, want: []string{"--tool fio=/bin/false", "not fio"}, not: []string{"job file"}},
 		{name: "md workers out of range", args: []string{"md", "-d", "DATA", "-n", "5", "-t", "100000"}, want: []string{"workers (-t)", "1 to"}, not: []string{"0 for one per CPU"}},
 		{name: "an integer flag given a float", args: []string{"md", "-d", "DATA", "-n", "1e30"}, want: []string{"-n/--items", `"1e30"`}, not: []string{"strconv"}},
-		{name: "suite name a list", suite: "name: [a]\nphases:\n  - md: {items: 5}\n", want: []string{"name"}, not: []string{"!!seq", "unmarshal"}},
+		{name: "suite name a list", suite: "name: [a]\ndir: DATA\nphases:\n  - md: {items: 5}\n", want: []string{"name"}, not: []string{"!!seq", "unmarshal"}},
 		{name: "suite iterations a word", suite: "name: x\ndir: DATA\nphases:\n  - md: {items: 5}\n    iterations: x\n", want: []string{"iterations", `"x"`}, not: []string{"!!str", "unmarshal"}},
 		{name: "suite s3 objects a word", suite: "name: x\nphases:\n  - s3: {op: get, objects: x, host: '127.0.0.1:1', access_key: a, secret_key: b}\n", want: []string{"objects", `"x"`}, not: []string{"Go struct", "unmarshal"}},
 		{name: "suite md items a list", suite: "name: x\ndir: DATA\nphases:\n  - md: {items: [5]}\n", want: []string{"items"}, not: []string{"Go struct", "unmarshal"}},
@@ -200,6 +201,9 @@ func runLate(t *testing.T, c lateCase, dryRun bool) {
 	if dryRun {
 		name += " (--dry-run)"
 	}
+	if targetless(c) {
+		t.Fatalf("case %q names no target directory: it would work in ./%s, which this parallel table cannot watch; give -d DATA (dir: DATA), or put it in TestBadInputIsOneLineExit2, whose cases run in an empty working directory", c.name, defaultDir)
+	}
 	t.Run(name, func(t *testing.T) {
 		results, data := filepath.Join(t.TempDir(), "results"), t.TempDir()
 		args := make([]string, 0, len(c.args)+4)
@@ -237,6 +241,20 @@ func runLate(t *testing.T, c lateCase, dryRun bool) {
 			}
 		}
 	})
+}
+
+// targetless says a case of fio, md or run names no target directory,
+// so that it would work in ./storbench-data of the working directory
+// (defaultDir): fio, md and run (the quick suite) without -d, and a
+// suite of file phases without dir: (suites name it as dir: DATA).
+func targetless(c lateCase) bool {
+	if slices.Contains(c.args, "-d") || slices.Contains(c.args, "--directory") {
+		return false
+	}
+	if c.suite != "" {
+		return !strings.Contains(c.suite, "dir:") && (strings.Contains(c.suite, "md:") || strings.Contains(c.suite, "fio:"))
+	}
+	return c.args[0] == "fio" || c.args[0] == "md" || c.args[0] == "run"
 }
 
 // compare falls back from the block bootstrap over seconds to tests that

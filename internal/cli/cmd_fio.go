@@ -83,7 +83,9 @@ fio's raw json+ output of every job is kept in the results folder.`,
 	return cmd
 }
 
-// runFio runs `storbench fio`.
+// runFio runs `storbench fio`. Every check of the options comes before
+// the default target directory is made (makeTargetDir), which bad input
+// the run finds removes again.
 func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.Result, error) {
 	if err := st.Engines.CheckTools(o.Tools); err != nil {
 		return nil, asUsage(err)
@@ -92,9 +94,7 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.
 	if err != nil {
 		return nil, err
 	}
-	if o.Job.RW != "" && o.Job.IODepth > 1 && o.Job.IOEngine == "" {
-		fmt.Fprintf(st.Stderr, "storbench: note: fio's default ioengine (psync) is synchronous, so --iodepth %d runs as 1: add --ioengine libaio or io_uring\n", o.Job.IODepth)
-	}
+	given := o.Dir
 	dir, err := targetDir(o.Dir, hosts, o.Agents)
 	if err != nil {
 		return nil, err
@@ -113,11 +113,20 @@ func runFio(ctx context.Context, st *State, o FioOptions, hosts []string) (*run.
 	if err != nil {
 		return nil, err
 	}
-	return runPlan(ctx, st, o.Watch, run.Plan{
+	if o.Job.RW != "" && o.Job.IODepth > 1 && o.Job.IOEngine == "" {
+		fmt.Fprintf(st.Stderr, "storbench: note: fio's default ioengine (psync) is synchronous, so --iodepth %d runs as 1: add --ioengine libaio or io_uring\n", o.Job.IODepth)
+	}
+	undo, err := makeTargetDir(given, dir)
+	if err != nil {
+		return nil, err
+	}
+	res, err := runPlan(ctx, st, o.Watch, run.Plan{
 		Name: name, Phases: phases, Labels: labels, Dirs: []string{dir}, Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare,
 		ResultsRoot: o.Results, Keep: o.Keep, RemoveStale: o.RemoveStale, AllowExec: o.AllowExec, Tools: o.Tools,
 		Settings: o.recorded(info.Flags),
 	})
+	undo(res)
+	return res, err
 }
 
 // phases are the run's phases: one per job file, or with --scale one

@@ -117,8 +117,11 @@ func (o MdOptions) params(info engine.Info) (map[string]any, error) {
 	return settingParams(&o, info.Flags, info.Defaults)
 }
 
-// runMd runs `storbench md`.
+// runMd runs `storbench md`. Every check of the options comes before
+// the default target directory is made (makeDefaultDir), which bad input
+// the run finds removes again.
 func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Result, error) {
+	given := o.Dir
 	dir, err := targetDir(o.Dir, hosts, o.Agents)
 	if err != nil {
 		return nil, err
@@ -136,11 +139,17 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 	if err != nil {
 		return nil, err
 	}
-	return runPlan(ctx, st, o.Watch, run.Plan{
+	undo, err := makeTargetDir(given, dir)
+	if err != nil {
+		return nil, err
+	}
+	res, err := runPlan(ctx, st, o.Watch, run.Plan{
 		Name: "md", Phases: phases, Labels: labels, Dirs: []string{dir},
 		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, ResultsRoot: o.Results, Keep: o.Keep, RemoveStale: o.RemoveStale,
 		Settings: settingValues(&o),
 	})
+	undo(res)
+	return res, err
 }
 
 // phases are the run's phase, or with --scale one per step.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -141,10 +140,11 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 	if err := o.check(s, x); err != nil {
 		return nil, err
 	}
-	if err := makeDefaultDir(defaulted, x); err != nil {
+	agents, err := agentsOf(o.Agents, s).runAgents(st, s.Agents)
+	if err != nil {
 		return nil, err
 	}
-	agents, err := agentsOf(o.Agents, s).runAgents(st, s.Agents)
+	undo, err := makeSuiteDir(defaulted, x)
 	if err != nil {
 		return nil, err
 	}
@@ -159,6 +159,7 @@ func runSuite(ctx context.Context, st *State, o RunOptions, file string) (*run.R
 		CoVWarn: o.CoVWarn / 100, Confidence: o.Confidence / 100, Score: s.Score, Settings: map[string]any{"suite": s.Source},
 		RunLabels: s.Labels,
 	})
+	undo(res)
 	if o.GitCommit != "" && res != nil {
 		err = commitSummaries(st, o.GitCommit, res, err)
 	}
@@ -212,15 +213,16 @@ func dryRunSuite(ctx context.Context, st *State, o RunOptions, s *suite.Suite, x
 
 // loadSuite reads the suite file, or the quick suite without one, with -d
 // applied. A suite that names no directory, run on this machine, works in
-// ./storbench-data as fio and md do: defaulted is then its path, which the
-// run makes when a phase works there (makeDefaultDir).
+// ./storbench-data as fio and md do, and so does the quick suite without
+// -d: defaulted is then its path, which the run makes when a phase works
+// there (makeSuiteDir), once the suite is checked.
 func loadSuite(o RunOptions, file string) (s *suite.Suite, defaulted string, err error) {
 	if file == "" {
 		s, err = suite.Quick()
 		if err == nil && o.Dir == "" {
 			// The quick suite's own directory is made for it; a user's is not.
-			if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-				return nil, "", usageErr("create %s: %v", s.Dir, err)
+			if defaulted, err = filepath.Abs(s.Dir); err != nil {
+				return nil, "", usageErr("%s: %v", s.Dir, err)
 			}
 		}
 	} else {
@@ -250,16 +252,14 @@ func loadSuite(o RunOptions, file string) (s *suite.Suite, defaulted string, err
 	return s, defaulted, nil
 }
 
-// makeDefaultDir makes ./storbench-data when the suite works there for
-// want of a directory of its own (loadSuite), and a phase uses it.
-func makeDefaultDir(defaulted string, x *suite.Expanded) error {
+// makeSuiteDir makes ./storbench-data when the suite works there for
+// want of a directory of its own (loadSuite), and a phase uses it
+// (makeDefaultDir: bad input the run finds removes it again).
+func makeSuiteDir(defaulted string, x *suite.Expanded) (undo func(*run.Result), err error) {
 	if defaulted == "" || !slices.Contains(x.Dirs, defaulted) {
-		return nil
+		return func(*run.Result) {}, nil
 	}
-	if err := os.MkdirAll(defaulted, 0o755); err != nil {
-		return usageErr("create ./%s (the directory of a suite that names none; give -d DIR): %v", defaultDir, err)
-	}
-	return nil
+	return makeDefaultDir(defaulted, "./"+defaultDir+" (the suite's default directory; give -d DIR)")
 }
 
 // check refuses options that cannot work with the expanded suite: a suite
