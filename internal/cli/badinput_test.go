@@ -141,6 +141,10 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 			[]string{"line 4", "scale steps one parameter alone", "no iterations or matrix"}},
 		{"suite scale of a reversed range", []string{"run", writeSuite(t, "name: sc\ndir: "+tmp+"\nphases:\n  - md: {items: 5}\n    scale: workers=8..2\n")}, nil,
 			[]string{"line 5", "8..2 does not go up"}},
+		{"--numjobs -1 for one job", []string{"fio", "-d", tmp, "--rw", "read", "--size", "1M", "--numjobs", "-1"}, nil,
+			[]string{"--numjobs -1", "1 or more"}},
+		{"--numjobs -1 for job files", []string{"fio", "-d", tmp, "-w", badJob, "--numjobs", "-1"}, nil,
+			[]string{"numjobs -1", "1 or more"}},
 		// Without -d: ./storbench-data, the default, is not made (nor
 		// left made) for bad input, whether storbench or the run finds it.
 		{"md without -d, a malformed size", []string{"md", "--write-bytes", "lots", "-n", "5"}, nil,
@@ -155,6 +159,8 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 			[]string{"--scale steps one job", "give one job"}},
 		{"fio without -d, a malformed --runtime", []string{"fio", "--runtime", "-1"}, nil,
 			[]string{"--runtime", `"-1"`}},
+		{"fio without -d, --numjobs -1 for one job", []string{"fio", "--rw", "read", "--size", "1M", "--numjobs", "-1"}, nil,
+			[]string{"--numjobs -1", "1 or more"}},
 		{"fio without -d, a job file fio rejects", []string{"fio", "-w", badJob}, nil,
 			[]string{"fio rejects", "rw=sideways"}},
 		{"quick suite without -d, over --max-duration", []string{"run", "--max-duration", "1s"}, nil,

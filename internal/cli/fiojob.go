@@ -100,7 +100,10 @@ func (o FioJobOptions) settings(changed func(string) bool, runtime, size string,
 		return engine.Entry{}, usageErr("--size %s: want at least one 4 KiB block (e.g. 256M, 2G)", size)
 	}
 	job["size"] = strconv.FormatInt(n, 10)
-	if numjobs > 0 {
+	switch {
+	case numjobs < 0:
+		return engine.Entry{}, usageErr("--numjobs %d: want 1 or more; leave it out for fio's own, one job", numjobs)
+	case numjobs > 0: // 0 is the flag left out (--numjobs 0 is refused as given)
 		job["numjobs"] = strconv.Itoa(numjobs)
 	}
 	if runtime != "" {
