@@ -127,7 +127,8 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 		return nil, err
 	}
 	o.Dir = dir
-	p, err := o.params(st.Engines.Info(model.EngineMD))
+	info := st.Engines.Info(model.EngineMD)
+	p, err := o.params(info)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +147,7 @@ func runMd(ctx context.Context, st *State, o MdOptions, hosts []string) (*run.Re
 	res, err := runPlan(ctx, st, o.Watch, run.Plan{
 		Name: "md", Phases: phases, Labels: labels, Dirs: []string{dir},
 		Agents: agents, MaxErrorShare: o.Agents.MaxErrorShare, ResultsRoot: o.Results, Keep: o.Keep, RemoveStale: o.RemoveStale,
-		Settings: settingValues(&o),
+		Settings: settingsGiven(&o, info.Flags),
 	})
 	undo(res)
 	return res, err

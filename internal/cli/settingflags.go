@@ -118,8 +118,8 @@ func changedSettings(fs *pflag.FlagSet, opts any, p map[string]any, flags []engi
 }
 
 // settingValues are the values of opts's fields (opts a pointer to a
-// command's options) tagged setting:"KEY", by key, as given: what a run
-// records of its command's settings (run.Plan.Settings).
+// command's options) tagged setting:"KEY", by key, as given, those left
+// out among them (settingsGiven drops those).
 func settingValues(opts any) map[string]any {
 	out := map[string]any{}
 	v := reflect.ValueOf(opts).Elem()
