@@ -220,7 +220,9 @@ run_sb() { # round
 }
 for r in $(seq "$rounds"); do
   lg_begin
-  if [ $((r % 2)) = 1 ]; then lg_side real run_real "$r"; lg_side storbench run_sb "$r"; else lg_side storbench run_sb "$r"; lg_side real run_real "$r"; fi
+  # The storbench side's work is done by its agents (and their fio), which
+  # run across rounds: their CPU over the side is counted with the run's.
+  if [ $((r % 2)) = 1 ]; then lg_side real run_real "$r"; lg_side storbench --pids "${agents[*]}" run_sb "$r"; else lg_side storbench --pids "${agents[*]}" run_sb "$r"; lg_side real run_real "$r"; fi
   python3 - "$work" "$r" <<'PY'
 import csv, glob, json, os, re, sys
 work, r = sys.argv[1], sys.argv[2]

@@ -8,10 +8,14 @@
 # such round the script says "machine too busy to conclude" and gives no
 # ratio verdict. Each round's line gives the load per core at its start
 # and end, the CPU steal over it (/proc/stat), and each side's CPU time
-# (user + system of what the side ran, the shell's reaped children).
+# (user + system of what the side ran, the shell's reaped children, and of
+# processes that serve the side across rounds, such as storbench's agents,
+# with their reaped children: fio).
 #
 #   lg_begin                    at a round's start
-#   lg_side NAME CMD...         runs CMD as side NAME, its CPU time kept
+#   lg_side NAME [--pids 'P...'] CMD...
+#                               runs CMD as side NAME, its CPU time kept,
+#                               with what processes P... used meanwhile
 #   lg_end ROUND                at its end: prints the round's load line,
 #                               returns 0 when the round counts
 #   lg_summary                  the kept rounds of all; returns 1 (after
@@ -43,22 +47,43 @@ lg_children() {
     printf "%.2f", s }' "$lg_tmp"
 }
 
+# The CPU seconds processes P... have used so far, with their reaped
+# children (/proc/P/stat: utime, stime, cutime, cstime, after the command
+# name, which may hold spaces); a process gone counts nothing.
+lg_pids_cpu() {
+  local tck
+  tck=$(getconf CLK_TCK)
+  for p in "$@"; do cat "/proc/$p/stat" 2>/dev/null; done |
+    awk -v tck="$tck" '{sub(/^.*\) /, ""); t += $12 + $13 + $14 + $15} END {printf "%.2f", t / tck}'
+}
+
 lg_begin() {
   lg_l0=$(lg_load)
   read -r lg_s0 lg_t0 < <(lg_stat)
   lg_sides=""
 }
 
-# lg_side NAME CMD...: run CMD (in this shell, so its children's CPU time
-# is counted) and keep its CPU seconds under NAME. CMD's status is kept.
+# lg_side NAME [--pids 'P...'] CMD...: run CMD (in this shell, so its
+# children's CPU time is counted) and keep its CPU seconds under NAME,
+# with those processes P... used while it ran (a side whose work is done by
+# processes started before it, which the shell reaps only at the end: the
+# storbench side's agents and their fio). CMD's status is kept.
 lg_side() {
-  local name=$1 c0 c1 rc=0
+  local name=$1 pids="" c0 c1 p0 p1 rc=0
   shift
+  if [ "${1:-}" = --pids ]; then
+    pids=$2
+    shift 2
+  fi
+  # shellcheck disable=SC2086 # pids is a list
+  p0=$(lg_pids_cpu $pids)
   lg_children > "$lg_tmp.c0"
   "$@" || rc=$?
   lg_children > "$lg_tmp.c1"
+  # shellcheck disable=SC2086
+  p1=$(lg_pids_cpu $pids)
   c0=$(cat "$lg_tmp.c0") c1=$(cat "$lg_tmp.c1")
-  lg_sides="$lg_sides, $name CPU $(awk -v a="$c0" -v b="$c1" 'BEGIN {printf "%.2f", b - a}') s"
+  lg_sides="$lg_sides, $name CPU $(awk -v a="$c0" -v b="$c1" -v p="$p0" -v q="$p1" 'BEGIN {printf "%.2f", b - a + q - p}') s"
   return "$rc"
 }
 
