@@ -40,7 +40,13 @@ func badInputf(format string, args ...any) error { return exit.Errorf(exit.BadIn
 func interruptedBeforeRun(ctx context.Context) error {
 	var ended *agentsEnded
 	if errors.As(context.Cause(ctx), &ended) {
-		return &Error{Code: Interrupted, Err: fmt.Errorf("%v before the first phase: the run stopped, nothing ran", ended)}
+		return ended.beforeRun()
 	}
 	return exit.InterruptedBeforeRun()
+}
+
+// beforeRun is the error of a run whose launcher's agents ended before
+// its first phase.
+func (e *agentsEnded) beforeRun() error {
+	return &Error{Code: Interrupted, Err: fmt.Errorf("%v before the first phase: the run stopped, nothing ran", e)}
 }

@@ -99,6 +99,28 @@ func untilEnded(ctx context.Context, set *agentSet) (context.Context, context.Ca
 	return ctx, cancel
 }
 
+// launcherEndWait is how long a run that could not reach its agents waits
+// for their launcher's end (endedMeanwhile).
+const launcherEndWait = 5 * time.Second
+
+// endedMeanwhile is, after a failure to reach the set's agents, the
+// error of their launcher's end when it ended meanwhile, else nil. An
+// agent that dies with its job (a rank killed) refuses connections before
+// the launcher sees the job end, so the end is awaited a while: up to
+// wait.
+func endedMeanwhile(set *agentSet, wait time.Duration) error {
+	ended, ok := set.endErr.(*agentsEnded)
+	if set.ended == nil || !ok {
+		return nil
+	}
+	select {
+	case <-set.ended:
+		return ended.beforeRun()
+	case <-time.After(wait):
+		return nil
+	}
+}
+
 // stepEnded reports that the set's agents went away on their own. When
 // every agent stopped (scancel sends them SIGTERM: they return what they
 // measured, clean up and exit) the phase may end before the step does: it

@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/storbench/storbench/internal/cluster"
 	"github.com/storbench/storbench/internal/engine"
@@ -79,6 +80,39 @@ func TestLauncherEndedBeforeTheRunSaysSo(t *testing.T) {
 	}
 	if msg := err.Error(); !strings.Contains(msg, "the fake job running the agents ended (a rank was killed)") || strings.Contains(msg, "interrupted before anything ran") {
 		t.Errorf("run: %q, want the launcher's end named, not an interrupt", msg)
+	}
+	if f := folders(t, root); len(f) != 0 {
+		t.Errorf("results folders %v: nothing ran\n%v", f, sink.events)
+	}
+}
+
+// A launcher's agent that died with its job refuses connections before
+// the launcher sees the job end: the run then says the launcher's end
+// (exit 130), not "agents: ... connection refused" (exit 2, bad input),
+// which sent its user to check the host list (f37's reading of an mpiexec
+// run). Here the agent's port refuses and the job ends a little later.
+func TestAgentRefusedAsItsLauncherEndsSaysSo(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens: connections are refused
+	l := &endingLauncher{addr: addr, ended: make(chan struct{})}
+	r, sink, root := runner(t)
+	p := Plan{Name: "refused", ResultsRoot: root, Phases: []engine.Phase{fakePhaseOf(t, "p1", fakeParams{Ops: 10})}}
+	p.Agents.Launcher = l
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		close(l.ended)
+	}()
+	_, err = r.Run(t.Context(), p)
+	var re *Error
+	if !errors.As(err, &re) || re.Code != Interrupted {
+		t.Fatalf("run: %v (%T), want exit %d", err, err, Interrupted)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "the fake job running the agents ended (a rank was killed)") || strings.Contains(msg, "refused") {
+		t.Errorf("run: %q, want the launcher's end named", msg)
 	}
 	if f := folders(t, root); len(f) != 0 {
 		t.Errorf("results folders %v: nothing ran\n%v", f, sink.events)

@@ -103,6 +103,9 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 		if ctx.Err() != nil {
 			return nil, interruptedBeforeRun(ctx)
 		}
+		if err := endedMeanwhile(set, launcherEndWait); err != nil {
+			return nil, err
+		}
 		return nil, badInputf("agents: %v", err)
 	}
 	for i, l := range p.Labels {
