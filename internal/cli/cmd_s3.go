@@ -278,11 +278,6 @@ func (o S3Options) phases(st *State, op string, p map[string]any) ([]engine.Phas
 // flags give are the engine's settings while it completes them from the
 // environment, and then travel as secrets, never in the phase.
 func (o S3Options) target(env environment, p map[string]any, remoteKeys bool) (engine.Secrets, error) {
-	for k, v := range map[string]string{"access_key": o.AccessKey, "secret_key": o.SecretKey} {
-		if v != "" {
-			p[k] = v
-		}
-	}
 	applied, err := env.apply(model.EngineS3, p)
 	for _, k := range env.engines.Info(model.EngineS3).Secrets {
 		delete(p, k)
@@ -293,9 +288,6 @@ func (o S3Options) target(env environment, p map[string]any, remoteKeys bool) (e
 	if ep, ok := env.engines.Endpointed(model.EngineS3); ok && !ep.HasEndpoint(p) {
 		return nil, usageErr("no S3 endpoint: give --host or %s", ep.FromEnvironment)
 	}
-	if _, ok := p["tls"]; !ok {
-		p["tls"] = o.TLS
-	}
 	if applied.SecretsErr != nil {
 		return nil, asUsage(applied.SecretsErr)
 	}
@@ -305,32 +297,22 @@ func (o S3Options) target(env environment, p map[string]any, remoteKeys bool) (e
 	return applied.Secrets, nil
 }
 
-// params turns the flags given for op into the s3 engine's settings
-// (what was left out stays out, for the environment or the default).
+// params turns the flags given for op into the s3 engine's settings, by
+// the keys the engine declares (changedSettings): what was left out
+// stays out, for the environment or the engine's default.
 func (o S3Options) params(op string, fs *pflag.FlagSet, flags []engine.Flag) map[string]any {
-	p := o.serverParams(fs)
-	for k, v := range map[string]any{"op": op, "bucket": o.Bucket, "concurrent": o.Concurrent, "host_select": o.HostSelect, "duration": o.Duration} {
-		p[k] = v
-	}
-	// The engine's settings by their declared flags (settingFlags).
-	changedSettings(fs, &o, p, flags, op)
+	p := o.serverParams(fs, op, flags)
+	p["op"] = op
 	return p
 }
 
-// serverParams turns the server's flags (addServerFlags) into the s3
-// engine's settings.
-func (o S3Options) serverParams(fs *pflag.FlagSet) map[string]any {
-	p := map[string]any{"lookup": o.Lookup}
-	for key, v := range map[string]string{"host": o.Host, "region": o.Region} {
-		if v != "" {
-			p[key] = v
-		}
-	}
-	for key, flag := range map[string]string{"tls": "tls", "insecure": "insecure", "ca_cert": "ca-cert"} {
-		if fs.Changed(flag) {
-			p[key] = map[string]any{"tls": o.TLS, "insecure": o.Insecure, "ca_cert": o.CACert}[key]
-		}
-	}
+// serverParams turns the flags given (for benchmark op; "" for s3 probe,
+// whose flags are the server's: addServerFlags) into the s3 engine's
+// settings, the keys among them while the environment completes them
+// (target).
+func (o S3Options) serverParams(fs *pflag.FlagSet, op string, flags []engine.Flag) map[string]any {
+	p := map[string]any{}
+	changedSettings(fs, &o, p, flags, op)
 	return p
 }
 

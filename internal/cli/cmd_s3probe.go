@@ -50,7 +50,7 @@ func runS3Probe(ctx context.Context, st *State, o S3Options, asJSON bool, fs *pf
 	if err != nil {
 		return err
 	}
-	p := o.serverParams(fs)
+	p := o.serverParams(fs, "", st.Engines.Info(model.EngineS3).Flags)
 	secrets, err := o.target(env, p, false)
 	if err != nil {
 		return err
