@@ -69,22 +69,22 @@ lg_begin() {
 # processes started before it, which the shell reaps only at the end: the
 # storbench side's agents and their fio). CMD's status is kept.
 lg_side() {
-  local name=$1 pids="" c0 c1 p0 p1 rc=0
+  local lg_name=$1 lg_pids="" lg_c0 lg_c1 lg_p0 lg_p1 lg_rc=0
   shift
   if [ "${1:-}" = --pids ]; then
-    pids=$2
+    lg_pids=$2
     shift 2
   fi
-  # shellcheck disable=SC2086 # pids is a list
-  p0=$(lg_pids_cpu $pids)
+  # shellcheck disable=SC2086 # lg_pids is a list
+  lg_p0=$(lg_pids_cpu $lg_pids)
   lg_children > "$lg_tmp.c0"
-  "$@" || rc=$?
+  "$@" || lg_rc=$?
   lg_children > "$lg_tmp.c1"
   # shellcheck disable=SC2086
-  p1=$(lg_pids_cpu $pids)
-  c0=$(cat "$lg_tmp.c0") c1=$(cat "$lg_tmp.c1")
-  lg_sides="$lg_sides, $name CPU $(awk -v a="$c0" -v b="$c1" -v p="$p0" -v q="$p1" 'BEGIN {printf "%.2f", b - a + q - p}') s"
-  return "$rc"
+  lg_p1=$(lg_pids_cpu $lg_pids)
+  lg_c0=$(cat "$lg_tmp.c0") lg_c1=$(cat "$lg_tmp.c1")
+  lg_sides="$lg_sides, $lg_name CPU $(awk -v a="$lg_c0" -v b="$lg_c1" -v p="$lg_p0" -v q="$lg_p1" 'BEGIN {printf "%.2f", b - a + q - p}') s"
+  return "$lg_rc"
 }
 
 lg_end() { # round

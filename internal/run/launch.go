@@ -99,6 +99,24 @@ func untilEnded(ctx context.Context, set *agentSet) (context.Context, context.Ca
 	return ctx, cancel
 }
 
+// connect connects the controller to the set's agents. A failure is bad
+// input (the agents named cannot be reached), unless ctx ended or the
+// agents' launcher ended meanwhile (endedMeanwhile): the run was then
+// interrupted.
+func connect(ctx context.Context, ctrl *cluster.Controller, set *agentSet) ([]cluster.Info, error) {
+	infos, err := ctrl.Connect(ctx)
+	if err == nil {
+		return infos, nil
+	}
+	if ctx.Err() != nil {
+		return nil, interruptedBeforeRun(ctx)
+	}
+	if err := endedMeanwhile(set, launcherEndWait); err != nil {
+		return nil, err
+	}
+	return nil, badInputf("agents: %v", err)
+}
+
 // launcherEndWait is how long a run that could not reach its agents waits
 // for their launcher's end (endedMeanwhile).
 const launcherEndWait = 5 * time.Second

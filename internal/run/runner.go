@@ -98,15 +98,9 @@ func (r *Runner) Run(ctx context.Context, p Plan) (*Result, error) {
 	if set.remote {
 		ctrl.Lead = RemoteLead
 	}
-	infos, err := ctrl.Connect(ctx)
+	infos, err := connect(ctx, ctrl, set)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, interruptedBeforeRun(ctx)
-		}
-		if err := endedMeanwhile(set, launcherEndWait); err != nil {
-			return nil, err
-		}
-		return nil, badInputf("agents: %v", err)
+		return nil, err
 	}
 	for i, l := range p.Labels {
 		if l.Hosts > len(set.agents) {
