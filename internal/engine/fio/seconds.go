@@ -22,7 +22,8 @@ type perSecond struct {
 
 type jobSecond struct {
 	job string
-	dir int
+	// index is the job's place in "jobs", dir its direction.
+	index, dir int
 	record.Second
 	lat record.LatSecond // no bins: latency not recorded
 }
@@ -65,9 +66,10 @@ func (p *perSecond) add(o *Output, fromNs, toNs int64) {
 				prev = jobCum{} // fio reset its figures (after ramp_time)
 			}
 			if cur.ios == prev.ios {
+				p.catchUp(j, i, cur.bytes-prev.bytes)
 				continue
 			}
-			s := jobSecond{job: job.Name, dir: i, Second: record.Second{StartNs: fromNs, EndNs: toNs,
+			s := jobSecond{job: job.Name, index: j, dir: i, Second: record.Second{StartNs: fromNs, EndNs: toNs,
 				Ops: cur.ios - prev.ios, Bytes: cur.bytes - prev.bytes}}
 			if cur.n > prev.n && len(cur.bins) > 0 {
 				m := make(map[int64]uint64, len(cur.bins))
@@ -79,6 +81,24 @@ func (p *perSecond) add(o *Output, fromNs, toNs int64) {
 				s.lat = record.LatSecond{StartNs: fromNs, EndNs: toNs, SumNs: max(cur.sum-prev.sum, 0), Bins: record.FromMap(m)}
 			}
 			p.secs = append(p.secs, s)
+		}
+	}
+}
+
+// catchUp adds bytes to the last interval of job j in direction dir.
+// fio's running status copies a job's bytes before it reads its
+// operations, so the bytes may lag a few operations and catch up in an
+// interval without a new operation (at the job's end): they belong to the
+// operations already counted, and were lost from the series with that
+// interval.
+func (p *perSecond) catchUp(j, dir int, bytes uint64) {
+	if bytes == 0 || bytes > 1<<62 {
+		return // none, or fewer than before (fio reset its figures)
+	}
+	for k := len(p.secs) - 1; k >= 0; k-- {
+		if s := &p.secs[k]; s.index == j && s.dir == dir {
+			s.Bytes += bytes
+			return
 		}
 	}
 }
