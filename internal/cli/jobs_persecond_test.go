@@ -131,7 +131,11 @@ func chartsAddUp(t *testing.T, folder string, sum *results.Summary) {
 		t.Skip("chromium is not installed and could not be installed (apt-get install -y chromium)")
 	}
 	shot := filepath.Join(chromium.ArtifactDir(t), "report-fio-jobs.png")
-	chromium.Check(t, bin, filepath.Join(folder, "report.html"), shot, true, func(eval func(string) string) {
+	// A starved client's edges are its own (TestReportDrawsTheClientInChromium
+	// says why): under make race's load the jobs ended apart and the last
+	// second held one job's 7 writes, 0.15x the median.
+	edges := len(sum.Phases[0].ClientStarved) == 0
+	chromium.CheckEdges(t, bin, filepath.Join(folder, "report.html"), shot, edges, func(eval func(string) string) {
 		charts, phases := chromium.PhaseCharts(t, eval)
 		for _, line := range chromium.ChartSums(t, sum, charts, phases) {
 			t.Log(line)
