@@ -34,6 +34,8 @@ procs='^(glusterd|glusterfsd|glusterfs|ceph-[a-z]+|radosgw|mfsmaster|mfschunkser
 # Daemons no one else starts here: new ones are the run's.
 daemons='^(glusterd|glusterfsd|glusterfs|ceph-[a-z]+|radosgw|mfsmaster|mfschunkserver|mfsmount|mfsmetalogger)$'
 sysdirs=(/var/lib/glusterd /var/log/glusterfs /run/gluster /var/lib/ceph /var/log/ceph /run/ceph /var/lib/mfs)
+# LEFTOVERS_SYSDIRS (space-separated) replaces them, for the script's test.
+if [[ -n ${LEFTOVERS_SYSDIRS:-} ]]; then read -ra sysdirs <<<"$LEFTOVERS_SYSDIRS"; fi
 
 # named_pids: "PID NAME" of the live processes whose name matches procs.
 # A zombie (state Z) has ended and holds nothing but its number until its
@@ -61,8 +63,12 @@ names_run_tmp() {
 fuse_mounts() { awk '{ for (i = 1; i <= NF; i++) if ($i == "-") { if ($(i+1) ~ /^fuse/) print $5; break } }' /proc/self/mountinfo | sort; }
 netns_names() { ip netns list 2>/dev/null | awk '$1 ~ /^(sbdfs|sbsrv)-/ { print $1 }' | sort; }
 links() { ip -o link show 2>/dev/null | awk -F': ' '{ sub(/@.*/, "", $2); if ($2 ~ /^(sd|ss)[0-9a-f]+/) print $2 }' | sort; }
-sysfiles() { find "${sysdirs[@]}" -mindepth 1 -maxdepth 2 2>/dev/null | sort; }
-tmp_entries() { find /tmp -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | sort; }
+# find fails on an entry that goes away while it reads (a daemon of a test
+# run beside this one removing its files) or a directory not there; what
+# it listed is what there is, and under pipefail its failure ended the
+# snapshot (exit 1, nothing said).
+sysfiles() { { find "${sysdirs[@]}" -mindepth 1 -maxdepth 2 2>/dev/null || true; } | sort; }
+tmp_entries() { { find /tmp -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null || true; } | sort; }
 
 snapshot() {
 	mkdir -p "$1"
