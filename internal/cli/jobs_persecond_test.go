@@ -38,7 +38,7 @@ numjobs=%d
 // true rate (issue 35; before, at a half and a quarter of it: every job's
 // window counted each second once more): the per-second operations add
 // up to summary.json's count (within 0.5%), every full second's rate is
-// its operations (within 10%), the median second's rate is within 60-110%
+// its operations (within 10%), the median second's rate is within 60-150%
 // of the rate the job file sets (numjobs x 64 ops/s; the headline, over the
 // window from the first job's start to the last job's end, is lower when
 // a busy machine starts the jobs apart: 112 ops/s against 128 once), and the host's figures are one entry per operation. In
@@ -109,13 +109,15 @@ func perSecondAddsUp(t *testing.T, folder string, set float64) *results.Summary 
 		t.Fatalf("%d full seconds in a 6-s phase", len(rates))
 	}
 	slices.Sort(rates)
-	med := rates[len(rates)/2]
-	// The defect drew a job's seconds at 1/numjobs of their rate: the
-	// median may fall short of the set rate on a busy machine (fio's jobs
-	// then miss their rate: 214 against 256 at a load of 12 per CPU), but
-	// not to 60% of it, and never above it.
-	if med < 0.6*set || med > 1.1*set {
-		t.Errorf("median second %.1f ops/s, the job file sets %.0f ops/s (%s): outside 60-110%% of it", med, set, op.Op)
+	med := (rates[(len(rates)-1)/2] + rates[len(rates)/2]) / 2
+	// The defect drew a job's seconds at 1/numjobs of their rate (a count
+	// twice over would draw them at twice it): the median may fall short of
+	// the set rate on a busy machine (fio's jobs then miss their rate: 214
+	// against 256 at a load of 12 per CPU) or pass it (a job that fell
+	// behind catches up: 145 against 128 beside make race), but not to 60%
+	// of it nor to 150%.
+	if med < 0.6*set || med > 1.5*set {
+		t.Errorf("median second %.1f ops/s, the job file sets %.0f ops/s (%s): outside 60-150%% of it", med, set, op.Op)
 	}
 	if head := *op.OpsPerS; head > 1.1*set {
 		t.Errorf("headline %.1f ops/s over the %.0f ops/s the job file sets (%s)", head, set, op.Op)
