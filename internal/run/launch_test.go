@@ -74,12 +74,21 @@ func TestLauncherEndedBeforeTheRunSaysSo(t *testing.T) {
 	defer c.Close()
 	close(l.ended)
 	err = testutil.Recv(t, done, testutil.Bound, "the run to end once its agents ended")
+	endedBeforeTheRun(t, err, root, sink)
+}
+
+// endedBeforeTheRun checks a run that its launcher's end stopped before
+// its first phase: exit 130, the launcher's words, neither an interrupt
+// nor an unreachable agent named, no results folder.
+func endedBeforeTheRun(t *testing.T, err error, root string, sink *recordingSink) {
+	t.Helper()
 	var re *Error
 	if !errors.As(err, &re) || re.Code != Interrupted {
 		t.Fatalf("run: %v (%T), want exit %d", err, err, Interrupted)
 	}
-	if msg := err.Error(); !strings.Contains(msg, "the fake job running the agents ended (a rank was killed)") || strings.Contains(msg, "interrupted before anything ran") {
-		t.Errorf("run: %q, want the launcher's end named, not an interrupt", msg)
+	msg := err.Error()
+	if !strings.Contains(msg, "the fake job running the agents ended (a rank was killed)") || strings.Contains(msg, "interrupted before anything ran") || strings.Contains(msg, "refused") {
+		t.Errorf("run: %q, want the launcher's end named, not an interrupt nor an agent refused", msg)
 	}
 	if f := folders(t, root); len(f) != 0 {
 		t.Errorf("results folders %v: nothing ran\n%v", f, sink.events)
@@ -107,14 +116,5 @@ func TestAgentRefusedAsItsLauncherEndsSaysSo(t *testing.T) {
 		close(l.ended)
 	}()
 	_, err = r.Run(t.Context(), p)
-	var re *Error
-	if !errors.As(err, &re) || re.Code != Interrupted {
-		t.Fatalf("run: %v (%T), want exit %d", err, err, Interrupted)
-	}
-	if msg := err.Error(); !strings.Contains(msg, "the fake job running the agents ended (a rank was killed)") || strings.Contains(msg, "refused") {
-		t.Errorf("run: %q, want the launcher's end named", msg)
-	}
-	if f := folders(t, root); len(f) != 0 {
-		t.Errorf("results folders %v: nothing ran\n%v", f, sink.events)
-	}
+	endedBeforeTheRun(t, err, root, sink)
 }

@@ -66,7 +66,9 @@ func (p *perSecond) add(o *Output, fromNs, toNs int64) {
 				prev = jobCum{} // fio reset its figures (after ramp_time)
 			}
 			if cur.ios == prev.ios {
-				p.catchUp(j, i, cur.bytes-prev.bytes)
+				if cur.bytes > prev.bytes {
+					p.catchUp(j, i, cur.bytes-prev.bytes)
+				}
 				continue
 			}
 			s := jobSecond{job: job.Name, index: j, dir: i, Second: record.Second{StartNs: fromNs, EndNs: toNs,
@@ -92,9 +94,6 @@ func (p *perSecond) add(o *Output, fromNs, toNs int64) {
 // operations already counted, and were lost from the series with that
 // interval.
 func (p *perSecond) catchUp(j, dir int, bytes uint64) {
-	if bytes == 0 || bytes > 1<<62 {
-		return // none, or fewer than before (fio reset its figures)
-	}
 	for k := len(p.secs) - 1; k >= 0; k-- {
 		if s := &p.secs[k]; s.index == j && s.dir == dir {
 			s.Bytes += bytes
