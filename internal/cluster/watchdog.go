@@ -34,52 +34,72 @@ func (sess *session) beatStream(body io.Reader) {
 	}
 }
 
-func (sess *session) sinceBeat() time.Duration {
+func (sess *session) lastBeatAt() time.Time {
 	sess.beatMu.Lock()
 	defer sess.beatMu.Unlock()
-	return time.Since(sess.lastBeat)
+	return sess.lastBeat
 }
 
-// watchdog aborts the session when the controller's heartbeats stop. It
-// runs on its own ticker and measures how late that ticker runs: a tick
-// far later than due means this agent itself was starved or stopped (its
-// heartbeat handlers too), so the first such tick only looks again at the
-// next, and the message says how late the agent's own timer ran.
+// watchdog aborts the session when the controller's heartbeats stop
+// (beatWatch decides when).
 func (s *Server) watchdog(sess *session) {
-	timeout := sess.hbTimeout
-	every := timeout / 10
-	t := time.NewTicker(every)
+	w := newBeatWatch(sess.hbTimeout, time.Now())
+	t := time.NewTicker(w.every)
 	defer t.Stop()
-	last, wasLate := time.Now(), false
-	var lateMax time.Duration
 	for {
 		select {
 		case <-sess.ended:
 			return
 		case <-t.C:
-			now := time.Now()
-			late := now.Sub(last) - every
-			last = now
-			lateMax = max(lateMax, late)
-			if late > every && !wasLate {
-				wasLate = true
+			err := w.tick(time.Now(), sess.lastBeatAt())
+			if err == nil {
 				continue
 			}
-			wasLate = false
-			if d := sess.sinceBeat(); d > timeout {
-				s.abort(sess, lostController(d, timeout, lateMax))
-				// The controller is gone: the run-level cleanup is this
-				// agent's, once its phase cleaned up.
-				go func() {
-					<-sess.ended
-					if err := removePins(sess.runID); err != nil {
-						s.logf("run %s: shared area: %v", sess.runID, err)
-					}
-				}()
-				return
-			}
+			s.abort(sess, err)
+			// The controller is gone: the run-level cleanup is this
+			// agent's, once its phase cleaned up.
+			go func() {
+				<-sess.ended
+				if err := removePins(sess.runID); err != nil {
+					s.logf("run %s: shared area: %v", sess.runID, err)
+				}
+			}()
+			return
 		}
 	}
+}
+
+// beatWatch is the watchdog's clock: it ticks every tenth of the timeout
+// and measures how late each tick came: a tick far later than due means
+// this agent itself was starved or stopped (its heartbeat handlers too),
+// so the first such tick only looks again at the next, and the message
+// says how late the agent's own timer ran.
+type beatWatch struct {
+	timeout, every time.Duration
+	lastTick       time.Time // when the last tick came (or the watch began)
+	lateMax        time.Duration
+	wasLate        bool
+}
+
+func newBeatWatch(timeout time.Duration, now time.Time) *beatWatch {
+	return &beatWatch{timeout: timeout, every: timeout / 10, lastTick: now}
+}
+
+// tick takes a tick that came at now, the last beat having come at beat;
+// it returns why the controller is lost, or nil.
+func (w *beatWatch) tick(now, beat time.Time) error {
+	late := now.Sub(w.lastTick) - w.every
+	w.lastTick = now
+	w.lateMax = max(w.lateMax, late)
+	if late > w.every && !w.wasLate {
+		w.wasLate = true
+		return nil
+	}
+	w.wasLate = false
+	if d := now.Sub(beat); d > w.timeout {
+		return lostController(d, w.timeout, w.lateMax)
+	}
+	return nil
 }
 
 // lostController is why an agent stopped its phase: no heartbeat for d,
