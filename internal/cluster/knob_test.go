@@ -77,14 +77,15 @@ func TestLostMessageQuotesTheKnob(t *testing.T) {
 }
 
 // The agent's side: its message says how long it waited, the timeout it
-// used, and how late its own timer ran when that was long.
+// used, and how late its own timer ran in that time (not counted) when
+// that was a tick or more.
 func TestAgentLostMessageSaysItsOwnLateness(t *testing.T) {
-	got := lostController(4*time.Second, 3*time.Second, 50*time.Millisecond).Error()
+	got := lostController(4*time.Second, 3*time.Second, 50*time.Millisecond, 300*time.Millisecond).Error()
 	if want := "no word from the controller for 4s (this agent waits 3s)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	got = lostController(9*time.Second, 3*time.Second, 6*time.Second).Error()
-	if !strings.Contains(got, "own timer ran up to 6s late") {
+	got = lostController(9*time.Second, 3*time.Second, 6*time.Second, 300*time.Millisecond).Error()
+	if !strings.Contains(got, "own timer ran 6s late in that time") || !strings.Contains(got, "not counted") {
 		t.Errorf("a starved agent's message: %q", got)
 	}
 }

@@ -70,15 +70,19 @@ func (s *Server) watchdog(sess *session) {
 }
 
 // beatWatch is the watchdog's clock: it ticks every tenth of the timeout
-// and measures how late each tick came: a tick far later than due means
-// this agent itself was starved or stopped (its heartbeat handlers too),
-// so the first such tick only looks again at the next, and the message
-// says how late the agent's own timer ran.
+// and measures how late each tick came. Time this agent could not run
+// (starved of CPU, or stopped) is no sign that the controller is gone:
+// its beats may wait unread in the socket meanwhile. So the controller is
+// lost when the time since the last beat, less this agent's own lateness
+// since then, passes the timeout. A controller really gone while the agent
+// runs is lost within the timeout and a tick (plus the agent's lateness);
+// an agent stopped past the timeout and continued, its controller gone,
+// stops about a timeout after it continued.
 type beatWatch struct {
 	timeout, every time.Duration
 	lastTick       time.Time // when the last tick came (or the watch began)
-	lateMax        time.Duration
-	wasLate        bool
+	seen           time.Time // the last beat this watch saw
+	late           time.Duration
 }
 
 func newBeatWatch(timeout time.Duration, now time.Time) *beatWatch {
@@ -88,27 +92,29 @@ func newBeatWatch(timeout time.Duration, now time.Time) *beatWatch {
 // tick takes a tick that came at now, the last beat having come at beat;
 // it returns why the controller is lost, or nil.
 func (w *beatWatch) tick(now, beat time.Time) error {
-	late := now.Sub(w.lastTick) - w.every
+	late := max(0, now.Sub(w.lastTick)-w.every)
 	w.lastTick = now
-	w.lateMax = max(w.lateMax, late)
-	if late > w.every && !w.wasLate {
-		w.wasLate = true
+	silent := now.Sub(beat)
+	if !beat.Equal(w.seen) {
+		// A new beat: only the lateness after it counts.
+		w.seen, w.late = beat, 0
+		late = min(late, max(0, silent))
+	}
+	w.late += late
+	if silent-w.late <= w.timeout {
 		return nil
 	}
-	w.wasLate = false
-	if d := now.Sub(beat); d > w.timeout {
-		return lostController(d, w.timeout, w.lateMax)
-	}
-	return nil
+	return lostController(silent, w.timeout, w.late, w.every)
 }
 
 // lostController is why an agent stopped its phase: no heartbeat for d,
-// past timeout, and how late its own watchdog ran at worst, when that was
-// long enough to matter (the agent was starved too).
-func lostController(d, timeout, late time.Duration) error {
+// of which its own timer ran late (the agent itself starved or stopped)
+// for late, not counted against timeout; late is said when it is a tick
+// (every) or more.
+func lostController(d, timeout, late, every time.Duration) error {
 	err := fmt.Errorf("no word from the controller for %s (this agent waits %s)", d.Round(100*time.Millisecond), timeout)
-	if late >= timeout/4 {
-		err = fmt.Errorf("%w; this agent's own timer ran up to %s late: it was starved of CPU or stopped too", err, late.Round(100*time.Millisecond))
+	if late >= every {
+		err = fmt.Errorf("%w; this agent's own timer ran %s late in that time (it was starved of CPU or stopped too), not counted", err, late.Round(100*time.Millisecond))
 	}
 	return err
 }
