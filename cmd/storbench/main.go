@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/storbench/storbench/internal/cli"
 	"github.com/storbench/storbench/internal/engine/all"
@@ -33,30 +34,62 @@ func main() {
 // signalContext is a context that the first SIGINT or SIGTERM ends, with
 // the signal as its cause: commands stop their load and waits, and a run
 // cleans up (bounded, with a progress line). A second signal ends the
-// process at once, exit 130, saying what that leaves.
+// process at once, exit 130, saying what that leaves; the same signal
+// again within sameSignalWindow is the first one's echo, not a second.
 func signalContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 2)
+	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
-		select {
-		case s := <-sigs:
-			cancel(fmt.Errorf("%s signal received", s))
-		case <-done:
-			return
-		}
-		select {
-		case s := <-sigs:
+		if s := secondSignal(sigs, done, cancel); s != nil {
 			fmt.Fprintf(os.Stderr, "\nstorbench: a second signal (%s): ending at once; what the cleanup had not removed yet stays (files under DIR/storbench/<run id>, objects under storbench/<run id>/), and the results folder keeps what was written\n", sigName(s))
 			os.Exit(exit.Interrupted)
-		case <-done:
 		}
 	}()
 	return ctx, func() {
 		close(done)
 		signal.Stop(sigs)
 		cancel(nil)
+	}
+}
+
+// sameSignalWindow is how soon after the first signal the same signal
+// again is taken for the same request. coreutils timeout(1) sends its
+// signal to the child and then to the child's process group, so
+// storbench, in that group, gets it twice microseconds apart (a loaded
+// machine may put a few scheduler time slices, tens of milliseconds,
+// between the two); a shell's job control or a supervisor that signals
+// the process and its group does the same. A person who means a second
+// Ctrl-C presses it after the first one's line ("stopping the load"),
+// which takes more than a visual reaction time (about 200-250 ms); only a
+// deliberate double tap comes sooner, and it then takes a third press,
+// where taking the echo for a second signal would leave the run's files
+// and objects behind.
+const sameSignalWindow = 250 * time.Millisecond
+
+// secondSignal waits for the first signal and cancels with it as cause,
+// then returns the second one: a different signal, or the same one more
+// than sameSignalWindow after the first. It returns nil when done closes
+// first.
+func secondSignal(sigs <-chan os.Signal, done <-chan struct{}, cancel context.CancelCauseFunc) os.Signal {
+	var first os.Signal
+	select {
+	case first = <-sigs:
+		cancel(fmt.Errorf("%s signal received", first))
+	case <-done:
+		return nil
+	}
+	at := time.Now()
+	for {
+		select {
+		case s := <-sigs:
+			if s != first || time.Since(at) > sameSignalWindow {
+				return s
+			}
+		case <-done:
+			return nil
+		}
 	}
 }
 
