@@ -551,9 +551,9 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 	defer first()
 	go a.readStream(req, path, lines, ended, first)
 	// The first answer may wait for a TLS handshake.
-	silence := time.NewTimer(a.Silence + 5*time.Second)
+	silence := newSilenceTimer(a.Silence + 5*time.Second)
 	if a.hurry.Load() {
-		silence.Reset(HurrySilence)
+		silence.reset(HurrySilence)
 	}
 	defer silence.Stop()
 	ctxDone := ctx.Done()
@@ -564,7 +564,7 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 			if g.l == nil && g.err == nil {
 				// Part of a long line (a large result on a slow link):
 				// the agent is talking.
-				silence.Reset(a.silence())
+				silence.reset(a.silence())
 				continue
 			}
 			if g.err != nil || g.l.Done {
@@ -580,17 +580,21 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 			if g.l.Arrive != nil && arrive != nil {
 				arrive(*g.l.Arrive)
 			}
-			silence.Reset(a.silence())
+			silence.reset(a.silence())
 		case <-silence.C:
+			if d := silence.again(time.Now(), a.silence()); d > 0 {
+				silence.Reset(d)
+				continue
+			}
 			cancel()
 			if a.hurry.Load() {
 				a.gone.Store(true)
 			}
-			return nil, a.whyLost(fmt.Errorf("%w: %s said nothing for %s", ErrLost, a.Addr, a.silence()))
+			return nil, a.whyLost(fmt.Errorf("%w: %s said nothing for %s%s", ErrLost, a.Addr, a.silence(), silence.lateText()))
 		case <-ctxDone:
 			ctxDone = nil
 			a.hurry.Store(true)
-			silence.Reset(HurrySilence)
+			silence.reset(HurrySilence)
 			// A preparation (files laid out, objects uploaded) stops and
 			// undoes itself; a load stops and sends what it measured.
 			// Cleanup and the rest finish on their own, as long as the
@@ -601,6 +605,57 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 			}
 		}
 	}
+}
+
+// silenceTimer is how long a stream waits for the agent's next line.
+// Time this controller itself could not run (stopped, or starved of CPU)
+// is not the agent's silence: its lines may wait unread in the socket
+// meanwhile, and the agent, starved too, does not count that time against
+// this controller either (beatWatch). A timer that fired late so measures
+// this controller's own lateness, and waits that much more (up to one
+// silence in all, since the last line) for the reader to take what came.
+type silenceTimer struct {
+	*time.Timer
+	armed time.Time     // when the timer was last set
+	wait  time.Duration // for how long
+	extra time.Duration // waited more, since the last line, for this controller's lateness
+}
+
+// lateSlack is how late a silence timer may fire and still count as on
+// time: a timer a few milliseconds late on a busy machine is no stop.
+const lateSlack = 20 * time.Millisecond
+
+func newSilenceTimer(d time.Duration) *silenceTimer {
+	return &silenceTimer{Timer: time.NewTimer(d), armed: time.Now(), wait: d}
+}
+
+// reset waits d from now: a line came (or the wait changed).
+func (s *silenceTimer) reset(d time.Duration) {
+	s.Reset(d)
+	s.armed, s.wait, s.extra = time.Now(), d, 0
+}
+
+// again takes the timer's firing at now, limit being the stream's
+// silence: it returns how much longer to wait, as long as the timer was
+// late, or 0 when the agent is lost. The caller resets the timer.
+func (s *silenceTimer) again(now time.Time, limit time.Duration) time.Duration {
+	late := now.Sub(s.armed) - s.wait
+	if late <= lateSlack || s.extra >= limit {
+		return 0
+	}
+	d := min(late, limit-s.extra)
+	s.extra += d
+	s.armed, s.wait = now, d
+	return d
+}
+
+// lateText says, for the lost message, how much longer the stream waited
+// for this controller's own lateness.
+func (s *silenceTimer) lateText() string {
+	if s.extra <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (and %s more while this controller's own timer ran late)", s.extra.Round(100*time.Millisecond))
 }
 
 // streamLine is a line read from a stream, or why the stream ended, or
