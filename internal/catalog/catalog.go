@@ -65,8 +65,14 @@ func Open(ctx context.Context, where string) (*Catalog, error) {
 		c.where = RedactURL(where)
 		c.db, err = sql.Open("pgx", where)
 	} else {
-		if _, err := c.probe(ctx); err != nil {
+		found, err := c.probe(ctx)
+		if err != nil {
 			return nil, err
+		}
+		if !found {
+			if err := folderExists(where); err != nil {
+				return nil, err
+			}
 		}
 		c.db, err = openSQLite(where)
 	}
@@ -80,14 +86,24 @@ func Open(ctx context.Context, where string) (*Catalog, error) {
 	return c, nil
 }
 
-// openSQLite opens (creating) a SQLite catalog file. WAL lets readers go
-// on while one writer writes; writers wait for each other (busy timeout)
-// and take the write lock when their transaction begins, so concurrent
-// runs never fail on a lock upgrade.
-func openSQLite(path string) (*sql.DB, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
+// folderExists refuses a SQLite catalog file to be made in a folder that
+// does not exist: a path the user gave (--catalog, EnvCatalog) into a
+// missing folder is a typo more often than a wish, and storbench makes
+// no folders where it was not asked to (as root, anywhere). The default
+// catalog's folder is made by MakeDefaultFolder.
+func folderExists(path string) error {
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("catalog %s: the folder %s does not exist: make it (mkdir -p %s), or give a catalog in a folder that exists", path, dir, dir)
 	}
+	return nil
+}
+
+// openSQLite opens (creating) a SQLite catalog file, in a folder that
+// exists. WAL lets readers go on while one writer writes; writers wait
+// for each other (busy timeout) and take the write lock when their
+// transaction begins, so concurrent runs never fail on a lock upgrade.
+func openSQLite(path string) (*sql.DB, error) {
 	dsn := "file:" + path + "?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	return sql.Open("sqlite", dsn)
 }

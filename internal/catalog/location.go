@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -42,13 +43,37 @@ func Location(flag string, noCatalog bool, getenv func(string) string) (where st
 	if ForTests() {
 		return "", false, "storbench under test: a test names its catalog with --catalog or " + EnvCatalog
 	}
-	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "storbench", "catalog.db"), true, ""
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".local", "share", "storbench", "catalog.db"), true, ""
+	if d := Default(getenv); d != "" {
+		return d, true, ""
 	}
 	return "", false, "no HOME, XDG_DATA_HOME or " + EnvCatalog
+}
+
+// Default is the catalog's file when nothing names one:
+// $XDG_DATA_HOME/storbench/catalog.db, or
+// ~/.local/share/storbench/catalog.db; "" with neither variable set.
+func Default(getenv func(string) string) string {
+	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "storbench", "catalog.db")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".local", "share", "storbench", "catalog.db")
+	}
+	return ""
+}
+
+// MakeDefaultFolder makes the folders of where when it is the default
+// catalog (Default), which storbench chose, mode 700 as the XDG base
+// directory specification asks; Open refuses any other catalog in a
+// folder that does not exist.
+func MakeDefaultFolder(where string, getenv func(string) string) error {
+	if where == "" || where != Default(getenv) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(where), 0o700); err != nil {
+		return fmt.Errorf("catalog %s: %v", where, err)
+	}
+	return nil
 }
 
 // builtForTests is set to 1 (-X) in the storbench that test binaries

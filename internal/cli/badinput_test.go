@@ -169,6 +169,10 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 			[]string{`--launcher "pbs"`}},
 		{"suite without dir, a phase md refuses", []string{"run", writeSuite(t, "name: nodir\nphases:\n  - md: {items: 5, workers: 100000}\n")}, nil,
 			[]string{"workers (-t) must be 1 to"}},
+		// Relative: the folder would be made in the working directory,
+		// which must stay empty.
+		{"catalog in a folder that does not exist", []string{"md", "-d", tmp, "-n", "5", "--catalog", "nowhere/sub/c.db"}, nil,
+			[]string{"catalog nowhere/sub/c.db", "the folder nowhere/sub does not exist"}},
 		{"host that would be an ssh option", []string{"md", "-d", tmp, "-n", "5", "--ssh", "--", "-oProxyCommand=sh"}, nil,
 			[]string{`"-oProxyCommand=sh"`, "malformed"}},
 	} {

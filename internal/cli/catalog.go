@@ -37,7 +37,11 @@ func (o CatalogOptions) open(ctx context.Context, st *State) (*catalog.Catalog, 
 		st.logf(1, "catalog: none (%s)", why)
 		return nil, nil
 	}
-	c, err := catalog.Open(ctx, where)
+	err := catalog.MakeDefaultFolder(where, st.getenv)
+	var c *catalog.Catalog
+	if err == nil {
+		c, err = catalog.Open(ctx, where)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, interrupted()
