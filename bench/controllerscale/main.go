@@ -181,8 +181,8 @@ func (l countingListener) Accept() (net.Conn, error) {
 // stdin's first line, prints "agent ADDR" for each, then "ready", then
 // every second "bytes UNIXNS IN OUT" (what the agents read and wrote).
 // When stdin closes it prints "hbgaps P50 P99 MAX": the gaps between one
-// agent's consecutive heartbeats, in seconds, over every agent; then it
-// ends.
+// agent's consecutive heartbeats (a request each, or reads of the
+// phase's heartbeat stream), in seconds, over every agent; then it ends.
 func serveFarm(n int) error {
 	in := bufio.NewReader(os.Stdin)
 	token, err := in.ReadString('\n')
@@ -204,14 +204,8 @@ func serveFarm(n int) error {
 					fmt.Fprintf(os.Stderr, "farm %s: agent%04d: %s\n", time.Now().Format("15:04:05.000"), i, l)
 				}
 			}}
-		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == cluster.PathPrefix+"/heartbeat" {
-				beats[i].add(time.Now())
-			}
-			srv.ServeHTTP(w, r)
-		})
 		hs := srv.HTTPServer()
-		hs.Handler = h
+		hs.Handler = noteBeats(srv, &beats[i])
 		go func() { _ = hs.Serve(countingListener{ln, &bytesIn, &bytesOut}) }()
 		fmt.Fprintf(out, "agent %s\n", ln.Addr())
 	}
@@ -234,6 +228,8 @@ func serveFarm(n int) error {
 			slices.Sort(gaps)
 			if len(gaps) > 0 {
 				fmt.Printf("hbgaps %.3f %.3f %.3f\n", gaps[len(gaps)/2], gaps[len(gaps)*99/100], gaps[len(gaps)-1])
+			} else {
+				fmt.Println("hbgaps (none: no agent heard two heartbeats)")
 			}
 			return nil
 		case now := <-t.C:
@@ -263,6 +259,39 @@ func (b *beatLog) add(t time.Time) {
 	b.mu.Lock()
 	b.at = append(b.at, t)
 	b.mu.Unlock()
+}
+
+// noteBeats serves agent srv and notes in log when its heartbeats come:
+// a request each, or, over HTTP/2, the phase's one heartbeat request,
+// whose start is a beat and so is each read that brings bytes (as the
+// agent's session counts them). Before, only the first kind was noted, and
+// since the heartbeat stream the bench printed no gaps at all.
+func noteBeats(srv *cluster.Server, log *beatLog) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case cluster.PathPrefix + "/heartbeat":
+			log.add(time.Now())
+		case cluster.PathPrefix + "/heartbeats":
+			log.add(time.Now())
+			r.Body = beatReader{r.Body, log}
+		}
+		srv.ServeHTTP(w, r)
+	})
+}
+
+// beatReader notes a beat in log for each read of the heartbeat stream
+// that brings bytes.
+type beatReader struct {
+	io.ReadCloser
+	log *beatLog
+}
+
+func (r beatReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if n > 0 {
+		r.log.add(time.Now())
+	}
+	return n, err
 }
 
 func (b *beatLog) gaps() []float64 {
@@ -376,7 +405,7 @@ func (f *farm) read(sc *bufio.Scanner) {
 // end closes the farm's stdin and returns its heartbeat gaps.
 func (f *farm) end() string {
 	_ = f.stdin.Close()
-	gaps := "(none)"
+	gaps := "(the farm told none within 30 s)"
 	select {
 	case gaps = <-f.hbgaps:
 	case <-time.After(30 * time.Second):
