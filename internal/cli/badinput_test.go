@@ -270,8 +270,12 @@ func TestHostileInputIsOneLineExit2(t *testing.T) {
 			[]string{"--tls-key " + openKey, "chmod 600"}, ""},
 		{"controller's TLS key open to others", []string{"md", "-d", tmp, "-n", "5", "--tls-cert", openCert, "--tls-key", openKey, "--token-file", goodToken, "127.0.0.1:1"}, nil,
 			[]string{"--tls-key " + openKey, "chmod 600"}, ""},
-		{"agent's S3 credentials file open to others", []string{"agent", "--listen", "127.0.0.1:0", "--token-file", goodToken, "--s3-credentials-file", openCreds}, nil,
+		{"agent's credentials file open to others", []string{"agent", "--listen", "127.0.0.1:0", "--token-file", goodToken, "--credentials-file", openCreds}, nil,
+			[]string{"--credentials-file " + openCreds, "chmod 600"}, ""},
+		{"agent's credentials file open to others, by its old name", []string{"agent", "--listen", "127.0.0.1:0", "--token-file", goodToken, "--s3-credentials-file", openCreds}, nil,
 			[]string{"--s3-credentials-file " + openCreds, "chmod 600"}, ""},
+		{"agent's credentials file by both names", []string{"agent", "--listen", "127.0.0.1:0", "--token-file", goodToken, "--credentials-file", openCreds, "--s3-credentials-file", openCreds}, nil,
+			[]string{"give --credentials-file alone", "--s3-credentials-file is its old name"}, ""},
 		{"s3 objects no host could hold", []string{"s3", "get", "--host", "127.0.0.1:1", "--objects", "10000000000000"}, keys, []string{"--objects 10000000000000", "at most"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

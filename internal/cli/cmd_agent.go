@@ -38,9 +38,12 @@ type AgentServeOptions struct {
 	// AllowEvents runs the commands of a suite's events that name this
 	// host, with the agent's rights.
 	AllowEvents bool
-	// S3CredentialsFile holds NAME=VALUE lines of the engines' secret
-	// variables (s3's keys), for their phases.
-	S3CredentialsFile string
+	// CredentialsFile holds NAME=VALUE lines of the engines' secret
+	// variables (s3's keys), for their phases (--credentials-file).
+	CredentialsFile string
+	// oldCredentialsFile is --s3-credentials-file, CredentialsFile's old
+	// name: the file carries every engine's secrets, not only s3's.
+	oldCredentialsFile string
 	// Stdin makes the agent read its token from the first line of stdin
 	// and exit when stdin closes: how --ssh starts it, so the agent ends
 	// with the ssh session that started it.
@@ -63,7 +66,7 @@ type AgentServeOptions struct {
 
 // AddFlags registers the options' flags.
 // secretNames are the engines' secret variables (Registry.SecretNames),
-// which --s3-credentials-file may give.
+// which --credentials-file may give.
 func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet, secretNames []string) {
 	f.StringVar(&o.Listen, "listen", fmt.Sprintf("127.0.0.1:%d", cluster.DefaultPort), "address to listen on (give the host's address, or :7761, to serve other machines)")
 	f.StringVar(&o.TokenFile, "token-file", "", "file holding the shared token the controller must send (its first line, at least 22 characters; mode 600)")
@@ -73,7 +76,9 @@ func (o *AgentServeOptions) AddFlags(f *pflag.FlagSet, secretNames []string) {
 	addToolFlags(f, &o.Tools, " (never taken from the controller)")
 	f.BoolVar(&o.AllowExec, "allow-exec", false, "allow fio job files that run commands or reach past DIR (exec_prerun, exec_postrun, ioengine=exec, external, network and device engines)")
 	f.BoolVar(&o.AllowEvents, "allow-events", false, "run the commands of a suite's events that name this host (sh -c, with this agent's rights, bounded by the event's timeout)")
-	f.StringVar(&o.S3CredentialsFile, "s3-credentials-file", "", "file with NAME=VALUE lines of the engines' secret variables ("+strings.Join(secretNames, ", ")+") for s3 phases (default: the environment, as storbench s3 reads it)")
+	f.StringVar(&o.CredentialsFile, "credentials-file", "", "file with NAME=VALUE lines of the engines' secret variables ("+strings.Join(secretNames, ", ")+"), each for its engine's phases (default: the environment, as each engine's command reads it; mode 600)")
+	f.StringVar(&o.oldCredentialsFile, oldCredentialsFlag, "", "deprecated: the old name of --credentials-file")
+	_ = f.MarkHidden(oldCredentialsFlag)
 	f.BoolVar(&o.Stdin, "stdin", false, "read the token from stdin's first line and exit when stdin closes (used by --ssh)")
 	f.StringVar(&o.MetricsListen, "metrics-listen", "", "serve Prometheus metrics under /metrics at this address (a bare :PORT is loopback, unauthenticated; any other address requires the --token-file token as a bearer token)")
 	f.BoolVar(&o.Slurm, "slurm", false, "run as a task of a Slurm job step (used by --launcher slurm): listen on a free port on every interface and print its node, task and port")
@@ -110,7 +115,7 @@ With --metrics-listen it serves Prometheus metrics of its phases under
 else only to a scraper that sends --token-file's token as a bearer token.
 
 ` + wrapHelp("S3 keys never travel from the controller: the agent reads them when it starts, "+
-			"from --s3-credentials-file or else as storbench s3 does from its own environment: "+
+			"from --credentials-file or else as storbench s3 does from its own environment: "+
 			st.Engines.Info(model.EngineS3).SecretsFrom+", in that order. "+
 			"An agent started by a controller's --ssh gets the run's keys over ssh's stdin instead."),
 		Example: `  head -c 32 /dev/urandom | base64 > ~/.storbench-token   # the same file on every host
@@ -275,9 +280,13 @@ type agentConfig struct {
 // the agent's own environment, replaced, when it sent any, by those the
 // controller's launcher sent on stdin (as a whole: the controller's keys
 // never go with the agent's session token); the S3 keys then by
-// --s3-credentials-file. Only both keys of one source count.
+// --credentials-file. Only both keys of one source count.
 func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 	var c agentConfig
+	credFile, credFlag, err := o.credentials(st)
+	if err != nil {
+		return c, err
+	}
 	env, err := st.environment()
 	if err != nil {
 		return c, err
@@ -334,8 +343,8 @@ func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 	if c.token == "" && (c.tls == nil || c.tls.ClientCAs == nil) {
 		return c, usageErr("the agent needs --token-file F, or --tls-cert/--tls-key/--tls-ca so controllers prove themselves with a client certificate")
 	}
-	if o.S3CredentialsFile != "" {
-		file, err := credentialsFile(st.Engines, o.S3CredentialsFile, c.secrets)
+	if credFile != "" {
+		file, err := credentialsFile(st.Engines, credFlag, credFile, c.secrets)
 		if err != nil {
 			return c, asUsage(err)
 		}
@@ -345,6 +354,24 @@ func (o AgentServeOptions) config(st *State) (agentConfig, error) {
 		return c, asUsage(envErr)
 	}
 	return c, nil
+}
+
+// oldCredentialsFlag is --credentials-file's old name, which still works:
+// it said s3, and the file carries every engine's secrets.
+const oldCredentialsFlag = "s3-credentials-file"
+
+// credentials returns the engines' credentials file and the flag that
+// named it, as the user wrote it (for the errors): --credentials-file,
+// or its old name with a warning.
+func (o AgentServeOptions) credentials(st *State) (file, flag string, err error) {
+	switch {
+	case o.oldCredentialsFile == "":
+		return o.CredentialsFile, "--credentials-file", nil
+	case o.CredentialsFile != "":
+		return "", "", usageErr("give --credentials-file alone: --%s is its old name", oldCredentialsFlag)
+	}
+	st.logf(0, "warning: --%s is deprecated: give --credentials-file, its new name (the file carries every engine's secrets)", oldCredentialsFlag)
+	return o.oldCredentialsFile, "--" + oldCredentialsFlag, nil
 }
 
 // tokenSource names where the agent's token came from, for its errors.
@@ -358,22 +385,22 @@ func (o AgentServeOptions) tokenSource() string {
 	return "--token-file " + o.TokenFile
 }
 
-// credentialsFile reads --s3-credentials-file: NAME=VALUE lines of the
-// engines' secret variables ("export " before a line is allowed; others
+// credentialsFile reads the file of --credentials-file (flag as given,
+// for the errors): NAME=VALUE lines of the engines' secret variables ("export " before a line is allowed; others
 // are not read), which each engine settles as it does its environment's
 // (s3: its own key variables, else the AWS tools', each pair with a
 // session token). An engine's secrets the file settles stand
 // for all it had in base; the others stay.
-func credentialsFile(engines engine.Registry, file string, base engine.Secrets) (engine.Secrets, error) {
-	if err := cluster.SecretFileMode("--s3-credentials-file", file); err != nil {
+func credentialsFile(engines engine.Registry, flag, file string, base engine.Secrets) (engine.Secrets, error) {
+	if err := cluster.SecretFileMode(flag, file); err != nil {
 		return nil, err
 	}
-	b, err := infile.Read("--s3-credentials-file", file, infile.TextLimit)
+	b, err := infile.Read(flag, file, infile.TextLimit)
 	if infile.IsRefusal(err) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("--s3-credentials-file: %v", err)
+		return nil, fmt.Errorf("%s: %v", flag, err)
 	}
 	names := engines.SecretNames()
 	env := engine.Environ{Secrets: engine.Secrets{}}
@@ -391,7 +418,7 @@ func credentialsFile(engines engine.Registry, file string, base engine.Secrets) 
 			err = a.SecretsErr
 		}
 		if err != nil {
-			return nil, fmt.Errorf("--s3-credentials-file %s: %v", file, err)
+			return nil, fmt.Errorf("%s %s: %v", flag, file, err)
 		}
 		if a.Secrets.Empty() {
 			continue
@@ -403,7 +430,7 @@ func credentialsFile(engines engine.Registry, file string, base engine.Secrets) 
 		settled = true
 	}
 	if !settled {
-		return nil, fmt.Errorf("--s3-credentials-file %s: no keys: want NAME=VALUE lines of %s", file, strings.Join(names, ", "))
+		return nil, fmt.Errorf("%s %s: no keys: want NAME=VALUE lines of %s", flag, file, strings.Join(names, ", "))
 	}
 	return out, nil
 }

@@ -79,10 +79,10 @@ func TestTheCliNamesNoEnginesVariable(t *testing.T) {
 		}
 	}
 	agent, _, _ := cmds.Find([]string{"agent"})
-	usage := agent.Flags().Lookup("s3-credentials-file").Usage
+	usage := agent.Flags().Lookup("credentials-file").Usage
 	for _, name := range st.Engines.SecretNames() {
 		if !strings.Contains(usage, name) {
-			t.Errorf("--s3-credentials-file's help does not name %s, which it reads: %q", name, usage)
+			t.Errorf("--credentials-file's help does not name %s, which it reads: %q", name, usage)
 		}
 	}
 }

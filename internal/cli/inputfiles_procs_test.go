@@ -83,8 +83,8 @@ func inputKinds() []inputKind {
 		{name: "--spec", args: func(e *inputEnv, p string) []string {
 			return []string{"report", "--spec", p, "-o", e.out, "--md", "-", fioA}
 		}},
-		{name: "--s3-credentials-file", args: func(e *inputEnv, p string) []string {
-			return []string{"agent", "--listen", "127.0.0.1:0", "--token-file", e.token, "--s3-credentials-file", p}
+		{name: "--credentials-file", args: func(e *inputEnv, p string) []string {
+			return []string{"agent", "--listen", "127.0.0.1:0", "--token-file", e.token, "--credentials-file", p}
 		}},
 		{name: "AWS shared credentials file", vars: []string{"AWS_SHARED_CREDENTIALS_FILE={}"}, args: func(e *inputEnv, p string) []string {
 			return append(s3, "--results", e.results)

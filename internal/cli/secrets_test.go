@@ -85,7 +85,8 @@ func startAgents(t *testing.T, bin string, n int, env []string, flags ...string)
 // profile in the shared files, a session token from AWS_SESSION_TOKEN,
 // STORBENCH_SESSION_TOKEN or a profile's aws_session_token (refused by the
 // server: in an error; the profile's over HTTPS, endpoint and CA from the
-// profile too), a suite's s3 secret_key, an agent's --s3-credentials-file or
+// profile too), a suite's s3 secret_key, an agent's --credentials-file (or its old name
+// --s3-credentials-file) or
 // AWS variables, the agents' --token-file, the one-run token of --ssh and
 // --launcher slurm and --launcher mpiexec and the keys they send their agents (one from a flag,
 // one from the environment), and a catalog URL's password (--catalog, STORBENCH_CATALOG). Access keys are held to the same rule: the s3 engine treats them
@@ -286,18 +287,24 @@ func TestSecretsNeverWritten(t *testing.T) {
 		log, _ := exec.Command("git", "-C", repo, "log", "-p").CombinedOutput()
 		check(t, res, map[string]string{"dry run": dry, "output": out, "git log": string(log)}, ak, sk)
 	})
-	t.Run("agents: --s3-credentials-file and --token-file", func(t *testing.T) {
-		ak, sk := user("agent")
-		dir := t.TempDir()
-		token, creds := filepath.Join(dir, "token"), filepath.Join(dir, "creds")
-		const tok = "TOKsbAgentsShare42-0123456789"
-		_ = os.WriteFile(token, []byte(tok+"\n"), 0o600)
-		_ = os.WriteFile(creds, []byte("STORBENCH_ACCESS_KEY="+ak+"\nSTORBENCH_SECRET_KEY="+sk+"\n"), 0o600)
-		addrs, logs := startAgents(t, bin, 3, baseEnv(), "--token-file", token, "--s3-credentials-file", creds)
-		res := t.TempDir()
-		out := run(t, baseEnv(), true, append(stat, "--bucket", "sagents", "--results", res, "--token-file", token, "--agents", strings.Join(addrs, ","))...)
-		check(t, res, map[string]string{"output": out, "agents' output": logs.String()}, ak, sk, tok)
-	})
+	// The file by its name and by its old one, which still works.
+	for i, flag := range []string{"--credentials-file", "--s3-credentials-file"} {
+		t.Run("agents: "+flag+" and --token-file", func(t *testing.T) {
+			ak, sk := user(fmt.Sprintf("agent%d", i))
+			dir := t.TempDir()
+			token, creds := filepath.Join(dir, "token"), filepath.Join(dir, "creds")
+			tok := fmt.Sprintf("TOKsbAgentsShare4%d-0123456789", i)
+			_ = os.WriteFile(token, []byte(tok+"\n"), 0o600)
+			_ = os.WriteFile(creds, []byte("STORBENCH_ACCESS_KEY="+ak+"\nSTORBENCH_SECRET_KEY="+sk+"\n"), 0o600)
+			addrs, logs := startAgents(t, bin, 3-i, baseEnv(), "--token-file", token, flag, creds)
+			res := t.TempDir()
+			out := run(t, baseEnv(), true, append(stat, "--bucket", fmt.Sprintf("sagents%d", i), "--results", res, "--token-file", token, "--agents", strings.Join(addrs, ","))...)
+			check(t, res, map[string]string{"output": out, "agents' output": logs.String()}, ak, sk, tok)
+			if warned := strings.Count(logs.String(), "warning: --s3-credentials-file is deprecated: give --credentials-file"); warned != i*(3-i) {
+				t.Errorf("%d of %d agents given %s warn of the old name:\n%s", warned, 3-i, flag, logs)
+			}
+		})
+	}
 	t.Run("agents: AWS variables", func(t *testing.T) {
 		ak, sk := user("agentaws")
 		dir := t.TempDir()

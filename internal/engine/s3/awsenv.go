@@ -296,7 +296,7 @@ type keySource struct {
 // STORBENCH_ACCESS_KEY/STORBENCH_SECRET_KEY/STORBENCH_SESSION_TOKEN,
 // then AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN, then the
 // profile (prof, when not nil: AWS_PROFILE or "default"). An agent's
-// environment and its --s3-credentials-file go through the same chain.
+// environment and its --credentials-file go through the same chain.
 func keyChain(getenv func(string) string, prof *awsProfile) (engine.Credentials, error) {
 	sources := []keySource{
 		{"", getenv, envAccessKey, envSecretKey, envSessionToken},
