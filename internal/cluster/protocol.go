@@ -65,8 +65,9 @@ const (
 	// the default timeout (RemoteAgent.beatEvery: a sixth of a longer one).
 	HeartbeatEvery = time.Second
 	// HeartbeatTimeout is how long an agent waits without a heartbeat
-	// before it stops the phase and cleans up: a lost controller stops the
-	// load well within 5 seconds. It is the default of the one knob,
+	// before it stops the phase and cleans up, not counting time it could
+	// not run itself (beatWatch): a lost controller stops the load well
+	// within 5 seconds. It is the default of the one knob,
 	// RemoteAgent.HeartbeatTimeout, that also sets the controller's
 	// silence (silenceFor) and each side's lost message.
 	HeartbeatTimeout = 3 * time.Second
