@@ -56,6 +56,12 @@ func sharedPhase(t *testing.T, name, dir, text string, ps Params) engine.Phase {
 // ran. It returns each host's result and error by rank.
 func onHosts(t *testing.T, p engine.Phase, runID string, names []string) ([]*engine.HostResult, []error, []error) {
 	t.Helper()
+	return runThenClean(t, prepareHosts(t, p, runID, names))
+}
+
+// prepareHosts prepares p on every host of names, in rank order.
+func prepareHosts(t *testing.T, p engine.Phase, runID string, names []string) []engine.Prepared {
+	t.Helper()
 	n := len(names)
 	preps := make([]engine.Prepared, n)
 	for r, h := range names {
@@ -65,6 +71,17 @@ func onHosts(t *testing.T, p engine.Phase, runID string, names []string) ([]*eng
 		}
 		preps[r] = pr
 	}
+	return preps
+}
+
+// runThenClean runs the prepared hosts together and cleans up none before
+// every host's run ended, as the controller does (Controller.RunPhase):
+// the first host's cleanup removes a shared phase's file (not Later), and
+// a host whose fio opens it late - a starved one - would find it gone.
+// It returns each host's result, run error and cleanup error by rank.
+func runThenClean(t *testing.T, preps []engine.Prepared) ([]*engine.HostResult, []error, []error) {
+	t.Helper()
+	n := len(preps)
 	res, errs, cleanErrs := make([]*engine.HostResult, n), make([]error, n), make([]error, n)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -296,26 +313,14 @@ func TestSharedFileMadeBeforeItsJobsOpen(t *testing.T) {
 	names := []string{"h0", "h1"}
 	dir := t.TempDir()
 	write := sharedPhase(t, "ior-hard-write", dir, iorHard("write", "do_verify=0"), Params{Shared: true})
-	var preps []engine.Prepared
-	for r, h := range names {
-		pr, err := Engine{}.Prepare(context.Background(), engine.Env{Host: h, RunID: "r1", Hosts: len(names), Rank: r, Next: names[(r+1)%len(names)]}, write)
-		if err != nil {
-			t.Fatalf("%s: prepare: %v", h, err)
-		}
-		preps = append(preps, pr)
-	}
+	preps := prepareHosts(t, write, "r1", names)
 	_, statErr := os.Stat(filepath.Join(engine.SharedArea(dir, "r1"), "fio", "ior-hard"))
-	var wg sync.WaitGroup
-	start := time.Now()
-	for _, pr := range preps {
-		wg.Go(func() {
-			if _, err := pr.Run(context.Background(), start, nil); err != nil {
-				t.Error(err)
-			}
-			_ = pr.Cleanup(context.Background())
-		})
+	_, errs, _ := runThenClean(t, preps)
+	for r, err := range errs {
+		if err != nil {
+			t.Errorf("%s: %v", names[r], err)
+		}
 	}
-	wg.Wait()
 	if statErr != nil {
 		t.Errorf("the shared file after every host prepared, before the start: %v", statErr)
 	}
