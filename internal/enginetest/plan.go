@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/testutil"
 )
 
 // planAnswers: what the phase's plan (Engine.Plan) told the controller
@@ -23,9 +24,10 @@ import (
 //     and after (nothing created elsewhere), and the whole target is as it
 //     was once Cleanup returned (nothing left anywhere, nothing removed);
 //   - its length (Plan.Planned) is within 2x of the run's measured
-//     window, or, for an estimate (md's, which errs long on purpose) or
-//     a phase that may end early (Plan.AutoTerm), no more than 2x short
-//     of it;
+//     window (long by no more than twice the longest stall the machine
+//     dealt the run besides: stallsAllowed), or, for an estimate (md's,
+//     which errs long on purpose) or a phase that may end early
+//     (Plan.AutoTerm), no more than 2x short of it;
 //   - its redaction (Registry.Redacted, by Info.Secrets) removes the
 //     secret the phase was given (Suite.Secret) from the settings a run
 //     records, and nothing the engine returns (the result, its live
@@ -57,9 +59,13 @@ func (s Suite) checkPlanAnswers(t *testing.T, eng engine.Engine) {
 		t.Fatalf("Prepare: %v", err)
 	}
 	sn := newSnapshots()
+	// The longest this machine kept a task from a CPU while the phase
+	// ran: a starved tool ends that much late (checkLength).
+	late := testutil.StartLateness()
 	t0 := time.Now()
 	res, err := pr.Run(context.Background(), t0, sn.live)
 	took := time.Since(t0)
+	stall := late.Stop()
 	if err != nil {
 		t.Errorf("Run: %v", err)
 	}
@@ -70,7 +76,7 @@ func (s Suite) checkPlanAnswers(t *testing.T, eng engine.Engine) {
 	shown.check(t, "the live snapshots", sn.all)
 	sn.mu.Unlock()
 	s.checkWhere(t, pl, id, before, s.Target.Everything(t))
-	s.checkLength(t, pl, res, took)
+	s.checkLength(t, pl, res, took, stall)
 	err = pr.Cleanup(context.Background())
 	if err != nil {
 		t.Errorf("Cleanup: %v", err)
@@ -127,12 +133,31 @@ func under(item, place string) bool {
 	return item == p || strings.HasPrefix(item, p+"/")
 }
 
+// stallsAllowed is how many of the run's longest stalls (the longest
+// this machine kept a task from a CPU while the phase ran,
+// testutil.Lateness) its measured window may be long beyond twice the
+// plan. A stall that straddles a tool's end lengthens its window by
+// about its length, and fio's end is two such waits: its job notices
+// its runtime is over, then takes fio's statistics lock, which the
+// status thread holds while it gathers, formats and writes every job's
+// figures (internal/engine/fio/status_linux.go), and fio counts that
+// wait in the job's runtime (fio 3.33 backend.c thread_main: the runtime
+// is taken after the lock), the window's length. Beside make race (a
+// load of 23 on 2 cores) fio's window of a 1-s phase was 3.66 s (issue
+// 37); at such loads whole processes were seen stalled for seconds (an
+// agent 2.8 s, a test 5.4 s). On a quiet machine a stall is a few ms
+// (3-8 ms over fio's and s3's phases here): a window 3x its plan still
+// fails.
+const stallsAllowed = 2
+
 // checkLength holds the run's measured window (its operations' first
 // start to their last end: what its figures are over; fio's and the
 // agent's start-up and the result's transfer, about a second on a loaded
-// machine, are not the plan's to foresee) to the plan's length. took,
-// Run's whole time, is logged beside it.
-func (s Suite) checkLength(t *testing.T, pl engine.Plan, res *engine.HostResult, took time.Duration) {
+// machine, are not the plan's to foresee) to the plan's length: within
+// 2x, long beyond that by no more than stallsAllowed of stall, the
+// longest stall over the run. took, Run's whole time, is logged beside
+// it.
+func (s Suite) checkLength(t *testing.T, pl engine.Plan, res *engine.HostResult, took, stall time.Duration) {
 	t.Helper()
 	planned, estimated := pl.Planned()
 	var first, last int64
@@ -150,15 +175,27 @@ func (s Suite) checkLength(t *testing.T, pl engine.Plan, res *engine.HostResult,
 	ratio := float64(window) / float64(planned)
 	msg := fmt.Sprintf("the run measured over %v (Run took %v); the plan said %v (estimated %v): %.2fx",
 		window.Round(time.Millisecond), took.Round(time.Millisecond), planned.Round(time.Millisecond), estimated, ratio)
-	t.Log(msg)
-	// An estimate (md's) errs long on purpose, the safe side for
-	// --max-duration, and a phase that ends once its throughput is stable
-	// (Plan.AutoTerm) may end long before its length: either may be more
-	// than 2x long, never 2x short.
+	t.Logf("%s; the longest stall over the run %v", msg, stall.Round(time.Millisecond))
 	_, _, autoterm := pl.AutoTerm()
-	if ratio > 2 || (!estimated && !autoterm && ratio < 0.5) {
-		t.Errorf("%s, beyond 2x", msg)
+	if why := lengthFault(window, planned, stall, estimated, autoterm); why != "" {
+		t.Errorf("%s: %s", msg, why)
 	}
+}
+
+// lengthFault says what is wrong with a measured window against the
+// plan's length planned ("" when nothing is), the run's longest stall
+// being stall. An estimate (md's) errs long on purpose, the safe side
+// for --max-duration, and a phase that ends once its throughput is
+// stable (Plan.AutoTerm) may end long before its length: either may be
+// more than 2x long, never 2x short. A stall only lengthens a window.
+func lengthFault(window, planned, stall time.Duration, estimated, autoterm bool) string {
+	switch {
+	case window > 2*planned+stallsAllowed*stall:
+		return fmt.Sprintf("beyond 2x and %d times the longest stall over the run (%v)", stallsAllowed, stall.Round(time.Millisecond))
+	case !estimated && !autoterm && window < planned/2:
+		return "beyond 2x short"
+	}
+	return ""
 }
 
 // checkRedaction holds the phase's settings as a run records them
