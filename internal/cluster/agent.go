@@ -290,20 +290,29 @@ func (a *LocalAgent) Stop() {
 // before the next phase is ready (Prepare) or by Settle, whose records
 // carry what it left.
 func (a *LocalAgent) Cleanup(ctx context.Context) error {
-	_, err := a.cleanup(ctx)
+	_, err := a.cleanup(ctx, false)
 	return err
 }
 
 // cleanup is Cleanup, saying whether the removal goes on in the
-// background.
-func (a *LocalAgent) cleanup(ctx context.Context) (bg bool, err error) {
+// background. solo is a cleanup the agent does on its own (it is
+// stopping, or lost its controller) while the phase's other hosts may
+// still run: what they share stays (engine.SoloCleaner).
+func (a *LocalAgent) cleanup(ctx context.Context, solo bool) (bg bool, err error) {
 	a.mu.Lock()
 	p := a.cur
 	host := a.hostName()
 	runID, phase := a.req.RunID, a.req.Phase.Name
 	a.cur, a.stop, a.stopSoon = nil, nil, false
 	a.mu.Unlock()
-	if p != nil {
+	sc, isSolo := p.(engine.SoloCleaner)
+	switch {
+	case p == nil:
+	case solo && isSolo:
+		if cerr := sc.CleanupSolo(ctx); cerr != nil {
+			err = &engine.LeftoverError{Items: engine.Leftovers(host, cerr)}
+		}
+	default:
 		bg = a.bg.start(p, runID, phase, host)
 		if !bg {
 			if cerr := p.Cleanup(ctx); cerr != nil {

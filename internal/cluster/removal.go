@@ -282,15 +282,17 @@ func (c *Controller) askLeft(a Agent, runID, phase string) (left []engine.Leftov
 
 // CleanupAlone cleans up a phase the controller is no longer there for
 // (its heartbeats stopped, or the agent is stopping): as Cleanup, but
-// what the cleanup left, nothing included, is kept for a controller that
-// comes back to ask (Settle), so it reports only what is really left.
+// what the hosts share stays, for the run-level cleanup (the other hosts
+// may still run the phase: engine.SoloCleaner), and what the cleanup
+// left, nothing included, is kept for a controller that comes back to
+// ask (Settle), so it reports only what is really left.
 func (a *LocalAgent) CleanupAlone(ctx context.Context) error {
 	a.mu.Lock()
 	runID, phase := a.req.RunID, a.req.Phase.Name
 	host := a.hostName()
 	a.mu.Unlock()
 	start := time.Now()
-	bg, err := a.cleanup(ctx)
+	bg, err := a.cleanup(ctx, true)
 	if !bg && phase != "" {
 		rec := Removal{RunID: runID, Phase: phase, Host: host, StartNs: start.UnixNano(), EndNs: time.Now().UnixNano()}
 		if err != nil {

@@ -24,6 +24,18 @@ type BackgroundCleaner interface {
 	StartCleanup() (wait func(ctx context.Context) error, ok bool)
 }
 
+// SoloCleaner is a Prepared whose host can clean up while the phase's
+// other hosts may still run it: its agent was told to stop, or lost its
+// controller, and cleans up on its own. CleanupSolo removes what is this
+// host's own and leaves what the hosts share (the run's shared area: a
+// file another host's job has yet to open) to the run-level cleanup,
+// which runs after the last phase, a failure or an interrupt. Cleanup,
+// which the controller asks for once every host's run has ended, removes
+// both.
+type SoloCleaner interface {
+	CleanupSolo(ctx context.Context) error
+}
+
 // StartRemove starts removing the phase directory with everything in it
 // and returns at once. wait waits for that removal (bounded by ctx, as
 // RemoveContext is) and then removes the levels above as Leave does, only
