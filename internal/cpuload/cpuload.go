@@ -11,9 +11,9 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/storbench/storbench/internal/model"
@@ -94,7 +94,7 @@ func (m *Monitor) watch(at time.Time) {
 		now := time.Now()
 		m.late = max(m.late, now.Sub(t0)-tick)
 		if !m.looked && now.Sub(m.first.at) >= time.Second {
-			m.servers, m.looked = localServers(ourPids()), true
+			m.servers, m.looked = localServers(func() func(int) bool { return ourPids(procTable()) }), true
 		}
 		// Sampled on the lateness timer's ticks: one goroutine, one
 		// timer; a sample's rates are over its own span.
@@ -117,10 +117,11 @@ func (m *Monitor) Stop() *model.ClientLoad {
 	if !m.begun {
 		return nil
 	}
+	end := take()
 	if len(m.servers) == 0 { // a run under a second, or its load had not connected yet
-		m.servers = localServers(ourPids())
+		m.servers = localServers(func() func(int) bool { return ourPids(end.table) })
 	}
-	c := m.first.to(take(), m.late, m.servers)
+	c := m.first.to(end, m.late, m.servers)
 	if m.s != nil {
 		c.Samples = m.s.result()
 		m.s.close()
@@ -312,27 +313,51 @@ type procCPU struct {
 }
 
 // procTable reads every process's parent and CPU time; nil without
-// /proc.
+// /proc. It lists /proc once and reads each /proc/PID/stat into one
+// buffer: a glob of /proc/[0-9]*/stat listed every process's directory
+// as well, 5-8 ms a table on a host of 100 processes, twice or more a
+// phase on every host.
 func procTable() map[int]procCPU {
-	procs, err := filepath.Glob("/proc/[0-9]*/stat")
-	if err != nil || len(procs) == 0 {
+	d, err := os.Open("/proc")
+	if err != nil {
 		return nil
 	}
-	table := map[int]procCPU{}
-	for _, p := range procs {
-		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return nil
+	}
+	table := make(map[int]procCPU, len(names))
+	buf := make([]byte, 4<<10) // a stat line is a few hundred bytes
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
 		if err != nil {
-			continue
+			continue // not a process
 		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue // gone since the glob
+		n, ok := readSmall("/proc/"+name+"/stat", buf)
+		if !ok {
+			continue // gone since the listing
 		}
-		if ppid, cpu, ok := parseStat(string(b)); ok {
+		if ppid, cpu, ok := parseStat(string(buf[:n])); ok {
 			table[pid] = procCPU{ppid, cpu}
 		}
 	}
+	if len(table) == 0 {
+		return nil
+	}
 	return table
+}
+
+// readSmall reads the start of a /proc file into buf: one open, one read,
+// one close.
+func readSmall(path string, buf []byte) (int, bool) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, false
+	}
+	n, err := syscall.Read(fd, buf)
+	syscall.Close(fd)
+	return n, err == nil && n > 0
 }
 
 // treeCPU is the CPU time of process root and everything it started:
@@ -365,10 +390,11 @@ func descendants(table map[int]procCPU, root int, fn func(pid int)) {
 	}
 }
 
-// ourPids says which pids are this process's or its descendants' now.
-func ourPids() func(pid int) bool {
+// ourPids says which pids of a process table are this process's or its
+// descendants'.
+func ourPids(table map[int]procCPU) func(pid int) bool {
 	ours := map[int]bool{}
-	descendants(procTable(), os.Getpid(), func(pid int) { ours[pid] = true })
+	descendants(table, os.Getpid(), func(pid int) { ours[pid] = true })
 	return func(pid int) bool { return ours[pid] }
 }
 

@@ -1,6 +1,7 @@
 package cpuload
 
 import (
+	"net"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -69,5 +70,77 @@ func TestGaveUpIsStarved(t *testing.T) {
 	fresh := &model.ClientLoad{ClientSummary: model.ClientSummary{OthersPct: &low}}
 	if Merge(fresh, nil) != fresh || fresh.Starved {
 		t.Errorf("no engine mark: %+v, want the measured figures alone, not starved", fresh)
+	}
+}
+
+// BenchmarkMonitorEnd is what a phase's end costs a host beside its
+// samples: the kernel's counters read again and the local servers looked
+// for (none here: this process serves and dials nothing on loopback), as
+// every host does at every phase's end, and once more a second into the
+// phase.
+func BenchmarkMonitorEnd(b *testing.B) {
+	first := take()
+	done := make(chan struct{})
+	close(done)
+	b.ReportAllocs()
+	for b.Loop() {
+		m := &Monitor{stop: make(chan struct{}), done: done, begun: true, first: first}
+		if m.Stop() == nil {
+			b.Fatal("no figures")
+		}
+	}
+}
+
+// BenchmarkProcTable is one reading of the process table, twice a phase
+// on every host.
+func BenchmarkProcTable(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if procTable() == nil {
+			b.Fatal("no process table")
+		}
+	}
+}
+
+// localServers reads the kernel's TCP table only when this process holds
+// a connection it could name a server by: one it made to loopback. A
+// listening port and the connections it accepted from another process
+// (an agent's controller) are not; a connection it dialled is, to any
+// port on loopback but its own listening ones.
+func TestDialsLoopbackOnlyForItsOwnConnections(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if dialsLoopback() {
+		t.Fatal("a process that only listens: dials loopback, want not")
+	}
+	// Another process dials this one's listening port, as a controller
+	// dials its agent.
+	port := ln.Addr().(*net.TCPAddr).Port
+	peer := exec.Command("bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/"+strconv.Itoa(port)+"; read -t 30 <&3")
+	if err := peer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = peer.Process.Kill(); _ = peer.Wait() }()
+	accepted, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer accepted.Close()
+	if dialsLoopback() {
+		t.Error("a process whose one connection was accepted from another: dials loopback, want not")
+	}
+	if localServers(func() func(int) bool { t.Error("ours asked for with no connection made"); return nil }) != nil {
+		t.Error("local servers found with no connection made")
+	}
+	dialled, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dialled.Close()
+	if !dialsLoopback() {
+		t.Error("a process that dialled a port on loopback: does not dial loopback, want it does")
 	}
 }
