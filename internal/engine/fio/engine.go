@@ -151,6 +151,9 @@ type prepared struct {
 	// fioEnv is the environment of the fio process: the agent's without
 	// storbench's own settings, with storbench's variables.
 	fioEnv []string
+	// clock is fio's clock option (clockArgs): the clock it would pick,
+	// given so that it picks it once.
+	clock []string
 	// For Pause (pause.go): the running fio (0: none), when its jobs
 	// were last stopped and continued (Unix ns).
 	fioPid, pausedFrom, pausedTo atomic.Int64
@@ -257,7 +260,7 @@ func (Engine) Prepare(ctx context.Context, env engine.Env, p engine.Phase) (engi
 		return nil, err
 	}
 	r := &prepared{env: env, phase: p, params: ps, job: jf, bin: bin, ws: ws, jobPath: jobPath,
-		planned: runDuration(jf), dataDir: dataDir, fioEnv: fioEnviron(os.Environ(), vars)}
+		planned: runDuration(jf), dataDir: dataDir, fioEnv: fioEnviron(os.Environ(), vars), clock: clockArgs(jf)}
 	if err := r.ready(ctx); err != nil {
 		ws.Remove()
 		return nil, err
@@ -437,6 +440,7 @@ func (r *prepared) command(runPath string, stderr io.Writer) *exec.Cmd {
 		// and re-create) a file shorter than the job's region.
 		args = append(args, "--readonly")
 	}
+	args = append(args, r.clock...)
 	cmd := exec.Command(r.bin, append(args, runPath)...)
 	cmd.Dir = r.ws.Path
 	cmd.Env = r.fioEnv

@@ -14,8 +14,9 @@ import (
 const parseBatch = 64
 
 // untimedClock is the clock of a fio that times nothing (a parse, a
-// layout): fio calibrates its CPU clock at start unless given another,
-// 70 ms of every start here, which a check of a job file waits for. A
+// layout): fio calibrates its CPU clock at every start (70 ms here), and
+// left to pick a clock also tests it on every CPU and calibrates again
+// (clock.go), which a check of a job file need not wait for. A
 // command-line option is a global one of every job file given; a
 // section's own clocksource still counts.
 const untimedClock = "--clocksource=gettimeofday"
