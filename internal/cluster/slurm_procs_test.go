@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -124,9 +125,17 @@ func TestSlurmNodeFailsToStart(t *testing.T) {
 // slurmctld and slurmd in the foreground, with their configuration, keys,
 // sockets, state and logs in one directory, on ports of their own.
 type slurm struct {
-	dir   string
+	dir string
+	// conf is the cluster's slurm.conf, once written.
+	conf  string
 	env   []string
 	procs []*exec.Cmd
+	// mark is in the environment of every command the test runs on the
+	// cluster (testutil.ProcMark): salloc, sbatch and srun pass it to the
+	// job's tasks, storbench's agents among them, so stop finds them
+	// whoever their parent is now. slurmd starts each slurmstepd with an
+	// environment of its own: stop finds those by the log file they hold.
+	mark string
 }
 
 // The Debian packages the Slurm test needs, and a command each provides.
@@ -158,8 +167,9 @@ func startSlurm(t *testing.T) *slurm {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &slurm{dir: dir}
-	t.Cleanup(s.stop)
+	s := &slurm{dir: dir, mark: testutil.ProcMark()}
+	s.env = append(os.Environ(), s.mark)
+	t.Cleanup(func() { s.stop(t) })
 	for _, d := range []string{"run", "munge", "state", "spool", "log"} {
 		_ = os.MkdirAll(filepath.Join(dir, d), 0o755)
 	}
@@ -182,7 +192,8 @@ func startSlurm(t *testing.T) *slurm {
 	if err := os.WriteFile(conf, []byte(s.config(t, sock)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s.env = append(os.Environ(), "SLURM_CONF="+conf)
+	s.conf = conf
+	s.env = append(s.env, "SLURM_CONF="+conf)
 	s.start(t, "slurmctld", "-D", "-i")
 	s.start(t, "slurmd", "-D", "-N", "localhost")
 	waitFor(t, "the node to be idle", func() bool {
@@ -255,10 +266,15 @@ func (s *slurm) start(t *testing.T, name string, args ...string) {
 	s.procs = append(s.procs, cmd)
 }
 
-// stop cancels what jobs are left, stops the daemons (last started first)
-// and removes the cluster's directory.
-func (s *slurm) stop() {
-	if s.env != nil {
+// stop cancels what jobs are left, stops the daemons (last started
+// first), kills what they left running, and removes the cluster's
+// directory. A step Slurm did not end (under load, slurmctld's kill
+// request to slurmd timed out and is sent again only later) outlives
+// slurmd: its slurmstepd and tasks (agents waiting on the stdin that
+// slurmstepd holds open) stay for good unless stop ends them, and the next
+// test would count them.
+func (s *slurm) stop(t *testing.T) {
+	if s.conf != "" {
 		_ = s.command("scancel", "--full", "--partition=test").Run()
 	}
 	for i := len(s.procs) - 1; i >= 0; i-- {
@@ -273,7 +289,66 @@ func (s *slurm) stop() {
 			<-done
 		}
 	}
+	if killed := s.killLeft(t); len(killed) > 0 {
+		t.Logf("killed what the test's Slurm left running: %s", strings.Join(killed, "; "))
+	}
 	_ = os.RemoveAll(s.dir)
+}
+
+// killLeft kills, with SIGKILL, every process left of the cluster (its
+// slurmstepds, and what holds the test's mark: salloc, srun, the tasks)
+// until none is left, and returns those it found. It fails t when some
+// outlive testutil.Bound.
+func (s *slurm) killLeft(t *testing.T) []string {
+	var seen []string
+	for deadline := time.Now().Add(testutil.Bound); ; time.Sleep(100 * time.Millisecond) {
+		left := append(testutil.Marked(s.mark), s.stepds()...)
+		if len(left) == 0 {
+			return seen
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("still running %v after SIGKILL: %s", testutil.Bound, strings.Join(left, "; "))
+			return seen
+		}
+		for _, p := range left {
+			if !slices.Contains(seen, p) {
+				seen = append(seen, p)
+			}
+			if pid, err := strconv.Atoi(strings.SplitN(p, ":", 2)[0]); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+}
+
+// stepds lists the live slurmstepd processes of this cluster, as
+// testutil.Marked does: those holding a file in its directory (each holds
+// slurmd's log).
+func (s *slurm) stepds() []string {
+	var out []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		proc := filepath.Join("/proc", e.Name())
+		if comm, _ := os.ReadFile(filepath.Join(proc, "comm")); strings.TrimSpace(string(comm)) != "slurmstepd" {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join(proc, "stat"))
+		if i := strings.LastIndexByte(string(stat), ')'); i < 0 || strings.HasPrefix(strings.TrimSpace(string(stat[i+1:])), "Z") {
+			continue
+		}
+		fds, _ := os.ReadDir(filepath.Join(proc, "fd"))
+		for _, fd := range fds {
+			if l, err := os.Readlink(filepath.Join(proc, "fd", fd.Name())); err == nil && strings.HasPrefix(l, s.dir+"/") {
+				cmd, _ := os.ReadFile(filepath.Join(proc, "cmdline"))
+				out = append(out, e.Name()+": "+strings.TrimSpace(strings.ReplaceAll(string(cmd), "\x00", " ")))
+				break
+			}
+		}
+	}
+	return out
 }
 
 // log returns the daemons' logs, for a failure message.
@@ -307,7 +382,13 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 func TestSlurmRealCluster(t *testing.T) {
 	s := startSlurm(t)
 	bin := testutil.StorbenchBin(t)
-	data, res := t.TempDir(), filepath.Join(s.dir, "results")
+	// In the cluster's directory, which goes after what the test's Slurm
+	// left running (a t.TempDir() goes before: its removal would race
+	// with agents not ended yet).
+	data, res := filepath.Join(s.dir, "data"), filepath.Join(s.dir, "results")
+	if err := os.Mkdir(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	// -O: three tasks on a node of fewer CPUs (a test machine may have 2).
 	salloc := func(md ...string) *exec.Cmd {
 		return s.command("salloc", append([]string{"-n3", "-O", "--time=5", bin, "md", "-d", data, "--launcher", "slurm", "--results", res}, md...)...)
