@@ -108,7 +108,10 @@ name this host unless started with --allow-events (a suite that has one is
 refused before any load otherwise).
 
 If the controller dies or is cut off, the agent stops the load within a few
-seconds and removes what the phase created.
+seconds and removes what the phase created. An agent a controller's launcher
+started for one run (--stdin, as ssh and srun start it) ends when its stdin
+closes, and also when it lost its controller mid-phase and none came back
+within ten heartbeat timeouts (30 s).
 
 With --metrics-listen it serves Prometheus metrics of its phases under
 /metrics on a listener of its own: without a token on loopback, and anywhere
@@ -157,6 +160,7 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 		Agent: &cluster.LocalAgent{Host: hostname(), Version: version(), Tools: o.Tools, AllowExec: o.AllowExec, AllowEvents: o.AllowEvents,
 			Engines: st.Engines, Secrets: c.secrets, CPUs: cpus},
 		Token:     c.token,
+		OneRun:    o.Stdin || o.LaunchedBy != "",
 		ClockSkew: o.ClockSkew,
 		Logf: func(format string, args ...any) {
 			fmt.Fprintf(st.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
@@ -201,6 +205,13 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 			cancel()
 		}()
 	}
+	go func() {
+		select {
+		case <-srv.Orphaned():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	if err := srv.Serve(ctx, ln); err != nil {
 		return err
 	}

@@ -43,6 +43,10 @@ type Server struct {
 	// Watch, if set, hears what the agent's phases do (the agent's
 	// metrics).
 	Watch Watcher
+	// OneRun says the agent serves the one run whose launcher started it
+	// (--stdin, --launched-by): having lost that run's controller, it ends
+	// (Orphaned) unless a controller comes back (orphan.go).
+	OneRun bool
 
 	infoOnce sync.Once
 	info     Info
@@ -55,6 +59,12 @@ type Server struct {
 	// stopping, once set, is why the agent is going away (a signal): no
 	// new phase is taken.
 	stopping string
+	// lastHeard is when the last request that passed the checks came.
+	lastHeard time.Time
+	// orphaned is closed when an agent of one run lost its controller for
+	// good (Orphaned).
+	orphaned   chan struct{}
+	orphanOnce sync.Once
 }
 
 // Watcher hears, on an agent, the phases it runs: each is prepared, sends
@@ -86,6 +96,9 @@ type session struct {
 	// the stage in progress ends gracefully and the session cleans up and
 	// ends on its own (under Server.mu).
 	stopped string
+	// awaiting says the session lost its controller and the agent waits
+	// for one to come back (awaitController; under Server.mu).
+	awaiting bool
 	// bar is the phase's barrier across hosts (nil on one host), and
 	// hosts how many hosts run the phase.
 	bar   *streamBarrier
@@ -117,6 +130,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusUnauthorized, "the agent refused the token (give the controller the agent's --token-file)")
 		return
 	}
+	s.heard()
 	if p := r.Header.Get(HeaderProtocol); p != protoString {
 		if p == "" {
 			p = "(none)"

@@ -142,9 +142,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, sess *session, s
 			if sp.cleanup {
 				// Keep cleaning; the session ends when cleanup returns.
 				go func() { <-sp.done; s.end(sess, errCleanedUp) }()
+				s.awaitController(sess)
 				return nil, false
 			}
-			s.abort(sess, err)
+			s.controllerLost(sess, err)
 			return nil, false
 		}
 	}
@@ -179,7 +180,7 @@ func (s *Server) sendOutcome(lw *lineWriter, sess *session, sp streamSpec, derr 
 	}
 	werr := lw.send(l)
 	if werr != nil && !sp.cleanup {
-		s.abort(sess, fmt.Errorf("could not send the outcome to the controller: %v", werr))
+		s.controllerLost(sess, fmt.Errorf("could not send the outcome to the controller: %v", werr))
 	}
 	return werr == nil
 }

@@ -55,7 +55,7 @@ func (s *Server) watchdog(sess *session) {
 			if err == nil {
 				continue
 			}
-			s.abort(sess, err)
+			s.controllerLost(sess, err)
 			// The controller is gone: the run-level cleanup is this
 			// agent's, once its phase cleaned up.
 			go func() {
