@@ -110,8 +110,8 @@ refused before any load otherwise).
 If the controller dies or is cut off, the agent stops the load within a few
 seconds and removes what the phase created. An agent a controller's launcher
 started for one run (--stdin, as ssh and srun start it) ends when its stdin
-closes, and also when it lost its controller mid-phase and none came back
-within ten heartbeat timeouts (30 s).
+closes or that controller says the run is over, and also when it lost its
+controller mid-phase and none came back within ten heartbeat timeouts (30 s).
 
 With --metrics-listen it serves Prometheus metrics of its phases under
 /metrics on a listener of its own: without a token on loopback, and anywhere
@@ -207,7 +207,7 @@ func runAgent(ctx context.Context, st *State, o AgentServeOptions, ready func(ad
 	}
 	go func() {
 		select {
-		case <-srv.Orphaned():
+		case <-srv.Over():
 			cancel()
 		case <-ctx.Done():
 		}

@@ -210,6 +210,33 @@ func startStream(cmd *exec.Cmd, flag string, onOut func(string) (said bool), onE
 	return s, nil
 }
 
+// endAll tells every agent the run is over (RemoteAgent.End), 64 at a
+// time, for at most 5 s in all: agents gone answer at once (the
+// connection refused), and where the network is down too the run does not
+// wait on them.
+func endAll(agents []*RemoteAgent) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 64)
+	for _, a := range agents {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.End(ctx)
+			<-slots
+		}()
+	}
+	wg.Wait()
+}
+
 // send writes the run's token and secrets on the stream's stdin.
 func (s *stream) send(launch Launch) error {
 	_, err := io.WriteString(s.stdin, stdinMessage(launch.Token, launch.Secrets))
@@ -220,6 +247,15 @@ func (s *stream) send(launch Launch) error {
 // closes the agents' connections.
 func (s *stream) stop(prog string, signal func(syscall.Signal), agents []*RemoteAgent) (left []string) {
 	s.once.Do(func() {
+		select {
+		case <-s.done:
+			// The launcher ended first (killed; srun whose slurmd is
+			// gone): the end of its stdin reaches no agent, and one
+			// still running (its stdin held open by slurmstepd) would
+			// wait for good. Those that can be reached are told.
+			endAll(agents)
+		default:
+		}
 		left = stopStream(s.stdin, s.done, prog, time.Minute, signal)
 		for _, a := range agents {
 			a.Close()

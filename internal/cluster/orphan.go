@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"net/http"
 	"time"
 )
 
@@ -14,26 +15,49 @@ import (
 // stopped, a stream's connection closed or could not be written) and no
 // request came in orphanAfter of that. The wait lets a controller that was
 // stopped (SIGSTOP) or starved come back and ask what the phase's cleanup
-// left. A controller that dies between phases holds no stream to any
-// agent: there the agent has only its stdin's end.
+// left. A controller whose launcher ended first (it cannot pass the end
+// of stdin on) tells the agents itself that the run is over (End). A
+// controller killed between phases holds no stream to any agent and says
+// nothing: there the agent has only its stdin's end.
 
 // orphanAfter is how long an agent of one run waits for its controller to
 // come back after losing it: ten of the heartbeat timeouts that told it
 // the controller was gone (30 s with the default 3 s).
 func orphanAfter(hbTimeout time.Duration) time.Duration { return 10 * hbTimeout }
 
-// Orphaned is closed when an agent of one run (OneRun) lost its
-// controller and no controller came back within orphanAfter: the agent
-// should end.
-func (s *Server) Orphaned() <-chan struct{} { return s.orphanedChan() }
+// Over is closed when an agent of one run (OneRun) has no more to serve:
+// its controller said the run is over (End), or it lost its controller
+// mid-phase and none came back within orphanAfter. The agent should end.
+func (s *Server) Over() <-chan struct{} { return s.overChan() }
 
-func (s *Server) orphanedChan() chan struct{} {
+func (s *Server) overChan() chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.orphaned == nil {
-		s.orphaned = make(chan struct{})
+	if s.over == nil {
+		s.over = make(chan struct{})
 	}
-	return s.orphaned
+	return s.over
+}
+
+// endOneRun closes Over once.
+func (s *Server) endOneRun() {
+	ch := s.overChan()
+	s.overOnce.Do(func() { close(ch) })
+}
+
+// endRun answers a controller that says its run is over (POST end): it
+// says so when its launcher ended before it could pass its stdin's end on
+// to the agents (srun killed, slurmd gone: slurmstepd holds the agents'
+// stdin open). An agent of one run ends; any other refuses, as it serves
+// other controllers too.
+func (s *Server) endRun(w http.ResponseWriter) {
+	if !s.OneRun {
+		writeErr(w, http.StatusConflict, "this agent serves any controller: it ends only when stopped on its machine (a signal)")
+		return
+	}
+	s.logf("the controller says its run is over and its launcher could not tell this agent: ending")
+	w.WriteHeader(http.StatusNoContent)
+	s.endOneRun()
 }
 
 // heard notes a request that passed the agent's checks of who sent it.
@@ -76,7 +100,6 @@ func (s *Server) awaitController(sess *session) {
 			return
 		}
 		s.logf("run %s: no controller came within %s of losing it: ending", sess.runID, wait)
-		ch := s.orphanedChan()
-		s.orphanOnce.Do(func() { close(ch) })
+		s.endOneRun()
 	}()
 }

@@ -507,6 +507,17 @@ func (a *RemoteAgent) Stop() {
 	}
 }
 
+// End tells an agent started for this run that the run is over: its
+// launcher ended before it could pass the end of the agent's stdin on.
+// Best effort, within ctx.
+func (a *RemoteAgent) End(ctx context.Context) {
+	if req, err := a.request(ctx, http.MethodPost, "end", nil); err == nil {
+		if resp, err := a.do(req, true); err == nil {
+			resp.Body.Close()
+		}
+	}
+}
+
 // Cleanup cleans up the phase on the agent and ends the session.
 func (a *RemoteAgent) Cleanup(ctx context.Context) error {
 	defer a.stopHeartbeats()

@@ -44,8 +44,8 @@ type Server struct {
 	// metrics).
 	Watch Watcher
 	// OneRun says the agent serves the one run whose launcher started it
-	// (--stdin, --launched-by): having lost that run's controller, it ends
-	// (Orphaned) unless a controller comes back (orphan.go).
+	// (--stdin, --launched-by): it ends (Over) when that run's controller
+	// says the run is over, or was lost and did not come back (orphan.go).
 	OneRun bool
 
 	infoOnce sync.Once
@@ -61,10 +61,9 @@ type Server struct {
 	stopping string
 	// lastHeard is when the last request that passed the checks came.
 	lastHeard time.Time
-	// orphaned is closed when an agent of one run lost its controller for
-	// good (Orphaned).
-	orphaned   chan struct{}
-	orphanOnce sync.Once
+	// over is closed when an agent of one run has no more to serve (Over).
+	over     chan struct{}
+	overOnce sync.Once
 }
 
 // Watcher hears, on an agent, the phases it runs: each is prepared, sends
@@ -190,6 +189,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.settle(w, r)
 	case "resources":
 		s.resources(w, r)
+	case "end":
+		s.endRun(w)
 	case "stop":
 		if sess := s.session(w, r); sess != nil {
 			s.logf("run %s: the controller asked to stop", sess.runID)

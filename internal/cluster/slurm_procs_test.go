@@ -539,6 +539,47 @@ func TestSlurmRealCluster(t *testing.T) {
 			t.Errorf("files left in %s: %v", data, ents)
 		}
 	})
+
+	// Issue 37: srun gone (killed) while Slurm does not end the step
+	// (slurmd stopped, as a loaded slurmd that answers nothing): the
+	// agents' stdin stays open in slurmstepd, and the end of the
+	// controller's reaches none of them. The controller, its step ended,
+	// tells them the run is over, and every agent ends.
+	t.Run("srun gone", func(t *testing.T) {
+		cmd := salloc("-n", "1000000", "-F")
+		var outb testutil.Buffer
+		cmd.Stdout, cmd.Stderr = &outb, &outb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = cmd.Process.Kill() }()
+		waitFor(t, "file-create in the live line", func() bool { return strings.Contains(outb.String(), "file-create ") })
+		if n := len(agentPIDs(bin)); n != 3 {
+			t.Fatalf("%d agents run, want 3", n)
+		}
+		slurmd := s.procs[len(s.procs)-1].Process
+		if err := slurmd.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = slurmd.Signal(syscall.SIGCONT) }()
+		killed := time.Now()
+		for _, p := range testutil.Marked(s.mark) {
+			if f := strings.Fields(p); len(f) > 4 && filepath.Base(f[4]) == "srun" {
+				pid, _ := strconv.Atoi(strings.TrimSuffix(f[0], ":"))
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		for deadline := killed.Add(testutil.Bound); len(agentPIDs(bin)) > 0; time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("agents %v still run %v after srun was killed:\n%s", agentPIDs(bin), testutil.Bound, outb.String())
+			}
+		}
+		t.Logf("srun killed -> every agent exited: %.2f s", time.Since(killed).Seconds())
+		err := testutil.Recv(t, waitChan(cmd), testutil.Bound, "the controller's end after srun's")
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(outb.String(), "Slurm job step running the agents ended") {
+			t.Fatalf("after srun was killed: %v, want exit 130 saying the step ended:\n%s", err, outb.String())
+		}
+	})
 }
 
 // waitChan is cmd.Wait's error, on a channel.
