@@ -74,7 +74,7 @@ func (s *Server) controllerLost(sess *session, cause error) {
 	s.awaitController(sess)
 }
 
-// awaitController closes Orphaned, on an agent of one run, when no request
+// awaitController closes Over, on an agent of one run, when no request
 // comes within orphanAfter of now (the moment sess lost its controller),
 // once sess has cleaned up.
 func (s *Server) awaitController(sess *session) {

@@ -43,6 +43,9 @@ import (
 //	POST /v1/stop       end the running phase early, keeping what it measured
 //	POST /v1/event      events.Action: an event of the running phase (a
 //	                    command only with --allow-events); events.Outcome
+//	POST /v1/end        the run is over (its launcher ended before its
+//	                    agents): an agent started for that run alone ends,
+//	                    any other refuses (no session needed; orphan.go)
 //
 // A phase is a session: the controller names it (HeaderSession) in
 // prepare and in every later call. The agent serves one session at a time
