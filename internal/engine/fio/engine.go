@@ -639,10 +639,8 @@ func (r *prepared) Cleanup(ctx context.Context) error {
 	return r.cleanup(ctx, r.params.usesArea() && !r.params.Later && r.env.Rank == 0)
 }
 
-var _ engine.SoloCleaner = (*prepared)(nil)
-
 // CleanupSolo is Cleanup for a host whose agent cleans up on its own
-// while the other hosts may still run the phase (engine.SoloCleaner):
+// while the other hosts may still run the phase (engine.Cleaner):
 // the phase directory only. What the phase keeps in the run's shared area
 // stays, on the first host too, for the run-level cleanup: a host whose
 // fio opens the shared file late would find it gone.
