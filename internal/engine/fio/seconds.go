@@ -18,6 +18,11 @@ type perSecond struct {
 	// "jobs") and direction.
 	prev [][3]jobCum
 	secs []jobSecond
+	// idle holds, by job and direction, the intervals without a new
+	// operation since that job's last one: a stall inside the job's run
+	// if another operation follows (the time counts, with none done), the
+	// job's end if none does (dropped).
+	idle [][3][]jobSecond
 }
 
 type jobSecond struct {
@@ -55,6 +60,7 @@ func cumOf(d *DirOut) jobCum {
 func (p *perSecond) add(o *Output, fromNs, toNs int64) {
 	for len(p.prev) < len(o.Jobs) {
 		p.prev = append(p.prev, [3]jobCum{})
+		p.idle = append(p.idle, [3][]jobSecond{})
 	}
 	for j := range o.Jobs {
 		job := &o.Jobs[j]
@@ -69,8 +75,15 @@ func (p *perSecond) add(o *Output, fromNs, toNs int64) {
 				if cur.bytes > prev.bytes {
 					p.catchUp(j, i, cur.bytes-prev.bytes)
 				}
+				if prev.ios > 0 {
+					p.idle[j][i] = append(p.idle[j][i], jobSecond{job: job.Name, index: j, dir: i, Second: record.Second{StartNs: fromNs, EndNs: toNs}})
+				}
 				continue
 			}
+			// The job went on: its intervals without an operation were a
+			// stall, whose time counts.
+			p.secs = append(p.secs, p.idle[j][i]...)
+			p.idle[j][i] = p.idle[j][i][:0]
 			s := jobSecond{job: job.Name, index: j, dir: i, Second: record.Second{StartNs: fromNs, EndNs: toNs,
 				Ops: cur.ios - prev.ios, Bytes: cur.bytes - prev.bytes}}
 			if cur.n > prev.n && len(cur.bins) > 0 {

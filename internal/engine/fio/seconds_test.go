@@ -94,3 +94,30 @@ func TestLaggingBytesKeptInTheSeries(t *testing.T) {
 		t.Errorf("the series holds %d writes and %d writes' bytes; want 312 and 312", ops, bytes>>16)
 	}
 }
+
+// A job that did nothing for an interval between two that did (its fio
+// starved, or the storage stalled) stalled in that time: the interval
+// stays in the series with no operation, so that the second's rate is
+// over the time the job ran, not only the time it made progress (a middle
+// second of 233 writes had 256.8 ops/s, 0.09 s of stall left out).
+// Intervals after a job's last operation are its end, not a stall.
+func TestStallInsideAJobKeepsItsTime(t *testing.T) {
+	out := func(ios uint64) *Output {
+		return &Output{Jobs: []JobOut{{Name: "w", Write: DirOut{TotalIOs: ios, IOBytes: ios << 12}}}}
+	}
+	var p perSecond
+	p.add(out(100), 0, 1e9)
+	p.add(out(100), 1e9, 15e8) // nothing done: a stall
+	p.add(out(150), 15e8, 2e9)
+	p.add(out(150), 2e9, 3e9) // the job had ended
+	series, _ := p.result(out(150))
+	var covered int64
+	var ops uint64
+	for _, s := range series {
+		covered += s.EndNs - s.StartNs
+		ops += s.Ops
+	}
+	if covered != 2e9 || ops != 150 {
+		t.Errorf("the series covers %.1f s with %d writes; want 2.0 s (the stall in, the end out) and 150", float64(covered)/1e9, ops)
+	}
+}
