@@ -285,34 +285,25 @@ func (a *LocalAgent) Stop() {
 
 // Cleanup cleans up the prepared phase and frees the agent. What could not
 // be removed comes back as a *engine.LeftoverError naming this host. An
-// engine that can (engine.Cleaner) removes its files in the
+// engine that can (engine.BackgroundCleaner) removes its files in the
 // background: the agent is free at once, and the removal is awaited
 // before the next phase is ready (Prepare) or by Settle, whose records
 // carry what it left.
 func (a *LocalAgent) Cleanup(ctx context.Context) error {
-	_, err := a.cleanup(ctx, false)
+	_, err := a.cleanup(ctx)
 	return err
 }
 
 // cleanup is Cleanup, saying whether the removal goes on in the
-// background. solo is a cleanup the agent does on its own (it is
-// stopping, or lost its controller) while the phase's other hosts may
-// still run: what they share stays (engine.Cleaner).
-func (a *LocalAgent) cleanup(ctx context.Context, solo bool) (bg bool, err error) {
+// background.
+func (a *LocalAgent) cleanup(ctx context.Context) (bg bool, err error) {
 	a.mu.Lock()
 	p := a.cur
 	host := a.hostName()
 	runID, phase := a.req.RunID, a.req.Phase.Name
 	a.cur, a.stop, a.stopSoon = nil, nil, false
 	a.mu.Unlock()
-	sc, isSolo := p.(engine.Cleaner)
-	switch {
-	case p == nil:
-	case solo && isSolo:
-		if cerr := sc.CleanupSolo(ctx); cerr != nil {
-			err = &engine.LeftoverError{Items: engine.Leftovers(host, cerr)}
-		}
-	default:
+	if p != nil {
 		bg = a.bg.start(p, runID, phase, host)
 		if !bg {
 			if cerr := p.Cleanup(ctx); cerr != nil {

@@ -16,7 +16,7 @@ import (
 const RemovalLimit = 10 * time.Minute
 
 // Removal is the cleanup of one phase's files on one host, done in the
-// background (engine.Cleaner) while what follows was prepared,
+// background (engine.BackgroundCleaner) while what follows was prepared,
 // and awaited before the next phase's start: when it ran, in the agent's
 // clock shifted to the controller's, and what it left.
 type Removal struct {
@@ -50,7 +50,7 @@ type pendingRemoval struct {
 // start starts p's cleanup in the background when its engine can, and
 // reports whether it did; the caller cleans up at once otherwise.
 func (r *removals) start(p engine.Prepared, runID, phase, host string) bool {
-	bc, ok := p.(engine.Cleaner)
+	bc, ok := p.(engine.BackgroundCleaner)
 	if !ok {
 		return false
 	}
@@ -282,17 +282,15 @@ func (c *Controller) askLeft(a Agent, runID, phase string) (left []engine.Leftov
 
 // CleanupAlone cleans up a phase the controller is no longer there for
 // (its heartbeats stopped, or the agent is stopping): as Cleanup, but
-// what the hosts share stays, for the run-level cleanup (the other hosts
-// may still run the phase: engine.Cleaner), and what the cleanup
-// left, nothing included, is kept for a controller that comes back to
-// ask (Settle), so it reports only what is really left.
+// what the cleanup left, nothing included, is kept for a controller that
+// comes back to ask (Settle), so it reports only what is really left.
 func (a *LocalAgent) CleanupAlone(ctx context.Context) error {
 	a.mu.Lock()
 	runID, phase := a.req.RunID, a.req.Phase.Name
 	host := a.hostName()
 	a.mu.Unlock()
 	start := time.Now()
-	bg, err := a.cleanup(ctx, true)
+	bg, err := a.cleanup(ctx)
 	if !bg && phase != "" {
 		rec := Removal{RunID: runID, Phase: phase, Host: host, StartNs: start.UnixNano(), EndNs: time.Now().UnixNano()}
 		if err != nil {

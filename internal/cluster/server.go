@@ -530,9 +530,7 @@ func (s *Server) stoppedErr(sess *session, err error, why string) error {
 		sess.stage = "cleanup"
 		s.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		// The other hosts may still run the phase: what they share
-		// stays, for the run-level cleanup (engine.Cleaner).
-		_, left = s.Agent.cleanup(ctx, true)
+		left = s.Agent.Cleanup(ctx)
 		// The agent goes away next: its files go first, and what stays
 		// is told with the stop.
 		left = withRemoved(ctx, left, s.Agent, sess.runID, sess.phase)

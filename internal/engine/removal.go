@@ -9,27 +9,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Cleaner is a Prepared whose cleanup comes in the parts an agent needs:
-// in the background, and alone.
-type Cleaner interface {
+// BackgroundCleaner is a Prepared whose cleanup may go on while what
+// follows its phase is prepared: deleting many or large files takes
+// seconds, and nothing waits for it until the next phase is about to
+// start (the agent awaits it before it reports ready, so a removal never
+// runs inside a measured window nor fools a free-space check).
+type BackgroundCleaner interface {
 	// StartCleanup starts removing what the phase created and returns at
-	// once: deleting many or large files takes seconds, and nothing waits
-	// for it until the next phase is about to start (the agent awaits it
-	// before it reports ready, so a removal never runs inside a measured
-	// window nor fools a free-space check). wait blocks until the removal
-	// has ended and then finishes the cleanup (Cleanup's result); when ctx
-	// ends first, it returns what is still there as a *LeftoverError
-	// while the removal goes on. ok is false when nothing would be gained
-	// in the background: the caller calls Cleanup instead.
+	// once. wait blocks until the removal has ended and then finishes the
+	// cleanup (Cleanup's result); when ctx ends first, it returns what is
+	// still there as a *LeftoverError while the removal goes on. ok is
+	// false when nothing would be gained in the background: the caller
+	// calls Cleanup instead.
 	StartCleanup() (wait func(ctx context.Context) error, ok bool)
-	// CleanupSolo is Cleanup for a host that cleans up while the phase's
-	// other hosts may still run it (its agent was told to stop, or lost
-	// its controller): it removes what is this host's own and leaves what
-	// the hosts share (the run's shared area: a file another host's job
-	// has yet to open) to the run-level cleanup, which runs after the
-	// last phase, a failure or an interrupt. Cleanup, which the
-	// controller asks for once every host's run has ended, removes both.
-	CleanupSolo(ctx context.Context) error
 }
 
 // StartRemove starts removing the phase directory with everything in it

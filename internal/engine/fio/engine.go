@@ -636,28 +636,13 @@ func statusTime(o *Output, from int64) int64 {
 // phase's first host, and only when no later phase uses them (Later); the
 // controller cleans up no host before every host's run ended.
 func (r *prepared) Cleanup(ctx context.Context) error {
-	return r.cleanup(ctx, r.params.usesArea() && !r.params.Later && r.env.Rank == 0)
-}
-
-// CleanupSolo is Cleanup for a host whose agent cleans up on its own
-// while the other hosts may still run the phase (engine.Cleaner):
-// the phase directory only. What the phase keeps in the run's shared area
-// stays, on the first host too, for the run-level cleanup: a host whose
-// fio opens the shared file late would find it gone.
-func (r *prepared) CleanupSolo(ctx context.Context) error {
-	return r.cleanup(ctx, false)
-}
-
-// cleanup removes the phase directory, unless Keep, and with area what
-// fio's phases keep in the run's shared area.
-func (r *prepared) cleanup(ctx context.Context, area bool) error {
 	r.abandon()
 	if r.env.Keep {
 		r.ws.Keep()
 		return nil
 	}
 	err := r.ws.RemoveContext(ctx)
-	if area {
+	if r.params.usesArea() && !r.params.Later && r.env.Rank == 0 {
 		err = joinLeftovers(err, engine.RemoveSharedEntries(r.params.Dir, r.env.RunID, isFioEntry))
 	}
 	return err

@@ -7,11 +7,11 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 )
 
-var _ engine.Cleaner = (*prepared)(nil)
+var _ engine.BackgroundCleaner = (*prepared)(nil)
 
 // StartCleanup starts removing the phase's workspace, with what its
 // operations left (a phase that only creates leaves every item), in the
-// background (engine.Cleaner), as fio's files are: the agent
+// background (engine.BackgroundCleaner), as fio's files are: the agent
 // awaits it before the next phase's start. A workspace the hosts share is
 // removed as Cleanup would, by the first host alone once every host's run
 // ended (the controller starts cleanups after all runs), renamed aside
@@ -38,17 +38,4 @@ func awaitSamePath(ctx context.Context, env engine.Env, path string) {
 	if _, err := os.Lstat(path); err == nil {
 		env.AwaitRemovals(ctx)
 	}
-}
-
-// CleanupSolo is Cleanup for a host whose agent cleans up on its own
-// while the other hosts may still run the phase (engine.Cleaner): a
-// workspace the hosts share stays, on the first host too, for the
-// run-level cleanup (it is in the run's shared area), since a host that
-// began late may still make its items in it.
-func (pr *prepared) CleanupSolo(ctx context.Context) error {
-	if pr.shared && pr.ws != nil {
-		pr.ws.Keep()
-		return nil
-	}
-	return pr.Cleanup(ctx)
 }
