@@ -133,8 +133,15 @@ func TestClusterFioTotalIsIORs(t *testing.T) {
 	if bound := 50*time.Millisecond + 2*lateness; gates >= bound {
 		t.Errorf("the hosts' start gates opened %v apart, want under %v (50 ms plus twice %v, the longest wake-up lateness during the run)", gates, bound.Round(time.Millisecond), lateness.Round(time.Millisecond))
 	}
-	if lateness < 10*time.Millisecond && skew >= 0.050 {
+	// The first I/O follows the gate once fio's process runs again: where
+	// other work starves the clients, the skew is the scheduler's (make
+	// test, packages side by side at a load of 6 on 2 cores: 136 ms, the
+	// gates 2.5 ms apart, this process's wake-ups 8 ms late). The phase's
+	// starved mark says so for fio's processes too.
+	if quiet := lateness < 10*time.Millisecond && len(ph.ClientStarved) == 0; quiet && skew >= 0.050 {
 		t.Errorf("the hosts started %.1f ms apart, want under 50 ms", skew*1e3)
+	} else if !quiet {
+		t.Logf("the start skew is not checked: the client was starved (%v) or this process's wake-ups ran up to %v late", ph.ClientStarved, lateness)
 	}
 	if !strings.Contains(out, "(IOR's rule); the hosts started within") {
 		t.Errorf("the output does not say which rule the total follows:\n%s", out)
