@@ -367,9 +367,11 @@ func (s *slurm) log() string {
 	return b.String()
 }
 
+// waitFor polls ok until testutil.Bound: a deadline that a loaded
+// machine's slurmctld and agents meet, not a measure of their speed.
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(testutil.Bound); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if ok() {
 			return
 		}
@@ -449,14 +451,7 @@ func TestSlurmRealCluster(t *testing.T) {
 	})
 
 	t.Run("Ctrl-C", func(t *testing.T) {
-		cmd := salloc("-n", "1000000", "-F")
-		var outb testutil.Buffer
-		cmd.Stdout, cmd.Stderr = &outb, &outb
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = cmd.Process.Kill() }()
-		waitFor(t, "file-create in the live line", func() bool { return strings.Contains(outb.String(), "file-create ") })
+		cmd, outb := midPhase(t, salloc)
 		ctl := pidsOf(bin, "md")
 		if len(ctl) != 1 || len(agentPIDs(bin)) != 3 {
 			t.Fatalf("controllers %v, agents %v", ctl, agentPIDs(bin))
@@ -546,14 +541,7 @@ func TestSlurmRealCluster(t *testing.T) {
 	// controller's reaches none of them. The controller, its step ended,
 	// tells them the run is over, and every agent ends.
 	t.Run("srun gone", func(t *testing.T) {
-		cmd := salloc("-n", "1000000", "-F")
-		var outb testutil.Buffer
-		cmd.Stdout, cmd.Stderr = &outb, &outb
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = cmd.Process.Kill() }()
-		waitFor(t, "file-create in the live line", func() bool { return strings.Contains(outb.String(), "file-create ") })
+		cmd, outb := midPhase(t, salloc)
 		if n := len(agentPIDs(bin)); n != 3 {
 			t.Fatalf("%d agents run, want 3", n)
 		}
@@ -580,6 +568,22 @@ func TestSlurmRealCluster(t *testing.T) {
 			t.Fatalf("after srun was killed: %v, want exit 130 saying the step ended:\n%s", err, outb.String())
 		}
 	})
+}
+
+// midPhase starts salloc's md run of a million files (salloc makes the
+// command, its output kept) and returns once the live line shows files
+// being created: the agents are mid-phase. The test's end kills it.
+func midPhase(t *testing.T, salloc func(...string) *exec.Cmd) (*exec.Cmd, *testutil.Buffer) {
+	t.Helper()
+	cmd := salloc("-n", "1000000", "-F")
+	outb := &testutil.Buffer{}
+	cmd.Stdout, cmd.Stderr = outb, outb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	waitFor(t, "file-create in the live line", func() bool { return strings.Contains(outb.String(), "file-create ") })
+	return cmd, outb
 }
 
 // waitChan is cmd.Wait's error, on a channel.

@@ -2,7 +2,6 @@ package fio
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"os/exec"
 	"regexp"
@@ -49,8 +48,7 @@ func TestPhaseFioCalibratesItsClockOnce(t *testing.T) {
 	// Two measured groups: not held at a gate, so Prepare leaves no fio
 	// running and Run would start it by command.
 	text := "[r]\nrw=read\nsize=64k\n[w]\nstonewall\nrw=write\nsize=64k\n"
-	b, _ := json.Marshal(Params{Dir: dir, Job: Job{Name: "clock", Text: text}})
-	p, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h", RunID: "clock"}, engine.Phase{Name: "clock", Engine: "fio", Params: b})
+	p, err := Engine{}.Prepare(testutil.Ctx(t, testutil.Bound), engine.Env{Host: "h", RunID: "clock"}, fioPhase(t, dir, "clock", text, Overrides{}))
 	if err != nil {
 		t.Fatal(err)
 	}
