@@ -98,8 +98,12 @@ func perSecondAddsUp(t *testing.T, folder string, set float64) *results.Summary 
 			continue
 		}
 		rates = append(rates, r.OpsPerS)
-		if math.Abs(r.OpsPerS-float64(r.Ops)) > 0.1*float64(r.Ops) {
-			t.Errorf("second %d: %.1f ops/s for its %d operations", r.Second, r.OpsPerS, r.Ops)
+		// A full second covers 90-110% of a second: a status that came
+		// a sliver (under a tenth) past a second's edge goes with that
+		// second (analyze's align.go), and the next one covers that much
+		// less (make test: 241 writes at 266.8 ops/s, 0.903 s).
+		if cov := float64(r.Ops) / r.OpsPerS; r.OpsPerS <= 0 || cov < 0.9-0.005 || cov > 1.1+0.005 {
+			t.Errorf("second %d: %.1f ops/s for its %d operations, over %.3f s: not a full second", r.Second, r.OpsPerS, r.Ops, float64(r.Ops)/r.OpsPerS)
 		}
 	}
 	if math.Abs(float64(total)-float64(op.Ops)) > 0.005*float64(op.Ops) {
