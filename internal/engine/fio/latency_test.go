@@ -13,7 +13,9 @@ import (
 // fio's per-second status output (cumulative json+ bins) becomes a
 // histogram per interval for each operation, named as the phase's
 // operations are, and adding up to them: here two job groups, so the
-// operations are "<job> read" and "<job> write".
+// operations are "<job> read" and "<job> write". The jobs run 5 s for at
+// least 2 intervals: beside a CPU hog fio's status thread once printed
+// only one status in a 3-s run.
 func TestLatencyPerSecond(t *testing.T) {
 	bin, err := FindFio("")
 	if err != nil {
@@ -25,7 +27,7 @@ ioengine=psync
 bs=4k
 size=4m
 time_based=1
-runtime=3
+runtime=5
 
 [a]
 rw=randread
