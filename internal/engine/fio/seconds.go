@@ -1,6 +1,7 @@
 package fio
 
 import (
+	"math/bits"
 	"strconv"
 
 	"github.com/storbench/storbench/internal/record"
@@ -72,9 +73,6 @@ func (p *perSecond) add(o *Output, fromNs, toNs int64) {
 				prev = jobCum{} // fio reset its figures (after ramp_time)
 			}
 			if cur.ios == prev.ios {
-				if cur.bytes > prev.bytes {
-					p.catchUp(j, i, cur.bytes-prev.bytes)
-				}
 				if prev.ios > 0 {
 					p.idle[j][i] = append(p.idle[j][i], jobSecond{job: job.Name, index: j, dir: i, Second: record.Second{StartNs: fromNs, EndNs: toNs}})
 				}
@@ -100,24 +98,64 @@ func (p *perSecond) add(o *Output, fromNs, toNs int64) {
 	}
 }
 
-// catchUp adds bytes to the last interval of job j in direction dir.
-// fio's running status copies a job's bytes before it reads its
-// operations, so the bytes may lag a few operations and catch up in an
-// interval without a new operation (at the job's end): they belong to the
-// operations already counted, and were lost from the series with that
-// interval.
-func (p *perSecond) catchUp(j, dir int, bytes uint64) {
+// bytesByOps sets each interval's bytes from its operations, job by job
+// and direction by direction: the job's bytes in final (B, io_bytes)
+// shared over its last N operations in the series (N, total_ios), the
+// interval holding its k-th to m-th last having floor(m*B/N) -
+// floor(k*B/N). fio's running status copies every job's io_bytes before
+// it reads their total_ios, so a status's bytes lag its operations by the
+// time between (a write a job at 64 a second; up to 12 with fio starved),
+// and the difference of two statuses' bytes was off by the change in the
+// lag: a short last second after a status that lagged half a second was
+// drawn at 2.54x the throughput of the others, its operations right.
+// Where the job's block size is fixed (B is N times it), an interval's
+// bytes are its operations times that size, exactly. Where it is not
+// (bsrange, bssplit, short I/Os), they are its operations at the job's
+// mean size, B/N: the lag never enters, but an interval whose blocks were
+// larger or smaller than the job's average is drawn at the average (off
+// by the spread of the sizes drawn in it, the less the more operations it
+// holds). The series' bytes add up to final's either way; operations
+// before fio last reset its figures (ramp_time), which final does not
+// count, have the job's mean size each. A job final lists at another
+// place or with no operation keeps the bytes its statuses said.
+func (p *perSecond) bytesByOps(final *Output) {
+	// later holds, by job and direction, the series' operations after the
+	// interval at hand (the series is walked from its end).
+	later := make([][3]uint64, len(p.prev))
 	for k := len(p.secs) - 1; k >= 0; k-- {
-		if s := &p.secs[k]; s.index == j && s.dir == dir {
-			s.Bytes += bytes
-			return
+		s := &p.secs[k]
+		if s.index >= len(final.Jobs) || final.Jobs[s.index].Name != s.job {
+			continue
 		}
+		d := final.Jobs[s.index].dir(s.dir)
+		if d.TotalIOs == 0 {
+			continue
+		}
+		from := later[s.index][s.dir]
+		to := from + s.Ops
+		later[s.index][s.dir] = to
+		s.Bytes = bytesUpTo(d.IOBytes, d.TotalIOs, to) - bytesUpTo(d.IOBytes, d.TotalIOs, from)
 	}
+}
+
+// bytesUpTo is floor(k*total/n), the bytes of the last k of a job's n > 0
+// operations, which moved total bytes; operations before those n have
+// floor(total/n) each. The product is taken in 128 bits: it
+// passes 2^64 at 4 TiB moved in 4 million operations.
+func bytesUpTo(total, n, k uint64) uint64 {
+	extra := uint64(0)
+	if k > n {
+		extra, k = (k-n)*(total/n), n
+	}
+	hi, lo := bits.Mul64(total, k)
+	q, _ := bits.Div64(hi, lo, n) // k <= n: the quotient fits, hi < n
+	return q + extra
 }
 
 // result names the intervals as final's OpStats names operations and adds
 // up the jobs that share a name in each interval.
 func (p *perSecond) result(final *Output) ([]record.Second, []record.LatSecond) {
+	p.bytesByOps(final)
 	byJob := final.namedByJob()
 	type key struct {
 		op  string

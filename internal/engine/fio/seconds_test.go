@@ -74,7 +74,8 @@ func TestSeriesAtFioStatusTimes(t *testing.T) {
 // total_ios, so a status's bytes may lag its operations (seen: 309 of 312
 // writes' bytes, numjobs=2, bs=64k); the final output agrees. The bytes
 // then catch up in an interval that may hold no new operation, and the
-// series keeps them: its bytes add up to the job's. Before, an interval
+// series keeps them (its bytes follow its operations, from the final
+// output's): its bytes add up to the job's. Before, an interval
 // without a new operation was dropped with its bytes, and a report's
 // throughput chart added up to 682 of 706 writes' bytes
 // (TestFioJobsWithoutGroupReporting/numjobs=2/charts).
@@ -120,4 +121,122 @@ func TestStallInsideAJobKeepsItsTime(t *testing.T) {
 	if covered != 2e9 || ops != 150 {
 		t.Errorf("the series covers %.1f s with %d writes; want 2.0 s (the stall in, the end out) and 150", float64(covered)/1e9, ops)
 	}
+}
+
+// jobsAt is one of fio's outputs: each job's cumulative writes and the
+// writes its io_bytes held (64 KiB each).
+func jobsAt(counts ...[2]uint64) *Output {
+	o := &Output{}
+	for _, c := range counts {
+		o.Jobs = append(o.Jobs, JobOut{Name: "w", Write: DirOut{TotalIOs: c[0], IOBytes: c[1] << 16}})
+	}
+	return o
+}
+
+// fio's running status copies every job's io_bytes, then prints each
+// job's total_ios as it is by then: the bytes lag the operations by the
+// time between (measured, numjobs=4, bs=64k, rate=4m: 1 write a job in
+// nearly every status, up to 4 beside two busy loops, up to 12 with fio
+// niced beside them; unthrottled 4k writes, up to 13,545), and the final
+// output agrees. An interval's bytes are its operations' bytes: the
+// difference of two statuses' bytes was off by the change in the lag, so
+// a short last second after a lagging status was drawn at 2.54x the
+// median throughput while its operations were right
+// (TestFioJobsWithoutGroupReporting/numjobs=4/charts in make test: 85
+// writes at 258.9 ops/s over 0.33 s). The statuses here are fio's, the
+// first run niced beside two busy loops; the second as in make test,
+// its last status's bytes copied about half a second (33 writes a job)
+// before its operations were read.
+func TestIntervalBytesFollowItsOperations(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		outs []*Output // statuses every second, the final output last
+	}{
+		{"niced fio", []*Output{
+			jobsAt([2]uint64{32, 22}, [2]uint64{32, 23}, [2]uint64{34, 22}, [2]uint64{34, 22}),
+			jobsAt([2]uint64{89, 87}, [2]uint64{90, 87}, [2]uint64{89, 87}, [2]uint64{90, 87}),
+			jobsAt([2]uint64{152, 151}, [2]uint64{152, 151}, [2]uint64{152, 151}, [2]uint64{152, 151}),
+			jobsAt([2]uint64{216, 215}, [2]uint64{216, 215}, [2]uint64{216, 215}, [2]uint64{216, 215}),
+			jobsAt([2]uint64{280, 279}, [2]uint64{280, 279}, [2]uint64{280, 279}, [2]uint64{280, 279}),
+			jobsAt([2]uint64{344, 343}, [2]uint64{344, 343}, [2]uint64{344, 343}, [2]uint64{344, 343}),
+			jobsAt([2]uint64{384, 384}, [2]uint64{384, 384}, [2]uint64{384, 384}, [2]uint64{384, 384}),
+		}},
+		{"make test", []*Output{
+			jobsAt([2]uint64{64, 63}, [2]uint64{64, 63}, [2]uint64{64, 63}, [2]uint64{64, 63}),
+			jobsAt([2]uint64{128, 127}, [2]uint64{128, 127}, [2]uint64{128, 127}, [2]uint64{128, 127}),
+			jobsAt([2]uint64{192, 159}, [2]uint64{192, 159}, [2]uint64{192, 159}, [2]uint64{193, 160}),
+			jobsAt([2]uint64{213, 213}, [2]uint64{213, 213}, [2]uint64{214, 214}, [2]uint64{214, 214}),
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p perSecond
+			for k, o := range tc.outs {
+				p.add(o, int64(k)*1e9, int64(k+1)*1e9)
+			}
+			final := tc.outs[len(tc.outs)-1]
+			series, _ := p.result(final)
+			var ops, bytes, want uint64
+			for _, s := range series {
+				ops, bytes = ops+s.Ops, bytes+s.Bytes
+				if s.Bytes != s.Ops<<16 {
+					t.Errorf("[%.0f, %.0f) s: %d writes of 64 KiB, %.2f writes' bytes", float64(s.StartNs)/1e9, float64(s.EndNs)/1e9, s.Ops, float64(s.Bytes)/(1<<16))
+				}
+			}
+			for _, j := range final.Jobs {
+				want += j.Write.IOBytes
+			}
+			if bytes != want {
+				t.Errorf("the series holds %d bytes in %d writes; fio's final output %d", bytes, ops, want)
+			}
+		})
+	}
+}
+
+// A job of several block sizes (bsrange, bssplit) has no size an
+// operation: its intervals' bytes are their operations at the job's mean
+// size (its final io_bytes over total_ios), so a status's lag does not
+// move bytes from one interval to the next, and they still add up to
+// fio's. Operations before fio reset its figures (ramp_time) have the
+// job's size too, and the intervals after add up to the final output's
+// bytes, which counts only those.
+func TestIntervalBytesOfMixedSizesAndAfterRamp(t *testing.T) {
+	out := func(ios, bytes uint64) *Output {
+		return &Output{Jobs: []JobOut{{Name: "w", Write: DirOut{TotalIOs: ios, IOBytes: bytes}}}}
+	}
+	t.Run("mixed sizes", func(t *testing.T) {
+		var p perSecond
+		p.add(out(64, 63*40000), 0, 1e9)
+		p.add(out(128, 97*40000), 1e9, 2e9) // lags 31 operations
+		p.add(out(150, 150*40000+123), 2e9, 23e8)
+		series, _ := p.result(out(150, 150*40000+123))
+		var bytes uint64
+		for _, s := range series {
+			bytes += s.Bytes
+			if per := float64(s.Bytes) / float64(s.Ops); per < 40000 || per > 40001 {
+				t.Errorf("[%.1f, %.1f) s: %d operations of %.1f bytes; the job's are 40,000.8 on average", float64(s.StartNs)/1e9, float64(s.EndNs)/1e9, s.Ops, per)
+			}
+		}
+		if bytes != 150*40000+123 {
+			t.Errorf("the series holds %d bytes, fio's final output %d", bytes, 150*40000+123)
+		}
+	})
+	t.Run("ramp_time", func(t *testing.T) {
+		var p perSecond
+		p.add(out(100, 100<<16), 0, 1e9)
+		p.add(out(30, 29<<16), 1e9, 2e9) // fio reset its figures
+		p.add(out(94, 94<<16), 2e9, 3e9)
+		series, _ := p.result(out(94, 94<<16))
+		var after uint64
+		for _, s := range series {
+			if s.Bytes != s.Ops<<16 {
+				t.Errorf("[%.0f, %.0f) s: %d writes of 64 KiB, %.2f writes' bytes", float64(s.StartNs)/1e9, float64(s.EndNs)/1e9, s.Ops, float64(s.Bytes)/(1<<16))
+			}
+			if s.StartNs >= 1e9 {
+				after += s.Bytes
+			}
+		}
+		if after != 94<<16 {
+			t.Errorf("the series after the reset holds %d writes' bytes, fio's final output 94", after>>16)
+		}
+	})
 }
