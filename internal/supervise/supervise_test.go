@@ -227,3 +227,60 @@ func BenchmarkStart(b *testing.B) {
 		})
 	}
 }
+
+// The supervisor finds the orphans it adopted at a cost that does not
+// grow with the machine's processes: beside 500 idle ones, ending a child
+// that left an orphan out of its process group costs the supervisor no
+// more than twice the CPU of ending one that left it in the group (issue
+// 37: it read every process's /proc stat to find its own, some 40 ms of
+// CPU at 700 processes, once or twice, which a loaded machine stretched
+// to seconds while fio's job processes ran on).
+func TestEndCostsTheSameHoweverManyProcessesRun(t *testing.T) {
+	const idle = 500
+	crowdMark := testutil.ProcMark()
+	crowd := exec.Command("/bin/sh", "-c", fmt.Sprintf("i=0; while [ $i -lt %d ]; do sleep 313 & i=$((i+1)); done; wait", idle))
+	crowd.Env = append(os.Environ(), crowdMark)
+	crowd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := crowd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(-crowd.Process.Pid, syscall.SIGKILL); _ = crowd.Wait() }()
+	testutil.WaitMarked(t, crowdMark, idle+1, time.Minute)
+
+	mark := testutil.ProcMark()
+	// cost is the least CPU of three supervisors whose child runs
+	// script and exits once the processes words name run: for the
+	// orphan, once it left the child's process group (sleep runs after
+	// setsid), so that the group's kill misses it.
+	cost := func(script string, words ...string) time.Duration {
+		best := time.Hour
+		for range 3 {
+			cmd := sh(mark, script+"\nread x; exit 0")
+			in, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Start(cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			testutil.WaitMarked(t, mark, 2+len(words), time.Minute, words...)
+			in.Close()
+			if err := p.Wait(); err != nil {
+				t.Fatalf("the child exited 0: %v", err)
+			}
+			testutil.NoneMarkedWithin(t, mark, time.Now(), 0)
+			st := p.cmd.ProcessState
+			best = min(best, st.UserTime()+st.SystemTime())
+		}
+		return best
+	}
+	// The CPU of the sleep, which the supervisor reaps, is counted in
+	// both.
+	inGroup := cost("sleep 311 &", ") sleep 311")
+	orphan := cost("setsid sleep 312 &", ") sleep 312")
+	t.Logf("the supervisor's CPU beside %d idle processes: %v for a child that left a process in its group, %v for one that left an orphan out of it", idle, inGroup, orphan)
+	if orphan > 2*inGroup {
+		t.Errorf("beside %d idle processes the supervisor took %v of CPU to end a child that left an orphan out of its process group, against %v for one that left it in: it reads the machine's processes to find its own", idle, orphan, inGroup)
+	}
+}

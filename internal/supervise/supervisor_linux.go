@@ -2,13 +2,16 @@ package supervise
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -133,19 +136,19 @@ func (t *tree) reapOrphans() (childExited bool) {
 
 // end kills the child's process group and every process this one
 // adopted, again as killed processes leave theirs to it, reaps them all,
-// and returns the child's status. The adopted are looked for (in /proc,
-// which takes milliseconds) only when processes are left once the group
-// had a moment to die. A process in uninterruptible I/O holds the
+// and returns the child's status. The adopted are looked for at once, in
+// every round: the kernel lists them (adopted), a few reads however many
+// processes the machine runs. A process in uninterruptible I/O holds the
 // supervisor until the I/O ends; whoever waits for it bounds that.
 func (t *tree) end(sigs <-chan os.Signal) syscall.WaitStatus {
-	for round := 0; ; round++ {
+	for {
 		if !t.reaped {
 			_ = syscall.Kill(-t.child, syscall.SIGKILL)
 		}
-		if round > 0 {
-			for _, c := range children(os.Getpid()) {
-				_ = syscall.Kill(c, syscall.SIGKILL)
-			}
+		// Only this goroutine reaps: a pid listed here is still a
+		// child of this process, not one the kernel gave another.
+		for _, c := range adopted() {
+			_ = syscall.Kill(c, syscall.SIGKILL)
 		}
 		if t.reapAll() {
 			return t.status
@@ -153,9 +156,6 @@ func (t *tree) end(sigs <-chan os.Signal) syscall.WaitStatus {
 		select {
 		case <-sigs:
 		case <-time.After(10 * time.Millisecond):
-		}
-		if t.reapAll() {
-			return t.status
 		}
 	}
 }
@@ -213,6 +213,35 @@ func exitedChild() int {
 		off = 16
 	}
 	return int(*(*int32)(unsafe.Pointer(&info[off])))
+}
+
+// adopted lists this process's children: the child and the orphans it
+// adopted. The kernel lists each thread's children (Linux 3.5 with
+// CONFIG_PROC_CHILDREN), an orphan with those of the thread it was given
+// to; where it does not, every process's stat is read (children), tens of
+// milliseconds of CPU on a machine of hundreds of processes, which a
+// loaded one stretches to seconds.
+func adopted() []int {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return children(os.Getpid())
+	}
+	var out []int
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, gone := os.Stat("/proc/self/task/" + task.Name()); gone == nil {
+				return children(os.Getpid()) // no such list in this kernel
+			}
+			continue // the thread ended: its children went to another
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
 }
 
 // children lists the processes whose parent is pid.
