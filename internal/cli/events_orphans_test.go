@@ -48,7 +48,8 @@ func shmDir(t *testing.T) string {
 }
 
 // SIGKILL of the controller while its events' commands run (one of them
-// ignoring SIGTERM) leaves no process of its own 2 s later: not the
+// ignoring SIGTERM) leaves no process of its own 2 s later (plus four
+// wake-ups as late as this machine's, NoneMarkedWithin): not the
 // commands, not what they started, not fio (issue 32: the commands ran
 // on with parent 1).
 func TestEventCommandsDieWithController(t *testing.T) {
@@ -75,7 +76,8 @@ func TestEventCommandsDieWithController(t *testing.T) {
 }
 
 // SIGKILL of the agent that runs the events' commands leaves no process
-// of the agent's 2 s later, while the controller lives on.
+// of the agent's 2 s later (plus four wake-ups as late as this
+// machine's), while the controller lives on.
 func TestEventCommandsDieWithAgent(t *testing.T) {
 	t.Parallel()
 	needFio(t)

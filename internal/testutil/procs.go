@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,7 +80,13 @@ func WaitMarked(t testing.TB, mark string, n int, limit time.Duration, words ...
 
 // NoneMarkedWithin fails t when a live process but those of pids except
 // still holds mark limit after since (polled until then), saying which
-// and how long they lived on, and kills them.
+// and how long they lived on, and kills them. A limit above 0 is
+// stretched by four times the longest wake-up lateness of this process
+// seen while it waits (Lateness), at most by Bound: ending a process
+// takes a few wake-ups of others (its supervisor's on SIGCHLD, its own to
+// die of SIGKILL, its reaper's), each as late as this machine's are, so a
+// loaded machine gets that much longer and a quiet one keeps the limit. A
+// process left for good outlives any of it.
 func NoneMarkedWithin(t testing.TB, mark string, since time.Time, limit time.Duration, except ...int) {
 	t.Helper()
 	marked := func() []string {
@@ -92,21 +99,43 @@ func NoneMarkedWithin(t testing.TB, mark string, since time.Time, limit time.Dur
 		}
 		return out
 	}
-	for time.Since(since) < limit {
+	var late *Lateness
+	bound := func() time.Duration { return limit }
+	if limit > 0 {
+		late = StartLateness()
+		defer late.Stop()
+		bound = func() time.Duration { return limit + min(4*late.Max(), Bound) }
+	}
+	// A passing wait says its bound, for a reader of go test -v.
+	passed := func() {
+		t.Helper()
+		if late != nil {
+			t.Logf("no process left %v after, within %v (%v and 4 wake-ups %v late)", time.Since(since).Round(time.Millisecond),
+				bound().Round(time.Millisecond), limit, late.Max().Round(time.Millisecond))
+		}
+	}
+	for time.Since(since) < bound() {
 		if len(marked()) == 0 {
+			passed()
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	left := marked()
 	if len(left) == 0 {
+		passed()
 		return
 	}
+	waited := bound()
 	// How long they do live says whether they were slow or left for good.
-	for len(marked()) > 0 && time.Since(since) < limit+10*time.Second {
+	for len(marked()) > 0 && time.Since(since) < waited+10*time.Second {
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Errorf("%d processes outlived their parent by %v: %s (still there %v after: %d)", len(left), limit,
+	why := ""
+	if late != nil {
+		why = fmt.Sprintf(" (%v and 4 wake-ups %v late)", limit, late.Max().Round(time.Millisecond))
+	}
+	t.Errorf("%d processes outlived their parent by %v%s: %s (still there %v after: %d)", len(left), waited.Round(time.Millisecond), why,
 		strings.Join(left, "; "), time.Since(since).Round(100*time.Millisecond), len(marked()))
 	for _, l := range marked() {
 		if pid, err := strconv.Atoi(strings.SplitN(l, ":", 2)[0]); err == nil {

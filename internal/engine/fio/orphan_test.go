@@ -164,9 +164,11 @@ func TestFioDiesWithAgent(t *testing.T) {
 }
 
 // SIGKILL of fio's main process alone: its job processes, which have left
-// its process group, end within 2 s, and storbench says at once that the
-// phase failed, naming the kill (issue 32: the jobs wrote for the rest of
-// their runtime while storbench waited with its progress frozen).
+// its process group, end within 2 s, plus four wake-ups as late as this
+// machine's during the wait (NoneMarkedWithin; issue 37: beside a hog a
+// fixed 2 s failed), and storbench says at once that the phase failed,
+// naming the kill (issue 32: the jobs wrote for the rest of their runtime
+// while storbench waited with its progress frozen).
 func TestFioMainKilledAlone(t *testing.T) {
 	bin := storbenchBin(t)
 	dir := fastDir(t)
