@@ -106,24 +106,27 @@ func NoneMarkedWithin(t testing.TB, mark string, since time.Time, limit time.Dur
 		defer late.Stop()
 		bound = func() time.Duration { return limit + min(4*late.Max(), Bound) }
 	}
-	// A passing wait says its bound, for a reader of go test -v.
-	passed := func() {
+	// A passing wait says its bound, for a reader of go test -v, and
+	// when the look that found none began (at: on a loaded machine,
+	// reading every process's environment takes a while).
+	passed := func(at time.Duration) {
 		t.Helper()
 		if late != nil {
-			t.Logf("no process left %v after, within %v (%v and 4 wake-ups %v late)", time.Since(since).Round(time.Millisecond),
+			t.Logf("a look begun %v after found none, within %v (%v and 4 wake-ups %v late)", at.Round(time.Millisecond),
 				bound().Round(time.Millisecond), limit, late.Max().Round(time.Millisecond))
 		}
 	}
-	for time.Since(since) < bound() {
+	for at := time.Since(since); at < bound(); at = time.Since(since) {
 		if len(marked()) == 0 {
-			passed()
+			passed(at)
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	at := time.Since(since)
 	left := marked()
 	if len(left) == 0 {
-		passed()
+		passed(at)
 		return
 	}
 	waited := bound()
