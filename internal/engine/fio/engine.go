@@ -575,6 +575,7 @@ var statusTaken = func() {}
 func (r *prepared) follow(f *fioRun) {
 	var lastOut *Output
 	var seconds perSecond
+	counts := newLiveCounts(f.ran.jf)
 	var prevNs int64
 	f.splitErr = SplitObjects(f.stdout, func(obj []byte) {
 		f.last = append(f.last[:0], obj...)
@@ -596,7 +597,7 @@ func (r *prepared) follow(f *fioRun) {
 		lastOut, prevNs = o, now
 		if b.live != nil {
 			b.live(engine.Snapshot{Host: r.env.Host, Phase: r.phase.Name, Stage: "run",
-				Elapsed: max(time.Since(b.at), 0), Planned: r.planned, Ops: o.Counts(), Lat: o.LiveLat()})
+				Elapsed: max(time.Since(b.at), 0), Planned: r.planned, Ops: counts.counts(o), Lat: o.LiveLat()})
 		}
 		statusTaken()
 	}, func(line string) {

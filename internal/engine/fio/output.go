@@ -219,8 +219,9 @@ func (o *Output) jobsCombined() []record.OpStats {
 	return out
 }
 
-// Counts sums the cumulative counts per direction over all jobs, for live
-// snapshots taken from fio's status output.
+// Counts sums the cumulative counts per direction over all jobs: a final
+// output's, whose bytes are its operations'. A running status's bytes lag
+// its operations; live snapshots take its counts through liveCounts.
 func (o *Output) Counts() []record.Count {
 	out := make([]record.Count, 0, 3)
 	for i, name := range dirs {
