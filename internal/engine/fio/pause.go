@@ -113,9 +113,11 @@ func (r *prepared) addSeconds(p *perSecond, o *Output, from, to int64) {
 		bef, aft := s, s
 		bef.StartNs, bef.EndNs, bef.lat = from, a, record.LatSecond{}
 		bef.Ops = uint64(float64(s.Ops)*share + 0.5)
-		bef.Bytes = s.Bytes / max(s.Ops, 1) * bef.Ops
+		// result gives each part its operations' bytes (bytesByOps);
+		// the status's, which lag its operations, go with the later.
+		bef.Bytes = 0
 		aft.StartNs, aft.lat.StartNs = b, b
-		aft.Ops, aft.Bytes = s.Ops-bef.Ops, s.Bytes-bef.Bytes
+		aft.Ops = s.Ops - bef.Ops
 		if aft.Ops == 0 {
 			bef.lat = s.lat // every operation was before the pause
 			bef.lat.StartNs, bef.lat.EndNs = from, a

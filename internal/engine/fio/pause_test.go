@@ -39,15 +39,24 @@ func TestPauseEdgeStatuses(t *testing.T) {
 }
 
 // A status whose interval holds the whole pause shares its operations
-// between the parts before and after it, by their lengths.
+// between the parts before and after it, by their lengths, and each
+// part moves its operations' bytes (4 KiB reads here), whatever the
+// status's bytes, which lag its operations, said.
 func TestPauseInsideOneStatus(t *testing.T) {
 	sec := int64(time.Second)
 	var r prepared
 	var s perSecond
 	r.pausedFrom.Store(10 * sec)
 	r.pausedTo.Store(12 * sec)
-	r.addSeconds(&s, &Output{Jobs: []JobOut{{Name: "j", Read: DirOut{TotalIOs: 100}}}}, 9*sec, 14*sec)
+	status := &Output{Jobs: []JobOut{{Name: "j", Read: DirOut{TotalIOs: 100, IOBytes: 91 * 4096}}}}
+	r.addSeconds(&s, status, 9*sec, 14*sec)
 	if len(s.secs) != 2 || s.secs[0].Ops != 33 || s.secs[0].EndNs != 10*sec || s.secs[1].Ops != 67 || s.secs[1].StartNs != 12*sec {
 		t.Errorf("series %+v, want 33 operations in [9, 10) s and 67 in [12, 14) s", s.secs)
+	}
+	series, _ := s.result(&Output{Jobs: []JobOut{{Name: "j", Read: DirOut{TotalIOs: 100, IOBytes: 100 * 4096}}}})
+	for _, x := range series {
+		if x.Bytes != x.Ops*4096 {
+			t.Errorf("[%.0f, %.0f) s: %d reads of 4 KiB, %d bytes", float64(x.StartNs)/1e9, float64(x.EndNs)/1e9, x.Ops, x.Bytes)
+		}
 	}
 }
