@@ -90,6 +90,8 @@ type liveJob struct {
 	varied bool
 }
 
+// newLiveCounts starts the live counts of a run of the job file jf (nil:
+// no block size known, every job counted by its mean).
 func newLiveCounts(jf *JobFile) *liveCounts {
 	l := &liveCounts{}
 	if jf != nil {
