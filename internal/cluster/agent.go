@@ -93,8 +93,10 @@ type Stopper interface {
 // /v1/resources, a phase's free space and memory checked on each host
 // before it is prepared (and by a dry run), the hosts sharing one file
 // system added up by the controller. 6: a prepare request names the next
-// host (next), not every host (names).
-const Protocol = 6
+// host (next), not every host (names). 7: an agent told to stop in a
+// phase on several hosts asks whether others still run it (a leave line,
+// POST /v1/leave) before it removes what the hosts share.
+const Protocol = 7
 
 var _ Stopper = (*LocalAgent)(nil)
 
@@ -285,25 +287,30 @@ func (a *LocalAgent) Stop() {
 
 // Cleanup cleans up the prepared phase and frees the agent. What could not
 // be removed comes back as a *engine.LeftoverError naming this host. An
-// engine that can (engine.BackgroundCleaner) removes its files in the
+// engine that can (engine.Cleaner) removes its files in the
 // background: the agent is free at once, and the removal is awaited
 // before the next phase is ready (Prepare) or by Settle, whose records
 // carry what it left.
 func (a *LocalAgent) Cleanup(ctx context.Context) error {
-	_, err := a.cleanup(ctx)
+	_, err := a.cleanup(ctx, nil)
 	return err
 }
 
 // cleanup is Cleanup, saying whether the removal goes on in the
-// background.
-func (a *LocalAgent) cleanup(ctx context.Context) (bg bool, err error) {
+// background; leaving, if set, cleans up an engine.Cleaner's phase
+// instead, at once (CleanupLeaving).
+func (a *LocalAgent) cleanup(ctx context.Context, leaving func(engine.Cleaner) error) (bg bool, err error) {
 	a.mu.Lock()
 	p := a.cur
 	host := a.hostName()
 	runID, phase := a.req.RunID, a.req.Phase.Name
 	a.cur, a.stop, a.stopSoon = nil, nil, false
 	a.mu.Unlock()
-	if p != nil {
+	if c, ok := p.(engine.Cleaner); ok && leaving != nil {
+		if cerr := leaving(c); cerr != nil {
+			err = &engine.LeftoverError{Items: engine.Leftovers(host, cerr)}
+		}
+	} else if p != nil {
 		bg = a.bg.start(p, runID, phase, host)
 		if !bg {
 			if cerr := p.Cleanup(ctx); cerr != nil {

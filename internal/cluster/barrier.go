@@ -47,6 +47,12 @@ type barrierHub struct {
 	lastLead []time.Duration
 	left     []bool
 	meets    map[string]*meeting
+	// away are the hosts that will not be there at the phase's end (lost,
+	// stopped, or leaving: goes), and sharedLeft those told, as they left,
+	// that others still ran the phase, whose files the hosts share
+	// (shares: it works in the run's shared area) then stayed (leave.go).
+	away, sharedLeft []bool
+	shares           bool
 }
 
 // meeting is one barrier, from its first arrival until it opens.
@@ -60,7 +66,7 @@ type meeting struct {
 
 func newBarrierHub(hosts []string, lead time.Duration) *barrierHub {
 	return &barrierHub{hosts: hosts, lead: min(max(lead, BarrierLead), maxBarrierLead), lastLead: make([]time.Duration, len(hosts)),
-		left: make([]bool, len(hosts)), meets: map[string]*meeting{}}
+		left: make([]bool, len(hosts)), meets: map[string]*meeting{}, away: make([]bool, len(hosts)), sharedLeft: make([]bool, len(hosts))}
 }
 
 // hubMember is one host's handle on the hub, in the controller's clock.

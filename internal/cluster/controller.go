@@ -424,7 +424,7 @@ func (c *Controller) runAll(ctx context.Context, want expect, agents []Agent, hu
 		mu.Unlock()
 		if hub != nil {
 			// Done, failed, stopped or lost: the others go on without it.
-			hub.leave(i)
+			runErrs[i] = hub.ended(a.Name(), runErrs[i])
 		}
 		if errors.Is(runErrs[i], ErrLost) {
 			mu.Lock()
@@ -492,6 +492,7 @@ func (c *Controller) prepareAll(ctx context.Context, agents []Agent, req Request
 	}
 	if n > 1 && firstErr(agents, prepErrs) == nil {
 		hub = newBarrierHub(names, BarrierLead+3*slices.Max(rtts))
+		_, hub.shares = c.Engines.SharedDir(req.Phase, n)
 	}
 	c.fanOut(ctx, agents, func(ctx context.Context, i int, a Agent) {
 		if prepErrs[i] != nil {
@@ -502,6 +503,9 @@ func (c *Controller) prepareAll(ctx context.Context, agents []Agent, req Request
 			r.Hosts, r.Rank, r.Next, r.Barrier = n, i, names[(i+1)%n], hub.member(i)
 		}
 		prepErrs[i] = a.Prepare(ctx, r)
+		if hub != nil && prepErrs[i] != nil {
+			prepErrs[i] = hub.ended(a.Name(), prepErrs[i])
+		}
 	})
 	return prepErrs, hub
 }

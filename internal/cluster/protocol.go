@@ -41,6 +41,9 @@ import (
 //	POST /v1/heartbeat  the controller is alive, one request a beat (an
 //	                    agent without /v1/heartbeats; HTTP/1.1)
 //	POST /v1/stop       end the running phase early, keeping what it measured
+//	POST /v1/leave      leaveBody: the answer to a leave line (an agent
+//	                    told to stop mid-phase asks whether other hosts
+//	                    still run it; leave.go)
 //	POST /v1/event      events.Action: an event of the running phase (a
 //	                    command only with --allow-events); events.Outcome
 //	POST /v1/end        the run is over (its launcher ended before its
@@ -99,7 +102,11 @@ type line struct {
 	Tick     bool             `json:"tick,omitempty"`
 	Snapshot *engine.Snapshot `json:"snapshot,omitempty"`
 	// Arrive says the engine waits at a barrier (run streams only).
-	Arrive *arriveLine        `json:"arrive,omitempty"`
+	Arrive *arriveLine `json:"arrive,omitempty"`
+	// Leave asks, from an agent told to stop in a phase on several hosts,
+	// whether other hosts still run it (prepare and run streams; the
+	// controller answers with POST /v1/leave).
+	Leave  bool               `json:"leave,omitempty"`
 	Done   bool               `json:"done,omitempty"`
 	Error  string             `json:"error,omitempty"`
 	Result *engine.HostResult `json:"result,omitempty"`

@@ -569,6 +569,7 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 	defer silence.Stop()
 	ctxDone := ctx.Done()
 	stopped := false
+	leave := func() { go a.answerLeave(ctx, a.phaseBarrier()) }
 	for {
 		select {
 		case g := <-lines:
@@ -585,7 +586,7 @@ func (a *RemoteAgent) stream(ctx context.Context, path string, body any, live en
 				}
 				return g.l, g.err
 			}
-			g.l.pass(live, arrive)
+			g.l.pass(live, arrive, leave)
 			silence.reset(a.silence())
 		case <-silence.C:
 			if silence.waitMore(time.Now(), a.silence()) {

@@ -16,7 +16,7 @@ import (
 const RemovalLimit = 10 * time.Minute
 
 // Removal is the cleanup of one phase's files on one host, done in the
-// background (engine.BackgroundCleaner) while what follows was prepared,
+// background (engine.Cleaner) while what follows was prepared,
 // and awaited before the next phase's start: when it ran, in the agent's
 // clock shifted to the controller's, and what it left.
 type Removal struct {
@@ -50,7 +50,7 @@ type pendingRemoval struct {
 // start starts p's cleanup in the background when its engine can, and
 // reports whether it did; the caller cleans up at once otherwise.
 func (r *removals) start(p engine.Prepared, runID, phase, host string) bool {
-	bc, ok := p.(engine.BackgroundCleaner)
+	bc, ok := p.(engine.Cleaner)
 	if !ok {
 		return false
 	}
@@ -290,7 +290,7 @@ func (a *LocalAgent) CleanupAlone(ctx context.Context) error {
 	host := a.hostName()
 	a.mu.Unlock()
 	start := time.Now()
-	bg, err := a.cleanup(ctx)
+	bg, err := a.cleanup(ctx, nil)
 	if !bg && phase != "" {
 		rec := Removal{RunID: runID, Phase: phase, Host: host, StartNs: start.UnixNano(), EndNs: time.Now().UnixNano()}
 		if err != nil {

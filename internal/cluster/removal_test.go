@@ -27,6 +27,8 @@ func (e slowCleanEngine) Prepare(ctx context.Context, env engine.Env, p engine.P
 
 type slowCleanPrepared struct{ engine.Prepared }
 
+func (s slowCleanPrepared) CleanupLeaving(ctx context.Context, _ bool) error { return s.Cleanup(ctx) }
+
 func (s slowCleanPrepared) StartCleanup() (func(ctx context.Context) error, bool) {
 	done := time.After(slowClean)
 	return func(ctx context.Context) error {

@@ -102,6 +102,11 @@ type session struct {
 	// hosts how many hosts run the phase.
 	bar   *streamBarrier
 	hosts int
+	// leaveAsk carries the agent's question, told to stop, to the
+	// stream (a leave line), and leaveAns the controller's answer: do
+	// other hosts still run the phase (othersRun).
+	leaveAsk chan struct{}
+	leaveAns chan bool
 
 	beatMu   sync.Mutex
 	lastBeat time.Time
@@ -183,6 +188,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case "release":
 		s.release(w, r)
+	case "leave":
+		s.leave(w, r)
 	case "event":
 		s.event(w, r)
 	case "settle":
@@ -192,11 +199,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "end":
 		s.endRun(w)
 	case "stop":
-		if sess := s.session(w, r); sess != nil {
-			s.logf("run %s: the controller asked to stop", sess.runID)
-			s.stopStage(sess)
-			w.WriteHeader(http.StatusNoContent)
-		}
+		s.stopAsked(w, r)
 	default:
 		writeErr(w, http.StatusNotFound, "unknown path %s", r.URL.Path)
 	}
@@ -351,7 +354,7 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 		}
 		done <- err
 	}()
-	err, ok := s.stream(w, r, sess, streamSpec{done: done, stopped: func() string { return why }})
+	err, ok := s.stream(w, r, sess, streamSpec{done: done, stopped: func() string { return why }, leave: sess.leaveAsk})
 	if !ok {
 		return // the stream aborted the session
 	}
@@ -366,6 +369,16 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 			s.Watch.Ended(sess.runID, sess.phase, sess.host, nil, err)
 		}
 		s.end(sess, err)
+	}
+}
+
+// stopAsked ends what the session does for the controller that asks
+// (POST /v1/stop).
+func (s *Server) stopAsked(w http.ResponseWriter, r *http.Request) {
+	if sess := s.session(w, r); sess != nil {
+		s.logf("run %s: the controller asked to stop", sess.runID)
+		s.stopStage(sess)
+		w.WriteHeader(http.StatusNoContent)
 	}
 }
 
@@ -389,7 +402,7 @@ func (s *Server) stopStage(sess *session) {
 func (s *Server) newSession(id string, req *Request) *session {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sess := &session{id: id, runID: req.RunID, from: req.Controller, ctx: ctx, cancel: cancel, ended: make(chan struct{}), stage: "prepare",
-		phase: req.Phase.Name, host: req.Host, hosts: req.Hosts}
+		phase: req.Phase.Name, host: req.Host, hosts: req.Hosts, leaveAsk: make(chan struct{}, 1), leaveAns: make(chan bool, 1)}
 	if sess.host == "" {
 		sess.host = s.Agent.Host
 	}
@@ -460,6 +473,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		done:      errc,
 		stopped:   func() string { return why },
 		arrive:    arrive,
+		leave:     sess.leaveAsk,
 		notify:    q.notify,
 		snapshots: q.take,
 		result:    func() *engine.HostResult { return final },
@@ -530,7 +544,7 @@ func (s *Server) stoppedErr(sess *session, err error, why string) error {
 		sess.stage = "cleanup"
 		s.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		left = s.Agent.Cleanup(ctx)
+		left = s.leaveCleanup(ctx, sess)
 		// The agent goes away next: its files go first, and what stays
 		// is told with the stop.
 		left = withRemoved(ctx, left, s.Agent, sess.runID, sess.phase)
@@ -545,6 +559,19 @@ func (s *Server) stoppedErr(sess *session, err error, why string) error {
 		base = fmt.Errorf("%w (%s): %v", ErrStopped, why, err)
 	}
 	return engine.WithLeftovers(base, left)
+}
+
+// leaveCleanup cleans up the phase of a session whose agent was told to
+// stop: on several hosts, as the controller's answer says (leave.go).
+func (s *Server) leaveCleanup(ctx context.Context, sess *session) error {
+	if sess.hosts < 2 {
+		return s.Agent.Cleanup(ctx)
+	}
+	others := s.othersRun(sess)
+	if others {
+		s.logf("run %s: phase %s: other hosts still run it: what the hosts share, if anything, is left for the run-level cleanup", sess.runID, sess.phase)
+	}
+	return s.Agent.CleanupLeaving(ctx, !others)
 }
 
 // Stop is what the agent does when told to stop (SIGTERM, SIGINT): no new

@@ -69,12 +69,16 @@ func (s *silenceTimer) lateText() string {
 }
 
 // pass gives a line's news to whom it is for: a snapshot to the live
-// line, an arrival at a barrier to arrive.
-func (l *line) pass(live engine.LiveFunc, arrive func(arriveLine)) {
+// line, an arrival at a barrier to arrive, an agent's question whether
+// it leaves the phase last to leave.
+func (l *line) pass(live engine.LiveFunc, arrive func(arriveLine), leave func()) {
 	if l.Snapshot != nil && live != nil {
 		live(*l.Snapshot)
 	}
 	if l.Arrive != nil && arrive != nil {
 		arrive(*l.Arrive)
+	}
+	if l.Leave {
+		leave()
 	}
 }

@@ -23,7 +23,8 @@ type slowRemoval struct{ path string }
 func (s slowRemoval) Run(context.Context, time.Time, engine.LiveFunc) (*engine.HostResult, error) {
 	return &engine.HostResult{}, nil
 }
-func (s slowRemoval) Cleanup(context.Context) error { return os.Remove(s.path) }
+func (s slowRemoval) Cleanup(context.Context) error              { return os.Remove(s.path) }
+func (s slowRemoval) CleanupLeaving(context.Context, bool) error { return os.Remove(s.path) }
 func (s slowRemoval) StartCleanup() (func(context.Context) error, bool) {
 	return func(context.Context) error { return os.Remove(s.path) }, true
 }

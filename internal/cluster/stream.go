@@ -17,6 +17,9 @@ type streamSpec struct {
 	done <-chan error
 	// arrive carries the engine's barrier arrivals (run only).
 	arrive <-chan arriveLine
+	// leave carries the agent's question whether other hosts still run
+	// the phase (prepare and run; leave.go).
+	leave <-chan struct{}
 	// notify says snapshots are waiting in snapshots (run only).
 	notify    <-chan struct{}
 	snapshots func() []engine.Snapshot
@@ -129,6 +132,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, sess *session, s
 			return derr, s.sendOutcome(lw, sess, sp, derr)
 		case a := <-sp.arrive:
 			err = lw.send(line{Arrive: &a})
+		case <-sp.leave:
+			err = lw.send(line{Leave: true})
 		case <-sp.notify:
 			err = lw.sendSnapshots(sp.snapshots())
 		case <-tick.C:

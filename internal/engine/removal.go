@@ -9,19 +9,30 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// BackgroundCleaner is a Prepared whose cleanup may go on while what
-// follows its phase is prepared: deleting many or large files takes
-// seconds, and nothing waits for it until the next phase is about to
-// start (the agent awaits it before it reports ready, so a removal never
-// runs inside a measured window nor fools a free-space check).
-type BackgroundCleaner interface {
+// Cleaner is a Prepared whose cleanup comes in the parts an agent needs:
+// in the background, and on its own while the phase's other hosts may
+// still run it.
+type Cleaner interface {
 	// StartCleanup starts removing what the phase created and returns at
-	// once. wait blocks until the removal has ended and then finishes the
-	// cleanup (Cleanup's result); when ctx ends first, it returns what is
-	// still there as a *LeftoverError while the removal goes on. ok is
-	// false when nothing would be gained in the background: the caller
-	// calls Cleanup instead.
+	// once: deleting many or large files takes seconds, and nothing waits
+	// for it until the next phase is about to start (the agent awaits it
+	// before it reports ready, so a removal never runs inside a measured
+	// window nor fools a free-space check). wait blocks until the removal
+	// has ended and then finishes the cleanup (Cleanup's result); when ctx
+	// ends first, it returns what is still there as a *LeftoverError
+	// while the removal goes on. ok is false when nothing would be gained
+	// in the background: the caller calls Cleanup instead.
 	StartCleanup() (wait func(ctx context.Context) error, ok bool)
+	// CleanupLeaving is Cleanup for a host that leaves the phase on its
+	// own (its agent was told to stop) before every host's run ended.
+	// With last false the controller said other hosts still run it: it
+	// removes what is this host's own and leaves what the hosts share
+	// (the run's shared area: a file another host's job has yet to open)
+	// to the run-level cleanup, which a host still running does at the
+	// run's end. With last true no other host is left (or no controller
+	// answered): it removes what the hosts share too, whatever this
+	// host's rank, as the first host's Cleanup would - no one else will.
+	CleanupLeaving(ctx context.Context, last bool) error
 }
 
 // StartRemove starts removing the phase directory with everything in it

@@ -637,13 +637,28 @@ func statusTime(o *Output, from int64) int64 {
 // phase's first host, and only when no later phase uses them (Later); the
 // controller cleans up no host before every host's run ended.
 func (r *prepared) Cleanup(ctx context.Context) error {
+	return r.cleanup(ctx, r.env.Rank == 0)
+}
+
+// CleanupLeaving is Cleanup for a host that leaves the phase on its own
+// (engine.Cleaner): the phase directory, and what the phase keeps in the
+// run's shared area only when this host is the phase's last (last),
+// whatever its rank. While others run, a host whose fio opens the shared
+// file late would find it gone; the run-level cleanup removes it.
+func (r *prepared) CleanupLeaving(ctx context.Context, last bool) error {
+	return r.cleanup(ctx, last)
+}
+
+// cleanup removes the phase directory, unless Keep, and with area what
+// fio's phases keep in the run's shared area, when no later phase uses it.
+func (r *prepared) cleanup(ctx context.Context, area bool) error {
 	r.abandon()
 	if r.env.Keep {
 		r.ws.Keep()
 		return nil
 	}
 	err := r.ws.RemoveContext(ctx)
-	if r.params.usesArea() && !r.params.Later && r.env.Rank == 0 {
+	if area && r.params.usesArea() && !r.params.Later {
 		err = joinLeftovers(err, engine.RemoveSharedEntries(r.params.Dir, r.env.RunID, isFioEntry))
 	}
 	return err

@@ -9,10 +9,10 @@ import (
 	"github.com/storbench/storbench/internal/units"
 )
 
-var _ engine.BackgroundCleaner = (*prepared)(nil)
+var _ engine.Cleaner = (*prepared)(nil)
 
 // StartCleanup starts removing the phase's own directory with fio's files
-// in the background (engine.BackgroundCleaner). A phase that works in the
+// in the background (engine.Cleaner). A phase that works in the
 // run's shared area removes there what fio's phases left only when it is
 // the last to use it (not Later), on the first host, after every host's
 // run ended: renamed aside at once, and removed in the background too.

@@ -245,10 +245,16 @@ func (pr *prepared) checkTree() (made bool, err error) {
 // runs have ended). A tree kept for a later phase stays, unless the phase
 // failed: the run then stops, and no later phase would remove it.
 func (pr *prepared) Cleanup(ctx context.Context) error {
+	return pr.cleanup(ctx, pr.env.Rank == 0)
+}
+
+// cleanup is Cleanup, with first saying this host removes a workspace the
+// hosts share (a joined one removes the shared directory all the same).
+func (pr *prepared) cleanup(ctx context.Context, first bool) error {
 	if pr.ws == nil {
 		return nil
 	}
-	if pr.env.Keep || pr.shared && (pr.env.Rank != 0 || pr.keepsTree && !pr.failed) {
+	if pr.env.Keep || pr.shared && (!first || pr.keepsTree && !pr.failed) {
 		pr.ws.Keep()
 		return nil
 	}

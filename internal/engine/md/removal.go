@@ -7,11 +7,11 @@ import (
 	"github.com/storbench/storbench/internal/engine"
 )
 
-var _ engine.BackgroundCleaner = (*prepared)(nil)
+var _ engine.Cleaner = (*prepared)(nil)
 
 // StartCleanup starts removing the phase's workspace, with what its
 // operations left (a phase that only creates leaves every item), in the
-// background (engine.BackgroundCleaner), as fio's files are: the agent
+// background (engine.Cleaner), as fio's files are: the agent
 // awaits it before the next phase's start. A workspace the hosts share is
 // removed as Cleanup would, by the first host alone once every host's run
 // ended (the controller starts cleanups after all runs), renamed aside
@@ -38,4 +38,17 @@ func awaitSamePath(ctx context.Context, env engine.Env, path string) {
 	if _, err := os.Lstat(path); err == nil {
 		env.AwaitRemovals(ctx)
 	}
+}
+
+// CleanupLeaving is Cleanup for a host that leaves the phase on its own
+// (engine.Cleaner): a workspace the hosts share stays while others run
+// the phase (not last), on the first host too, for the run-level cleanup,
+// since a host that began late may still make its items in it; the
+// phase's last host removes it, whatever its rank, as the first host's
+// Cleanup would.
+func (pr *prepared) CleanupLeaving(ctx context.Context, last bool) error {
+	if pr.shared {
+		return pr.cleanup(ctx, last)
+	}
+	return pr.Cleanup(ctx)
 }

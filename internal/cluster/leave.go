@@ -1,0 +1,174 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/storbench/storbench/internal/engine"
+)
+
+// Leaving a phase on several hosts. The phase's first host removes what
+// the hosts share (fio's N-to-1 file, md's shared tree) when it cleans
+// up, which the controller asks for once every host's run ended. An
+// agent told to stop (SIGTERM) mid-phase cleans up on its own while the
+// others may still run it: removing the shared file then took it from
+// under a host whose fio opened it later ("no such file or directory").
+// Leaving it instead left it for good when every agent stopped at once
+// (scancel of a Slurm step): no agent was left for the run-level cleanup.
+//
+// Only the controller knows who still runs the phase, so the stopping
+// agent asks it: a leave line on its prepare or run stream, answered with
+// POST /v1/leave. The controller answers from the phase's barrier hub,
+// under its lock, so of agents stopping at once exactly the last to ask
+// hears it is alone:
+//
+//   - others still run it: the agent removes its own files only
+//     (engine.Cleaner's CleanupLeaving), and a host still running removes
+//     the shared area at the run's end (the run-level cleanup,
+//     RemoveShared), which runs after the last phase, a failure or an
+//     interrupt; the controller says so with the host's stop;
+//   - no other host does, or no answer came within the session's
+//     heartbeat timeout (the controller is gone): it removes what the
+//     hosts share too, whatever its rank.
+//
+// An agent that lost its controller (no heartbeats) cleans up as before:
+// the first host removes what the hosts share.
+
+// leaveBody is the body of POST /v1/leave: whether other hosts still run
+// the phase the agent is leaving.
+type leaveBody struct {
+	Others bool `json:"others"`
+}
+
+// goes takes the host of rank out of the phase for good (its agent is
+// stopping) and says whether another host still runs it: one not lost,
+// not stopped and not leaving itself. Asked by every host at once, the
+// last to ask hears none does.
+func (h *barrierHub) goes(rank int) (others bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.away[rank] = true
+	for r := range h.hosts {
+		if !h.away[r] {
+			h.sharedLeft[rank] = h.shares
+			return true
+		}
+	}
+	return false
+}
+
+// ended takes note that host ended its part with err: it leaves the
+// barriers, and a host lost or stopped will not be there at the phase's
+// end. It returns err, saying so when the host left what the hosts share
+// to the others. By name: the agents that run a phase are fewer than
+// those prepared when one was told to stop while preparing
+// (dropStopped), and their order is no longer the ranks'.
+func (h *barrierHub) ended(host string, err error) error {
+	rank := slices.Index(h.hosts, host)
+	if rank < 0 {
+		return err
+	}
+	h.leave(rank)
+	if !errors.Is(err, ErrLost) && !errors.Is(err, ErrStopped) {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.away[rank] = true
+	if h.sharedLeft[rank] && errors.Is(err, ErrStopped) {
+		h.sharedLeft[rank] = false
+		base, left := engine.SplitLeftovers(err)
+		return withLeftovers(fmt.Errorf("%w; what the hosts share stays for the run-level cleanup, as other hosts still ran the phase", base), left)
+	}
+	return err
+}
+
+// answerLeave answers an agent's leave line from the phase's hub (none:
+// the agent is alone).
+func (a *RemoteAgent) answerLeave(ctx context.Context, bar engine.Barrier) {
+	others := false
+	if m, ok := bar.(hubMember); ok {
+		others = m.h.goes(m.rank)
+	}
+	// The agent takes a missing answer for "alone" after its heartbeat
+	// timeout; the bound only keeps a stuck connection from holding this
+	// goroutine.
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	req, err := a.request(pctx, http.MethodPost, "leave", leaveBody{Others: others})
+	if err != nil {
+		return
+	}
+	if resp, err := a.do(req, true); err == nil {
+		resp.Body.Close()
+	}
+}
+
+// phaseBarrier is the barrier of the phase the agent runs (nil on one
+// host).
+func (a *RemoteAgent) phaseBarrier() engine.Barrier {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.bar
+}
+
+// othersRun asks the controller whether other hosts still run the
+// session's phase, which this agent leaves (it was told to stop), and
+// waits for the answer at most the session's heartbeat timeout: a
+// controller silent that long is taken for gone, and this host for the
+// phase's last. A phase on one host has no others.
+func (s *Server) othersRun(sess *session) bool {
+	if sess.hosts < 2 {
+		return false
+	}
+	t := time.NewTimer(sess.hbTimeout)
+	defer t.Stop()
+	select {
+	case sess.leaveAsk <- struct{}{}:
+	case <-t.C:
+		return false
+	}
+	select {
+	case others := <-sess.leaveAns:
+		return others
+	case <-t.C:
+		s.logf("run %s: no answer from the controller within %s: this host takes itself for the phase's last", sess.runID, sess.hbTimeout)
+		return false
+	}
+}
+
+// leave hands the controller's answer to the session's leave line.
+func (s *Server) leave(w http.ResponseWriter, r *http.Request) {
+	sess := s.session(w, r)
+	if sess == nil {
+		return
+	}
+	var body leaveBody
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		writeErr(w, http.StatusBadRequest, "%s", bodyErr("leave", err))
+		return
+	}
+	select {
+	case sess.leaveAns <- body.Others:
+	default:
+		writeErr(w, http.StatusConflict, "the agent asked once and has its answer")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// CleanupLeaving cleans up the phase this host leaves on its own (its
+// agent was told to stop) and frees the agent: an engine that can
+// (engine.Cleaner) leaves what the hosts share while others still run the
+// phase (last false), and removes it whatever this host's rank when none
+// does (last); any other cleans up as Cleanup does. The removal is done
+// before it returns: the agent goes away next.
+func (a *LocalAgent) CleanupLeaving(ctx context.Context, last bool) error {
+	_, err := a.cleanup(ctx, func(c engine.Cleaner) error { return c.CleanupLeaving(ctx, last) })
+	return err
+}
