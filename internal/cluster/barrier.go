@@ -47,8 +47,8 @@ type barrierHub struct {
 	lastLead []time.Duration
 	left     []bool
 	meets    map[string]*meeting
-	// away are the hosts that will not be there at the phase's end (lost,
-	// stopped, or leaving: goes), and sharedLeft those told, as they left,
+	// away are the hosts that no longer run the phase (their part ended,
+	// or they are leaving: goes), and sharedLeft those told, as they left,
 	// that others still ran the phase, whose files the hosts share
 	// (shares: it works in the run's shared area) then stayed (leave.go).
 	away, sharedLeft []bool

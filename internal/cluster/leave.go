@@ -36,8 +36,10 @@ import (
 //     heartbeat timeout (the controller is gone): it removes what the
 //     hosts share too, whatever its rank.
 //
-// An agent that lost its controller (no heartbeats) cleans up as before:
-// the first host removes what the hosts share.
+// An agent that lost its controller (no heartbeats), or that is told to
+// stop between stages (prepared, or its run ended: no stream is open to
+// ask on), cleans up as before: the first host removes what the hosts
+// share.
 
 // leaveBody is the body of POST /v1/leave: whether other hosts still run
 // the phase the agent is leaving.
@@ -46,9 +48,13 @@ type leaveBody struct {
 }
 
 // goes takes the host of rank out of the phase for good (its agent is
-// stopping) and says whether another host still runs it: one not lost,
-// not stopped and not leaving itself. Asked by every host at once, the
-// last to ask hears none does.
+// stopping) and says whether another host still runs it: one whose part
+// has not ended (done, failed, lost or stopped: ended) and that is not
+// leaving itself. Asked by every host at once, the last to ask hears none
+// does. A host whose run ended does not count, though its agent may still
+// be there: it may be told to stop too before its cleanup, without asking
+// (no stream is open then), and none of the others would remove what the
+// hosts share; and its load no longer opens it.
 func (h *barrierHub) goes(rank int) (others bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -63,9 +69,8 @@ func (h *barrierHub) goes(rank int) (others bool) {
 }
 
 // ended takes note that host ended its part with err: it leaves the
-// barriers, and a host lost or stopped will not be there at the phase's
-// end. It returns err, saying so when the host left what the hosts share
-// to the others. By name: the agents that run a phase are fewer than
+// barriers and no longer runs the phase. It returns err, saying so when
+// the host left what the hosts share to the others. By name: the agents that run a phase are fewer than
 // those prepared when one was told to stop while preparing
 // (dropStopped), and their order is no longer the ranks'.
 func (h *barrierHub) ended(host string, err error) error {
@@ -74,9 +79,6 @@ func (h *barrierHub) ended(host string, err error) error {
 		return err
 	}
 	h.leave(rank)
-	if !errors.Is(err, ErrLost) && !errors.Is(err, ErrStopped) {
-		return err
-	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.away[rank] = true

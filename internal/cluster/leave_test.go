@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -175,4 +177,32 @@ func TestEveryHostStoppedAtOnceLeavesNothing(t *testing.T) {
 		t.Fatalf("the phase ran %s of its 10 s: the hosts were not stopped mid-phase", out.End.Sub(out.Start))
 	}
 	leftUnder(t, dir)
+}
+
+// Of the hosts that still run a phase, the last to leave it hears it is
+// alone, although a host whose run ended may still be there: stopped
+// before its cleanup (scancel as the phase ends), it asks no one and
+// removes only its own files, so the last running host must remove what
+// the hosts share. Counting h1, done, as running told h2 others still ran
+// the phase, and no host removed it. h0, told others ran it, is said to
+// have left what they share.
+func TestLastRunningHostIsAlone(t *testing.T) {
+	h := newBarrierHub([]string{"h0", "h1", "h2"}, BarrierLead)
+	h.shares = true
+	if err := h.ended("h1", nil); err != nil {
+		t.Fatalf("h1's normal end: %v", err)
+	}
+	if !h.goes(0) {
+		t.Errorf("h0, leaving while h2 runs, heard it was alone")
+	}
+	if h.goes(2) {
+		t.Errorf("h2, the last host running, heard others still run the phase")
+	}
+	stop := fmt.Errorf("%w (terminated)", ErrStopped)
+	if err := h.ended("h0", stop); !errors.Is(err, ErrStopped) || !strings.Contains(err.Error(), "stays for the run-level cleanup") {
+		t.Errorf("h0's stop: %v, want it to say what the hosts share stays", err)
+	}
+	if err := h.ended("h2", stop); err != stop {
+		t.Errorf("h2's stop: %v, want %v alone (it removed what the hosts share)", err, stop)
+	}
 }
