@@ -95,7 +95,8 @@ type Stopper interface {
 // system added up by the controller. 6: a prepare request names the next
 // host (next), not every host (names). 7: an agent told to stop in a
 // phase on several hosts asks whether others still run it (a leave line,
-// POST /v1/leave) before it removes what the hosts share.
+// POST /v1/leave) before it removes what the hosts share, and a cleanup
+// may ask a host to remove it in the first host's stead (as_first).
 const Protocol = 7
 
 var _ Stopper = (*LocalAgent)(nil)

@@ -53,6 +53,8 @@ type barrierHub struct {
 	// (shares: it works in the run's shared area) then stayed (leave.go).
 	away, sharedLeft []bool
 	shares           bool
+	// handed says a host left what the hosts share to the others.
+	handed bool
 }
 
 // meeting is one barrier, from its first arrival until it opens.

@@ -330,7 +330,7 @@ func (c *Controller) RunPhase(ctx context.Context, runID string, keep bool, p en
 
 	failed, firstLost, gotResult := c.collect(p, runID, agents, results, runErrs, prepErrs, out)
 	cleanStart := time.Now()
-	out.Leftovers = append(out.Leftovers, c.cleanup(p, runID, agents, prepErrs)...)
+	out.Leftovers = append(out.Leftovers, c.cleanupWith(p, runID, agents, prepErrs, hub.heir(agents, prepErrs))...)
 	out.Cleanup = time.Since(cleanStart)
 	switch {
 	case ctx.Err() != nil:
@@ -630,12 +630,22 @@ func sumCounts(hosts []engine.Snapshot) record.Count {
 // returns what could not be removed, host by host. It uses its own
 // context: cleanup must happen even after an interrupt.
 func (c *Controller) cleanup(p engine.Phase, runID string, agents []Agent, prepErrs []error) []engine.Leftover {
+	return c.cleanupWith(p, runID, agents, prepErrs, "")
+}
+
+// cleanupWith is cleanup, with the host named heir removing what the
+// hosts share in the first host's stead (leave.go), when it can.
+func (c *Controller) cleanupWith(p engine.Phase, runID string, agents []Agent, prepErrs []error, heir string) []engine.Leftover {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	left := make([][]engine.Leftover, len(agents))
 	c.fanOut(ctx, agents, func(ctx context.Context, i int, a Agent) {
 		if prepErrs[i] == nil {
-			if err := a.Cleanup(ctx); err != nil {
+			clean := a.Cleanup
+			if hc, ok := a.(heirCleaner); ok && a.Name() == heir {
+				clean = hc.CleanupAsFirst
+			}
+			if err := clean(ctx); err != nil {
 				left[i] = c.leftoversOf(p, runID, a, err)
 			}
 		}

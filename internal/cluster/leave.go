@@ -28,10 +28,12 @@ import (
 // hears it is alone:
 //
 //   - others still run it: the agent removes its own files only
-//     (engine.Cleaner's CleanupLeaving), and a host still running removes
-//     the shared area at the run's end (the run-level cleanup,
-//     RemoveShared), which runs after the last phase, a failure or an
-//     interrupt; the controller says so with the host's stop;
+//     (engine.Cleaner's CleanupLeaving), and the controller has the first
+//     host still there when every run ended (the heir) remove what the
+//     hosts share in the first host's stead, with its own files
+//     (CleanupAsFirst), as the phase's cleanup would have; it says so
+//     with the host's stop. What a host gone before that leaves, the
+//     run-level cleanup (RemoveShared) removes at the run's end;
 //   - no other host does, or no answer came within the session's
 //     heartbeat timeout (the controller is gone): it removes what the
 //     hosts share too, whatever its rank.
@@ -62,10 +64,39 @@ func (h *barrierHub) goes(rank int) (others bool) {
 	for r := range h.hosts {
 		if !h.away[r] {
 			h.sharedLeft[rank] = h.shares
+			h.handed = h.handed || h.shares
 			return true
 		}
 	}
 	return false
+}
+
+// heirCleaner is an agent that can clean up its phase as the first host
+// would, removing what the hosts share whatever its rank: the heir of a
+// first host that left the phase on its own.
+type heirCleaner interface {
+	CleanupAsFirst(ctx context.Context) error
+}
+
+// heir names the host that removes what the hosts share when the phase
+// is cleaned up, in the first host's stead: the first of agents (in rank
+// order) still prepared (no error in prepErrs), when a host that left on
+// its own left what they share to the others; "" when none did (the
+// first host's Cleanup removes it, as always), on one host (h is nil),
+// or when no host is left.
+func (h *barrierHub) heir(agents []Agent, prepErrs []error) string {
+	if h == nil {
+		return ""
+	}
+	h.mu.Lock()
+	handed := h.handed
+	h.mu.Unlock()
+	for i, a := range agents {
+		if handed && prepErrs[i] == nil {
+			return a.Name()
+		}
+	}
+	return ""
 }
 
 // ended takes note that host ended its part with err: it leaves the
@@ -85,7 +116,7 @@ func (h *barrierHub) ended(host string, err error) error {
 	if h.sharedLeft[rank] && errors.Is(err, ErrStopped) {
 		h.sharedLeft[rank] = false
 		base, left := engine.SplitLeftovers(err)
-		return withLeftovers(fmt.Errorf("%w; what the hosts share stays for the run-level cleanup, as other hosts still ran the phase", base), left)
+		return withLeftovers(fmt.Errorf("%w; what the hosts share was left to the hosts still running the phase", base), left)
 	}
 	return err
 }
@@ -162,6 +193,26 @@ func (s *Server) leave(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// CleanupAsFirst cleans up the phase as its first host would, removing
+// what the hosts share whatever this host's rank (heirCleaner).
+func (a *LocalAgent) CleanupAsFirst(ctx context.Context) error {
+	return a.CleanupLeaving(ctx, true)
+}
+
+// CleanupAsFirst cleans up the phase on the agent as its first host
+// would, removing what the hosts share whatever its rank, and ends the
+// session (heirCleaner).
+func (a *RemoteAgent) CleanupAsFirst(ctx context.Context) error {
+	return a.cleanup(ctx, cleanupBody{AsFirst: true})
+}
+
+// cleanupBody is the body of POST /v1/cleanup.
+type cleanupBody struct {
+	// AsFirst has the agent remove what the hosts share whatever its
+	// rank: the first host left the phase on its own (heir).
+	AsFirst bool `json:"as_first,omitempty"`
 }
 
 // CleanupLeaving cleans up the phase this host leaves on its own (its

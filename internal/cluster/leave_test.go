@@ -83,11 +83,11 @@ func leftUnder(t *testing.T, dir string) {
 // The first host's agent told to stop mid-phase (SIGTERM) cleans up on
 // its own while the other hosts go on with the phase: the controller
 // tells it others still run it, so it leaves the shared file, which a
-// host whose fio opens it late still has to open, to the run-level
-// cleanup, run at the run's end by a host still there; nothing of the
-// run is left, and the user is told. Removing it at the stop, as the
-// first host's cleanup after every host's run does, failed h1 with
-// "open(.../shared/fio/one): no such file or directory".
+// host whose fio opens it late still has to open, to them; the user is
+// told, and h1 removes it when the phase is cleaned up, in h0's stead.
+// Nothing of the run is left after the run-level cleanup. Removing it at
+// the stop, as the first host's cleanup after every host's run does,
+// failed h1 with "open(.../shared/fio/one): no such file or directory".
 func TestStoppedFirstHostLeavesTheSharedFile(t *testing.T) {
 	if _, err := fio.FindFio(""); err != nil {
 		t.Skip(err)
@@ -113,16 +113,19 @@ func TestStoppedFirstHostLeavesTheSharedFile(t *testing.T) {
 	if len(out.Stopped) != 1 || out.Stopped[0] != "h0" {
 		t.Fatalf("stopped %v, want h0", out.Stopped)
 	}
-	if why := out.Errors["h0"]; why == nil || !strings.Contains(why.Error(), "stays for the run-level cleanup") {
-		t.Errorf("h0's stop says %v, want it to say the shared files stay for the run-level cleanup", why)
+	if why := out.Errors["h0"]; why == nil || !strings.Contains(why.Error(), "was left to the hosts still running the phase") {
+		t.Errorf("h0's stop says %v, want it to say it left the shared files to the hosts still running", why)
 	}
 	for _, r := range out.Results {
 		if r.Host == "h1" && (r.Err != "" || len(r.Ops) == 0 || r.Ops[0].Bytes == 0) {
 			t.Errorf("h1, whose fio began after h0 stopped: %+v", r)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(engine.SharedArea(dir, "r"), "fio", "one")); err != nil {
-		t.Errorf("the shared file after the phase, left to the run-level cleanup: %v", err)
+	if len(out.Leftovers) > 0 {
+		t.Errorf("the phase left %v", out.Leftovers)
+	}
+	if _, err := os.Stat(filepath.Join(engine.SharedArea(dir, "r"), "fio")); !os.IsNotExist(err) {
+		t.Errorf("the shared file after the phase, which h1 removes in h0's stead: %v, want it gone", err)
 	}
 	if left := c.RemoveShared(ctx, "r", dir); len(left) > 0 {
 		t.Errorf("the run-level cleanup left %v", left)
@@ -199,7 +202,7 @@ func TestLastRunningHostIsAlone(t *testing.T) {
 		t.Errorf("h2, the last host running, heard others still run the phase")
 	}
 	stop := fmt.Errorf("%w (terminated)", ErrStopped)
-	if err := h.ended("h0", stop); !errors.Is(err, ErrStopped) || !strings.Contains(err.Error(), "stays for the run-level cleanup") {
+	if err := h.ended("h0", stop); !errors.Is(err, ErrStopped) || !strings.Contains(err.Error(), "was left to the hosts still running") {
 		t.Errorf("h0's stop: %v, want it to say what the hosts share stays", err)
 	}
 	if err := h.ended("h2", stop); err != stop {

@@ -29,8 +29,9 @@ import (
 //	                    arrivals, then the result
 //	POST /v1/release    releaseBody: a barrier the run stream arrived at
 //	                    opened (phases on several hosts; see barrier.go)
-//	POST /v1/cleanup    NDJSON stream of ticks, then the outcome; a fio
-//	                    phase's files may go on being removed after it
+//	POST /v1/cleanup    cleanupBody; NDJSON stream of ticks, then the
+//	                    outcome; a fio phase's files may go on being
+//	                    removed after it
 //	POST /v1/settle     settleBody; awaits the removals going on (no
 //	                    session needed): NDJSON ticks, then their records
 //	POST /v1/resources  resourcesBody; the phase's resources on the agent's

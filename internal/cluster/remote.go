@@ -520,8 +520,13 @@ func (a *RemoteAgent) End(ctx context.Context) {
 
 // Cleanup cleans up the phase on the agent and ends the session.
 func (a *RemoteAgent) Cleanup(ctx context.Context) error {
+	return a.cleanup(ctx, cleanupBody{})
+}
+
+// cleanup cleans up the phase on the agent as body says.
+func (a *RemoteAgent) cleanup(ctx context.Context, body cleanupBody) error {
 	defer a.stopHeartbeats()
-	l, err := a.stream(ctx, "cleanup", struct{}{}, nil, nil)
+	l, err := a.stream(ctx, "cleanup", body, nil, nil)
 	if err == nil {
 		err = l.err()
 	}

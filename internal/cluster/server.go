@@ -638,6 +638,15 @@ func (s *Server) cleanup(w http.ResponseWriter, r *http.Request) {
 	if sess == nil {
 		return
 	}
+	var body cleanupBody
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil && !errors.Is(err, io.EOF) {
+		writeErr(w, http.StatusBadRequest, "%s", bodyErr("cleanup", err))
+		return
+	}
+	clean := s.Agent.Cleanup
+	if body.AsFirst {
+		clean = s.Agent.CleanupAsFirst
+	}
 	done := make(chan error, 1)
 	s.mu.Lock()
 	sess.stage = "cleanup"
@@ -646,7 +655,7 @@ func (s *Server) cleanup(w http.ResponseWriter, r *http.Request) {
 		sess.op.Lock()
 		// Cleanup runs to the end even if the controller goes away now:
 		// leaving files behind is worse than finishing.
-		err := s.Agent.Cleanup(context.WithoutCancel(sess.ctx))
+		err := clean(context.WithoutCancel(sess.ctx))
 		sess.prepared = false
 		sess.op.Unlock()
 		done <- err

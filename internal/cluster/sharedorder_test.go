@@ -29,6 +29,14 @@ func (l lateRun) Run(ctx context.Context, startAt time.Time, live engine.LiveFun
 	return l.Agent.Run(ctx, startAt, live)
 }
 
+// CleanupAsFirst is the agent's (heirCleaner), if it has one.
+func (l lateRun) CleanupAsFirst(ctx context.Context) error {
+	if hc, ok := l.Agent.(heirCleaner); ok {
+		return hc.CleanupAsFirst(ctx)
+	}
+	return l.Agent.Cleanup(ctx)
+}
+
 // Issue 37: the first host's cleanup removes a shared phase's file (the
 // phase is the last to use it), and a host whose fio opens that file
 // after the first host ended - here one whose run begins 1 s late -
