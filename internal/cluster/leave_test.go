@@ -209,3 +209,48 @@ func TestLastRunningHostIsAlone(t *testing.T) {
 		t.Errorf("h2's stop: %v, want %v alone (it removed what the hosts share)", err, stop)
 	}
 }
+
+// A host stopped mid-phase after every other host's run ended is the
+// last running host: it removes the shared file itself, though it is not
+// the first host, and the first host's cleanup when the phase is cleaned
+// up finds it gone and reports nothing left.
+func TestLastRunningHostStoppedRemovesTheSharedFile(t *testing.T) {
+	if _, err := fio.FindFio(""); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	first, second := startAgent(t, "h0", nil), startAgent(t, "h1", nil)
+	c := newController(remoteFor(first, "h0"), lateRun{remoteFor(second, "h1"), 2 * time.Second})
+	ctx := testutil.Ctx(t, testutil.Bound)
+	if _, err := c.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PinArea(ctx, "r", dir); err != nil {
+		t.Fatal(err)
+	}
+	// h0's 1-s run ends before h1's begins.
+	stopped := stopInRun(ctx, second.srv, 300*time.Millisecond)
+	out, err := c.RunPhase(ctx, "r", false, sharedWrite(t, dir, 1))
+	if serr := testutil.Recv(t, stopped, testutil.Bound, "h1's stop"); serr != nil {
+		t.Fatalf("stop: %v", serr)
+	}
+	if err != nil {
+		t.Fatalf("the phase failed: %v", err)
+	}
+	if len(out.Stopped) != 1 || out.Stopped[0] != "h1" {
+		t.Fatalf("stopped %v, want h1", out.Stopped)
+	}
+	if why := out.Errors["h1"]; why == nil || strings.Contains(why.Error(), "was left to") {
+		t.Errorf("h1's stop says %v, want it not to have left anything to others", why)
+	}
+	if len(out.Leftovers) > 0 {
+		t.Errorf("the phase left %v", out.Leftovers)
+	}
+	if _, err := os.Stat(filepath.Join(engine.SharedArea(dir, "r"), "fio")); !os.IsNotExist(err) {
+		t.Errorf("the shared file after the phase: %v, want it gone", err)
+	}
+	if left := c.RemoveShared(ctx, "r", dir); len(left) > 0 {
+		t.Errorf("the run-level cleanup left %v", left)
+	}
+	leftUnder(t, dir)
+}
