@@ -101,9 +101,10 @@ func (h *barrierHub) heir(agents []Agent, prepErrs []error) string {
 
 // ended takes note that host ended its part with err: it leaves the
 // barriers and no longer runs the phase. It returns err, saying so when
-// the host left what the hosts share to the others. By name: the agents that run a phase are fewer than
-// those prepared when one was told to stop while preparing
-// (dropStopped), and their order is no longer the ranks'.
+// the host left what the hosts share to the others. By name: the agents
+// that run a phase are fewer than those prepared when one was told to
+// stop while preparing (dropStopped), and their order is no longer the
+// ranks'.
 func (h *barrierHub) ended(host string, err error) error {
 	rank := slices.Index(h.hosts, host)
 	if rank < 0 {
