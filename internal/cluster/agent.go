@@ -96,7 +96,8 @@ type Stopper interface {
 // host (next), not every host (names). 7: an agent told to stop in a
 // phase on several hosts asks whether others still run it (a leave line,
 // POST /v1/leave) before it removes what the hosts share, and a cleanup
-// may ask a host to remove it in the first host's stead (as_first).
+// may ask a host to remove it in the first host's stead (as_first);
+// POST /v1/end, a run over whose launcher ended before its agents.
 const Protocol = 7
 
 var _ Stopper = (*LocalAgent)(nil)
