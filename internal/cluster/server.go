@@ -569,7 +569,7 @@ func (s *Server) leaveCleanup(ctx context.Context, sess *session) error {
 	}
 	others := s.othersRun(sess)
 	if others {
-		s.logf("run %s: phase %s: other hosts still run it: what the hosts share, if anything, is left for the run-level cleanup", sess.runID, sess.phase)
+		s.logf("run %s: phase %s: other hosts still run it: what the hosts share, if anything, is left to them", sess.runID, sess.phase)
 	}
 	return s.Agent.CleanupLeaving(ctx, !others)
 }
