@@ -86,9 +86,14 @@ func TestOneConnectionPerAgent(t *testing.T) {
 	t.Logf("%d agents: at most %d connections held by the controller", n, peak)
 }
 
-// controllerConns counts the established TCP connections whose far end is
-// one of ports: the controller's side of its connections to those agents.
+// controllerConns counts this process's established TCP connections
+// whose far end is one of ports: the controller's side of its connections
+// to those agents. Only this process's sockets count: the ports are the
+// kernel's ephemeral ones, and a connection of another process on the
+// machine (another test binary's, to a server of its own on another
+// address and the same port) counted too.
 func controllerConns(t *testing.T, ports map[int]bool) int {
+	mine := socketInodes()
 	k := 0
 	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		b, err := os.ReadFile(f)
@@ -102,12 +107,26 @@ func controllerConns(t *testing.T, ports map[int]bool) int {
 			}
 			_, hexPort, _ := strings.Cut(fs[2], ":")
 			p, err := strconv.ParseInt(hexPort, 16, 32)
-			if err == nil && ports[int(p)] {
+			if err == nil && ports[int(p)] && len(fs) > 9 && mine[fs[9]] {
 				k++
 			}
 		}
 	}
 	return k
+}
+
+// socketInodes is the set of inodes of this process's sockets, as
+// /proc/net/tcp names them.
+func socketInodes() map[string]bool {
+	fds, _ := os.ReadDir("/proc/self/fd")
+	out := make(map[string]bool, len(fds))
+	for _, fd := range fds {
+		l, err := os.Readlink("/proc/self/fd/" + fd.Name())
+		if ino, ok := strings.CutPrefix(l, "socket:["); err == nil && ok {
+			out[strings.TrimSuffix(ino, "]")] = true
+		}
+	}
+	return out
 }
 
 // An agent that speaks only HTTP/1.1 (an older storbench of the same
