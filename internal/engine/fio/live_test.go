@@ -95,26 +95,7 @@ func liveOf(t *testing.T, text string, op string, outs []*Output) []record.Count
 // every snapshot's bytes are its writes' exactly.
 func TestLiveBytesFollowTheirOperations(t *testing.T) {
 	const job = "[global]\nbs=64k\nrate=4m\n[w]\nrw=write\nnumjobs=4\n"
-	for _, tc := range []struct {
-		name string
-		outs []*Output
-	}{
-		{"niced fio", []*Output{
-			jobsAt([2]uint64{32, 22}, [2]uint64{32, 23}, [2]uint64{34, 22}, [2]uint64{34, 22}),
-			jobsAt([2]uint64{89, 87}, [2]uint64{90, 87}, [2]uint64{89, 87}, [2]uint64{90, 87}),
-			jobsAt([2]uint64{152, 151}, [2]uint64{152, 151}, [2]uint64{152, 151}, [2]uint64{152, 151}),
-			jobsAt([2]uint64{216, 215}, [2]uint64{216, 215}, [2]uint64{216, 215}, [2]uint64{216, 215}),
-			jobsAt([2]uint64{280, 279}, [2]uint64{280, 279}, [2]uint64{280, 279}, [2]uint64{280, 279}),
-			jobsAt([2]uint64{344, 343}, [2]uint64{344, 343}, [2]uint64{344, 343}, [2]uint64{344, 343}),
-			jobsAt([2]uint64{384, 384}, [2]uint64{384, 384}, [2]uint64{384, 384}, [2]uint64{384, 384}),
-		}},
-		{"make test", []*Output{
-			jobsAt([2]uint64{64, 63}, [2]uint64{64, 63}, [2]uint64{64, 63}, [2]uint64{64, 63}),
-			jobsAt([2]uint64{128, 127}, [2]uint64{128, 127}, [2]uint64{128, 127}, [2]uint64{128, 127}),
-			jobsAt([2]uint64{192, 159}, [2]uint64{192, 159}, [2]uint64{192, 159}, [2]uint64{193, 160}),
-			jobsAt([2]uint64{213, 213}, [2]uint64{213, 213}, [2]uint64{214, 214}, [2]uint64{214, 214}),
-		}},
-	} {
+	for _, tc := range laggingRuns {
 		t.Run(tc.name, func(t *testing.T) {
 			var prev record.Count
 			for k, c := range liveOf(t, job, "write", tc.outs) {

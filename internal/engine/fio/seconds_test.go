@@ -133,6 +133,30 @@ func jobsAt(counts ...[2]uint64) *Output {
 	return o
 }
 
+// laggingRuns are fio's statuses every second, the final output last, of
+// 4 jobs writing 64 KiB at 4 MiB/s whose bytes lag their operations: the
+// first run niced beside two busy loops, the second as in make test.
+var laggingRuns = []struct {
+	name string
+	outs []*Output
+}{
+	{"niced fio", []*Output{
+		jobsAt([2]uint64{32, 22}, [2]uint64{32, 23}, [2]uint64{34, 22}, [2]uint64{34, 22}),
+		jobsAt([2]uint64{89, 87}, [2]uint64{90, 87}, [2]uint64{89, 87}, [2]uint64{90, 87}),
+		jobsAt([2]uint64{152, 151}, [2]uint64{152, 151}, [2]uint64{152, 151}, [2]uint64{152, 151}),
+		jobsAt([2]uint64{216, 215}, [2]uint64{216, 215}, [2]uint64{216, 215}, [2]uint64{216, 215}),
+		jobsAt([2]uint64{280, 279}, [2]uint64{280, 279}, [2]uint64{280, 279}, [2]uint64{280, 279}),
+		jobsAt([2]uint64{344, 343}, [2]uint64{344, 343}, [2]uint64{344, 343}, [2]uint64{344, 343}),
+		jobsAt([2]uint64{384, 384}, [2]uint64{384, 384}, [2]uint64{384, 384}, [2]uint64{384, 384}),
+	}},
+	{"make test", []*Output{
+		jobsAt([2]uint64{64, 63}, [2]uint64{64, 63}, [2]uint64{64, 63}, [2]uint64{64, 63}),
+		jobsAt([2]uint64{128, 127}, [2]uint64{128, 127}, [2]uint64{128, 127}, [2]uint64{128, 127}),
+		jobsAt([2]uint64{192, 159}, [2]uint64{192, 159}, [2]uint64{192, 159}, [2]uint64{193, 160}),
+		jobsAt([2]uint64{213, 213}, [2]uint64{213, 213}, [2]uint64{214, 214}, [2]uint64{214, 214}),
+	}},
+}
+
 // fio's running status copies every job's io_bytes, then prints each
 // job's total_ios as it is by then: the bytes lag the operations by the
 // time between (measured, numjobs=4, bs=64k, rate=4m: 1 write a job in
@@ -148,26 +172,7 @@ func jobsAt(counts ...[2]uint64) *Output {
 // its last status's bytes copied about half a second (33 writes a job)
 // before its operations were read.
 func TestIntervalBytesFollowItsOperations(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		outs []*Output // statuses every second, the final output last
-	}{
-		{"niced fio", []*Output{
-			jobsAt([2]uint64{32, 22}, [2]uint64{32, 23}, [2]uint64{34, 22}, [2]uint64{34, 22}),
-			jobsAt([2]uint64{89, 87}, [2]uint64{90, 87}, [2]uint64{89, 87}, [2]uint64{90, 87}),
-			jobsAt([2]uint64{152, 151}, [2]uint64{152, 151}, [2]uint64{152, 151}, [2]uint64{152, 151}),
-			jobsAt([2]uint64{216, 215}, [2]uint64{216, 215}, [2]uint64{216, 215}, [2]uint64{216, 215}),
-			jobsAt([2]uint64{280, 279}, [2]uint64{280, 279}, [2]uint64{280, 279}, [2]uint64{280, 279}),
-			jobsAt([2]uint64{344, 343}, [2]uint64{344, 343}, [2]uint64{344, 343}, [2]uint64{344, 343}),
-			jobsAt([2]uint64{384, 384}, [2]uint64{384, 384}, [2]uint64{384, 384}, [2]uint64{384, 384}),
-		}},
-		{"make test", []*Output{
-			jobsAt([2]uint64{64, 63}, [2]uint64{64, 63}, [2]uint64{64, 63}, [2]uint64{64, 63}),
-			jobsAt([2]uint64{128, 127}, [2]uint64{128, 127}, [2]uint64{128, 127}, [2]uint64{128, 127}),
-			jobsAt([2]uint64{192, 159}, [2]uint64{192, 159}, [2]uint64{192, 159}, [2]uint64{193, 160}),
-			jobsAt([2]uint64{213, 213}, [2]uint64{213, 213}, [2]uint64{214, 214}, [2]uint64{214, 214}),
-		}},
-	} {
+	for _, tc := range laggingRuns {
 		t.Run(tc.name, func(t *testing.T) {
 			var p perSecond
 			for k, o := range tc.outs {
