@@ -285,12 +285,18 @@ func (c *Controller) askLeft(a Agent, runID, phase string) (left []engine.Leftov
 // what the cleanup left, nothing included, is kept for a controller that
 // comes back to ask (Settle), so it reports only what is really left.
 func (a *LocalAgent) CleanupAlone(ctx context.Context) error {
+	return a.cleanupAlone(ctx, nil)
+}
+
+// cleanupAlone is CleanupAlone; leaving, if set, cleans up an
+// engine.Cleaner's phase instead, at once (LocalAgent.cleanup).
+func (a *LocalAgent) cleanupAlone(ctx context.Context, leaving func(engine.Cleaner) error) error {
 	a.mu.Lock()
 	runID, phase := a.req.RunID, a.req.Phase.Name
 	host := a.hostName()
 	a.mu.Unlock()
 	start := time.Now()
-	bg, err := a.cleanup(ctx, nil)
+	bg, err := a.cleanup(ctx, leaving)
 	if !bg && phase != "" {
 		rec := Removal{RunID: runID, Phase: phase, Host: host, StartNs: start.UnixNano(), EndNs: time.Now().UnixNano()}
 		if err != nil {
