@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,12 +59,9 @@ func (l latePrepared) Prepare(ctx context.Context, req Request) error {
 // it), stops h0's agent once stage comes (both agents in it with both),
 // and checks that h1 still wrote its part of the shared file and that
 // nothing of the run is left.
-func betweenStages(t *testing.T, stage string, both bool, late func(Agent) Agent, runtime int) {
-	if _, err := fio.FindFio(""); err != nil {
-		t.Skip(err)
-	}
+func betweenStages(t *testing.T, start func(testing.TB, string) *testAgent, stage string, both bool, late func(Agent) Agent, runtime int) *Controller {
 	dir := t.TempDir()
-	first, second := startAgent(t, "h0", nil), startAgent(t, "h1", nil)
+	first, second := start(t, "h0"), start(t, "h1")
 	c := newController(remoteFor(first, "h0"), late(remoteFor(second, "h1")))
 	ctx := testutil.Ctx(t, testutil.Bound)
 	if _, err := c.Connect(ctx); err != nil {
@@ -105,6 +104,7 @@ func betweenStages(t *testing.T, stage string, both bool, late func(Agent) Agent
 		t.Errorf("the run-level cleanup left %v", left)
 	}
 	leftUnder(t, dir)
+	return c
 }
 
 // The first host's agent told to stop (SIGTERM) after its own run ended,
@@ -115,7 +115,45 @@ func betweenStages(t *testing.T, stage string, both bool, late func(Agent) Agent
 // up. Cleaning up as the first host would (on its own), h0 removed the
 // shared file and h1's fio failed with "no such file or directory".
 func TestStoppedAfterItsRunLeavesTheSharedFile(t *testing.T) {
-	betweenStages(t, "ran", false, func(a Agent) Agent { return lateRun{a, 2 * time.Second} }, 1)
+	if _, err := fio.FindFio(""); err != nil {
+		t.Skip(err)
+	}
+	betweenStages(t, startH2Agent, "ran", false, func(a Agent) Agent { return lateRun{a, 2 * time.Second} }, 1)
+}
+
+// As TestStoppedAfterItsRunLeavesTheSharedFile, with agents that speak
+// only HTTP/1.1: the question goes with the answer to a heartbeat, each
+// a request of its own.
+func TestStoppedAfterItsRunAsksOverHTTP1(t *testing.T) {
+	if _, err := fio.FindFio(""); err != nil {
+		t.Skip(err)
+	}
+	c := betweenStages(t, startH1Agent, "ran", false, func(a Agent) Agent { return lateRun{a, 2 * time.Second} }, 1)
+	if !c.Agents[0].(*RemoteAgent).old.Load() {
+		t.Error("the controller spoke HTTP/2 with h0")
+	}
+}
+
+func startH2Agent(t testing.TB, name string) *testAgent { return startAgent(t, name, nil) }
+
+// startH1Agent is startAgent for an agent that speaks only HTTP/1.1.
+func startH1Agent(t testing.TB, name string) *testAgent {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta := &testAgent{ln: ln, addr: ln.Addr().String(), logs: make(chan string, 100)}
+	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: testEngines, NoClientLoad: noClientLoad}, Token: testToken, Logf: ta.logf}
+	ta.hs = &http.Server{Handler: ta.srv}
+	go func() { _ = ta.hs.Serve(resetOnPreface{ln}) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = ta.srv.Close(ctx)
+		_ = ta.hs.Close()
+	})
+	return ta
 }
 
 // The first host's agent told to stop when it and h1 are prepared and
@@ -123,5 +161,8 @@ func TestStoppedAfterItsRunLeavesTheSharedFile(t *testing.T) {
 // it asks on the heartbeats and leaves the shared file to h1, as after
 // its run.
 func TestStoppedWhilePreparedLeavesTheSharedFile(t *testing.T) {
-	betweenStages(t, "prepared", true, func(a Agent) Agent { return latePrepared{lateRun{a, time.Second}} }, 1)
+	if _, err := fio.FindFio(""); err != nil {
+		t.Skip(err)
+	}
+	betweenStages(t, startH2Agent, "prepared", true, func(a Agent) Agent { return latePrepared{lateRun{a, time.Second}} }, 1)
 }
