@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -165,4 +166,89 @@ func TestStoppedWhilePreparedLeavesTheSharedFile(t *testing.T) {
 		t.Skip(err)
 	}
 	betweenStages(t, startH2Agent, "prepared", true, func(a Agent) Agent { return latePrepared{lateRun{a, time.Second}} }, 1)
+}
+
+// lateCleanup is an agent whose cleanup the controller asks for late.
+type lateCleanup struct {
+	Agent
+	late time.Duration
+}
+
+func (l lateCleanup) Cleanup(ctx context.Context) error {
+	time.Sleep(l.late)
+	return l.Agent.Cleanup(ctx)
+}
+
+// Every host's agent told to stop at once after every run ended, before
+// the phase's cleanup (scancel as the phase ends): the first to ask hears
+// it is the last and removes the shared file, the others their own files,
+// and nothing of the run is left under DIR, though no agent is left for
+// the run-level cleanup.
+func TestEveryHostStoppedAfterTheRunsLeavesNothing(t *testing.T) {
+	if _, err := fio.FindFio(""); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	var srvs []*Server
+	var agents []Agent
+	for i := range 3 {
+		name := "h" + strconv.Itoa(i)
+		ta := startAgent(t, name, nil)
+		srvs = append(srvs, ta.srv)
+		agents = append(agents, lateCleanup{remoteFor(ta, name), 2 * time.Second})
+	}
+	c := newController(agents...)
+	ctx := testutil.Ctx(t, testutil.Bound)
+	if _, err := c.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PinArea(ctx, "r", dir); err != nil {
+		t.Fatal(err)
+	}
+	var stops []<-chan error
+	for i, srv := range srvs {
+		others := append(append([]*Server(nil), srvs[:i]...), srvs[i+1:]...)
+		stops = append(stops, stopAtStage(ctx, srv, "ran", others...))
+	}
+	if _, err := c.RunPhase(ctx, "r", false, sharedWrite(t, dir, 1)); err != nil {
+		t.Fatalf("the phase: %v", err)
+	}
+	for i, st := range stops {
+		if serr := testutil.Recv(t, st, testutil.Bound, "a stop"); serr != nil {
+			t.Fatalf("h%d's stop: %v", i, serr)
+		}
+	}
+	leftUnder(t, dir)
+}
+
+// Of hosts leaving a phase after every run ended, only the first hears it
+// is the last (it removes what the hosts share; two removing one tree at
+// once get in each other's way), and a host that left is never the heir,
+// though its run ended without an error.
+func TestOnlyTheFirstLeavingAfterTheRunsIsLast(t *testing.T) {
+	h := newBarrierHub([]string{"h0", "h1", "h2"}, BarrierLead)
+	h.shares = true
+	if !h.goes(0) {
+		t.Fatalf("h0, leaving while the others run, heard it was the last")
+	}
+	for _, host := range []string{"h1", "h2"} {
+		if err := h.ended(host, nil); err != nil {
+			t.Fatalf("%s's end: %v", host, err)
+		}
+	}
+	h2 := newBarrierHub([]string{"h0", "h1", "h2"}, BarrierLead)
+	h2.shares = true
+	for _, host := range h2.hosts {
+		_ = h2.ended(host, nil)
+	}
+	if h2.goes(1) {
+		t.Errorf("h1, the first to leave after every run ended, heard others still run the phase")
+	}
+	if !h2.goes(0) || !h2.goes(2) {
+		t.Errorf("a host leaving after h1 heard it was the last too")
+	}
+	agents := []Agent{&LocalAgent{Host: "h0"}, &LocalAgent{Host: "h1"}, &LocalAgent{Host: "h2"}}
+	if heir := h.heir(agents, make([]error, 3)); heir != "h1" {
+		t.Errorf("the heir is %q, want h1, the first host that did not leave", heir)
+	}
 }
