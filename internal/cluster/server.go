@@ -672,7 +672,8 @@ func (s *Server) cleanup(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if leaving {
-		// The agent cleans up on its own, as the controller told it.
+		// The agent cleans up on its own, as the controller's answer to
+		// its leave line says (leaveBetween).
 		writeJSON(w, http.StatusConflict, errorBody{Error: "the agent is stopping: " + why, Stopped: why})
 		return
 	}
