@@ -4,15 +4,10 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
-	"github.com/storbench/storbench/internal/engine"
 	"github.com/storbench/storbench/internal/engine/fio"
-	"github.com/storbench/storbench/internal/testutil"
 )
 
 // stopAtStage stops srv as SIGTERM does once every server of all is in
@@ -61,30 +56,16 @@ func (l latePrepared) Prepare(ctx context.Context, req Request) error {
 // and checks that h1 still wrote its part of the shared file and that
 // nothing of the run is left.
 func betweenStages(t *testing.T, start func(testing.TB, string) *testAgent, stage string, both bool, late func(Agent) Agent, runtime int) *Controller {
-	dir := t.TempDir()
-	first, second := start(t, "h0"), start(t, "h1")
-	c := newController(remoteFor(first, "h0"), late(remoteFor(second, "h1")))
-	ctx := testutil.Ctx(t, testutil.Bound)
-	if _, err := c.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.PinArea(ctx, "r", dir); err != nil {
-		t.Fatal(err)
-	}
-	var with []*Server
-	if both {
-		with = append(with, second.srv)
-	}
-	stopped := stopAtStage(ctx, first.srv, stage, with...)
-	out, err := c.RunPhase(ctx, "r", false, sharedWrite(t, dir, runtime))
-	if serr := testutil.Recv(t, stopped, testutil.Bound, "h0's stop"); serr != nil {
-		t.Fatalf("stop: %v", serr)
-	}
-	if err != nil {
-		t.Fatalf("the phase failed: %v", err)
-	}
+	t.Helper()
+	run := stopDuringShared(t, start, late, runtime, "h0", func(ctx context.Context, srv, other *Server) <-chan error {
+		var with []*Server
+		if both {
+			with = append(with, other)
+		}
+		return stopAtStage(ctx, srv, stage, with...)
+	})
 	var wrote bool
-	for _, r := range out.Results {
+	for _, r := range run.out.Results {
 		if r.Host == "h1" {
 			wrote = r.Err == "" && len(r.Ops) > 0 && r.Ops[0].Bytes > 0
 			if !wrote {
@@ -93,19 +74,10 @@ func betweenStages(t *testing.T, start func(testing.TB, string) *testAgent, stag
 		}
 	}
 	if !wrote {
-		t.Errorf("no result of h1 in %+v", out.Results)
+		t.Errorf("no result of h1 in %+v", run.out.Results)
 	}
-	if len(out.Leftovers) > 0 {
-		t.Errorf("the phase left %v", out.Leftovers)
-	}
-	if _, err := os.Stat(filepath.Join(engine.SharedArea(dir, "r"), "fio")); !os.IsNotExist(err) {
-		t.Errorf("the shared file after the phase: %v, want it gone", err)
-	}
-	if left := c.RemoveShared(ctx, "r", dir); len(left) > 0 {
-		t.Errorf("the run-level cleanup left %v", left)
-	}
-	leftUnder(t, dir)
-	return c
+	run.nothingLeft(t, "")
+	return run.c
 }
 
 // The first host's agent told to stop (SIGTERM) after its own run ended,
@@ -188,37 +160,17 @@ func TestEveryHostStoppedAfterTheRunsLeavesNothing(t *testing.T) {
 	if _, err := fio.FindFio(""); err != nil {
 		t.Skip(err)
 	}
-	dir := t.TempDir()
-	var srvs []*Server
-	var agents []Agent
-	for i := range 3 {
-		name := "h" + strconv.Itoa(i)
-		ta := startAgent(t, name, nil)
-		srvs = append(srvs, ta.srv)
-		agents = append(agents, lateCleanup{remoteFor(ta, name), 2 * time.Second})
-	}
-	c := newController(agents...)
-	ctx := testutil.Ctx(t, testutil.Bound)
-	if _, err := c.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.PinArea(ctx, "r", dir); err != nil {
-		t.Fatal(err)
-	}
+	run := pinnedHosts(t, 3, startH2Agent, func(_ int, a Agent) Agent { return lateCleanup{a, 2 * time.Second} })
 	var stops []<-chan error
-	for i, srv := range srvs {
-		others := append(append([]*Server(nil), srvs[:i]...), srvs[i+1:]...)
-		stops = append(stops, stopAtStage(ctx, srv, "ran", others...))
+	for i, srv := range run.srvs {
+		others := append(append([]*Server(nil), run.srvs[:i]...), run.srvs[i+1:]...)
+		stops = append(stops, stopAtStage(run.ctx, srv, "ran", others...))
 	}
-	if _, err := c.RunPhase(ctx, "r", false, sharedWrite(t, dir, 1)); err != nil {
+	if _, err := run.c.RunPhase(run.ctx, "r", false, sharedWrite(t, run.dir, 1)); err != nil {
 		t.Fatalf("the phase: %v", err)
 	}
-	for i, st := range stops {
-		if serr := testutil.Recv(t, st, testutil.Bound, "a stop"); serr != nil {
-			t.Fatalf("h%d's stop: %v", i, serr)
-		}
-	}
-	leftUnder(t, dir)
+	awaitStops(t, stops)
+	leftUnder(t, run.dir)
 }
 
 // Of hosts leaving a phase after every run ended, only the first hears it

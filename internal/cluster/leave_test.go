@@ -80,6 +80,108 @@ func leftUnder(t *testing.T, dir string) {
 	}
 }
 
+// sharedRun is a run of hosts h0, h1, ... whose controller pinned area
+// "r" on dir: what a test of hosts leaving a shared phase stages it on
+// and checks after it.
+type sharedRun struct {
+	ctx  context.Context
+	c    *Controller
+	srvs []*Server // each host's agent's
+	dir  string
+	out  *Outcome // the phase's, once it ran
+}
+
+// pinnedHosts starts the agents of n hosts h0, h1, ... with start and a
+// controller of them (wrap, given a host's index, wrapping its agent),
+// connects it and pins area "r" on a new temp dir.
+func pinnedHosts(t *testing.T, n int, start func(testing.TB, string) *testAgent, wrap func(int, Agent) Agent) *sharedRun {
+	t.Helper()
+	run := &sharedRun{dir: t.TempDir()}
+	var agents []Agent
+	for i := range n {
+		name := "h" + strconv.Itoa(i)
+		ta := start(t, name)
+		run.srvs = append(run.srvs, ta.srv)
+		agents = append(agents, wrap(i, remoteFor(ta, name)))
+	}
+	run.c = newController(agents...)
+	run.ctx = testutil.Ctx(t, testutil.Bound)
+	if _, err := run.c.Connect(run.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.c.PinArea(run.ctx, "r", run.dir); err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// awaitStops fails t unless each host's stop (stops[i] host i's) went
+// well.
+func awaitStops(t *testing.T, stops []<-chan error) {
+	t.Helper()
+	for i, st := range stops {
+		if serr := testutil.Recv(t, st, testutil.Bound, "a stop"); serr != nil {
+			t.Fatalf("h%d's stop: %v", i, serr)
+		}
+	}
+}
+
+// stopDuringShared runs a shared write of runtime seconds on h0 and h1,
+// their agents started by start and h1's wrapped by late, and has stop
+// stop the agent of host (h0 or h1), given its server and the other's;
+// it awaits that stop and fails t when the stop or the phase fails.
+func stopDuringShared(t *testing.T, start func(testing.TB, string) *testAgent, late func(Agent) Agent, runtime int, host string, stop func(ctx context.Context, srv, other *Server) <-chan error) *sharedRun {
+	t.Helper()
+	run := pinnedHosts(t, 2, start, func(i int, a Agent) Agent {
+		if i == 1 {
+			return late(a)
+		}
+		return a
+	})
+	srv, other := run.srvs[0], run.srvs[1]
+	if host == "h1" {
+		srv, other = other, srv
+	}
+	stopped := stop(run.ctx, srv, other)
+	out, err := run.c.RunPhase(run.ctx, "r", false, sharedWrite(t, run.dir, runtime))
+	if serr := testutil.Recv(t, stopped, testutil.Bound, host+"'s stop"); serr != nil {
+		t.Fatalf("stop: %v", serr)
+	}
+	if err != nil {
+		t.Fatalf("the phase failed: %v", err)
+	}
+	run.out = out
+	return run
+}
+
+// stoppedMidPhase is stopDuringShared with host's agent told to stop
+// (SIGTERM) 300 ms into its run, h1's run 2 s late.
+func stoppedMidPhase(t *testing.T, host string, runtime int) *sharedRun {
+	t.Helper()
+	late := func(a Agent) Agent { return lateRun{a, 2 * time.Second} }
+	return stopDuringShared(t, startH2Agent, late, runtime, host, func(ctx context.Context, srv, _ *Server) <-chan error {
+		return stopInRun(ctx, srv, 300*time.Millisecond)
+	})
+}
+
+// nothingLeft fails t when the phase left anything, when the shared file
+// is still there after it (why says who removed it, if not the first
+// host), when the run-level cleanup leaves anything, or when anything of
+// the run is left under DIR.
+func (r *sharedRun) nothingLeft(t *testing.T, why string) {
+	t.Helper()
+	if len(r.out.Leftovers) > 0 {
+		t.Errorf("the phase left %v", r.out.Leftovers)
+	}
+	if _, err := os.Stat(filepath.Join(engine.SharedArea(r.dir, "r"), "fio")); !os.IsNotExist(err) {
+		t.Errorf("the shared file after the phase%s: %v, want it gone", why, err)
+	}
+	if left := r.c.RemoveShared(r.ctx, "r", r.dir); len(left) > 0 {
+		t.Errorf("the run-level cleanup left %v", left)
+	}
+	leftUnder(t, r.dir)
+}
+
 // The first host's agent told to stop mid-phase (SIGTERM) cleans up on
 // its own while the other hosts go on with the phase: the controller
 // tells it others still run it, so it leaves the shared file, which a
@@ -92,24 +194,8 @@ func TestStoppedFirstHostLeavesTheSharedFile(t *testing.T) {
 	if _, err := fio.FindFio(""); err != nil {
 		t.Skip(err)
 	}
-	dir := t.TempDir()
-	first, second := startAgent(t, "h0", nil), startAgent(t, "h1", nil)
-	c := newController(remoteFor(first, "h0"), lateRun{remoteFor(second, "h1"), 2 * time.Second})
-	ctx := testutil.Ctx(t, testutil.Bound)
-	if _, err := c.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.PinArea(ctx, "r", dir); err != nil {
-		t.Fatal(err)
-	}
-	stopped := stopInRun(ctx, first.srv, 300*time.Millisecond)
-	out, err := c.RunPhase(ctx, "r", false, sharedWrite(t, dir, 3))
-	if serr := testutil.Recv(t, stopped, testutil.Bound, "h0's stop"); serr != nil {
-		t.Fatalf("stop: %v", serr)
-	}
-	if err != nil {
-		t.Fatalf("the phase failed: %v", err)
-	}
+	run := stoppedMidPhase(t, "h0", 3)
+	out := run.out
 	if len(out.Stopped) != 1 || out.Stopped[0] != "h0" {
 		t.Fatalf("stopped %v, want h0", out.Stopped)
 	}
@@ -121,16 +207,7 @@ func TestStoppedFirstHostLeavesTheSharedFile(t *testing.T) {
 			t.Errorf("h1, whose fio began after h0 stopped: %+v", r)
 		}
 	}
-	if len(out.Leftovers) > 0 {
-		t.Errorf("the phase left %v", out.Leftovers)
-	}
-	if _, err := os.Stat(filepath.Join(engine.SharedArea(dir, "r"), "fio")); !os.IsNotExist(err) {
-		t.Errorf("the shared file after the phase, which h1 removes in h0's stead: %v, want it gone", err)
-	}
-	if left := c.RemoveShared(ctx, "r", dir); len(left) > 0 {
-		t.Errorf("the run-level cleanup left %v", left)
-	}
-	leftUnder(t, dir)
+	run.nothingLeft(t, ", which h1 removes in h0's stead")
 }
 
 // Every host's agent told to stop at once mid-phase (scancel of a Slurm
@@ -144,32 +221,13 @@ func TestEveryHostStoppedAtOnceLeavesNothing(t *testing.T) {
 	if _, err := fio.FindFio(""); err != nil {
 		t.Skip(err)
 	}
-	dir := t.TempDir()
-	var tas []*testAgent
-	var agents []Agent
-	for i := range 3 {
-		name := "h" + strconv.Itoa(i)
-		tas = append(tas, startAgent(t, name, nil))
-		agents = append(agents, remoteFor(tas[i], name))
-	}
-	c := newController(agents...)
-	ctx := testutil.Ctx(t, testutil.Bound)
-	if _, err := c.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.PinArea(ctx, "r", dir); err != nil {
-		t.Fatal(err)
-	}
+	run := pinnedHosts(t, 3, startH2Agent, func(_ int, a Agent) Agent { return a })
 	var stops []<-chan error
-	for _, ta := range tas {
-		stops = append(stops, stopInRun(ctx, ta.srv, 500*time.Millisecond))
+	for _, srv := range run.srvs {
+		stops = append(stops, stopInRun(run.ctx, srv, 500*time.Millisecond))
 	}
-	out, err := c.RunPhase(ctx, "r", false, sharedWrite(t, dir, 10))
-	for i, st := range stops {
-		if serr := testutil.Recv(t, st, testutil.Bound, "a stop"); serr != nil {
-			t.Fatalf("h%d's stop: %v", i, serr)
-		}
-	}
+	out, err := run.c.RunPhase(run.ctx, "r", false, sharedWrite(t, run.dir, 10))
+	awaitStops(t, stops)
 	if err != nil {
 		t.Fatalf("the phase: %v", err)
 	}
@@ -179,7 +237,7 @@ func TestEveryHostStoppedAtOnceLeavesNothing(t *testing.T) {
 	if !out.End.Before(out.Start.Add(5 * time.Second)) {
 		t.Fatalf("the phase ran %s of its 10 s: the hosts were not stopped mid-phase", out.End.Sub(out.Start))
 	}
-	leftUnder(t, dir)
+	leftUnder(t, run.dir)
 }
 
 // Of the hosts that still run a phase, the last to leave it hears it is
@@ -218,39 +276,13 @@ func TestLastRunningHostStoppedRemovesTheSharedFile(t *testing.T) {
 	if _, err := fio.FindFio(""); err != nil {
 		t.Skip(err)
 	}
-	dir := t.TempDir()
-	first, second := startAgent(t, "h0", nil), startAgent(t, "h1", nil)
-	c := newController(remoteFor(first, "h0"), lateRun{remoteFor(second, "h1"), 2 * time.Second})
-	ctx := testutil.Ctx(t, testutil.Bound)
-	if _, err := c.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.PinArea(ctx, "r", dir); err != nil {
-		t.Fatal(err)
-	}
 	// h0's 1-s run ends before h1's begins.
-	stopped := stopInRun(ctx, second.srv, 300*time.Millisecond)
-	out, err := c.RunPhase(ctx, "r", false, sharedWrite(t, dir, 1))
-	if serr := testutil.Recv(t, stopped, testutil.Bound, "h1's stop"); serr != nil {
-		t.Fatalf("stop: %v", serr)
+	run := stoppedMidPhase(t, "h1", 1)
+	if len(run.out.Stopped) != 1 || run.out.Stopped[0] != "h1" {
+		t.Fatalf("stopped %v, want h1", run.out.Stopped)
 	}
-	if err != nil {
-		t.Fatalf("the phase failed: %v", err)
-	}
-	if len(out.Stopped) != 1 || out.Stopped[0] != "h1" {
-		t.Fatalf("stopped %v, want h1", out.Stopped)
-	}
-	if why := out.Errors["h1"]; why == nil || strings.Contains(why.Error(), "was left to") {
+	if why := run.out.Errors["h1"]; why == nil || strings.Contains(why.Error(), "was left to") {
 		t.Errorf("h1's stop says %v, want it not to have left anything to others", why)
 	}
-	if len(out.Leftovers) > 0 {
-		t.Errorf("the phase left %v", out.Leftovers)
-	}
-	if _, err := os.Stat(filepath.Join(engine.SharedArea(dir, "r"), "fio")); !os.IsNotExist(err) {
-		t.Errorf("the shared file after the phase: %v, want it gone", err)
-	}
-	if left := c.RemoveShared(ctx, "r", dir); len(left) > 0 {
-		t.Errorf("the run-level cleanup left %v", left)
-	}
-	leftUnder(t, dir)
+	run.nothingLeft(t, "")
 }
