@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"net"
-	"net/http"
 	"testing"
 	"time"
 
@@ -109,24 +108,12 @@ func TestStoppedAfterItsRunAsksOverHTTP1(t *testing.T) {
 
 func startH2Agent(t testing.TB, name string) *testAgent { return startAgent(t, name, nil) }
 
-// startH1Agent is startAgent for an agent that speaks only HTTP/1.1.
+// startH1Agent is startAgent for an agent that speaks only HTTP/1.1: its
+// listener resets the connections that open with HTTP/2's preface
+// before its server reads them.
 func startH1Agent(t testing.TB, name string) *testAgent {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ta := &testAgent{ln: ln, addr: ln.Addr().String(), logs: make(chan string, 100)}
-	ta.srv = &Server{Agent: &LocalAgent{Host: name, Version: "test", Engines: testEngines, NoClientLoad: noClientLoad}, Token: testToken, Logf: ta.logf}
-	ta.hs = &http.Server{Handler: ta.srv}
-	go func() { _ = ta.hs.Serve(resetOnPreface{ln}) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = ta.srv.Close(ctx)
-		_ = ta.hs.Close()
-	})
-	return ta
+	return startAgentOn(t, name, nil, func(ln net.Listener) net.Listener { return resetOnPreface{ln} })
 }
 
 // The first host's agent told to stop when it and h1 are prepared and
