@@ -302,13 +302,9 @@ func (a *RemoteAgent) beatAnswers(body io.Reader) {
 
 // leave hands the controller's answer to the session's leave line.
 func (s *Server) leave(w http.ResponseWriter, r *http.Request) {
-	sess := s.session(w, r)
-	if sess == nil {
-		return
-	}
 	var body leaveBody
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeErr(w, http.StatusBadRequest, "%s", bodyErr("leave", err))
+	sess := s.sessionBody(w, r, "leave", &body)
+	if sess == nil {
 		return
 	}
 	select {

@@ -297,6 +297,21 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) *session {
 	return sess
 }
 
+// sessionBody is session's answer with r's JSON body decoded into v
+// besides: nil when there is no such session or the body does not decode
+// (what names the request in the answer saying so), w then answered.
+func (s *Server) sessionBody(w http.ResponseWriter, r *http.Request, what string, v any) *session {
+	sess := s.session(w, r)
+	if sess == nil {
+		return nil
+	}
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		writeErr(w, http.StatusBadRequest, "%s", bodyErr(what, err))
+		return nil
+	}
+	return sess
+}
+
 // prepare starts a session and prepares the phase, streaming ticks.
 func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(HeaderSession)
@@ -432,13 +447,9 @@ func (s *Server) newSession(id string, req *Request) *session {
 
 // run runs the prepared phase, streaming its snapshots and then its result.
 func (s *Server) run(w http.ResponseWriter, r *http.Request) {
-	sess := s.session(w, r)
-	if sess == nil {
-		return
-	}
 	var body runBody
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeErr(w, http.StatusBadRequest, "%s", bodyErr("run", err))
+	sess := s.sessionBody(w, r, "run", &body)
+	if sess == nil {
 		return
 	}
 	startAt := time.Unix(0, body.StartNs).Add(-s.ClockSkew)
