@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"net"
+	"slices"
 	"testing"
 	"time"
 
@@ -12,27 +13,47 @@ import (
 // stopAtStage stops srv as SIGTERM does once every server of all is in
 // stage (srv's own session included), and says how the stop went.
 func stopAtStage(ctx context.Context, srv *Server, stage string, all ...*Server) <-chan error {
-	stopped := make(chan error, 1)
+	return stopAllAtStage(ctx, stage, []*Server{srv}, all...)[0]
+}
+
+// stopAllAtStage stops every server of stop at once, as SIGTERM does,
+// once each of stop and all is in stage, and says how each stop went. One
+// look decides for all: a stopped server leaves the stage, so a watcher
+// of its own for each missed the moment when another stopped first.
+func stopAllAtStage(ctx context.Context, stage string, stop []*Server, all ...*Server) []<-chan error {
+	outs := make([]<-chan error, len(stop))
+	chans := make([]chan error, len(stop))
+	for i := range stop {
+		chans[i] = make(chan error, 1)
+		outs[i] = chans[i]
+	}
+	everyAt := func() bool {
+		for _, o := range append(slices.Clone(stop), all...) {
+			if stageOf(o) != stage {
+				return false
+			}
+		}
+		return true
+	}
 	go func() {
-		for {
-			at := stageOf(srv) == stage
-			for _, o := range all {
-				at = at && stageOf(o) == stage
-			}
-			if at {
-				break
-			}
+		for !everyAt() {
 			if ctx.Err() != nil {
-				stopped <- ctx.Err()
+				for _, c := range chans {
+					c <- ctx.Err()
+				}
 				return
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
-		err := srv.Stop(ctx, "terminated signal received")
-		_ = srv.unpinAll()
-		stopped <- err
+		for i, srv := range stop {
+			go func() {
+				err := srv.Stop(ctx, "terminated signal received")
+				_ = srv.unpinAll()
+				chans[i] <- err
+			}()
+		}
 	}()
-	return stopped
+	return outs
 }
 
 // latePrepared is an agent whose preparation the controller hears of
@@ -148,11 +169,7 @@ func TestEveryHostStoppedAfterTheRunsLeavesNothing(t *testing.T) {
 		t.Skip(err)
 	}
 	run := pinnedHosts(t, 3, startH2Agent, func(_ int, a Agent) Agent { return lateCleanup{a, 2 * time.Second} })
-	var stops []<-chan error
-	for i, srv := range run.srvs {
-		others := append(append([]*Server(nil), run.srvs[:i]...), run.srvs[i+1:]...)
-		stops = append(stops, stopAtStage(run.ctx, srv, "ran", others...))
-	}
+	stops := stopAllAtStage(run.ctx, "ran", run.srvs)
 	if _, err := run.c.RunPhase(run.ctx, "r", false, sharedWrite(t, run.dir, 1)); err != nil {
 		t.Fatalf("the phase: %v", err)
 	}
