@@ -97,9 +97,13 @@ func (a *RemoteAgent) Event(ctx context.Context, act events.Action) events.Outco
 // controller holds the agent for. The headers go out at once, so a long
 // action is not taken for a silent agent.
 func (s *Server) event(w http.ResponseWriter, r *http.Request) {
-	var act events.Action
-	sess := s.sessionBody(w, r, "event", &act)
+	sess := s.session(w, r)
 	if sess == nil {
+		return
+	}
+	var act events.Action
+	if err := json.NewDecoder(r.Body).Decode(&act); err != nil {
+		writeErr(w, http.StatusBadRequest, "%s", bodyErr("event", err))
 		return
 	}
 	what := act.Kind

@@ -181,16 +181,7 @@ const testToken = "test-token-not-secret-0123456789"
 // *_procs_test.go files measure them).
 const noClientLoad = true
 
-// startAgent starts the agent of host name on a loopback port, mod (if
-// not nil) changing its Server before it serves.
 func startAgent(t testing.TB, name string, mod func(*Server)) *testAgent {
-	t.Helper()
-	return startAgentOn(t, name, mod, nil)
-}
-
-// startAgentOn is startAgent serving the connections wrap (if not nil)
-// hands on from the agent's listener.
-func startAgentOn(t testing.TB, name string, mod func(*Server), wrap func(net.Listener) net.Listener) *testAgent {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -202,11 +193,7 @@ func startAgentOn(t testing.TB, name string, mod func(*Server), wrap func(net.Li
 		mod(ta.srv)
 	}
 	ta.hs = ta.srv.HTTPServer()
-	served := ln
-	if wrap != nil {
-		served = wrap(ln)
-	}
-	go func() { _ = ta.hs.Serve(served) }()
+	go func() { _ = ta.hs.Serve(ln) }()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
