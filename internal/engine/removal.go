@@ -28,8 +28,8 @@ type Cleaner interface {
 	// With last false the controller said other hosts still run it: it
 	// removes what is this host's own and leaves what the hosts share
 	// (the run's shared area: a file another host's job has yet to open)
-	// to the run-level cleanup, which a host still running does at the
-	// run's end. With last true no other host is left (or no controller
+	// to a host still running it, which removes it when the phase is
+	// cleaned up (the heir), or to the run-level cleanup. With last true no other host is left (or no controller
 	// answered): it removes what the hosts share too, whatever this
 	// host's rank, as the first host's Cleanup would - no one else will.
 	CleanupLeaving(ctx context.Context, last bool) error

@@ -644,7 +644,8 @@ func (r *prepared) Cleanup(ctx context.Context) error {
 // (engine.Cleaner): the phase directory, and what the phase keeps in the
 // run's shared area only when this host is the phase's last (last),
 // whatever its rank. While others run, a host whose fio opens the shared
-// file late would find it gone; the run-level cleanup removes it.
+// file late would find it gone; a host still running removes it (the
+// heir), or the run-level cleanup.
 func (r *prepared) CleanupLeaving(ctx context.Context, last bool) error {
 	return r.cleanup(ctx, last)
 }

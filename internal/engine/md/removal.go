@@ -42,8 +42,9 @@ func awaitSamePath(ctx context.Context, env engine.Env, path string) {
 
 // CleanupLeaving is Cleanup for a host that leaves the phase on its own
 // (engine.Cleaner): a workspace the hosts share stays while others run
-// the phase (not last), on the first host too, for the run-level cleanup,
-// since a host that began late may still make its items in it; the
+// the phase (not last), on the first host too, for a host still running
+// it to remove (the heir) or the run-level cleanup, since a host that
+// began late may still make its items in it; the
 // phase's last host removes it, whatever its rank, as the first host's
 // Cleanup would.
 func (pr *prepared) CleanupLeaving(ctx context.Context, last bool) error {
