@@ -590,6 +590,11 @@ func (r *prepared) follow(f *fioRun) {
 			lastOut = o
 			return
 		}
+		if seconds.after == 0 {
+			// fio's times are in ms, cut down: a second's slack.
+			seconds.after = b.at.Add(-time.Second).UnixNano()
+			seconds.ramped = f.ran.jf != nil && f.ran.jf.rampTime() > 0
+		}
 		// Outputs before the gate opened count from it.
 		from := max(prevNs, b.at.UnixNano())
 		now := statusTime(o, from)

@@ -25,9 +25,13 @@ type JobOut struct {
 	GroupID int    `json:"groupid"`
 	Error   int    `json:"error"`
 	Elapsed int64  `json:"elapsed"`
-	Read    DirOut `json:"read"`
-	Write   DirOut `json:"write"`
-	Trim    DirOut `json:"trim"`
+	// JobRuntime is how long the job has run (ms): since its figures
+	// began (its start, or the end of its ramp_time), to the status, or
+	// to its end in the final output.
+	JobRuntime int64  `json:"job_runtime"`
+	Read       DirOut `json:"read"`
+	Write      DirOut `json:"write"`
+	Trim       DirOut `json:"trim"`
 }
 
 // DirOut is one data direction of a job.

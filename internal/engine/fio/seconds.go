@@ -24,6 +24,30 @@ type perSecond struct {
 	// if another operation follows (the time counts, with none done), the
 	// job's end if none does (dropped).
 	idle [][3][]jobSecond
+	// starts holds, by job, when its figures began to count (Unix ns; 0:
+	// not known), as fio's statuses say (endWithTheJobs), from those whose
+	// start is no earlier than after (about the phase's start). With ramped true
+	// (the job file has a ramp_time) none is taken: fio counts a job's
+	// runtime again from its ramp's end, and which statuses came before
+	// that, for a job that came to the gate late (a later stonewall
+	// group), is not known.
+	starts []jobStart
+	after  int64
+	ramped bool
+}
+
+// jobStart is the earliest start of a job's figures the statuses gave,
+// with and without the latest status: fio's statuses stamp their time
+// after taking the job's runtime, late by any delay between, and the
+// final output's, when its main process printed it after reaping the
+// job, late by the time that took.
+type jobStart struct{ all, before int64 }
+
+func (s *jobStart) take(at int64) {
+	s.before = s.all
+	if s.all == 0 || at < s.all {
+		s.all = at
+	}
 }
 
 type jobSecond struct {
@@ -62,9 +86,13 @@ func (p *perSecond) add(o *Output, fromNs, toNs int64) {
 	for len(p.prev) < len(o.Jobs) {
 		p.prev = append(p.prev, [3]jobCum{})
 		p.idle = append(p.idle, [3][]jobSecond{})
+		p.starts = append(p.starts, jobStart{})
 	}
 	for j := range o.Jobs {
 		job := &o.Jobs[j]
+		if start := (o.TimestampMs - job.JobRuntime) * 1e6; o.TimestampMs > 0 && job.JobRuntime > 0 && job.busy() && start >= p.after && !p.ramped {
+			p.starts[j].take(start)
+		}
 		for i := range dirs {
 			cur := cumOf(job.dir(i))
 			prev := p.prev[j][i]
@@ -152,10 +180,42 @@ func bytesUpTo(total, n, k uint64) uint64 {
 	return q + extra
 }
 
+// endWithTheJobs ends each interval no later than the jobs with
+// operations in it ended: fio stamps its final output when its main
+// process has reaped the jobs and printed, which a starved machine does
+// late (0.27 s after the jobs of a 6-s run in make test), and the last
+// interval, closed there, held the jobs' last operations over time in
+// which none ran; the report drew it at 0.23x the median. A job ended
+// when its figures began (its statuses' times less their job_runtime,
+// final, the last output taken, left out) plus final's job_runtime. An
+// interval that holds a job whose end is not known is left as it is.
+func (p *perSecond) endWithTheJobs(final *Output) {
+	ends := make(map[int64]int64) // by an interval's end, the latest end of its jobs; -1: not known
+	for _, s := range p.secs {
+		end := int64(-1)
+		if s.index < len(final.Jobs) && final.Jobs[s.index].Name == s.job && p.starts[s.index].before > 0 && final.Jobs[s.index].JobRuntime > 0 {
+			end = p.starts[s.index].before + final.Jobs[s.index].JobRuntime*1e6
+		}
+		if e, ok := ends[s.EndNs]; !ok || (e >= 0 && (end < 0 || end > e)) {
+			ends[s.EndNs] = end
+		}
+	}
+	for i := range p.secs {
+		s := &p.secs[i]
+		if end := ends[s.EndNs]; end >= 0 && end < s.EndNs {
+			s.EndNs = max(end, s.StartNs+1)
+			if len(s.lat.Bins) > 0 {
+				s.lat.EndNs = s.EndNs
+			}
+		}
+	}
+}
+
 // result names the intervals as final's OpStats names operations and adds
 // up the jobs that share a name in each interval.
 func (p *perSecond) result(final *Output) ([]record.Second, []record.LatSecond) {
 	p.bytesByOps(final)
+	p.endWithTheJobs(final)
 	byJob := final.namedByJob()
 	type key struct {
 		op  string

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/storbench/storbench/internal/engine"
+	"github.com/storbench/storbench/internal/record"
 )
 
 // statusText is one of fio's outputs as --status-interval prints it: an
@@ -244,4 +245,96 @@ func TestIntervalBytesOfMixedSizesAndAfterRamp(t *testing.T) {
 			t.Errorf("the series after the reset holds %d writes' bytes, fio's final output 94", after>>16)
 		}
 	})
+}
+
+// fioStatus is one of fio's outputs as --status-interval prints it, with
+// each job's cumulative writes (64 KiB each, 1 ms each), and its job_runtime (ms since
+// the job's start; in the final output, how long the job ran).
+func fioStatus(t *testing.T, tsMs int64, jobs ...[2]int64) string {
+	t.Helper()
+	var js []map[string]any
+	for _, j := range jobs {
+		js = append(js, map[string]any{"jobname": "w", "job_runtime": j[1],
+			"write": map[string]any{"total_ios": j[0], "io_bytes": j[0] << 16, "runtime": j[1],
+				"clat_ns": map[string]any{"N": j[0], "mean": 1e6, "bins": map[string]int64{"1000000": j[0]}}}})
+	}
+	b, err := json.MarshalIndent(map[string]any{"fio version": "fio-3.33", "timestamp_ms": tsMs, "jobs": js}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}
+
+// fio stamps its final output when its main process has reaped the jobs
+// and prints, which a starved machine does late: the jobs here, two
+// writing 32 a second each, ended 5.01 s in, and fio printed 0.9 s later.
+// The last interval ends when the jobs ended (each job's start, its
+// status's time less its job_runtime, plus the job_runtime of the final
+// output), so its second is at the jobs' rate. Before, it ended at the
+// final output's stamp, and the report drew its 10 writes over 1.06 s,
+// 0.15x the median (TestFioJobsWithoutGroupReporting/numjobs=2/charts in
+// make test: "point 6 of 7 is 0.23x the median", 10 writes at 28.9 ops/s
+// after six seconds of 128).
+func TestLastIntervalEndsWhenTheJobsEnded(t *testing.T) {
+	began := time.Now().Add(-20 * time.Second).Truncate(time.Millisecond)
+	t0 := began.UnixMilli()
+	var text strings.Builder
+	// Both jobs passed the gate 10 and 12 ms after it opened.
+	for _, m := range [][3]int64{{810, 26, 26}, {1817, 58, 58}, {2829, 90, 90}, {3817, 122, 122}, {4841, 155, 155}} {
+		text.WriteString(fioStatus(t, t0+m[0], [2]int64{m[1], m[0] - 10}, [2]int64{m[2], m[0] - 12}))
+	}
+	text.WriteString(fioStatus(t, t0+5900, [2]int64{160, 5000}, [2]int64{160, 4998}))
+	f := &fioRun{stdout: io.NopCloser(strings.NewReader(text.String())), stderr: &stderrLog{}, res: &engine.HostResult{}}
+	f.begun.Store(&begin{at: began})
+	(&prepared{}).follow(f)
+	if f.splitErr != nil {
+		t.Fatal(f.splitErr)
+	}
+	series := f.res.Series
+	var n uint64
+	for _, s := range series {
+		n += s.Ops
+		from, to := float64(s.StartNs-began.UnixNano())/1e9, float64(s.EndNs-began.UnixNano())/1e9
+		if rate := float64(s.Ops) / (to - from); to <= from || rate < 0.85*64 || rate > 1.15*64 {
+			t.Errorf("%d writes in [%.3f, %.3f) s after the phase began: %.1f ops/s, the jobs wrote 64 a second", s.Ops, from, to, rate)
+		}
+	}
+	if end := series[len(series)-1].EndNs; n != 320 || end != (t0+5010)*1e6 {
+		t.Errorf("%d writes, the last at %.3f s after the phase began; want 320, the last when the jobs ended, 5.010 s", n, float64(end-began.UnixNano())/1e9)
+	}
+	lat, err := record.DecodeLatSeconds(f.res.LatencySeconds)
+	if err != nil || len(lat) != len(series) {
+		t.Fatalf("%d latency intervals (%v), want %d", len(lat), err, len(series))
+	}
+	for _, l := range lat {
+		if l.EndNs > (t0+5010)*1e6 {
+			t.Errorf("a latency interval ends %.3f s after the phase began, after the jobs ended", float64(l.EndNs-began.UnixNano())/1e9)
+		}
+	}
+}
+
+// With ramp_time fio counts a job's runtime again from the ramp's end, so
+// a status in the ramp gives the job's start a ramp too early, and for a
+// job that came to the gate late which statuses those were is not known:
+// the last interval is left ending at the final output, never cut to an
+// end a ramp too early. Here a job ramped 2 s and wrote 3 s after; a
+// status in its ramp would end it at 3.01 s, before its last writes.
+func TestRampedJobsKeepTheirLastInterval(t *testing.T) {
+	jf, err := ParseJobFile("r.fio", "[w]\nrw=write\nramp_time=2\nruntime=3\ntime_based=1\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now().Add(-20 * time.Second).Truncate(time.Millisecond)
+	t0 := began.UnixMilli()
+	var text strings.Builder
+	text.WriteString(fioStatus(t, t0+1000, [2]int64{64, 990}))   // in the ramp: since the job's start
+	text.WriteString(fioStatus(t, t0+3000, [2]int64{64, 990}))   // after it: since the ramp's end
+	text.WriteString(fioStatus(t, t0+5200, [2]int64{192, 3000})) // the final output, the job ended 5.01 s in
+	f := &fioRun{stdout: io.NopCloser(strings.NewReader(text.String())), stderr: &stderrLog{}, res: &engine.HostResult{}, ran: ran{jf: jf}}
+	f.begun.Store(&begin{at: began})
+	(&prepared{}).follow(f)
+	series := f.res.Series
+	if len(series) == 0 || series[len(series)-1].EndNs != (t0+5200)*1e6 {
+		t.Errorf("series %+v: want the last interval to end at the final output, 5.2 s in", series)
+	}
 }
