@@ -25,12 +25,12 @@ type perSecond struct {
 	// job's end if none does (dropped).
 	idle [][3][]jobSecond
 	// starts holds, by job, when its figures began to count (Unix ns; 0:
-	// not known), as fio's statuses say (endWithTheJobs), from those whose
-	// start is no earlier than after (about the phase's start). With ramped true
-	// (the job file has a ramp_time) none is taken: fio counts a job's
-	// runtime again from its ramp's end, and which statuses came before
-	// that, for a job that came to the gate late (a later stonewall
-	// group), is not known.
+	// not known), as fio's statuses say (endWithTheJobs), from those
+	// whose start is no earlier than after (about the phase's start).
+	// With ramped (the job file has a ramp_time) none is taken: fio counts
+	// a job's runtime again from its ramp's end, and which statuses came
+	// before that, for a job that came to the gate late (a later
+	// stonewall group), is not known.
 	starts []jobStart
 	after  int64
 	ramped bool
@@ -90,7 +90,8 @@ func (p *perSecond) add(o *Output, fromNs, toNs int64) {
 	}
 	for j := range o.Jobs {
 		job := &o.Jobs[j]
-		if start := (o.TimestampMs - job.JobRuntime) * 1e6; o.TimestampMs > 0 && job.JobRuntime > 0 && job.busy() && start >= p.after && !p.ramped {
+		start := (o.TimestampMs - job.JobRuntime) * 1e6
+		if o.TimestampMs > 0 && job.JobRuntime > 0 && job.busy() && start >= p.after && !p.ramped {
 			p.starts[j].take(start)
 		}
 		for i := range dirs {
@@ -193,8 +194,10 @@ func (p *perSecond) endWithTheJobs(final *Output) {
 	ends := make(map[int64]int64) // by an interval's end, the latest end of its jobs; -1: not known
 	for _, s := range p.secs {
 		end := int64(-1)
-		if s.index < len(final.Jobs) && final.Jobs[s.index].Name == s.job && p.starts[s.index].before > 0 && final.Jobs[s.index].JobRuntime > 0 {
-			end = p.starts[s.index].before + final.Jobs[s.index].JobRuntime*1e6
+		if s.index < len(final.Jobs) && final.Jobs[s.index].Name == s.job {
+			if start, ran := p.starts[s.index].before, final.Jobs[s.index].JobRuntime; start > 0 && ran > 0 {
+				end = start + ran*1e6
+			}
 		}
 		if e, ok := ends[s.EndNs]; !ok || (e >= 0 && (end < 0 || end > e)) {
 			ends[s.EndNs] = end
