@@ -94,10 +94,11 @@ type Stopper interface {
 // before it is prepared (and by a dry run), the hosts sharing one file
 // system added up by the controller. 6: a prepare request names the next
 // host (next), not every host (names). 7: an agent told to stop in a
-// phase on several hosts asks whether others still run it (a leave line,
-// POST /v1/leave) before it removes what the hosts share, and a cleanup
-// may ask a host to remove it in the first host's stead (as_first);
-// POST /v1/end, a run over whose launcher ended before its agents.
+// phase on several hosts asks whether others still run it (a leave line
+// on its stream or the heartbeats' answer, POST /v1/leave) before it
+// removes what the hosts share, and a cleanup may ask a host to remove it
+// in the first host's stead (as_first); POST /v1/end, a run over whose
+// launcher ended before its agents.
 const Protocol = 7
 
 var _ Stopper = (*LocalAgent)(nil)

@@ -55,6 +55,11 @@ type barrierHub struct {
 	shares           bool
 	// handed says a host left what the hosts share to the others.
 	handed bool
+	// gone are the hosts whose agents left the phase (goes), and last
+	// says one of them heard it was the last and removes what the hosts
+	// share.
+	gone []bool
+	last bool
 }
 
 // meeting is one barrier, from its first arrival until it opens.
@@ -68,7 +73,8 @@ type meeting struct {
 
 func newBarrierHub(hosts []string, lead time.Duration) *barrierHub {
 	return &barrierHub{hosts: hosts, lead: min(max(lead, BarrierLead), maxBarrierLead), lastLead: make([]time.Duration, len(hosts)),
-		left: make([]bool, len(hosts)), meets: map[string]*meeting{}, away: make([]bool, len(hosts)), sharedLeft: make([]bool, len(hosts))}
+		left: make([]bool, len(hosts)), meets: map[string]*meeting{}, away: make([]bool, len(hosts)), sharedLeft: make([]bool, len(hosts)),
+		gone: make([]bool, len(hosts))}
 }
 
 // hubMember is one host's handle on the hub, in the controller's clock.

@@ -646,6 +646,12 @@ func (c *Controller) cleanupWith(p engine.Phase, runID string, agents []Agent, p
 				clean = hc.CleanupAsFirst
 			}
 			if err := clean(ctx); err != nil {
+				if errors.Is(err, ErrStopped) {
+					// Told to stop after its run, it cleaned up on its
+					// own and goes away: later phases, and the run-level
+					// cleanup, go without it.
+					c.markLost(a.Name(), err)
+				}
 				left[i] = c.leftoversOf(p, runID, a, err)
 			}
 		}

@@ -97,13 +97,9 @@ func (a *RemoteAgent) Event(ctx context.Context, act events.Action) events.Outco
 // controller holds the agent for. The headers go out at once, so a long
 // action is not taken for a silent agent.
 func (s *Server) event(w http.ResponseWriter, r *http.Request) {
-	sess := s.session(w, r)
-	if sess == nil {
-		return
-	}
 	var act events.Action
-	if err := json.NewDecoder(r.Body).Decode(&act); err != nil {
-		writeErr(w, http.StatusBadRequest, "%s", bodyErr("event", err))
+	sess := s.sessionBody(w, r, "event", &act)
+	if sess == nil {
 		return
 	}
 	what := act.Kind

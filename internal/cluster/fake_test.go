@@ -181,7 +181,16 @@ const testToken = "test-token-not-secret-0123456789"
 // *_procs_test.go files measure them).
 const noClientLoad = true
 
+// startAgent starts the agent of host name on a loopback port, mod (if
+// not nil) changing its Server before it serves.
 func startAgent(t testing.TB, name string, mod func(*Server)) *testAgent {
+	t.Helper()
+	return startAgentOn(t, name, mod, nil)
+}
+
+// startAgentOn is startAgent serving the connections wrap (if not nil)
+// hands on from the agent's listener.
+func startAgentOn(t testing.TB, name string, mod func(*Server), wrap func(net.Listener) net.Listener) *testAgent {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -193,7 +202,11 @@ func startAgent(t testing.TB, name string, mod func(*Server)) *testAgent {
 		mod(ta.srv)
 	}
 	ta.hs = ta.srv.HTTPServer()
-	go func() { _ = ta.hs.Serve(ln) }()
+	served := ln
+	if wrap != nil {
+		served = wrap(ln)
+	}
+	go func() { _ = ta.hs.Serve(served) }()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -162,7 +162,7 @@ func (a *RemoteAgent) openBeats(ctx context.Context, sends *sync.WaitGroup) *bea
 		defer sends.Done()
 		resp, err := a.do(req, true)
 		if err == nil {
-			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			a.beatAnswers(resp.Body)
 			resp.Body.Close()
 		}
 		b.err = err
@@ -184,6 +184,7 @@ func (a *RemoteAgent) beat(ctx context.Context) {
 	defer hcancel()
 	if req, err := a.request(hctx, http.MethodPost, "heartbeat", nil); err == nil {
 		if resp, err := a.do(req, true); err == nil {
+			a.beatAnswers(resp.Body)
 			resp.Body.Close()
 		}
 	}

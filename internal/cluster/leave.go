@@ -1,10 +1,12 @@
 package cluster
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"time"
@@ -22,8 +24,11 @@ import (
 // (scancel of a Slurm step): no agent was left for the run-level cleanup.
 //
 // Only the controller knows who still runs the phase, so the stopping
-// agent asks it: a leave line on its prepare or run stream, answered with
-// POST /v1/leave. The controller answers from the phase's barrier hub,
+// agent asks it: a leave line on its prepare or run stream, or, told to
+// stop between stages (prepared, or its run ended: no such stream is
+// open), on its heartbeats (the answer to POST /v1/heartbeats over
+// HTTP/2, to a POST /v1/heartbeat over HTTP/1.1), answered with POST
+// /v1/leave. The controller answers from the phase's barrier hub,
 // under its lock, so of agents stopping at once exactly the last to ask
 // hears it is alone:
 //
@@ -36,12 +41,14 @@ import (
 //     run-level cleanup (RemoveShared) removes at the run's end;
 //   - no other host does, or no answer came within the session's
 //     heartbeat timeout (the controller is gone): it removes what the
-//     hosts share too, whatever its rank.
+//     hosts share too, whatever its rank. Of hosts that all ended their
+//     runs and leave at once, only the first to ask hears so; the others
+//     leave it to that one.
 //
-// An agent that lost its controller (no heartbeats), or that is told to
-// stop between stages (prepared, or its run ended: no stream is open to
-// ask on), cleans up as before: the first host removes what the hosts
-// share.
+// A host whose run ended asks too: removing what the hosts share as the
+// first host, on its own, took it from under hosts whose runs had not
+// begun. An agent that lost its controller (no heartbeats) cleans up as
+// before: the first host removes what the hosts share.
 
 // leaveBody is the body of POST /v1/leave: whether other hosts still run
 // the phase the agent is leaving.
@@ -60,7 +67,11 @@ type leaveBody struct {
 func (h *barrierHub) goes(rank int) (others bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.away[rank] = true
+	h.away[rank], h.gone[rank] = true, true
+	if h.last {
+		// Another leaving host heard it was the last and removes it.
+		return true
+	}
 	for r := range h.hosts {
 		if !h.away[r] {
 			h.sharedLeft[rank] = h.shares
@@ -68,6 +79,7 @@ func (h *barrierHub) goes(rank int) (others bool) {
 			return true
 		}
 	}
+	h.last = true
 	return false
 }
 
@@ -80,8 +92,9 @@ type heirCleaner interface {
 
 // heir names the host that removes what the hosts share when the phase
 // is cleaned up, in the first host's stead: the first of agents (in rank
-// order) still prepared (no error in prepErrs), when a host that left on
-// its own left what they share to the others; "" when none did (the
+// order) still prepared (no error in prepErrs) and not leaving (a host
+// told to stop after its run ended has no error), when a host that left
+// on its own left what they share to the others; "" when none did (the
 // first host's Cleanup removes it, as always), on one host (h is nil),
 // or when no host is left.
 func (h *barrierHub) heir(agents []Agent, prepErrs []error) string {
@@ -89,10 +102,12 @@ func (h *barrierHub) heir(agents []Agent, prepErrs []error) string {
 		return ""
 	}
 	h.mu.Lock()
-	handed := h.handed
-	h.mu.Unlock()
+	defer h.mu.Unlock()
+	if !h.handed {
+		return ""
+	}
 	for i, a := range agents {
-		if handed && prepErrs[i] == nil {
+		if r := slices.Index(h.hosts, a.Name()); prepErrs[i] == nil && (r < 0 || !h.gone[r]) {
 			return a.Name()
 		}
 	}
@@ -155,7 +170,9 @@ func (a *RemoteAgent) phaseBarrier() engine.Barrier {
 // session's phase, which this agent leaves (it was told to stop), and
 // waits for the answer at most the session's heartbeat timeout: a
 // controller silent that long is taken for gone, and this host for the
-// phase's last. A phase on one host has no others.
+// phase's last. A phase on one host has no others. The question waits in
+// leaveAsk for whichever stream of the session takes it first: prepare,
+// run, or the heartbeats.
 func (s *Server) othersRun(sess *session) bool {
 	if sess.hosts < 2 {
 		return false
@@ -176,15 +193,118 @@ func (s *Server) othersRun(sess *session) bool {
 	}
 }
 
-// leave hands the controller's answer to the session's leave line.
-func (s *Server) leave(w http.ResponseWriter, r *http.Request) {
-	sess := s.session(w, r)
-	if sess == nil {
+// lastHere asks the controller whether this host is the last to run the
+// session's phase (othersRun), and says so in the log when it is not.
+func (s *Server) lastHere(sess *session) bool {
+	others := s.othersRun(sess)
+	if others {
+		s.logf("run %s: phase %s: other hosts still run it: what the hosts share, if anything, is left to them", sess.runID, sess.phase)
+	}
+	return !others
+}
+
+// leaveBetween ends a session of a phase on several hosts whose agent was
+// told to stop between stages (prepared, or its run ended): it asks the
+// controller, on the heartbeats, whether other hosts still run the phase,
+// cleans up as the answer says, and ends the session. The controller's
+// run and cleanup are refused meanwhile (session.leaving) and after. What
+// the cleanup left is kept for the controller to ask (Settle), as
+// CleanupAlone keeps it.
+func (s *Server) leaveBetween(sess *session, why string) {
+	go func() {
+		sess.op.Lock()
+		if sess.prepared {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			last := s.lastHere(sess)
+			if err := s.Agent.cleanupAlone(ctx, func(c engine.Cleaner) error { return c.CleanupLeaving(ctx, last) }); err != nil {
+				s.logf("run %s: cleanup: %v", sess.runID, err)
+			}
+			cancel()
+			sess.prepared = false
+		}
+		sess.op.Unlock()
+		s.end(sess, errors.New("the agent is stopping: "+why))
+	}()
+}
+
+// heartbeats takes the controller's heartbeats from the phase's one long
+// request (beatStream). On several hosts over HTTP/2, its answer begins
+// at once and carries the session's leave line when this agent, told to
+// stop between stages, asks whether other hosts still run the phase: no
+// other stream may be open then. Over HTTP/1.1 a request's body cannot
+// be read on once its answer began: the answer comes at its end, as on
+// one host, and the question goes with the answer to a beat
+// (beatAnswer).
+func (s *Server) heartbeats(w http.ResponseWriter, r *http.Request, sess *session) {
+	if r.ProtoMajor < 2 || sess.hosts < 2 {
+		sess.beatStream(r.Body)
+		w.WriteHeader(http.StatusNoContent)
 		return
 	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	lw := &lineWriter{rc: http.NewResponseController(w), enc: json.NewEncoder(w), last: time.Now(), silence: silenceFor(sess.hbTimeout)}
+	_ = lw.rc.Flush()
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		sess.beatStream(r.Body)
+	}()
+	for {
+		select {
+		case <-read:
+			return
+		case <-sess.leaveAsk:
+			if err := lw.send(line{Leave: true}); err != nil {
+				// The next heartbeats request, or another stream, asks.
+				select {
+				case sess.leaveAsk <- struct{}{}:
+				default:
+				}
+				return
+			}
+		}
+	}
+}
+
+// beatAnswer answers a heartbeat of its own (POST /v1/heartbeat): with
+// the session's leave line when the agent asks whether other hosts still
+// run the phase, else with no body.
+func (sess *session) beatAnswer(w http.ResponseWriter) {
+	select {
+	case <-sess.leaveAsk:
+		writeJSON(w, http.StatusOK, line{Leave: true})
+	default:
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// beatAnswers reads the answer to a heartbeat request: a leave line on it
+// is the agent asking whether other hosts still run the phase it leaves
+// (Server.heartbeats), answered as one on a stream is. Nothing else is
+// said on it; a line longer than a leave line is skipped, and the answer
+// is read up to 64 KiB.
+func (a *RemoteAgent) beatAnswers(body io.Reader) {
+	br := bufio.NewReaderSize(io.LimitReader(body, 64<<10), 64)
+	for {
+		b, err := br.ReadSlice('\n')
+		switch {
+		case err == nil:
+			var l line
+			if json.Unmarshal(b, &l) == nil && l.Leave {
+				go a.answerLeave(context.Background(), a.phaseBarrier())
+			}
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return
+		}
+	}
+}
+
+// leave hands the controller's answer to the session's leave line.
+func (s *Server) leave(w http.ResponseWriter, r *http.Request) {
 	var body leaveBody
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeErr(w, http.StatusBadRequest, "%s", bodyErr("leave", err))
+	sess := s.sessionBody(w, r, "leave", &body)
+	if sess == nil {
 		return
 	}
 	select {

@@ -286,5 +286,3 @@ func TestLastRunningHostStoppedRemovesTheSharedFile(t *testing.T) {
 	}
 	run.nothingLeft(t, "")
 }
-
-func startH2Agent(t testing.TB, name string) *testAgent { return startAgent(t, name, nil) }

@@ -17,7 +17,8 @@ import (
 // to one agent share one connection, or HTTP/1.1 with an agent that
 // speaks only that (Server.HTTPServer, RemoteAgent.roundTrip). Over HTTP/2
 // a heartbeat is never held behind a large result: its answer is headers
-// alone, which stream flow control does not hold, and the controller reads
+// alone, which stream flow control does not hold (on several hosts, and
+// at most one short leave line more), and the controller reads
 // every stream as it comes. Every request and response carries the protocol number
 // in HeaderProtocol, and both sides refuse a different one with an error
 // that says what to do.
@@ -38,12 +39,15 @@ import (
 //	                    host (free space, memory): one line, Resources
 //	POST /v1/heartbeats the controller is alive: one request a phase, its
 //	                    body a byte a beat (at least every second) for as
-//	                    long as the phase lasts
+//	                    long as the phase lasts; on several hosts over
+//	                    HTTP/2 its answer begins at once and may carry a
+//	                    leave line (an agent told to stop between stages)
 //	POST /v1/heartbeat  the controller is alive, one request a beat (an
-//	                    agent without /v1/heartbeats; HTTP/1.1)
+//	                    agent without /v1/heartbeats; HTTP/1.1); its
+//	                    answer may be a leave line
 //	POST /v1/stop       end the running phase early, keeping what it measured
 //	POST /v1/leave      leaveBody: the answer to a leave line (an agent
-//	                    told to stop mid-phase asks whether other hosts
+//	                    told to stop in a phase asks whether other hosts
 //	                    still run it; leave.go)
 //	POST /v1/event      events.Action: an event of the running phase (a
 //	                    command only with --allow-events); events.Outcome

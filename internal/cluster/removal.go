@@ -167,7 +167,16 @@ func (s *Server) settle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	done := make(chan []Removal, 1)
-	go func() { done <- s.Agent.Settle(context.Background()) }()
+	leaving := s.leavingEnded()
+	go func() {
+		// An agent that cleans up on its own, told to stop between
+		// stages, keeps its record when that cleanup ends: asked before,
+		// it had none, and the controller reported the phase's files left.
+		if leaving != nil {
+			<-leaving
+		}
+		done <- s.Agent.Settle(context.Background())
+	}()
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
@@ -280,17 +289,34 @@ func (c *Controller) askLeft(a Agent, runID, phase string) (left []engine.Leftov
 	return left, found
 }
 
+// leavingEnded is closed when the session the agent leaves on its own
+// (leaveBetween) has ended; nil when it leaves none.
+func (s *Server) leavingEnded() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sess != nil && s.sess.leaving {
+		return s.sess.ended
+	}
+	return nil
+}
+
 // CleanupAlone cleans up a phase the controller is no longer there for
 // (its heartbeats stopped, or the agent is stopping): as Cleanup, but
 // what the cleanup left, nothing included, is kept for a controller that
 // comes back to ask (Settle), so it reports only what is really left.
 func (a *LocalAgent) CleanupAlone(ctx context.Context) error {
+	return a.cleanupAlone(ctx, nil)
+}
+
+// cleanupAlone is CleanupAlone; leaving, if set, cleans up an
+// engine.Cleaner's phase instead, at once (LocalAgent.cleanup).
+func (a *LocalAgent) cleanupAlone(ctx context.Context, leaving func(engine.Cleaner) error) error {
 	a.mu.Lock()
 	runID, phase := a.req.RunID, a.req.Phase.Name
 	host := a.hostName()
 	a.mu.Unlock()
 	start := time.Now()
-	bg, err := a.cleanup(ctx, nil)
+	bg, err := a.cleanup(ctx, leaving)
 	if !bg && phase != "" {
 		rec := Removal{RunID: runID, Phase: phase, Host: host, StartNs: start.UnixNano(), EndNs: time.Now().UnixNano()}
 		if err != nil {

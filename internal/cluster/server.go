@@ -98,6 +98,11 @@ type session struct {
 	// awaiting says the session lost its controller and the agent waits
 	// for one to come back (awaitController; under Server.mu).
 	awaiting bool
+	// leaving says the agent, told to stop between stages of a phase on
+	// several hosts, asks the controller and cleans up on its own
+	// (leaveBetween): the controller's run and cleanup are refused
+	// (under Server.mu).
+	leaving bool
 	// bar is the phase's barrier across hosts (nil on one host), and
 	// hosts how many hosts run the phase.
 	bar   *streamBarrier
@@ -179,12 +184,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "heartbeat":
 		if sess := s.session(w, r); sess != nil {
 			sess.beat()
-			w.WriteHeader(http.StatusNoContent)
+			sess.beatAnswer(w)
 		}
 	case "heartbeats":
 		if sess := s.session(w, r); sess != nil {
-			sess.beatStream(r.Body)
-			w.WriteHeader(http.StatusNoContent)
+			s.heartbeats(w, r, sess)
 		}
 	case "release":
 		s.release(w, r)
@@ -288,6 +292,21 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) *session {
 		return nil
 	case ending:
 		writeErr(w, http.StatusConflict, "the phase was stopped: %v", context.Cause(sess.ctx))
+		return nil
+	}
+	return sess
+}
+
+// sessionBody is session's answer with r's JSON body decoded into v
+// besides: nil when there is no such session or the body does not decode
+// (what names the request in the answer saying so), w then answered.
+func (s *Server) sessionBody(w http.ResponseWriter, r *http.Request, what string, v any) *session {
+	sess := s.session(w, r)
+	if sess == nil {
+		return nil
+	}
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		writeErr(w, http.StatusBadRequest, "%s", bodyErr(what, err))
 		return nil
 	}
 	return sess
@@ -428,13 +447,9 @@ func (s *Server) newSession(id string, req *Request) *session {
 
 // run runs the prepared phase, streaming its snapshots and then its result.
 func (s *Server) run(w http.ResponseWriter, r *http.Request) {
-	sess := s.session(w, r)
-	if sess == nil {
-		return
-	}
 	var body runBody
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		writeErr(w, http.StatusBadRequest, "%s", bodyErr("run", err))
+	sess := s.sessionBody(w, r, "run", &body)
+	if sess == nil {
 		return
 	}
 	startAt := time.Unix(0, body.StartNs).Add(-s.ClockSkew)
@@ -446,11 +461,19 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		q.push(snap)
 	}
 	done := make(chan runOutcome, 1)
-	sess.op.Lock()
 	s.mu.Lock()
-	sess.stage = "run"
-	why := sess.stopped
+	leaving, why := sess.leaving, sess.stopped
+	if !leaving {
+		// Under the lock Stop reads the stage with: a stop before this
+		// is the session's leaving, one after it the run's.
+		sess.stage = "run"
+	}
 	s.mu.Unlock()
+	if leaving {
+		writeJSON(w, http.StatusConflict, errorBody{Error: "the agent is stopping: " + why, Stopped: why})
+		return
+	}
+	sess.op.Lock()
 	if why != "" {
 		s.Agent.Stop() // told to stop just before the run came
 	}
@@ -567,11 +590,7 @@ func (s *Server) leaveCleanup(ctx context.Context, sess *session) error {
 	if sess.hosts < 2 {
 		return s.Agent.Cleanup(ctx)
 	}
-	others := s.othersRun(sess)
-	if others {
-		s.logf("run %s: phase %s: other hosts still run it: what the hosts share, if anything, is left to them", sess.runID, sess.phase)
-	}
-	return s.Agent.CleanupLeaving(ctx, !others)
+	return s.Agent.CleanupLeaving(ctx, s.lastHere(sess))
 }
 
 // Stop is what the agent does when told to stop (SIGTERM, SIGINT): no new
@@ -583,9 +602,13 @@ func (s *Server) Stop(ctx context.Context, why string) error {
 	s.stopping = why
 	sess := s.sess
 	stage := ""
+	between := false
 	if sess != nil && !sess.ending {
 		sess.stopped = why
 		stage = sess.stage
+		if (stage == "prepared" || stage == "ran") && sess.hosts > 1 && !sess.leaving {
+			sess.leaving, between = true, true
+		}
 	}
 	s.mu.Unlock()
 	if sess == nil {
@@ -599,7 +622,12 @@ func (s *Server) Stop(ctx context.Context, why string) error {
 		s.Agent.Stop()
 	case "prepared", "ran":
 		// Between stages: nothing of the controller's is running here.
-		s.abort(sess, errors.New("the agent is stopping: "+why))
+		switch {
+		case between:
+			s.leaveBetween(sess, why)
+		case sess.hosts < 2:
+			s.abort(sess, errors.New("the agent is stopping: "+why))
+		}
 	}
 	select {
 	case <-sess.ended:
@@ -649,8 +677,17 @@ func (s *Server) cleanup(w http.ResponseWriter, r *http.Request) {
 	}
 	done := make(chan error, 1)
 	s.mu.Lock()
-	sess.stage = "cleanup"
+	leaving, why := sess.leaving, sess.stopped
+	if !leaving {
+		sess.stage = "cleanup"
+	}
 	s.mu.Unlock()
+	if leaving {
+		// The agent cleans up on its own, as the controller's answer to
+		// its leave line says (leaveBetween).
+		writeJSON(w, http.StatusConflict, errorBody{Error: "the agent is stopping: " + why, Stopped: why})
+		return
+	}
 	go func() {
 		sess.op.Lock()
 		// Cleanup runs to the end even if the controller goes away now:
