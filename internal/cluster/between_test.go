@@ -71,13 +71,13 @@ func (l latePrepared) Prepare(ctx context.Context, req Request) error {
 	return err
 }
 
-// betweenStages runs a shared fio write on h0 and h1 (h1 as late wraps
-// it), stops h0's agent once stage comes (both agents in it with both),
+// betweenStages runs a shared fio write on h0 and h1 (their agents as
+// wrap wraps them, given the host's index), stops h0's agent once stage comes (both agents in it with both),
 // and checks that h1 still wrote its part of the shared file and that
 // nothing of the run is left.
-func betweenStages(t *testing.T, start func(testing.TB, string) *testAgent, stage string, both bool, late func(Agent) Agent, runtime int) *Controller {
+func betweenStages(t *testing.T, start func(testing.TB, string) *testAgent, stage string, both bool, wrap func(int, Agent) Agent, runtime int) *Controller {
 	t.Helper()
-	run := stopDuringShared(t, start, late, runtime, "h0", func(ctx context.Context, srv, other *Server) <-chan error {
+	run := stopDuringShared(t, start, wrap, runtime, "h0", func(ctx context.Context, srv, other *Server) <-chan error {
 		var with []*Server
 		if both {
 			with = append(with, other)
@@ -111,7 +111,7 @@ func TestStoppedAfterItsRunLeavesTheSharedFile(t *testing.T) {
 	if _, err := fio.FindFio(""); err != nil {
 		t.Skip(err)
 	}
-	betweenStages(t, startH2Agent, "ran", false, func(a Agent) Agent { return lateRun{a, 2 * time.Second} }, 1)
+	betweenStages(t, startH2Agent, "ran", false, onH1(func(a Agent) Agent { return lateRun{a, 2 * time.Second} }), 1)
 }
 
 // As TestStoppedAfterItsRunLeavesTheSharedFile, with agents that speak
@@ -122,7 +122,7 @@ func TestStoppedAfterItsRunAsksOverHTTP1(t *testing.T) {
 	if _, err := fio.FindFio(""); err != nil {
 		t.Skip(err)
 	}
-	c := betweenStages(t, startH1Agent, "ran", false, func(a Agent) Agent { return lateRun{a, 2 * time.Second} }, 1)
+	c := betweenStages(t, startH1Agent, "ran", false, onH1(func(a Agent) Agent { return lateRun{a, 2 * time.Second} }), 1)
 	if !c.Agents[0].(*RemoteAgent).old.Load() {
 		t.Error("the controller spoke HTTP/2 with h0")
 	}
@@ -139,14 +139,31 @@ func startH1Agent(t testing.TB, name string) *testAgent {
 }
 
 // The first host's agent told to stop when it and h1 are prepared and
-// neither run has begun (the controller hears of h1's preparation late):
-// it asks on the heartbeats and leaves the shared file to h1, as after
-// its run.
+// neither run has begun (the controller hears of h1's preparation late,
+// and asks for each run a second after it heard of both): it asks on the
+// heartbeats and leaves the shared file to h1, as after its run. With
+// h0's run asked for at once, the two were prepared together only from
+// h0's preparation to its run's request, which beside the hog came after
+// h1's late preparation: a few milliseconds, which the stop's watcher
+// missed, and it waited its 2-min bound.
 func TestStoppedWhilePreparedLeavesTheSharedFile(t *testing.T) {
 	if _, err := fio.FindFio(""); err != nil {
 		t.Skip(err)
 	}
-	betweenStages(t, startH2Agent, "prepared", true, func(a Agent) Agent { return latePrepared{lateRun{a, time.Second}} }, 1)
+	betweenStages(t, startH2Agent, "prepared", true, func(i int, a Agent) Agent {
+		if i == 1 {
+			return latePrepared{lateRun{a, time.Second}}
+		}
+		return settlingLateRun{lateRun{a, time.Second}}
+	}, 1)
+}
+
+// settlingLateRun is a remote agent whose run request comes late, and
+// whose controller still asks it what its own cleanup left (settler).
+type settlingLateRun struct{ lateRun }
+
+func (l settlingLateRun) Settle(ctx context.Context, runID string) ([]Removal, error) {
+	return l.Agent.(settler).Settle(ctx, runID)
 }
 
 // lateCleanup is an agent whose cleanup the controller asks for late.

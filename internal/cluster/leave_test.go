@@ -127,17 +127,13 @@ func awaitStops(t *testing.T, stops []<-chan error) {
 }
 
 // stopDuringShared runs a shared write of runtime seconds on h0 and h1,
-// their agents started by start and h1's wrapped by late, and has stop
+// their agents started by start and wrapped by wrap (given the host's
+// index), and has stop
 // stop the agent of host (h0 or h1), given its server and the other's;
 // it awaits that stop and fails t when the stop or the phase fails.
-func stopDuringShared(t *testing.T, start func(testing.TB, string) *testAgent, late func(Agent) Agent, runtime int, host string, stop func(ctx context.Context, srv, other *Server) <-chan error) *sharedRun {
+func stopDuringShared(t *testing.T, start func(testing.TB, string) *testAgent, wrap func(int, Agent) Agent, runtime int, host string, stop func(ctx context.Context, srv, other *Server) <-chan error) *sharedRun {
 	t.Helper()
-	run := pinnedHosts(t, 2, start, func(i int, a Agent) Agent {
-		if i == 1 {
-			return late(a)
-		}
-		return a
-	})
+	run := pinnedHosts(t, 2, start, wrap)
 	srv, other := run.srvs[0], run.srvs[1]
 	if host == "h1" {
 		srv, other = other, srv
@@ -154,11 +150,21 @@ func stopDuringShared(t *testing.T, start func(testing.TB, string) *testAgent, l
 	return run
 }
 
+// onH1 wraps h1's agent (index 1) by late, and no other.
+func onH1(late func(Agent) Agent) func(int, Agent) Agent {
+	return func(i int, a Agent) Agent {
+		if i == 1 {
+			return late(a)
+		}
+		return a
+	}
+}
+
 // stoppedMidPhase is stopDuringShared with host's agent told to stop
 // (SIGTERM) 300 ms into its run, h1's run 2 s late.
 func stoppedMidPhase(t *testing.T, host string, runtime int) *sharedRun {
 	t.Helper()
-	late := func(a Agent) Agent { return lateRun{a, 2 * time.Second} }
+	late := onH1(func(a Agent) Agent { return lateRun{a, 2 * time.Second} })
 	return stopDuringShared(t, startH2Agent, late, runtime, host, func(ctx context.Context, srv, _ *Server) <-chan error {
 		return stopInRun(ctx, srv, 300*time.Millisecond)
 	})
