@@ -118,7 +118,6 @@ func TestStoppedAfterItsRunLeavesTheSharedFile(t *testing.T) {
 // only HTTP/1.1: the question goes with the answer to a heartbeat, each
 // a request of its own.
 func TestStoppedAfterItsRunAsksOverHTTP1(t *testing.T) {
-	t.Skip("beside the hog this test hung 2 of 8 times, both hosts' fio waiting at the phase's start gate over HTTP/1.1 until the 120-s bound (not yet understood; an agent speaking only HTTP/1.1 is the rare case); passes on a quiet machine")
 	if _, err := fio.FindFio(""); err != nil {
 		t.Skip(err)
 	}
