@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -291,4 +293,46 @@ func TestLastRunningHostStoppedRemovesTheSharedFile(t *testing.T) {
 		t.Errorf("h1's stop says %v, want it not to have left anything to others", why)
 	}
 	run.nothingLeft(t, "")
+}
+
+// An answer to a leave line (POST /v1/leave) whose body does not decode
+// is refused with 400 saying so, and is not taken for an answer: decoded
+// as far as it went it would say no other host runs the phase, and the
+// leaving agent would remove what the hosts share from under them. The
+// controller's well-formed answer after it is still taken, once.
+func TestMalformedLeaveAnswerIsRefused(t *testing.T) {
+	ta := startAgent(t, "a", nil)
+	a := remoteFor(ta, "a")
+	t.Cleanup(a.Close)
+	ctx := testutil.Ctx(t, testutil.Bound)
+	if err := a.Prepare(ctx, Request{RunID: "r", Phase: tickPhaseOf(t, 100, 50, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	post := func(body string) (int, string) {
+		t.Helper()
+		req, err := a.request(ctx, http.MethodPost, "leave", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Body, req.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		return resp.StatusCode, string(b)
+	}
+	for _, bad := range []string{`{"others":`, `{"others":"yes"}`, ``} {
+		if code, answer := post(bad); code != http.StatusBadRequest || !strings.Contains(answer, "bad leave request") {
+			t.Errorf("leave body %q: answered %d %q, want 400 saying the leave request is bad", bad, code, answer)
+		}
+	}
+	if code, answer := post(`{"others":true}`); code != http.StatusNoContent {
+		t.Errorf("the well-formed answer after the malformed ones: %d %q, want 204 (a malformed one taken for the answer?)", code, answer)
+	}
+	if code, _ := post(`{"others":true}`); code != http.StatusConflict {
+		t.Errorf("a second answer: %d, want 409 (the agent has its answer)", code)
+	}
 }
