@@ -24,14 +24,16 @@ type Cleaner interface {
 	// in the background: the caller calls Cleanup instead.
 	StartCleanup() (wait func(ctx context.Context) error, ok bool)
 	// CleanupLeaving is Cleanup for a host that leaves the phase on its
-	// own (its agent was told to stop) before every host's run ended.
-	// With last false the controller said other hosts still run it: it
-	// removes what is this host's own and leaves what the hosts share
-	// (the run's shared area: a file another host's job has yet to open)
-	// to a host still running it, which removes it when the phase is
-	// cleaned up (the heir), or to the run-level cleanup. With last true no other host is left (or no controller
-	// answered): it removes what the hosts share too, whatever this
-	// host's rank, as the first host's Cleanup would - no one else will.
+	// own (its agent was told to stop) before the controller cleaned it
+	// up: during a stage or between two. With last false the controller
+	// said other hosts still run it: it removes what is this host's own
+	// and leaves what the hosts share (the run's shared area: a file
+	// another host's job has yet to open) to a host still running it,
+	// which removes it when the phase is cleaned up (the heir), or to the
+	// run-level cleanup. With last true no other host is left (or no
+	// controller answered): it removes what the hosts share too,
+	// whatever this host's rank, as the first host's Cleanup would - no
+	// one else will.
 	CleanupLeaving(ctx context.Context, last bool) error
 }
 
