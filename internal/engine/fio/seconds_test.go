@@ -11,17 +11,32 @@ import (
 	"github.com/storbench/storbench/internal/record"
 )
 
-// statusText is one of fio's outputs as --status-interval prints it: an
-// object opened and closed by a brace alone on its line, fio's time
-// (timestamp_ms) and a job's cumulative writes.
-func statusText(t *testing.T, tsMs int64, ios uint64) string {
+// followed is what follow makes of fio's outputs text, read after a phase
+// that began at began (jf: the job file, or nil).
+func followed(t *testing.T, began time.Time, text string, jf *JobFile) *engine.HostResult {
 	t.Helper()
-	b, err := json.MarshalIndent(map[string]any{"fio version": "fio-3.33", "timestamp_ms": tsMs,
-		"jobs": []map[string]any{{"jobname": "w", "write": map[string]any{"total_ios": ios, "io_bytes": ios << 16}}}}, "", "  ")
-	if err != nil {
-		t.Fatal(err)
+	f := &fioRun{stdout: io.NopCloser(strings.NewReader(text)), stderr: &stderrLog{}, res: &engine.HostResult{}, ran: ran{jf: jf}}
+	f.begun.Store(&begin{at: began})
+	(&prepared{}).follow(f)
+	if f.splitErr != nil {
+		t.Fatal(f.splitErr)
 	}
-	return string(b) + "\n"
+	return f.res
+}
+
+// atRate fails t for each interval of series not at rate ops/s (within
+// 15%), and returns their operations.
+func atRate(t *testing.T, series []record.Second, began time.Time, rate float64) uint64 {
+	t.Helper()
+	var n uint64
+	for _, s := range series {
+		n += s.Ops
+		from, to := float64(s.StartNs-began.UnixNano())/1e9, float64(s.EndNs-began.UnixNano())/1e9
+		if r := float64(s.Ops) / (to - from); to <= from || r < 0.85*rate || r > 1.15*rate {
+			t.Errorf("%d writes in [%.3f, %.3f) s after the phase began: %.1f ops/s, the jobs wrote %g a second", s.Ops, from, to, r, rate)
+		}
+	}
+	return n
 }
 
 // A starved agent reads fio's statuses late: here all of them at once,
@@ -40,32 +55,16 @@ func TestSeriesAtFioStatusTimes(t *testing.T) {
 	t0 := began.UnixMilli()
 	// fio's statuses about every second at 64 writes a second, and its
 	// final output when the job ended, 5.01 s in.
-	marks := []struct {
-		ms  int64
-		ios uint64
-	}{{810, 52}, {1817, 117}, {2829, 181}, {3817, 245}, {4841, 310}, {5010, 320}}
+	marks := []struct{ ms, ios int64 }{{810, 52}, {1817, 117}, {2829, 181}, {3817, 245}, {4841, 310}, {5010, 320}}
 	var text strings.Builder
 	for _, m := range marks {
-		text.WriteString(statusText(t, t0+m.ms, m.ios))
+		text.WriteString(fioStatus(t, t0+m.ms, [2]int64{m.ios, 0}))
 	}
-	f := &fioRun{stdout: io.NopCloser(strings.NewReader(text.String())), stderr: &stderrLog{}, res: &engine.HostResult{}}
-	f.begun.Store(&begin{at: began})
-	(&prepared{}).follow(f)
-	if f.splitErr != nil {
-		t.Fatal(f.splitErr)
-	}
-	series := f.res.Series
+	series := followed(t, began, text.String(), nil).Series
 	if len(series) != len(marks) {
 		t.Fatalf("%d intervals in the series, want one per status (%d): %+v", len(series), len(marks), series)
 	}
-	var n uint64
-	for _, s := range series {
-		n += s.Ops
-		from, to := float64(s.StartNs-began.UnixNano())/1e9, float64(s.EndNs-began.UnixNano())/1e9
-		if rate := float64(s.Ops) / (to - from); to <= from || rate < 0.85*64 || rate > 1.15*64 {
-			t.Errorf("%d writes in [%.3f, %.3f) s after the phase began: %.1f ops/s, the job wrote 64 a second", s.Ops, from, to, rate)
-		}
-	}
+	n := atRate(t, series, began, 64)
 	if end := series[len(series)-1].EndNs; n != 320 || end != (t0+5010)*1e6 {
 		t.Errorf("%d writes, the last at %.3f s after the phase began; want 320, the last at fio's end, 5.010 s", n, float64(end-began.UnixNano())/1e9)
 	}
@@ -247,9 +246,11 @@ func TestIntervalBytesOfMixedSizesAndAfterRamp(t *testing.T) {
 	})
 }
 
-// fioStatus is one of fio's outputs as --status-interval prints it, with
-// each job's cumulative writes (64 KiB each, 1 ms each), and its job_runtime (ms since
-// the job's start; in the final output, how long the job ran).
+// fioStatus is one of fio's outputs as --status-interval prints it (an
+// object opened and closed by a brace alone on its line), at fio's time
+// tsMs (timestamp_ms), with each job's cumulative writes (64 KiB and 1 ms
+// each) and its job_runtime (ms since the job's start; in the final
+// output, how long the job ran; 0: not given).
 func fioStatus(t *testing.T, tsMs int64, jobs ...[2]int64) string {
 	t.Helper()
 	var js []map[string]any
@@ -284,25 +285,13 @@ func TestLastIntervalEndsWhenTheJobsEnded(t *testing.T) {
 		text.WriteString(fioStatus(t, t0+m[0], [2]int64{m[1], m[0] - 10}, [2]int64{m[2], m[0] - 12}))
 	}
 	text.WriteString(fioStatus(t, t0+5900, [2]int64{160, 5000}, [2]int64{160, 4998}))
-	f := &fioRun{stdout: io.NopCloser(strings.NewReader(text.String())), stderr: &stderrLog{}, res: &engine.HostResult{}}
-	f.begun.Store(&begin{at: began})
-	(&prepared{}).follow(f)
-	if f.splitErr != nil {
-		t.Fatal(f.splitErr)
-	}
-	series := f.res.Series
-	var n uint64
-	for _, s := range series {
-		n += s.Ops
-		from, to := float64(s.StartNs-began.UnixNano())/1e9, float64(s.EndNs-began.UnixNano())/1e9
-		if rate := float64(s.Ops) / (to - from); to <= from || rate < 0.85*64 || rate > 1.15*64 {
-			t.Errorf("%d writes in [%.3f, %.3f) s after the phase began: %.1f ops/s, the jobs wrote 64 a second", s.Ops, from, to, rate)
-		}
-	}
+	res := followed(t, began, text.String(), nil)
+	series := res.Series
+	n := atRate(t, series, began, 64)
 	if end := series[len(series)-1].EndNs; n != 320 || end != (t0+5010)*1e6 {
 		t.Errorf("%d writes, the last at %.3f s after the phase began; want 320, the last when the jobs ended, 5.010 s", n, float64(end-began.UnixNano())/1e9)
 	}
-	lat, err := record.DecodeLatSeconds(f.res.LatencySeconds)
+	lat, err := record.DecodeLatSeconds(res.LatencySeconds)
 	if err != nil || len(lat) != len(series) {
 		t.Fatalf("%d latency intervals (%v), want %d", len(lat), err, len(series))
 	}
@@ -330,10 +319,7 @@ func TestRampedJobsKeepTheirLastInterval(t *testing.T) {
 	text.WriteString(fioStatus(t, t0+1000, [2]int64{64, 990}))   // in the ramp: since the job's start
 	text.WriteString(fioStatus(t, t0+3000, [2]int64{64, 990}))   // after it: since the ramp's end
 	text.WriteString(fioStatus(t, t0+5200, [2]int64{192, 3000})) // the final output, the job ended 5.01 s in
-	f := &fioRun{stdout: io.NopCloser(strings.NewReader(text.String())), stderr: &stderrLog{}, res: &engine.HostResult{}, ran: ran{jf: jf}}
-	f.begun.Store(&begin{at: began})
-	(&prepared{}).follow(f)
-	series := f.res.Series
+	series := followed(t, began, text.String(), jf).Series
 	if len(series) == 0 || series[len(series)-1].EndNs != (t0+5200)*1e6 {
 		t.Errorf("series %+v: want the last interval to end at the final output, 5.2 s in", series)
 	}
