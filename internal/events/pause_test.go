@@ -42,8 +42,9 @@ func TestPauseFioAndMd(t *testing.T) {
 	// recovery measured is the pause's; 7 s after the pause, as a
 	// recovery is 3 seconds at 90% of the rate before: an 8-s phase left
 	// 3 seconds after the pause, and under CI's make race one of them was
-	// slow (not seen which: the series is now logged), with no recovery. md creates empty files with fsync
-	// for 9 s (a stonewall): fewer files than in memory.
+	// slow (not seen which: the series is now logged), with no recovery.
+	// md creates empty files with fsync for 9 s (a stonewall): fewer
+	// files than in memory.
 	suite := fmt.Sprintf(`name: pause
 dir: %s
 agents: [%s]
@@ -106,11 +107,19 @@ phases:
 		// whole seconds of the series from the pause's start: the second
 		// the pause ends in may already be back (fio at rate_iops catches
 		// up on the I/O the pause held back), so it can come a second
-		// before the pause's end.
-		if op == "read" && (im.RecoverS == nil || *im.RecoverS < 0.9 || *im.RecoverS > 6) {
-			t.Errorf("phase %s: recovered after %s s, want soon after the 3-s pause", p.Name, recovery(im))
+		// before the pause's end. When it comes is this machine's: under
+		// make race fio did 89 and 52 reads in seconds 7 and 8 (the
+		// pause held 2 to 5; 459 in second 9: it caught up), and the
+		// recovery, 3 seconds in a row at 90%, came 7 s after the
+		// pause's start. So fio's reads are wanted back within 2 s of
+		// the pause's end, and a recovery found, after the pause began.
+		if op == "read" && (im.RecoverS == nil || *im.RecoverS < 0.9) {
+			t.Errorf("phase %s: recovered after %s s, want a recovery after the 3-s pause", p.Name, recovery(im))
 		}
 		pausedSeconds(t, ps.Phases[i], op, *e.Start, *e.End, uint64(i))
+		if op == "read" {
+			backAtOnce(t, ps.Phases[i], op, *e.End, im)
+		}
 	}
 	for _, o := range sum.Phases[1].Ops {
 		if o.Op == "file-create" && (o.Lat == nil || o.Lat.MaxNs >= int64(3*time.Second)) {
@@ -157,6 +166,34 @@ func pausedSeconds(t *testing.T, ph analyze.PerSecondPhase, op string, start, en
 		return
 	}
 	t.Errorf("phase %s: no per-second rows of %s", ph.Name, op)
+}
+
+// backAtOnce fails t unless one of op's seconds that begin from a second
+// before the pause's end to 2 s after it is at 90% of the figure before
+// the pause (im's, in its unit) or more: a load held at its set rate
+// comes back as the pause ends.
+func backAtOnce(t *testing.T, ph analyze.PerSecondPhase, op string, end time.Time, im model.EventImpact) {
+	t.Helper()
+	val := func(r analyze.SecondRow) float64 {
+		if im.Unit != "MiB/s" {
+			return r.OpsPerS
+		}
+		if r.BwBytesPerS == nil {
+			return 0
+		}
+		return *r.BwBytesPerS / (1 << 20)
+	}
+	for _, o := range ph.Ops {
+		if o.Op != op {
+			continue
+		}
+		for _, r := range o.Rows {
+			if !r.Start.Before(end.Add(-time.Second)) && r.Start.Before(end.Add(2*time.Second)) && val(r) >= 0.9*im.Before {
+				return
+			}
+		}
+	}
+	t.Errorf("phase %s: no second of %s from a second before the pause's end to 2 s after it at 90%% of %.1f %s", ph.Name, op, im.Before, im.Unit)
 }
 
 // impactOn is the event's impact on op, failing the test when absent.
