@@ -168,9 +168,13 @@ func TestClientCPUSaturatedUnderAQuota(t *testing.T) {
 		case 0:
 			// Other work on this machine may starve it (a verdict
 			// cpuload judges from the host's load, which this test does
-			// not control); no limit of its own may be reached.
+			// not control), and keep its disk busy: the phase reads a
+			// tmpfs, but make test's other packages write to the disk
+			// both agents share ("client waited on its own disk: vda
+			// busy 90% or more in 4 of 8 s" on both hosts once). No
+			// other limit of its own may be reached.
 			for k, v := range kinds {
-				if k != model.VerdictStarved {
+				if k != model.VerdictStarved && k != model.VerdictDisk {
 					t.Errorf("the host reading 2 MiB/s on the host's cores reached a limit: %s", v)
 				}
 			}
