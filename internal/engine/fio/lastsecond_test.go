@@ -63,7 +63,7 @@ rw=randwrite
 	r := pr.(*prepared)
 	until(t, "fio's jobs writing", func() bool { return wrote.Load() && r.fioPid.Load() != 0 })
 	main := int(r.fioPid.Load())
-	jobs := children(main)
+	jobs := childrenOf(main)
 	if len(jobs) != 2 {
 		t.Fatalf("fio's main process %d has children %v, want its 2 jobs", main, jobs)
 	}
@@ -97,19 +97,6 @@ rw=randwrite
 		t.Errorf("the last interval: %d writes at %.1f ops/s; the phase's rate was %.1f (%d writes over %.3f s)",
 			last.Ops, lastRate, rate, op.Ops, float64(op.EndNs-op.StartNs)/1e9)
 	}
-}
-
-// children lists the processes whose parent is pid, from the kernel's
-// own list.
-func children(pid int) []int {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
-	var out []int
-	for _, f := range strings.Fields(string(b)) {
-		if n, err := strconv.Atoi(f); err == nil {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // until polls cond every 10 ms until it holds, failing t after
