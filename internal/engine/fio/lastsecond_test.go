@@ -21,10 +21,6 @@ import (
 // at about half their rate (make test: "point 6 of 7 is 0.23x the
 // median", numjobs=2).
 func TestLastSecondOfAJobHeldUp(t *testing.T) {
-	bin, err := FindFio("")
-	if err != nil {
-		t.Skip(err)
-	}
 	job := `[global]
 ioengine=psync
 bs=4k
@@ -37,13 +33,7 @@ numjobs=2
 [w]
 rw=randwrite
 `
-	var e Engine
-	ctx := testutil.Ctx(t, testutil.Bound)
-	pr, err := e.Prepare(ctx, engine.Env{Host: "h", RunID: "held", Tools: engine.Tools{"fio": bin}}, fioPhase(t, t.TempDir(), "held", job, Overrides{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Cleanup(ctx)
+	r, ctx := preparedJob(t, "held", job)
 	var wrote atomic.Bool
 	type result struct {
 		res *engine.HostResult
@@ -51,7 +41,7 @@ rw=randwrite
 	}
 	done := make(chan result, 1)
 	go func() {
-		res, err := pr.Run(ctx, time.Now(), func(s engine.Snapshot) {
+		res, err := r.Run(ctx, time.Now(), func(s engine.Snapshot) {
 			for _, c := range s.Ops {
 				if c.Ops > 0 {
 					wrote.Store(true)
@@ -60,7 +50,6 @@ rw=randwrite
 		})
 		done <- result{res, err}
 	}()
-	r := pr.(*prepared)
 	until(t, "fio's jobs writing", func() bool { return wrote.Load() && r.fioPid.Load() != 0 })
 	main := int(r.fioPid.Load())
 	jobs := childrenOf(main)

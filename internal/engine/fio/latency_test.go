@@ -1,6 +1,7 @@
 package fio
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -17,11 +18,6 @@ import (
 // least 2 intervals: beside a CPU hog fio's status thread once printed
 // only one status in a 3-s run.
 func TestLatencyPerSecond(t *testing.T) {
-	bin, err := FindFio("")
-	if err != nil {
-		t.Skip(err)
-	}
-	dir := t.TempDir()
 	job := `[global]
 ioengine=psync
 bs=4k
@@ -35,13 +31,7 @@ rw=randread
 [b]
 rw=randwrite
 `
-	var e Engine
-	ctx := testutil.Ctx(t, testutil.Bound)
-	pr, err := e.Prepare(ctx, engine.Env{Host: "h", RunID: "lat", Tools: engine.Tools{"fio": bin}}, fioPhase(t, dir, "lat", job, Overrides{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Cleanup(ctx)
+	pr, ctx := preparedJob(t, "lat", job)
 	res, err := pr.Run(ctx, time.Now(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +74,24 @@ func TestOpNamesIgnoreNumjobs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// preparedJob is job (a job file's text) prepared as fio phase name, on
+// host "h" in a directory of its own with the fio found here (t skips
+// without one), cleaned up when t ends; ctx bounds what t runs of it.
+func preparedJob(t *testing.T, name, job string) (pr *prepared, ctx context.Context) {
+	t.Helper()
+	bin, err := FindFio("")
+	if err != nil {
+		t.Skip(err)
+	}
+	ctx = testutil.Ctx(t, testutil.Bound)
+	p, err := Engine{}.Prepare(ctx, engine.Env{Host: "h", RunID: name, Tools: engine.Tools{"fio": bin}}, fioPhase(t, t.TempDir(), name, job, Overrides{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Cleanup(ctx) })
+	return p.(*prepared), ctx
 }
 
 // opNames are the names of ops, in order.
